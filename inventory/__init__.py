@@ -1,0 +1,38 @@
+"""inventory: read a codebase, find in-process jobs, classify their idempotency.
+
+Never imports or executes the code it reads.
+"""
+
+from inventory.models import (
+    Argument,
+    CallSite,
+    Confidence,
+    Effect,
+    EffectKind,
+    Evidence,
+    Framework,
+    Idempotency,
+    Inventory,
+    Job,
+    Location,
+    Pattern,
+    ScanError,
+    ScanStats,
+)
+
+__all__ = [
+    "Argument",
+    "CallSite",
+    "Confidence",
+    "Effect",
+    "EffectKind",
+    "Evidence",
+    "Framework",
+    "Idempotency",
+    "Inventory",
+    "Job",
+    "Location",
+    "Pattern",
+    "ScanError",
+    "ScanStats",
+]

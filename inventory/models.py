@@ -1,0 +1,208 @@
+"""The shared vocabulary: the Inventory contract between scan, plan and apply.
+
+Every other part of the product reads these models and never re-detects.
+The JSON form of :class:`Inventory` is versioned by ``schema_version``;
+a change that removes or renames a field bumps the major number.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+
+class Pattern(StrEnum):
+    """How the application hands work to something in its own process."""
+
+    DIRECT_CALL = "direct_call"  # slow work called inline in a request handler
+    THREAD = "thread"  # threading.Thread(target=...).start(), Thread subclasses
+    EXECUTOR_SUBMIT = "executor_submit"  # ThreadPool/ProcessPool .submit / .map
+    PROCESS = "process"  # multiprocessing.Process, Pool.apply_async / map_async
+    ASYNCIO_TASK = "asyncio_task"  # asyncio.create_task / ensure_future / TaskGroup
+    RUN_IN_EXECUTOR = "run_in_executor"  # loop.run_in_executor, asyncio.to_thread
+    BACKGROUND_TASKS = "background_tasks"  # Starlette/FastAPI BackgroundTasks.add_task
+    ON_COMMIT = "on_commit"  # django.db.transaction.on_commit
+    SIGNAL_RECEIVER = "signal_receiver"  # django @receiver / signal.connect
+    SCHEDULER = "scheduler"  # APScheduler add_job / scheduled_job, schedule.every().do
+
+
+class Framework(StrEnum):
+    FASTAPI = "fastapi"
+    STARLETTE = "starlette"
+    FLASK = "flask"
+    DJANGO = "django"
+
+
+class Idempotency(StrEnum):
+    """Verdicts, from safest to most dangerous (``unknown`` sorts last)."""
+
+    IDEMPOTENT = "idempotent"
+    NEEDS_KEY = "needs_key"
+    NON_IDEMPOTENT = "non_idempotent"
+    UNSAFE = "unsafe"
+    UNKNOWN = "unknown"
+
+    @property
+    def severity(self) -> int:
+        """Rank used by ``--fail-on``: a verdict fails CI at or above the threshold."""
+        return _SEVERITY[self]
+
+
+_SEVERITY = {
+    Idempotency.IDEMPOTENT: 0,
+    Idempotency.NEEDS_KEY: 2,
+    Idempotency.NON_IDEMPOTENT: 3,
+    Idempotency.UNSAFE: 4,
+    Idempotency.UNKNOWN: 1,
+}
+
+
+class Confidence(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class EffectKind(StrEnum):
+    """What a piece of code does to the world. Catalogue entries name one of these."""
+
+    DB_READ = "db_read"
+    DB_INSERT = "db_insert"
+    DB_UPSERT = "db_upsert"
+    DB_OVERWRITE = "db_overwrite"  # UPDATE ... SET col = value, save() of computed fields
+    DB_INCREMENT = "db_increment"  # UPDATE ... SET n = n + 1, F('n') + 1, obj.n += 1; save()
+    DB_DELETE = "db_delete"
+    FILE_WRITE = "file_write"  # overwrite a path (mode "w"/"wb", write_text, PIL save)
+    FILE_APPEND = "file_append"
+    HTTP_GET = "http_get"
+    HTTP_PUT = "http_put"
+    HTTP_DELETE = "http_delete"
+    HTTP_POST = "http_post"
+    HTTP_PATCH = "http_patch"
+    EMAIL_SEND = "email_send"
+    SMS_SEND = "sms_send"
+    PUSH_SEND = "push_send"
+    PAYMENT = "payment"  # moves money: charge, capture, refund, transfer, payout
+    ACCOUNT_STATE = "account_state"  # balances, stock, credits, account status
+    MESSAGE_PUBLISH = "message_publish"  # SQS/SNS/Kafka/pubsub sends
+    ENQUEUE = "enqueue"  # hands further work to a queue (celery delay, ...)
+    CACHE_SET = "cache_set"
+    CACHE_INCR = "cache_incr"  # INCR / LPUSH / XADD / RPUSH: grows on repeat
+    CACHE_DELETE = "cache_delete"
+    OBJECT_PUT = "object_put"  # S3/GCS put to a key
+    RANDOM_ID = "random_id"  # uuid4 / random / time-based ids
+    IMAGE_PROCESS = "image_process"
+    REPORT_GENERATE = "report_generate"  # CSV / PDF / spreadsheet building
+    SUBPROCESS = "subprocess"
+    SLEEP = "sleep"
+    DYNAMIC_CALL = "dynamic_call"  # target only known at run time
+
+
+class Location(BaseModel):
+    """A place in the scanned tree; ``path`` is POSIX and relative to the scan root."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    line: int
+    column: int = 0
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+class Effect(BaseModel):
+    kind: EffectKind
+    location: Location
+    api: str = Field(description="The call or statement that has the effect, e.g. 'stripe.Refund.create'.")
+    chain: list[str] = Field(
+        default_factory=list,
+        description="Qualified names from the job down to the function that has the effect.",
+    )
+    keyed: bool = Field(
+        default=False,
+        description="True when the call carries a stable idempotency key derived from the job's inputs.",
+    )
+    detail: str = ""
+
+
+class Evidence(BaseModel):
+    """One line of reasoning a reviewer can check at ``location``."""
+
+    message: str
+    location: Location | None = None
+    chain: list[str] = Field(default_factory=list)
+
+
+class Argument(BaseModel):
+    """One argument passed to the job at a call site."""
+
+    name: str = Field(description="Parameter name, or '#0', '#1'... for positional arguments.")
+    source: str = Field(description="The argument expression as written.")
+    serialisable: bool | None = Field(
+        description="True if it can be stored as JSON, False if not, None if unknown."
+    )
+    reason: str = ""
+
+
+class CallSite(BaseModel):
+    location: Location
+    pattern: Pattern
+    job: str = Field(description="Qualified name of the job function, or 'unknown'.")
+    target_source: str = Field(default="", description="How the target is written at the site.")
+    unresolved_reason: str = ""
+    enclosing_function: str | None = None
+    handler: Framework | None = Field(
+        default=None, description="The web framework whose request handler encloses the site."
+    )
+    result_used: bool = False
+    result_use_lines: list[int] = Field(default_factory=list)
+    arguments: list[Argument] = Field(default_factory=list)
+    idempotency: Idempotency = Idempotency.UNKNOWN
+    fingerprint: str = Field(default="", description="Stable across line moves; used by baselines and SARIF.")
+
+
+class Job(BaseModel):
+    qualname: str
+    location: Location | None = None
+    idempotency: Idempotency
+    confidence: Confidence
+    effects: list[Effect] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    suggested_key: str | None = None
+    pinned: bool = Field(default=False, description="Verdict pinned in [tool.migrator] configuration.")
+    is_async: bool = False
+    parameters: list[str] = Field(default_factory=list)
+
+
+class ScanError(BaseModel):
+    path: str
+    reason: str
+    kind: str = Field(description="syntax | encoding | too_large | generated | symlink_loop | io | internal")
+
+
+class ScanStats(BaseModel):
+    files_scanned: int = 0
+    files_cached: int = 0
+    files_skipped: int = 0
+    lines: int = 0
+    functions: int = 0
+    seconds: float = 0.0
+
+
+class Inventory(BaseModel):
+    schema_version: str = SCHEMA_VERSION
+    tool_version: str = ""
+    root: str = Field(description="Absolute path of the scanned root.")
+    sites: list[CallSite] = Field(default_factory=list)
+    jobs: list[Job] = Field(default_factory=list)
+    errors: list[ScanError] = Field(default_factory=list)
+    stats: ScanStats = Field(default_factory=ScanStats)
+
+    def job(self, qualname: str) -> Job | None:
+        return next((j for j in self.jobs if j.qualname == qualname), None)
+
+    def sites_of(self, qualname: str) -> list[CallSite]:
+        return [s for s in self.sites if s.job == qualname]

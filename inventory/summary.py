@@ -1,0 +1,164 @@
+"""Per-file summaries: what the extractor reads out of one module, once.
+
+This is the intermediate representation between the two halves of a scan:
+
+* the **extractor** (``inventory._extract``) turns the text of one file into a
+  :class:`FileSummary` using only that file (its own imports, scopes and
+  local assignments). It runs in worker processes and its output is cached
+  by content hash, so it must be a pure function of ``(module, source)``.
+* the **classifier** (``inventory._classify``) joins all summaries: resolves
+  names across modules (re-exports, relative imports), builds the call graph,
+  matches calls against the effect catalogue, runs the fixpoint and produces
+  the :class:`inventory.models.Inventory`.
+
+Dotted names here are *locally resolved*: imports and aliases of the file
+are applied (``from requests import post as p; p()`` gives ``requests.post``,
+``from .mail import send`` in ``shop.views`` gives ``shop.mail.send``), but
+re-exports through other modules are not (that needs the global index).
+Names that are not imported are qualified with the current module
+(``helper()`` in ``shop.views`` gives ``shop.views.helper``).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+from inventory.models import Argument, Framework, Pattern
+
+SUMMARY_VERSION = "1"
+
+
+class Span(BaseModel):
+    line: int
+    column: int = 0
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+class ReceiverKind(StrEnum):
+    """What the receiver of a method call is, as far as one file can tell."""
+
+    NONE = "none"  # a plain function call: ``target`` is the dotted function name
+    MODULE = "module"  # ``requests.post``: attribute of an imported module
+    CLASS = "class"  # ``Order.objects.create`` / ``Mailer.send``: attribute chain on a class
+    INSTANCE = "instance"  # ``x = Mailer(); x.send()``: ``target`` is ``pkg.Mailer.send``
+    SELF = "self"  # ``self.send()`` inside class C: ``target`` is ``pkg.C.send``
+    UNKNOWN = "unknown"  # ``obj.save()`` with obj of unknown type: ``target`` is ``?.save``
+
+
+class CallInfo(BaseModel):
+    """One call expression inside a function body (or at module level)."""
+
+    target: str = Field(description="Locally resolved dotted name; '?.meth' when the receiver is unknown.")
+    receiver: ReceiverKind = ReceiverKind.NONE
+    receiver_source: str = Field(default="", description="Receiver expression as written, e.g. 'self.client'.")
+    span: Span
+    args: list[str | int | float | bool | None] = Field(
+        default_factory=list,
+        description="Positional arguments: literal values; non-literal ones as '<expr>' strings.",
+    )
+    arg_sources: list[str] = Field(default_factory=list, description="Positional argument expressions as written.")
+    kwargs: dict[str, str | int | float | bool | None] = Field(
+        default_factory=dict, description="Keyword arguments: literal value, or '<expr>' for others."
+    )
+    kwarg_sources: dict[str, str] = Field(default_factory=dict)
+    result_used: bool = True
+    uses_param: list[str] = Field(
+        default_factory=list, description="Parameters of the enclosing function the arguments mention."
+    )
+
+
+class FactKind(StrEnum):
+    """Syntactic effects that are not calls."""
+
+    AUGASSIGN_ATTR = "augassign_attr"  # obj.count += 1  (persisted if obj is later saved)
+    AUGASSIGN_SUBSCRIPT = "augassign_subscript"  # counts[key] += 1
+    AUGASSIGN_GLOBAL = "augassign_global"  # global counter; counter += 1
+    SQL_LITERAL = "sql_literal"  # a string literal that is SQL (INSERT/UPDATE/DELETE ...)
+    DYNAMIC_DISPATCH = "dynamic_dispatch"  # getattr(x, name)(), registry[name](), importlib
+    LOOP_FOREVER = "loop_forever"  # while True: without a break (long-lived consumer)
+
+
+class Fact(BaseModel):
+    kind: FactKind
+    span: Span
+    text: str = Field(description="The statement or literal, shortened to 200 characters.")
+    target: str = ""
+
+
+class FunctionInfo(BaseModel):
+    qualname: str = Field(description="module.func, module.Class.method, module.outer.<locals>.inner")
+    name: str
+    span: Span
+    is_async: bool = False
+    is_method: bool = False
+    class_name: str | None = None
+    params: list[str] = Field(default_factory=list)
+    decorators: list[str] = Field(default_factory=list, description="Locally resolved dotted names.")
+    decorator_sources: list[str] = Field(default_factory=list)
+    handler: Framework | None = None
+    calls: list[CallInfo] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    source_hash: str = Field(default="", description="Hash of the function's source text (gate fingerprints).")
+
+
+class ClassInfo(BaseModel):
+    qualname: str
+    name: str
+    span: Span
+    bases: list[str] = Field(default_factory=list, description="Locally resolved dotted names.")
+    methods: list[str] = Field(default_factory=list, description="Method names defined in the body.")
+    attributes: dict[str, str] = Field(
+        default_factory=dict,
+        description="self.attr = Ctor(...) in any method: attr -> locally resolved ctor name.",
+    )
+
+
+class TargetKind(StrEnum):
+    FUNCTION = "function"  # a name or attribute that resolves to a function
+    PARTIAL = "partial"  # functools.partial(fn, ...)
+    LAMBDA = "lambda"  # lambda: fn(...)
+    BOUND_METHOD = "bound_method"  # obj.method / self.method
+    CALL_RESULT = "call_result"  # create_task(fn(...)): the coroutine fn(...)
+    THREAD_SUBCLASS = "thread_subclass"  # class T(Thread) with run(); T().start()
+    DYNAMIC = "dynamic"  # only known at run time
+
+
+class RawSite(BaseModel):
+    """An in-process job call site as one file sees it (before global resolution)."""
+
+    pattern: Pattern
+    span: Span
+    target: str | None = Field(description="Locally resolved dotted name of the job, None if dynamic.")
+    target_kind: TargetKind
+    target_source: str = ""
+    unresolved_reason: str = ""
+    enclosing_function: str | None = None
+    handler: Framework | None = None
+    result_used: bool = False
+    result_use_lines: list[int] = Field(default_factory=list)
+    arguments: list[Argument] = Field(default_factory=list)
+    detail: str = ""
+
+
+class FileSummary(BaseModel):
+    version: str = SUMMARY_VERSION
+    path: str = Field(description="POSIX path relative to the scan root.")
+    module: str = Field(description="Dotted module name derived from the path.")
+    is_package: bool = False
+    lines: int = 0
+    imports: dict[str, str] = Field(
+        default_factory=dict, description="Local name -> dotted name it refers to (for re-exports)."
+    )
+    star_imports: list[str] = Field(default_factory=list)
+    all_names: list[str] | None = Field(default=None, description="__all__ when it is a literal list.")
+    functions: list[FunctionInfo] = Field(default_factory=list)
+    classes: list[ClassInfo] = Field(default_factory=list)
+    sites: list[RawSite] = Field(default_factory=list)
+    module_calls: list[CallInfo] = Field(default_factory=list, description="Calls at module level.")
+    assignments: dict[str, str] = Field(
+        default_factory=dict,
+        description="Module-level name = dotted name aliases (send = mail.send_email), for resolution.",
+    )

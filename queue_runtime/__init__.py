@@ -1,0 +1,1 @@
+"""queue_runtime: the PostgreSQL + Redis job queue migrated apps import."""
