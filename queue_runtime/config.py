@@ -1,0 +1,94 @@
+"""Runtime configuration: one validated pydantic model, built once.
+
+Sources, later ones win: defaults -> ``[tool.queue_runtime]`` in the app's
+``pyproject.toml`` -> environment (``QUEUE_RUNTIME_DATABASE_URL``,
+``QUEUE_RUNTIME_REDIS_URL``, ``QUEUE_RUNTIME_MODE``) -> explicit arguments to
+:func:`queue_runtime.configure`. Nothing here connects to anything.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Mode(StrEnum):
+    INLINE = "inline"  # enqueue runs the job at once, in-process (tests, rollout start)
+    QUEUE = "queue"  # enqueue stores the job in PostgreSQL for workers
+
+
+class RetryPolicy(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    max_attempts: int = Field(default=5, ge=1)
+    base_delay: float = Field(default=0.5, gt=0, description="Seconds; first backoff ceiling.")
+    max_delay: float = Field(default=300.0, gt=0, description="Seconds; backoff cap.")
+    permanent_exceptions: list[str] = Field(
+        default_factory=list,
+        description="Dotted exception class names that go to the DLQ at once.",
+    )
+
+
+class PoolConfig(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    priority: int = Field(default=0, description="Higher pools are polled more often by shared workers.")
+    concurrency: int = Field(default=8, ge=1)
+    weight: int = Field(default=1, ge=1, description="Claims per polling round when a worker serves several pools.")
+
+
+class JobConfig(BaseModel):
+    """Per-job overrides, keyed by the job's registered name."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pool: str | None = None
+    retry: RetryPolicy | None = None
+    timeout: float | None = Field(default=None, gt=0, description="Seconds.")
+    priority: int | None = None
+
+
+def _default_pools() -> dict[str, PoolConfig]:
+    return {
+        "transactional": PoolConfig(priority=10, concurrency=8, weight=4),
+        "batch": PoolConfig(priority=0, concurrency=4, weight=1),
+    }
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mode: Mode | None = Field(default=None, description="None: queue if database_url is set, else inline.")
+    database_url: str | None = None
+    redis_url: str | None = "redis://127.0.0.1:6379/0"
+    schema_name: str = Field(default="queue_runtime", alias="schema", description="PostgreSQL schema.")
+    redis_prefix: str = "qr"
+    pools: dict[str, PoolConfig] = Field(default_factory=_default_pools)
+    default_pool: str = "batch"
+    jobs: dict[str, JobConfig] = Field(default_factory=dict)
+    retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    job_timeout: float = Field(default=300.0, gt=0)
+    lease_ttl: float = Field(default=30.0, gt=0, description="Seconds a lease lives without renewal.")
+    claim_batch: int = Field(default=32, ge=1, le=1000)
+    poll_interval: float = Field(default=1.0, gt=0, description="Fallback polling when no NOTIFY arrives.")
+    tenant_caps: dict[str, int] = Field(default_factory=dict)
+    default_tenant_cap: int | None = None
+    max_payload_bytes: int = Field(default=256 * 1024, ge=1)
+    history_retention_days: float = Field(default=7.0, ge=0)
+    shutdown_grace: float = Field(default=30.0, ge=0)
+
+    @model_validator(mode="after")
+    def _pools_exist(self) -> Settings:
+        if self.default_pool not in self.pools:
+            raise ValueError(f"default_pool {self.default_pool!r} is not one of the pools {sorted(self.pools)}")
+        for name, cfg in self.jobs.items():
+            if cfg.pool is not None and cfg.pool not in self.pools:
+                raise ValueError(f"job {name!r} is configured for pool {cfg.pool!r}, which is not defined")
+        return self
+
+    @property
+    def effective_mode(self) -> Mode:
+        if self.mode is not None:
+            return self.mode
+        return Mode.QUEUE if self.database_url else Mode.INLINE
