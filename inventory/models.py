@@ -177,10 +177,24 @@ class Job(BaseModel):
     parameters: list[str] = Field(default_factory=list)
 
 
+class ScanErrorKind(StrEnum):
+    """Why a file was not summarised."""
+
+    SYNTAX = "syntax"
+    ENCODING = "encoding"
+    TOO_LARGE = "too_large"
+    GENERATED = "generated"
+    SYMLINK_LOOP = "symlink_loop"
+    IO = "io"
+    INTERNAL = "internal"
+
+
 class ScanError(BaseModel):
     path: str
     reason: str
-    kind: str = Field(description="syntax | encoding | too_large | generated | symlink_loop | io | internal")
+    kind: ScanErrorKind = Field(
+        description="syntax | encoding | too_large | generated | symlink_loop | io | internal"
+    )
 
 
 class ScanStats(BaseModel):
