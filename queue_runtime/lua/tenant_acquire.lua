@@ -1,0 +1,22 @@
+-- tenant_acquire: take one of a tenant's concurrency tokens for a job.
+--
+-- KEYS[1]  {prefix}:tenant:{tenant}   ZSET, member = job id, score = expiry (ms, server clock)
+-- ARGV[1]  job id
+-- ARGV[2]  cap: how many jobs of this tenant may run at once
+-- ARGV[3]  token ttl in milliseconds (renewed by the heartbeat)
+--
+-- Expired members (their worker died) are dropped first. Returns 1 when the
+-- job holds a token (newly, or it already had one: refreshed), 0 when refused.
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expiry = now + tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZADD', KEYS[1], expiry, ARGV[1])
+elseif redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], expiry, ARGV[1])
+else
+  return 0
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
