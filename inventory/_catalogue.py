@@ -1,0 +1,237 @@
+"""The effect catalogue: load the shipped TOML, merge user additions, match calls.
+
+What an API does is data (``inventory/catalogue.toml``), not code: this module
+only knows how to read entries and test one call against them. The format is
+documented in the header of the TOML file.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from functools import cached_property
+from importlib import resources
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from inventory.models import EffectKind
+from inventory.summary import CallInfo
+
+_EXPR = "<expr>"
+_ANY_ARG = "*"
+_SUFFIX = "?."
+_Literal = str | int | float | bool | None
+
+
+class Refinement(BaseModel):
+    """``[[effect.when]]``: a condition on one argument that changes the effect."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    arg: int | None = None
+    kwarg: str | None = Field(default=None, description="A keyword name, or '*' for any argument.")
+    matches: str | None = None
+    equals: _Literal = None
+    present: bool | None = None
+    effect: EffectKind
+
+
+class EffectEntry(BaseModel):
+    """``[[effect]]``: one call pattern and the effect it has."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call: str
+    effect: EffectKind | None = None
+    keyed_by: str | None = None
+    receiver: str | None = None
+    sql_arg: int | None = None
+    when: list[Refinement] = Field(default_factory=list)
+
+    @property
+    def is_suffix(self) -> bool:
+        return self.call.startswith(_SUFFIX)
+
+
+class KeywordEntry(BaseModel):
+    """``[[keyword]]``: money words on payment-ish receivers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    receiver: str
+    effect: EffectKind
+    keyed_by: str | None = None
+
+
+class AugassignEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    attr: str
+    effect: EffectKind
+
+
+class SqlRule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    matches: str
+    effect: EffectKind
+
+
+class CatalogueSpec(BaseModel):
+    """The whole catalogue as written in TOML (shipped file or ``[tool.migrator.catalogue]``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    effect: list[EffectEntry] = Field(default_factory=list)
+    keyword: list[KeywordEntry] = Field(default_factory=list)
+    augassign: list[AugassignEntry] = Field(default_factory=list)
+    sql: list[SqlRule] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CallMatch:
+    """What the catalogue says about one call."""
+
+    kind: EffectKind
+    api: str
+    keyed_by: str | None
+    exact: bool  # an exact dotted entry, as opposed to a suffix or keyword heuristic
+
+
+def load_shipped() -> CatalogueSpec:
+    text = resources.files("inventory").joinpath("catalogue.toml").read_text(encoding="utf-8")
+    return CatalogueSpec.model_validate(tomllib.loads(text))
+
+
+def merge(shipped: CatalogueSpec, user: CatalogueSpec) -> CatalogueSpec:
+    """User entries are tried first; a user entry with a shipped ``call`` replaces it."""
+    overridden = {entry.call for entry in user.effect}
+    kept = [entry for entry in shipped.effect if entry.call not in overridden]
+    return CatalogueSpec(
+        effect=[*user.effect, *kept],
+        keyword=[*user.keyword, *shipped.keyword],
+        augassign=[*user.augassign, *shipped.augassign],
+        sql=[*user.sql, *shipped.sql],
+    )
+
+
+class Catalogue:
+    """A merged catalogue with its regexes compiled once."""
+
+    def __init__(self, spec: CatalogueSpec) -> None:
+        self.spec = spec
+        self._exact = [e for e in spec.effect if not e.is_suffix]
+        self._suffix = [e for e in spec.effect if e.is_suffix]
+
+    @classmethod
+    def load(cls, user: CatalogueSpec | None = None) -> Catalogue:
+        shipped = load_shipped()
+        return cls(merge(shipped, user) if user else shipped)
+
+    @cached_property
+    def _sql(self) -> list[tuple[re.Pattern[str], EffectKind]]:
+        return [(re.compile(rule.matches), rule.effect) for rule in self.spec.sql]
+
+    def match_call(self, call: CallInfo, target: str, sql_hint: str | None = None) -> CallMatch | None:
+        """The effect of ``call`` (whose resolved dotted name is ``target``), if catalogued."""
+        for entry in self._exact:
+            if fnmatchcase(target, entry.call):
+                return _apply(entry, call, target, self, sql_hint, exact=True)
+        for entry in self._suffix:
+            if _suffix_hit(entry, call, target):
+                return _apply(entry, call, target, self, sql_hint, exact=False)
+        return None
+
+    def match_keyword(self, call: CallInfo, target: str) -> CallMatch | None:
+        """Money words (``gateway.charge``) on receivers that look like payment APIs."""
+        name = target.rsplit(".", 1)[-1]
+        where = f"{call.receiver_source} {target.rsplit('.', 1)[0]}"
+        for entry in self.spec.keyword:
+            if re.search(entry.name, name) and re.search(entry.receiver, where):
+                return CallMatch(entry.effect, api_name(call, target), entry.keyed_by, exact=False)
+        return None
+
+    def match_augassign(self, attr: str) -> EffectKind | None:
+        return next((a.effect for a in self.spec.augassign if re.search(a.attr, attr)), None)
+
+    def classify_sql(self, text: str) -> EffectKind | None:
+        body = _strip_literal(text)
+        return next((kind for rx, kind in self._sql if rx.search(body)), None)
+
+
+def api_name(call: CallInfo, target: str) -> str:
+    """How a reviewer recognises the call: ``Order.objects.create`` rather than ``?.create``."""
+    if not target.startswith(_SUFFIX):
+        return target
+    method = target[len(_SUFFIX) :]
+    return f"{call.receiver_source}.{method}" if call.receiver_source else method
+
+
+def _suffix_hit(entry: EffectEntry, call: CallInfo, target: str) -> bool:
+    suffix = entry.call[len(_SUFFIX) :]
+    if not (target == suffix or target.endswith("." + suffix)):
+        return False
+    if entry.receiver is None:
+        return True
+    receiver = call.receiver_source or target[: -len(suffix) - 1]
+    return re.search(entry.receiver, receiver) is not None
+
+
+def _apply(
+    entry: EffectEntry, call: CallInfo, target: str, cat: Catalogue, sql_hint: str | None, exact: bool
+) -> CallMatch | None:
+    kind = next((r.effect for r in entry.when if _holds(r, call)), entry.effect)
+    if entry.sql_arg is not None:
+        kind = _sql_kind(entry.sql_arg, call, cat, sql_hint) or kind
+    if kind is None:
+        return None
+    return CallMatch(kind, api_name(call, target), entry.keyed_by, exact)
+
+
+def _sql_kind(index: int, call: CallInfo, cat: Catalogue, sql_hint: str | None) -> EffectKind | None:
+    value = _arg_texts(call, index, None)
+    found = next((k for k in (cat.classify_sql(v) for v in value) if k), None)
+    return found or (cat.classify_sql(sql_hint) if sql_hint else None)
+
+
+def _holds(rule: Refinement, call: CallInfo) -> bool:
+    texts = _arg_texts(call, rule.arg, rule.kwarg)
+    if rule.present is not None:
+        return bool(texts) == rule.present
+    if "equals" in rule.model_fields_set:
+        return any(v == rule.equals for v in _arg_literals(call, rule.arg, rule.kwarg))
+    return rule.matches is not None and any(re.search(rule.matches, t) for t in texts)
+
+
+def _arg_literals(call: CallInfo, arg: int | None, kwarg: str | None) -> list[_Literal]:
+    values: list[_Literal] = []
+    if arg is not None and arg < len(call.args):
+        values.append(call.args[arg])
+    if kwarg == _ANY_ARG:
+        values += [*call.args, *call.kwargs.values()]
+    elif kwarg is not None and kwarg in call.kwargs:
+        values.append(call.kwargs[kwarg])
+    return [v for v in values if v != _EXPR]
+
+
+def _arg_texts(call: CallInfo, arg: int | None, kwarg: str | None) -> list[str]:
+    """Literal values as text, falling back to the source of non-literal arguments."""
+    texts = [str(v) for v in _arg_literals(call, arg, kwarg)]
+    if arg is not None and arg < len(call.arg_sources):
+        texts.append(call.arg_sources[arg])
+    if kwarg == _ANY_ARG:
+        texts += [*call.arg_sources, *call.kwarg_sources.values()]
+    elif kwarg is not None and kwarg in call.kwarg_sources:
+        texts.append(call.kwarg_sources[kwarg])
+    return texts
+
+
+_LITERAL_PREFIX = re.compile(r"""^\s*(?:[\w.]+\(\s*)?[rRbBfFuU]*(?:\"\"\"|'''|"|')""")
+
+
+def _strip_literal(text: str) -> str:
+    """``text("INSERT ...")`` / ``'''UPDATE ...'''`` -> the SQL itself."""
+    return _LITERAL_PREFIX.sub("", text, count=1)
