@@ -1,0 +1,86 @@
+"""The summary cache: reuse by stat, then by content hash; never stale."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from inventory import _cache
+from inventory._files import summarise
+from inventory._walk import walk
+from inventory.summary import FileSummary
+
+
+def fake_extract(source: str, path: str, module: str, is_package: bool) -> FileSummary:
+    return FileSummary(path=path, module=module, is_package=is_package, lines=source.count("\n"))
+
+
+def build_cache(root: Path) -> _cache.CacheFile:
+    """Summarise every file under root and save the cache, as a cold scan does."""
+    cache = _cache.load(root)
+    for file in walk(root).files:
+        cache.entries[file.rel] = _cache.entry_for_outcome(summarise(file, 10_000, fake_extract))
+    _cache.save(root, cache)
+    return cache
+
+
+def lookup(root: Path) -> _cache.Lookup:
+    return _cache.lookup(_cache.load(root), walk(root).files)
+
+
+def test_unchanged_files_are_hits_and_survive_a_round_trip(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("y = 2\nz = 3\n", encoding="utf-8")
+    build_cache(tmp_path)
+    found = lookup(tmp_path)
+    assert found.misses == [] and not found.refreshed
+    assert {rel: entry.summary.lines for rel, entry in found.hits.items() if entry.summary} == {"a.py": 1, "b.py": 2}
+    assert _cache.cache_path(tmp_path).name == "summaries-v1.json"
+
+
+def test_touched_but_identical_file_is_reused_by_hash(tmp_path: Path) -> None:
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\n", encoding="utf-8")
+    build_cache(tmp_path)
+    stat = source.stat()
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+    found = lookup(tmp_path)
+    assert list(found.hits) == ["a.py"] and found.refreshed
+    assert found.hits["a.py"].mtime_ns == stat.st_mtime_ns + 5_000_000_000
+
+
+def test_changed_content_is_a_miss_even_with_the_same_size_and_mtime(tmp_path: Path) -> None:
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\n", encoding="utf-8")
+    build_cache(tmp_path)
+    stat = source.stat()
+    source.write_text("x = 2\n", encoding="utf-8")
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    assert [f.rel for f in lookup(tmp_path).misses] == ["a.py"]
+
+
+def test_a_file_whose_module_name_changed_is_a_miss(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("x = 1\n", encoding="utf-8")
+    build_cache(tmp_path)
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    found = lookup(tmp_path)
+    assert sorted(f.rel for f in found.misses) == ["pkg/__init__.py", "pkg/mod.py"]
+
+
+def test_corrupt_or_foreign_cache_is_ignored(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    build_cache(tmp_path)
+    path = _cache.cache_path(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8")[:50], encoding="utf-8")
+    assert [f.rel for f in lookup(tmp_path).misses] == ["a.py"]
+    build_cache(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8").replace(_cache.tool_key(), "other-tool"), encoding="utf-8")
+    assert [f.rel for f in lookup(tmp_path).misses] == ["a.py"]
+
+
+def test_failures_are_cached_too(tmp_path: Path) -> None:
+    (tmp_path / "bad.py").write_bytes(b"name = '\xe9'\n")
+    build_cache(tmp_path)
+    hit = lookup(tmp_path).hits["bad.py"]
+    assert hit.summary is None and hit.error is not None and hit.error.kind == "encoding"
