@@ -162,6 +162,10 @@ class CallSite(BaseModel):
     arguments: list[Argument] = Field(default_factory=list)
     idempotency: Idempotency = Idempotency.UNKNOWN
     fingerprint: str = Field(default="", description="Stable across line moves; used by baselines and SARIF.")
+    baselined: bool = Field(
+        default=False,
+        description="Set by `migrator scan --baseline`: the finding is accepted and does not fail CI.",
+    )
 
 
 class Job(BaseModel):
