@@ -218,6 +218,11 @@ class Inventory(BaseModel):
     jobs: list[Job] = Field(default_factory=list)
     errors: list[ScanError] = Field(default_factory=list)
     stats: ScanStats = Field(default_factory=ScanStats)
+    file_hashes: dict[str, str] = Field(
+        default_factory=dict,
+        description="POSIX path (relative to root) -> sha256 hex of the bytes scanned; "
+        "apply uses it to refuse or rescan files changed since the scan.",
+    )
 
     def job(self, qualname: str) -> Job | None:
         return next((j for j in self.jobs if j.qualname == qualname), None)
