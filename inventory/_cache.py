@@ -89,7 +89,9 @@ class Lookup:
 
 def _fits(entry: CacheEntry, file: SourceFile) -> bool:
     summary = entry.summary
-    return summary is None or (summary.module == file.module and summary.is_package == file.is_package)
+    return summary is None or (
+        summary.module == file.module and summary.is_package == file.is_package
+    )
 
 
 def _same_content(entry: CacheEntry, file: SourceFile) -> bool:
@@ -111,7 +113,9 @@ def lookup(cache: CacheFile, files: Iterable[SourceFile]) -> Lookup:
         elif entry.size == file.size and entry.mtime_ns == file.mtime_ns:
             found.hits[file.rel] = entry
         elif _same_content(entry, file):
-            found.hits[file.rel] = entry.model_copy(update={"size": file.size, "mtime_ns": file.mtime_ns})
+            found.hits[file.rel] = entry.model_copy(
+                update={"size": file.size, "mtime_ns": file.mtime_ns}
+            )
             found.refreshed = True
         else:
             found.misses.append(file)

@@ -71,7 +71,9 @@ def decode(data: bytes) -> str:
         raise _Unreadable(ScanErrorKind.ENCODING, f"bad coding declaration: {exc}") from exc
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise _Unreadable(ScanErrorKind.ENCODING, f"not valid {exc.encoding} (line {line})") from exc
+        raise _Unreadable(
+            ScanErrorKind.ENCODING, f"not valid {exc.encoding} (line {line})"
+        ) from exc
 
 
 def generated_reason(rel: str, text: str) -> str | None:

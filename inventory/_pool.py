@@ -68,7 +68,9 @@ def _parallel(
 ) -> list[Outcome]:
     outcomes: list[Outcome] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-        futures = [pool.submit(summarise_chunk, chunk, max_bytes) for chunk in chunked(files, workers)]
+        futures = [
+            pool.submit(summarise_chunk, chunk, max_bytes) for chunk in chunked(files, workers)
+        ]
         for future in as_completed(futures):
             outcomes.extend(future.result())
             if progress:

@@ -27,9 +27,25 @@ import pathspec
 from inventory.models import ScanError, ScanErrorKind
 
 SKIP_DIRS = frozenset(
-    {".git", ".hg", ".svn", "node_modules", "__pycache__", "build", "dist", ".tox", ".nox",
-     ".migrator", ".venv", "site-packages", ".mypy_cache", ".ruff_cache", ".pytest_cache",
-     ".eggs", ".hypothesis"}
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "__pycache__",
+        "build",
+        "dist",
+        ".tox",
+        ".nox",
+        ".migrator",
+        ".venv",
+        "site-packages",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        ".eggs",
+        ".hypothesis",
+    }
 )
 TEST_DIRS = frozenset({"tests", "test"})
 
@@ -159,7 +175,9 @@ class _Walker:
             self._error(path, ScanErrorKind.IO, f"cannot list folder: {exc.strerror or exc}")
             return None
 
-    def _visit(self, entry: os.DirEntry[str], ignores: list[_Ignore], ancestors: frozenset[str]) -> None:
+    def _visit(
+        self, entry: os.DirEntry[str], ignores: list[_Ignore], ancestors: frozenset[str]
+    ) -> None:
         is_dir = self._is_dir(entry)
         if any(ignore.matches(entry.path, is_dir) for ignore in ignores):
             return
@@ -202,7 +220,9 @@ class _Walker:
         self.result.errors.append(ScanError(path=self._rel(path), reason=reason, kind=kind))
 
 
-def walk(root: Path | str, *, include_tests: bool = False, exclude: Iterable[str] = ()) -> WalkResult:
+def walk(
+    root: Path | str, *, include_tests: bool = False, exclude: Iterable[str] = ()
+) -> WalkResult:
     """Every Python file under ``root`` that a scan should read, in path order.
 
     ``exclude`` holds gitignore-style globs relative to the root

@@ -34,7 +34,10 @@ def test_unchanged_files_are_hits_and_survive_a_round_trip(tmp_path: Path) -> No
     build_cache(tmp_path)
     found = lookup(tmp_path)
     assert found.misses == [] and not found.refreshed
-    assert {rel: entry.summary.lines for rel, entry in found.hits.items() if entry.summary} == {"a.py": 1, "b.py": 2}
+    assert {rel: entry.summary.lines for rel, entry in found.hits.items() if entry.summary} == {
+        "a.py": 1,
+        "b.py": 2,
+    }
     assert _cache.cache_path(tmp_path).name == "summaries-v1.json"
 
 
@@ -75,7 +78,9 @@ def test_corrupt_or_foreign_cache_is_ignored(tmp_path: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8")[:50], encoding="utf-8")
     assert [f.rel for f in lookup(tmp_path).misses] == ["a.py"]
     build_cache(tmp_path)
-    path.write_text(path.read_text(encoding="utf-8").replace(_cache.tool_key(), "other-tool"), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(_cache.tool_key(), "other-tool"), encoding="utf-8"
+    )
     assert [f.rel for f in lookup(tmp_path).misses] == ["a.py"]
 
 

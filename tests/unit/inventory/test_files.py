@@ -56,7 +56,10 @@ def test_unknown_coding_cookie_is_an_encoding_error(tmp_path: Path) -> None:
 def test_huge_files_are_skipped_without_reading(tmp_path: Path) -> None:
     outcome = run(tmp_path, "big.py", b"x = 1\n" * 100, max_bytes=100)
     assert isinstance(outcome, Failed)
-    assert (outcome.kind, outcome.reason) == (ScanErrorKind.TOO_LARGE, "600 bytes is over the 100 byte limit")
+    assert (outcome.kind, outcome.reason) == (
+        ScanErrorKind.TOO_LARGE,
+        "600 bytes is over the 100 byte limit",
+    )
 
 
 def test_generated_files_are_skipped(tmp_path: Path) -> None:

@@ -29,7 +29,9 @@ def modules(root: Path) -> dict[str, tuple[str, bool]]:
 
 def test_module_names_follow_packages_src_layouts_and_loose_scripts(tmp_path: Path) -> None:
     make(tmp_path, "shop/__init__.py", "shop/views.py", "shop/api/__init__.py", "shop/api/v1.py")
-    make(tmp_path, "src/billing/__init__.py", "src/billing/charge.py", "manage.py", "scripts/tool.py")
+    make(
+        tmp_path, "src/billing/__init__.py", "src/billing/charge.py", "manage.py", "scripts/tool.py"
+    )
     assert modules(tmp_path) == {
         "manage.py": ("manage", False),
         "scripts/tool.py": ("tool", False),
@@ -45,7 +47,11 @@ def test_module_names_follow_packages_src_layouts_and_loose_scripts(tmp_path: Pa
 def test_scanning_a_package_folder_names_modules_from_above_it(tmp_path: Path) -> None:
     make(tmp_path, "django/__init__.py", "django/db/__init__.py", "django/db/models.py")
     names = {f.rel: f.module for f in walk(tmp_path / "django").files}
-    assert names == {"__init__.py": "django", "db/__init__.py": "django.db", "db/models.py": "django.db.models"}
+    assert names == {
+        "__init__.py": "django",
+        "db/__init__.py": "django.db",
+        "db/models.py": "django.db.models",
+    }
 
 
 def test_tool_environment_and_cache_folders_are_skipped(tmp_path: Path) -> None:
@@ -67,7 +73,9 @@ def test_gitignore_files_apply_relative_to_their_folder(tmp_path: Path) -> None:
     make(tmp_path, "keep.py", "gen/out.py", "pkg/local.py", "pkg/secret.py", "pkg/sub/secret.py")
     make(tmp_path, "other/secret.py", "pkg/important.py")
     (tmp_path / ".gitignore").write_text("gen/\n/pkg/important.py\n", encoding="utf-8")
-    (tmp_path / "pkg" / ".gitignore").write_text("secret.py\nlocal.py\n!local.py\n", encoding="utf-8")
+    (tmp_path / "pkg" / ".gitignore").write_text(
+        "secret.py\nlocal.py\n!local.py\n", encoding="utf-8"
+    )
     assert found(tmp_path) == ["keep.py", "other/secret.py", "pkg/local.py"]
 
 
@@ -104,4 +112,8 @@ def test_files_carry_size_and_mtime_for_the_cache(tmp_path: Path) -> None:
     make(tmp_path, "app.py", text="print('hi')\n")
     (file,) = walk(tmp_path).files
     stat = (tmp_path / "app.py").stat()
-    assert (file.size, file.mtime_ns, file.path) == (stat.st_size, stat.st_mtime_ns, str(tmp_path / "app.py"))
+    assert (file.size, file.mtime_ns, file.path) == (
+        stat.st_size,
+        stat.st_mtime_ns,
+        str(tmp_path / "app.py"),
+    )
