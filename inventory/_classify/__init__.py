@@ -1,0 +1,80 @@
+"""The classifier: join file summaries into call sites and jobs with idempotency verdicts.
+
+Pure and deterministic: the same summaries, config and catalogue give the
+same sorted output. Only functions reachable from job sites and request
+handlers are analysed.
+"""
+
+from __future__ import annotations
+
+from inventory._catalogue import Catalogue
+from inventory._classify._effects import EffectAnalysis
+from inventory._classify._fingerprint import with_fingerprints
+from inventory._classify._graph import CallGraph
+from inventory._classify._index import SymbolIndex
+from inventory._classify._jobs import build_job
+from inventory._classify._local import LocalEffects
+from inventory._classify._sites import direct_call_sites, raw_call_site, resolve_site
+from inventory.config import MigratorConfig
+from inventory.models import CallSite, Job
+from inventory.summary import FileSummary, RawSite, TargetKind
+
+__all__ = ["classify"]
+
+
+def classify(
+    summaries: list[FileSummary], config: MigratorConfig, catalogue: Catalogue
+) -> tuple[list[CallSite], list[Job]]:
+    ordered = sorted(summaries, key=lambda s: s.path)
+    index = SymbolIndex(ordered)
+    graph = CallGraph(index)
+    sites = _raw_sites(ordered, index, graph)
+    dynamic = _dynamic_by_function(ordered)
+    analysis = EffectAnalysis(graph, LocalEffects(graph, catalogue, dynamic))
+    handlers = [fn for fn in index.functions.values() if fn.handler is not None]
+    analysis.analyse([*(s.job for s in sites), *(h.qualname for h in handlers)])
+    for handler in sorted(handlers, key=lambda f: f.qualname):
+        sites += direct_call_sites(handler, graph, analysis)
+    names = sorted({s.job for s in sites if s.job in index.functions})
+    jobs = [build_job(index.functions[n], index, analysis, config.jobs.get(n)) for n in names]
+    verdicts = {job.qualname: job.idempotency for job in jobs}
+    sites = [
+        s.model_copy(update={"idempotency": verdicts[s.job]}) if s.job in verdicts else s
+        for s in sites
+    ]
+    return with_fingerprints(sorted(sites, key=_site_order)), jobs
+
+
+def _raw_sites(
+    summaries: list[FileSummary], index: SymbolIndex, graph: CallGraph
+) -> list[CallSite]:
+    sites: list[CallSite] = []
+    for summary in summaries:
+        for raw in summary.sites:
+            target = resolve_site(index, raw)
+            if target is None:
+                continue
+            if target.job and raw.enclosing_function:
+                graph.add_site_edge(raw.enclosing_function, target.job)
+            sites.append(raw_call_site(summary, raw, target))
+    return sites
+
+
+def _dynamic_by_function(summaries: list[FileSummary]) -> dict[str, list[RawSite]]:
+    """DYNAMIC sites make the function that starts them opaque."""
+    found: dict[str, list[RawSite]] = {}
+    for summary in summaries:
+        for raw in summary.sites:
+            if raw.target_kind == TargetKind.DYNAMIC and raw.enclosing_function:
+                found.setdefault(raw.enclosing_function, []).append(raw)
+    return found
+
+
+def _site_order(site: CallSite) -> tuple[str, int, int, str, str]:
+    return (
+        site.location.path,
+        site.location.line,
+        site.location.column,
+        site.pattern.value,
+        site.job,
+    )

@@ -1,0 +1,87 @@
+"""Interprocedural effects: a worklist fixpoint over the reachable call graph.
+
+Every function starts with its local traces; a function's set grows with
+its callees' traces (chain prefixed with the caller) until nothing changes.
+Traces are keyed by (kind, location, api), and a trace is only replaced by a
+strictly shorter chain, so the iteration is monotone over a finite set and
+terminates on recursion and cycles; the chains kept are shortest call paths,
+hence real and simple.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from inventory._classify._graph import CallGraph
+from inventory._classify._local import LocalEffects, Trace
+
+_TraceKey = tuple[str, str, int, int, str, bool]
+
+
+class EffectAnalysis:
+    def __init__(self, graph: CallGraph, local: LocalEffects) -> None:
+        self.graph = graph
+        self.local = local
+        self._traces: dict[str, dict[_TraceKey, Trace]] = {}
+
+    def traces(self, qualname: str) -> list[Trace]:
+        """The traces of an analysed function, sorted by location."""
+        found = self._traces.get(qualname, {})
+        return sorted(found.values(), key=_order)
+
+    def analyse(self, roots: Iterable[str]) -> None:
+        """Compute traces for every project function reachable from ``roots``."""
+        fresh = [f for f in self._reachable(roots) if f not in self._traces]
+        for qualname in fresh:
+            fn = self.graph.index.functions[qualname]
+            self._traces[qualname] = {t.key: t for t in self.local.of(fn)}
+        self._fixpoint(fresh)
+
+    def _reachable(self, roots: Iterable[str]) -> list[str]:
+        functions = self.graph.index.functions
+        seen = {r for r in roots if r in functions}
+        todo = deque(sorted(seen))
+        while todo:
+            for callee in self.graph.callees(todo.popleft()):
+                if callee in functions and callee not in seen:
+                    seen.add(callee)
+                    todo.append(callee)
+        return sorted(seen)
+
+    def _fixpoint(self, functions: list[str]) -> None:
+        callers = self._callers(functions)
+        work = deque(functions)
+        queued = set(functions)
+        while work:
+            current = work.popleft()
+            queued.discard(current)
+            if self._absorb_callees(current):
+                for caller in callers.get(current, ()):
+                    if caller not in queued:
+                        queued.add(caller)
+                        work.append(caller)
+
+    def _callers(self, functions: list[str]) -> dict[str, list[str]]:
+        callers: dict[str, list[str]] = {}
+        for caller in functions:
+            for callee in self.graph.callees(caller):
+                callers.setdefault(callee, []).append(caller)
+        return callers
+
+    def _absorb_callees(self, qualname: str) -> bool:
+        mine = self._traces[qualname]
+        changed = False
+        for callee in self.graph.callees(qualname):
+            for trace in list(self._traces.get(callee, {}).values()):
+                candidate = trace.via(qualname)
+                old = mine.get(candidate.key)
+                if old is None or len(candidate.effect.chain) < len(old.effect.chain):
+                    mine[candidate.key] = candidate
+                    changed = True
+        return changed
+
+
+def _order(trace: Trace) -> tuple[str, int, int, str, str]:
+    loc = trace.effect.location
+    return (loc.path, loc.line, loc.column, trace.effect.kind, trace.effect.api)

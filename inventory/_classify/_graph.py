@@ -1,0 +1,72 @@
+"""The call graph: each call of a function resolved to a project function or a library name.
+
+Built lazily, one function at a time, and memoised: only functions reachable
+from job sites and request handlers are ever looked at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
+from inventory.summary import CallInfo, FunctionInfo
+
+_UNKNOWN_PREFIX = "?."
+_SELF_PREFIX = "self."
+
+
+@dataclass(frozen=True)
+class CallTarget:
+    call: CallInfo
+    name: str  # canonical dotted name, what the catalogue is matched against
+    kind: SymbolKind
+    function: str | None  # the project function the call runs, if any
+
+
+class CallGraph:
+    def __init__(self, index: SymbolIndex) -> None:
+        self.index = index
+        self._targets: dict[str, list[CallTarget]] = {}
+        self._site_edges: dict[str, list[str]] = {}
+
+    def add_site_edge(self, enclosing: str, job: str) -> None:
+        """Work started in-process by ``enclosing`` (a thread, a task...) is part of what it does."""
+        self._site_edges.setdefault(enclosing, []).append(job)
+
+    def targets(self, qualname: str) -> list[CallTarget]:
+        if qualname not in self._targets:
+            fn = self.index.functions.get(qualname)
+            calls = fn.calls if fn else []
+            self._targets[qualname] = [self.resolve_call(c, fn) for c in calls]
+        return self._targets[qualname]
+
+    def callees(self, qualname: str) -> list[str]:
+        called = [t.function for t in self.targets(qualname) if t.function]
+        return sorted({*called, *self._site_edges.get(qualname, [])})
+
+    def resolve_call(self, call: CallInfo, caller: FunctionInfo | None) -> CallTarget:
+        name = self._through_attribute(call, caller) or call.target
+        if name.startswith(_UNKNOWN_PREFIX):
+            return CallTarget(call, name, SymbolKind.EXTERNAL, None)
+        found = self.index.resolve(name)
+        return CallTarget(call, found.name, found.kind, self._runs(found))
+
+    def _runs(self, found: Resolved) -> str | None:
+        if found.kind == SymbolKind.FUNCTION:
+            return found.name
+        if found.kind == SymbolKind.CLASS:
+            return self.index.method(found.name, "__init__")
+        return None
+
+    def _through_attribute(self, call: CallInfo, caller: FunctionInfo | None) -> str | None:
+        """``self.mailer.send()`` where some method did ``self.mailer = Mailer()``."""
+        if caller is None or caller.class_name is None:
+            return None
+        if not call.receiver_source.startswith(_SELF_PREFIX):
+            return None
+        attr = call.receiver_source[len(_SELF_PREFIX) :]
+        owner = self.index.classes.get(caller.qualname.rsplit(".", 1)[0])
+        ctor = owner.attributes.get(attr) if owner else None
+        if ctor is None:
+            return None
+        return f"{ctor}.{call.target.rsplit('.', 1)[-1]}"

@@ -1,0 +1,168 @@
+"""The global symbol index: join all file summaries and resolve dotted names.
+
+Summaries carry *locally* resolved names; here we follow what one file could
+not: re-exports through ``pkg/__init__.py``, module-level aliases
+(``send = mail.send_email``), star imports, and methods inherited through
+class bases. Every walk is bounded and cycle-safe: import cycles are legal
+Python and must not hang the scanner.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from enum import StrEnum
+
+from inventory.summary import ClassInfo, FileSummary, FunctionInfo
+
+_MAX_DEPTH = 16
+_BUILTINS = frozenset(dir(builtins))
+
+
+class SymbolKind(StrEnum):
+    FUNCTION = "function"  # a project function or method
+    CLASS = "class"  # a project class
+    MODULE = "module"  # a project module
+    MEMBER = "member"  # an attribute of a project class/function not defined in the project
+    EXTERNAL = "external"  # a name outside the project (library, stdlib, builtin)
+    MISSING = "missing"  # looks like a project name but is defined nowhere we can see
+
+
+@dataclass(frozen=True)
+class Resolved:
+    kind: SymbolKind
+    name: str
+
+
+class SymbolIndex:
+    """module -> FileSummary, qualname -> FunctionInfo / ClassInfo, and resolution."""
+
+    def __init__(self, summaries: list[FileSummary]) -> None:
+        self.modules = {s.module: s for s in summaries}
+        self.functions: dict[str, FunctionInfo] = {}
+        self.classes: dict[str, ClassInfo] = {}
+        self.home: dict[str, FileSummary] = {}  # function qualname -> its file
+        for summary in summaries:
+            self._add(summary)
+        self._roots = {module.split(".")[0] for module in self.modules}
+        self._memo: dict[str, Resolved] = {}
+        self._mro_busy: set[str] = set()  # re-entrancy guard for pathological base cycles
+
+    def _add(self, summary: FileSummary) -> None:
+        for fn in summary.functions:
+            self.functions[fn.qualname] = fn
+            self.home[fn.qualname] = summary
+        for cls in summary.classes:
+            self.classes[cls.qualname] = cls
+
+    def resolve(self, name: str) -> Resolved:
+        """What a locally resolved dotted name refers to, after re-exports and aliases."""
+        if name not in self._memo:
+            self._memo[name] = self._resolve(name, 0, frozenset())
+        return self._memo[name]
+
+    def _resolve(self, name: str, depth: int, seen: frozenset[str]) -> Resolved:
+        direct = self._direct(name)
+        if direct is not None:
+            return direct
+        if depth > _MAX_DEPTH or name in seen:
+            return Resolved(SymbolKind.MISSING, name)
+        split = self._module_prefix(name)
+        if split is None:
+            return self._outside(name)
+        module, rest = split
+        return self._in_module(module, rest, depth + 1, seen | {name})
+
+    def _direct(self, name: str) -> Resolved | None:
+        if name in self.functions:
+            return Resolved(SymbolKind.FUNCTION, name)
+        if name in self.classes:
+            return Resolved(SymbolKind.CLASS, name)
+        if name in self.modules:
+            return Resolved(SymbolKind.MODULE, name)
+        return None
+
+    def _outside(self, name: str) -> Resolved:
+        head = name.split(".", 1)[0]
+        if head in self._roots:
+            return Resolved(SymbolKind.MISSING, name)
+        return Resolved(SymbolKind.EXTERNAL, name)
+
+    def _module_prefix(self, name: str) -> tuple[str, list[str]] | None:
+        parts = name.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if module in self.modules:
+                return module, parts[cut:]
+        return None
+
+    def _in_module(
+        self, module: str, rest: list[str], depth: int, seen: frozenset[str]
+    ) -> Resolved:
+        head, tail = rest[0], rest[1:]
+        local = f"{module}.{head}"
+        if local in self.classes or local in self.functions:
+            return self._member(local, tail)
+        summary = self.modules[module]
+        for table in (summary.imports, summary.assignments):
+            if head in table:
+                return self._resolve(".".join([table[head], *tail]), depth, seen)
+        for star in summary.star_imports:
+            found = self._resolve(".".join([star, head, *tail]), depth, seen)
+            if found.kind not in (SymbolKind.MISSING, SymbolKind.EXTERNAL):
+                return found
+        if head in _BUILTINS:
+            # Unimported names are qualified with their module; builtins are not project names.
+            return Resolved(SymbolKind.EXTERNAL, ".".join(rest))
+        return Resolved(SymbolKind.MISSING, ".".join([module, *rest]))
+
+    def _member(self, owner: str, tail: list[str]) -> Resolved:
+        """``C.m`` through the bases of C; anything else is a member we cannot see into."""
+        name = ".".join([owner, *tail])
+        if len(tail) == 1 and owner in self.classes:
+            method = self.method(owner, tail[0])
+            if method is not None:
+                return Resolved(SymbolKind.FUNCTION, method)
+        return Resolved(SymbolKind.MEMBER, name)
+
+    def mro(self, cls: str) -> list[str]:
+        """C, then its bases depth-first (MRO-ish): project class names and external names."""
+        if cls in self._mro_busy:
+            return [cls]
+        self._mro_busy.add(cls)
+        try:
+            return self._linearise(cls)
+        finally:
+            self._mro_busy.discard(cls)
+
+    def _linearise(self, cls: str) -> list[str]:
+        order: list[str] = []
+        stack = [cls]
+        while stack and len(order) < 64:
+            current = stack.pop(0)
+            if current in order:
+                continue
+            order.append(current)
+            info = self.classes.get(current)
+            if info is not None:
+                stack = [self._base_name(b) for b in info.bases] + stack
+        return order
+
+    def _base_name(self, base: str) -> str:
+        found = self.resolve(base)
+        return found.name
+
+    def method(self, cls: str, name: str) -> str | None:
+        """The qualname of method ``name`` as found on ``cls`` or its project bases."""
+        for owner in self.mro(cls):
+            qualname = f"{owner}.{name}"
+            if qualname in self.functions:
+                return qualname
+        return None
+
+    def derives_from(self, cls: str, external: str) -> bool:
+        return external in self.mro(cls)
+
+    def function_path(self, qualname: str) -> str:
+        summary = self.home.get(qualname)
+        return summary.path if summary else ""

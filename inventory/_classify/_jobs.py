@@ -1,0 +1,30 @@
+"""Building a :class:`Job` from a function's traces and its verdict."""
+
+from __future__ import annotations
+
+from inventory._classify._effects import EffectAnalysis
+from inventory._classify._index import SymbolIndex
+from inventory._classify._local import location
+from inventory._classify._verdict import decide
+from inventory.config import JobSetting
+from inventory.models import Job
+from inventory.summary import FunctionInfo
+
+
+def build_job(
+    fn: FunctionInfo, index: SymbolIndex, analysis: EffectAnalysis, setting: JobSetting | None
+) -> Job:
+    traces = analysis.traces(fn.qualname)
+    verdict = decide(fn.qualname, fn.params, traces, setting)
+    return Job(
+        qualname=fn.qualname,
+        location=location(index.function_path(fn.qualname), fn.span),
+        idempotency=verdict.idempotency,
+        confidence=verdict.confidence,
+        effects=[t.effect for t in traces if not t.gap],
+        evidence=verdict.evidence,
+        suggested_key=verdict.suggested_key,
+        pinned=verdict.pinned,
+        is_async=fn.is_async,
+        parameters=[p for p in fn.params if p not in ("self", "cls")],
+    )

@@ -1,0 +1,210 @@
+"""Effects of one function body on its own: catalogued calls and syntactic facts.
+
+Callees are not looked at here (that is the fixpoint in ``_effects``); this
+turns one FunctionInfo into :class:`Trace` records whose chain is just the
+function itself.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from inventory._catalogue import CallMatch, Catalogue
+from inventory._classify._graph import CallGraph, CallTarget
+from inventory._classify._index import SymbolKind
+from inventory.models import Effect, EffectKind, Location
+from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, Span
+
+# Key expressions that mint a fresh value on every run: a retry gets a new key.
+_MINTED = re.compile(r"uuid|random|token_|time\(|now\(")
+_MINTING_CALL = re.compile(r"uuid|random|secrets\.token|time\.time$|\.now$|utcnow$")
+_AUGASSIGN = re.compile(r"\s*([\w.\[\]()]+?)\.(\w+)\s*(?:[-+*/%|&^]?=|$)")
+_PERSISTING = frozenset(
+    {
+        EffectKind.DB_INSERT,
+        EffectKind.DB_UPSERT,
+        EffectKind.DB_OVERWRITE,
+        EffectKind.FILE_WRITE,
+        EffectKind.OBJECT_PUT,
+        EffectKind.CACHE_SET,
+    }
+)
+
+
+@dataclass(frozen=True)
+class Trace:
+    """An effect plus what the verdict needs to know about how it was found."""
+
+    effect: Effect
+    exact: bool = True  # matched an exact catalogue entry
+    keyed_by: str | None = None  # the catalogue's key kwarg for this API
+    minted_key: bool = False  # a key was passed but minted inside (uuid4...): does not count
+    stored: bool = False  # a random id next to a persisting write in the same function
+    gap: bool = False  # not an effect: a project call we could not resolve
+
+    @property
+    def key(self) -> tuple[str, str, int, int, str, bool]:
+        loc = self.effect.location
+        return (self.effect.kind, loc.path, loc.line, loc.column, self.effect.api, self.gap)
+
+    def via(self, caller: str) -> Trace:
+        chain = [caller, *self.effect.chain]
+        return replace(self, effect=self.effect.model_copy(update={"chain": chain}))
+
+
+def location(path: str, span: Span) -> Location:
+    return Location(
+        path=path,
+        line=span.line,
+        column=span.column,
+        end_line=span.end_line,
+        end_column=span.end_column,
+    )
+
+
+class LocalEffects:
+    """Turns one function body into traces, using the catalogue and the call graph."""
+
+    def __init__(
+        self, graph: CallGraph, catalogue: Catalogue, dynamic_sites: dict[str, list[RawSite]]
+    ):
+        self.graph = graph
+        self.catalogue = catalogue
+        self.dynamic_sites = dynamic_sites
+
+    def of(self, fn: FunctionInfo) -> list[Trace]:
+        path = self.graph.index.function_path(fn.qualname)
+        calls = [
+            self._call(t, fn, path) for t in self.graph.targets(fn.qualname) if t.function is None
+        ]
+        traces = [t for t in calls if t is not None]
+        traces += [t for f in fn.facts if (t := self._fact(f, fn, path)) is not None]
+        traces += [self._dynamic_site(s, fn, path) for s in self.dynamic_sites.get(fn.qualname, [])]
+        return _post_process(traces, fn)
+
+    def _call(self, target: CallTarget, fn: FunctionInfo, path: str) -> Trace | None:
+        call = target.call
+        found = self.catalogue.match_call(call, target.name, _sql_before(fn, call.span.line))
+        if found is None and target.kind != SymbolKind.FUNCTION:
+            found = self.catalogue.match_keyword(call, target.name)
+        if found is not None:
+            return _matched(found, call, fn, path)
+        if target.kind == SymbolKind.MISSING:
+            detail = f"{target.name} looks like a project name but is defined nowhere in the scan"
+            effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, target.name, fn, detail)
+            return Trace(effect, exact=False, gap=True)
+        return None
+
+    def _fact(self, fact: Fact, fn: FunctionInfo, path: str) -> Trace | None:
+        if fact.kind == FactKind.DYNAMIC_DISPATCH:
+            detail = "dynamic dispatch: the callee is only known at run time"
+            return Trace(_effect(EffectKind.DYNAMIC_CALL, path, fact.span, fact.text, fn, detail))
+        if fact.kind != FactKind.AUGASSIGN_ATTR:
+            return None
+        _, attr = augassign_parts(fact)
+        kind = self.catalogue.match_augassign(attr)
+        if kind is None:
+            return None
+        detail = f"changes account state ({attr}) relative to its current value"
+        return Trace(_effect(kind, path, fact.span, fact.text, fn, detail), exact=False)
+
+    def _dynamic_site(self, site: RawSite, fn: FunctionInfo, path: str) -> Trace:
+        detail = site.unresolved_reason or "starts work whose target is only known at run time"
+        api = site.target_source or site.pattern.value
+        return Trace(_effect(EffectKind.DYNAMIC_CALL, path, site.span, api, fn, detail))
+
+
+def augassign_parts(fact: Fact) -> tuple[str, str]:
+    """``order.total += x`` -> (``order``, ``total``)."""
+    for text in (fact.target, fact.text):
+        found = _AUGASSIGN.match(text)
+        if found:
+            return found.group(1), found.group(2)
+    return "", fact.target
+
+
+def _matched(found: CallMatch, call: CallInfo, fn: FunctionInfo, path: str) -> Trace:
+    keyed, minted = _key_status(call, found.keyed_by, fn)
+    detail = _key_detail(call, found.keyed_by, keyed, minted)
+    effect = _effect(found.kind, path, call.span, found.api, fn, detail)
+    effect = effect.model_copy(update={"keyed": keyed})
+    return Trace(effect, exact=found.exact, keyed_by=found.keyed_by, minted_key=minted)
+
+
+def _effect(
+    kind: EffectKind, path: str, span: Span, api: str, fn: FunctionInfo, detail: str
+) -> Effect:
+    return Effect(
+        kind=kind, location=location(path, span), api=api, chain=[fn.qualname], detail=detail
+    )
+
+
+def _key_status(call: CallInfo, keyed_by: str | None, fn: FunctionInfo) -> tuple[bool, bool]:
+    """(keyed, minted): a key counts only when derived from the function's inputs."""
+    if keyed_by is None or keyed_by not in {*call.kwargs, *call.kwarg_sources}:
+        return False, False
+    source = call.kwarg_sources.get(keyed_by, str(call.kwargs.get(keyed_by, "")))
+    if _MINTED.search(source):
+        return False, True
+    if any(re.search(rf"\b{re.escape(p)}\b", source) for p in fn.params):
+        return True, False
+    if _mints_ids(fn):
+        # A local variable in a function that mints ids: assume the key is one of them.
+        return False, True
+    return bool(call.uses_param), False
+
+
+def _mints_ids(fn: FunctionInfo) -> bool:
+    return any(_MINTING_CALL.search(c.target) for c in fn.calls)
+
+
+def _key_detail(call: CallInfo, keyed_by: str | None, keyed: bool, minted: bool) -> str:
+    if keyed_by is None:
+        return ""
+    source = call.kwarg_sources.get(keyed_by, "")
+    if minted:
+        return f"{keyed_by}={source} is minted inside the job: a retry sends a new key"
+    if keyed:
+        return f"{keyed_by}={source} is derived from the job's inputs"
+    return f"no {keyed_by} derived from the job's inputs"
+
+
+def _sql_before(fn: FunctionInfo, line: int) -> str | None:
+    """The SQL literal closest above a call: ``sql = "UPDATE ..."; cur.execute(sql)``."""
+    texts = [f for f in fn.facts if f.kind == FactKind.SQL_LITERAL and f.span.line <= line]
+    return max(texts, key=lambda f: f.span.line).text if texts else None
+
+
+def _post_process(traces: list[Trace], fn: FunctionInfo) -> list[Trace]:
+    bumped = _bumped_receivers(fn)
+    persisting = any(t.effect.kind in _PERSISTING for t in traces)
+    return [_refine(t, bumped, persisting) for t in traces]
+
+
+def _bumped_receivers(fn: FunctionInfo) -> dict[str, int]:
+    """Receivers of ``obj.attr += n`` and the first line where that happens."""
+    bumped: dict[str, int] = {}
+    for fact in fn.facts:
+        if fact.kind == FactKind.AUGASSIGN_ATTR:
+            receiver, _ = augassign_parts(fact)
+            bumped[receiver] = min(bumped.get(receiver, fact.span.line), fact.span.line)
+    return bumped
+
+
+def _refine(trace: Trace, bumped: dict[str, int], persisting: bool) -> Trace:
+    effect = trace.effect
+    if effect.kind == EffectKind.RANDOM_ID and persisting:
+        return replace(
+            trace, stored=True, effect=_with(effect, detail="random or time-based value stored")
+        )
+    if effect.kind == EffectKind.DB_OVERWRITE and effect.api.endswith(".save"):
+        receiver = effect.api.rsplit(".", 1)[0]
+        if bumped.get(receiver, effect.location.line + 1) <= effect.location.line:
+            detail = f"{receiver} is incremented in memory (+=) then saved: a retry adds twice"
+            return replace(trace, effect=_with(effect, kind=EffectKind.DB_INCREMENT, detail=detail))
+    return trace
+
+
+def _with(effect: Effect, **changes: object) -> Effect:
+    return effect.model_copy(update=changes)

@@ -1,0 +1,139 @@
+"""Call sites: resolve the extractor's RawSites globally, and find DIRECT_CALL sites.
+
+DIRECT_CALL: inside a request handler, a call whose transitive effects are
+slow (sends, payments, outside HTTP, images, reports, uploads, publishes,
+subprocesses, sleeps). Decision: when the callee is a project function, the
+callee is the job (it can be moved as is). When the handler calls a slow
+library API inline, the handler itself is reported as the job, once per
+handler, with the first slow API as ``target_source``: there is no project
+function to move, and the reviewer must extract one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from inventory._classify._effects import EffectAnalysis
+from inventory._classify._graph import CallGraph, CallTarget
+from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory._classify._local import Trace, location
+from inventory.models import Argument, CallSite, EffectKind, Pattern
+from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, TargetKind
+
+K = EffectKind
+SLOW = frozenset(
+    {K.EMAIL_SEND, K.SMS_SEND, K.PUSH_SEND, K.PAYMENT, K.HTTP_GET, K.HTTP_POST, K.HTTP_PUT}
+    | {K.HTTP_PATCH, K.HTTP_DELETE, K.IMAGE_PROCESS, K.REPORT_GENERATE, K.OBJECT_PUT}
+    | {K.MESSAGE_PUBLISH, K.SUBPROCESS, K.SLEEP}
+)
+UNKNOWN_JOB = "unknown"
+_THREAD = "threading.Thread"
+
+
+@dataclass(frozen=True)
+class SiteTarget:
+    job: str | None  # project function qualname, None when unresolved
+    reason: str = ""
+
+
+def resolve_site(index: SymbolIndex, raw: RawSite) -> SiteTarget | None:
+    """The job a raw site runs; None when the site turns out not to be one."""
+    if raw.target is None or raw.target_kind == TargetKind.DYNAMIC:
+        return SiteTarget(None, raw.unresolved_reason or "the target is only known at run time")
+    found = index.resolve(raw.target)
+    if raw.target_kind == TargetKind.THREAD_SUBCLASS:
+        return _thread_subclass(index, found.name) if found.kind == SymbolKind.CLASS else None
+    if found.kind == SymbolKind.FUNCTION:
+        return SiteTarget(found.name)
+    if found.kind == SymbolKind.CLASS:
+        init = index.method(found.name, "__init__")
+        return SiteTarget(init, "" if init else f"{found.name} has no __init__ in the project")
+    if found.kind == SymbolKind.EXTERNAL:
+        return SiteTarget(None, f"{found.name} is not defined in the scanned project")
+    return SiteTarget(None, f"{found.name} could not be resolved to a project function")
+
+
+def _thread_subclass(index: SymbolIndex, cls: str) -> SiteTarget | None:
+    if not index.derives_from(cls, _THREAD):
+        return None  # a class named like a thread that is not one: no site
+    run = index.method(cls, "run")
+    return SiteTarget(run, "" if run else f"{cls} derives from Thread but defines no run()")
+
+
+def raw_call_site(summary: FileSummary, raw: RawSite, target: SiteTarget) -> CallSite:
+    return CallSite(
+        location=location(summary.path, raw.span),
+        pattern=raw.pattern,
+        job=target.job or UNKNOWN_JOB,
+        target_source=raw.target_source,
+        unresolved_reason=target.reason,
+        enclosing_function=raw.enclosing_function,
+        handler=raw.handler,
+        result_used=raw.result_used,
+        result_use_lines=raw.result_use_lines,
+        arguments=raw.arguments,
+    )
+
+
+def direct_call_sites(
+    handler: FunctionInfo, graph: CallGraph, analysis: EffectAnalysis
+) -> list[CallSite]:
+    path = graph.index.function_path(handler.qualname)
+    sites = [
+        _direct(handler, path, t.call, t.function, _written(t))
+        for t in graph.targets(handler.qualname)
+        if t.function and t.function != handler.qualname and _is_slow(analysis.traces(t.function))
+    ]
+    inline = [t for t in analysis.traces(handler.qualname) if _inline_slow(t, handler.qualname)]
+    first = inline[0].effect if inline else None
+    calls = [t.call for t in graph.targets(handler.qualname)]
+    call = next((c for c in calls if first and c.span.line == first.location.line), None)
+    if first is not None and call is not None:
+        sites.append(_direct(handler, path, call, handler.qualname, first.api))
+    return sites
+
+
+def _is_slow(traces: list[Trace]) -> bool:
+    return any(t.effect.kind in SLOW and not t.gap for t in traces)
+
+
+def _inline_slow(trace: Trace, handler: str) -> bool:
+    return trace.effect.kind in SLOW and trace.effect.chain == [handler] and not trace.gap
+
+
+def _written(target: CallTarget) -> str:
+    call = target.call
+    method = call.target.rsplit(".", 1)[-1]
+    return f"{call.receiver_source}.{method}" if call.receiver_source else method
+
+
+def _direct(handler: FunctionInfo, path: str, call: CallInfo, job: str, written: str) -> CallSite:
+    return CallSite(
+        location=location(path, call.span),
+        pattern=Pattern.DIRECT_CALL,
+        job=job,
+        target_source=written,
+        enclosing_function=handler.qualname,
+        handler=handler.handler,
+        result_used=call.result_used,
+        arguments=_arguments(call),
+    )
+
+
+def _arguments(call: CallInfo) -> list[Argument]:
+    positional = [
+        _argument(f"#{i}", source, call.args[i] if i < len(call.args) else "<expr>")
+        for i, source in enumerate(call.arg_sources)
+    ]
+    named = [_argument(k, s, call.kwargs.get(k, "<expr>")) for k, s in call.kwarg_sources.items()]
+    return positional + named
+
+
+def _argument(name: str, source: str, value: object) -> Argument:
+    literal = value != "<expr>"
+    return Argument(
+        name=name,
+        source=source,
+        serialisable=True if literal else None,
+        reason="" if literal else "not a literal: check its type before enqueueing",
+    )

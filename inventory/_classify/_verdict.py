@@ -1,0 +1,161 @@
+"""Idempotency verdicts: the rules, in the order they are tried.
+
+1. pinned in ``[tool.migrator.jobs]`` -> that verdict, the reason as evidence.
+2. ``unsafe``: a payment / account-state effect without a key derived from
+   the job's inputs (money may move twice). Wins over everything else.
+3. ``needs_key``: the user declared an idempotency key for the job.
+4. ``unknown``: dynamic calls (or subprocesses) in the reachable code.
+5. ``needs_key``: every payment, and every repeat-on-retry effect, is keyed
+   by a key derived from the inputs: safe only with that key.
+6. ``non_idempotent``: an effect that repeats on retry (insert, increment,
+   append, send, POST, publish, enqueue, stored random id).
+7. ``idempotent``: reads, overwrites, upserts, deletes, GET/PUT/DELETE,
+   cache set/delete, derived writes, or no effect at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from inventory._classify._local import Trace
+from inventory.config import JobSetting
+from inventory.models import Confidence, EffectKind, Evidence, Idempotency
+
+K = EffectKind
+MONEY = frozenset({K.PAYMENT, K.ACCOUNT_STATE})
+NOTIFY = frozenset({K.EMAIL_SEND, K.SMS_SEND, K.PUSH_SEND})
+REPEATS = frozenset(
+    {K.DB_INSERT, K.DB_INCREMENT, K.FILE_APPEND, K.CACHE_INCR, K.HTTP_POST, K.HTTP_PATCH}
+    | {K.MESSAGE_PUBLISH, K.ENQUEUE}
+    | NOTIFY
+)
+OPAQUE = frozenset({K.DYNAMIC_CALL, K.SUBPROCESS})
+
+_WHAT = {
+    K.DB_READ: "reads the database",
+    K.DB_INSERT: "inserts a row: a retry inserts another",
+    K.DB_UPSERT: "upserts: a retry converges on the same row",
+    K.DB_OVERWRITE: "overwrites a row: a retry writes the same values",
+    K.DB_INCREMENT: "increments a stored value: a retry adds twice",
+    K.DB_DELETE: "deletes: a retry finds nothing left to delete",
+    K.FILE_WRITE: "overwrites a file",
+    K.FILE_APPEND: "appends to a file: a retry appends again",
+    K.HTTP_GET: "HTTP GET",
+    K.HTTP_PUT: "HTTP PUT (idempotent by HTTP semantics)",
+    K.HTTP_DELETE: "HTTP DELETE (idempotent by HTTP semantics)",
+    K.HTTP_POST: "HTTP POST: a retry posts again",
+    K.HTTP_PATCH: "HTTP PATCH: not idempotent in general",
+    K.EMAIL_SEND: "sends an email: a retry sends it twice",
+    K.SMS_SEND: "sends an SMS: a retry sends it twice",
+    K.PUSH_SEND: "sends a push notification: a retry sends it twice",
+    K.PAYMENT: "moves money",
+    K.ACCOUNT_STATE: "changes account state relative to its current value: a retry applies it twice",
+    K.MESSAGE_PUBLISH: "publishes a message: a retry publishes it twice",
+    K.ENQUEUE: "enqueues further work: a retry enqueues it twice",
+    K.CACHE_SET: "sets a cache key",
+    K.CACHE_INCR: "grows a cache value (incr/push): a retry grows it twice",
+    K.CACHE_DELETE: "deletes a cache key",
+    K.OBJECT_PUT: "puts an object to a key",
+    K.RANDOM_ID: "makes a random or time-based value",
+    K.IMAGE_PROCESS: "processes an image",
+    K.REPORT_GENERATE: "builds a report",
+    K.SUBPROCESS: "runs an external program whose effects are invisible here",
+    K.SLEEP: "sleeps (slow, harmless on retry)",
+    K.DYNAMIC_CALL: "calls something only known at run time",
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    idempotency: Idempotency
+    confidence: Confidence
+    evidence: list[Evidence] = field(default_factory=list)
+    suggested_key: str | None = None
+    pinned: bool = False
+
+
+def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting | None) -> Verdict:
+    effects = [t for t in traces if not t.gap]
+    evidence = [effect_evidence(t) for t in effects]
+    if setting is not None and setting.idempotency is not None:
+        reason = Evidence(message=f"pinned in [tool.migrator.jobs]: {setting.reason}")
+        return Verdict(setting.idempotency, Confidence.HIGH, [*evidence, reason], pinned=True)
+    verdict, reason = _rule(effects, setting)
+    confidence = _confidence(verdict, traces)
+    key = _suggested_key(job, params, effects) if verdict == Idempotency.NON_IDEMPOTENT else None
+    return Verdict(verdict, confidence, [*evidence, Evidence(message=reason)], key)
+
+
+def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency, str]:
+    kinds = {t.effect.kind for t in effects}
+    unkeyed_money = sorted(
+        {t.effect.api for t in effects if t.effect.kind in MONEY and not t.effect.keyed}
+    )
+    if unkeyed_money:
+        return (
+            Idempotency.UNSAFE,
+            f"unsafe: money or account state changes without a derived key ({', '.join(unkeyed_money)})",
+        )
+    if setting is not None and setting.key:
+        return (
+            Idempotency.NEEDS_KEY,
+            f"needs_key: declared idempotency key {setting.key!r} in [tool.migrator.jobs]",
+        )
+    if kinds & OPAQUE:
+        opaque = sorted({t.effect.api for t in effects if t.effect.kind in OPAQUE})
+        return Idempotency.UNKNOWN, f"unknown: effects hidden behind {', '.join(opaque)}"
+    repeats = [t for t in effects if _repeats(t)]
+    if (kinds & MONEY or repeats) and all(t.effect.keyed for t in repeats):
+        return (
+            Idempotency.NEEDS_KEY,
+            "needs_key: safe only with the idempotency keys it passes, derived from its inputs",
+        )
+    if repeats:
+        names = sorted({t.effect.kind.value for t in repeats})
+        return Idempotency.NON_IDEMPOTENT, f"non_idempotent: a retry repeats {', '.join(names)}"
+    if not effects:
+        return Idempotency.IDEMPOTENT, "idempotent: no effect found in the reachable code"
+    return (
+        Idempotency.IDEMPOTENT,
+        "idempotent: only reads, overwrites, upserts, deletes or derived writes",
+    )
+
+
+def _repeats(trace: Trace) -> bool:
+    if trace.effect.kind == K.RANDOM_ID:
+        return trace.stored
+    return trace.effect.kind in REPEATS
+
+
+def _confidence(verdict: Idempotency, traces: list[Trace]) -> Confidence:
+    effects = [t for t in traces if not t.gap]
+    if verdict == Idempotency.UNKNOWN or len(effects) < len(traces):
+        return Confidence.LOW
+    if not effects or not all(t.exact for t in effects):
+        return Confidence.MEDIUM
+    return Confidence.HIGH
+
+
+def effect_evidence(trace: Trace) -> Evidence:
+    effect = trace.effect
+    message = f"{effect.api}: {_WHAT[effect.kind]}"
+    if trace.minted_key:
+        message += f"; its {trace.keyed_by} is minted inside the job, so a retry sends a new key"
+    elif effect.keyed:
+        message += f", keyed by {trace.keyed_by} derived from the job's inputs"
+    elif effect.kind in MONEY and trace.keyed_by:
+        message = f"{effect.api} without {trace.keyed_by}: money may move twice"
+    if trace.minted_key and effect.kind in MONEY:
+        message += ": money may move twice"
+    return Evidence(message=message, location=effect.location, chain=list(effect.chain))
+
+
+def _suggested_key(job: str, params: list[str], effects: list[Trace]) -> str | None:
+    """Notification-only jobs get a dedup key template: the fast track for email/SMS/push."""
+    repeats = {t.effect.kind for t in effects if _repeats(t)}
+    if not repeats or not repeats <= NOTIFY:
+        return None
+    real = [p for p in params if p not in ("self", "cls")]
+    id_like = [p for p in real if p in ("id", "pk") or p.endswith(("_id", "_pk"))]
+    chosen = (id_like or real)[:1]
+    return f"{job}:{{{chosen[0]}}}" if chosen else job
