@@ -1,0 +1,69 @@
+"""Errors raised by queue_runtime: one root, small subclasses.
+
+The docstring of each class is its message; ``detail`` adds the specifics
+(``PayloadError("size: expected int")``). Errors from psycopg / redis /
+pydantic are translated at the edge with ``raise ... from exc``.
+"""
+
+from __future__ import annotations
+
+
+class QueueError(Exception):
+    """The job queue failed."""
+
+    def __init__(self, detail: str = "") -> None:
+        self.detail = detail
+        message = (self.__doc__ or type(self).__name__).strip()
+        super().__init__(f"{message}: {detail}" if detail else message)
+
+
+class NotConfigured(QueueError):
+    """The queue needs a database URL (configure(database_url=...) or QUEUE_RUNTIME_DATABASE_URL)."""
+
+
+class ConfigError(QueueError):
+    """The queue configuration is invalid."""
+
+
+class PayloadError(QueueError):
+    """The job arguments do not match the job's signature."""
+
+
+class PayloadTooLarge(PayloadError):
+    """The job arguments are larger than max_payload_bytes once stored as JSON."""
+
+
+class PoolMismatchError(QueueError):
+    """The job is not configured for this pool."""
+
+
+class UnknownJob(QueueError):
+    """No job is registered under this name."""
+
+
+class DuplicateJob(QueueError):
+    """Another function is already registered under this job name."""
+
+
+class JobNotFound(QueueError):
+    """No job with this id exists (or it was purged)."""
+
+
+class JobFailed(QueueError):
+    """The job failed."""
+
+
+class JobTimeout(QueueError):
+    """The job did not finish in time."""
+
+
+class Permanent(QueueError):
+    """The job failed permanently and must not be retried."""
+
+
+class StoreError(QueueError):
+    """The job store (PostgreSQL) failed."""
+
+
+class SchemaNotMigrated(StoreError):
+    """The queue schema is missing or out of date: run `queue-runtime migrate` (queue_runtime.migrate)."""

@@ -1,0 +1,317 @@
+"""Every SQL statement of the PostgreSQL job store, by name.
+
+Tables (see ``migrations/versions``): ``{s}.jobs`` holds queued and running
+jobs only; ``{s}.job_history`` finished ones; ``{s}.idempotency_keys`` key ->
+job id; ``{s}.job_audit`` operator actions. ``{s}`` is the schema, rendered
+with ``sql.Identifier``; every value is a bind parameter.
+
+Fencing: statements that finish, retry, defer or rescue a job match
+``(id, attempt)`` AND ``state = 'running'``, so a worker that lost its lease
+(the job was rescued and claimed again, attempt + 1) changes nothing.
+Attempts only ever grow, so a token is never handed out twice.
+"""
+
+from __future__ import annotations
+
+# enqueue: one job, one round trip. pg_notify is transactional: workers of the
+# pool wake up at commit (the caller's commit when enqueued with conn=).
+ENQUEUE = """
+WITH ins AS (
+    INSERT INTO {s}.jobs (name, pool, priority, args, max_attempts, run_at, tenant)
+    VALUES (%s, %s, %s, %s, %s, coalesce(%s::timestamptz, now()), %s)
+    RETURNING id, pool
+)
+SELECT id, true, pg_notify(%s, pool) FROM ins
+"""
+
+# enqueue_keyed: the key row is inserted first (ON CONFLICT DO NOTHING); the
+# job row only when the key was new. A known key returns its job, wherever it
+# is now. Zero rows back means a concurrent enqueue of the same key committed
+# after our snapshot: the caller runs the statement again.
+ENQUEUE_KEYED = """
+WITH k AS (
+    INSERT INTO {s}.idempotency_keys (key, job_id)
+    VALUES (%(key)s, nextval(%(seq)s::regclass))
+    ON CONFLICT (key) DO NOTHING
+    RETURNING job_id
+), ins AS (
+    INSERT INTO {s}.jobs (id, name, pool, priority, args, max_attempts, run_at, tenant, idempotency_key)
+    SELECT k.job_id, %(name)s, %(pool)s, %(priority)s, %(args)s, %(max_attempts)s,
+           coalesce(%(run_at)s::timestamptz, now()), %(tenant)s, %(key)s
+    FROM k
+    RETURNING id, pool
+)
+SELECT id, true, pg_notify(%(channel)s, pool) FROM ins
+UNION ALL
+SELECT job_id, false, NULL FROM {s}.idempotency_keys
+WHERE key = %(key)s AND NOT EXISTS (SELECT 1 FROM k)
+"""
+
+# allocate_ids: ids and the database clock for a COPY batch (COPY returns nothing).
+ALLOCATE_IDS = """
+SELECT now(), array(SELECT nextval(%s::regclass) FROM generate_series(1, %s))
+"""
+
+# claim_keys: reserve the idempotency keys of a batch; returns the keys that were new.
+CLAIM_KEYS = """
+INSERT INTO {s}.idempotency_keys (key, job_id)
+SELECT * FROM unnest(%s::text[], %s::bigint[])
+ON CONFLICT (key) DO NOTHING
+RETURNING key
+"""
+
+# existing_keys: the job ids already holding these keys.
+EXISTING_KEYS = """
+SELECT key, job_id FROM {s}.idempotency_keys WHERE key = ANY(%s::text[])
+"""
+
+# copy_jobs: bulk enqueue, binary COPY with ids allocated beforehand.
+COPY_JOBS = """
+COPY {s}.jobs (id, name, pool, priority, args, max_attempts, run_at, tenant, idempotency_key)
+FROM STDIN (FORMAT BINARY)
+"""
+COPY_TYPES = ["int8", "text", "text", "int2", "jsonb", "int4", "timestamptz", "text", "text"]
+
+# notify_pools: one NOTIFY per pool for a whole batch.
+NOTIFY_POOLS = """
+SELECT pg_notify(%s, pool) FROM unnest(%s::text[]) AS p(pool)
+"""
+
+# claim: the due jobs of one pool, best first, skipping rows other workers
+# hold; attempt + 1 makes the new fencing token.
+CLAIM = """
+WITH c AS (
+    SELECT id FROM {s}.jobs
+    WHERE pool = %s AND state = 'pending' AND run_at <= now()
+    ORDER BY priority DESC, run_at
+    LIMIT %s
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE {s}.jobs j
+SET state = 'running', attempt = j.attempt + 1, claimed_at = now(), worker = %s
+FROM c WHERE j.id = c.id
+RETURNING j.id, j.name, j.pool, j.args, j.attempt, j.max_attempts, j.tenant,
+          j.idempotency_key, j.enqueued_at, j.priority, j.run_at
+"""
+
+# complete_many: one statement for a whole batch; the rows leave the hot table
+# and a lean history row is written (no copy of the arguments).
+COMPLETE_MANY = """
+WITH done AS (
+    SELECT * FROM unnest(%s::bigint[], %s::int[], %s::jsonb[]) AS d(id, attempt, result)
+), gone AS (
+    DELETE FROM {s}.jobs j USING done
+    WHERE j.id = done.id AND j.attempt = done.attempt AND j.state = 'running'
+    RETURNING j.id, j.name, j.pool, j.priority, j.attempt, j.max_attempts, j.tenant,
+              j.idempotency_key, j.enqueued_at, j.errors, done.result
+)
+INSERT INTO {s}.job_history
+    (id, name, pool, status, priority, attempt, max_attempts, tenant, idempotency_key,
+     enqueued_at, result, errors)
+SELECT id, name, pool, 'succeeded', priority, attempt, max_attempts, tenant, idempotency_key,
+       enqueued_at, result, errors
+FROM gone
+"""
+
+# fail_retry: back to pending at run_at, the error appended to the attempt history.
+FAIL_RETRY = """
+UPDATE {s}.jobs
+SET state = 'pending', run_at = %s, worker = NULL, claimed_at = NULL,
+    errors = coalesce(errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+        'attempt', attempt, 'error', %s::text, 'at', now(), 'worker', worker))
+WHERE id = %s AND attempt = %s AND state = 'running'
+RETURNING id
+"""
+
+# fail_dead: out of the hot table into the dead-letter queue, arguments kept for replay.
+FAIL_DEAD = """
+WITH gone AS (
+    DELETE FROM {s}.jobs
+    WHERE id = %(id)s AND attempt = %(attempt)s AND state = 'running'
+    RETURNING *
+)
+INSERT INTO {s}.job_history
+    (id, name, pool, status, priority, attempt, max_attempts, tenant, idempotency_key,
+     enqueued_at, args, error, traceback, errors)
+SELECT id, name, pool, 'dead', priority, attempt, max_attempts, tenant, idempotency_key,
+       enqueued_at, args, %(error)s, %(traceback)s,
+       coalesce(errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+           'attempt', attempt, 'error', %(error)s::text, 'at', now(), 'worker', worker))
+FROM gone
+RETURNING id
+"""
+
+# defer: back to pending later WITHOUT consuming an attempt. The attempt stays
+# (tokens never repeat); max_attempts grows by one instead.
+DEFER = """
+UPDATE {s}.jobs
+SET state = 'pending', run_at = %s, worker = NULL, claimed_at = NULL,
+    max_attempts = max_attempts + 1
+WHERE id = %s AND attempt = %s AND state = 'running'
+RETURNING id
+"""
+
+# rescue: jobs whose lease is gone go back to pending now (the attempt is
+# consumed: the job may be what killed its worker); on their last attempt they
+# go to the dead-letter queue instead, so a poison job cannot loop forever.
+RESCUE = """
+WITH t AS (
+    SELECT * FROM unnest(%(ids)s::bigint[], %(attempts)s::int[]) AS t(id, attempt)
+), back AS (
+    UPDATE {s}.jobs j
+    SET state = 'pending', run_at = now(), worker = NULL, claimed_at = NULL,
+        errors = coalesce(j.errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+            'attempt', j.attempt, 'error', 'lease lost', 'at', now(), 'worker', j.worker))
+    FROM t
+    WHERE j.id = t.id AND j.attempt = t.attempt AND j.state = 'running'
+      AND j.attempt < j.max_attempts
+    RETURNING j.id, j.pool
+), gone AS (
+    DELETE FROM {s}.jobs j USING t
+    WHERE j.id = t.id AND j.attempt = t.attempt AND j.state = 'running'
+      AND j.attempt >= j.max_attempts
+    RETURNING j.*
+), dead AS (
+    INSERT INTO {s}.job_history
+        (id, name, pool, status, priority, attempt, max_attempts, tenant, idempotency_key,
+         enqueued_at, args, error, errors)
+    SELECT id, name, pool, 'dead', priority, attempt, max_attempts, tenant, idempotency_key,
+           enqueued_at, args, 'lease lost on the last attempt',
+           coalesce(errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+               'attempt', attempt, 'error', 'lease lost', 'at', now(), 'worker', worker))
+    FROM gone
+    RETURNING id
+), woken AS (
+    SELECT pg_notify(%(channel)s, pool) FROM (SELECT DISTINCT pool FROM back) p
+)
+SELECT (SELECT count(*) FROM back) + (SELECT count(*) FROM dead), (SELECT count(*) FROM woken)
+"""
+
+# running_tokens: claims older than the lease TTL, for the reaper to check in Redis.
+RUNNING_TOKENS = """
+SELECT id, attempt FROM {s}.jobs
+WHERE state = 'running' AND claimed_at < now() - make_interval(secs => %s)
+ORDER BY claimed_at
+"""
+
+_RECORD_COLUMNS_JOBS = """
+    id, name, pool,
+    CASE WHEN state = 'running' THEN 'running'
+         WHEN errors IS NOT NULL AND attempt > 0 THEN 'retrying' ELSE 'queued' END,
+    args, attempt, max_attempts, NULL::jsonb, NULL::text, tenant, idempotency_key,
+    enqueued_at, NULL::timestamptz, errors
+"""
+_RECORD_COLUMNS_HISTORY = """
+    id, name, pool, status::text, args, attempt, max_attempts, result, error, tenant,
+    idempotency_key, enqueued_at, finished_at, errors
+"""
+
+# get: one job wherever it lives (hot table or history).
+GET = f"""
+SELECT {_RECORD_COLUMNS_JOBS} FROM {{s}}.jobs WHERE id = %(id)s
+UNION ALL
+SELECT {_RECORD_COLUMNS_HISTORY} FROM {{s}}.job_history WHERE id = %(id)s
+"""
+
+# replayed_as: the job a dead job was replayed into (handles follow replays).
+REPLAYED_AS = """
+SELECT new_job_id FROM {s}.job_audit
+WHERE job_id = %s AND action = 'replay' ORDER BY id DESC LIMIT 1
+"""
+
+# dead_letters: the dead-letter queue, newest first.
+DEAD_LETTERS = f"""
+SELECT {_RECORD_COLUMNS_HISTORY} FROM {{s}}.job_history
+WHERE status = 'dead' AND (%(name)s::text IS NULL OR name = %(name)s)
+ORDER BY finished_at DESC, id DESC
+LIMIT %(limit)s
+"""
+
+# replay: dead jobs back into the queue as NEW jobs (fresh id, fresh attempts,
+# same arguments and idempotency key), the move recorded in the audit.
+REPLAY = """
+WITH d AS (
+    DELETE FROM {s}.job_history
+    WHERE id = ANY(%(ids)s::bigint[]) AND status = 'dead'
+    RETURNING id, name, pool, priority, max_attempts, attempt, tenant, idempotency_key, args, errors
+), m AS (
+    SELECT d.*, nextval(%(seq)s::regclass) AS new_id FROM d
+), ins AS (
+    INSERT INTO {s}.jobs (id, name, pool, priority, args, max_attempts, tenant, idempotency_key, errors)
+    SELECT new_id, name, pool, priority, args, max_attempts, tenant, idempotency_key, errors FROM m
+    RETURNING id, pool
+), k AS (
+    UPDATE {s}.idempotency_keys ik SET job_id = m.new_id FROM m WHERE ik.key = m.idempotency_key
+), a AS (
+    INSERT INTO {s}.job_audit (job_id, action, new_job_id, detail)
+    SELECT id, 'replay', new_id, jsonb_build_object('attempts', attempt) FROM m
+), woken AS (
+    SELECT pg_notify(%(channel)s, pool) FROM (SELECT DISTINCT pool FROM ins) p
+)
+SELECT m.id, m.new_id, (SELECT count(*) FROM woken) FROM m
+"""
+
+# purge_dead: drop dead letters (all, or these ids) and free their keys.
+PURGE_DEAD = """
+WITH gone AS (
+    DELETE FROM {s}.job_history
+    WHERE status = 'dead' AND (%(ids)s::bigint[] IS NULL OR id = ANY(%(ids)s::bigint[]))
+    RETURNING id, idempotency_key
+), k AS (
+    DELETE FROM {s}.idempotency_keys ik USING gone WHERE ik.key = gone.idempotency_key
+), a AS (
+    INSERT INTO {s}.job_audit (job_id, action) SELECT id, 'purge' FROM gone
+)
+SELECT count(*) FROM gone
+"""
+
+# purge_finished: retention for succeeded and cancelled jobs (never dead ones).
+PURGE_FINISHED = """
+WITH gone AS (
+    DELETE FROM {s}.job_history
+    WHERE status IN ('succeeded', 'cancelled')
+      AND finished_at < now() - make_interval(secs => %s)
+    RETURNING idempotency_key
+), k AS (
+    DELETE FROM {s}.idempotency_keys ik USING gone WHERE ik.key = gone.idempotency_key
+)
+SELECT count(*) FROM gone
+"""
+
+# cancel: a job not yet running leaves the queue as cancelled.
+CANCEL = """
+WITH gone AS (
+    DELETE FROM {s}.jobs WHERE id = %s AND state = 'pending' RETURNING *
+)
+INSERT INTO {s}.job_history
+    (id, name, pool, status, priority, attempt, max_attempts, tenant, idempotency_key,
+     enqueued_at, args, errors)
+SELECT id, name, pool, 'cancelled', priority, attempt, max_attempts, tenant, idempotency_key,
+       enqueued_at, args, errors
+FROM gone
+RETURNING id
+"""
+
+# stats_hot / stats_history: per-pool depth, lag and outcomes for metrics.
+STATS_HOT = """
+SELECT pool,
+       count(*) FILTER (WHERE state = 'pending' AND run_at <= now()),
+       count(*) FILTER (WHERE state = 'pending' AND run_at > now()),
+       count(*) FILTER (WHERE state = 'running'),
+       coalesce(extract(epoch FROM now() - min(run_at) FILTER (
+           WHERE state = 'pending' AND run_at <= now())), 0)::float8
+FROM {s}.jobs GROUP BY pool
+"""
+STATS_HISTORY = """
+SELECT pool,
+       count(*) FILTER (WHERE status = 'dead'),
+       count(*) FILTER (WHERE status = 'succeeded' AND finished_at > now() - interval '1 minute')
+FROM {s}.job_history
+WHERE status = 'dead' OR finished_at > now() - interval '1 minute'
+GROUP BY pool
+"""
+
+# schema_ready: the tables exist (a clear error beats "relation does not exist").
+SCHEMA_READY = """
+SELECT to_regclass(%s) IS NOT NULL, pg_get_serial_sequence(%s, 'id')
+"""

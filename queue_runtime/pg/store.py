@@ -1,0 +1,229 @@
+"""PgJobStore: the JobStore seam on PostgreSQL.
+
+Hot-path costs: enqueue is one prepared statement (autocommit unless the
+caller passes its own connection); enqueue_many is one transaction with a
+binary COPY; claim is the single SKIP LOCKED statement; complete_many is one
+statement per batch. Transient errors (deadlock, serialization failure, lost
+connection) are retried with jitter on a fresh pooled connection; never when
+the caller passed ``conn=`` (its transaction is its own to retry).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import sql
+from psycopg_pool import ConnectionPool
+
+from queue_runtime.config import Settings
+from queue_runtime.errors import SchemaNotMigrated
+from queue_runtime.pg import queries as q
+from queue_runtime.pg import rows
+from queue_runtime.pg.bulk import copy_jobs
+from queue_runtime.pg.connect import channel
+from queue_runtime.retry import TransientRetry
+from queue_runtime.store import (
+    ClaimedJob,
+    Completion,
+    Failure,
+    JobRecord,
+    JobStatus,
+    NewJob,
+    PoolStats,
+)
+
+T = TypeVar("T")
+Conn = psycopg.Connection[Any]
+
+
+class _Sql:
+    """The named queries rendered once for one schema (plain strings: cheap to prepare)."""
+
+    def __init__(self, schema: str) -> None:
+        ident = sql.Identifier(schema)
+        self.render: Callable[[str], str] = lambda text: (
+            sql.SQL(text).format(s=ident).as_string(None)
+        )
+        self.jobs_table = sql.SQL("{}.jobs").format(ident).as_string(None)
+
+    def __getattr__(self, name: str) -> str:
+        text = self.render(getattr(q, name))
+        setattr(self, name, text)  # rendered once, then a plain attribute
+        return text
+
+
+class PgJobStore:
+    def __init__(
+        self, pool: ConnectionPool, settings: Settings, retry: TransientRetry | None = None
+    ) -> None:
+        self._pool = pool
+        self._sql = _Sql(settings.schema_name)
+        self._channel = channel(settings)
+        self._pools = list(settings.pools)
+        self._retry = retry or TransientRetry()
+        self._sequence: str | None = None
+
+    # -- plumbing -----------------------------------------------------------
+
+    def _run(self, fn: Callable[[Conn], T], conn: Conn | None = None) -> T:
+        if conn is not None:
+            self._ensure_schema(conn)
+            return fn(conn)
+        return self._retry(lambda: self._with_pooled(fn))
+
+    def _with_pooled(self, fn: Callable[[Conn], T]) -> T:
+        with self._pool.connection() as conn:
+            self._ensure_schema(conn)
+            return fn(conn)
+
+    def _ensure_schema(self, conn: Conn) -> None:
+        if self._sequence is not None:
+            return
+        table = self._sql.jobs_table
+        row = conn.execute(q.SCHEMA_READY, (table, table)).fetchone()
+        if not row or not row[0] or not row[1]:
+            raise SchemaNotMigrated(f"no table {table}")
+        self._sequence = row[1]
+
+    @property
+    def sequence(self) -> str:
+        assert self._sequence is not None, "_ensure_schema runs first"
+        return self._sequence
+
+    # -- enqueue ------------------------------------------------------------
+
+    def enqueue(self, job: NewJob, conn: Conn | None = None) -> int:
+        return self.enqueue_returning(job, conn)[0]
+
+    def enqueue_returning(self, job: NewJob, conn: Conn | None = None) -> tuple[int, bool]:
+        """``(job id, created)``: created is False when the idempotency key was known."""
+        if job.idempotency_key is None:
+            return self._run(lambda c: self._insert(c, job), conn)
+        return self._run(lambda c: self._insert_keyed(c, job), conn)
+
+    def _insert(self, conn: Conn, job: NewJob) -> tuple[int, bool]:
+        row = conn.execute(self._sql.ENQUEUE, rows.enqueue_params(job, self._channel)).fetchone()
+        assert row is not None, "INSERT ... RETURNING returns the row"
+        return row[0], True
+
+    def _insert_keyed(self, conn: Conn, job: NewJob) -> tuple[int, bool]:
+        params = rows.keyed_params(job, self._channel, self.sequence)
+        # No row: the key was committed by a concurrent enqueue after our
+        # snapshot was taken; the next statement's snapshot sees it.
+        for _ in range(5):
+            row = conn.execute(self._sql.ENQUEUE_KEYED, params).fetchone()
+            if row is not None:
+                return row[0], row[1]
+        raise psycopg.errors.SerializationFailure("idempotency key kept changing under us")
+
+    def enqueue_many(self, jobs: list[NewJob]) -> list[int]:
+        if not jobs:
+            return []
+        return self._run(lambda c: copy_jobs(c, self._sql, self.sequence, self._channel, jobs))
+
+    # -- claim and finish ---------------------------------------------------
+
+    def claim(self, pool: str, limit: int, worker_id: str) -> list[ClaimedJob]:
+        found = self._run(lambda c: c.execute(self._sql.CLAIM, (pool, limit, worker_id)).fetchall())
+        return [rows.claimed(row) for row in sorted(found, key=rows.claim_order)]
+
+    def complete_many(self, done: list[Completion]) -> int:
+        if not done:
+            return 0
+        params = (
+            [d.id for d in done],
+            [d.attempt for d in done],
+            [rows.jsonb_or_null(d.result) for d in done],
+        )
+        return self._run(lambda c: c.execute(self._sql.COMPLETE_MANY, params).rowcount)
+
+    def fail(self, failure: Failure) -> JobStatus:
+        """RETRYING or DEAD when recorded; with a stale token, the job's current status."""
+        if failure.retry_at is not None:
+            params: Any = (failure.retry_at, failure.error, failure.id, failure.attempt)
+            outcome, query = JobStatus.RETRYING, self._sql.FAIL_RETRY
+        else:
+            params = {"id": failure.id, "attempt": failure.attempt, "error": failure.error}
+            params["traceback"] = failure.traceback or None
+            outcome, query = JobStatus.DEAD, self._sql.FAIL_DEAD
+        if self._run(lambda c: c.execute(query, params).fetchone()) is not None:
+            return outcome
+        current = self.get(failure.id)
+        return current.status if current else JobStatus.CANCELLED
+
+    def defer(self, job_id: int, attempt: int, run_at: datetime) -> bool:
+        params = (run_at, job_id, attempt)
+        return self._run(lambda c: c.execute(self._sql.DEFER, params).fetchone()) is not None
+
+    def rescue(self, tokens: list[tuple[int, int]]) -> int:
+        if not tokens:
+            return 0
+        params = {
+            "ids": [t[0] for t in tokens],
+            "attempts": [t[1] for t in tokens],
+            "channel": self._channel,
+        }
+        row = self._run(lambda c: c.execute(self._sql.RESCUE, params).fetchone())
+        return int(row[0]) if row else 0
+
+    def running_tokens(self, older_than_seconds: float) -> list[tuple[int, int]]:
+        found = self._run(
+            lambda c: c.execute(self._sql.RUNNING_TOKENS, (older_than_seconds,)).fetchall()
+        )
+        return [(row[0], row[1]) for row in found]
+
+    def cancel(self, job_id: int) -> bool:
+        """Cancel a job that is not running yet; False when it already started or finished."""
+        return self._run(lambda c: c.execute(self._sql.CANCEL, (job_id,)).fetchone()) is not None
+
+    # -- inspection, DLQ ----------------------------------------------------
+
+    def get(self, job_id: int) -> JobRecord | None:
+        """The job, wherever it is; a replayed dead job answers as its replay."""
+        return self._run(lambda c: self._get(c, job_id, hops=5))
+
+    def _get(self, conn: Conn, job_id: int, hops: int) -> JobRecord | None:
+        row = conn.execute(self._sql.GET, {"id": job_id}).fetchone()
+        if row is not None:
+            return rows.record(row)
+        moved = conn.execute(self._sql.REPLAYED_AS, (job_id,)).fetchone()
+        if moved is None or hops == 0:
+            return None
+        return self._get(conn, moved[0], hops - 1)
+
+    def dead_letters(self, limit: int = 50, name: str | None = None) -> list[JobRecord]:
+        params = {"limit": limit, "name": name}
+        found = self._run(lambda c: c.execute(self._sql.DEAD_LETTERS, params).fetchall())
+        return [rows.record(row) for row in found]
+
+    def replay(self, job_ids: list[int]) -> list[int]:
+        """Dead jobs back to the queue as new jobs; returns the new ids (order of ``job_ids``)."""
+
+        def move(conn: Conn) -> list[Any]:
+            params = {"ids": job_ids, "seq": self.sequence, "channel": self._channel}
+            return conn.execute(self._sql.REPLAY, params).fetchall()
+
+        new_by_old = {row[0]: row[1] for row in self._run(move)}
+        return [new_by_old[i] for i in job_ids if i in new_by_old]
+
+    def purge_dead(self, job_ids: list[int] | None = None) -> int:
+        row = self._run(lambda c: c.execute(self._sql.PURGE_DEAD, {"ids": job_ids}).fetchone())
+        return int(row[0]) if row else 0
+
+    def purge_finished(self, older_than_seconds: float) -> int:
+        """Retention: drop succeeded and cancelled history older than this (never dead jobs)."""
+        row = self._run(
+            lambda c: c.execute(self._sql.PURGE_FINISHED, (older_than_seconds,)).fetchone()
+        )
+        return int(row[0]) if row else 0
+
+    def stats(self) -> list[PoolStats]:
+        def both(conn: Conn) -> tuple[list[Any], list[Any]]:
+            hot = conn.execute(self._sql.STATS_HOT).fetchall()
+            return hot, conn.execute(self._sql.STATS_HISTORY).fetchall()
+
+        hot, history = self._run(both)
+        return rows.pool_stats(self._pools, hot, history)

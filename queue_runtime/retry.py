@@ -1,0 +1,86 @@
+"""Backoff with full jitter, for job retries and transient database errors.
+
+Full jitter (AWS architecture blog): the delay is uniform in
+``[0, min(cap, base * 2 ** (attempt - 1))]``, so retries of many jobs that
+failed together spread out instead of hammering the database in waves. The
+clock and the random source are injectable: tests check the delays exactly.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+
+from queue_runtime.config import RetryPolicy
+
+T = TypeVar("T")
+
+# Transient: the same statement can succeed if simply run again later.
+TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
+    pg_errors.DeadlockDetected,
+    pg_errors.SerializationFailure,
+    pg_errors.LockNotAvailable,
+    psycopg.OperationalError,  # connection lost, server restarting, admin shutdown
+)
+
+
+def backoff_ceiling(attempt: int, base_delay: float, max_delay: float) -> float:
+    """The upper bound of the jittered delay after failed attempt ``attempt`` (1-based)."""
+    exponent = min(max(attempt - 1, 0), 62)  # 2**62 seconds is "forever"; avoid float overflow
+    return min(max_delay, base_delay * 2.0**exponent)
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Computes retry delays and retry times; clock and RNG injectable."""
+
+    rng: random.Random = field(default_factory=random.Random)
+    now: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+
+    def delay(self, attempt: int, policy: RetryPolicy) -> float:
+        ceiling = backoff_ceiling(attempt, policy.base_delay, policy.max_delay)
+        return self.rng.uniform(0.0, ceiling)
+
+    def retry_at(self, attempt: int, policy: RetryPolicy) -> datetime | None:
+        """When to run again after failed attempt ``attempt``; None when attempts are exhausted."""
+        if attempt >= policy.max_attempts:
+            return None
+        return self.now() + timedelta(seconds=self.delay(attempt, policy))
+
+
+@dataclass(frozen=True)
+class TransientRetry:
+    """Runs a database operation again on transient errors, with full jitter, never at once."""
+
+    attempts: int = 5
+    base_delay: float = 0.05
+    max_delay: float = 2.0
+    rng: random.Random = field(default_factory=random.Random)
+    sleep: Callable[[float], None] = time.sleep
+
+    def __call__(self, fn: Callable[[], T]) -> T:
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return fn()
+            except TRANSIENT_ERRORS:
+                if attempt == self.attempts:
+                    raise
+                self.sleep(self._delay(attempt))
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    def _delay(self, attempt: int) -> float:
+        # Never zero: an immediate retry of a deadlock usually deadlocks again.
+        ceiling = backoff_ceiling(attempt, self.base_delay, self.max_delay)
+        return max(self.rng.uniform(0.0, ceiling), ceiling / 100)
+
+
+def retry_transient(fn: Callable[[], T], policy: TransientRetry | None = None) -> T:
+    """``fn()``, retried on deadlocks, serialization failures and lost connections."""
+    return (policy or TransientRetry())(fn)
