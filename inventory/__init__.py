@@ -3,6 +3,7 @@
 Never imports or executes the code it reads.
 """
 
+from inventory._scan import ProgressCallback, scan
 from inventory.models import (
     Argument,
     CallSite,
@@ -17,6 +18,7 @@ from inventory.models import (
     Location,
     Pattern,
     ScanError,
+    ScanErrorKind,
     ScanStats,
 )
 
@@ -33,6 +35,9 @@ __all__ = [
     "Job",
     "Location",
     "Pattern",
+    "ProgressCallback",
     "ScanError",
+    "ScanErrorKind",
     "ScanStats",
+    "scan",
 ]

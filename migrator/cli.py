@@ -1,0 +1,123 @@
+"""The ``migrator`` command line: parse options, call one library function, render.
+
+Exit status: 0 clean, 1 findings at or above ``--fail-on`` (after the
+baseline), 2 usage errors and anything that stopped the command.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from inventory import Idempotency
+from migrator.errors import MigratorError
+from migrator.progress import ScanProgress
+from migrator.report import ReportFormat, ReportView, render
+from migrator.scan import ScanOutcome, ScanRequest, scan_project
+
+FAILED = 2
+
+
+class CommandFailed(click.ClickException):
+    """A command stopped: message on stderr, exit status 2."""
+
+    exit_code = FAILED
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except MigratorError as exc:
+            raise CommandFailed(str(exc)) from exc
+        except Exception as exc:  # the command runner: a bug becomes a message and status 2
+            raise CommandFailed(f"internal error: {type(exc).__name__}: {exc}") from exc
+
+
+@click.group(cls=_Group)
+@click.version_option(package_name="job-migrator", prog_name="migrator")
+def main() -> None:
+    """Find in-process background work and move it onto a job queue safely."""
+
+
+def _choice(enum: type[ReportFormat] | type[Idempotency]) -> click.Choice:
+    return click.Choice([member.value for member in enum])
+
+
+@main.command()
+@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=_choice(ReportFormat),
+    default=ReportFormat.TABLE.value,
+    show_default=True,
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+)
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSON file of accepted findings.",
+)
+@click.option(
+    "--update-baseline", is_flag=True, help="Write the current findings to --baseline and exit 0."
+)
+@click.option(
+    "--fail-on", type=_choice(Idempotency), help="Exit 1 on findings at or above this verdict."
+)
+@click.option("--no-cache", is_flag=True, help="Summarise every file again.")
+@click.option("--include-tests", is_flag=True, help="Also scan test code.")
+@click.option(
+    "--jobs", type=click.IntRange(min=1), help="Worker processes (default: one per core)."
+)
+def scan(
+    path: Path,
+    fmt: str,
+    output: Path | None,
+    baseline: Path | None,
+    update_baseline: bool,
+    fail_on: str | None,
+    no_cache: bool,
+    include_tests: bool,
+    jobs: int | None,
+) -> None:
+    """Find every place PATH starts work in-process and classify each job."""
+    if update_baseline and baseline is None:
+        raise click.UsageError("--update-baseline needs --baseline FILE")
+    request = ScanRequest(
+        root=path,
+        baseline=baseline,
+        update_baseline=update_baseline,
+        fail_on=Idempotency(fail_on) if fail_on else None,
+        use_cache=not no_cache,
+        include_tests=include_tests,
+        jobs=jobs,
+    )
+    with ScanProgress(Console(stderr=True)) as progress:
+        outcome = scan_project(request, progress)
+    _report(outcome, ReportFormat(fmt), output, baseline is not None)
+    if outcome.baseline_written is not None:
+        click.echo(f"wrote {outcome.baseline_written} fingerprints to {baseline}", err=True)
+        return
+    sys.exit(outcome.exit_code) if outcome.exit_code else None
+
+
+def _report(
+    outcome: ScanOutcome, fmt: ReportFormat, output: Path | None, baseline_given: bool
+) -> None:
+    view = ReportView(
+        outcome.inventory, baseline_given=baseline_given and outcome.baseline_written is None
+    )
+    if output is None:
+        render(fmt, view, Console(soft_wrap=fmt is not ReportFormat.TABLE))
+        return
+    with output.open("w", encoding="utf-8") as handle:
+        render(fmt, view, Console(file=handle, width=160, no_color=True))

@@ -1,0 +1,55 @@
+"""The scan progress bar: on stderr, only when someone can see it or waits long."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+LONG_SCAN_FILES = 200
+
+
+class ScanProgress:
+    """A ``progress(done, total)`` callback that shows a rich bar when worthwhile."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+
+    def __enter__(self) -> ScanProgress:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def _worthwhile(self, done: int, total: int) -> bool:
+        return total > done and (self.console.is_terminal or total > LONG_SCAN_FILES)
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._progress is None:
+            if not self._worthwhile(done, total):
+                return
+            self._progress = Progress(
+                TextColumn("scanning"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self._task = self._progress.add_task("scan", total=total)
+            self._progress.start()
+        assert self._task is not None
+        self._progress.update(self._task, completed=done, total=total)

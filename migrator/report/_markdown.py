@@ -1,0 +1,82 @@
+"""A Markdown report for pull requests: a table per verdict, evidence as lists."""
+
+from __future__ import annotations
+
+from inventory import Idempotency
+from migrator.report.view import VERDICT_ORDER, JobGroup, ReportView, chain_text, site_label
+
+HEADINGS = {
+    Idempotency.UNSAFE: "Unsafe: money or account state, never moved before a load test",
+    Idempotency.NON_IDEMPOTENT: "Not idempotent: runs twice, acts twice",
+    Idempotency.NEEDS_KEY: "Needs an idempotency key",
+    Idempotency.UNKNOWN: "Unknown: review by hand",
+    Idempotency.IDEMPOTENT: "Idempotent: safe to retry",
+}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(view: ReportView) -> str:
+    lines = ["# migrator scan", "", *_summary(view)]
+    for verdict in VERDICT_ORDER:
+        groups = [group for group in view.groups if group.verdict is verdict]
+        if groups:
+            lines += ["", f"## {HEADINGS[verdict]} ({len(groups)})", "", *_verdict_table(groups)]
+            for group in groups:
+                lines += ["", *_job_details(group)]
+    lines += _errors(view)
+    return "\n".join(lines) + "\n"
+
+
+def _summary(view: ReportView) -> list[str]:
+    stats = view.inventory.stats
+    counts = view.counts()
+    rows = [
+        "| Verdict | Jobs |",
+        "|---|---:|",
+        *(f"| `{v.value}` | {counts[v]} |" for v in VERDICT_ORDER),
+    ]
+    scanned = f"{stats.files_scanned} files, {stats.lines} lines, {len(view.inventory.errors)} files not scanned."
+    baseline = f" {view.baselined_sites} sites are in the baseline." if view.baselined_sites else ""
+    return [
+        f"{len(view.groups)} jobs started from {len(view.inventory.sites)} sites. {scanned}{baseline}",
+        "",
+        *rows,
+    ]
+
+
+def _verdict_table(groups: list[JobGroup]) -> list[str]:
+    rows = ["| Job | Confidence | Sites | Suggested key |", "|---|---|---:|---|"]
+    for group in groups:
+        confidence = group.job.confidence.value if group.job else "-"
+        key = f"`{group.job.suggested_key}`" if group.job and group.job.suggested_key else ""
+        rows.append(
+            f"| `{_cell(group.qualname)}` | {confidence} | {len(group.sites)} | {_cell(key)} |"
+        )
+    return rows
+
+
+def _job_details(group: JobGroup) -> list[str]:
+    lines = [f"### `{group.qualname}`", "", "Started at:", ""]
+    for site in group.sites:
+        mark = " (baseline)" if site.baselined else ""
+        lines.append(f"- `{site_label(site)}` via `{site.pattern.value}`{mark}")
+    evidence = group.job.evidence if group.job else []
+    if evidence:
+        lines += ["", "Evidence:", ""]
+    for item in evidence:
+        where = f" (`{item.location.path}:{item.location.line}`)" if item.location else ""
+        chain = f"\n  - chain: {chain_text(item.chain)}" if item.chain else ""
+        lines.append(f"- {item.message}{where}{chain}")
+    return lines
+
+
+def _errors(view: ReportView) -> list[str]:
+    if not view.inventory.errors:
+        return []
+    rows = ["", "## Files not scanned", "", "| Path | Kind | Reason |", "|---|---|---|"]
+    for error in view.inventory.errors:
+        rows.append(f"| `{_cell(error.path)}` | {error.kind.value} | {_cell(error.reason)} |")
+    return rows

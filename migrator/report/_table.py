@@ -1,0 +1,88 @@
+"""The default terminal report: one row per job, then a summary and the errors."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from inventory import Idempotency, ScanError
+from migrator.report.view import VERDICT_ORDER, JobGroup, ReportView, site_label
+
+VERDICT_STYLE = {
+    Idempotency.UNSAFE: "bold red",
+    Idempotency.NON_IDEMPOTENT: "red",
+    Idempotency.NEEDS_KEY: "yellow",
+    Idempotency.UNKNOWN: "magenta",
+    Idempotency.IDEMPOTENT: "green",
+}
+MAX_SITES_SHOWN = 5
+
+
+def render_table(view: ReportView, console: Console) -> None:
+    if view.groups:
+        console.print(_jobs_table(view))
+    else:
+        console.print("No in-process jobs found.")
+    console.print(_summary(view))
+    if view.inventory.errors:
+        console.print(_errors_table(view.inventory.errors))
+
+
+def _jobs_table(view: ReportView) -> Table:
+    table = Table(title=f"In-process jobs in {view.inventory.root}", show_lines=True, expand=False)
+    for header in ("Job", "Verdict", "Confidence", "Top evidence", "Sites", "Where"):
+        table.add_column(header, overflow="fold")
+    for group in view.groups:
+        table.add_row(*_row(group))
+    return table
+
+
+def _row(group: JobGroup) -> tuple[str | Text, ...]:
+    evidence = group.top_evidence
+    confidence = group.job.confidence.value if group.job else "-"
+    reason = evidence.message if evidence else _unresolved_reason(group)
+    return (
+        Text(group.qualname),
+        Text(group.verdict.value, style=VERDICT_STYLE[group.verdict]),
+        confidence,
+        Text(reason),
+        str(len(group.sites)),
+        Text(_where(group)),
+    )
+
+
+def _unresolved_reason(group: JobGroup) -> str:
+    reasons = sorted({site.unresolved_reason for site in group.sites if site.unresolved_reason})
+    return "; ".join(reasons) or "no evidence"
+
+
+def _where(group: JobGroup) -> str:
+    labels = [site_label(site) + (" (baseline)" if site.baselined else "") for site in group.sites]
+    hidden = len(labels) - MAX_SITES_SHOWN
+    shown = labels[:MAX_SITES_SHOWN] + ([f"... and {hidden} more"] if hidden > 0 else [])
+    return "\n".join(shown)
+
+
+def _summary(view: ReportView) -> Text:
+    stats = view.inventory.stats
+    text = Text(f"{len(view.groups)} jobs, {len(view.inventory.sites)} sites: ")
+    for index, verdict in enumerate(VERDICT_ORDER):
+        text.append(", " if index else "")
+        text.append(f"{verdict.value} {view.counts()[verdict]}", style=VERDICT_STYLE[verdict])
+    if view.baselined_sites:
+        text.append(f"; {view.baselined_sites} sites in the baseline")
+    text.append(
+        f"\n{stats.files_scanned} files ({stats.files_cached} from cache), {stats.lines} lines, "
+        f"{len(view.inventory.errors)} errors, {stats.seconds:.2f}s"
+    )
+    return text
+
+
+def _errors_table(errors: list[ScanError]) -> Table:
+    table = Table(title="Files not scanned", title_style="bold yellow")
+    for header in ("Path", "Kind", "Reason"):
+        table.add_column(header, overflow="fold")
+    for error in errors:
+        table.add_row(Text(error.path), error.kind.value, Text(error.reason))
+    return table
