@@ -28,8 +28,10 @@ from typing import Any
 
 import redis
 
+from queue_runtime.errors import QueueError
 
-class LeasesUnavailable(Exception):
+
+class LeasesUnavailable(QueueError):
     """Redis (leases, tenant tokens) cannot be reached right now."""
 
 
