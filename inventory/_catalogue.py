@@ -135,7 +135,9 @@ class Catalogue:
     def _sql(self) -> list[tuple[re.Pattern[str], EffectKind]]:
         return [(re.compile(rule.matches), rule.effect) for rule in self.spec.sql]
 
-    def match_call(self, call: CallInfo, target: str, sql_hint: str | None = None) -> CallMatch | None:
+    def match_call(
+        self, call: CallInfo, target: str, sql_hint: str | None = None
+    ) -> CallMatch | None:
         """The effect of ``call`` (whose resolved dotted name is ``target``), if catalogued."""
         for entry in self._exact:
             if fnmatchcase(target, entry.call):
@@ -166,22 +168,28 @@ def api_name(call: CallInfo, target: str) -> str:
     """How a reviewer recognises the call: ``Order.objects.create`` rather than ``?.create``."""
     if not target.startswith(_SUFFIX):
         return target
-    method = target[len(_SUFFIX) :]
+    method = target.rsplit(".", 1)[-1]
     return f"{call.receiver_source}.{method}" if call.receiver_source else method
 
 
 def _suffix_hit(entry: EffectEntry, call: CallInfo, target: str) -> bool:
     suffix = entry.call[len(_SUFFIX) :]
-    if not (target == suffix or target.endswith("." + suffix)):
+    subject = api_name(call, target)
+    if not (subject == suffix or subject.endswith("." + suffix)):
         return False
     if entry.receiver is None:
         return True
-    receiver = call.receiver_source or target[: -len(suffix) - 1]
+    receiver = call.receiver_source or subject[: -len(suffix) - 1]
     return re.search(entry.receiver, receiver) is not None
 
 
 def _apply(
-    entry: EffectEntry, call: CallInfo, target: str, cat: Catalogue, sql_hint: str | None, exact: bool
+    entry: EffectEntry,
+    call: CallInfo,
+    target: str,
+    cat: Catalogue,
+    sql_hint: str | None,
+    exact: bool,
 ) -> CallMatch | None:
     kind = next((r.effect for r in entry.when if _holds(r, call)), entry.effect)
     if entry.sql_arg is not None:
@@ -191,7 +199,9 @@ def _apply(
     return CallMatch(kind, api_name(call, target), entry.keyed_by, exact)
 
 
-def _sql_kind(index: int, call: CallInfo, cat: Catalogue, sql_hint: str | None) -> EffectKind | None:
+def _sql_kind(
+    index: int, call: CallInfo, cat: Catalogue, sql_hint: str | None
+) -> EffectKind | None:
     value = _arg_texts(call, index, None)
     found = next((k for k in (cat.classify_sql(v) for v in value) if k), None)
     return found or (cat.classify_sql(sql_hint) if sql_hint else None)

@@ -1,0 +1,61 @@
+"""[tool.migrator] in the scanned project's pyproject.toml."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inventory.config import ConfigError, MigratorConfig
+from inventory.models import EffectKind, Idempotency
+
+PYPROJECT = """
+[project]
+name = "shop"
+
+[tool.migrator]
+exclude = ["migrations/*"]
+max_file_size = 2000
+
+[[tool.migrator.catalogue.effect]]
+call = "acme.Gateway.charge"
+effect = "payment"
+keyed_by = "request_key"
+
+[tool.migrator.jobs."shop.tasks.rebuild"]
+idempotency = "idempotent"
+reason = "rebuilds the index from scratch"
+
+[tool.migrator.jobs."shop.tasks.welcome"]
+key = "welcome:{user_id}"
+"""
+
+
+def test_reads_every_section() -> None:
+    config = MigratorConfig.from_toml(PYPROJECT)
+    assert config.exclude == ["migrations/*"] and config.max_file_size == 2000
+    assert config.catalogue.effect[0].effect == EffectKind.PAYMENT
+    assert config.jobs["shop.tasks.rebuild"].idempotency == Idempotency.IDEMPOTENT
+    assert config.jobs["shop.tasks.welcome"].key == "welcome:{user_id}"
+
+
+def test_absent_table_and_absent_file_give_defaults(tmp_path: Path) -> None:
+    assert MigratorConfig.from_toml("[project]\nname = 'x'\n") == MigratorConfig()
+    assert MigratorConfig.from_project(tmp_path) == MigratorConfig()
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    assert MigratorConfig.from_project(tmp_path).max_file_size == 2000
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        '[tool.migrator.jobs."a.b"]\nidempotency = "idempotent"\n',  # a pin without a reason
+        '[tool.migrator.jobs."a.b"]\nidempotency = "fine"\nreason = "x"\n',
+        "[tool.migrator]\nmax_file_size = 0\n",
+        "[tool.migrator]\nunknown_option = 1\n",
+        "[tool.migrator\n",
+    ],
+)
+def test_invalid_configuration_is_one_clear_error(bad: str) -> None:
+    with pytest.raises(ConfigError, match=r"\[tool.migrator\]"):
+        MigratorConfig.from_toml(bad)
