@@ -122,6 +122,10 @@ class ModuleNamer:
     def __init__(self) -> None:
         self._is_package: dict[str, bool] = {}
 
+    def know(self, directory: str, is_package: bool) -> None:
+        """Record what a directory listing already showed, saving a ``stat``."""
+        self._is_package[directory] = is_package
+
     def _package_dir(self, directory: str) -> bool:
         known = self._is_package.get(directory)
         if known is None:
@@ -151,8 +155,14 @@ class _Walker:
     namer: ModuleNamer = field(default_factory=ModuleNamer)
     visited: set[str] = field(default_factory=set)
 
-    def walk_dir(self, path: str, ignores: list[_Ignore], ancestors: frozenset[str]) -> None:
-        real = os.path.realpath(path)
+    @property
+    def prefix(self) -> str:
+        return os.path.join(self.root, "")
+
+    def walk_dir(
+        self, path: str, real: str, ignores: list[_Ignore], ancestors: frozenset[str]
+    ) -> None:
+        """Read one folder; ``real`` is its resolved path, tracked without a syscall."""
         if real in ancestors:
             self._error(path, ScanErrorKind.SYMLINK_LOOP, f"symbolic link loops back to {real}")
             return
@@ -160,12 +170,14 @@ class _Walker:
             return  # the same folder reached through another link: already read once
         self.visited.add(real)
         entries = self._entries(path)
-        if entries is None:
-            return
+        if entries is None or (path != self.root and "pyvenv.cfg" in entries):
+            return  # a virtualenv, whatever its name
+        self.namer.know(path, "__init__.py" in entries)
         own = _load_ignore(path) if ".gitignore" in entries else None
         scope = [*ignores, own] if own else ignores
+        inside = ancestors | {real}
         for entry in sorted(entries.values(), key=lambda e: e.name):
-            self._visit(entry, scope, ancestors | {real})
+            self._visit(entry, real, scope, inside)
 
     def _entries(self, path: str) -> dict[str, os.DirEntry[str]] | None:
         try:
@@ -176,30 +188,38 @@ class _Walker:
             return None
 
     def _visit(
-        self, entry: os.DirEntry[str], ignores: list[_Ignore], ancestors: frozenset[str]
+        self,
+        entry: os.DirEntry[str],
+        parent_real: str,
+        ignores: list[_Ignore],
+        ancestors: frozenset[str],
     ) -> None:
         is_dir = self._is_dir(entry)
-        if any(ignore.matches(entry.path, is_dir) for ignore in ignores):
+        if ignores and any(ignore.matches(entry.path, is_dir) for ignore in ignores):
             return
         if is_dir:
-            if not self._skip_dir(entry):
-                self.walk_dir(entry.path, ignores, ancestors)
+            if not self._skip_dir(entry.name):
+                self.walk_dir(entry.path, self._real(entry, parent_real), ignores, ancestors)
         elif entry.name.endswith(".py") and (self.include_tests or not is_test_file(entry.name)):
             self._add_file(entry)
 
-    def _is_dir(self, entry: os.DirEntry[str]) -> bool:
+    @staticmethod
+    def _real(entry: os.DirEntry[str], parent_real: str) -> str:
+        if entry.is_symlink():
+            return os.path.realpath(entry.path)
+        return os.path.join(parent_real, entry.name)
+
+    @staticmethod
+    def _is_dir(entry: os.DirEntry[str]) -> bool:
         try:
             return entry.is_dir()
         except OSError:
             return False
 
-    def _skip_dir(self, entry: os.DirEntry[str]) -> bool:
-        name = entry.name
+    def _skip_dir(self, name: str) -> bool:
         if name in SKIP_DIRS or name.endswith(".egg-info"):
             return True
-        if not self.include_tests and name in TEST_DIRS:
-            return True
-        return os.path.isfile(os.path.join(entry.path, "pyvenv.cfg"))
+        return not self.include_tests and name in TEST_DIRS
 
     def _add_file(self, entry: os.DirEntry[str]) -> None:
         try:
@@ -214,6 +234,8 @@ class _Walker:
         )
 
     def _rel(self, path: str) -> str:
+        if path.startswith(self.prefix):
+            return path[len(self.prefix) :].replace(os.sep, "/")
         return os.path.relpath(path, self.root).replace(os.sep, "/")
 
     def _error(self, path: str, kind: ScanErrorKind, reason: str) -> None:
@@ -230,9 +252,11 @@ def walk(
     """
     top = os.path.abspath(root)
     ignores = _ancestor_ignores(top)
+    if any(ignore.matches(top, is_dir=True) for ignore in ignores):
+        ignores = []  # the user asked for an ignored folder by name: scan it
     patterns = list(exclude)
     if patterns:
         ignores.append(_Ignore(top, pathspec.GitIgnoreSpec.from_lines(patterns)))
     walker = _Walker(top, include_tests)
-    walker.walk_dir(top, ignores, frozenset())
+    walker.walk_dir(top, os.path.realpath(top), ignores, frozenset())
     return walker.result

@@ -86,6 +86,14 @@ def test_gitignore_above_the_root_applies_inside_the_same_git_tree(tmp_path: Pat
     assert found(tmp_path / "app") == ["views.py"]
 
 
+def test_an_ignored_folder_named_as_the_root_is_still_scanned(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    make(tmp_path, "vendor/lib/mod.py")
+    (tmp_path / ".gitignore").write_text("vendor/\n", encoding="utf-8")
+    assert found(tmp_path) == []
+    assert found(tmp_path / "vendor" / "lib") == ["mod.py"]
+
+
 def test_exclude_globs_from_configuration(tmp_path: Path) -> None:
     make(tmp_path, "shop/views.py", "shop/migrations/0001_initial.py", "legacy/old.py")
     assert found(tmp_path, exclude=["migrations/", "/legacy"]) == ["shop/views.py"]
