@@ -18,24 +18,40 @@ def call(target: str, line: int = 1, **fields: object) -> CallInfo:
 def fn(qualname: str, *calls: CallInfo, line: int = 1, **fields: object) -> FunctionInfo:
     name = qualname.rsplit(".", 1)[-1]
     return FunctionInfo.model_validate(
-        {"qualname": qualname, "name": name, "span": Span(line=line), "calls": list(calls), **fields}
+        {
+            "qualname": qualname,
+            "name": name,
+            "span": Span(line=line),
+            "calls": list(calls),
+            **fields,
+        }
     )
 
 
 def module(name: str, *functions: FunctionInfo, **fields: object) -> FileSummary:
     path = name.replace(".", "/") + ("/__init__.py" if fields.get("is_package") else ".py")
-    return FileSummary.model_validate({"path": path, "module": name, "functions": list(functions), **fields})
+    return FileSummary.model_validate(
+        {"path": path, "module": name, "functions": list(functions), **fields}
+    )
 
 
 def thread_site(target: str | None, enclosing: str, line: int = 1, **fields: object) -> RawSite:
     kind = TargetKind.FUNCTION if target else TargetKind.DYNAMIC
     data = {"target_kind": kind, "target_source": target or "handlers[name]", **fields}
     return RawSite.model_validate(
-        {"pattern": Pattern.THREAD, "span": Span(line=line), "target": target, "enclosing_function": enclosing, **data}
+        {
+            "pattern": Pattern.THREAD,
+            "span": Span(line=line),
+            "target": target,
+            "enclosing_function": enclosing,
+            **data,
+        }
     )
 
 
-def run(*summaries: FileSummary, config: MigratorConfig | None = None) -> tuple[list[CallSite], list[Job]]:
+def run(
+    *summaries: FileSummary, config: MigratorConfig | None = None
+) -> tuple[list[CallSite], list[Job]]:
     return classify(list(summaries), config or MigratorConfig(), CATALOGUE)
 
 

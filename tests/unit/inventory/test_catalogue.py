@@ -57,8 +57,13 @@ def test_orm_suffix_patterns_and_their_refinements() -> None:
     assert kind_of("?.bulk_create", **objects) == K.DB_INSERT
     assert kind_of("?.update_or_create", **objects) == K.DB_UPSERT
     qs = "Order.objects.filter(pk=pk)"
-    assert kind_of("?.update", receiver_source=qs, kwarg_sources={"status": "'paid'"}) == K.DB_OVERWRITE
-    assert kind_of("?.update", receiver_source=qs, kwarg_sources={"n": "F('n') + 1"}) == K.DB_INCREMENT
+    assert (
+        kind_of("?.update", receiver_source=qs, kwarg_sources={"status": "'paid'"})
+        == K.DB_OVERWRITE
+    )
+    assert (
+        kind_of("?.update", receiver_source=qs, kwarg_sources={"n": "F('n') + 1"}) == K.DB_INCREMENT
+    )
 
 
 def test_suffix_matches_are_not_exact() -> None:
@@ -88,7 +93,10 @@ def test_receiver_hints_avoid_false_positives() -> None:
     ],
 )
 def test_executed_sql_is_classified_by_its_text(sql: str, expected: K) -> None:
-    assert kind_of("?.execute", receiver_source="cursor", args=["<expr>"], arg_sources=[sql]) == expected
+    assert (
+        kind_of("?.execute", receiver_source="cursor", args=["<expr>"], arg_sources=[sql])
+        == expected
+    )
 
 
 def test_sql_held_in_a_variable_uses_the_hint() -> None:
@@ -109,7 +117,9 @@ def test_user_entries_override_shipped_ones_and_come_first() -> None:
     user = CatalogueSpec(
         effect=[
             EffectEntry(call="requests.post", effect=K.HTTP_PUT),
-            EffectEntry(call="acme.billing.Client.charge", effect=K.PAYMENT, keyed_by="request_key"),
+            EffectEntry(
+                call="acme.billing.Client.charge", effect=K.PAYMENT, keyed_by="request_key"
+            ),
         ]
     )
     merged = Catalogue.load(user)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,7 +13,15 @@ from inventory._classify._index import SymbolIndex
 from inventory._classify._local import LocalEffects
 from inventory.models import EffectKind
 from inventory.summary import Fact, FactKind, FileSummary, Span
-from tests.unit.inventory.classify_builders import CATALOGUE, call, fn, job_of, module, run, thread_site
+from tests.unit.inventory.classify_builders import (
+    CATALOGUE,
+    call,
+    fn,
+    job_of,
+    module,
+    run,
+    thread_site,
+)
 
 # A call graph on n functions: edges[i] are the callees of f{i}; effectful[i] sends an email.
 graphs = st.integers(min_value=1, max_value=9).flatmap(
@@ -52,7 +62,9 @@ def reachable(start: int, edges: list[set[int]]) -> set[int]:
 
 @settings(max_examples=200, deadline=None)
 @given(graphs)
-def test_fixpoint_is_complete_and_chains_are_simple_call_paths(case: tuple[int, list[set[int]], list[bool]]) -> None:
+def test_fixpoint_is_complete_and_chains_are_simple_call_paths(
+    case: tuple[int, list[set[int]], list[bool]],
+) -> None:
     n, edges, effectful = case
     analysis = analyse(build(n, edges, effectful))
     for i in range(n):
@@ -62,7 +74,7 @@ def test_fixpoint_is_complete_and_chains_are_simple_call_paths(case: tuple[int, 
         for trace in traces:
             chain = [int(q[3:]) for q in trace.effect.chain]
             assert chain[0] == i and len(set(chain)) == len(chain)
-            assert all(b in edges[a] for a, b in zip(chain, chain[1:], strict=False))
+            assert all(b in edges[a] for a, b in itertools.pairwise(chain))
             assert trace.effect.location.line == 100 * chain[-1] + 99
 
 
@@ -98,8 +110,18 @@ def test_only_functions_reachable_from_sites_and_handlers_are_analysed() -> None
 
 
 def test_augassign_then_save_is_an_increment_and_money_words_are_account_state() -> None:
-    bump = Fact(kind=FactKind.AUGASSIGN_ATTR, span=Span(line=2), text="order.views += 1", target="order.views")
-    debit = Fact(kind=FactKind.AUGASSIGN_ATTR, span=Span(line=3), text="wallet.balance -= amount", target="wallet.balance")
+    bump = Fact(
+        kind=FactKind.AUGASSIGN_ATTR,
+        span=Span(line=2),
+        text="order.views += 1",
+        target="order.views",
+    )
+    debit = Fact(
+        kind=FactKind.AUGASSIGN_ATTR,
+        span=Span(line=3),
+        text="wallet.balance -= amount",
+        target="wallet.balance",
+    )
     save = call("?.save", line=4, receiver_source="order")
     summary = module("w", fn("w.job", save, facts=[bump, debit], params=["amount"]))
     kinds = {t.effect.kind for t in analyse(summary).traces("w.job")}

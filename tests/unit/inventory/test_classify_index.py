@@ -8,12 +8,22 @@ from tests.unit.inventory.classify_builders import fn, module
 
 
 def cls(qualname: str, *bases: str, methods: tuple[str, ...] = ()) -> ClassInfo:
-    return ClassInfo(qualname=qualname, name=qualname.rsplit(".", 1)[-1], span=Span(line=1), bases=list(bases), methods=list(methods))
+    return ClassInfo(
+        qualname=qualname,
+        name=qualname.rsplit(".", 1)[-1],
+        span=Span(line=1),
+        bases=list(bases),
+        methods=list(methods),
+    )
 
 
 INDEX = SymbolIndex(
     [
-        module("pkg", is_package=True, imports={"send_email": "pkg.mail.send_email", "post": "requests.post"}),
+        module(
+            "pkg",
+            is_package=True,
+            imports={"send_email": "pkg.mail.send_email", "post": "requests.post"},
+        ),
         module("pkg.mail", fn("pkg.mail.send_email")),
         module("pkg.alias", assignments={"send": "pkg.send_email"}),
         module("pkg.star", star_imports=["pkg.mail"]),
