@@ -96,7 +96,7 @@ def _transient(entry: _cache.CacheEntry) -> bool:
 
 
 def _collect(hits: dict[str, _cache.CacheEntry], fresh: dict[str, _cache.CacheEntry]) -> _Summaries:
-    found = _Summaries(cached=len(hits))
+    found = _Summaries(cached=sum(entry.summary is not None for entry in hits.values()))
     for rel in sorted({*hits, *fresh}):
         entry = fresh.get(rel) or hits[rel]
         if entry.summary is not None:

@@ -31,8 +31,13 @@ def render_table(view: ReportView, console: Console) -> None:
 
 def _jobs_table(view: ReportView) -> Table:
     table = Table(title=f"In-process jobs in {view.inventory.root}", show_lines=True, expand=False)
-    for header in ("Job", "Verdict", "Confidence", "Top evidence", "Sites", "Where"):
-        table.add_column(header, overflow="fold")
+    # Evidence takes the spare width; names and places fold only on narrow terminals.
+    table.add_column("Job", overflow="fold")
+    table.add_column("Verdict", no_wrap=True)
+    table.add_column("Confidence", overflow="fold")
+    table.add_column("Top evidence", overflow="fold", ratio=1)
+    table.add_column("Sites", justify="right", no_wrap=True)
+    table.add_column("Where", overflow="fold")
     for group in view.groups:
         table.add_row(*_row(group))
     return table
