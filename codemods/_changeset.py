@@ -1,0 +1,151 @@
+"""Turn selected targets into file changes: rewrite, register, verify, diff, write.
+
+Pure until :func:`write_changes`: planning reads sources from a dict and
+returns new texts, so the same plan can be shown as a diff, written, or
+split into one commit per job. Nothing is written unless every changed
+module parses (libcst and CPython's own compiler both accept it).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shutil
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from codemods import _background_tasks, _jobdefs, _register
+from codemods._rewriter import rewrite_sites
+from codemods._types import CodemodError, FileChange, SiteOutcome, Status, Target
+from inventory.models import Job, Pattern
+
+NOT_FOUND = "not found at the recorded position (line {line}): the code there has another shape; rescan"
+
+
+class ConcurrentChangeError(CodemodError):
+    """A file changed between planning and writing; nothing was written."""
+
+
+@dataclass
+class Plan:
+    changes: list[FileChange] = field(default_factory=list)
+    outcomes: list[SiteOutcome] = field(default_factory=list)
+    registered: list[str] = field(default_factory=list)  # job qualnames decorated or already decorated
+    refused: dict[str, str] = field(default_factory=dict)
+
+
+def plan_changes(sources: dict[str, str], targets: list[Target], pools: dict[str, str]) -> Plan:
+    """Rewrite ``targets`` in ``sources`` (path -> text) and register the jobs that moved."""
+    plan = Plan()
+    modules: dict[str, cst.Module] = {}
+    by_path: dict[str, list[Target]] = defaultdict(list)
+    for target in targets:
+        by_path[target.site.location.path].append(target)
+    for path, file_targets in sorted(by_path.items()):
+        modules[path] = _rewrite_file(path, sources[path], file_targets, plan)
+    moved = {o.site.job for o in plan.outcomes if o.status in (Status.REWRITTEN, Status.ALREADY)}
+    jobs = {t.job.qualname: t.job for t in targets if t.job.qualname in moved}
+    _register_jobs(sources, modules, list(jobs.values()), pools, plan)
+    _collect(sources, modules, plan)
+    return plan
+
+
+def _rewrite_file(path: str, source: str, targets: list[Target], plan: Plan) -> cst.Module:
+    module = cst.parse_module(source)
+    updated, outcomes = rewrite_sites(module, targets)
+    if any(t.site.pattern is Pattern.BACKGROUND_TASKS and outcomes.get(i, ("",))[0] is Status.REWRITTEN for i, t in enumerate(targets)):
+        updated = _background_tasks.remove_unused_imports(updated)
+    for i, target in enumerate(targets):
+        status, reason = outcomes.get(i, (Status.SKIPPED, NOT_FOUND.format(line=target.site.location.line)))
+        plan.outcomes.append(SiteOutcome(site=target.site, status=status, reason=reason))
+    return updated
+
+
+def _register_jobs(
+    sources: dict[str, str], modules: dict[str, cst.Module], jobs: list[Job], pools: dict[str, str], plan: Plan
+) -> None:
+    by_path: dict[str, list[Job]] = defaultdict(list)
+    for job in jobs:
+        assert job.location is not None  # selection only lets jobs with a definition through
+        by_path[job.location.path].append(job)
+    for path, file_jobs in sorted(by_path.items()):
+        defs = _jobdefs.gather(cst.parse_module(sources[path]))
+        found = {job.qualname: _jobdefs.find(defs, job) for job in file_jobs}
+        wanted = [d for d in found.values() if d is not None]
+        qual_pools = {d.qualpath: pools[q] for q, d in found.items() if d is not None}
+        module = modules.get(path) or cst.parse_module(sources[path])
+        modules[path], _added = _register.register(module, wanted, qual_pools)
+        plan.registered.extend(q for q, d in found.items() if d is not None)
+
+
+def _collect(sources: dict[str, str], modules: dict[str, cst.Module], plan: Plan) -> None:
+    for path, module in sorted(modules.items()):
+        after = module.code
+        if after == sources[path]:
+            continue
+        problem = verify(after, path)
+        if problem is not None:
+            _refuse_all(plan, path, f"the rewritten module would not parse: {problem}")
+            return
+        plan.changes.append(FileChange(path=path, before=sources[path], after=after))
+
+
+def _refuse_all(plan: Plan, path: str, reason: str) -> None:
+    """One bad module stops the whole change set: a half-applied move would not import."""
+    plan.changes.clear()
+    plan.refused[path] = reason
+    plan.registered.clear()
+    for i, outcome in enumerate(plan.outcomes):
+        if outcome.status is Status.REWRITTEN:
+            plan.outcomes[i] = outcome.model_copy(update={"status": Status.SKIPPED, "reason": f"not applied: {path}: {reason}"})
+
+
+def verify(text: str, path: str) -> str | None:
+    """None when both libcst and CPython parse ``text``, else the error."""
+    try:
+        cst.parse_module(text)
+        compile(text, path, "exec", dont_inherit=True)
+    except (cst.ParserSyntaxError, SyntaxError, ValueError) as exc:
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return None
+
+
+def unified_diff(changes: list[FileChange]) -> str:
+    chunks: list[str] = []
+    for change in changes:
+        chunks.extend(
+            difflib.unified_diff(
+                change.before.splitlines(keepends=True),
+                change.after.splitlines(keepends=True),
+                fromfile=f"a/{change.path}",
+                tofile=f"b/{change.path}",
+            )
+        )
+    return "".join(chunks)
+
+
+def read_source(path: Path) -> str:
+    """The exact text (no newline translation), so untouched bytes stay untouched."""
+    return path.read_bytes().decode("utf-8")
+
+
+def write_changes(root: Path, changes: list[FileChange]) -> None:
+    """Write every change, after checking that none parses badly or changed meanwhile."""
+    for change in changes:
+        problem = verify(change.after, change.path)
+        if problem is not None:
+            raise CodemodError(f"{change.path}: refusing to write code that does not parse: {problem}")
+        if read_source(root / change.path) != change.before:
+            raise ConcurrentChangeError(f"{change.path} changed since the plan was made; nothing written")
+    for change in changes:
+        _atomic_write(root / change.path, change.after)
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.migrator-tmp")
+    tmp.write_bytes(text.encode("utf-8"))
+    shutil.copymode(path, tmp)  # keep the executable bit and permissions of the original
+    os.replace(tmp, path)

@@ -1,0 +1,27 @@
+"""Direct call whose result is unused: ``fn(a, k=v)`` -> ``fn.enqueue(a, k=v)``.
+
+The callee keeps the name it is written with (an alias, ``module.fn``), so
+whatever the application's tests patch still intercepts the call site.
+An awaited direct call (``await fn(a)``) becomes a plain ``fn.enqueue(a)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from codemods._targets import enqueue_call, is_job_ref, replace_expression, statement_call
+from codemods._types import Edit, Skip, Target
+
+
+def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
+    stmt = body[index]
+    call = statement_call(stmt)
+    if call is None or not is_job_ref(call.func, target):
+        return None
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    new = enqueue_call(call.func, list(call.args), target, like=call)
+    if isinstance(new, Skip):
+        return new
+    return Edit({index: [replace_expression(stmt, new)]})

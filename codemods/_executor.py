@@ -1,0 +1,78 @@
+"""Executors whose futures are unused.
+
+* ``executor.submit(fn, a, k=v)`` -> ``fn.enqueue(a, k=v)``
+* ``executor.map(fn, xs)`` -> ``for item in xs: fn.enqueue(item)``
+  (several iterables are zipped, as ``map`` does)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+import libcst.matchers as m
+
+from codemods._targets import (
+    code,
+    enqueue_call,
+    join_args,
+    replace_expression,
+    statement_call,
+    unwrap,
+)
+from codemods._types import Edit, Skip, Target
+
+
+def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
+    stmt = body[index]
+    call = statement_call(stmt)
+    if call is None or not isinstance(call.func, cst.Attribute) or not call.args:
+        return None
+    method = call.func.attr.value
+    if method not in ("submit", "map") or call.args[0].keyword is not None:
+        return None
+    found = unwrap(call.args[0].value, target)
+    if found is None:
+        return None
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    if method == "submit":
+        new = enqueue_call(found[0], join_args(found[1], call.args[1:]), target, like=call)
+        return new if isinstance(new, Skip) else Edit({index: [replace_expression(stmt, new)]})
+    return _map_loop(body, index, stmt, call, found, target)
+
+
+def _map_loop(
+    body: Sequence[cst.BaseStatement],
+    index: int,
+    stmt: cst.SimpleStatementLine,
+    call: cst.Call,
+    found: tuple[cst.BaseExpression, list[cst.Arg]],
+    target: Target,
+) -> Edit | Skip:
+    iterables = call.args[1:]
+    if not iterables or any(a.keyword is not None or a.star for a in iterables):
+        return Skip("executor.map with keyword arguments (timeout, chunksize): rewrite by hand")
+    names = _fresh_names(body, len(iterables))
+    item_args = [cst.Arg(value=cst.Name(n)) for n in names]
+    new = enqueue_call(found[0], join_args(found[1], item_args), target)
+    if isinstance(new, Skip):
+        return new
+    source = code(iterables[0].value) if len(iterables) == 1 else f"zip({', '.join(code(a.value) for a in iterables)})"
+    loop = cst.parse_statement(f"for {', '.join(names)} in {source}:\n    {code(new)}\n")
+    assert isinstance(loop, cst.For) and isinstance(loop.body, cst.IndentedBlock)
+    loop = loop.with_changes(leading_lines=stmt.leading_lines, body=loop.body.with_changes(header=stmt.trailing_whitespace))
+    return Edit({index: [loop]})
+
+
+def _fresh_names(body: Sequence[cst.BaseStatement], count: int) -> list[str]:
+    """Loop variables that no statement of the block already uses."""
+    used = {n.value for s in body for n in m.findall(s, m.Name()) if isinstance(n, cst.Name)}
+    base = "item" if count == 1 else "items"
+    names: list[str] = []
+    suffix = 0
+    while len(names) < count:
+        candidate = base if count == 1 and suffix == 0 else f"{base[:4]}_{suffix}"
+        suffix += 1
+        if candidate not in used:
+            names.append(candidate)
+    return names

@@ -1,0 +1,75 @@
+"""The pull-request description for one branch: what moved, why it is safe, how to undo it."""
+
+from __future__ import annotations
+
+from codemods._types import ApplyResult, SiteOutcome, Status
+from inventory.models import Inventory, Job, Location
+
+ROLLBACK = """## Rollback
+
+No revert needed: every moved function is still callable in-process. Set
+
+```toml
+[tool.queue_runtime]
+mode = "inline"
+```
+
+(or `QUEUE_RUNTIME_MODE=inline` in the environment) and `enqueue` runs the job
+at once, in the caller's process, exactly as before. Revert this branch only to
+remove the code change itself.
+"""
+
+
+def render(name: str, jobs: list[str], result: ApplyResult, inventory: Inventory, base: str | None = None) -> str:
+    """Markdown for the branch ``name`` that moves ``jobs``."""
+    mine = [o for o in result.outcomes if o.site.job in jobs]
+    parts = [f"# Move {len(jobs)} job(s) onto queue_runtime ({name})\n"]
+    if base:
+        parts.append(f"Based on `{base}`: merge that one first.\n")
+    parts.append("## What moved and why it is safe\n")
+    parts.extend(_job_section(inventory.job(q), q) for q in jobs)
+    parts.append(_sites("Sites changed", [o for o in mine if o.status is Status.REWRITTEN]))
+    parts.append(_sites("Sites left alone", [o for o in mine if o.status is not Status.REWRITTEN]))
+    parts.append(ROLLBACK)
+    parts.append(_checklist(jobs, inventory))
+    return "\n".join(p for p in parts if p)
+
+
+def _job_section(job: Job | None, qualname: str) -> str:
+    if job is None:
+        return f"### `{qualname}`\n\n(no longer in the inventory)\n"
+    lines = [f"### `{job.qualname}`: {job.idempotency} ({job.confidence} confidence)\n"]
+    lines += [f"- {e.message}{_at(e.location)}{_chain(e.chain)}" for e in job.evidence]
+    lines += [f"- effect `{f.kind}` via `{f.api}`{_at(f.location)}{_chain(f.chain)}" for f in job.effects]
+    if not job.evidence and not job.effects:
+        lines.append("- no side effects found in the job or anything it calls")
+    return "\n".join(lines) + "\n"
+
+
+def _at(location: Location | None) -> str:
+    return f" ({location.path}:{location.line})" if location else ""
+
+
+def _chain(chain: list[str]) -> str:
+    return f" [{' -> '.join(chain)}]" if chain else ""
+
+
+def _sites(title: str, outcomes: list[SiteOutcome]) -> str:
+    if not outcomes:
+        return ""
+    rows = [f"## {title}\n", "| site | pattern | job | outcome |", "|---|---|---|---|"]
+    for o in outcomes:
+        loc = o.site.location
+        note = o.status.value + (f": {o.reason}" if o.reason else "")
+        rows.append(f"| `{loc.path}:{loc.line}` | {o.site.pattern} | `{o.site.job}` | {note} |")
+    return "\n".join(rows) + "\n"
+
+
+def _checklist(jobs: list[str], inventory: Inventory) -> str:
+    items = ["## Rollout checklist items this advances\n"]
+    for q in jobs:
+        count = len(inventory.sites_of(q))
+        items.append(f"- [x] `{q}`: call sites enqueue through queue_runtime ({count} site(s) in the inventory)")
+        items.append(f"- [ ] `{q}`: deployed in inline mode, then switched to queue mode per job")
+    items.append("- [ ] workers running with leasing, retries and the dead-letter queue verified")
+    return "\n".join(items) + "\n"

@@ -1,0 +1,109 @@
+"""Register a job where it is defined: ``@job(pool=...)`` plus the import, once.
+
+The decorator goes outermost, below ``@staticmethod``/``@classmethod`` only,
+so that ``fn.enqueue`` exists on the object every caller sees. The function
+itself stays callable in-process: rolling back is switching the runtime to
+inline mode, not reverting code.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, ImportItem
+
+from codemods._jobdefs import FunctionDefInfo
+from codemods._targets import dotted
+
+_REGISTERED = frozenset({"job", "queue_runtime.job"})
+_DESCRIPTORS = frozenset({"staticmethod", "classmethod"})
+
+
+def is_registered(node: cst.FunctionDef) -> bool:
+    for decorator in node.decorators:
+        expr = decorator.decorator
+        name = dotted(expr.func) if isinstance(expr, cst.Call) else dotted(expr)
+        if name in _REGISTERED:
+            return True
+    return False
+
+
+class AddJobDecoratorTransformer(cst.CSTTransformer):
+    """Adds ``@job(pool=...)`` to the functions at the given module-level qualpaths."""
+
+    def __init__(self, pools: dict[str, str], qualified: bool) -> None:
+        super().__init__()
+        self.pools = pools  # qualpath -> pool
+        self.added: list[str] = []
+        self._prefix = "queue_runtime.job" if qualified else "job"
+        self._scopes: list[str] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scopes.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+        self._scopes.pop()
+        return updated_node
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # nested functions are never jobs a worker can import
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        qualpath = ".".join([*self._scopes, updated_node.name.value])
+        pool = self.pools.get(qualpath)
+        if pool is None or is_registered(updated_node):
+            return updated_node
+        self.added.append(qualpath)
+        return updated_node.with_changes(decorators=_with_job(updated_node.decorators, self._prefix, pool))
+
+
+def _with_job(decorators: tuple[cst.Decorator, ...] | list[cst.Decorator], prefix: str, pool: str) -> list[cst.Decorator]:
+    new = cst.Decorator(decorator=cst.parse_expression(f'{prefix}(pool="{pool}")'))
+    at = 0
+    while at < len(decorators) and dotted(decorators[at].decorator) in _DESCRIPTORS:
+        at += 1
+    if at == 0 and decorators:
+        # The new first decorator takes over the comments that sat above the old one.
+        new = new.with_changes(leading_lines=decorators[0].leading_lines)
+        decorators = [decorators[0].with_changes(leading_lines=()), *decorators[1:]]
+    return [*decorators[:at], new, *decorators[at:]]
+
+
+def register(module: cst.Module, defs: list[FunctionDefInfo], pools: dict[str, str]) -> tuple[cst.Module, list[str]]:
+    """Decorate ``defs`` (qualpath -> pool in ``pools``) and import ``job`` once."""
+    qualified = _job_name_taken(module)
+    transformer = AddJobDecoratorTransformer({d.qualpath: pools[d.qualpath] for d in defs}, qualified)
+    updated = module.visit(transformer)
+    if not transformer.added:
+        return module, []
+    context = CodemodContext()
+    item = ImportItem("queue_runtime") if qualified else ImportItem("queue_runtime", "job")
+    updated = AddImportsVisitor(context, [item]).transform_module(updated)
+    return updated, transformer.added
+
+
+def _job_name_taken(module: cst.Module) -> bool:
+    """True when the module binds ``job`` to something other than queue_runtime's."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef | cst.ClassDef) and stmt.name.value == "job":
+            return True
+        if isinstance(stmt, cst.SimpleStatementLine) and any(_binds_job(s) for s in stmt.body):
+            return True
+    return False
+
+
+def _binds_job(small: cst.BaseSmallStatement) -> bool:
+    if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+        module = dotted(small.module) if small.module else None
+        return any(_bound_name(a) == "job" for a in small.names) and module != "queue_runtime"
+    if isinstance(small, cst.Import):
+        return any(_bound_name(a) == "job" for a in small.names)
+    if isinstance(small, cst.Assign):
+        return any(isinstance(t.target, cst.Name) and t.target.value == "job" for t in small.targets)
+    return False
+
+
+def _bound_name(alias: cst.ImportAlias) -> str | None:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    return dotted(alias.name)

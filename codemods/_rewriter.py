@@ -1,0 +1,141 @@
+"""One pass over a module that rewrites the selected call sites, statement by statement.
+
+Each site is dispatched on its pattern to the transformer module for that
+pattern. A site is only rewritten where the statement at its recorded line
+has the expected shape and names the job: anything else leaves the code
+alone and reports the site (a stale or moved position is never guessed at).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemods import (
+    _asyncio,
+    _background_tasks,
+    _direct_call,
+    _executor,
+    _on_commit,
+    _signal,
+    _thread,
+)
+from codemods._targets import already_enqueues, is_job_ref, statement_call
+from codemods._types import Edit, Skip, Status, Target
+from inventory.models import Pattern
+
+Rewriter = Callable[[Sequence[cst.BaseStatement], int, Target], Edit | Skip | None]
+
+REWRITERS: dict[Pattern, Rewriter] = {
+    Pattern.DIRECT_CALL: _direct_call.rewrite,
+    Pattern.THREAD: _thread.rewrite,
+    Pattern.PROCESS: _thread.rewrite,
+    Pattern.EXECUTOR_SUBMIT: _executor.rewrite,
+    Pattern.BACKGROUND_TASKS: _background_tasks.rewrite,
+    Pattern.ASYNCIO_TASK: _asyncio.rewrite,
+    Pattern.RUN_IN_EXECUTOR: _asyncio.rewrite,
+    Pattern.ON_COMMIT: _on_commit.rewrite,
+    Pattern.SIGNAL_RECEIVER: _signal.rewrite,
+}
+
+Outcome = tuple[Status, str]
+
+
+class RewriteCallSitesTransformer(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, targets: list[Target]) -> None:
+        super().__init__()
+        self.targets = targets
+        self.outcomes: dict[int, Outcome] = {}  # index in targets -> outcome
+        self._functions: list[tuple[int, int, frozenset[str]]] = []  # (first, last line, dropped params)
+        self._dropped: list[set[str]] = []
+
+    def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
+        pos = self.get_metadata(PositionProvider, node)
+        return pos.start.line, pos.end.line
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        first, last = self._lines(node)
+        first = min([first, *(self._lines(d)[0] for d in node.decorators)])
+        self._functions.append((first, last, frozenset()))
+        self._dropped.append(set())
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        first, _last, _ = self._functions.pop()
+        dropped = self._dropped.pop()
+        body_line = self._lines(original_node.body)[0]
+        for i, target in enumerate(self.targets):
+            in_header = first <= target.site.location.line < body_line
+            is_signal = target.site.pattern is Pattern.SIGNAL_RECEIVER
+            if is_signal and in_header and i not in self.outcomes and _signal.receiver_is_job(original_node, target):
+                self.outcomes[i] = (Status.SKIPPED, _signal.RECEIVER_IS_JOB)
+        if dropped:
+            return _background_tasks.drop_unused_params(updated_node, frozenset(dropped))
+        return updated_node
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        return updated_node.with_changes(body=self._rewrite_body(original_node.body, updated_node.body))
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        return updated_node.with_changes(body=self._rewrite_body(original_node.body, updated_node.body))
+
+    def _rewrite_body(
+        self, originals: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
+    ) -> list[cst.BaseStatement]:
+        replacements: dict[int, list[cst.BaseStatement]] = {}
+        for index, original in enumerate(originals):
+            if isinstance(original, cst.SimpleStatementLine):
+                for i, target in self._targets_for(original):
+                    edit = self._apply(updated, index, i, target)
+                    if edit is not None:
+                        replacements.update(edit.replacements)
+                        if self._dropped:
+                            self._dropped[-1].update(edit.dropped_params)
+        if not replacements:
+            return list(updated)
+        return [new for index, stmt in enumerate(updated) for new in replacements.get(index, [stmt])]
+
+    def _targets_for(self, stmt: cst.SimpleStatementLine) -> list[tuple[int, Target]]:
+        first, last = self._lines(stmt)
+        found = {i: t for i, t in enumerate(self.targets) if first <= t.site.location.line <= last}
+        found.update((i, t) for i, t in self._receivers_around() if _calls_job(stmt, t))
+        return sorted(found.items(), key=lambda item: item[0])
+
+    def _receivers_around(self) -> list[tuple[int, Target]]:
+        """Signal sites recorded at the receiver (decorator or def line) enclosing this statement."""
+        if not self._functions:
+            return []
+        first, last, _ = self._functions[-1]
+        return [
+            (i, t)
+            for i, t in enumerate(self.targets)
+            if t.site.pattern is Pattern.SIGNAL_RECEIVER and first <= t.site.location.line <= last
+        ]
+
+    def _apply(self, body: Sequence[cst.BaseStatement], index: int, i: int, target: Target) -> Edit | None:
+        if self.outcomes.get(i, (None,))[0] is Status.REWRITTEN and target.site.pattern is not Pattern.SIGNAL_RECEIVER:
+            return None
+        if already_enqueues(body[index], target):
+            self.outcomes.setdefault(i, (Status.ALREADY, "already enqueues"))
+            return None
+        result = REWRITERS[target.site.pattern](body, index, target)
+        if isinstance(result, Skip):
+            self.outcomes[i] = (Status.SKIPPED, result.reason)
+        elif isinstance(result, Edit):
+            self.outcomes[i] = (Status.REWRITTEN, "")
+        return result if isinstance(result, Edit) else None
+
+
+def _calls_job(stmt: cst.SimpleStatementLine, target: Target) -> bool:
+    call = statement_call(stmt)
+    return call is not None and is_job_ref(call.func, target)
+
+
+def rewrite_sites(module: cst.Module, targets: list[Target]) -> tuple[cst.Module, dict[int, Outcome]]:
+    """Rewrite ``targets`` in ``module``; targets without an outcome were not found."""
+    transformer = RewriteCallSitesTransformer(targets)
+    updated = MetadataWrapper(module).visit(transformer)
+    return updated, transformer.outcomes

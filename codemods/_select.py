@@ -1,0 +1,90 @@
+"""Which sites the codemods may touch, and why every other one is left alone.
+
+By default only ``idempotent`` jobs move. A ``needs_key`` job moves only
+once the user has declared where its idempotency key comes from; the rewrite
+then passes ``idempotency_key=``. ``non_idempotent``, ``unsafe`` and
+``unknown`` jobs never move. A site also stays put when the caller uses the
+result (``manual``), when an argument cannot be serialised, or when the job
+cannot be imported by a worker (bound method, nested function).
+"""
+
+from __future__ import annotations
+
+from codemods._types import ApplyOptions, DefKind, SiteOutcome, Status, Target
+from inventory.models import CallSite, Idempotency, Inventory, Job, Pattern
+
+NO_PERIODIC = "the runtime has no periodic-job declaration yet"
+
+_NEVER = {
+    Idempotency.NON_IDEMPOTENT: "job is non_idempotent: a retry or a duplicate would repeat its effect",
+    Idempotency.UNSAFE: "job is unsafe (money or account state): never moved until verified and load-tested",
+    Idempotency.UNKNOWN: "job idempotency is unknown: classify it (or pin it in [tool.migrator]) first",
+}
+
+_KIND_REASONS = {
+    DefKind.METHOD: "bound method: the instance cannot be serialised",
+    DefKind.CLASSMETHOD: "bound method: the instance cannot be serialised",
+    DefKind.NESTED: "nested function: a worker cannot import it",
+    DefKind.NOT_FOUND: "job definition not found in the scanned tree: it cannot be registered",
+}
+
+
+def select(
+    inventory: Inventory, options: ApplyOptions, kinds: dict[str, DefKind]
+) -> tuple[list[Target], list[SiteOutcome]]:
+    """Split the inventory's sites into rewrite targets and outcomes decided up front."""
+    targets: list[Target] = []
+    outcomes: list[SiteOutcome] = []
+    for site in inventory.sites:
+        if options.jobs and site.job not in options.jobs:
+            continue
+        decided = _decide(site, inventory.job(site.job), options, kinds)
+        if isinstance(decided, Target):
+            targets.append(decided)
+        else:
+            outcomes.append(decided)
+    return targets, outcomes
+
+
+def _decide(site: CallSite, job: Job | None, options: ApplyOptions, kinds: dict[str, DefKind]) -> Target | SiteOutcome:
+    if job is None:
+        return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
+    verdict = _verdict_reason(job, options)
+    if verdict:
+        return _skip(site, verdict)
+    if site.pattern is Pattern.SCHEDULER:
+        return _skip(site, NO_PERIODIC)
+    kind = kinds.get(job.qualname, DefKind.NOT_FOUND)
+    if kind in _KIND_REASONS:
+        return _skip(site, _KIND_REASONS[kind])
+    if site.result_used:
+        return SiteOutcome(site=site, status=Status.MANUAL, reason=_manual_reason(site), lines=site.result_use_lines)
+    unserialisable = [a for a in site.arguments if a.serialisable is False]
+    if unserialisable:
+        return _skip(site, "; ".join(_arg_reason(a.name, a.source, a.reason) for a in unserialisable))
+    return Target(site=site, job=job, kind=kind, key_template=options.keys.get(job.qualname))
+
+
+def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
+    if job.idempotency in _NEVER:
+        return _NEVER[job.idempotency]
+    if job.idempotency is Idempotency.NEEDS_KEY and job.qualname not in options.keys:
+        hint = f" (suggested: {job.suggested_key})" if job.suggested_key else ""
+        return (
+            "job needs an idempotency key: declare its source in [tool.migrator.keys] "
+            f"or with --key {job.qualname}=TEMPLATE{hint}"
+        )
+    return None
+
+
+def _manual_reason(site: CallSite) -> str:
+    lines = ", ".join(str(n) for n in site.result_use_lines) or "unknown lines"
+    return f"the caller uses the result (lines {lines}): enqueueing would change its meaning"
+
+
+def _arg_reason(name: str, source: str, reason: str) -> str:
+    return f"argument {name} ({source}) cannot be serialised" + (f": {reason}" if reason else "")
+
+
+def _skip(site: CallSite, reason: str) -> SiteOutcome:
+    return SiteOutcome(site=site, status=Status.SKIPPED, reason=reason)

@@ -1,0 +1,39 @@
+"""Signal receivers: the receiver enqueues the job instead of running it.
+
+Supported shape: a receiver (``@receiver(post_save, sender=Order)`` or
+``post_save.connect(on_saved)``) whose body calls the job with serialisable
+arguments, e.g. ``resize(instance.pk)`` -> ``resize.enqueue(instance.pk)``.
+The scanner may point at the call inside the receiver or at the receiver
+itself; both are handled (every call of the job in the receiver's body is
+rewritten).
+
+Not supported (skipped with a reason): a receiver that *is* the job. Its
+arguments are the sender class and a model instance, which cannot be
+serialised; extract the work into a function taking the primary key first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from codemods import _direct_call
+from codemods._targets import is_job_ref, last_name, statement_call
+from codemods._types import Edit, Skip, Target
+
+RECEIVER_IS_JOB = (
+    "the receiver is itself the job: its arguments (sender, instance) cannot be serialised; "
+    "move the work into a function taking the primary key and call it from the receiver"
+)
+
+
+def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
+    call = statement_call(body[index])
+    if call is not None and last_name(call.func) == "connect" and call.args and is_job_ref(call.args[0].value, target):
+        return Skip(RECEIVER_IS_JOB)
+    return _direct_call.rewrite(body, index, target)
+
+
+def receiver_is_job(func: cst.FunctionDef, target: Target) -> bool:
+    return func.name.value == target.name

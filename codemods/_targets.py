@@ -1,0 +1,155 @@
+"""Shared pieces of every transformer: recognise the job, build ``fn.enqueue(...)``.
+
+The rewritten call reuses the argument nodes of the original call, so the
+whitespace, line breaks and comments inside them survive byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import libcst as cst
+import libcst.matchers as m
+
+from codemods._types import Skip, Target
+
+_EMPTY = cst.Module(body=[])
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def code(node: cst.CSTNode) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+def dotted(expr: cst.BaseExpression) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, None for anything else."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if isinstance(expr, cst.Attribute):
+        head = dotted(expr.value)
+        return None if head is None else f"{head}.{expr.attr.value}"
+    return None
+
+
+def last_name(expr: cst.BaseExpression) -> str | None:
+    name = dotted(expr)
+    return None if name is None else name.rsplit(".", 1)[-1]
+
+
+def is_job_ref(expr: cst.BaseExpression, target: Target) -> bool:
+    """True when ``expr`` names the site's job (by its own name or as written at the site)."""
+    name = dotted(expr)
+    if name is None:
+        return False
+    return name.rsplit(".", 1)[-1] == target.name or name == target.site.target_source
+
+
+def unwrap(expr: cst.BaseExpression, target: Target) -> tuple[cst.BaseExpression, list[cst.Arg]] | None:
+    """The job reference and its bound arguments in ``fn``, ``partial(fn, a)`` or ``lambda: fn(a)``."""
+    if is_job_ref(expr, target):
+        return expr, []
+    if isinstance(expr, cst.Call) and last_name(expr.func) == "partial" and expr.args:
+        head, *rest = expr.args
+        if head.keyword is None and not head.star and is_job_ref(head.value, target):
+            return head.value, list(rest)
+    if m.matches(expr, m.Lambda(params=m.Parameters(params=[]))) and isinstance(expr.body, cst.Call):
+        body = expr.body
+        if is_job_ref(body.func, target) and not _lambda_has_params(expr):
+            return body.func, list(body.args)
+    return None
+
+
+def _lambda_has_params(node: cst.Lambda) -> bool:
+    p = node.params
+    return bool(p.params or p.kwonly_params or p.posonly_params or not isinstance(p.star_arg, cst.MaybeSentinel) or p.star_kwarg)
+
+
+def join_args(*groups: Sequence[cst.Arg]) -> list[cst.Arg]:
+    """Concatenate argument lists; commas are kept when only one list contributes."""
+    nonempty = [list(g) for g in groups if g]
+    if len(nonempty) <= 1:
+        return nonempty[0] if nonempty else []
+    flat = [a for g in nonempty for a in g]
+    return [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in flat]
+
+
+def enqueue_call(
+    func: cst.BaseExpression, args: list[cst.Arg], target: Target, like: cst.Call | None = None
+) -> cst.Call | Skip:
+    """``func.enqueue(args...)`` (plus ``idempotency_key=`` when the job needs one)."""
+    if target.key_template is not None:
+        key = key_expression(target.key_template, args, target.job.parameters)
+        if isinstance(key, Skip):
+            return key
+        args = _append_arg(args, cst.Arg(keyword=cst.Name("idempotency_key"), value=key, equal=_EQ))
+    attr = cst.Attribute(value=func, attr=cst.Name("enqueue"))
+    if like is None:
+        return cst.Call(func=attr, args=args)
+    return like.with_changes(func=attr, args=args)
+
+
+_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _append_arg(args: list[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
+    if not args or isinstance(args[-1].comma, cst.MaybeSentinel):
+        return [*args, new]
+    # A trailing comma means the call is laid out one argument per line: keep that layout.
+    sep = args[-2].comma if len(args) > 1 else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    return [*args[:-1], args[-1].with_changes(comma=sep), new.with_changes(comma=args[-1].comma)]
+
+
+def key_expression(template: str, args: Sequence[cst.Arg], params: list[str]) -> cst.BaseExpression | Skip:
+    """An f-string for ``template`` whose ``{param}`` placeholders are the call's argument expressions."""
+    bound = bind(args, params)
+    if isinstance(bound, Skip):
+        return bound
+    missing = [p for p in _PLACEHOLDER.findall(template) if p not in bound]
+    if missing:
+        return Skip(f"idempotency key template {template!r}: no argument for {', '.join(missing)}")
+    text = _PLACEHOLDER.sub(lambda mt: "{" + bound[mt.group(1)] + "}", template)
+    quote = '"' if '"' not in text else "'"
+    if quote in text or "\\" in text or "\n" in text:
+        return Skip(f"idempotency key template {template!r}: argument expressions need quoting by hand")
+    return cst.parse_expression(f"f{quote}{text}{quote}" if "{" in text else f"{quote}{text}{quote}")
+
+
+def bind(args: Sequence[cst.Arg], params: list[str]) -> dict[str, str] | Skip:
+    """Parameter name -> argument source, for a call without ``*``/``**`` unpacking."""
+    bound: dict[str, str] = {}
+    for index, arg in enumerate(args):
+        if arg.star:
+            return Skip("idempotency key: arguments are unpacked with * or **")
+        if arg.keyword is not None:
+            bound[arg.keyword.value] = code(arg.value)
+        elif index < len(params):
+            bound[params[index]] = code(arg.value)
+    return bound
+
+
+def statement_call(stmt: cst.BaseStatement) -> cst.Call | None:
+    """The call of an expression statement (``await`` unwrapped), else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return None
+    expr = stmt.body[0]
+    if not isinstance(expr, cst.Expr):
+        return None
+    value = expr.value.expression if isinstance(expr.value, cst.Await) else expr.value
+    return value if isinstance(value, cst.Call) else None
+
+
+def replace_expression(stmt: cst.SimpleStatementLine, call: cst.Call) -> cst.SimpleStatementLine:
+    """The statement with its expression (and any ``await``) replaced by ``call``."""
+    expr = stmt.body[0]
+    assert isinstance(expr, cst.Expr)
+    return stmt.with_changes(body=[expr.with_changes(value=call)])
+
+
+def already_enqueues(stmt: cst.CSTNode, target: Target) -> bool:
+    """A second run: the statement already calls ``<job>.enqueue(...)``."""
+    for call in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("enqueue")))):
+        assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+        if is_job_ref(call.func.value, target):
+            return True
+    return False

@@ -1,0 +1,138 @@
+"""``Thread(target=fn, args=(a,), kwargs={"k": v}).start()`` -> ``fn.enqueue(a, k=v)``.
+
+Also ``multiprocessing.Process`` (same constructor), an aliased ``Thread``,
+``partial(fn, a)`` and ``lambda: fn(a)`` targets, and the two-statement form
+``t = Thread(...)`` / ``t.start()`` when ``t`` is used nowhere else in the
+block (otherwise ``t.join()`` or ``t.daemon`` would lose their thread).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+import libcst.matchers as m
+
+from codemods._targets import enqueue_call, join_args, replace_expression, statement_call, unwrap
+from codemods._types import Edit, Skip, Target
+
+_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
+    stmt = body[index]
+    call = statement_call(stmt)
+    if call is not None and _is_start(call) and isinstance(call.func, cst.Attribute):
+        ctor = call.func.value
+        if isinstance(ctor, cst.Call):
+            return _replace(stmt, ctor, index, target)
+        if isinstance(ctor, cst.Name):
+            return _two_statements(body, _assignment_of(body, index, ctor.value), index, target)
+    name = _assigned_thread(stmt)
+    if name is not None:
+        return _two_statements(body, index, _start_of(body, index, name), target)
+    return None
+
+
+def _is_start(call: cst.Call) -> bool:
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "start" and not call.args
+
+
+def _replace(stmt: cst.BaseStatement, ctor: cst.Call, index: int, target: Target) -> Edit | Skip | None:
+    new = _enqueue_from_ctor(ctor, target)
+    if new is None or isinstance(new, Skip):
+        return new
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    return Edit({index: [replace_expression(stmt, new)]})
+
+
+def _enqueue_from_ctor(ctor: cst.Call, target: Target) -> cst.Call | Skip | None:
+    kw = {a.keyword.value: a.value for a in ctor.args if a.keyword is not None}
+    if "target" not in kw:
+        return None
+    found = unwrap(kw["target"], target)
+    if found is None:
+        return None
+    func, bound = found
+    args = join_args(bound, _positional(kw.get("args")), _keywords(kw.get("kwargs")))
+    return enqueue_call(func, args, target)
+
+
+def _positional(expr: cst.BaseExpression | None) -> list[cst.Arg]:
+    if expr is None:
+        return []
+    if isinstance(expr, cst.Tuple | cst.List):
+        return [_element_arg(e) for e in expr.elements]
+    return [cst.Arg(value=expr, star="*")]
+
+
+def _element_arg(element: cst.BaseElement) -> cst.Arg:
+    if isinstance(element, cst.StarredElement):
+        return cst.Arg(value=element.value, star="*")
+    return cst.Arg(value=element.value)
+
+
+def _keywords(expr: cst.BaseExpression | None) -> list[cst.Arg]:
+    if expr is None:
+        return []
+    if isinstance(expr, cst.Dict) and all(_identifier_key(e) for e in expr.elements):
+        return [_keyword_arg(e) for e in expr.elements]
+    return [cst.Arg(value=expr, star="**")]
+
+
+def _identifier_key(element: cst.BaseDictElement) -> bool:
+    if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+        return False
+    return str(element.key.evaluated_value).isidentifier()
+
+
+def _keyword_arg(element: cst.BaseDictElement) -> cst.Arg:
+    assert isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
+    return cst.Arg(keyword=cst.Name(str(element.key.evaluated_value)), value=element.value, equal=_EQ)
+
+
+def _assigned_thread(stmt: cst.BaseStatement) -> str | None:
+    """``t`` for ``t = Thread(target=...)``."""
+    pattern = m.SimpleStatementLine(
+        body=[m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Call(args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("target")), m.ZeroOrMore()]))]
+    )
+    if not m.matches(stmt, pattern):
+        return None
+    assign = stmt.body[0]  # type: ignore[attr-defined]
+    return assign.targets[0].target.value
+
+
+def _start_of(body: Sequence[cst.BaseStatement], index: int, name: str) -> int | None:
+    for j in range(index + 1, len(body)):
+        call = statement_call(body[j])
+        if call is not None and _is_start(call) and m.matches(call.func, m.Attribute(value=m.Name(name))):
+            return j
+    return None
+
+
+def _assignment_of(body: Sequence[cst.BaseStatement], index: int, name: str) -> int | None:
+    for j in range(index - 1, -1, -1):
+        if _assigned_thread(body[j]) == name:
+            return j
+    return None
+
+
+def _two_statements(
+    body: Sequence[cst.BaseStatement], assign_at: int | None, start_at: int | None, target: Target
+) -> Edit | Skip | None:
+    if assign_at is None or start_at is None:
+        return None
+    assign_stmt, start_stmt = body[assign_at], body[start_at]
+    name = _assigned_thread(assign_stmt)
+    assert name is not None and isinstance(assign_stmt, cst.SimpleStatementLine)
+    uses = sum(len(m.findall(s, m.Name(name))) for s in body)
+    if uses != 2:
+        return Skip(f"the thread object {name!r} is used after start(): rewrite by hand")
+    new = _enqueue_from_ctor(assign_stmt.body[0].value, target)  # type: ignore[attr-defined]
+    if new is None or isinstance(new, Skip):
+        return new
+    assert isinstance(start_stmt, cst.SimpleStatementLine)
+    # The removed assignment's comments move down to the statement that replaces the pair.
+    moved = replace_expression(start_stmt, new)
+    moved = moved.with_changes(leading_lines=[*assign_stmt.leading_lines, *start_stmt.leading_lines])
+    return Edit({assign_at: [], start_at: [moved]})

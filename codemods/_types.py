@@ -1,0 +1,125 @@
+"""Every type the codemods share: options in, outcomes out.
+
+One small module, read by all the others (the Fixit habit): a transformer
+never raises for a site it cannot handle, it returns a :class:`Skip`, and a
+run over the tree returns an :class:`ApplyResult` that says, per site,
+what happened and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import libcst as cst
+from pydantic import BaseModel, ConfigDict, Field
+
+from inventory.models import CallSite, Job
+
+
+class CodemodError(Exception):
+    """The codemods could not run."""
+
+
+class StaleInventoryError(CodemodError):
+    """A file changed since the scan and no rescan was possible."""
+
+
+class Status(StrEnum):
+    REWRITTEN = "rewritten"
+    SKIPPED = "skipped"  # never rewritten: the reason says why
+    MANUAL = "manual"  # allowed, but the caller consumes the result: a human decides
+    ALREADY = "already"  # the site already enqueues (a second run)
+
+
+class DefKind(StrEnum):
+    """Where a job function is defined, which decides whether a worker can import it."""
+
+    FUNCTION = "function"  # module level: importable by name
+    STATICMETHOD = "staticmethod"  # importable as Class.name, no instance needed
+    METHOD = "method"  # needs an instance: cannot be serialised
+    CLASSMETHOD = "classmethod"
+    NESTED = "nested"  # defined inside another function: a worker cannot import it
+    NOT_FOUND = "not_found"  # outside the scanned tree, or moved since the scan
+
+
+class ApplyOptions(BaseModel):
+    """What the user asked for (CLI flags, or a caller in Python)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    jobs: tuple[str, ...] = Field(default=(), description="Only these job qualnames (all if empty).")
+    keys: dict[str, str] = Field(
+        default_factory=dict,
+        description="Job qualname -> idempotency key template, e.g. 'refund-{order_id}'.",
+    )
+    pools: dict[str, str] = Field(default_factory=dict, description="Job qualname -> pool.")
+    default_pool: str = "batch"
+    allow_dirty: bool = False
+    max_sites: int | None = Field(default=None, ge=1)
+    rescan: bool = Field(default=True, description="Rescan stale files; refuse them when False.")
+
+
+class SiteOutcome(BaseModel):
+    site: CallSite
+    status: Status
+    reason: str = ""
+    lines: list[int] = Field(default_factory=list, description="Lines that consume the result (manual).")
+
+
+class FileChange(BaseModel):
+    path: str = Field(description="POSIX, relative to the root.")
+    before: str
+    after: str
+
+
+class JobBatch(BaseModel):
+    """Jobs that go into one branch, smallest risk first."""
+
+    jobs: list[str]
+    sites: int
+
+
+class ApplyResult(BaseModel):
+    root: str
+    changes: list[FileChange] = Field(default_factory=list)
+    outcomes: list[SiteOutcome] = Field(default_factory=list)
+    refused: dict[str, str] = Field(default_factory=dict, description="path -> why it was not touched.")
+    jobs: list[str] = Field(default_factory=list, description="Jobs rewritten, in commit order.")
+    rescanned: list[str] = Field(default_factory=list, description="Files rescanned because they changed.")
+
+    def by_status(self, status: Status) -> list[SiteOutcome]:
+        return [o for o in self.outcomes if o.status is status]
+
+    @property
+    def diff(self) -> str:
+        from codemods._changeset import unified_diff
+
+        return unified_diff(self.changes)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A selected site with what its transformer needs to rewrite it."""
+
+    site: CallSite
+    job: Job
+    kind: DefKind
+    key_template: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.job.qualname.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Skip:
+    reason: str
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Statement index (in one block) -> the statements replacing it (empty: removed)."""
+
+    replacements: dict[int, list[cst.BaseStatement]] = field(default_factory=dict)
+    dropped_params: frozenset[str] = frozenset()

@@ -1,0 +1,230 @@
+"""The library functions behind ``migrator apply``: plan, write, branch.
+
+``plan_apply`` never writes; ``write`` applies a plan; ``create_branches``
+turns a plan into review branches (one commit per job) and PR texts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+from pydantic import BaseModel
+
+from codemods import _git, _jobdefs, _pr, _stale
+from codemods._changeset import plan_changes, read_source, write_changes
+from codemods._config import effective_options
+from codemods._select import select
+from codemods._types import (
+    ApplyOptions,
+    ApplyResult,
+    CodemodError,
+    DefKind,
+    JobBatch,
+    SiteOutcome,
+    Status,
+    Target,
+)
+from inventory.models import Confidence, Inventory, Job
+
+INVENTORY_FILE = Path(".migrator") / "inventory.json"
+PRS_DIR = Path(".migrator") / "prs"
+DIRTY_REASON = "uncommitted changes in this file: commit or stash them, or pass --allow-dirty"
+
+
+def load_inventory(root: Path | str, scanner: _stale.Scanner | None = _stale.default_scanner) -> Inventory:
+    """``root/.migrator/inventory.json``, or a fresh scan when there is none."""
+    path = Path(root) / INVENTORY_FILE
+    if path.is_file():
+        return Inventory.model_validate_json(path.read_text(encoding="utf-8"))
+    if scanner is None:
+        raise CodemodError(f"{path} not found: run `migrator scan` first")
+    return scanner(Path(root).resolve())
+
+
+def plan_apply(
+    root: Path | str,
+    inventory: Inventory,
+    options: ApplyOptions | None = None,
+    scanner: _stale.Scanner | None = _stale.default_scanner,
+) -> ApplyResult:
+    """What ``apply`` would change, and what it leaves alone with the reason. Writes nothing."""
+    top = Path(root).resolve()
+    opts = effective_options(top, options or ApplyOptions())
+    inventory, rescanned, stale = _stale.refresh(top, inventory, scanner if opts.rescan else None)
+    blocked = {p: _stale.STALE_REASON for p in stale}
+    sources = _read_sources(top, inventory, blocked)
+    defs = _definitions(inventory, sources)
+    kinds = {q: d.kind if d else DefKind.NOT_FOUND for q, d in defs.items()}
+    targets, outcomes = select(inventory, opts, kinds)
+    if not opts.allow_dirty and targets:
+        blocked.update(_dirty(top, targets, blocked))
+    targets, held = _hold_blocked(targets, blocked)
+    pools = {t.job.qualname: opts.pools.get(t.job.qualname, opts.default_pool) for t in targets}
+    plan = plan_changes(sources, targets, pools)
+    moved = [j for j in _by_risk(inventory, {t.job.qualname for t in targets}) if j in plan.registered]
+    return ApplyResult(
+        root=str(top),
+        changes=plan.changes,
+        outcomes=_ordered([*outcomes, *held, *plan.outcomes]),
+        refused={**blocked, **plan.refused},
+        jobs=moved,
+        rescanned=rescanned,
+    )
+
+
+def _read_sources(top: Path, inventory: Inventory, blocked: dict[str, str]) -> dict[str, str]:
+    paths = {s.location.path for s in inventory.sites} | {j.location.path for j in inventory.jobs if j.location}
+    sources: dict[str, str] = {}
+    for path in sorted(paths - set(blocked)):
+        try:
+            text = read_source(top / path)
+            cst.parse_module(text)
+        except (OSError, UnicodeDecodeError, cst.ParserSyntaxError) as exc:
+            blocked[path] = f"cannot read or parse: {exc}".splitlines()[0]
+            continue
+        sources[path] = text
+    return sources
+
+
+def _definitions(inventory: Inventory, sources: dict[str, str]) -> dict[str, _jobdefs.FunctionDefInfo | None]:
+    gathered: dict[str, list[_jobdefs.FunctionDefInfo]] = {}
+    found: dict[str, _jobdefs.FunctionDefInfo | None] = {}
+    for job in inventory.jobs:
+        path = job.location.path if job.location else None
+        if path is None or path not in sources:
+            found[job.qualname] = None
+            continue
+        if path not in gathered:
+            gathered[path] = _jobdefs.gather(cst.parse_module(sources[path]))
+        found[job.qualname] = _jobdefs.find(gathered[path], job)
+    return found
+
+
+def _dirty(top: Path, targets: list[Target], blocked: dict[str, str]) -> dict[str, str]:
+    dirty = _git.dirty_files(top)
+    touched = {t.site.location.path for t in targets} | {t.job.location.path for t in targets if t.job.location}
+    return {p: DIRTY_REASON for p in touched if (top / p).resolve() in dirty and p not in blocked}
+
+
+def _hold_blocked(targets: list[Target], blocked: dict[str, str]) -> tuple[list[Target], list[SiteOutcome]]:
+    """Targets in (or whose job is defined in) a refused file are skipped with that file's reason."""
+    kept: list[Target] = []
+    held: list[SiteOutcome] = []
+    for target in targets:
+        paths = [target.site.location.path, target.job.location.path if target.job.location else ""]
+        reasons = [f"{p}: {blocked[p]}" for p in paths if p in blocked]
+        if reasons:
+            held.append(SiteOutcome(site=target.site, status=Status.SKIPPED, reason="; ".join(reasons)))
+        else:
+            kept.append(target)
+    return kept, held
+
+
+_CONFIDENCE = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
+
+
+def _by_risk(inventory: Inventory, qualnames: set[str]) -> list[str]:
+    """Smallest risk first: safest verdict, highest confidence, fewest sites."""
+    jobs = [j for j in inventory.jobs if j.qualname in qualnames]
+    return [j.qualname for j in sorted(jobs, key=lambda j: _risk(inventory, j))]
+
+
+def _risk(inventory: Inventory, job: Job) -> tuple[int, int, int, str]:
+    sites = len(inventory.sites_of(job.qualname))
+    return job.idempotency.severity, _CONFIDENCE[job.confidence], sites, job.qualname
+
+
+def _ordered(outcomes: list[SiteOutcome]) -> list[SiteOutcome]:
+    return sorted(outcomes, key=lambda o: (o.site.location.path, o.site.location.line, o.site.job))
+
+
+def write(result: ApplyResult) -> None:
+    """Apply ``result``'s changes to the files (all verified to parse first)."""
+    write_changes(Path(result.root), result.changes)
+
+
+def batches(result: ApplyResult, max_sites: int | None) -> list[JobBatch]:
+    """The moved jobs in branches of at most ``max_sites`` rewritten sites, in risk order.
+
+    A job is never split across branches (its registration travels with its
+    sites): a job with more sites than the limit gets a branch of its own.
+    """
+    counts = {q: sum(1 for o in result.by_status(Status.REWRITTEN) if o.site.job == q) for q in result.jobs}
+    out: list[JobBatch] = []
+    for q in result.jobs:
+        if out and (max_sites is None or out[-1].sites + counts[q] <= max_sites):
+            out[-1] = JobBatch(jobs=[*out[-1].jobs, q], sites=out[-1].sites + counts[q])
+        else:
+            out.append(JobBatch(jobs=[q], sites=counts[q]))
+    return out
+
+
+class BranchReport(BaseModel):
+    name: str
+    jobs: list[str]
+    commits: list[str]
+    pr_path: str
+
+
+def create_branches(
+    root: Path | str,
+    inventory: Inventory,
+    name: str,
+    options: ApplyOptions | None = None,
+    scanner: _stale.Scanner | None = _stale.default_scanner,
+) -> tuple[ApplyResult, list[BranchReport]]:
+    """Branches ``name`` (or ``name-1``, ``name-2``... with ``max_sites``), one commit per job.
+
+    The branches stack (each starts where the previous one ends) and are
+    built without touching the checkout; each gets ``.migrator/prs/<branch>.md``.
+    """
+    opts = options or ApplyOptions()
+    top = Path(root).resolve()
+    result = plan_apply(top, inventory, opts, scanner)
+    repo = _git.toplevel(top)
+    if repo is None:
+        raise CodemodError(f"{top} is not inside a git repository: --branch needs one")
+    groups = batches(result, opts.max_sites)
+    names = [name] if len(groups) == 1 else [f"{name}-{i}" for i in range(1, len(groups) + 1)]
+    taken = [n for n in names if _git.branch_exists(repo, n)]
+    if taken:
+        raise CodemodError(f"branch {taken[0]} already exists: choose another --branch name")
+    return result, _build(top, repo, inventory, opts, scanner, result, list(zip(names, groups, strict=True)))
+
+
+def _build(
+    top: Path,
+    repo: Path,
+    inventory: Inventory,
+    opts: ApplyOptions,
+    scanner: _stale.Scanner | None,
+    result: ApplyResult,
+    groups: list[tuple[str, JobBatch]],
+) -> list[BranchReport]:
+    parent, done, reports, base = _git.resolve(repo, "HEAD"), [], [], None
+    for branch, group in groups:
+        commits = []
+        for qualname in group.jobs:
+            done.append(qualname)
+            step = plan_apply(top, inventory, opts.model_copy(update={"jobs": tuple(done)}), scanner)
+            files = {(top / c.path).resolve(): c.after for c in step.changes}
+            parent = _git.commit_files(repo, parent, files, _commit_message(qualname, step, inventory))
+            commits.append(parent)
+        _git.create_branch(repo, branch, parent)
+        pr = top / PRS_DIR / f"{branch}.md"
+        pr.parent.mkdir(parents=True, exist_ok=True)
+        pr.write_text(_pr.render(branch, group.jobs, result, inventory, base), encoding="utf-8")
+        reports.append(BranchReport(name=branch, jobs=group.jobs, commits=commits, pr_path=str(pr)))
+        base = branch
+    return reports
+
+
+def _commit_message(qualname: str, step: ApplyResult, inventory: Inventory) -> str:
+    job = inventory.job(qualname)
+    verdict = f"{job.idempotency}, {job.confidence} confidence" if job else "moved"
+    sites = [o for o in step.by_status(Status.REWRITTEN) if o.site.job == qualname]
+    lines = [f"Move {qualname} onto queue_runtime ({verdict})", ""]
+    lines += [f"- {o.site.location.path}:{o.site.location.line} {o.site.pattern}" for o in sites]
+    lines += ["", "Rollback: mode = \"inline\" in [tool.queue_runtime]."]
+    return "\n".join(lines)

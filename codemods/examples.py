@@ -1,0 +1,280 @@
+"""BEFORE / AFTER examples for every transformer: they are its tests and its docs.
+
+Each example is one module, ``app.py``, that defines the job and calls it.
+The site is recorded on the first line containing ``site_at`` (as the
+scanner would record it). ``tests/unit/codemods/test_examples.py`` runs
+every example through :func:`codemods.plan_apply`; ``docs/apply.md`` shows
+them (``python -m codemods.examples`` regenerates that section).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from codemods._types import Status
+from inventory.models import (
+    Argument,
+    CallSite,
+    Confidence,
+    Idempotency,
+    Inventory,
+    Job,
+    Location,
+    Pattern,
+)
+
+MODULE = "app"
+
+
+@dataclass(frozen=True)
+class Example:
+    title: str
+    pattern: Pattern
+    before: str
+    after: str  # equal to ``before`` when the site is left alone
+    site_at: str
+    job: str = "resize"
+    status: Status = Status.REWRITTEN
+    reason: str = ""  # a fragment of the reported reason
+    verdict: Idempotency = Idempotency.IDEMPOTENT
+    result_used_at: tuple[str, ...] = ()
+    unserialisable: tuple[str, ...] = ()  # argument sources the scanner flags
+    keys: dict[str, str] = field(default_factory=dict)
+    target_source: str = ""  # how the scanner saw the target written, when aliased
+
+
+def site_line(text: str, fragment: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
+
+
+def inventory_for(example: Example, root: Path) -> Inventory:
+    """The Inventory the scanner would produce for ``example`` written at ``root/app.py``."""
+    qualname = f"{MODULE}.{example.job}"
+    site = CallSite(
+        location=Location(path="app.py", line=site_line(example.before, example.site_at)),
+        pattern=example.pattern,
+        job=qualname,
+        target_source=example.target_source,
+        result_used=bool(example.result_used_at),
+        result_use_lines=[site_line(example.before, f) for f in example.result_used_at],
+        arguments=[Argument(name=f"#{i}", source=s, serialisable=False) for i, s in enumerate(example.unserialisable)],
+        idempotency=example.verdict,
+    )
+    job = Job(
+        qualname=qualname,
+        location=Location(path="app.py", line=site_line(example.before, f"def {example.job}(")),
+        idempotency=example.verdict,
+        confidence=Confidence.HIGH,
+        parameters=_parameters(example.before, example.job),
+    )
+    return Inventory(root=str(root), sites=[site], jobs=[job])
+
+
+def _parameters(text: str, name: str) -> list[str]:
+    line = text.splitlines()[site_line(text, f"def {name}(") - 1]
+    inside = line.split("(", 1)[1].rsplit(")", 1)[0]
+    return [p.split(":")[0].split("=")[0].strip() for p in inside.split(",") if p.strip() and p.strip() != "self"]
+
+
+_JOB = "def resize(path, width=800):\n    ...\n"
+_REGISTERED = 'from queue_runtime import job\n\n@job(pool="batch")\n' + _JOB
+
+EXAMPLES: list[Example] = [
+    Example(
+        "direct call, result unused",
+        Pattern.DIRECT_CALL,
+        _JOB + "\n\ndef upload(path):\n    resize(path, width=400)  # keep me\n",
+        _REGISTERED + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)  # keep me\n",
+        site_at="    resize(path, width=400)",
+    ),
+    Example(
+        "aliased import, multi-line call with comments inside",
+        Pattern.DIRECT_CALL,
+        "from media import resize as shrink\n\n" + _JOB + "\n\ndef upload(path):\n    shrink(\n        path,  # the original\n        width=400,\n    )\n",
+        "from media import resize as shrink\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        + "\n\ndef upload(path):\n    shrink.enqueue(\n        path,  # the original\n        width=400,\n    )\n",
+        site_at="shrink(",
+        target_source="shrink",
+    ),
+    Example(
+        "direct call whose result is used: manual",
+        Pattern.DIRECT_CALL,
+        _JOB + "\n\ndef upload(path):\n    thumb = resize(path)\n    return {'thumb': thumb}\n",
+        _JOB + "\n\ndef upload(path):\n    thumb = resize(path)\n    return {'thumb': thumb}\n",
+        site_at="thumb = resize",
+        status=Status.MANUAL,
+        reason="uses the result",
+        result_used_at=("return {'thumb'",),
+    ),
+    Example(
+        "thread with args and kwargs",
+        Pattern.THREAD,
+        "import threading\n\n" + _JOB + "\n\ndef upload(path):\n    threading.Thread(target=resize, args=(path,), kwargs={\"width\": 400}).start()\n",
+        "import threading\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
+        site_at="Thread(",
+    ),
+    Example(
+        "aliased Thread, partial target, assigned then started",
+        Pattern.THREAD,
+        "from functools import partial\nfrom threading import Thread as T\n\n" + _JOB
+        + "\n\ndef upload(path):\n    # resize in the background\n    t = T(target=partial(resize, path), daemon=True)\n    t.start()\n",
+        "from functools import partial\nfrom threading import Thread as T\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        + "\n\ndef upload(path):\n    # resize in the background\n    resize.enqueue(path)\n",
+        site_at="t = T(",
+    ),
+    Example(
+        "thread kept when the thread object is joined",
+        Pattern.THREAD,
+        "from threading import Thread\n\n" + _JOB + "\n\ndef upload(path):\n    t = Thread(target=resize, args=(path,))\n    t.start()\n    t.join()\n",
+        "from threading import Thread\n\n" + _JOB + "\n\ndef upload(path):\n    t = Thread(target=resize, args=(path,))\n    t.start()\n    t.join()\n",
+        site_at="t = Thread(",
+        status=Status.SKIPPED,
+        reason="used after start()",
+    ),
+    Example(
+        "lambda target",
+        Pattern.THREAD,
+        "from threading import Thread\n\n" + _JOB + "\n\ndef upload(path):\n    Thread(target=lambda: resize(path, 200)).start()\n",
+        "from threading import Thread\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB + "\n\ndef upload(path):\n    resize.enqueue(path, 200)\n",
+        site_at="Thread(",
+    ),
+    Example(
+        "executor.submit with the future unused",
+        Pattern.EXECUTOR_SUBMIT,
+        "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n" + _JOB + "\n\ndef upload(path):\n    POOL.submit(resize, path, width=400)\n",
+        "from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool=\"batch\")\n" + _JOB + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
+        site_at="POOL.submit",
+    ),
+    Example(
+        "executor.map",
+        Pattern.EXECUTOR_SUBMIT,
+        "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n" + _JOB + "\n\ndef upload(paths):\n    POOL.map(resize, paths)  # fan out\n",
+        "from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool=\"batch\")\n" + _JOB
+        + "\n\ndef upload(paths):\n    for item in paths:  # fan out\n        resize.enqueue(item)\n",
+        site_at="POOL.map",
+    ),
+    Example(
+        "FastAPI BackgroundTasks: the parameter goes when nothing else uses it",
+        Pattern.BACKGROUND_TASKS,
+        "from fastapi import BackgroundTasks, FastAPI\n\napp = FastAPI()\n\n" + _JOB
+        + "\n\n@app.post(\"/upload\")\nasync def upload(path: str, background_tasks: BackgroundTasks):\n    background_tasks.add_task(resize, path, width=400)\n    return {\"ok\": True}\n",
+        "from fastapi import FastAPI\nfrom queue_runtime import job\n\napp = FastAPI()\n\n@job(pool=\"batch\")\n" + _JOB
+        + "\n\n@app.post(\"/upload\")\nasync def upload(path: str):\n    resize.enqueue(path, width=400)\n    return {\"ok\": True}\n",
+        site_at="add_task",
+    ),
+    Example(
+        "asyncio.create_task",
+        Pattern.ASYNCIO_TASK,
+        "import asyncio\n\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    asyncio.create_task(resize(path))\n",
+        "import asyncio\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.enqueue(path)\n",
+        site_at="create_task",
+    ),
+    Example(
+        "awaited asyncio.to_thread whose value is discarded",
+        Pattern.RUN_IN_EXECUTOR,
+        "import asyncio\n\n" + _JOB + "\n\nasync def upload(path):\n    await asyncio.to_thread(resize, path)\n",
+        "import asyncio\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB + "\n\nasync def upload(path):\n    resize.enqueue(path)\n",
+        site_at="to_thread",
+    ),
+    Example(
+        "loop.run_in_executor",
+        Pattern.RUN_IN_EXECUTOR,
+        "import asyncio\n\n" + _JOB + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    loop.run_in_executor(None, resize, path)\n",
+        "import asyncio\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    resize.enqueue(path)\n",
+        site_at="run_in_executor",
+    ),
+    Example(
+        "transaction.on_commit with a lambda",
+        Pattern.ON_COMMIT,
+        "from django.db import transaction\n\n" + _JOB + "\n\ndef upload(photo):\n    transaction.on_commit(lambda: resize(photo.path))\n",
+        "from django.db import transaction\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        + "\n\ndef upload(photo):\n    transaction.on_commit(lambda: resize.enqueue(photo.path))\n",
+        site_at="on_commit",
+    ),
+    Example(
+        "on_commit with partial: arguments still bound at registration",
+        Pattern.ON_COMMIT,
+        "from functools import partial\n\nfrom django.db import transaction\n\n" + _JOB + "\n\ndef upload(photo):\n    transaction.on_commit(partial(resize, photo.path, width=400))\n",
+        "from functools import partial\n\nfrom django.db import transaction\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        + "\n\ndef upload(photo):\n    transaction.on_commit(partial(resize.enqueue, photo.path, width=400))\n",
+        site_at="on_commit",
+    ),
+    Example(
+        "signal receiver that calls the job",
+        Pattern.SIGNAL_RECEIVER,
+        "from django.db.models.signals import post_save\nfrom django.dispatch import receiver\n\n" + _JOB
+        + "\n\n@receiver(post_save, sender=\"Photo\")\ndef on_photo_saved(sender, instance, **kwargs):\n    resize(instance.path)\n",
+        "from django.db.models.signals import post_save\nfrom django.dispatch import receiver\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        + "\n\n@receiver(post_save, sender=\"Photo\")\ndef on_photo_saved(sender, instance, **kwargs):\n    resize.enqueue(instance.path)\n",
+        site_at="@receiver",
+    ),
+    Example(
+        "needs_key job with a declared key template",
+        Pattern.DIRECT_CALL,
+        "def send_receipt(order_id, email):\n    ...\n\n\ndef checkout(order):\n    send_receipt(order.id, order.email)\n",
+        "from queue_runtime import job\n\n@job(pool=\"batch\")\ndef send_receipt(order_id, email):\n    ...\n\n\ndef checkout(order):\n    send_receipt.enqueue(order.id, order.email, idempotency_key=f\"receipt-{order.id}\")\n",
+        site_at="send_receipt(order.id",
+        job="send_receipt",
+        verdict=Idempotency.NEEDS_KEY,
+        keys={"app.send_receipt": "receipt-{order_id}"},
+    ),
+    Example(
+        "needs_key job without a key: skipped",
+        Pattern.DIRECT_CALL,
+        "def send_receipt(order_id, email):\n    ...\n\n\ndef checkout(order):\n    send_receipt(order.id, order.email)\n",
+        "def send_receipt(order_id, email):\n    ...\n\n\ndef checkout(order):\n    send_receipt(order.id, order.email)\n",
+        site_at="send_receipt(order.id",
+        job="send_receipt",
+        verdict=Idempotency.NEEDS_KEY,
+        status=Status.SKIPPED,
+        reason="needs an idempotency key",
+    ),
+    Example(
+        "non-idempotent job: never rewritten",
+        Pattern.DIRECT_CALL,
+        "def charge(order_id):\n    ...\n\n\ndef checkout(order):\n    charge(order.id)\n",
+        "def charge(order_id):\n    ...\n\n\ndef checkout(order):\n    charge(order.id)\n",
+        site_at="charge(order.id",
+        job="charge",
+        verdict=Idempotency.UNSAFE,
+        status=Status.SKIPPED,
+        reason="unsafe",
+    ),
+    Example(
+        "unserialisable argument: skipped",
+        Pattern.DIRECT_CALL,
+        _JOB + "\n\ndef upload(request):\n    resize(request)\n",
+        _JOB + "\n\ndef upload(request):\n    resize(request)\n",
+        site_at="resize(request)",
+        unserialisable=("request",),
+        status=Status.SKIPPED,
+        reason="cannot be serialised",
+    ),
+    Example(
+        "bound method: skipped",
+        Pattern.DIRECT_CALL,
+        "class Images:\n    def resize(self, path):\n        ...\n\n\ndef upload(images, path):\n    images.resize(path)\n",
+        "class Images:\n    def resize(self, path):\n        ...\n\n\ndef upload(images, path):\n    images.resize(path)\n",
+        site_at="images.resize(path)",
+        status=Status.SKIPPED,
+        reason="bound method",
+    ),
+    Example(
+        "staticmethod: enqueued through the class",
+        Pattern.DIRECT_CALL,
+        "class Images:\n    @staticmethod\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize(path)\n",
+        "from queue_runtime import job\n\nclass Images:\n    @staticmethod\n    @job(pool=\"batch\")\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize.enqueue(path)\n",
+        site_at="Images.resize(path)",
+    ),
+    Example(
+        "periodic scheduler registration: skipped",
+        Pattern.SCHEDULER,
+        "import schedule\n\n" + _JOB + "\n\nschedule.every(10).minutes.do(resize, \"all\")\n",
+        "import schedule\n\n" + _JOB + "\n\nschedule.every(10).minutes.do(resize, \"all\")\n",
+        site_at="schedule.every",
+        status=Status.SKIPPED,
+        reason="no periodic-job declaration",
+    ),
+]
