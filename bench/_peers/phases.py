@@ -46,6 +46,7 @@ class ToolRun:
     config: BenchConfig
     metrics: dict[str, float | str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
+    details: dict[str, list[str]] = field(default_factory=dict)  # JSON only
 
     def phase_dir(self, phase: str) -> Path:
         path = self.config.work_dir / self.tool.name / phase
@@ -80,18 +81,31 @@ def measure_single(run: ToolRun) -> None:
 def measure_bulk_and_drain(run: ToolRun) -> None:
     """Bulk enqueue, then drain: WAL from before the enqueue to the end of the drain."""
     oid = pg.database_oid(run.dsn)
+    pg.checkpoint(run.dsn)
     lsn_before = pg.current_lsn(run.dsn)
     jobs = payloads(0, run.config.jobs)
     started = time.perf_counter()
     run.tool.enqueue_bulk(run.dsn, jobs, run.config.batch)
     run.metrics["bulk_enqueue_jobs_s"] = len(jobs) / (time.perf_counter() - started)
+    lsn_enqueued = pg.current_lsn(run.dsn)
     drained_at, starts_dir = _drain(run)
-    wal = pg.wal_between(run.dsn, lsn_before, drained_at, oid)
-    run.metrics["wal_bytes_job"] = wal.total_bytes / len(jobs)
-    if wal.database_bytes is not None:
-        run.metrics["wal_bytes_job_own_db"] = wal.database_bytes / len(jobs)
+    _record_wal(run, oid, (lsn_before, lsn_enqueued, drained_at))
     run.metrics["dead_tuples_job"] = pg.dead_tuples(run.dsn) / len(jobs)
     _check_each_ran_once(run, starts_dir, len(jobs))
+
+
+def _record_wal(run: ToolRun, oid: int, lsns: tuple[str, str, str]) -> None:
+    before, enqueued, drained = lsns
+    n = run.config.jobs
+    wal = pg.wal_between(run.dsn, before, drained, oid)
+    run.metrics["wal_bytes_job"] = wal.total_bytes / n
+    if wal.database_bytes is not None:
+        run.metrics["wal_bytes_job_own_db"] = wal.database_bytes / n
+    for part, (start, end) in {"enqueue": (before, enqueued), "drain": (enqueued, drained)}.items():
+        own = pg.wal_between(run.dsn, start, end, oid).database_bytes
+        if own is not None:
+            run.notes[f"wal_own_db_{part}_bytes_job"] = f"{own / n:.0f}"
+        run.details[f"wal_{part}_breakdown"] = pg.wal_breakdown(run.dsn, start, end, oid)
 
 
 def _drain(run: ToolRun) -> tuple[str, Path]:

@@ -138,6 +138,7 @@ def write_json(
         name: {
             "metrics": run.metrics,
             "notes": run.notes,
+            "details": run.details,
             "bulk_api": run.tool.bulk_api,
             "runner": run.tool.runner,
         }
