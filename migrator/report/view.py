@@ -29,7 +29,8 @@ class JobGroup:
 
     @property
     def top_evidence(self) -> Evidence | None:
-        return self.job.evidence[0] if self.job and self.job.evidence else None
+        """The line that decided the verdict: the classifier puts its rule last."""
+        return self.job.evidence[-1] if self.job and self.job.evidence else None
 
     @property
     def all_baselined(self) -> bool:

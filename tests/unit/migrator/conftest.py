@@ -43,7 +43,10 @@ def job(qualname: str, verdict: Idempotency, message: str, chain: list[str]) -> 
         effects=[
             Effect(kind=EffectKind.PAYMENT, location=where, api="stripe.Refund.create", chain=chain)
         ],
-        evidence=[Evidence(message=message, location=where, chain=chain)],
+        evidence=[
+            Evidence(message="reads the database", location=where),
+            Evidence(message=message, location=where, chain=chain),
+        ],
     )
 
 
