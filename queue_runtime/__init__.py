@@ -1,18 +1,44 @@
-"""queue_runtime: the PostgreSQL + Redis job queue migrated apps import."""
+"""queue_runtime: the PostgreSQL + Redis job queue migrated apps import.
+
+from queue_runtime import job, configure
+
+@job(pool="batch")
+def make_thumbnail(image_id: int, size: int = 256) -> str: ...
+
+configure(database_url="postgresql://...")   # or [tool.queue_runtime] / env
+handle = make_thumbnail.enqueue(42, size=128)
+handle.result(timeout=5)
+"""
 
 from queue_runtime.config import Mode, PoolConfig, RetryPolicy, Settings
 from queue_runtime.errors import Permanent, QueueError
+from queue_runtime.handle import JobHandle
 from queue_runtime.migrations import downgrade, migrate
+from queue_runtime.registry import JobFunction, job
+from queue_runtime.runtime import Runtime, configure, current
 from queue_runtime.store import JobStatus
 
+
+def get_job(job_id: int) -> JobHandle:
+    """A handle on a stored job, by id (uses the configured Runtime)."""
+    return JobHandle(job_id, current())
+
+
 __all__ = [
+    "JobFunction",
+    "JobHandle",
     "JobStatus",
     "Mode",
     "Permanent",
     "PoolConfig",
     "QueueError",
     "RetryPolicy",
+    "Runtime",
     "Settings",
+    "configure",
+    "current",
     "downgrade",
+    "get_job",
+    "job",
     "migrate",
 ]

@@ -57,7 +57,8 @@ def _default_pools() -> dict[str, PoolConfig]:
 
 
 class Settings(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # validate_by_name: configure(schema_name=...) works as well as the alias `schema`.
+    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True)
 
     mode: Mode | None = Field(default=None, description="None: queue if database_url is set, else inline.")
     database_url: str | None = None

@@ -13,7 +13,7 @@ class QueueError(Exception):
 
     def __init__(self, detail: str = "") -> None:
         self.detail = detail
-        message = (self.__doc__ or type(self).__name__).strip()
+        message = (self.__doc__ or type(self).__name__).strip().rstrip(".")
         super().__init__(f"{message}: {detail}" if detail else message)
 
 

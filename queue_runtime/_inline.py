@@ -1,0 +1,41 @@
+"""Inline mode: the job runs in-process at enqueue, exactly as a worker would run it.
+
+The arguments go through the same JSON round trip as in queue mode (the job
+sees what a worker would see), and so does the result. The job's own failure
+becomes the handle's outcome, as it would become the job's status in a queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+from queue_runtime.handle import InlineHandle
+
+if TYPE_CHECKING:
+    from queue_runtime.registry import JobFunction
+
+
+def run_inline(jf: JobFunction[..., Any], payload: dict[str, Any]) -> InlineHandle:
+    try:
+        args, kwargs = jf.codec.decode(payload)
+        value = jf.fn(*args, **kwargs)
+        if jf.is_async:
+            value = run_coroutine(value)
+        result = jf.codec.encode_result(value)
+    except Exception as exc:  # the per-job runner: any failure is the job's outcome
+        return InlineHandle(jf.name, error=exc)
+    return InlineHandle(jf.name, result=result)
+
+
+def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run to completion from sync code, also when this thread already runs an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    # Inside a running loop (an async web handler): a loop of its own, in another thread.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

@@ -1,0 +1,194 @@
+"""Job arguments <-> JSON, checked against the job's signature. Never pickle.
+
+Enqueue binds the call to the signature, validates each argument with a
+pydantic ``TypeAdapter`` of its annotation (built once per job, on first use,
+so forward references resolve) and dumps it in JSON mode: a ``datetime``,
+``Decimal``, ``UUID`` or pydantic model parameter is stored as its JSON form
+and comes back as the annotated type in the worker. An UNannotated parameter
+must hold plain JSON (dict, list, str, int, float, bool, None): anything else
+would come back as a different type, so it is refused with the fix to make.
+Only the arguments the caller passed are stored; defaults apply at run time.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic.errors import PydanticSchemaGenerationError
+
+from queue_runtime.errors import PayloadError, PayloadTooLarge
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True)
+class _Param:
+    name: str
+    kind: inspect._ParameterKind
+    adapter: TypeAdapter[Any] | None  # None: unannotated, plain JSON only
+
+
+class PayloadCodec:
+    """The argument codec of one job function."""
+
+    def __init__(self, fn: Callable[..., Any], job_name: str) -> None:
+        self._fn = fn
+        self._job_name = job_name
+        self.signature = inspect.signature(fn)
+
+    @cached_property
+    def _params(self) -> dict[str, _Param]:
+        hints = _type_hints(self._fn, self._job_name)
+        return {
+            name: _Param(name, p.kind, self._adapter(name, p, hints))
+            for name, p in self.signature.parameters.items()
+        }
+
+    @cached_property
+    def _result_adapter(self) -> TypeAdapter[Any] | None:
+        hint = _type_hints(self._fn, self._job_name).get("return")
+        return None if hint is None else _build_adapter(hint, self._job_name, "return value")
+
+    def _adapter(
+        self, name: str, p: inspect.Parameter, hints: dict[str, Any]
+    ) -> TypeAdapter[Any] | None:
+        hint = hints.get(name)
+        if hint is None:
+            return None
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            hint = tuple[hint, ...]  # type: ignore[valid-type]
+        elif p.kind is inspect.Parameter.VAR_KEYWORD:
+            hint = dict[str, hint]  # type: ignore[valid-type]
+        return _build_adapter(hint, self._job_name, f"parameter {name!r}")
+
+    # -- enqueue side -------------------------------------------------------
+
+    def encode(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], max_bytes: int
+    ) -> dict[str, Any]:
+        """Validated, JSON-ready arguments (name -> value); raises PayloadError / PayloadTooLarge."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise PayloadError(f"{self._job_name}: {exc}") from exc
+        payload = {
+            name: self._dump(self._params[name], value) for name, value in bound.arguments.items()
+        }
+        size = len(dumps(payload, self._job_name))
+        if size > max_bytes:
+            raise PayloadTooLarge(f"{self._job_name}: {size} bytes > max_payload_bytes={max_bytes}")
+        return payload
+
+    def _dump(self, param: _Param, value: Any) -> Any:
+        if param.adapter is None:
+            return _plain_json(value, f"{self._job_name}: parameter {param.name!r}")
+        try:
+            return param.adapter.dump_python(param.adapter.validate_python(value), mode="json")
+        except ValidationError as exc:
+            raise PayloadError(
+                f"{self._job_name}: parameter {param.name!r}: {_first(exc)}"
+            ) from exc
+
+    # -- worker side --------------------------------------------------------
+
+    def decode(self, payload: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """Call arguments back from stored JSON; PayloadError if they no longer fit the signature."""
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
+        for name, value in payload.items():
+            param = self._params.get(name)
+            if param is None:
+                raise PayloadError(
+                    f"{self._job_name}: stored argument {name!r} is not a parameter any more"
+                )
+            _place(param, self._load(param, value), args, kwargs)
+        try:
+            self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise PayloadError(f"{self._job_name}: {exc}") from exc
+        return args, kwargs
+
+    def _load(self, param: _Param, value: Any) -> Any:
+        if param.adapter is None:
+            return value
+        try:
+            return param.adapter.validate_python(value)
+        except ValidationError as exc:
+            raise PayloadError(
+                f"{self._job_name}: parameter {param.name!r}: {_first(exc)}"
+            ) from exc
+
+    def encode_result(self, value: Any) -> Any:
+        """The job's return value as JSON (what ``JobHandle.result()`` gives back)."""
+        where = f"{self._job_name}: return value"
+        if self._result_adapter is None:
+            return _plain_json(value, where)
+        try:
+            return self._result_adapter.dump_python(value, mode="json")
+        except (ValidationError, TypeError, ValueError) as exc:
+            raise PayloadError(f"{where}: {exc}") from exc
+
+
+def dumps(payload: Any, job_name: str = "job") -> str:
+    try:
+        return json.dumps(payload, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise PayloadError(f"{job_name}: not JSON: {exc}") from exc
+
+
+def _place(param: _Param, value: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
+    if param.kind is inspect.Parameter.POSITIONAL_ONLY:
+        args.append(value)
+    elif param.kind is inspect.Parameter.VAR_POSITIONAL:
+        args.extend(value)
+    elif param.kind is inspect.Parameter.VAR_KEYWORD:
+        kwargs.update(value)
+    else:
+        kwargs[param.name] = value
+
+
+def _plain_json(value: Any, where: str) -> Any:
+    """``value`` when it is plain JSON (it round-trips unchanged); PayloadError otherwise."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise PayloadError(f"{where}: {value!r} is not valid JSON")
+    if isinstance(value, _JSON_SCALARS):
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain_json(item, where) for item in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _plain_json(v, where) for k, v in value.items()}
+    raise PayloadError(
+        f"{where}: {type(value).__name__} is not plain JSON; annotate the parameter with its type "
+        f"(e.g. `: {type(value).__name__}`) so it is converted and comes back as that type"
+    )
+
+
+def _type_hints(fn: Callable[..., Any], job_name: str) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(fn)
+    except (NameError, TypeError) as exc:
+        raise PayloadError(f"{job_name}: cannot resolve the annotations: {exc}") from exc
+
+
+def _build_adapter(hint: Any, job_name: str, what: str) -> TypeAdapter[Any]:
+    try:
+        return TypeAdapter(hint)
+    except PydanticSchemaGenerationError as exc:
+        raise PayloadError(
+            f"{job_name}: {what} of type {hint!r} cannot be stored as JSON (live objects such as "
+            "connections or sessions cannot travel to a worker: pass an id instead)"
+        ) from exc
+
+
+def _first(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where + ': ' if where else ''}{err['msg']} (got {err.get('input')!r})"
