@@ -1,0 +1,90 @@
+"""Hand-made inventories for codemod tests: source strings, no scanner needed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codemods.examples import site_line
+from inventory.models import (
+    Argument,
+    CallSite,
+    Confidence,
+    Idempotency,
+    Inventory,
+    Job,
+    Location,
+    Pattern,
+)
+
+# (path, fragment of the site's line, pattern, job qualname[, target as written at the site])
+Site = tuple[str, ...] | tuple[str, str, Pattern, str]
+
+
+def build_inventory(
+    root: Path,
+    sites: list[Site],
+    verdicts: dict[str, Idempotency] | None = None,
+    **site_fields: object,
+) -> Inventory:
+    """Sites at the first line containing each fragment; jobs defined where ``def name(`` is."""
+    verdicts = verdicts or {}
+    call_sites = [
+        CallSite(
+            location=Location(path=path, line=site_line((root / path).read_text(), fragment)),
+            pattern=pattern,
+            job=site[3],
+            target_source=site[4] if len(site) > 4 else "",
+            **site_fields,  # type: ignore[arg-type]
+        )
+        for site in sites
+        for path, fragment, pattern in [site[:3]]
+    ]
+    qualnames = sorted({str(s[3]) for s in sites})
+    return Inventory(root=str(root), sites=call_sites, jobs=[_job(root, q, verdicts) for q in qualnames])
+
+
+def _job(root: Path, qualname: str, verdicts: dict[str, Idempotency]) -> Job:
+    name = qualname.rsplit(".", 1)[-1]
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text()
+        if f"def {name}(" in text:
+            line = site_line(text, f"def {name}(")
+            params = text.splitlines()[line - 1].split("(", 1)[1].split(")", 1)[0]
+            return Job(
+                qualname=qualname,
+                location=Location(path=path.relative_to(root).as_posix(), line=line),
+                idempotency=verdicts.get(qualname, Idempotency.IDEMPOTENT),
+                confidence=Confidence.HIGH,
+                parameters=[p.split(":")[0].split("=")[0].strip() for p in params.split(",") if p.strip()],
+            )
+    return Job(qualname=qualname, idempotency=verdicts.get(qualname, Idempotency.IDEMPOTENT), confidence=Confidence.LOW)
+
+
+@pytest.fixture
+def write_files(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
+    def write(files: dict[str, str]) -> Path:
+        for rel, text in files.items():
+            path = tmp_path / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(text.encode())
+        return tmp_path
+
+    return write
+
+
+def unserialisable(source: str, reason: str) -> list[Argument]:
+    return [Argument(name="#0", source=source, serialisable=False, reason=reason)]
+
+
+@pytest.fixture(name="build_inventory")
+def build_inventory_fixture() -> Callable[..., Inventory]:
+    """``build_inventory(root, sites, verdicts=None, **site_fields)``."""
+    return build_inventory
+
+
+@pytest.fixture(name="unserialisable")
+def unserialisable_fixture() -> Callable[[str, str], list[Argument]]:
+    return unserialisable
