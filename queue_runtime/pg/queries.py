@@ -312,6 +312,9 @@ GROUP BY pool
 """
 
 # schema_ready: the tables exist (a clear error beats "relation does not exist").
+# CASE evaluates lazily: no lookup errors when the schema or the table is missing.
 SCHEMA_READY = """
-SELECT to_regclass(%s) IS NOT NULL, pg_get_serial_sequence(%s, 'id')
+SELECT CASE WHEN to_regnamespace(%(schema)s) IS NULL THEN NULL
+            WHEN to_regclass(%(table)s) IS NULL THEN NULL
+            ELSE pg_get_serial_sequence(%(table)s, 'id') END
 """

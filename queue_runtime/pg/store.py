@@ -47,6 +47,7 @@ class _Sql:
         self.render: Callable[[str], str] = lambda text: (
             sql.SQL(text).format(s=ident).as_string(None)
         )
+        self.schema = ident.as_string(None)
         self.jobs_table = sql.SQL("{}.jobs").format(ident).as_string(None)
 
     def __getattr__(self, name: str) -> str:
@@ -82,11 +83,11 @@ class PgJobStore:
     def _ensure_schema(self, conn: Conn) -> None:
         if self._sequence is not None:
             return
-        table = self._sql.jobs_table
-        row = conn.execute(q.SCHEMA_READY, (table, table)).fetchone()
-        if not row or not row[0] or not row[1]:
-            raise SchemaNotMigrated(f"no table {table}")
-        self._sequence = row[1]
+        names = {"schema": self._sql.schema, "table": self._sql.jobs_table}
+        row = conn.execute(q.SCHEMA_READY, names).fetchone()
+        if not row or not row[0]:
+            raise SchemaNotMigrated(f"no table {names['table']}")
+        self._sequence = row[0]
 
     @property
     def sequence(self) -> str:

@@ -1,0 +1,389 @@
+"""The JobStore contract: every implementation must pass this suite (after River).
+
+Runs against the real PostgreSQL, one fresh schema per test. Times in the
+past make jobs due at once; times in the future keep them waiting: no sleeps.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from queue_runtime.config import Settings
+from queue_runtime.errors import SchemaNotMigrated
+from queue_runtime.pg.connect import channel, open_pool
+from queue_runtime.pg.store import PgJobStore
+from queue_runtime.store import Completion, Failure, JobStatus, JobStore, NewJob
+
+
+@pytest.fixture(params=["pg"])
+def store(request: pytest.FixtureRequest, settings: Settings) -> Iterator[PgJobStore]:
+    """Every JobStore implementation (only PostgreSQL today)."""
+    pool = open_pool(settings, max_size=8)
+    try:
+        yield PgJobStore(pool, settings)
+    finally:
+        pool.close()
+
+
+def ago(seconds: float) -> datetime:
+    return datetime.now(UTC) - timedelta(seconds=seconds)
+
+
+def later(seconds: float) -> datetime:
+    return datetime.now(UTC) + timedelta(seconds=seconds)
+
+
+def new(n: int = 0, **fields: Any) -> NewJob:
+    return NewJob(**{"name": "app.jobs.work", "pool": "batch", "args": {"n": n}, **fields})
+
+
+def status(store: JobStore, job_id: int) -> JobStatus:
+    found = store.get(job_id)
+    assert found is not None, f"job {job_id} vanished"
+    return found.status
+
+
+def test_implements_every_operation_of_the_seam(store: PgJobStore) -> None:
+    operations = {m for m, v in vars(JobStore).items() if callable(v) and not m.startswith("_")}
+    assert len(operations) == 13
+    assert all(callable(getattr(store, op, None)) for op in operations)
+
+
+# -- enqueue -------------------------------------------------------------------
+
+
+def test_enqueue_stores_a_queued_job(store: PgJobStore) -> None:
+    job_id = store.enqueue(new(7, tenant="acme", max_attempts=3))
+    found = store.get(job_id)
+    assert found is not None
+    assert (found.status, found.args, found.attempt, found.max_attempts) == (
+        JobStatus.QUEUED,
+        {"n": 7},
+        0,
+        3,
+    )
+    assert found.tenant == "acme" and found.pool == "batch" and found.name == "app.jobs.work"
+
+
+def test_enqueue_many_keeps_order_and_notifies_once_per_pool(
+    store: PgJobStore, settings: Settings
+) -> None:
+    with psycopg.connect(settings.database_url or "", autocommit=True) as listener:
+        listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(settings))))
+        jobs = [new(i, pool="batch" if i % 2 else "transactional") for i in range(10)]
+        ids = store.enqueue_many(jobs)
+        notes = list(listener.notifies(timeout=1.0))
+    assert len(ids) == len(set(ids)) == 10
+    assert [store.get(i).args["n"] for i in ids] == list(range(10))  # type: ignore[union-attr]
+    assert sorted(n.payload for n in notes) == ["batch", "transactional"]
+
+
+def test_enqueue_many_of_nothing_is_nothing(store: PgJobStore) -> None:
+    assert store.enqueue_many([]) == []
+
+
+# -- claim ---------------------------------------------------------------------
+
+
+def test_claim_orders_by_priority_then_run_at(store: PgJobStore) -> None:
+    low_old = store.enqueue(new(1, priority=0, run_at=ago(30)))
+    high_new = store.enqueue(new(2, priority=5, run_at=ago(1)))
+    high_old = store.enqueue(new(3, priority=5, run_at=ago(20)))
+    low_new = store.enqueue(new(4, priority=0, run_at=ago(2)))
+    claimed = store.claim("batch", 10, "w1")
+    assert [c.id for c in claimed] == [high_old, high_new, low_old, low_new]
+    assert all(c.attempt == 1 for c in claimed)
+    assert status(store, low_new) is JobStatus.RUNNING
+
+
+def test_claim_respects_limit_pool_and_run_at(store: PgJobStore) -> None:
+    due = [store.enqueue(new(i)) for i in range(3)]
+    store.enqueue(new(9, run_at=later(3600)))
+    store.enqueue(new(8, pool="transactional"))
+    first = store.claim("batch", 2, "w1")
+    rest = store.claim("batch", 10, "w1")
+    assert len(first) == 2
+    assert sorted(c.id for c in first + rest) == due
+
+
+def test_skip_locked_leaves_locked_rows_to_others(store: PgJobStore, settings: Settings) -> None:
+    first, second = store.enqueue(new(1, run_at=ago(10))), store.enqueue(new(2))
+    table = sql.SQL("{}.jobs").format(sql.Identifier(settings.schema_name))
+    with psycopg.connect(settings.database_url or "") as holder:
+        holder.execute(sql.SQL("SELECT 1 FROM {} WHERE id = %s FOR UPDATE").format(table), (first,))
+        assert [c.id for c in store.claim("batch", 10, "w2")] == [second]
+    assert [c.id for c in store.claim("batch", 10, "w3")] == [first]
+
+
+def test_concurrent_claimers_never_share_a_job(store: PgJobStore) -> None:
+    ids = set(store.enqueue_many([new(i) for i in range(300)]))
+    seen: list[list[int]] = [[] for _ in range(4)]
+    start = threading.Barrier(4)
+
+    def drain(slot: int) -> None:
+        start.wait(timeout=10)
+        while batch := store.claim("batch", 7, f"w{slot}"):
+            seen[slot].extend(c.id for c in batch)
+
+    threads = [threading.Thread(target=drain, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    every = [job_id for part in seen for job_id in part]
+    assert len(every) == len(set(every)) == 300 and set(every) == ids
+    assert sum(1 for part in seen if part) >= 2  # the claimers really ran side by side
+
+
+# -- completion and fencing ----------------------------------------------------
+
+
+def test_complete_many_moves_jobs_to_history_with_results(store: PgJobStore) -> None:
+    ids = store.enqueue_many([new(i) for i in range(3)])
+    claimed = store.claim("batch", 10, "w1")
+    done = [Completion(c.id, c.attempt, {"double": c.args["n"] * 2}) for c in claimed]
+    assert store.complete_many(done) == 3
+    records = [store.get(i) for i in ids]
+    assert [r.status for r in records if r] == [JobStatus.SUCCEEDED] * 3
+    assert [r.result for r in records if r] == [{"double": 0}, {"double": 2}, {"double": 4}]
+    assert store.claim("batch", 10, "w1") == []
+
+
+def test_stale_token_cannot_complete_fail_or_defer(store: PgJobStore) -> None:
+    job_id = store.enqueue(new(1))
+    [first] = store.claim("batch", 1, "w1")
+    assert store.rescue([(job_id, first.attempt)]) == 1  # w1 lost its lease
+    [second] = store.claim("batch", 1, "w2")
+    assert second.attempt == first.attempt + 1
+
+    assert store.complete_many([Completion(job_id, first.attempt, "stale")]) == 0
+    assert store.defer(job_id, first.attempt, later(60)) is False
+    assert store.fail(Failure(job_id, first.attempt, "stale error")) is JobStatus.RUNNING
+    assert store.rescue([(job_id, first.attempt)]) == 0
+    assert status(store, job_id) is JobStatus.RUNNING
+
+    assert store.complete_many([Completion(job_id, second.attempt, "fresh")]) == 1
+    assert store.get(job_id).result == "fresh"  # type: ignore[union-attr]
+
+
+def test_fail_with_retry_time_goes_back_to_the_queue_later(store: PgJobStore) -> None:
+    job_id = store.enqueue(new(1))
+    [c] = store.claim("batch", 1, "w1")
+    assert store.fail(Failure(c.id, c.attempt, "boom", retry_at=later(3600))) is JobStatus.RETRYING
+    record = store.get(job_id)
+    assert record is not None and record.status is JobStatus.RETRYING
+    assert [(h["attempt"], h["error"], h["worker"]) for h in record.history] == [(1, "boom", "w1")]
+    assert store.claim("batch", 1, "w1") == []  # not due yet
+
+
+def test_retry_when_due_is_claimed_with_the_next_attempt(store: PgJobStore) -> None:
+    store.enqueue(new(1))
+    [c] = store.claim("batch", 1, "w1")
+    store.fail(Failure(c.id, c.attempt, "boom", retry_at=ago(1)))
+    [again] = store.claim("batch", 1, "w2")
+    assert (again.id, again.attempt) == (c.id, 2)
+
+
+def test_fail_without_retry_time_dead_letters_the_job(store: PgJobStore) -> None:
+    job_id = store.enqueue(new(5, max_attempts=1))
+    [c] = store.claim("batch", 1, "w1")
+    assert store.fail(Failure(c.id, c.attempt, "ValueError: bad", traceback="Traceback...")) is (
+        JobStatus.DEAD
+    )
+    [dead] = store.dead_letters()
+    assert (dead.id, dead.status, dead.args, dead.error) == (
+        job_id,
+        JobStatus.DEAD,
+        {"n": 5},
+        "ValueError: bad",
+    )
+    assert store.claim("batch", 1, "w1") == []
+
+
+def test_defer_does_not_consume_an_attempt(store: PgJobStore) -> None:
+    job_id = store.enqueue(new(1, max_attempts=2))
+    [c] = store.claim("batch", 1, "w1")
+    assert store.defer(c.id, c.attempt, later(3600)) is True
+    record = store.get(job_id)
+    assert record is not None and record.status is JobStatus.QUEUED
+    assert record.max_attempts - record.attempt == 2  # still two attempts to go
+    assert store.claim("batch", 1, "w1") == []
+
+
+# -- rescue --------------------------------------------------------------------
+
+
+def test_running_tokens_and_rescue(store: PgJobStore) -> None:
+    store.enqueue_many([new(1), new(2)])
+    claimed = store.claim("batch", 2, "w1")
+    tokens = sorted((c.id, c.attempt) for c in claimed)
+    assert sorted(store.running_tokens(older_than_seconds=0)) == tokens
+    assert store.running_tokens(older_than_seconds=3600) == []
+    assert store.rescue(tokens) == 2
+    assert store.rescue(tokens) == 0  # idempotent: several reapers are harmless
+    again = store.claim("batch", 2, "w2")
+    assert sorted((c.id, c.attempt) for c in again) == [(i, 2) for i, _ in tokens]
+
+
+def test_rescue_on_the_last_attempt_dead_letters(store: PgJobStore) -> None:
+    job_id = store.enqueue(new(1, max_attempts=1))
+    [c] = store.claim("batch", 1, "w1")
+    assert store.rescue([(c.id, c.attempt)]) == 1
+    record = store.get(job_id)
+    assert record is not None and record.status is JobStatus.DEAD
+    assert record.error == "lease lost on the last attempt"
+
+
+# -- dead-letter queue ---------------------------------------------------------
+
+
+def _dead(store: PgJobStore, n: int, **fields: Any) -> int:
+    job_id = store.enqueue(new(n, max_attempts=1, **fields))
+    [c] = store.claim("batch", 1, "w1")
+    store.fail(Failure(c.id, c.attempt, f"error {n}"))
+    return job_id
+
+
+def test_dead_letters_filter_by_name_newest_first(store: PgJobStore) -> None:
+    a = _dead(store, 1)
+    b = _dead(store, 2, name="app.other")
+    c = _dead(store, 3)
+    assert [r.id for r in store.dead_letters()] == [c, b, a]
+    assert [r.id for r in store.dead_letters(name="app.other")] == [b]
+    assert [r.id for r in store.dead_letters(limit=1)] == [c]
+
+
+def test_replay_requeues_as_a_new_job_and_handles_follow(store: PgJobStore) -> None:
+    old = _dead(store, 4, idempotency_key="order-4")
+    [new_id] = store.replay([old])
+    assert new_id != old and store.dead_letters() == []
+    follow = store.get(old)
+    assert follow is not None and (follow.id, follow.status) == (new_id, JobStatus.QUEUED)
+    assert follow.args == {"n": 4} and follow.idempotency_key == "order-4"
+    assert [h["error"] for h in follow.history] == ["error 4"]  # the attempt history travels
+    assert store.enqueue_returning(new(99, idempotency_key="order-4")) == (new_id, False)
+    [c] = store.claim("batch", 1, "w1")
+    assert (c.id, c.attempt) == (new_id, 1)
+
+
+def test_replay_ignores_jobs_that_are_not_dead(store: PgJobStore) -> None:
+    queued = store.enqueue(new(1))
+    assert store.replay([queued, 123456]) == []
+
+
+def test_purge_dead_all_or_some_and_frees_keys(store: PgJobStore) -> None:
+    a = _dead(store, 1, idempotency_key="k-a")
+    b = _dead(store, 2)
+    assert store.purge_dead([a]) == 1
+    assert [r.id for r in store.dead_letters()] == [b]
+    assert store.purge_dead() == 1 and store.dead_letters() == []
+    fresh, created = store.enqueue_returning(new(1, idempotency_key="k-a"))
+    assert created and fresh != a
+
+
+def test_retention_purges_old_successes_never_dead_jobs(store: PgJobStore) -> None:
+    ok = store.enqueue(new(1, idempotency_key="done-1"))
+    [c] = store.claim("batch", 1, "w1")
+    store.complete_many([Completion(c.id, c.attempt)])
+    dead = _dead(store, 2)
+    assert store.purge_finished(older_than_seconds=3600) == 0
+    assert store.purge_finished(older_than_seconds=0) == 1
+    assert store.get(ok) is None and status(store, dead) is JobStatus.DEAD
+
+
+def test_cancel_only_before_it_runs(store: PgJobStore) -> None:
+    waiting, running = store.enqueue(new(1, run_at=later(60))), store.enqueue(new(2))
+    store.claim("batch", 1, "w1")
+    assert store.cancel(waiting) is True and status(store, waiting) is JobStatus.CANCELLED
+    assert store.cancel(running) is False and status(store, running) is JobStatus.RUNNING
+
+
+# -- idempotency keys ----------------------------------------------------------
+
+
+def test_known_key_returns_the_same_job_in_every_state(store: PgJobStore) -> None:
+    job_id, created = store.enqueue_returning(new(1, idempotency_key="k1"))
+    assert created
+    assert store.enqueue_returning(new(2, idempotency_key="k1")) == (job_id, False)  # queued
+    [c] = store.claim("batch", 1, "w1")
+    assert store.enqueue_returning(new(3, idempotency_key="k1")) == (job_id, False)  # running
+    store.complete_many([Completion(c.id, c.attempt, "ok")])
+    assert store.enqueue_returning(new(4, idempotency_key="k1")) == (job_id, False)  # finished
+    record = store.get(job_id)
+    assert record is not None and (record.status, record.result) == (JobStatus.SUCCEEDED, "ok")
+
+
+def test_keys_in_a_batch_dedupe_against_the_table_and_each_other(store: PgJobStore) -> None:
+    known = store.enqueue(new(0, idempotency_key="known"))
+    ids = store.enqueue_many(
+        [
+            new(1, idempotency_key="known"),
+            new(2, idempotency_key="x"),
+            new(3, idempotency_key="x"),
+            new(4),
+        ]
+    )
+    assert ids[0] == known and ids[1] == ids[2] and len({ids[1], ids[3], known}) == 3
+    assert len(store.claim("batch", 10, "w1")) == 3
+
+
+def test_concurrent_enqueues_of_one_key_make_one_job(store: PgJobStore) -> None:
+    results: list[tuple[int, bool]] = []
+    start = threading.Barrier(6)
+
+    def enqueue() -> None:
+        start.wait(timeout=10)
+        results.append(store.enqueue_returning(new(1, idempotency_key="race")))
+
+    threads = [threading.Thread(target=enqueue) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert len({job_id for job_id, _ in results}) == 1
+    assert sum(created for _, created in results) == 1
+
+
+# -- stats, robustness ---------------------------------------------------------
+
+
+def test_stats_per_pool(store: PgJobStore) -> None:
+    store.enqueue_many([new(i, run_at=ago(5)) for i in range(4)])
+    store.enqueue(new(9, run_at=later(3600)))
+    store.enqueue(new(8, pool="transactional"))
+    claimed = store.claim("batch", 2, "w1")
+    store.complete_many([Completion(claimed[0].id, claimed[0].attempt)])
+    _dead(store, 5)
+    stats = {s.pool: s for s in store.stats()}
+    batch = stats["batch"]
+    assert (batch.depth, batch.scheduled, batch.running, batch.dead) == (2, 1, 1, 1)
+    assert batch.succeeded_last_minute == 1 and batch.lag_seconds >= 4.0
+    assert stats["transactional"].depth == 1
+
+
+def test_store_reconnects_after_losing_its_connection(
+    store: PgJobStore, settings: Settings
+) -> None:
+    store.enqueue(new(1))
+    with psycopg.connect(settings.database_url or "", autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+    assert len(store.claim("batch", 10, "w1")) == 1
+
+
+def test_unmigrated_schema_is_a_clear_error(bare_settings: Settings) -> None:
+    pool = open_pool(bare_settings, max_size=1)
+    try:
+        with pytest.raises(SchemaNotMigrated, match="queue-runtime migrate"):
+            PgJobStore(pool, bare_settings).enqueue(new(1))
+    finally:
+        pool.close()
