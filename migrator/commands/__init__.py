@@ -1,0 +1,1 @@
+"""CLI commands kept in their own modules; ``migrator/cli.py`` registers them."""
