@@ -278,3 +278,36 @@ EXAMPLES: list[Example] = [
         reason="no periodic-job declaration",
     ),
 ]
+
+
+BEGIN = "<!-- BEGIN GENERATED: python -m codemods.examples -->"
+END = "<!-- END GENERATED -->"
+
+
+def render_markdown() -> str:
+    """The examples section of ``docs/apply.md``."""
+    parts = [BEGIN, ""]
+    for example in EXAMPLES:
+        verdict = f"`{example.verdict}` job" + (f", key `{next(iter(example.keys.values()))}`" if example.keys else "")
+        parts += [f"### {example.title}", "", f"Pattern `{example.pattern}`, {verdict}: **{example.status}**."]
+        if example.status is Status.REWRITTEN:
+            parts += ["", "Before:", "", "```python", example.before.rstrip(), "```", "", "After:", "", "```python", example.after.rstrip(), "```", ""]
+        else:
+            parts += [f"Reason contains: *{example.reason}*.", "", "```python", example.before.rstrip(), "```", ""]
+    return "\n".join([*parts, END])
+
+
+def update_docs(path: Path) -> bool:
+    """Rewrite the generated section of ``path``; True when it changed."""
+    text = path.read_text(encoding="utf-8")
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    new = head + render_markdown() + tail
+    if new == text:
+        return False
+    path.write_text(new, encoding="utf-8")
+    return True
+
+
+if __name__ == "__main__":
+    print("updated" if update_docs(Path("docs/apply.md")) else "up to date")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from codemods import ApplyOptions, Status, plan_apply
-from codemods.examples import EXAMPLES, Example, inventory_for
+from codemods.examples import EXAMPLES, Example, inventory_for, render_markdown
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.title for e in EXAMPLES])
@@ -30,3 +30,9 @@ def test_example_second_run_changes_nothing(tmp_path: Path, example: Example) ->
 
     assert result.changes == []
     assert all(o.status is not Status.REWRITTEN for o in result.outcomes)
+
+
+def test_docs_show_the_current_examples() -> None:
+    docs = Path(__file__).parents[3] / "docs" / "apply.md"
+
+    assert render_markdown() in docs.read_text(encoding="utf-8"), "run: python -m codemods.examples"
