@@ -1,0 +1,251 @@
+"""``queue-runtime``: migrate, run a worker, show the queue, manage the dead-letter queue.
+
+Standard library only (argparse): a migrated app installs queue_runtime alone.
+Every command is a thin shell over one library call; configuration comes from
+the usual sources (``[tool.queue_runtime]`` in pyproject.toml, the
+``QUEUE_RUNTIME_*`` environment, then ``--database-url`` / ``--schema`` ...).
+
+Exit codes: 0 success, 1 a command-level failure (e.g. an unknown job id),
+2 usage errors (argparse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from queue_runtime.errors import QueueError
+from queue_runtime.store import JobRecord, PoolStats
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(
+        level=args.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+    try:
+        return int(args.command(args))
+    except QueueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+# -- commands --------------------------------------------------------------
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from queue_runtime import migrate
+
+    runtime = _runtime(args)
+    migrate(runtime.settings)
+    print(f"schema {runtime.settings.schema_name} is at head")
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from queue_runtime.worker import Worker
+
+    importlib.import_module(args.app)  # registers its @job functions; it may call configure()
+    worker = Worker(_runtime(args), args.pool or None, args.concurrency)
+    if args.metrics_port is not None:
+        worker.metrics.serve(args.metrics_port)
+    worker.run(install_signals=True)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    stats = _runtime(args).store.stats()
+    if args.json:
+        print(json.dumps([asdict(s) for s in stats], indent=2))
+    else:
+        print(render_status(stats))
+    return 0
+
+
+def cmd_dlq_list(args: argparse.Namespace) -> int:
+    records = _runtime(args).store.dead_letters(limit=args.limit, name=args.name)
+    if args.json:
+        print(json.dumps([_record_json(r) for r in records], indent=2))
+    else:
+        print(render_dead(records))
+    return 0
+
+
+def cmd_dlq_show(args: argparse.Namespace) -> int:
+    record = _runtime(args).store.get(args.id)
+    if record is None:
+        print(f"error: no job {args.id}", file=sys.stderr)
+        return 1
+    print(json.dumps(_record_json(record), indent=2))
+    return 0
+
+
+def cmd_dlq_replay(args: argparse.Namespace) -> int:
+    store = _runtime(args).store
+    ids = _ids_or_all(args, store)
+    new_ids = store.replay(ids) if ids else []
+    for old, new in zip(ids, new_ids, strict=False):
+        print(f"replayed {old} as {new}")
+    print(f"{len(new_ids)} job(s) replayed")
+    return 0
+
+
+def cmd_dlq_purge(args: argparse.Namespace) -> int:
+    store = _runtime(args).store
+    purged = store.purge_dead(None if args.all else args.ids)
+    print(f"{purged} dead job(s) purged")
+    return 0
+
+
+# -- rendering -------------------------------------------------------------
+STATUS_COLUMNS = ("pool", "depth", "scheduled", "lag", "throughput/min", "running", "dlq")
+
+
+def render_status(stats: list[PoolStats]) -> str:
+    """A plain aligned text table, one row per pool."""
+    rows = [
+        (
+            s.pool,
+            s.depth,
+            s.scheduled,
+            f"{s.lag_seconds:.1f}s",
+            s.succeeded_last_minute,
+            s.running,
+            s.dead,
+        )
+        for s in stats
+    ]
+    return _table(STATUS_COLUMNS, rows) if rows else "no pools have jobs"
+
+
+def render_dead(records: list[JobRecord]) -> str:
+    rows = [
+        (r.id, r.name, r.pool, r.attempt, _short(r.error or ""), _when(r.finished_at))
+        for r in records
+    ]
+    headers = ("id", "name", "pool", "attempts", "error", "finished")
+    return _table(headers, rows) if rows else "the dead-letter queue is empty"
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    cells = [[str(c) for c in headers], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
+    return "\n".join(lines)
+
+
+def _short(text: str, width: int = 60) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _when(value: Any) -> str:
+    return value.isoformat(timespec="seconds") if value is not None else "-"
+
+
+def _record_json(record: JobRecord) -> dict[str, Any]:
+    data = asdict(record)
+    for key in ("enqueued_at", "finished_at"):
+        data[key] = _when(data[key]) if data[key] is not None else None
+    return json.loads(json.dumps(data, default=str))
+
+
+def _ids_or_all(args: argparse.Namespace, store: Any) -> list[int]:
+    if not args.all:
+        return list(args.ids)
+    # --all: every dead job, fetched in pages of the DLQ listing.
+    return [r.id for r in store.dead_letters(limit=1_000_000)]
+
+
+# -- wiring ----------------------------------------------------------------
+def _runtime(args: argparse.Namespace) -> Any:
+    """The Runtime the app configured (or the config sources give), plus flag overrides."""
+    from queue_runtime import configure, current
+
+    overrides = {
+        key: value
+        for key, value in (
+            ("database_url", args.database_url),
+            ("redis_url", args.redis_url),
+            ("schema_name", args.schema),
+            ("redis_prefix", args.redis_prefix),
+        )
+        if value is not None
+    }
+    runtime = current()
+    return configure(runtime.settings, **overrides) if overrides else runtime
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="queue-runtime", description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", help="overrides QUEUE_RUNTIME_DATABASE_URL")
+    parser.add_argument("--redis-url", help="overrides QUEUE_RUNTIME_REDIS_URL")
+    parser.add_argument("--schema", help="PostgreSQL schema of the queue")
+    parser.add_argument("--redis-prefix", help="prefix of the Redis keys")
+    parser.add_argument(
+        "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
+    )
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+    sub.add_parser("migrate", help="create or upgrade the queue schema").set_defaults(
+        command=cmd_migrate
+    )
+    _worker_parser(sub)
+    status = sub.add_parser(
+        "status", help="per pool: depth, scheduled, lag, throughput, running, DLQ"
+    )
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(command=cmd_status)
+    _dlq_parser(sub)
+    return parser
+
+
+def _worker_parser(sub: Any) -> None:
+    worker = sub.add_parser("worker", help="run a worker for APP_MODULE's jobs")
+    worker.add_argument("app", metavar="APP_MODULE", help="module defining the @job functions")
+    worker.add_argument("--pool", action="append", help="pool to serve (repeatable; default: all)")
+    worker.add_argument(
+        "--concurrency", type=int, help="concurrent jobs per pool (overrides config)"
+    )
+    worker.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
+    worker.set_defaults(command=cmd_worker)
+
+
+def _dlq_parser(sub: Any) -> None:
+    dlq = sub.add_parser("dlq", help="inspect, replay or purge dead jobs").add_subparsers(
+        required=True, metavar="ACTION"
+    )
+    listing = dlq.add_parser("list", help="dead jobs, newest first")
+    listing.add_argument("--limit", type=int, default=50)
+    listing.add_argument("--name", help="only jobs with this name")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(command=cmd_dlq_list)
+    show = dlq.add_parser("show", help="one job with its attempt history")
+    show.add_argument("id", type=int)
+    show.set_defaults(command=cmd_dlq_show)
+    for action, command in (("replay", cmd_dlq_replay), ("purge", cmd_dlq_purge)):
+        p = dlq.add_parser(action, help=f"{action} dead jobs by id, or --all")
+        p.add_argument("ids", type=int, nargs="*", metavar="ID")
+        p.add_argument("--all", action="store_true", help="every dead job")
+        p.set_defaults(command=_needs_ids(command))
+
+
+def _needs_ids(command: Command) -> Command:
+    def checked(args: argparse.Namespace) -> int:
+        if bool(args.ids) == bool(args.all):
+            print("error: give job ids or --all (not both)", file=sys.stderr)
+            return 2
+        return command(args)
+
+    return checked
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""From a claimed batch to running attempts: lease, tenant cap, payload, start.
+
+Order matters: the PostgreSQL claim comes first (it decides who runs what),
+then ONE Redis call takes the leases of the whole batch. If Redis cannot be
+reached, the batch goes straight back to ``pending`` (``defer`` does not
+consume the attempt) and the worker pauses claiming until Redis answers.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from datetime import timedelta
+
+from queue_runtime.config import Settings
+from queue_runtime.metrics import WorkerMetrics
+from queue_runtime.redis_leases import LeasesUnavailable, RedisLeaseStore
+from queue_runtime.store import ClaimedJob, JobStore
+from queue_runtime.worker._backoff import retrying
+from queue_runtime.worker._execute import Executor
+from queue_runtime.worker._inflight import Inflight, Running
+from queue_runtime.worker._outcome import Outcome, OutcomeKind
+from queue_runtime.worker._resolve import Invocation, Resolver
+from queue_runtime.worker._settle import Clock, Settlement, Settler
+
+log = logging.getLogger("queue_runtime.worker")
+TENANT_DEFER = 0.5  # seconds, jittered: a tenant's slot frees when one of its jobs ends
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        settings: Settings,
+        store: JobStore,
+        leases: RedisLeaseStore,
+        worker_id: str,
+        parts: tuple[Inflight, Executor, Settler, Resolver, WorkerMetrics],
+        clock: Clock,
+        stopping: threading.Event,
+    ) -> None:
+        self._settings, self._store, self._leases = settings, store, leases
+        self._worker_id, self._clock, self._stopping = worker_id, clock, stopping
+        self._inflight, self._executor, self._settler, self._resolver, self._metrics = parts
+        self.redis_down = threading.Event()
+
+    def dispatch(self, jobs: list[ClaimedJob]) -> None:
+        try:
+            held = self._leases.acquire([j.token for j in jobs], self._worker_id, self._ttl)
+        except LeasesUnavailable as exc:
+            log.warning("Redis unavailable (%s): returning %d claimed job(s)", exc, len(jobs))
+            self.redis_down.set()
+            self.give_back(jobs)
+            return
+        for index, (job, ok) in enumerate(zip(jobs, held, strict=True)):
+            if not ok:  # cannot happen unless tokens repeat; never run a job someone holds
+                log.error("lease of %s held by another worker; skipping", job.token)
+            elif self._stopping.is_set() or self.redis_down.is_set():
+                self.give_back(jobs[index:])
+                return
+            else:
+                self._admit(job)
+
+    def give_back(self, jobs: list[ClaimedJob]) -> None:
+        """Return claimed, unstarted jobs to pending at once (attempt not consumed)."""
+        now = self._clock()
+        for job in jobs:
+            retrying(
+                lambda j=job: self._store.defer(j.id, j.attempt, now),
+                threading.Event(),
+                "defer",
+                10,
+            )
+        retrying(
+            lambda: self._leases.release([j.token for j in jobs], self._worker_id),
+            threading.Event(),
+            "release",
+            1.0,
+        )
+
+    @property
+    def _ttl(self) -> float:
+        return self._settings.lease_ttl
+
+    def _admit(self, job: ClaimedJob) -> None:
+        try:
+            tenant_held = self._take_tenant_slot(job)
+        except LeasesUnavailable:
+            self.redis_down.set()
+            self.give_back([job])
+            return
+        if tenant_held is None:
+            return
+        resolved = self._resolver.resolve(job)
+        if isinstance(resolved, Outcome):
+            self._settler.submit(Settlement(job, resolved, self._settings.retry, tenant_held))
+            return
+        self._start(job, resolved, tenant_held)
+
+    def _take_tenant_slot(self, job: ClaimedJob) -> bool | None:
+        """False: no cap applies; True: token taken; None: over the cap, deferred."""
+        cap = self._cap(job.tenant)
+        if job.tenant is None or cap is None:
+            return False
+        if self._leases.tenant_acquire(job.tenant, job.id, cap, self._ttl):
+            return True
+        later = self._clock() + timedelta(seconds=TENANT_DEFER * random.uniform(0.5, 1.5))
+        retrying(
+            lambda: self._store.defer(job.id, job.attempt, later), threading.Event(), "defer", 10
+        )
+        self._leases.release([job.token], self._worker_id)
+        self._metrics.tenant_deferrals.labels(job.pool).inc()
+        return None
+
+    def _cap(self, tenant: str | None) -> int | None:
+        if tenant is None:
+            return None
+        return self._settings.tenant_caps.get(tenant, self._settings.default_tenant_cap)
+
+    def _start(self, job: ClaimedJob, inv: Invocation, tenant_held: bool) -> None:
+        deadline = None if inv.is_async else time.monotonic() + inv.timeout
+        running = Running(job, deadline, inv.timeout, inv.policy, tenant_held)
+        self._inflight.add(running)
+
+        def done(outcome: Outcome) -> None:
+            self.settle(running, outcome)
+            self._inflight.remove(running)
+
+        self._executor.start(inv, done, job.token)
+
+    def settle(self, running: Running, outcome: Outcome) -> None:
+        """Report an attempt's outcome, once (a timed-out sync job's late result is dropped)."""
+        if not self._inflight.claim_settlement(running):
+            if outcome.kind is OutcomeKind.SUCCEEDED:
+                log.info("late result of %s dropped: the attempt had timed out", running.token)
+            return
+        self._settler.submit(Settlement(running.job, outcome, running.policy, running.tenant_held))
+
+    def release(self, running: list[Running]) -> None:
+        """Best effort: drop the leases and tenant tokens of attempts handed back."""
+        try:
+            self._leases.release([r.token for r in running], self._worker_id)
+            for r in running:
+                if r.tenant_held and r.job.tenant is not None:
+                    self._leases.tenant_release(r.job.tenant, r.job.id)
+        except LeasesUnavailable:
+            log.warning("Redis unavailable: leases of handed-back jobs will expire instead")

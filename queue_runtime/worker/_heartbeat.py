@@ -1,0 +1,84 @@
+"""The heartbeat and the timeout watchdog: two small loops over the running attempts.
+
+Heartbeat (every ``lease_ttl / 3``): ONE Lua call renews every lease of this
+worker, re-asserting keys that vanished (Redis flushed or restarted) and
+reporting tokens another worker holds as lost; one more call renews the tenant
+tokens. It never writes PostgreSQL. While Redis is down it marks the worker
+so no new job is claimed; running jobs go on.
+
+Watchdog: a sync job cannot be interrupted, so when it passes its timeout the
+attempt is reported as timed out (retried by its policy) and the thread is left
+to finish; its late result is dropped and fenced out by the store.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from queue_runtime.metrics import WorkerMetrics
+from queue_runtime.redis_leases import LeasesUnavailable, RedisLeaseStore, Renewal
+from queue_runtime.worker._inflight import Inflight, Running
+from queue_runtime.worker._outcome import Outcome
+
+log = logging.getLogger("queue_runtime.worker")
+WATCHDOG_TICK = 0.05  # seconds: timeout resolution of sync jobs
+
+
+class Heartbeat:
+    def __init__(
+        self,
+        leases: RedisLeaseStore,
+        worker_id: str,
+        ttl: float,
+        inflight: Inflight,
+        metrics: WorkerMetrics,
+        redis_down: threading.Event,
+    ) -> None:
+        self._leases, self._worker_id, self._ttl = leases, worker_id, ttl
+        self._inflight, self._metrics, self._redis_down = inflight, metrics, redis_down
+        self.interval = ttl / 3
+
+    def run(self, stop: threading.Event) -> None:
+        while not stop.wait(self.interval):
+            self.beat()
+
+    def beat(self) -> None:
+        running = self._inflight.unsettled()
+        try:
+            self._renew_leases(running)
+            held = [(r.job.tenant, r.job.id) for r in running if r.tenant_held and r.job.tenant]
+            self._leases.tenant_renew(held, self._ttl)
+            if not running:
+                self._leases.ping()
+        except LeasesUnavailable as exc:
+            if not self._redis_down.is_set():
+                log.warning("Redis unavailable (%s): claiming paused, running jobs continue", exc)
+            self._redis_down.set()
+            return
+        if self._redis_down.is_set():
+            log.warning("Redis is back: claiming resumes")
+        self._redis_down.clear()
+
+    def _renew_leases(self, running: list[Running]) -> None:
+        report = self._leases.heartbeat([r.token for r in running], self._worker_id, self._ttl)
+        for r, renewal in zip(running, report, strict=True):
+            if renewal is Renewal.REASSERTED:
+                self._metrics.reasserted_leases.labels(r.job.pool).inc()
+            elif renewal is Renewal.LOST and not r.lost:
+                r.lost = True
+                self._metrics.lost_leases.labels(r.job.pool).inc()
+                log.warning("lease of %s lost to another worker", r.token)
+
+
+class Watchdog:
+    def __init__(self, inflight: Inflight, settle: Callable[[Running, Outcome], None]) -> None:
+        self._inflight, self._settle = inflight, settle
+
+    def run(self, stop: threading.Event) -> None:
+        while not stop.wait(WATCHDOG_TICK):
+            for running in self._inflight.overdue(time.monotonic()):
+                log.warning("job %s timed out after %gs", running.token, running.timeout)
+                self._settle(running, Outcome.timed_out(running.timeout))

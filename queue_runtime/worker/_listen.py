@@ -1,0 +1,52 @@
+"""Wake-ups: LISTEN on ``<schema>_jobs``; enqueue NOTIFYs with the pool as payload.
+
+A dedicated autocommit connection (not from the store's pool: it blocks in
+``notifies``). When it breaks, the claim loop still polls every
+``poll_interval``, and the listener reconnects with jittered backoff.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from psycopg import sql
+
+from queue_runtime.config import Settings
+from queue_runtime.pg.connect import channel, connect
+from queue_runtime.worker._backoff import TRANSIENT, jitter
+
+log = logging.getLogger("queue_runtime.worker")
+NOTIFY_TIMEOUT = 0.5  # seconds between checks of the stop flag
+
+
+class Listener:
+    def __init__(
+        self, settings: Settings, pools: set[str], wake: threading.Event, app_name: str
+    ) -> None:
+        self._settings, self._channel, self._pools = settings, channel(settings), pools
+        self._wake, self._app_name = wake, app_name
+        self.connected = threading.Event()
+
+    def run(self, stop: threading.Event) -> None:
+        failures = 0
+        while not stop.is_set():
+            try:
+                self._listen(stop)
+                failures = 0
+            except TRANSIENT as exc:
+                self.connected.clear()
+                delay = jitter(failures + 3)
+                log.warning("LISTEN connection lost (%s); reconnecting in %.2fs", exc, delay)
+                failures += 1
+                stop.wait(delay)
+
+    def _listen(self, stop: threading.Event) -> None:
+        with connect(self._settings, application_name=self._app_name, connect_timeout=5) as conn:
+            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
+            self.connected.set()
+            self._wake.set()  # we may have missed notifications while (re)connecting
+            while not stop.is_set():
+                for note in conn.notifies(timeout=NOTIFY_TIMEOUT):
+                    if note.payload in self._pools:
+                        self._wake.set()

@@ -1,0 +1,73 @@
+"""The reaper: rescue attempts whose lease is gone (their worker died).
+
+Every worker runs one; rescue is fenced by ``(id, attempt)`` and idempotent,
+so several reapers are harmless. Each round: running tokens claimed longer
+than ``lease_ttl`` ago (PostgreSQL), which of them still have a lease (Redis),
+and ``rescue`` of the others (back to pending, run at once).
+
+The Redis epoch guards against a flush or a restart, which delete leases of
+LIVE workers: when the epoch is missing or different from the last round (or
+on this reaper's first round), nothing is rescued until a full ``lease_ttl``
+plus one heartbeat interval has passed, by which time every live worker has
+re-asserted its leases. The epoch is read again after the lease check, so a
+flush between the two reads cannot turn live jobs into rescues.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from queue_runtime.metrics import WorkerMetrics
+from queue_runtime.redis_leases import RedisLeaseStore
+from queue_runtime.store import JobStore
+from queue_runtime.worker._backoff import TRANSIENT
+
+log = logging.getLogger("queue_runtime.worker")
+ALL_POOLS = "*"  # rescues are counted without a pool: running_tokens does not carry it
+
+
+class Reaper:
+    def __init__(
+        self, store: JobStore, leases: RedisLeaseStore, ttl: float, metrics: WorkerMetrics
+    ) -> None:
+        self._store, self._leases, self._ttl, self._metrics = store, leases, ttl, metrics
+        self.interval = ttl / 2
+        self._quiet = ttl + ttl / 3  # lease ttl + one heartbeat interval
+        self._epoch: str | None = None
+        self._quiet_until = 0.0
+
+    def run(self, stop: threading.Event) -> None:
+        while not stop.wait(self.interval):
+            try:
+                self.sweep()
+            except TRANSIENT as exc:
+                log.warning("reaper round skipped (%s: %s)", type(exc).__name__, exc)
+
+    def sweep(self) -> int:
+        """One round; returns the number of attempts rescued."""
+        if not self._epoch_settled(self._leases.epoch()):
+            return 0
+        tokens = self._store.running_tokens(self._ttl)
+        if not tokens:
+            return 0
+        alive = self._leases.alive([f"{i}:{a}" for i, a in tokens])
+        if not self._epoch_settled(self._leases.epoch()):
+            return 0
+        dead = [t for t, ok in zip(tokens, alive, strict=True) if not ok]
+        rescued = self._store.rescue(dead) if dead else 0
+        if rescued:
+            log.warning("reaper rescued %d attempt(s) without a lease: %s", rescued, dead)
+            self._metrics.lost_leases.labels(ALL_POOLS).inc(rescued)
+        return rescued
+
+    def _epoch_settled(self, epoch: str) -> bool:
+        now = time.monotonic()
+        if epoch != self._epoch:
+            if self._epoch is not None:
+                log.warning(
+                    "Redis epoch changed (flush or restart): no rescue for %.1fs", self._quiet
+                )
+            self._epoch, self._quiet_until = epoch, now + self._quiet
+        return now >= self._quiet_until

@@ -1,0 +1,79 @@
+"""From a claimed row to a call: the registered function, its spec, decoded arguments.
+
+A job that cannot be called is REJECTED (straight to the DLQ, with the
+reason): its name is not registered in this worker, or its stored arguments no
+longer fit the function's signature (the code changed since enqueue).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from queue_runtime.config import RetryPolicy
+from queue_runtime.errors import PayloadError, Permanent, QueueError, UnknownJob
+from queue_runtime.registry import JobFunction, Registry
+from queue_runtime.spec import JobSpec
+from queue_runtime.store import ClaimedJob
+from queue_runtime.worker._outcome import Outcome
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    job: ClaimedJob
+    function: JobFunction[..., Any]
+    spec: JobSpec
+    args: list[Any]
+    kwargs: dict[str, Any]
+
+    @property
+    def func(self) -> Callable[..., Any]:
+        return self.function.fn
+
+    @property
+    def is_async(self) -> bool:
+        return self.function.is_async
+
+    @property
+    def timeout(self) -> float:
+        return self.spec.timeout
+
+    @property
+    def policy(self) -> RetryPolicy:
+        return self.spec.retry
+
+    def encode_result(self, value: Any) -> Any:
+        return self.function.encode_result(value)
+
+    def is_permanent(self, exc: BaseException) -> bool:
+        """``Permanent`` or a class named in the policy (dotted; builtins also by bare name)."""
+        if isinstance(exc, Permanent):
+            return True
+        names = set(self.policy.permanent_exceptions)
+        return any(_names(cls) & names for cls in type(exc).__mro__)
+
+
+def _names(cls: type) -> set[str]:
+    dotted = f"{cls.__module__}.{cls.__qualname__}"
+    return {dotted, cls.__qualname__} if cls.__module__ == "builtins" else {dotted}
+
+
+class Resolver:
+    def __init__(self, runtime: Any) -> None:
+        self._registry: Registry = runtime.registry
+        self._settings = runtime.settings
+
+    def resolve(self, job: ClaimedJob) -> Invocation | Outcome:
+        try:
+            function = self._registry.get(job.name)
+        except UnknownJob as exc:
+            return Outcome.rejected(f"unknown job: {exc}")
+        try:
+            spec = function.spec(self._settings)
+            args, kwargs = function.decode(job.args)
+        except PayloadError as exc:
+            return Outcome.rejected(f"invalid payload: {exc}")
+        except QueueError as exc:
+            return Outcome.rejected(f"cannot run: {exc}")
+        return Invocation(job, function, spec, args, kwargs)

@@ -1,0 +1,150 @@
+"""Reporting outcomes: batched acks, retries with backoff, DLQ, lease release.
+
+One thread takes outcomes from a queue and writes them in batches: every
+success of a batch in ONE ``complete_many`` statement, then each failure
+(``fail`` with ``retry_at`` from the job's RetryPolicy, or None for the DLQ).
+Leases and tenant tokens are released only after PostgreSQL has the outcome,
+so the reaper never sees a finished attempt without a lease while still running.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from queue_runtime.config import RetryPolicy
+from queue_runtime.metrics import WorkerMetrics
+from queue_runtime.redis_leases import RedisLeaseStore
+from queue_runtime.retry import Backoff
+from queue_runtime.store import ClaimedJob, Completion, Failure, JobStatus, JobStore
+from queue_runtime.worker._backoff import retrying
+from queue_runtime.worker._outcome import Outcome, OutcomeKind
+
+log = logging.getLogger("queue_runtime.worker")
+BATCH = 256
+LINGER = 0.02  # seconds to gather more outcomes into one statement
+
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    job: ClaimedJob
+    outcome: Outcome
+    policy: RetryPolicy
+    tenant_held: bool
+
+
+def decide(s: Settlement, backoff: Backoff) -> Completion | Failure:
+    """What to store for one outcome: a completion, a retry at a time, or dead (retry_at None).
+
+    The attempt budget is the job row's ``max_attempts`` (fixed at enqueue); the
+    delays come from its RetryPolicy via ``backoff`` (clock and RNG injectable).
+    """
+    job, out = s.job, s.outcome
+    if out.kind is OutcomeKind.SUCCEEDED:
+        return Completion(job.id, job.attempt, out.result)
+    retry_at = None
+    if not out.permanent and job.attempt < job.max_attempts:
+        retry_at = backoff.now() + timedelta(seconds=backoff.delay(job.attempt, s.policy))
+    return Failure(job.id, job.attempt, out.error, out.traceback, retry_at)
+
+
+class Settler:
+    """The ack thread of a worker."""
+
+    def __init__(
+        self,
+        store: JobStore,
+        leases: RedisLeaseStore,
+        worker_id: str,
+        metrics: WorkerMetrics,
+        backoff: Backoff,
+    ) -> None:
+        self._store, self._leases, self._worker_id = store, leases, worker_id
+        self._metrics, self._backoff = metrics, backoff
+        self._queue: queue.Queue[Settlement] = queue.Queue()
+        self._closing = threading.Event()
+        self._abandon = threading.Event()  # set only when shutdown can wait no longer
+        self._thread = threading.Thread(target=self._loop, name="qr-settler", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def submit(self, settlement: Settlement) -> None:
+        self._queue.put(settlement)
+
+    def close(self, timeout: float) -> None:
+        """Write everything queued so far (up to ``timeout``), then stop."""
+        self._closing.set()
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            self._abandon.set()
+            self._thread.join(5)
+
+    def _loop(self) -> None:
+        while not (self._closing.is_set() and self._queue.empty()):
+            batch = self._take()
+            if batch:
+                self._persist(batch)
+
+    def _take(self) -> list[Settlement]:
+        try:
+            batch = [self._queue.get(timeout=0.1)]
+        except queue.Empty:
+            return []
+        if self._queue.qsize() < BATCH:
+            self._closing.wait(LINGER)
+        while len(batch) < BATCH:
+            try:
+                batch.append(self._queue.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def _persist(self, batch: list[Settlement]) -> None:
+        records = [(s, decide(s, self._backoff)) for s in batch]
+        self._complete([(s, r) for s, r in records if isinstance(r, Completion)])
+        for s, record in records:
+            if isinstance(record, Failure):
+                self._fail(s, record)
+        self._release(batch)
+
+    def _complete(self, done: list[tuple[Settlement, Completion]]) -> None:
+        if not done:
+            return
+        stored = retrying(
+            lambda: self._store.complete_many([c for _, c in done]), self._abandon, "complete_many"
+        )
+        if stored is not None and stored < len(done):
+            log.info("%d completion(s) fenced out: their attempt was rescued", len(done) - stored)
+        for s, _ in done:
+            self._metrics.job_completed(s.job.pool)
+
+    def _fail(self, s: Settlement, failure: Failure) -> None:
+        status = retrying(lambda: self._store.fail(failure), self._abandon, "fail")
+        if status is JobStatus.DEAD:
+            self._metrics.dead.labels(s.job.pool).inc()
+            log.warning("job %s (%s) dead-lettered: %s", s.job.id, s.job.name, failure.error)
+        elif status is not None and failure.retry_at is not None:
+            self._metrics.retries.labels(s.job.pool).inc()
+
+    def _release(self, batch: list[Settlement]) -> None:
+        tokens = [s.job.token for s in batch]
+        # Best effort: an unreleased lease only delays nothing (the row is gone) and expires.
+        retrying(
+            lambda: self._leases.release(tokens, self._worker_id), self._abandon, "release", 2.0
+        )
+        for s in batch:
+            if s.tenant_held and s.job.tenant is not None:
+                tenant = s.job.tenant
+                retrying(
+                    lambda t=tenant, i=s.job.id: self._leases.tenant_release(t, i),
+                    self._abandon,
+                    "tenant release",
+                    2.0,
+                )

@@ -1,0 +1,113 @@
+"""Building a worker's parts from a Runtime; the claim schedule and pool capacities."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from psycopg.conninfo import conninfo_to_dict
+
+from queue_runtime.config import Settings
+from queue_runtime.errors import ConfigError
+from queue_runtime.redis_leases import RedisLeaseStore
+from queue_runtime.retry import Backoff
+from queue_runtime.store import JobStore
+from queue_runtime.worker._dispatch import Dispatcher
+from queue_runtime.worker._execute import Executor
+from queue_runtime.worker._heartbeat import Heartbeat, Watchdog
+from queue_runtime.worker._inflight import Inflight
+from queue_runtime.worker._listen import Listener
+from queue_runtime.worker._reaper import Reaper
+from queue_runtime.worker._resolve import Resolver
+from queue_runtime.worker._settle import Settler
+
+if TYPE_CHECKING:
+    from queue_runtime.worker.worker import Worker
+
+
+def claim_schedule(settings: Settings, pools: list[str]) -> list[str]:
+    """One polling round: each pool ``weight`` times, higher ``priority`` pools first.
+
+    With the defaults (transactional: weight 4, batch: weight 1) a round makes
+    four claim turns for ``transactional`` per one for ``batch``.
+    """
+    unknown = sorted(set(pools) - set(settings.pools))
+    if unknown:
+        raise ConfigError(f"unknown pool(s) {unknown}; configured: {sorted(settings.pools)}")
+    ordered = sorted(pools, key=lambda p: -settings.pools[p].priority)
+    return [p for p in ordered for _ in range(settings.pools[p].weight)]
+
+
+def pool_capacity(settings: Settings, pools: list[str], override: int | None) -> dict[str, int]:
+    """Concurrent attempts per pool: its own ``concurrency``, or the worker's override."""
+    return {p: override or settings.pools[p].concurrency for p in pools}
+
+
+def application_name(settings: Settings, worker_id: str) -> str:
+    """The DSN's application_name when set (operators group a fleet by it), else the worker id."""
+    configured = conninfo_to_dict(settings.database_url or "").get("application_name")
+    return str(configured) if configured else f"qr-worker {worker_id}"[:63]
+
+
+@dataclass
+class WorkerParts:
+    store: JobStore
+    leases: RedisLeaseStore
+    wake: threading.Event
+    inflight: Inflight
+    executor: Executor
+    settler: Settler
+    dispatcher: Dispatcher
+    heartbeat: Heartbeat
+    watchdog: Watchdog
+    reaper: Reaper
+    listener: Listener
+    owns_leases: bool
+
+    @classmethod
+    def build(cls, runtime: Any, worker: Worker, backoff: Backoff) -> WorkerParts:
+        s: Settings = runtime.settings
+        leases, owns = _lease_store(runtime)
+        wake = threading.Event()
+        inflight = Inflight(pool_capacity(s, worker.pools, worker.concurrency), wake)
+        executor = Executor(f"qr-job-{worker.worker_id}")
+        settler = Settler(runtime.store, leases, worker.worker_id, worker.metrics, backoff)
+        resolver = Resolver(runtime)
+        parts = (inflight, executor, settler, resolver, worker.metrics)
+        dispatcher = Dispatcher(
+            s, runtime.store, leases, worker.worker_id, parts, backoff.now, worker.stopping
+        )
+        heartbeat = Heartbeat(
+            leases, worker.worker_id, s.lease_ttl, inflight, worker.metrics, dispatcher.redis_down
+        )
+        app_name = application_name(s, worker.worker_id)
+        return cls(
+            runtime.store,
+            leases,
+            wake,
+            inflight,
+            executor,
+            settler,
+            dispatcher,
+            heartbeat,
+            Watchdog(inflight, dispatcher.settle),
+            Reaper(runtime.store, leases, s.lease_ttl, worker.metrics),
+            Listener(s, set(worker.pools), wake, app_name),
+            owns,
+        )
+
+    def close(self) -> None:
+        self.executor.close()
+        if self.owns_leases:
+            self.leases.close()
+
+
+def _lease_store(runtime: Any) -> tuple[RedisLeaseStore, bool]:
+    existing = getattr(runtime, "leases", None)
+    if isinstance(existing, RedisLeaseStore):
+        return existing, False
+    s: Settings = runtime.settings
+    if not s.redis_url:
+        raise ConfigError("a worker needs redis_url (leases and tenant caps live in Redis)")
+    return RedisLeaseStore.from_url(s.redis_url, s.redis_prefix), True

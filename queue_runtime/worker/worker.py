@@ -1,0 +1,192 @@
+"""The worker process: claims jobs of its pools and runs them.
+
+Threads of one worker: the claim loop (the caller of :meth:`Worker.run`), the
+settler (batched acks), the heartbeat (leases, tenant tokens), the watchdog
+(sync timeouts), the reaper (rescues attempts of dead workers), the listener
+(LISTEN/NOTIFY wake-ups), plus one thread per running sync job and one event
+loop thread for all async jobs.
+
+Claiming is weighted across pools: in each round a pool gets ``weight`` claim
+turns (``PoolConfig.weight``; higher-priority pools first), each turn claiming
+at most its free slots (``PoolConfig.concurrency``, or the worker's
+``concurrency`` override) up to ``claim_batch``. A pool only ever claims its
+own jobs. With nothing to claim the loop sleeps until a NOTIFY for one of its
+pools, a freed slot, or ``poll_interval``.
+
+Shutdown (:meth:`stop`, SIGTERM, SIGINT): claiming stops; claimed jobs not yet
+started go back to pending at once; running jobs get ``shutdown_grace``
+seconds; any still running then are handed back (``defer`` to now: pending,
+attempt not consumed, to run again elsewhere; their threads die with the
+process); acks are flushed; leases released.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import signal
+import socket
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+from queue_runtime.metrics import WorkerMetrics
+from queue_runtime.retry import Backoff
+from queue_runtime.store import ClaimedJob
+from queue_runtime.worker._backoff import TRANSIENT, jitter, retrying
+from queue_runtime.worker._wiring import WorkerParts, claim_schedule
+
+log = logging.getLogger("queue_runtime.worker")
+
+
+def default_worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+class Worker:
+    """``Worker(runtime, pools, concurrency).run()`` until :meth:`stop` or a signal."""
+
+    def __init__(
+        self,
+        runtime: Any,
+        pools: list[str] | None = None,
+        concurrency: int | None = None,
+        *,
+        worker_id: str | None = None,
+        backoff: Backoff | None = None,
+        metrics: WorkerMetrics | None = None,
+    ) -> None:
+        self.settings = runtime.settings
+        self.pools = list(pools or self.settings.pools)
+        self.worker_id = worker_id or default_worker_id()
+        self.metrics = metrics or WorkerMetrics()
+        self.concurrency = concurrency
+        self.stopping, self._stopped = threading.Event(), threading.Event()
+        self._parts = WorkerParts.build(runtime, self, backoff or Backoff())
+        self._wake = self._parts.wake
+        self._threads: list[threading.Thread] = []
+        self._run_thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------
+    def run(self, install_signals: bool = False) -> None:
+        """Serve until stopped; returns after a graceful shutdown."""
+        if install_signals:
+            self._install_signals()
+        self._start_threads()
+        log.info("worker %s serving pools %s", self.worker_id, self.pools)
+        try:
+            self._claim_loop()
+        finally:
+            self._shutdown()
+
+    def start(self) -> Worker:
+        """Run in a background thread (tests, embedding); pair with :meth:`stop`."""
+        self._run_thread = threading.Thread(target=self.run, name="qr-worker", daemon=True)
+        self._run_thread.start()
+        return self
+
+    def stop(self, wait: bool = True) -> None:
+        """Stop claiming and shut down gracefully; with ``wait``, block until done."""
+        self.stopping.set()
+        self._wake.set()
+        if wait and self._run_thread is not None:
+            self._run_thread.join()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped.is_set()
+
+    # -- claim loop --------------------------------------------------------
+    def _claim_loop(self) -> None:
+        schedule = claim_schedule(self.settings, self.pools)
+        failures = 0
+        while not self.stopping.is_set():
+            self._wake.clear()
+            try:
+                claimed = self._round(schedule)
+                failures = 0
+            except TRANSIENT as exc:
+                failures += 1
+                log.warning("claim failed (%s: %s); backing off", type(exc).__name__, exc)
+                self.stopping.wait(jitter(failures + 2))
+                continue
+            if not claimed:
+                self._wake.wait(self.settings.poll_interval)
+
+    def _round(self, schedule: list[str]) -> int:
+        """One weighted round over the pools; returns the number of jobs claimed."""
+        if self._parts.dispatcher.redis_down.is_set():
+            return 0
+        claimed = 0
+        for pool in schedule:
+            if self.stopping.is_set():
+                break
+            free = self._parts.inflight.free_slots(pool)
+            if free > 0:
+                jobs = self._claim(pool, min(free, self.settings.claim_batch))
+                claimed += len(jobs)
+                if jobs:
+                    self._parts.dispatcher.dispatch(jobs)
+        return claimed
+
+    def _claim(self, pool: str, limit: int) -> list[ClaimedJob]:
+        started = time.perf_counter()
+        jobs = self._parts.store.claim(pool, limit, self.worker_id)
+        self.metrics.claim_latency.labels(pool).observe(time.perf_counter() - started)
+        return jobs
+
+    # -- threads and shutdown ---------------------------------------------
+    def _start_threads(self) -> None:
+        p = self._parts
+        p.settler.start()
+        loops: list[tuple[str, Callable[[threading.Event], None]]] = [
+            ("qr-heartbeat", p.heartbeat.run),
+            ("qr-watchdog", p.watchdog.run),
+            ("qr-reaper", p.reaper.run),
+            ("qr-listener", p.listener.run),
+            ("qr-stats", self._refresh_stats),
+        ]
+        for name, target in loops:
+            thread = threading.Thread(target=target, args=(self._stopped,), name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _refresh_stats(self, stop: threading.Event) -> None:
+        # Queue-wide gauges (depth, lag, DLQ): one stats query every few seconds.
+        while not stop.wait(5.0):
+            stats = retrying(self._parts.store.stats, stop, "stats", 1.0)
+            if stats is not None:
+                self.metrics.observe_stats(stats)
+
+    def _shutdown(self) -> None:
+        p = self._parts
+        grace = self.settings.shutdown_grace
+        if not p.inflight.wait_empty(grace):
+            self._hand_back_overdue()
+        p.settler.close(timeout=max(10.0, grace))
+        self._stopped.set()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        p.close()
+        log.info("worker %s stopped", self.worker_id)
+
+    def _hand_back_overdue(self) -> None:
+        """Jobs still running after the grace go back to pending (they run again elsewhere)."""
+        p = self._parts
+        running = [r for r in p.inflight.unsettled() if p.inflight.claim_settlement(r)]
+        log.warning("shutdown grace over: handing back %d running job(s)", len(running))
+        if not running:
+            return
+        p.dispatcher.give_back([r.job for r in running])
+        p.dispatcher.release(running)
+
+    def _install_signals(self) -> None:
+        def handler(signum: int, frame: FrameType | None) -> None:
+            log.warning("signal %s: graceful shutdown", signal.Signals(signum).name)
+            self.stop(wait=False)
+
+        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, handler)

@@ -1,0 +1,234 @@
+"""The worker against real PostgreSQL and Redis: runs, retries, DLQ, pools, async, timeouts."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from queue_runtime import JobStatus, RetryPolicy, Settings, configure, get_job
+from queue_runtime.config import JobConfig
+from queue_runtime.runtime import Runtime
+from queue_runtime.store import NewJob
+from queue_runtime.worker import Worker, claim_schedule
+from tests.integration import fault_app
+from tests.support import wait_until
+
+pytestmark = [pytest.mark.pg, pytest.mark.redis]
+FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.05)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def fast(settings: Settings, **changes: Any) -> Settings:
+    """Settings tuned for quick tests: short leases, quick polling, fast retries."""
+    base = {"lease_ttl": 2.0, "poll_interval": 0.1, "retry": FAST_RETRY, "shutdown_grace": 5.0}
+    return settings.model_copy(update={**base, **changes})
+
+
+@pytest.fixture
+def rt(settings: Settings) -> Iterator[Runtime]:
+    fault_app.create_tables(settings.database_url or "", settings.schema_name)
+    runtime = configure(fast(settings))
+    yield runtime
+    runtime.close()
+
+
+@pytest.fixture
+def start_worker(rt: Runtime) -> Iterator[Callable[..., Worker]]:
+    workers: list[Worker] = []
+
+    def start(runtime: Runtime | None = None, **kwargs: Any) -> Worker:
+        worker = Worker(runtime or rt, **kwargs).start()
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+def executions(rt: Runtime) -> list[tuple[int, int]]:
+    query = sql.SQL("SELECT job_id, attempt FROM {}.executions ORDER BY id").format(
+        sql.Identifier(rt.settings.schema_name)
+    )
+    with psycopg.connect(rt.settings.database_url or "") as conn:
+        return [(int(a), int(b)) for a, b in conn.execute(query).fetchall()]
+
+
+def finished(job_id: int) -> bool:
+    return get_job(job_id).status() in (JobStatus.SUCCEEDED, JobStatus.DEAD)
+
+
+def test_jobs_run_once_and_results_are_visible(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    handles = [fault_app.work.enqueue(n) for n in range(30)]
+    start_worker()
+    for n, handle in enumerate(handles):
+        assert handle.result(timeout=20) == n * 2
+    ran = executions(rt)
+    assert sorted(job_id for job_id, _ in ran) == sorted(h.id for h in handles)
+    assert {attempt for _, attempt in ran} == {1}
+
+
+def test_failing_job_is_retried_then_dead_lettered(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    handle = fault_app.poison.enqueue(7)
+    start_worker()
+    wait_until(lambda: finished(handle.id), timeout=20, message="poison job in the DLQ")
+    record = get_job(handle.id).record()
+    assert record.status is JobStatus.DEAD
+    assert record.attempt == FAST_RETRY.max_attempts
+    assert "ValueError: poison 7" in (record.error or "")
+    assert [a for _, a in executions(rt)] == [1, 2, 3]
+    assert [d.id for d in rt.store.dead_letters()] == [handle.id]
+
+
+def test_permanent_error_goes_to_the_dlq_at_once(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    handle = fault_app.refuse.enqueue(1)
+    start_worker()
+    wait_until(lambda: finished(handle.id), timeout=20, message="refused job in the DLQ")
+    record = get_job(handle.id).record()
+    assert (record.status, record.attempt) == (JobStatus.DEAD, 1)
+    assert "bad input 1" in (record.error or "")
+
+
+def test_unknown_job_and_invalid_payload_are_dead_lettered_with_the_reason(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    unknown = rt.store.enqueue(NewJob(name="app.gone_job", pool="batch", args={}))
+    invalid = rt.store.enqueue(NewJob(name=fault_app.work.name, pool="batch", args={"n": "x"}))
+    start_worker()
+    wait_until(lambda: finished(unknown) and finished(invalid), timeout=20, message="DLQ")
+    gone, bad = get_job(unknown).record(), get_job(invalid).record()
+    assert gone.status is JobStatus.DEAD and "unknown job" in (gone.error or "")
+    assert bad.status is JobStatus.DEAD and "invalid payload" in (bad.error or "")
+    assert executions(rt) == []
+
+
+def test_a_worker_only_claims_jobs_of_its_pools(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    batch = fault_app.work.enqueue(1)
+    urgent = fault_app.urgent.enqueue(1)
+    start_worker(pools=["transactional"])
+    assert urgent.result(timeout=20) == 1001
+    assert get_job(batch.id).status() is JobStatus.QUEUED
+    start_worker(pools=["batch"])
+    assert batch.result(timeout=20) == 2
+
+
+def test_claim_schedule_weights_high_priority_pools(settings: Settings) -> None:
+    schedule = claim_schedule(settings, ["batch", "transactional"])
+    assert schedule == ["transactional"] * 4 + ["batch"]
+
+
+class CountingStore:
+    """The real PgJobStore, counting claim calls per pool."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self.claims: dict[str, int] = {}
+
+    def claim(self, pool: str, limit: int, worker_id: str) -> Any:
+        self.claims[pool] = self.claims.get(pool, 0) + 1
+        return self._store.claim(pool, limit, worker_id)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+class RuntimeWith:
+    def __init__(self, runtime: Runtime, store: Any) -> None:
+        self.settings, self.registry, self.store = runtime.settings, runtime.registry, store
+
+
+def test_polling_rounds_claim_high_priority_pools_more_often(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    counting = CountingStore(rt.store)
+    start_worker(RuntimeWith(rt, counting))
+    wait_until(lambda: counting.claims.get("batch", 0) >= 5, timeout=20, message="5 rounds")
+    ratio = counting.claims["transactional"] / counting.claims["batch"]
+    assert 3.5 <= ratio <= 4.5, counting.claims
+
+
+def test_async_jobs_run_on_the_event_loop(rt: Runtime, start_worker: Callable[..., Worker]) -> None:
+    handles = [fault_app.async_work.enqueue(n, seconds=0.2) for n in range(20)]
+    start_worker(concurrency=20)
+    for n, handle in enumerate(handles):
+        assert handle.result(timeout=20) == {"value": n * 3, "job_id": handle.id}
+
+
+def test_async_timeout_fails_the_attempt(rt: Runtime, start_worker: Callable[..., Worker]) -> None:
+    handle = fault_app.async_too_slow.enqueue(5.0)
+    start_worker()
+    wait_until(lambda: finished(handle.id), timeout=20, message="async timeouts to the DLQ")
+    record = get_job(handle.id).record()
+    assert record.status is JobStatus.DEAD
+    assert record.attempt == FAST_RETRY.max_attempts
+    assert "timed out after 0.2s" in (record.error or "")
+
+
+def test_sync_timeout_fails_the_attempt_and_fences_out_the_late_result(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    configure(rt.settings.model_copy(update={"retry": RetryPolicy(max_attempts=1)}))
+    handle = fault_app.too_slow.enqueue(1.0)
+    start_worker()
+    wait_until(lambda: finished(handle.id), timeout=20, message="timed-out job in the DLQ")
+    # The thread finishes its sleep later and records the end; the result is not stored.
+    wait_until(lambda: _finished_executions(rt) == 1, timeout=10, message="late finish")
+    record = get_job(handle.id).record()
+    assert record.status is JobStatus.DEAD and "timed out after 0.3s" in (record.error or "")
+    assert record.result is None
+
+
+def _finished_executions(rt: Runtime) -> int:
+    query = sql.SQL("SELECT count(*) FROM {}.executions WHERE finished_at IS NOT NULL").format(
+        sql.Identifier(rt.settings.schema_name)
+    )
+    with psycopg.connect(rt.settings.database_url or "") as conn:
+        row = conn.execute(query).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_per_job_config_overrides_the_retry_policy(settings: Settings) -> None:
+    # Config beats code: the worker uses the spec the registry resolves.
+    policy = RetryPolicy(max_attempts=2, base_delay=0.01)
+    tuned = settings.model_copy(update={"jobs": {fault_app.poison.name: JobConfig(retry=policy)}})
+    assert fault_app.poison.spec(tuned).retry == policy
+
+
+def worker_process(settings: Settings, log: Path, *args: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "QR_TEST_SETTINGS": settings.model_dump_json(by_alias=True)}
+    command = [sys.executable, "-m", "queue_runtime.cli", "worker", "tests.integration.fault_app"]
+    with log.open("ab") as out:
+        return subprocess.Popen([*command, *args], cwd=ROOT, env=env, stdout=out, stderr=out)
+
+
+def test_sigterm_lets_the_running_job_finish_and_exits_zero(rt: Runtime, tmp_path: Path) -> None:
+    handle = fault_app.work.enqueue(21, seconds=1.5)
+    proc = worker_process(rt.settings, tmp_path / "worker.log", "--pool", "batch")
+    try:
+        wait_until(lambda: executions(rt), timeout=20, message="the job to start")
+        proc.send_signal(signal.SIGTERM)
+        later = fault_app.work.enqueue(1)
+        assert proc.wait(timeout=20) == 0, (tmp_path / "worker.log").read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert get_job(handle.id).status() is JobStatus.SUCCEEDED
+    assert handle.result(timeout=1) == 42
+    assert get_job(later.id).status() is JobStatus.QUEUED  # not claimed after SIGTERM
