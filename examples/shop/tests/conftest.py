@@ -31,7 +31,7 @@ THREAD_DEADLINE = 10.0
 
 
 def _wait_until(
-    predicate: Callable[[], object], timeout: float = 5.0, message: str = "condition"
+    predicate: Callable[[], object], timeout: float = 10.0, message: str = "condition"
 ) -> object:
     """Poll ``predicate`` until it is truthy; fail at the deadline (no sleep-and-hope)."""
     deadline = time.monotonic() + timeout
@@ -119,5 +119,5 @@ def product(client: TestClient) -> dict[str, object]:
 
 @pytest.fixture(name="wait_until")
 def wait_until_fixture() -> Callable[..., object]:
-    """``wait_until(predicate, timeout=5.0, message=...)``."""
+    """``wait_until(predicate, timeout=10.0, message=...)``."""
     return _wait_until
