@@ -70,12 +70,19 @@ def load(root: Path) -> CacheFile:
 
 
 def save(root: Path, cache: CacheFile) -> None:
-    """Write atomically, so a concurrent or interrupted scan never reads half a file."""
+    """Write atomically, so a concurrent or interrupted scan never reads half a file.
+
+    A read-only tree still scans: the cache only saves time, so failing to
+    write it is not an error.
+    """
     target = cache_path(root)
-    target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_bytes(cache.model_dump_json().encode())
-    os.replace(temporary, target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_bytes(cache.model_dump_json().encode())
+        os.replace(temporary, target)
+    except OSError:
+        temporary.unlink(missing_ok=True)
 
 
 @dataclass
