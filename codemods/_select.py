@@ -71,7 +71,7 @@ def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
     if job.idempotency is Idempotency.NEEDS_KEY and job.qualname not in options.keys:
         hint = f" (suggested: {job.suggested_key})" if job.suggested_key else ""
         return (
-            "job needs an idempotency key: declare its source in [tool.migrator.keys] "
+            "job needs an idempotency key: declare its source ([tool.migrator.jobs.\"<job>\"] key = ...) "
             f"or with --key {job.qualname}=TEMPLATE{hint}"
         )
     return None
