@@ -39,11 +39,17 @@ def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Ed
 
 
 def _enqueue(call: cst.Call, target: Target) -> cst.Call | Skip | None:
-    method = last_name(call.func) if not isinstance(call.func, cst.Attribute) else call.func.attr.value
+    method = (
+        last_name(call.func) if not isinstance(call.func, cst.Attribute) else call.func.attr.value
+    )
     positional = [a for a in call.args if a.keyword is None]
     if method in _TASKS and positional and isinstance(positional[0].value, cst.Call):
         coro = positional[0].value
-        return enqueue_call(coro.func, list(coro.args), target, like=coro) if is_job_ref(coro.func, target) else None
+        return (
+            enqueue_call(coro.func, list(coro.args), target, like=coro)
+            if is_job_ref(coro.func, target)
+            else None
+        )
     skip = {"run_in_executor": 1, "to_thread": 0}.get(method or "")
     if skip is None or len(call.args) <= skip:
         return None

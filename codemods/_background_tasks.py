@@ -21,7 +21,11 @@ from codemods._types import Edit, Skip, Target
 def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
     stmt = body[index]
     call = statement_call(stmt)
-    if call is None or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "add_task":
+    if (
+        call is None
+        or not isinstance(call.func, cst.Attribute)
+        or call.func.attr.value != "add_task"
+    ):
         return None
     if not call.args or call.args[0].keyword is not None:
         return None

@@ -22,7 +22,9 @@ from codemods._rewriter import rewrite_sites
 from codemods._types import CodemodError, FileChange, SiteOutcome, Status, Target
 from inventory.models import Job, Pattern
 
-NOT_FOUND = "not found at the recorded position (line {line}): the code there has another shape; rescan"
+NOT_FOUND = (
+    "not found at the recorded position (line {line}): the code there has another shape; rescan"
+)
 
 
 class ConcurrentChangeError(CodemodError):
@@ -33,7 +35,9 @@ class ConcurrentChangeError(CodemodError):
 class Plan:
     changes: list[FileChange] = field(default_factory=list)
     outcomes: list[SiteOutcome] = field(default_factory=list)
-    registered: list[str] = field(default_factory=list)  # job qualnames decorated or already decorated
+    registered: list[str] = field(
+        default_factory=list
+    )  # job qualnames decorated or already decorated
     refused: dict[str, str] = field(default_factory=dict)
 
 
@@ -56,16 +60,25 @@ def plan_changes(sources: dict[str, str], targets: list[Target], pools: dict[str
 def _rewrite_file(path: str, source: str, targets: list[Target], plan: Plan) -> cst.Module:
     module = cst.parse_module(source)
     updated, outcomes = rewrite_sites(module, targets)
-    if any(t.site.pattern is Pattern.BACKGROUND_TASKS and outcomes.get(i, ("",))[0] is Status.REWRITTEN for i, t in enumerate(targets)):
+    if any(
+        t.site.pattern is Pattern.BACKGROUND_TASKS and outcomes.get(i, ("",))[0] is Status.REWRITTEN
+        for i, t in enumerate(targets)
+    ):
         updated = _background_tasks.remove_unused_imports(updated)
     for i, target in enumerate(targets):
-        status, reason = outcomes.get(i, (Status.SKIPPED, NOT_FOUND.format(line=target.site.location.line)))
+        status, reason = outcomes.get(
+            i, (Status.SKIPPED, NOT_FOUND.format(line=target.site.location.line))
+        )
         plan.outcomes.append(SiteOutcome(site=target.site, status=status, reason=reason))
     return updated
 
 
 def _register_jobs(
-    sources: dict[str, str], modules: dict[str, cst.Module], jobs: list[Job], pools: dict[str, str], plan: Plan
+    sources: dict[str, str],
+    modules: dict[str, cst.Module],
+    jobs: list[Job],
+    pools: dict[str, str],
+    plan: Plan,
 ) -> None:
     by_path: dict[str, list[Job]] = defaultdict(list)
     for job in jobs:
@@ -100,7 +113,9 @@ def _refuse_all(plan: Plan, path: str, reason: str) -> None:
     plan.registered.clear()
     for i, outcome in enumerate(plan.outcomes):
         if outcome.status is Status.REWRITTEN:
-            plan.outcomes[i] = outcome.model_copy(update={"status": Status.SKIPPED, "reason": f"not applied: {path}: {reason}"})
+            plan.outcomes[i] = outcome.model_copy(
+                update={"status": Status.SKIPPED, "reason": f"not applied: {path}: {reason}"}
+            )
 
 
 def verify(text: str, path: str) -> str | None:
@@ -137,9 +152,13 @@ def write_changes(root: Path, changes: list[FileChange]) -> None:
     for change in changes:
         problem = verify(change.after, change.path)
         if problem is not None:
-            raise CodemodError(f"{change.path}: refusing to write code that does not parse: {problem}")
+            raise CodemodError(
+                f"{change.path}: refusing to write code that does not parse: {problem}"
+            )
         if read_source(root / change.path) != change.before:
-            raise ConcurrentChangeError(f"{change.path} changed since the plan was made; nothing written")
+            raise ConcurrentChangeError(
+                f"{change.path} changed since the plan was made; nothing written"
+            )
     for change in changes:
         _atomic_write(root / change.path, change.after)
 

@@ -39,8 +39,13 @@ def effective_options(root: Path, options: ApplyOptions) -> ApplyOptions:
         raise ConfigError(f"[tool.migrator]: {exc}") from exc
     declared = {name: s.key for name, s in migrator.jobs.items() if s.key}
     runtime = pyproject.get("tool", {}).get("queue_runtime", {})
-    pools = {name: str(cfg["pool"]) for name, cfg in runtime.get("jobs", {}).items() if cfg.get("pool")}
-    update: dict[str, Any] = {"keys": {**declared, **options.keys}, "pools": {**pools, **options.pools}}
+    pools = {
+        name: str(cfg["pool"]) for name, cfg in runtime.get("jobs", {}).items() if cfg.get("pool")
+    }
+    update: dict[str, Any] = {
+        "keys": {**declared, **options.keys},
+        "pools": {**pools, **options.pools},
+    }
     if "default_pool" in runtime and "default_pool" not in options.model_fields_set:
         update["default_pool"] = str(runtime["default_pool"])
     return options.model_copy(update=update)

@@ -57,10 +57,17 @@ def _map_loop(
     new = enqueue_call(found[0], join_args(found[1], item_args), target)
     if isinstance(new, Skip):
         return new
-    source = code(iterables[0].value) if len(iterables) == 1 else f"zip({', '.join(code(a.value) for a in iterables)})"
+    source = (
+        code(iterables[0].value)
+        if len(iterables) == 1
+        else f"zip({', '.join(code(a.value) for a in iterables)})"
+    )
     loop = cst.parse_statement(f"for {', '.join(names)} in {source}:\n    {code(new)}\n")
     assert isinstance(loop, cst.For) and isinstance(loop.body, cst.IndentedBlock)
-    loop = loop.with_changes(leading_lines=stmt.leading_lines, body=loop.body.with_changes(header=stmt.trailing_whitespace))
+    loop = loop.with_changes(
+        leading_lines=stmt.leading_lines,
+        body=loop.body.with_changes(header=stmt.trailing_whitespace),
+    )
     return Edit({index: [loop]})
 
 

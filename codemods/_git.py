@@ -19,9 +19,16 @@ class GitError(CodemodError):
     """A git command failed."""
 
 
-def _git(cwd: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None) -> str:
+def _git(
+    cwd: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> str:
     proc = subprocess.run(
-        ["git", *args], cwd=cwd, input=stdin, capture_output=True, env={**os.environ, **(env or {})}, check=False
+        ["git", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        env={**os.environ, **(env or {})},
+        check=False,
     )
     if proc.returncode != 0:
         raise GitError(f"git {' '.join(args)}: {proc.stderr.decode(errors='replace').strip()}")

@@ -44,7 +44,11 @@ class GatherFunctionDefsVisitor(cst.CSTVisitor):
         qualpath = ".".join(n if cls else f"{n}.<locals>" for n, cls in self._scopes)
         qualpath = f"{qualpath}.{node.name.value}" if qualpath else node.name.value
         kind = _kind(node, self._scopes)
-        self.defs.append(FunctionDefInfo(qualpath, kind, min([pos.start.line, *lines]), pos.start.line, pos.end.line))
+        self.defs.append(
+            FunctionDefInfo(
+                qualpath, kind, min([pos.start.line, *lines]), pos.start.line, pos.end.line
+            )
+        )
         self._scopes.append((node.name.value, False))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -76,5 +80,9 @@ def find(defs: list[FunctionDefInfo], job: Job) -> FunctionDefInfo | None:
     at_line = [d for d in same_name if line is not None and d.first_line <= line <= d.def_line]
     if at_line:
         return at_line[0]
-    by_path = [d for d in same_name if job.qualname.endswith("." + d.qualpath) or job.qualname == d.qualpath]
+    by_path = [
+        d
+        for d in same_name
+        if job.qualname.endswith("." + d.qualpath) or job.qualname == d.qualpath
+    ]
     return by_path[0] if len(by_path) == 1 else None

@@ -33,7 +33,11 @@ def _rewrite_callback(expr: cst.BaseExpression, target: Target) -> cst.BaseExpre
         if target.key_template is not None:
             return Skip("on_commit(fn) with an idempotency key: write the lambda by hand")
         return cst.Attribute(value=expr, attr=cst.Name("enqueue"))
-    if isinstance(expr, cst.Lambda) and isinstance(expr.body, cst.Call) and is_job_ref(expr.body.func, target):
+    if (
+        isinstance(expr, cst.Lambda)
+        and isinstance(expr.body, cst.Call)
+        and is_job_ref(expr.body.func, target)
+    ):
         new = enqueue_call(expr.body.func, list(expr.body.args), target, like=expr.body)
         return new if isinstance(new, Skip) else expr.with_changes(body=new)
     if isinstance(expr, cst.Call) and last_name(expr.func) == "partial" and expr.args:
@@ -49,5 +53,7 @@ def _rewrite_partial(expr: cst.Call, target: Target) -> cst.BaseExpression | Ski
     if isinstance(new, Skip):
         return new
     enqueue_ref = new.func
-    extra = new.args[len(rest):]  # the idempotency_key argument, when one was added
-    return expr.with_changes(args=[head.with_changes(value=enqueue_ref), *new.args[: len(rest)], *extra])
+    extra = new.args[len(rest) :]  # the idempotency_key argument, when one was added
+    return expr.with_changes(
+        args=[head.with_changes(value=enqueue_ref), *new.args[: len(rest)], *extra]
+    )

@@ -20,7 +20,9 @@ remove the code change itself.
 """
 
 
-def render(name: str, jobs: list[str], result: ApplyResult, inventory: Inventory, base: str | None = None) -> str:
+def render(
+    name: str, jobs: list[str], result: ApplyResult, inventory: Inventory, base: str | None = None
+) -> str:
     """Markdown for the branch ``name`` that moves ``jobs``."""
     mine = [o for o in result.outcomes if o.site.job in jobs]
     parts = [f"# Move {len(jobs)} job(s) onto queue_runtime ({name})\n"]
@@ -40,7 +42,9 @@ def _job_section(job: Job | None, qualname: str) -> str:
         return f"### `{qualname}`\n\n(no longer in the inventory)\n"
     lines = [f"### `{job.qualname}`: {job.idempotency} ({job.confidence} confidence)\n"]
     lines += [f"- {e.message}{_at(e.location)}{_chain(e.chain)}" for e in job.evidence]
-    lines += [f"- effect `{f.kind}` via `{f.api}`{_at(f.location)}{_chain(f.chain)}" for f in job.effects]
+    lines += [
+        f"- effect `{f.kind}` via `{f.api}`{_at(f.location)}{_chain(f.chain)}" for f in job.effects
+    ]
     if not job.evidence and not job.effects:
         lines.append("- no side effects found in the job or anything it calls")
     return "\n".join(lines) + "\n"
@@ -69,7 +73,9 @@ def _checklist(jobs: list[str], inventory: Inventory) -> str:
     items = ["## Rollout checklist items this advances\n"]
     for q in jobs:
         count = len(inventory.sites_of(q))
-        items.append(f"- [x] `{q}`: call sites enqueue through queue_runtime ({count} site(s) in the inventory)")
+        items.append(
+            f"- [x] `{q}`: call sites enqueue through queue_runtime ({count} site(s) in the inventory)"
+        )
         items.append(f"- [ ] `{q}`: deployed in inline mode, then switched to queue mode per job")
     items.append("- [ ] workers running with leasing, retries and the dead-letter queue verified")
     return "\n".join(items) + "\n"

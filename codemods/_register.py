@@ -41,23 +41,31 @@ class AddJobDecoratorTransformer(cst.CSTTransformer):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._scopes.append(node.name.value)
 
-    def leave_ClassDef(self, original_node: cst.ClassDef, updated_node: cst.ClassDef) -> cst.ClassDef:
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.ClassDef:
         self._scopes.pop()
         return updated_node
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False  # nested functions are never jobs a worker can import
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
         qualpath = ".".join([*self._scopes, updated_node.name.value])
         pool = self.pools.get(qualpath)
         if pool is None or is_registered(updated_node):
             return updated_node
         self.added.append(qualpath)
-        return updated_node.with_changes(decorators=_with_job(updated_node.decorators, self._prefix, pool))
+        return updated_node.with_changes(
+            decorators=_with_job(updated_node.decorators, self._prefix, pool)
+        )
 
 
-def _with_job(decorators: tuple[cst.Decorator, ...] | list[cst.Decorator], prefix: str, pool: str) -> list[cst.Decorator]:
+def _with_job(
+    decorators: tuple[cst.Decorator, ...] | list[cst.Decorator], prefix: str, pool: str
+) -> list[cst.Decorator]:
     new = cst.Decorator(decorator=cst.parse_expression(f'{prefix}(pool="{pool}")'))
     at = 0
     while at < len(decorators) and dotted(decorators[at].decorator) in _DESCRIPTORS:
@@ -69,10 +77,14 @@ def _with_job(decorators: tuple[cst.Decorator, ...] | list[cst.Decorator], prefi
     return [*decorators[:at], new, *decorators[at:]]
 
 
-def register(module: cst.Module, defs: list[FunctionDefInfo], pools: dict[str, str]) -> tuple[cst.Module, list[str]]:
+def register(
+    module: cst.Module, defs: list[FunctionDefInfo], pools: dict[str, str]
+) -> tuple[cst.Module, list[str]]:
     """Decorate ``defs`` (qualpath -> pool in ``pools``) and import ``job`` once."""
     qualified = _job_name_taken(module)
-    transformer = AddJobDecoratorTransformer({d.qualpath: pools[d.qualpath] for d in defs}, qualified)
+    transformer = AddJobDecoratorTransformer(
+        {d.qualpath: pools[d.qualpath] for d in defs}, qualified
+    )
     updated = module.visit(transformer)
     if not transformer.added:
         return module, []
@@ -99,7 +111,9 @@ def _binds_job(small: cst.BaseSmallStatement) -> bool:
     if isinstance(small, cst.Import):
         return any(_bound_name(a) == "job" for a in small.names)
     if isinstance(small, cst.Assign):
-        return any(isinstance(t.target, cst.Name) and t.target.value == "job" for t in small.targets)
+        return any(
+            isinstance(t.target, cst.Name) and t.target.value == "job" for t in small.targets
+        )
     return False
 
 

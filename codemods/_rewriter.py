@@ -50,7 +50,9 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         super().__init__()
         self.targets = targets
         self.outcomes: dict[int, Outcome] = {}  # index in targets -> outcome
-        self._functions: list[tuple[int, int, frozenset[str]]] = []  # (first, last line, dropped params)
+        self._functions: list[
+            tuple[int, int, frozenset[str]]
+        ] = []  # (first, last line, dropped params)
         self._dropped: list[set[str]] = []
 
     def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -63,24 +65,37 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         self._functions.append((first, last, frozenset()))
         self._dropped.append(set())
 
-    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+    def leave_FunctionDef(
+        self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
+    ) -> cst.FunctionDef:
         first, _last, _ = self._functions.pop()
         dropped = self._dropped.pop()
         body_line = self._lines(original_node.body)[0]
         for i, target in enumerate(self.targets):
             in_header = first <= target.site.location.line < body_line
             is_signal = target.site.pattern is Pattern.SIGNAL_RECEIVER
-            if is_signal and in_header and i not in self.outcomes and _signal.receiver_is_job(original_node, target):
+            if (
+                is_signal
+                and in_header
+                and i not in self.outcomes
+                and _signal.receiver_is_job(original_node, target)
+            ):
                 self.outcomes[i] = (Status.SKIPPED, _signal.RECEIVER_IS_JOB)
         if dropped:
             return _background_tasks.drop_unused_params(updated_node, frozenset(dropped))
         return updated_node
 
-    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
-        return updated_node.with_changes(body=self._rewrite_body(original_node.body, updated_node.body))
+    def leave_IndentedBlock(
+        self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
+    ) -> cst.IndentedBlock:
+        return updated_node.with_changes(
+            body=self._rewrite_body(original_node.body, updated_node.body)
+        )
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        return updated_node.with_changes(body=self._rewrite_body(original_node.body, updated_node.body))
+        return updated_node.with_changes(
+            body=self._rewrite_body(original_node.body, updated_node.body)
+        )
 
     def _rewrite_body(
         self, originals: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
@@ -96,7 +111,9 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
                             self._dropped[-1].update(edit.dropped_params)
         if not replacements:
             return list(updated)
-        return [new for index, stmt in enumerate(updated) for new in replacements.get(index, [stmt])]
+        return [
+            new for index, stmt in enumerate(updated) for new in replacements.get(index, [stmt])
+        ]
 
     def _targets_for(self, stmt: cst.SimpleStatementLine) -> list[tuple[int, Target]]:
         first, last = self._lines(stmt)
@@ -115,8 +132,13 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             if t.site.pattern is Pattern.SIGNAL_RECEIVER and first <= t.site.location.line <= last
         ]
 
-    def _apply(self, body: Sequence[cst.BaseStatement], index: int, i: int, target: Target) -> Edit | None:
-        if self.outcomes.get(i, (None,))[0] is Status.REWRITTEN and target.site.pattern is not Pattern.SIGNAL_RECEIVER:
+    def _apply(
+        self, body: Sequence[cst.BaseStatement], index: int, i: int, target: Target
+    ) -> Edit | None:
+        if (
+            self.outcomes.get(i, (None,))[0] is Status.REWRITTEN
+            and target.site.pattern is not Pattern.SIGNAL_RECEIVER
+        ):
             return None
         if already_enqueues(body[index], target):
             self.outcomes.setdefault(i, (Status.ALREADY, "already enqueues"))
@@ -134,7 +156,9 @@ def _calls_job(stmt: cst.SimpleStatementLine, target: Target) -> bool:
     return call is not None and is_job_ref(call.func, target)
 
 
-def rewrite_sites(module: cst.Module, targets: list[Target]) -> tuple[cst.Module, dict[int, Outcome]]:
+def rewrite_sites(
+    module: cst.Module, targets: list[Target]
+) -> tuple[cst.Module, dict[int, Outcome]]:
     """Rewrite ``targets`` in ``module``; targets without an outcome were not found."""
     transformer = RewriteCallSitesTransformer(targets)
     updated = MetadataWrapper(module).visit(transformer)

@@ -46,7 +46,9 @@ def select(
     return targets, outcomes
 
 
-def _decide(site: CallSite, job: Job | None, options: ApplyOptions, kinds: dict[str, DefKind]) -> Target | SiteOutcome:
+def _decide(
+    site: CallSite, job: Job | None, options: ApplyOptions, kinds: dict[str, DefKind]
+) -> Target | SiteOutcome:
     if job is None:
         return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
     verdict = _verdict_reason(job, options)
@@ -58,10 +60,17 @@ def _decide(site: CallSite, job: Job | None, options: ApplyOptions, kinds: dict[
     if kind in _KIND_REASONS:
         return _skip(site, _KIND_REASONS[kind])
     if site.result_used:
-        return SiteOutcome(site=site, status=Status.MANUAL, reason=_manual_reason(site), lines=site.result_use_lines)
+        return SiteOutcome(
+            site=site,
+            status=Status.MANUAL,
+            reason=_manual_reason(site),
+            lines=site.result_use_lines,
+        )
     unserialisable = [a for a in site.arguments if a.serialisable is False]
     if unserialisable:
-        return _skip(site, "; ".join(_arg_reason(a.name, a.source, a.reason) for a in unserialisable))
+        return _skip(
+            site, "; ".join(_arg_reason(a.name, a.source, a.reason) for a in unserialisable)
+        )
     return Target(site=site, job=job, kind=kind, key_template=options.keys.get(job.qualname))
 
 
@@ -71,7 +80,7 @@ def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
     if job.idempotency is Idempotency.NEEDS_KEY and job.qualname not in options.keys:
         hint = f" (suggested: {job.suggested_key})" if job.suggested_key else ""
         return (
-            "job needs an idempotency key: declare its source ([tool.migrator.jobs.\"<job>\"] key = ...) "
+            'job needs an idempotency key: declare its source ([tool.migrator.jobs."<job>"] key = ...) '
             f"or with --key {job.qualname}=TEMPLATE{hint}"
         )
     return None

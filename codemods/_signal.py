@@ -30,7 +30,12 @@ RECEIVER_IS_JOB = (
 
 def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
     call = statement_call(body[index])
-    if call is not None and last_name(call.func) == "connect" and call.args and is_job_ref(call.args[0].value, target):
+    if (
+        call is not None
+        and last_name(call.func) == "connect"
+        and call.args
+        and is_job_ref(call.args[0].value, target)
+    ):
         return Skip(RECEIVER_IS_JOB)
     return _direct_call.rewrite(body, index, target)
 

@@ -28,8 +28,15 @@ def digest(data: bytes) -> str:
 
 def stale_files(root: Path, inventory: Inventory) -> list[str]:
     """Files the inventory has sites in whose content changed (or vanished) since the scan."""
-    paths = sorted({s.location.path for s in inventory.sites} | {j.location.path for j in inventory.jobs if j.location})
-    return [p for p in paths if p in inventory.file_hashes and _current(root / p) != inventory.file_hashes[p]]
+    paths = sorted(
+        {s.location.path for s in inventory.sites}
+        | {j.location.path for j in inventory.jobs if j.location}
+    )
+    return [
+        p
+        for p in paths
+        if p in inventory.file_hashes and _current(root / p) != inventory.file_hashes[p]
+    ]
 
 
 def _current(path: Path) -> str | None:
@@ -39,7 +46,9 @@ def _current(path: Path) -> str | None:
         return None
 
 
-def refresh(root: Path, inventory: Inventory, scanner: Scanner | None) -> tuple[Inventory, list[str], list[str]]:
+def refresh(
+    root: Path, inventory: Inventory, scanner: Scanner | None
+) -> tuple[Inventory, list[str], list[str]]:
     """``(inventory to use, files rescanned, files refused as stale)``."""
     stale = stale_files(root, inventory)
     if not stale:

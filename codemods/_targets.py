@@ -45,7 +45,9 @@ def is_job_ref(expr: cst.BaseExpression, target: Target) -> bool:
     return name.rsplit(".", 1)[-1] == target.name or name == target.site.target_source
 
 
-def unwrap(expr: cst.BaseExpression, target: Target) -> tuple[cst.BaseExpression, list[cst.Arg]] | None:
+def unwrap(
+    expr: cst.BaseExpression, target: Target
+) -> tuple[cst.BaseExpression, list[cst.Arg]] | None:
     """The job reference and its bound arguments in ``fn``, ``partial(fn, a)`` or ``lambda: fn(a)``."""
     if is_job_ref(expr, target):
         return expr, []
@@ -53,7 +55,9 @@ def unwrap(expr: cst.BaseExpression, target: Target) -> tuple[cst.BaseExpression
         head, *rest = expr.args
         if head.keyword is None and not head.star and is_job_ref(head.value, target):
             return head.value, list(rest)
-    if m.matches(expr, m.Lambda(params=m.Parameters(params=[]))) and isinstance(expr.body, cst.Call):
+    if m.matches(expr, m.Lambda(params=m.Parameters(params=[]))) and isinstance(
+        expr.body, cst.Call
+    ):
         body = expr.body
         if is_job_ref(body.func, target) and not _lambda_has_params(expr):
             return body.func, list(body.args)
@@ -62,7 +66,13 @@ def unwrap(expr: cst.BaseExpression, target: Target) -> tuple[cst.BaseExpression
 
 def _lambda_has_params(node: cst.Lambda) -> bool:
     p = node.params
-    return bool(p.params or p.kwonly_params or p.posonly_params or not isinstance(p.star_arg, cst.MaybeSentinel) or p.star_kwarg)
+    return bool(
+        p.params
+        or p.kwonly_params
+        or p.posonly_params
+        or not isinstance(p.star_arg, cst.MaybeSentinel)
+        or p.star_kwarg
+    )
 
 
 def join_args(*groups: Sequence[cst.Arg]) -> list[cst.Arg]:
@@ -89,7 +99,9 @@ def enqueue_call(
     return like.with_changes(func=attr, args=args)
 
 
-_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+_EQ = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
 
 
 def _append_arg(args: list[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
@@ -100,7 +112,9 @@ def _append_arg(args: list[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
     return [*args[:-1], args[-1].with_changes(comma=sep), new.with_changes(comma=args[-1].comma)]
 
 
-def key_expression(template: str, args: Sequence[cst.Arg], params: list[str]) -> cst.BaseExpression | Skip:
+def key_expression(
+    template: str, args: Sequence[cst.Arg], params: list[str]
+) -> cst.BaseExpression | Skip:
     """An f-string for ``template`` whose ``{param}`` placeholders are the call's argument expressions."""
     bound = bind(args, params)
     if isinstance(bound, Skip):
@@ -111,8 +125,12 @@ def key_expression(template: str, args: Sequence[cst.Arg], params: list[str]) ->
     text = _PLACEHOLDER.sub(lambda mt: "{" + bound[mt.group(1)] + "}", template)
     quote = '"' if '"' not in text else "'"
     if quote in text or "\\" in text or "\n" in text:
-        return Skip(f"idempotency key template {template!r}: argument expressions need quoting by hand")
-    return cst.parse_expression(f"f{quote}{text}{quote}" if "{" in text else f"{quote}{text}{quote}")
+        return Skip(
+            f"idempotency key template {template!r}: argument expressions need quoting by hand"
+        )
+    return cst.parse_expression(
+        f"f{quote}{text}{quote}" if "{" in text else f"{quote}{text}{quote}"
+    )
 
 
 def bind(args: Sequence[cst.Arg], params: list[str]) -> dict[str, str] | Skip:

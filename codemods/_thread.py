@@ -16,7 +16,9 @@ import libcst.matchers as m
 from codemods._targets import enqueue_call, join_args, replace_expression, statement_call, unwrap
 from codemods._types import Edit, Skip, Target
 
-_EQ = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+_EQ = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
 
 
 def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
@@ -35,10 +37,14 @@ def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Ed
 
 
 def _is_start(call: cst.Call) -> bool:
-    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "start" and not call.args
+    return (
+        isinstance(call.func, cst.Attribute) and call.func.attr.value == "start" and not call.args
+    )
 
 
-def _replace(stmt: cst.BaseStatement, ctor: cst.Call, index: int, target: Target) -> Edit | Skip | None:
+def _replace(
+    stmt: cst.BaseStatement, ctor: cst.Call, index: int, target: Target
+) -> Edit | Skip | None:
     new = _enqueue_from_ctor(ctor, target)
     if new is None or isinstance(new, Skip):
         return new
@@ -88,13 +94,22 @@ def _identifier_key(element: cst.BaseDictElement) -> bool:
 
 def _keyword_arg(element: cst.BaseDictElement) -> cst.Arg:
     assert isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
-    return cst.Arg(keyword=cst.Name(str(element.key.evaluated_value)), value=element.value, equal=_EQ)
+    return cst.Arg(
+        keyword=cst.Name(str(element.key.evaluated_value)), value=element.value, equal=_EQ
+    )
 
 
 def _assigned_thread(stmt: cst.BaseStatement) -> str | None:
     """``t`` for ``t = Thread(target=...)``."""
     pattern = m.SimpleStatementLine(
-        body=[m.Assign(targets=[m.AssignTarget(target=m.Name())], value=m.Call(args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("target")), m.ZeroOrMore()]))]
+        body=[
+            m.Assign(
+                targets=[m.AssignTarget(target=m.Name())],
+                value=m.Call(
+                    args=[m.ZeroOrMore(), m.Arg(keyword=m.Name("target")), m.ZeroOrMore()]
+                ),
+            )
+        ]
     )
     if not m.matches(stmt, pattern):
         return None
@@ -105,7 +120,11 @@ def _assigned_thread(stmt: cst.BaseStatement) -> str | None:
 def _start_of(body: Sequence[cst.BaseStatement], index: int, name: str) -> int | None:
     for j in range(index + 1, len(body)):
         call = statement_call(body[j])
-        if call is not None and _is_start(call) and m.matches(call.func, m.Attribute(value=m.Name(name))):
+        if (
+            call is not None
+            and _is_start(call)
+            and m.matches(call.func, m.Attribute(value=m.Name(name)))
+        ):
             return j
     return None
 
@@ -134,5 +153,7 @@ def _two_statements(
     assert isinstance(start_stmt, cst.SimpleStatementLine)
     # The removed assignment's comments move down to the statement that replaces the pair.
     moved = replace_expression(start_stmt, new)
-    moved = moved.with_changes(leading_lines=[*assign_stmt.leading_lines, *start_stmt.leading_lines])
+    moved = moved.with_changes(
+        leading_lines=[*assign_stmt.leading_lines, *start_stmt.leading_lines]
+    )
     return Edit({assign_at: [], start_at: [moved]})

@@ -48,7 +48,9 @@ class ApplyOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    jobs: tuple[str, ...] = Field(default=(), description="Only these job qualnames (all if empty).")
+    jobs: tuple[str, ...] = Field(
+        default=(), description="Only these job qualnames (all if empty)."
+    )
     keys: dict[str, str] = Field(
         default_factory=dict,
         description="Job qualname -> idempotency key template, e.g. 'refund-{order_id}'.",
@@ -64,7 +66,9 @@ class SiteOutcome(BaseModel):
     site: CallSite
     status: Status
     reason: str = ""
-    lines: list[int] = Field(default_factory=list, description="Lines that consume the result (manual).")
+    lines: list[int] = Field(
+        default_factory=list, description="Lines that consume the result (manual)."
+    )
 
 
 class FileChange(BaseModel):
@@ -84,9 +88,13 @@ class ApplyResult(BaseModel):
     root: str
     changes: list[FileChange] = Field(default_factory=list)
     outcomes: list[SiteOutcome] = Field(default_factory=list)
-    refused: dict[str, str] = Field(default_factory=dict, description="path -> why it was not touched.")
+    refused: dict[str, str] = Field(
+        default_factory=dict, description="path -> why it was not touched."
+    )
     jobs: list[str] = Field(default_factory=list, description="Jobs rewritten, in commit order.")
-    rescanned: list[str] = Field(default_factory=list, description="Files rescanned because they changed.")
+    rescanned: list[str] = Field(
+        default_factory=list, description="Files rescanned because they changed."
+    )
 
     def by_status(self, status: Status) -> list[SiteOutcome]:
         return [o for o in self.outcomes if o.status is status]

@@ -32,7 +32,9 @@ PRS_DIR = Path(".migrator") / "prs"
 DIRTY_REASON = "uncommitted changes in this file: commit or stash them, or pass --allow-dirty"
 
 
-def load_inventory(root: Path | str, scanner: _stale.Scanner | None = _stale.default_scanner) -> Inventory:
+def load_inventory(
+    root: Path | str, scanner: _stale.Scanner | None = _stale.default_scanner
+) -> Inventory:
     """``root/.migrator/inventory.json``, or a fresh scan when there is none."""
     path = Path(root) / INVENTORY_FILE
     if path.is_file():
@@ -62,7 +64,9 @@ def plan_apply(
     targets, held = _hold_blocked(targets, blocked)
     pools = {t.job.qualname: opts.pools.get(t.job.qualname, opts.default_pool) for t in targets}
     plan = plan_changes(sources, targets, pools)
-    moved = [j for j in _by_risk(inventory, {t.job.qualname for t in targets}) if j in plan.registered]
+    moved = [
+        j for j in _by_risk(inventory, {t.job.qualname for t in targets}) if j in plan.registered
+    ]
     return ApplyResult(
         root=str(top),
         changes=plan.changes,
@@ -74,7 +78,9 @@ def plan_apply(
 
 
 def _read_sources(top: Path, inventory: Inventory, blocked: dict[str, str]) -> dict[str, str]:
-    paths = {s.location.path for s in inventory.sites} | {j.location.path for j in inventory.jobs if j.location}
+    paths = {s.location.path for s in inventory.sites} | {
+        j.location.path for j in inventory.jobs if j.location
+    }
     sources: dict[str, str] = {}
     for path in sorted(paths - set(blocked)):
         try:
@@ -87,7 +93,9 @@ def _read_sources(top: Path, inventory: Inventory, blocked: dict[str, str]) -> d
     return sources
 
 
-def _definitions(inventory: Inventory, sources: dict[str, str]) -> dict[str, _jobdefs.FunctionDefInfo | None]:
+def _definitions(
+    inventory: Inventory, sources: dict[str, str]
+) -> dict[str, _jobdefs.FunctionDefInfo | None]:
     gathered: dict[str, list[_jobdefs.FunctionDefInfo]] = {}
     found: dict[str, _jobdefs.FunctionDefInfo | None] = {}
     for job in inventory.jobs:
@@ -103,11 +111,15 @@ def _definitions(inventory: Inventory, sources: dict[str, str]) -> dict[str, _jo
 
 def _dirty(top: Path, targets: list[Target], blocked: dict[str, str]) -> dict[str, str]:
     dirty = _git.dirty_files(top)
-    touched = {t.site.location.path for t in targets} | {t.job.location.path for t in targets if t.job.location}
+    touched = {t.site.location.path for t in targets} | {
+        t.job.location.path for t in targets if t.job.location
+    }
     return {p: DIRTY_REASON for p in touched if (top / p).resolve() in dirty and p not in blocked}
 
 
-def _hold_blocked(targets: list[Target], blocked: dict[str, str]) -> tuple[list[Target], list[SiteOutcome]]:
+def _hold_blocked(
+    targets: list[Target], blocked: dict[str, str]
+) -> tuple[list[Target], list[SiteOutcome]]:
     """Targets in (or whose job is defined in) a refused file are skipped with that file's reason."""
     kept: list[Target] = []
     held: list[SiteOutcome] = []
@@ -115,7 +127,9 @@ def _hold_blocked(targets: list[Target], blocked: dict[str, str]) -> tuple[list[
         paths = [target.site.location.path, target.job.location.path if target.job.location else ""]
         reasons = [f"{p}: {blocked[p]}" for p in paths if p in blocked]
         if reasons:
-            held.append(SiteOutcome(site=target.site, status=Status.SKIPPED, reason="; ".join(reasons)))
+            held.append(
+                SiteOutcome(site=target.site, status=Status.SKIPPED, reason="; ".join(reasons))
+            )
         else:
             kept.append(target)
     return kept, held
@@ -150,7 +164,10 @@ def batches(result: ApplyResult, max_sites: int | None) -> list[JobBatch]:
     A job is never split across branches (its registration travels with its
     sites): a job with more sites than the limit gets a branch of its own.
     """
-    counts = {q: sum(1 for o in result.by_status(Status.REWRITTEN) if o.site.job == q) for q in result.jobs}
+    counts = {
+        q: sum(1 for o in result.by_status(Status.REWRITTEN) if o.site.job == q)
+        for q in result.jobs
+    }
     out: list[JobBatch] = []
     for q in result.jobs:
         if out and (max_sites is None or out[-1].sites + counts[q] <= max_sites):
@@ -190,7 +207,9 @@ def create_branches(
     taken = [n for n in names if _git.branch_exists(repo, n)]
     if taken:
         raise CodemodError(f"branch {taken[0]} already exists: choose another --branch name")
-    return result, _build(top, repo, inventory, opts, scanner, result, list(zip(names, groups, strict=True)))
+    return result, _build(
+        top, repo, inventory, opts, scanner, result, list(zip(names, groups, strict=True))
+    )
 
 
 def _build(
@@ -207,9 +226,13 @@ def _build(
         commits = []
         for qualname in group.jobs:
             done.append(qualname)
-            step = plan_apply(top, inventory, opts.model_copy(update={"jobs": tuple(done)}), scanner)
+            step = plan_apply(
+                top, inventory, opts.model_copy(update={"jobs": tuple(done)}), scanner
+            )
             files = {(top / c.path).resolve(): c.after for c in step.changes}
-            parent = _git.commit_files(repo, parent, files, _commit_message(qualname, step, inventory))
+            parent = _git.commit_files(
+                repo, parent, files, _commit_message(qualname, step, inventory)
+            )
             commits.append(parent)
         _git.create_branch(repo, branch, parent)
         pr = top / PRS_DIR / f"{branch}.md"
@@ -226,5 +249,5 @@ def _commit_message(qualname: str, step: ApplyResult, inventory: Inventory) -> s
     sites = [o for o in step.by_status(Status.REWRITTEN) if o.site.job == qualname]
     lines = [f"Move {qualname} onto queue_runtime ({verdict})", ""]
     lines += [f"- {o.site.location.path}:{o.site.location.line} {o.site.pattern}" for o in sites]
-    lines += ["", "Rollback: mode = \"inline\" in [tool.queue_runtime]."]
+    lines += ["", 'Rollback: mode = "inline" in [tool.queue_runtime].']
     return "\n".join(lines)

@@ -3,7 +3,8 @@
 Each example is one module, ``app.py``, that defines the job and calls it.
 The site is recorded on the first line containing ``site_at`` (as the
 scanner would record it). ``tests/unit/codemods/test_examples.py`` runs
-every example through :func:`codemods.plan_apply`; ``docs/apply.md`` shows
+every example through :func:`codemods.plan_apply` (``_examples_doc`` builds
+the inventory the scanner would give); ``docs/apply.md`` shows
 them (``python -m codemods.examples`` regenerates that section).
 """
 
@@ -13,16 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codemods._types import Status
-from inventory.models import (
-    Argument,
-    CallSite,
-    Confidence,
-    Idempotency,
-    Inventory,
-    Job,
-    Location,
-    Pattern,
-)
+from inventory.models import Idempotency, Pattern
 
 MODULE = "app"
 
@@ -44,39 +36,6 @@ class Example:
     target_source: str = ""  # how the scanner saw the target written, when aliased
 
 
-def site_line(text: str, fragment: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
-
-
-def inventory_for(example: Example, root: Path) -> Inventory:
-    """The Inventory the scanner would produce for ``example`` written at ``root/app.py``."""
-    qualname = f"{MODULE}.{example.job}"
-    site = CallSite(
-        location=Location(path="app.py", line=site_line(example.before, example.site_at)),
-        pattern=example.pattern,
-        job=qualname,
-        target_source=example.target_source,
-        result_used=bool(example.result_used_at),
-        result_use_lines=[site_line(example.before, f) for f in example.result_used_at],
-        arguments=[Argument(name=f"#{i}", source=s, serialisable=False) for i, s in enumerate(example.unserialisable)],
-        idempotency=example.verdict,
-    )
-    job = Job(
-        qualname=qualname,
-        location=Location(path="app.py", line=site_line(example.before, f"def {example.job}(")),
-        idempotency=example.verdict,
-        confidence=Confidence.HIGH,
-        parameters=_parameters(example.before, example.job),
-    )
-    return Inventory(root=str(root), sites=[site], jobs=[job])
-
-
-def _parameters(text: str, name: str) -> list[str]:
-    line = text.splitlines()[site_line(text, f"def {name}(") - 1]
-    inside = line.split("(", 1)[1].rsplit(")", 1)[0]
-    return [p.split(":")[0].split("=")[0].strip() for p in inside.split(",") if p.strip() and p.strip() != "self"]
-
-
 _JOB = "def resize(path, width=800):\n    ...\n"
 _REGISTERED = 'from queue_runtime import job\n\n@job(pool="batch")\n' + _JOB
 
@@ -91,8 +50,11 @@ EXAMPLES: list[Example] = [
     Example(
         "aliased import, multi-line call with comments inside",
         Pattern.DIRECT_CALL,
-        "from media import resize as shrink\n\n" + _JOB + "\n\ndef upload(path):\n    shrink(\n        path,  # the original\n        width=400,\n    )\n",
-        "from media import resize as shrink\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        "from media import resize as shrink\n\n"
+        + _JOB
+        + "\n\ndef upload(path):\n    shrink(\n        path,  # the original\n        width=400,\n    )\n",
+        'from media import resize as shrink\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        + _JOB
         + "\n\ndef upload(path):\n    shrink.enqueue(\n        path,  # the original\n        width=400,\n    )\n",
         site_at="shrink(",
         target_source="shrink",
@@ -110,24 +72,34 @@ EXAMPLES: list[Example] = [
     Example(
         "thread with args and kwargs",
         Pattern.THREAD,
-        "import threading\n\n" + _JOB + "\n\ndef upload(path):\n    threading.Thread(target=resize, args=(path,), kwargs={\"width\": 400}).start()\n",
-        "import threading\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
+        "import threading\n\n"
+        + _JOB
+        + '\n\ndef upload(path):\n    threading.Thread(target=resize, args=(path,), kwargs={"width": 400}).start()\n',
+        'import threading\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        + _JOB
+        + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
         site_at="Thread(",
     ),
     Example(
         "aliased Thread, partial target, assigned then started",
         Pattern.THREAD,
-        "from functools import partial\nfrom threading import Thread as T\n\n" + _JOB
+        "from functools import partial\nfrom threading import Thread as T\n\n"
+        + _JOB
         + "\n\ndef upload(path):\n    # resize in the background\n    t = T(target=partial(resize, path), daemon=True)\n    t.start()\n",
-        "from functools import partial\nfrom threading import Thread as T\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        'from functools import partial\nfrom threading import Thread as T\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        + _JOB
         + "\n\ndef upload(path):\n    # resize in the background\n    resize.enqueue(path)\n",
         site_at="t = T(",
     ),
     Example(
         "thread kept when the thread object is joined",
         Pattern.THREAD,
-        "from threading import Thread\n\n" + _JOB + "\n\ndef upload(path):\n    t = Thread(target=resize, args=(path,))\n    t.start()\n    t.join()\n",
-        "from threading import Thread\n\n" + _JOB + "\n\ndef upload(path):\n    t = Thread(target=resize, args=(path,))\n    t.start()\n    t.join()\n",
+        "from threading import Thread\n\n"
+        + _JOB
+        + "\n\ndef upload(path):\n    t = Thread(target=resize, args=(path,))\n    t.start()\n    t.join()\n",
+        "from threading import Thread\n\n"
+        + _JOB
+        + "\n\ndef upload(path):\n    t = Thread(target=resize, args=(path,))\n    t.start()\n    t.join()\n",
         site_at="t = Thread(",
         status=Status.SKIPPED,
         reason="used after start()",
@@ -135,86 +107,114 @@ EXAMPLES: list[Example] = [
     Example(
         "lambda target",
         Pattern.THREAD,
-        "from threading import Thread\n\n" + _JOB + "\n\ndef upload(path):\n    Thread(target=lambda: resize(path, 200)).start()\n",
-        "from threading import Thread\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB + "\n\ndef upload(path):\n    resize.enqueue(path, 200)\n",
+        "from threading import Thread\n\n"
+        + _JOB
+        + "\n\ndef upload(path):\n    Thread(target=lambda: resize(path, 200)).start()\n",
+        'from threading import Thread\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        + _JOB
+        + "\n\ndef upload(path):\n    resize.enqueue(path, 200)\n",
         site_at="Thread(",
     ),
     Example(
         "executor.submit with the future unused",
         Pattern.EXECUTOR_SUBMIT,
-        "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n" + _JOB + "\n\ndef upload(path):\n    POOL.submit(resize, path, width=400)\n",
-        "from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool=\"batch\")\n" + _JOB + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
+        "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n"
+        + _JOB
+        + "\n\ndef upload(path):\n    POOL.submit(resize, path, width=400)\n",
+        'from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch")\n'
+        + _JOB
+        + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
         site_at="POOL.submit",
     ),
     Example(
         "executor.map",
         Pattern.EXECUTOR_SUBMIT,
-        "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n" + _JOB + "\n\ndef upload(paths):\n    POOL.map(resize, paths)  # fan out\n",
-        "from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool=\"batch\")\n" + _JOB
+        "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n"
+        + _JOB
+        + "\n\ndef upload(paths):\n    POOL.map(resize, paths)  # fan out\n",
+        'from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch")\n'
+        + _JOB
         + "\n\ndef upload(paths):\n    for item in paths:  # fan out\n        resize.enqueue(item)\n",
         site_at="POOL.map",
     ),
     Example(
         "FastAPI BackgroundTasks: the parameter goes when nothing else uses it",
         Pattern.BACKGROUND_TASKS,
-        "from fastapi import BackgroundTasks, FastAPI\n\napp = FastAPI()\n\n" + _JOB
-        + "\n\n@app.post(\"/upload\")\nasync def upload(path: str, background_tasks: BackgroundTasks):\n    background_tasks.add_task(resize, path, width=400)\n    return {\"ok\": True}\n",
-        "from fastapi import FastAPI\nfrom queue_runtime import job\n\napp = FastAPI()\n\n@job(pool=\"batch\")\n" + _JOB
-        + "\n\n@app.post(\"/upload\")\nasync def upload(path: str):\n    resize.enqueue(path, width=400)\n    return {\"ok\": True}\n",
+        "from fastapi import BackgroundTasks, FastAPI\n\napp = FastAPI()\n\n"
+        + _JOB
+        + '\n\n@app.post("/upload")\nasync def upload(path: str, background_tasks: BackgroundTasks):\n    background_tasks.add_task(resize, path, width=400)\n    return {"ok": True}\n',
+        'from fastapi import FastAPI\nfrom queue_runtime import job\n\napp = FastAPI()\n\n@job(pool="batch")\n'
+        + _JOB
+        + '\n\n@app.post("/upload")\nasync def upload(path: str):\n    resize.enqueue(path, width=400)\n    return {"ok": True}\n',
         site_at="add_task",
     ),
     Example(
         "asyncio.create_task",
         Pattern.ASYNCIO_TASK,
         "import asyncio\n\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    asyncio.create_task(resize(path))\n",
-        "import asyncio\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.enqueue(path)\n",
+        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch")\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.enqueue(path)\n',
         site_at="create_task",
     ),
     Example(
         "awaited asyncio.to_thread whose value is discarded",
         Pattern.RUN_IN_EXECUTOR,
-        "import asyncio\n\n" + _JOB + "\n\nasync def upload(path):\n    await asyncio.to_thread(resize, path)\n",
-        "import asyncio\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB + "\n\nasync def upload(path):\n    resize.enqueue(path)\n",
+        "import asyncio\n\n"
+        + _JOB
+        + "\n\nasync def upload(path):\n    await asyncio.to_thread(resize, path)\n",
+        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        + _JOB
+        + "\n\nasync def upload(path):\n    resize.enqueue(path)\n",
         site_at="to_thread",
     ),
     Example(
         "loop.run_in_executor",
         Pattern.RUN_IN_EXECUTOR,
-        "import asyncio\n\n" + _JOB + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    loop.run_in_executor(None, resize, path)\n",
-        "import asyncio\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        "import asyncio\n\n"
+        + _JOB
+        + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    loop.run_in_executor(None, resize, path)\n",
+        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        + _JOB
         + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    resize.enqueue(path)\n",
         site_at="run_in_executor",
     ),
     Example(
         "transaction.on_commit with a lambda",
         Pattern.ON_COMMIT,
-        "from django.db import transaction\n\n" + _JOB + "\n\ndef upload(photo):\n    transaction.on_commit(lambda: resize(photo.path))\n",
-        "from django.db import transaction\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        "from django.db import transaction\n\n"
+        + _JOB
+        + "\n\ndef upload(photo):\n    transaction.on_commit(lambda: resize(photo.path))\n",
+        'from django.db import transaction\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        + _JOB
         + "\n\ndef upload(photo):\n    transaction.on_commit(lambda: resize.enqueue(photo.path))\n",
         site_at="on_commit",
     ),
     Example(
         "on_commit with partial: arguments still bound at registration",
         Pattern.ON_COMMIT,
-        "from functools import partial\n\nfrom django.db import transaction\n\n" + _JOB + "\n\ndef upload(photo):\n    transaction.on_commit(partial(resize, photo.path, width=400))\n",
-        "from functools import partial\n\nfrom django.db import transaction\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
+        "from functools import partial\n\nfrom django.db import transaction\n\n"
+        + _JOB
+        + "\n\ndef upload(photo):\n    transaction.on_commit(partial(resize, photo.path, width=400))\n",
+        'from functools import partial\n\nfrom django.db import transaction\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        + _JOB
         + "\n\ndef upload(photo):\n    transaction.on_commit(partial(resize.enqueue, photo.path, width=400))\n",
         site_at="on_commit",
     ),
     Example(
         "signal receiver that calls the job",
         Pattern.SIGNAL_RECEIVER,
-        "from django.db.models.signals import post_save\nfrom django.dispatch import receiver\n\n" + _JOB
-        + "\n\n@receiver(post_save, sender=\"Photo\")\ndef on_photo_saved(sender, instance, **kwargs):\n    resize(instance.path)\n",
-        "from django.db.models.signals import post_save\nfrom django.dispatch import receiver\nfrom queue_runtime import job\n\n@job(pool=\"batch\")\n" + _JOB
-        + "\n\n@receiver(post_save, sender=\"Photo\")\ndef on_photo_saved(sender, instance, **kwargs):\n    resize.enqueue(instance.path)\n",
+        "from django.db.models.signals import post_save\nfrom django.dispatch import receiver\n\n"
+        + _JOB
+        + '\n\n@receiver(post_save, sender="Photo")\ndef on_photo_saved(sender, instance, **kwargs):\n    resize(instance.path)\n',
+        'from django.db.models.signals import post_save\nfrom django.dispatch import receiver\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        + _JOB
+        + '\n\n@receiver(post_save, sender="Photo")\ndef on_photo_saved(sender, instance, **kwargs):\n    resize.enqueue(instance.path)\n',
         site_at="@receiver",
     ),
     Example(
         "needs_key job with a declared key template",
         Pattern.DIRECT_CALL,
         "def send_receipt(order_id, email):\n    ...\n\n\ndef checkout(order):\n    send_receipt(order.id, order.email)\n",
-        "from queue_runtime import job\n\n@job(pool=\"batch\")\ndef send_receipt(order_id, email):\n    ...\n\n\ndef checkout(order):\n    send_receipt.enqueue(order.id, order.email, idempotency_key=f\"receipt-{order.id}\")\n",
+        'from queue_runtime import job\n\n@job(pool="batch")\ndef send_receipt(order_id, email):\n    ...\n\n\ndef checkout(order):\n    send_receipt.enqueue(order.id, order.email, idempotency_key=f"receipt-{order.id}")\n',
         site_at="send_receipt(order.id",
         job="send_receipt",
         verdict=Idempotency.NEEDS_KEY,
@@ -265,14 +265,14 @@ EXAMPLES: list[Example] = [
         "staticmethod: enqueued through the class",
         Pattern.DIRECT_CALL,
         "class Images:\n    @staticmethod\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize(path)\n",
-        "from queue_runtime import job\n\nclass Images:\n    @staticmethod\n    @job(pool=\"batch\")\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize.enqueue(path)\n",
+        'from queue_runtime import job\n\nclass Images:\n    @staticmethod\n    @job(pool="batch")\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize.enqueue(path)\n',
         site_at="Images.resize(path)",
     ),
     Example(
         "periodic scheduler registration: skipped",
         Pattern.SCHEDULER,
-        "import schedule\n\n" + _JOB + "\n\nschedule.every(10).minutes.do(resize, \"all\")\n",
-        "import schedule\n\n" + _JOB + "\n\nschedule.every(10).minutes.do(resize, \"all\")\n",
+        "import schedule\n\n" + _JOB + '\n\nschedule.every(10).minutes.do(resize, "all")\n',
+        "import schedule\n\n" + _JOB + '\n\nschedule.every(10).minutes.do(resize, "all")\n',
         site_at="schedule.every",
         status=Status.SKIPPED,
         reason="no periodic-job declaration",
@@ -280,34 +280,7 @@ EXAMPLES: list[Example] = [
 ]
 
 
-BEGIN = "<!-- BEGIN GENERATED: python -m codemods.examples -->"
-END = "<!-- END GENERATED -->"
-
-
-def render_markdown() -> str:
-    """The examples section of ``docs/apply.md``."""
-    parts = [BEGIN, ""]
-    for example in EXAMPLES:
-        verdict = f"`{example.verdict}` job" + (f", key `{next(iter(example.keys.values()))}`" if example.keys else "")
-        parts += [f"### {example.title}", "", f"Pattern `{example.pattern}`, {verdict}: **{example.status}**."]
-        if example.status is Status.REWRITTEN:
-            parts += ["", "Before:", "", "```python", example.before.rstrip(), "```", "", "After:", "", "```python", example.after.rstrip(), "```", ""]
-        else:
-            parts += [f"Reason contains: *{example.reason}*.", "", "```python", example.before.rstrip(), "```", ""]
-    return "\n".join([*parts, END])
-
-
-def update_docs(path: Path) -> bool:
-    """Rewrite the generated section of ``path``; True when it changed."""
-    text = path.read_text(encoding="utf-8")
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    new = head + render_markdown() + tail
-    if new == text:
-        return False
-    path.write_text(new, encoding="utf-8")
-    return True
-
-
 if __name__ == "__main__":
+    from codemods._examples_doc import update_docs
+
     print("updated" if update_docs(Path("docs/apply.md")) else "up to date")

@@ -30,7 +30,12 @@ from codemods import (
 
 OK, NOTHING, FAILED = 0, 1, 2
 
-_STYLE = {Status.REWRITTEN: "green", Status.SKIPPED: "yellow", Status.MANUAL: "magenta", Status.ALREADY: "dim"}
+_STYLE = {
+    Status.REWRITTEN: "green",
+    Status.SKIPPED: "yellow",
+    Status.MANUAL: "magenta",
+    Status.ALREADY: "dim",
+}
 
 
 class ApplyFailed(click.ClickException):
@@ -39,25 +44,43 @@ class ApplyFailed(click.ClickException):
     exit_code = FAILED
 
 
-def _parse_keys(_ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]) -> dict[str, str]:
+def _parse_keys(
+    _ctx: click.Context, _param: click.Parameter, values: tuple[str, ...]
+) -> dict[str, str]:
     keys: dict[str, str] = {}
     for value in values:
         job, sep, template = value.partition("=")
         if not sep or not job.strip() or not template:
-            raise click.BadParameter(f"{value!r}: expected JOB=TEMPLATE, e.g. shop.mail.send=mail-{{user_id}}")
+            raise click.BadParameter(
+                f"{value!r}: expected JOB=TEMPLATE, e.g. shop.mail.send=mail-{{user_id}}"
+            )
         keys[job.strip()] = template
     return keys
 
 
 @click.command("apply")
 @click.argument("path", default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--job", "jobs", multiple=True, metavar="QUALNAME", help="Only this job (repeatable).")
-@click.option("--diff/--write", "dry_run", default=True, help="Show the unified diff (default) or write it.")
-@click.option("--branch", metavar="NAME", help="Create review branch(es), one commit per job, and PR text.")
-@click.option("--max-sites", type=click.IntRange(min=1), help="With --branch: at most N sites per branch.")
+@click.option(
+    "--job", "jobs", multiple=True, metavar="QUALNAME", help="Only this job (repeatable)."
+)
+@click.option(
+    "--diff/--write", "dry_run", default=True, help="Show the unified diff (default) or write it."
+)
+@click.option(
+    "--branch", metavar="NAME", help="Create review branch(es), one commit per job, and PR text."
+)
+@click.option(
+    "--max-sites", type=click.IntRange(min=1), help="With --branch: at most N sites per branch."
+)
 @click.option("--allow-dirty", is_flag=True, help="Also rewrite files with uncommitted changes.")
-@click.option("--key", "keys", multiple=True, metavar="JOB=TEMPLATE", callback=_parse_keys,
-              help="Idempotency key template for a needs_key job, e.g. shop.pay.capture=capture-{order_id}.")
+@click.option(
+    "--key",
+    "keys",
+    multiple=True,
+    metavar="JOB=TEMPLATE",
+    callback=_parse_keys,
+    help="Idempotency key template for a needs_key job, e.g. shop.pay.capture=capture-{order_id}.",
+)
 def apply(
     path: Path,
     jobs: tuple[str, ...],
@@ -80,18 +103,32 @@ def apply(
                 write(result)
     except CodemodError as exc:
         raise ApplyFailed(str(exc)) from exc
-    render(console, result, branches, show_diff=dry_run and not branch, wrote=not dry_run and not branch)
+    render(
+        console,
+        result,
+        branches,
+        show_diff=dry_run and not branch,
+        wrote=not dry_run and not branch,
+    )
     click.get_current_context().exit(OK if result.changes and not result.refused else NOTHING)
 
 
-def render(console: Console, result: ApplyResult, branches: list[BranchReport], show_diff: bool, wrote: bool) -> None:
+def render(
+    console: Console,
+    result: ApplyResult,
+    branches: list[BranchReport],
+    show_diff: bool,
+    wrote: bool,
+) -> None:
     if show_diff and result.diff:
         console.print(Syntax(result.diff, "diff", theme="ansi_dark", word_wrap=False))
     console.print(_sites_table(result))
     if result.refused:
         console.print(_refused_table(result))
     for report in branches:
-        console.print(f"branch [bold]{report.name}[/]: {len(report.commits)} commit(s), PR text in {report.pr_path}")
+        console.print(
+            f"branch [bold]{report.name}[/]: {len(report.commits)} commit(s), PR text in {report.pr_path}"
+        )
     console.print(_summary(result, wrote))
 
 
@@ -102,7 +139,9 @@ def _sites_table(result: ApplyResult) -> Table:
     for o in result.outcomes:
         why = o.reason + (f" (lines {', '.join(map(str, o.lines))})" if o.lines else "")
         loc = f"{o.site.location.path}:{o.site.location.line}"
-        table.add_row(loc, o.site.pattern.value, o.site.job, f"[{_STYLE[o.status]}]{o.status.value}[/]", why)
+        table.add_row(
+            loc, o.site.pattern.value, o.site.job, f"[{_STYLE[o.status]}]{o.status.value}[/]", why
+        )
     return table
 
 
@@ -118,6 +157,9 @@ def _refused_table(result: ApplyResult) -> Table:
 def _summary(result: ApplyResult, wrote: bool) -> str:
     counts = {s: len(result.by_status(s)) for s in Status}
     verb = "wrote" if wrote else "would change"
-    parts = [f"{verb} {len(result.changes)} file(s)", f"jobs moved: {', '.join(result.jobs) or 'none'}"]
+    parts = [
+        f"{verb} {len(result.changes)} file(s)",
+        f"jobs moved: {', '.join(result.jobs) or 'none'}",
+    ]
     parts += [f"{n} {s.value}" for s, n in counts.items() if n]
     return "; ".join(parts)

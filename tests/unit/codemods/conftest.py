@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods.examples import site_line
+from codemods._examples_doc import site_line
 from inventory.models import (
     Argument,
     CallSite,
@@ -43,7 +43,9 @@ def build_inventory(
         for path, fragment, pattern in [site[:3]]
     ]
     qualnames = sorted({str(s[3]) for s in sites})
-    return Inventory(root=str(root), sites=call_sites, jobs=[_job(root, q, verdicts) for q in qualnames])
+    return Inventory(
+        root=str(root), sites=call_sites, jobs=[_job(root, q, verdicts) for q in qualnames]
+    )
 
 
 def _job(root: Path, qualname: str, verdicts: dict[str, Idempotency]) -> Job:
@@ -58,9 +60,15 @@ def _job(root: Path, qualname: str, verdicts: dict[str, Idempotency]) -> Job:
                 location=Location(path=path.relative_to(root).as_posix(), line=line),
                 idempotency=verdicts.get(qualname, Idempotency.IDEMPOTENT),
                 confidence=Confidence.HIGH,
-                parameters=[p.split(":")[0].split("=")[0].strip() for p in params.split(",") if p.strip()],
+                parameters=[
+                    p.split(":")[0].split("=")[0].strip() for p in params.split(",") if p.strip()
+                ],
             )
-    return Job(qualname=qualname, idempotency=verdicts.get(qualname, Idempotency.IDEMPOTENT), confidence=Confidence.LOW)
+    return Job(
+        qualname=qualname,
+        idempotency=verdicts.get(qualname, Idempotency.IDEMPOTENT),
+        confidence=Confidence.LOW,
+    )
 
 
 @pytest.fixture

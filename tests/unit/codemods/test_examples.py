@@ -7,16 +7,21 @@ from pathlib import Path
 import pytest
 
 from codemods import ApplyOptions, Status, plan_apply
-from codemods.examples import EXAMPLES, Example, inventory_for, render_markdown
+from codemods._examples_doc import inventory_for, render_markdown
+from codemods.examples import EXAMPLES, Example
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.title for e in EXAMPLES])
 def test_example(tmp_path: Path, example: Example) -> None:
     (tmp_path / "app.py").write_text(example.before)
-    result = plan_apply(tmp_path, inventory_for(example, tmp_path), ApplyOptions(keys=example.keys), scanner=None)
+    result = plan_apply(
+        tmp_path, inventory_for(example, tmp_path), ApplyOptions(keys=example.keys), scanner=None
+    )
 
     [outcome] = result.outcomes
-    assert (outcome.status, example.reason in outcome.reason) == (example.status, True), outcome.reason
+    assert (outcome.status, example.reason in outcome.reason) == (example.status, True), (
+        outcome.reason
+    )
     after = result.changes[0].after if result.changes else example.before
     assert after == example.after
 

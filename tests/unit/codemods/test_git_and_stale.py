@@ -23,7 +23,9 @@ SITES = [
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
 
 
 @pytest.fixture
@@ -49,9 +51,13 @@ def test_a_file_with_uncommitted_changes_is_refused(repo: Path, build_inventory:
     assert {o.status for o in allowed.outcomes} == {Status.REWRITTEN}
 
 
-def test_a_stale_file_is_refused_when_it_cannot_be_rescanned(tmp_path: Path, build_inventory: Build) -> None:
+def test_a_stale_file_is_refused_when_it_cannot_be_rescanned(
+    tmp_path: Path, build_inventory: Build
+) -> None:
     (tmp_path / "app.py").write_text(APP)
-    inventory = build_inventory(tmp_path, SITES).model_copy(update={"file_hashes": {"app.py": "0" * 64}})
+    inventory = build_inventory(tmp_path, SITES).model_copy(
+        update={"file_hashes": {"app.py": "0" * 64}}
+    )
 
     result = plan_apply(tmp_path, inventory, scanner=None)
 
@@ -59,12 +65,18 @@ def test_a_stale_file_is_refused_when_it_cannot_be_rescanned(tmp_path: Path, bui
     assert "changed since the scan" in result.refused["app.py"]
 
 
-def test_a_stale_file_is_rescanned_and_the_fresh_positions_are_used(tmp_path: Path, build_inventory: Build) -> None:
+def test_a_stale_file_is_rescanned_and_the_fresh_positions_are_used(
+    tmp_path: Path, build_inventory: Build
+) -> None:
     (tmp_path / "app.py").write_text(APP)
     old = build_inventory(tmp_path, SITES).model_copy(update={"file_hashes": {"app.py": "0" * 64}})
     (tmp_path / "app.py").write_text("# moved down\n\n" + APP)
     fresh = build_inventory(tmp_path, SITES).model_copy(
-        update={"file_hashes": {"app.py": hashlib.sha256((tmp_path / "app.py").read_bytes()).hexdigest()}}
+        update={
+            "file_hashes": {
+                "app.py": hashlib.sha256((tmp_path / "app.py").read_bytes()).hexdigest()
+            }
+        }
     )
     scanned: list[Path] = []
 
@@ -85,20 +97,31 @@ def test_branch_has_one_commit_per_job_and_a_pr_text(repo: Path, build_inventory
 
     assert branch.name == "move-jobs" and branch.jobs == ["app.resize", "app.notify"]
     log = git(repo, "log", "--format=%s", "main..move-jobs").splitlines()
-    assert log == ["Move app.notify onto queue_runtime (idempotent, high confidence)",
-                   "Move app.resize onto queue_runtime (idempotent, high confidence)"]
+    assert log == [
+        "Move app.notify onto queue_runtime (idempotent, high confidence)",
+        "Move app.resize onto queue_runtime (idempotent, high confidence)",
+    ]
     assert git(repo, "show", "move-jobs:app.py") == result.changes[0].after
-    assert (repo / "app.py").read_text() == APP and git(repo, "status", "--porcelain") == "?? .migrator/\n"
+    assert (repo / "app.py").read_text() == APP and git(
+        repo, "status", "--porcelain"
+    ) == "?? .migrator/\n"
     pr = Path(branch.pr_path).read_text()
     assert "`app.resize`: idempotent" in pr and 'mode = "inline"' in pr and "| `app.py:12` |" in pr
 
 
-def test_max_sites_splits_into_stacked_branches_smallest_risk_first(repo: Path, build_inventory: Build) -> None:
+def test_max_sites_splits_into_stacked_branches_smallest_risk_first(
+    repo: Path, build_inventory: Build
+) -> None:
     inventory = build_inventory(repo, SITES)
 
-    _result, branches = create_branches(repo, inventory, "move", ApplyOptions(max_sites=1), scanner=None)
+    _result, branches = create_branches(
+        repo, inventory, "move", ApplyOptions(max_sites=1), scanner=None
+    )
 
-    assert [(b.name, b.jobs) for b in branches] == [("move-1", ["app.resize"]), ("move-2", ["app.notify"])]
+    assert [(b.name, b.jobs) for b in branches] == [
+        ("move-1", ["app.resize"]),
+        ("move-2", ["app.notify"]),
+    ]
     assert git(repo, "rev-parse", "move-2~1") == git(repo, "rev-parse", "move-1")
     assert "Based on `move-1`" in Path(branches[1].pr_path).read_text()
 
@@ -106,7 +129,10 @@ def test_max_sites_splits_into_stacked_branches_smallest_risk_first(repo: Path, 
 def test_batches_keep_a_job_whole_even_above_the_limit(repo: Path, build_inventory: Build) -> None:
     result = plan_apply(repo, build_inventory(repo, SITES), scanner=None)
 
-    assert [(b.jobs, b.sites) for b in batches(result, 1)] == [(["app.resize"], 1), (["app.notify"], 2)]
+    assert [(b.jobs, b.sites) for b in batches(result, 1)] == [
+        (["app.resize"], 1),
+        (["app.notify"], 2),
+    ]
     assert [(b.jobs, b.sites) for b in batches(result, 3)] == [(["app.resize", "app.notify"], 3)]
 
 

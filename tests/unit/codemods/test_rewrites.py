@@ -26,7 +26,7 @@ def notify(user_id):
     return user_id
 '''
 
-VIEWS = '''import threading
+VIEWS = """import threading
 from functools import partial
 
 import tasks
@@ -40,7 +40,7 @@ def upload(path,user_id):   # odd spacing stays odd
     x  =  1 ;  y = 2
     ping(user_id)
     return x + y
-'''
+"""
 
 
 def changed_lines(before: str, after: str) -> list[str]:
@@ -76,11 +76,17 @@ def test_only_the_rewritten_expressions_change(project: Path, build_inventory: B
         "-    threading.Thread(target=partial(tasks.resize, path), args=(200,)).start()",
         "+    tasks.resize.enqueue(path, 200)",
     ]
-    assert [o.status for o in result.outcomes] == [Status.REWRITTEN, Status.REWRITTEN, Status.SKIPPED]
+    assert [o.status for o in result.outcomes] == [
+        Status.REWRITTEN,
+        Status.REWRITTEN,
+        Status.SKIPPED,
+    ]
     assert "non_idempotent" in result.outcomes[2].reason
 
 
-def test_the_job_is_registered_once_where_it_is_defined(project: Path, build_inventory: Build) -> None:
+def test_the_job_is_registered_once_where_it_is_defined(
+    project: Path, build_inventory: Build
+) -> None:
     inventory = build_inventory(project, _sites())
 
     result = plan_apply(project, inventory, scanner=None)
@@ -97,15 +103,23 @@ def test_pool_comes_from_the_runtime_configuration(project: Path, build_inventor
     )
     inventory = build_inventory(project, _sites())
 
-    tasks = next(c for c in plan_apply(project, inventory, scanner=None).changes if c.path == "tasks.py")
+    tasks = next(
+        c for c in plan_apply(project, inventory, scanner=None).changes if c.path == "tasks.py"
+    )
 
     assert '@job(pool="low")\ndef resize' in tasks.after
     assert '@job(pool="transactional")\ndef notify' in tasks.after
 
 
-def test_crlf_files_keep_their_line_endings(write_files: Callable[[dict[str, str]], Path], build_inventory: Build) -> None:
-    root = write_files({"app.py": "def resize(p):\r\n    return p\r\n\r\n\r\ndef view(p):\r\n    resize(p)\r\n"})
-    inventory = build_inventory(root, [("app.py", "    resize(p)", Pattern.DIRECT_CALL, "app.resize")])
+def test_crlf_files_keep_their_line_endings(
+    write_files: Callable[[dict[str, str]], Path], build_inventory: Build
+) -> None:
+    root = write_files(
+        {"app.py": "def resize(p):\r\n    return p\r\n\r\n\r\ndef view(p):\r\n    resize(p)\r\n"}
+    )
+    inventory = build_inventory(
+        root, [("app.py", "    resize(p)", Pattern.DIRECT_CALL, "app.resize")]
+    )
 
     [change] = plan_apply(root, inventory, scanner=None).changes
 
@@ -115,19 +129,29 @@ def test_crlf_files_keep_their_line_endings(write_files: Callable[[dict[str, str
     )
 
 
-def test_a_site_whose_line_holds_other_code_is_never_rewritten(project: Path, build_inventory: Build) -> None:
-    inventory = build_inventory(project, [("views.py", "x  =  1", Pattern.DIRECT_CALL, "tasks.resize")])
+def test_a_site_whose_line_holds_other_code_is_never_rewritten(
+    project: Path, build_inventory: Build
+) -> None:
+    inventory = build_inventory(
+        project, [("views.py", "x  =  1", Pattern.DIRECT_CALL, "tasks.resize")]
+    )
 
     result = plan_apply(project, inventory, scanner=None)
 
     assert result.changes == []
     [outcome] = result.outcomes
-    assert outcome.status is Status.SKIPPED and "not found at the recorded position" in outcome.reason
+    assert (
+        outcome.status is Status.SKIPPED and "not found at the recorded position" in outcome.reason
+    )
 
 
-def test_unserialisable_argument_is_skipped_with_the_reason(project: Path, build_inventory: Build, unserialisable: Callable[[str, str], list[object]]) -> None:
+def test_unserialisable_argument_is_skipped_with_the_reason(
+    project: Path, build_inventory: Build, unserialisable: Callable[[str, str], list[object]]
+) -> None:
     site = [("views.py", "ping(user_id)", Pattern.DIRECT_CALL, "tasks.notify", "ping")]
-    inventory = build_inventory(project, site, arguments=unserialisable("user_id", "an open socket"))
+    inventory = build_inventory(
+        project, site, arguments=unserialisable("user_id", "an open socket")
+    )
 
     [outcome] = plan_apply(project, inventory, scanner=None).outcomes
 
@@ -135,7 +159,9 @@ def test_unserialisable_argument_is_skipped_with_the_reason(project: Path, build
     assert outcome.reason == "argument #0 (user_id) cannot be serialised: an open socket"
 
 
-def test_result_used_is_manual_with_the_consuming_lines(project: Path, build_inventory: Build) -> None:
+def test_result_used_is_manual_with_the_consuming_lines(
+    project: Path, build_inventory: Build
+) -> None:
     site = [("views.py", "ping(user_id)", Pattern.DIRECT_CALL, "tasks.notify", "ping")]
     inventory = build_inventory(project, site, result_used=True, result_use_lines=[14])
 
@@ -154,19 +180,33 @@ def test_only_the_requested_jobs(project: Path, build_inventory: Build) -> None:
     assert "resize.enqueue" not in result.diff
 
 
-def test_key_template_without_a_matching_argument_is_skipped(project: Path, build_inventory: Build) -> None:
+def test_key_template_without_a_matching_argument_is_skipped(
+    project: Path, build_inventory: Build
+) -> None:
     site = [("views.py", "ping(user_id)", Pattern.DIRECT_CALL, "tasks.notify", "ping")]
     inventory = build_inventory(project, site, {"tasks.notify": Idempotency.NEEDS_KEY})
 
-    result = plan_apply(project, inventory, ApplyOptions(keys={"tasks.notify": "n-{order_id}"}), scanner=None)
+    result = plan_apply(
+        project, inventory, ApplyOptions(keys={"tasks.notify": "n-{order_id}"}), scanner=None
+    )
 
-    assert [o.reason for o in result.outcomes] == ["idempotency key template 'n-{order_id}': no argument for order_id"]
+    assert [o.reason for o in result.outcomes] == [
+        "idempotency key template 'n-{order_id}': no argument for order_id"
+    ]
     assert result.changes == []
 
 
-def test_a_module_that_binds_job_gets_the_qualified_decorator(write_files: Callable[[dict[str, str]], Path], build_inventory: Build) -> None:
-    root = write_files({"app.py": "job = 'nightly'\n\n\ndef resize(p):\n    return p\n\n\ndef view(p):\n    resize(p)\n"})
-    inventory = build_inventory(root, [("app.py", "    resize(p)", Pattern.DIRECT_CALL, "app.resize")])
+def test_a_module_that_binds_job_gets_the_qualified_decorator(
+    write_files: Callable[[dict[str, str]], Path], build_inventory: Build
+) -> None:
+    root = write_files(
+        {
+            "app.py": "job = 'nightly'\n\n\ndef resize(p):\n    return p\n\n\ndef view(p):\n    resize(p)\n"
+        }
+    )
+    inventory = build_inventory(
+        root, [("app.py", "    resize(p)", Pattern.DIRECT_CALL, "app.resize")]
+    )
 
     [change] = plan_apply(root, inventory, scanner=None).changes
 
@@ -174,38 +214,54 @@ def test_a_module_that_binds_job_gets_the_qualified_decorator(write_files: Calla
     assert '@queue_runtime.job(pool="batch")\ndef resize' in change.after
 
 
-def test_background_tasks_parameter_kept_while_still_used(write_files: Callable[[dict[str, str]], Path], build_inventory: Build) -> None:
+def test_background_tasks_parameter_kept_while_still_used(
+    write_files: Callable[[dict[str, str]], Path], build_inventory: Build
+) -> None:
     source = (
         "from fastapi import BackgroundTasks\n\n\ndef resize(p):\n    return p\n\n\n"
         "def view(p, tasks: BackgroundTasks):\n    tasks.add_task(resize, p)\n    tasks.add_task(print, p)\n"
     )
     root = write_files({"app.py": source})
-    inventory = build_inventory(root, [("app.py", "add_task(resize", Pattern.BACKGROUND_TASKS, "app.resize")])
+    inventory = build_inventory(
+        root, [("app.py", "add_task(resize", Pattern.BACKGROUND_TASKS, "app.resize")]
+    )
 
     [change] = plan_apply(root, inventory, scanner=None).changes
 
-    assert "def view(p, tasks: BackgroundTasks):\n    resize.enqueue(p)\n    tasks.add_task(print, p)\n" in change.after
+    assert (
+        "def view(p, tasks: BackgroundTasks):\n    resize.enqueue(p)\n    tasks.add_task(print, p)\n"
+        in change.after
+    )
     assert "from fastapi import BackgroundTasks" in change.after
 
 
-def test_executor_map_over_several_iterables_zips_them(write_files: Callable[[dict[str, str]], Path], build_inventory: Build) -> None:
+def test_executor_map_over_several_iterables_zips_them(
+    write_files: Callable[[dict[str, str]], Path], build_inventory: Build
+) -> None:
     source = "def thumb(i, size):\n    return i\n\n\ndef view(pool, ids, sizes):\n    pool.map(thumb, ids, sizes)\n"
     root = write_files({"app.py": source})
-    inventory = build_inventory(root, [("app.py", "pool.map", Pattern.EXECUTOR_SUBMIT, "app.thumb")])
+    inventory = build_inventory(
+        root, [("app.py", "pool.map", Pattern.EXECUTOR_SUBMIT, "app.thumb")]
+    )
 
     [change] = plan_apply(root, inventory, scanner=None).changes
 
-    assert change.after.endswith("    for item_0, item_1 in zip(ids, sizes):\n        thumb.enqueue(item_0, item_1)\n")
+    assert change.after.endswith(
+        "    for item_0, item_1 in zip(ids, sizes):\n        thumb.enqueue(item_0, item_1)\n"
+    )
 
 
 def test_rewritten_code_that_would_not_compile_is_never_produced(
-    project: Path, monkeypatch: pytest.MonkeyPatch, build_inventory: Build) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch, build_inventory: Build
+) -> None:
     def broken(body: object, index: int, target: object) -> Edit:
         return Edit({index: [cst.parse_statement("return 1\n")]})  # 'return' outside function
 
     monkeypatch.setitem(_rewriter.REWRITERS, Pattern.DIRECT_CALL, broken)
     (project / "views.py").write_text(VIEWS + "\ntasks.resize('x')\n")
-    inventory = build_inventory(project, [("views.py", "tasks.resize('x')", Pattern.DIRECT_CALL, "tasks.resize")])
+    inventory = build_inventory(
+        project, [("views.py", "tasks.resize('x')", Pattern.DIRECT_CALL, "tasks.resize")]
+    )
 
     result = plan_apply(project, inventory, scanner=None)
 
@@ -214,7 +270,9 @@ def test_rewritten_code_that_would_not_compile_is_never_produced(
     assert [o.status for o in result.outcomes] == [Status.SKIPPED]
 
 
-def test_write_applies_the_plan_and_refuses_a_file_changed_meanwhile(project: Path, build_inventory: Build) -> None:
+def test_write_applies_the_plan_and_refuses_a_file_changed_meanwhile(
+    project: Path, build_inventory: Build
+) -> None:
     inventory = build_inventory(project, _sites())
     result = plan_apply(project, inventory, scanner=None)
     (project / "views.py").write_text(VIEWS + "# edited\n")
@@ -225,4 +283,6 @@ def test_write_applies_the_plan_and_refuses_a_file_changed_meanwhile(project: Pa
 
     (project / "views.py").write_text(VIEWS)
     write(result)
-    assert (project / "views.py").read_text() == next(c.after for c in result.changes if c.path == "views.py")
+    assert (project / "views.py").read_text() == next(
+        c.after for c in result.changes if c.path == "views.py"
+    )

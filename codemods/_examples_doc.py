@@ -1,0 +1,112 @@
+"""Turn :mod:`codemods.examples` into inventories (for tests) and markdown (for the docs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codemods._types import Status
+from codemods.examples import EXAMPLES, MODULE, Example
+from inventory.models import (
+    Argument,
+    CallSite,
+    Confidence,
+    Inventory,
+    Job,
+    Location,
+)
+
+
+def site_line(text: str, fragment: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
+
+
+def inventory_for(example: Example, root: Path) -> Inventory:
+    """The Inventory the scanner would produce for ``example`` written at ``root/app.py``."""
+    qualname = f"{MODULE}.{example.job}"
+    site = CallSite(
+        location=Location(path="app.py", line=site_line(example.before, example.site_at)),
+        pattern=example.pattern,
+        job=qualname,
+        target_source=example.target_source,
+        result_used=bool(example.result_used_at),
+        result_use_lines=[site_line(example.before, f) for f in example.result_used_at],
+        arguments=[
+            Argument(name=f"#{i}", source=s, serialisable=False)
+            for i, s in enumerate(example.unserialisable)
+        ],
+        idempotency=example.verdict,
+    )
+    job = Job(
+        qualname=qualname,
+        location=Location(path="app.py", line=site_line(example.before, f"def {example.job}(")),
+        idempotency=example.verdict,
+        confidence=Confidence.HIGH,
+        parameters=_parameters(example.before, example.job),
+    )
+    return Inventory(root=str(root), sites=[site], jobs=[job])
+
+
+def _parameters(text: str, name: str) -> list[str]:
+    line = text.splitlines()[site_line(text, f"def {name}(") - 1]
+    inside = line.split("(", 1)[1].rsplit(")", 1)[0]
+    return [
+        p.split(":")[0].split("=")[0].strip()
+        for p in inside.split(",")
+        if p.strip() and p.strip() != "self"
+    ]
+
+
+BEGIN = "<!-- BEGIN GENERATED: python -m codemods.examples -->"
+END = "<!-- END GENERATED -->"
+
+
+def render_markdown() -> str:
+    """The examples section of ``docs/apply.md``."""
+    parts = [BEGIN, ""]
+    for example in EXAMPLES:
+        verdict = f"`{example.verdict}` job" + (
+            f", key `{next(iter(example.keys.values()))}`" if example.keys else ""
+        )
+        parts += [
+            f"### {example.title}",
+            "",
+            f"Pattern `{example.pattern}`, {verdict}: **{example.status}**.",
+        ]
+        if example.status is Status.REWRITTEN:
+            parts += [
+                "",
+                "Before:",
+                "",
+                "```python",
+                example.before.rstrip(),
+                "```",
+                "",
+                "After:",
+                "",
+                "```python",
+                example.after.rstrip(),
+                "```",
+                "",
+            ]
+        else:
+            parts += [
+                f"Reason contains: *{example.reason}*.",
+                "",
+                "```python",
+                example.before.rstrip(),
+                "```",
+                "",
+            ]
+    return "\n".join([*parts, END])
+
+
+def update_docs(path: Path) -> bool:
+    """Rewrite the generated section of ``path``; True when it changed."""
+    text = path.read_text(encoding="utf-8")
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    new = head + render_markdown() + tail
+    if new == text:
+        return False
+    path.write_text(new, encoding="utf-8")
+    return True

@@ -1,0 +1,158 @@
+"""``migrator apply`` on a copy of examples/shop: scan, rewrite, and the shop still works.
+
+The copy is a git repository (apply refuses uncommitted files), scanned with
+the real scanner. Only the idempotent jobs' sites change; the shop's own test
+suite then runs in a subprocess with the runtime in inline mode.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codemods import ApplyResult, Status, plan_apply
+from inventory import scan
+from inventory.models import Idempotency, Inventory
+from migrator.commands.apply import apply
+
+REPO = Path(__file__).resolve().parents[2]
+SHOP = REPO / "examples" / "shop"
+IGNORE = shutil.ignore_patterns(
+    ".migrator", "__pycache__", "*.egg-info", "build", "data", "media", ".pytest_cache"
+)
+MOVED = {
+    "shop.jobs.cache.warm_product_cache",
+    "shop.images.make_thumbnail",
+    "shop.reports.export_daily_report",
+}
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def shop_repo(dest: Path) -> Path:
+    shutil.copytree(SHOP, dest, ignore=IGNORE)
+    (dest / ".gitignore").write_text(".migrator/\n__pycache__/\ndata/\nmedia/\n")
+    git(dest, "init", "-q", "-b", "main")
+    git(dest, "config", "user.email", "dev@example.com")
+    git(dest, "config", "user.name", "Dev")
+    git(dest, "add", ".")
+    git(dest, "commit", "-qm", "shop")
+    return dest
+
+
+def run_apply(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(apply, list(args), env={"COLUMNS": "250"})
+    return result.exit_code, result.output
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*.py")
+        if "__pycache__" not in p.parts
+    }
+
+
+@pytest.fixture(scope="module")
+def applied(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, Inventory, ApplyResult, dict[str, bytes]]:
+    root = shop_repo(tmp_path_factory.mktemp("apply") / "shop")
+    inventory = scan(root, use_cache=False)
+    before = tree(root)
+    plan = plan_apply(root, inventory)
+    code, out = run_apply(str(root), "--write")
+    assert code == 0, out
+    return root, inventory, plan, before
+
+
+def test_only_idempotent_sites_are_rewritten(
+    applied: tuple[Path, Inventory, ApplyResult, dict[str, bytes]],
+) -> None:
+    _root, inventory, plan, _before = applied
+    rewritten = {o.site.job for o in plan.by_status(Status.REWRITTEN)}
+
+    assert rewritten == MOVED
+    assert all(inventory.job(q).idempotency is Idempotency.IDEMPOTENT for q in rewritten)  # type: ignore[union-attr]
+    assert {o.site.job for o in plan.outcomes} == {
+        s.job for s in inventory.sites
+    }  # every site is accounted for
+
+
+def test_every_other_site_and_file_is_byte_for_byte_unchanged(
+    applied: tuple[Path, Inventory, ApplyResult, dict[str, bytes]],
+) -> None:
+    root, _inventory, plan, before = applied
+    after = tree(root)
+    changed = {c.path for c in plan.changes}
+
+    assert {p for p in before if before[p] != after.get(p)} == changed
+    for outcome in plan.outcomes:
+        if outcome.status is not Status.REWRITTEN:
+            path, line = outcome.site.location.path, outcome.site.location.line
+            text = before[path].decode().splitlines(keepends=True)[line - 1]
+            assert text in after[path].decode().splitlines(keepends=True), f"{path}:{line} changed"
+
+
+def test_the_shop_tests_pass_afterwards_in_inline_mode(
+    applied: tuple[Path, Inventory, ApplyResult, dict[str, bytes]],
+) -> None:
+    root = applied[0]
+    env = {**os.environ, "QUEUE_RUNTIME_MODE": "inline", "PYTHONPATH": str(root)}
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert (
+        "warm_product_cache.enqueue(product_id)" in (root / "shop/routes/products.py").read_text()
+    )
+
+
+def test_a_second_apply_changes_nothing(
+    applied: tuple[Path, Inventory, ApplyResult, dict[str, bytes]],
+) -> None:
+    root = applied[0]
+    git(root, "commit", "-qam", "apply")
+
+    code, out = run_apply(str(root))  # the old inventory: changed files are rescanned first
+    rescanned = plan_apply(root, scan(root, use_cache=False))
+
+    assert code == 1 and "+++" not in out
+    assert rescanned.changes == [] and rescanned.by_status(Status.REWRITTEN) == []
+
+
+def test_branch_gets_one_commit_per_job_and_the_pr_text(tmp_path: Path) -> None:
+    root = shop_repo(tmp_path / "shop")
+    scan(root, use_cache=False)
+    head = git(root, "rev-parse", "HEAD")
+
+    code, out = run_apply(str(root), "--branch", "queue-idempotent")
+
+    assert code == 0, out
+    subjects = git(root, "log", "--format=%s", "main..queue-idempotent").splitlines()
+    assert sorted(s.split()[1] for s in subjects) == sorted(MOVED)
+    assert (
+        git(root, "rev-parse", "HEAD") == head
+        and git(root, "status", "--porcelain", "--", "shop") == ""
+    )
+    pr = (root / ".migrator" / "prs" / "queue-idempotent.md").read_text()
+    assert "## What moved and why it is safe" in pr and 'mode = "inline"' in pr
+    assert "shop.payments.refund_payment" not in pr  # only the jobs this branch moves
