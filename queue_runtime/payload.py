@@ -101,20 +101,20 @@ class PayloadCodec:
 
     def decode(self, payload: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         """Call arguments back from stored JSON; PayloadError if they no longer fit the signature."""
-        args: list[Any] = []
-        kwargs: dict[str, Any] = {}
+        values: dict[str, Any] = {}
         for name, value in payload.items():
             param = self._params.get(name)
             if param is None:
-                raise PayloadError(
-                    f"{self._job_name}: stored argument {name!r} is not a parameter any more"
-                )
-            _place(param, self._load(param, value), args, kwargs)
+                raise PayloadError(f"{self._job_name}: stored argument {name!r} is not a parameter any more")
+            values[name] = self._load(param, value)
+        # BoundArguments splits positional / keyword correctly (positional-only, *args).
+        ordered = {name: values[name] for name in self.signature.parameters if name in values}
+        bound = inspect.BoundArguments(self.signature, ordered)  # type: ignore[arg-type]
         try:
-            self.signature.bind(*args, **kwargs)
+            self.signature.bind(*bound.args, **bound.kwargs)
         except TypeError as exc:
             raise PayloadError(f"{self._job_name}: {exc}") from exc
-        return args, kwargs
+        return list(bound.args), dict(bound.kwargs)
 
     def _load(self, param: _Param, value: Any) -> Any:
         if param.adapter is None:
@@ -142,17 +142,6 @@ def dumps(payload: Any, job_name: str = "job") -> str:
         return json.dumps(payload, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise PayloadError(f"{job_name}: not JSON: {exc}") from exc
-
-
-def _place(param: _Param, value: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
-    if param.kind is inspect.Parameter.POSITIONAL_ONLY:
-        args.append(value)
-    elif param.kind is inspect.Parameter.VAR_POSITIONAL:
-        args.extend(value)
-    elif param.kind is inspect.Parameter.VAR_KEYWORD:
-        kwargs.update(value)
-    else:
-        kwargs[param.name] = value
 
 
 def _plain_json(value: Any, where: str) -> Any:

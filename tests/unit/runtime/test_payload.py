@@ -1,0 +1,102 @@
+"""Arguments <-> JSON against the signature: what is stored, what comes back."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from queue_runtime.errors import PayloadError, PayloadTooLarge
+from queue_runtime.payload import PayloadCodec
+
+LIMIT = 10_000
+
+
+class Point(BaseModel):
+    x: int
+    y: int
+
+
+def shapes(a: int, /, b: str, *rest: float, flag: bool = False, **extra: int) -> None: ...
+
+
+def typed(when: date, amount: Decimal, ref: uuid.UUID, where: Point) -> Point:
+    return where
+
+
+def roundtrip(codec: PayloadCodec, *args: Any, **kwargs: Any) -> tuple[list[Any], dict[str, Any]]:
+    stored = codec.encode(args, kwargs, LIMIT)
+    return codec.decode(json.loads(json.dumps(stored)))
+
+
+def test_every_parameter_kind_round_trips() -> None:
+    codec = PayloadCodec(shapes, "t.shapes")
+    stored = codec.encode((1, "b", 2.5, 3.0), {"flag": True, "z": 9}, LIMIT)
+    assert stored == {"a": 1, "b": "b", "rest": [2.5, 3.0], "flag": True, "extra": {"z": 9}}
+    args, kwargs = codec.decode(stored)
+    assert args == [1, "b", 2.5, 3.0] and kwargs == {"flag": True, "z": 9}
+
+
+def test_only_passed_arguments_are_stored_defaults_apply_at_run_time() -> None:
+    codec = PayloadCodec(shapes, "t.shapes")
+    assert codec.encode((1, "b"), {}, LIMIT) == {"a": 1, "b": "b"}
+
+
+def test_annotated_rich_types_come_back_as_themselves() -> None:
+    codec = PayloadCodec(typed, "t.typed")
+    ref = uuid.uuid4()
+    args, kwargs = roundtrip(codec, date(2030, 1, 2), Decimal("1.10"), ref, Point(x=1, y=2))
+    assert args == [date(2030, 1, 2), Decimal("1.10"), ref, Point(x=1, y=2)] and kwargs == {}
+    assert codec.encode_result(Point(x=3, y=4)) == {"x": 3, "y": 4}
+
+
+def test_lax_conversion_at_enqueue_is_validated() -> None:
+    codec = PayloadCodec(typed, "t.typed")
+    stored = codec.encode(("2030-01-02", "3", str(uuid.UUID(int=1)), {"x": "1", "y": 2}), {}, LIMIT)
+    assert stored["where"] == {"x": 1, "y": 2} and stored["amount"] == "3"
+    with pytest.raises(PayloadError, match=r"parameter 'where'.*x"):
+        codec.encode(("2030-01-02", "3", str(uuid.UUID(int=1)), {"x": "one", "y": 2}), {}, LIMIT)
+
+
+def test_size_limit_counts_the_stored_json() -> None:
+    codec = PayloadCodec(shapes, "t.shapes")
+    codec.encode((1, "x" * 50), {}, 70)
+    with pytest.raises(PayloadTooLarge, match=r"t\.shapes: 7[0-9] bytes > max_payload_bytes=70"):
+        codec.encode((1, "x" * 60), {}, 70)
+
+
+class Session:
+    """A live object (a connection, an ORM session): no JSON form."""
+
+
+def test_live_objects_cannot_be_parameters() -> None:
+    def needs_session(s: Session) -> None: ...
+
+    codec = PayloadCodec(needs_session, "t.needs_session")
+    with pytest.raises(PayloadError, match=r"cannot be stored as JSON.*pass an id instead"):
+        codec.encode((Session(),), {}, LIMIT)
+
+
+def test_stored_payload_that_no_longer_fits_is_a_payload_error() -> None:
+    codec = PayloadCodec(shapes, "t.shapes")
+    with pytest.raises(PayloadError, match="'gone' is not a parameter any more"):
+        codec.decode({"a": 1, "b": "x", "gone": 3})
+    with pytest.raises(PayloadError, match="missing a required argument"):
+        codec.decode({"a": 1})
+    with pytest.raises(PayloadError, match="parameter 'a'"):
+        codec.decode({"a": "one", "b": "x"})
+
+
+def test_unannotated_results_must_be_plain_json() -> None:
+    def untyped():  # type: ignore[no-untyped-def]
+        return None
+
+    codec = PayloadCodec(untyped, "t.untyped")
+    assert codec.encode_result({"a": [1, 2]}) == {"a": [1, 2]}
+    with pytest.raises(PayloadError, match="return value: set is not plain JSON"):
+        codec.encode_result({1, 2})
