@@ -67,10 +67,13 @@ def install(run: ToolRun) -> None:
     run.notes["autovacuum off on tables"] = str(pg.disable_autovacuum(run.dsn))
 
 
+OURS_WORKER_ARGS: list[str] = []  # set from --ours-worker-args
+
+
 def _ours() -> Tool:
     from bench._peers.ours_tool import OursTool
 
-    return OursTool()
+    return OursTool(OURS_WORKER_ARGS)
 
 
 def _pgqueuer() -> Tool:
@@ -114,6 +117,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2, help="worker processes per tool")
     parser.add_argument(
         "--tools", default=",".join(TOOLS), help="comma-separated subset of: " + ", ".join(TOOLS)
+    )
+    parser.add_argument(
+        "--ours-worker-args",
+        default="",
+        help='extra `queue-runtime worker` options, e.g. "--pool batch" (default: none)',
     )
     parser.add_argument("--json", type=Path, default=WORK_DIR / "runtime_bench.json")
     return parser.parse_args(argv)
@@ -181,6 +189,7 @@ def conditions(args: argparse.Namespace, config: BenchConfig) -> dict[str, Any]:
         "rate": config.rate,
         "duration": config.duration,
         "workers_per_tool": config.workers,
+        "ours_worker_args": args.ours_worker_args,
         "cpus": os.cpu_count(),
         "python": platform.python_version(),
         "postgres": pg.scalar_text(pg.ADMIN_DSN, "SHOW server_version"),
@@ -199,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         work_dir=WORK_DIR / str(os.getpid()),
     )
+    OURS_WORKER_ARGS[:] = args.ours_worker_args.split()
     console = Console(width=max(Console().width, 150))
     runs: dict[str, ToolRun] = {}
     for name in args.tools.split(","):

@@ -36,7 +36,10 @@ class OursTool:
     bulk_api = "enqueue_many (binary COPY, ids from the sequence, one NOTIFY per pool)"
     runner = "`queue-runtime worker` CLI, leasing ON (Redis), default Settings"
 
-    def __init__(self) -> None:
+    def __init__(self, worker_args: list[str] | None = None) -> None:
+        self.worker_args = worker_args or []  # e.g. ["--pool", "batch"]: tuning experiments
+        if self.worker_args:
+            self.runner = f"{self.runner}, worker options {' '.join(self.worker_args)}"
         self.prefix = f"bench-{os.getpid()}-{secrets.token_hex(3)}"
         self.settings = Settings()
         self.remaining_sql = f'SELECT count(*) FROM "{self.settings.schema_name}".jobs'
@@ -80,6 +83,7 @@ class OursTool:
             "--log-level=WARNING",
             "worker",
             "bench._peers.ours_tool",
+            *self.worker_args,
         ]
         return WorkerSpec(argv)
 
