@@ -8,8 +8,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 
 from codemods._targets import (
@@ -21,13 +19,13 @@ from codemods._targets import (
     statement_call,
     unwrap,
 )
-from codemods._types import Edit, Skip, Target
+from codemods._types import Block, Edit, Skip, Target
 
 _TASKS = frozenset({"create_task", "ensure_future"})
 
 
-def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
-    stmt = body[index]
+def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
+    stmt = block.statements[index]
     call = statement_call(stmt)
     if call is None:
         return None

@@ -7,19 +7,17 @@ handler still uses it (FastAPI injects it, so the signature may shrink).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import RemoveImportsVisitor
 
 from codemods._targets import enqueue_call, join_args, replace_expression, statement_call, unwrap
-from codemods._types import Edit, Skip, Target
+from codemods._types import Block, Edit, Skip, Target
 
 
-def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
-    stmt = body[index]
+def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
+    stmt = block.statements[index]
     call = statement_call(stmt)
     if (
         call is None

@@ -7,16 +7,14 @@ An awaited direct call (``await fn(a)``) becomes a plain ``fn.enqueue(a)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 
 from codemods._targets import enqueue_call, is_job_ref, replace_expression, statement_call
-from codemods._types import Edit, Skip, Target
+from codemods._types import Block, Edit, Skip, Target
 
 
-def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
-    stmt = body[index]
+def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
+    stmt = block.statements[index]
     call = statement_call(stmt)
     if call is None or not is_job_ref(call.func, target):
         return None

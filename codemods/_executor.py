@@ -7,10 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
-import libcst.matchers as m
 
 from codemods._targets import (
     code,
@@ -20,11 +17,11 @@ from codemods._targets import (
     statement_call,
     unwrap,
 )
-from codemods._types import Edit, Skip, Target
+from codemods._types import Block, Edit, Skip, Target
 
 
-def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
-    stmt = body[index]
+def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
+    stmt = block.statements[index]
     call = statement_call(stmt)
     if call is None or not isinstance(call.func, cst.Attribute) or not call.args:
         return None
@@ -38,11 +35,11 @@ def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Ed
     if method == "submit":
         new = enqueue_call(found[0], join_args(found[1], call.args[1:]), target, like=call)
         return new if isinstance(new, Skip) else Edit({index: [replace_expression(stmt, new)]})
-    return _map_loop(body, index, stmt, call, found, target)
+    return _map_loop(block, index, stmt, call, found, target)
 
 
 def _map_loop(
-    body: Sequence[cst.BaseStatement],
+    block: Block,
     index: int,
     stmt: cst.SimpleStatementLine,
     call: cst.Call,
@@ -52,7 +49,7 @@ def _map_loop(
     iterables = call.args[1:]
     if not iterables or any(a.keyword is not None or a.star for a in iterables):
         return Skip("executor.map with keyword arguments (timeout, chunksize): rewrite by hand")
-    names = _fresh_names(body, len(iterables))
+    names = _fresh_names(block, len(iterables))
     item_args = [cst.Arg(value=cst.Name(n)) for n in names]
     new = enqueue_call(found[0], join_args(found[1], item_args), target)
     if isinstance(new, Skip):
@@ -71,9 +68,9 @@ def _map_loop(
     return Edit({index: [loop]})
 
 
-def _fresh_names(body: Sequence[cst.BaseStatement], count: int) -> list[str]:
-    """Loop variables that no statement of the block already uses."""
-    used = {n.value for s in body for n in m.findall(s, m.Name()) if isinstance(n, cst.Name)}
+def _fresh_names(block: Block, count: int) -> list[str]:
+    """Loop variables the enclosing function does not use (they outlive the loop)."""
+    used = set(block.scope_names)
     base = "item" if count == 1 else "items"
     names: list[str] = []
     suffix = 0

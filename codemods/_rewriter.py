@@ -8,9 +8,12 @@ alone and reports the site (a stale or moved position is never guessed at).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods import (
@@ -23,10 +26,10 @@ from codemods import (
     _thread,
 )
 from codemods._targets import already_enqueues, is_job_ref, statement_call
-from codemods._types import Edit, Skip, Status, Target
+from codemods._types import Block, Edit, Skip, Status, Target
 from inventory.models import Pattern
 
-Rewriter = Callable[[Sequence[cst.BaseStatement], int, Target], Edit | Skip | None]
+Rewriter = Callable[[Block, int, Target], Edit | Skip | None]
 
 REWRITERS: dict[Pattern, Rewriter] = {
     Pattern.DIRECT_CALL: _direct_call.rewrite,
@@ -43,6 +46,16 @@ REWRITERS: dict[Pattern, Rewriter] = {
 Outcome = tuple[Status, str]
 
 
+@dataclass
+class _Scope:
+    """A function (or the module) being rewritten."""
+
+    first: int  # first line, decorators included
+    last: int
+    names: Counter[str]  # every Name in the original scope, nested blocks included
+    dropped: set[str] = field(default_factory=set)  # parameters a rewrite made removable
+
+
 class RewriteCallSitesTransformer(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
@@ -50,39 +63,31 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         super().__init__()
         self.targets = targets
         self.outcomes: dict[int, Outcome] = {}  # index in targets -> outcome
-        self._functions: list[
-            tuple[int, int, frozenset[str]]
-        ] = []  # (first, last line, dropped params)
-        self._dropped: list[set[str]] = []
+        self._scopes: list[_Scope] = []
 
     def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
         pos = self.get_metadata(PositionProvider, node)
         return pos.start.line, pos.end.line
 
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scopes.append(_Scope(0, 0, _names(node)))
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         first, last = self._lines(node)
         first = min([first, *(self._lines(d)[0] for d in node.decorators)])
-        self._functions.append((first, last, frozenset()))
-        self._dropped.append(set())
+        self._scopes.append(_Scope(first, last, _names(node)))
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
-        first, _last, _ = self._functions.pop()
-        dropped = self._dropped.pop()
+        scope = self._scopes.pop()
         body_line = self._lines(original_node.body)[0]
         for i, target in enumerate(self.targets):
-            in_header = first <= target.site.location.line < body_line
-            is_signal = target.site.pattern is Pattern.SIGNAL_RECEIVER
-            if (
-                is_signal
-                and in_header
-                and i not in self.outcomes
-                and _signal.receiver_is_job(original_node, target)
-            ):
+            in_header = scope.first <= target.site.location.line < body_line
+            if in_header and i not in self.outcomes and _is_receiver_job(original_node, target):
                 self.outcomes[i] = (Status.SKIPPED, _signal.RECEIVER_IS_JOB)
-        if dropped:
-            return _background_tasks.drop_unused_params(updated_node, frozenset(dropped))
+        if scope.dropped:
+            return _background_tasks.drop_unused_params(updated_node, frozenset(scope.dropped))
         return updated_node
 
     def leave_IndentedBlock(
@@ -93,22 +98,23 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         )
 
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
-        return updated_node.with_changes(
-            body=self._rewrite_body(original_node.body, updated_node.body)
-        )
+        body = self._rewrite_body(original_node.body, updated_node.body)
+        self._scopes.pop()
+        return updated_node.with_changes(body=body)
 
     def _rewrite_body(
         self, originals: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
     ) -> list[cst.BaseStatement]:
+        scope = self._scopes[-1]
+        block = Block(updated, scope.names)
         replacements: dict[int, list[cst.BaseStatement]] = {}
         for index, original in enumerate(originals):
             if isinstance(original, cst.SimpleStatementLine):
                 for i, target in self._targets_for(original):
-                    edit = self._apply(updated, index, i, target)
+                    edit = self._apply(block, index, i, target)
                     if edit is not None:
                         replacements.update(edit.replacements)
-                        if self._dropped:
-                            self._dropped[-1].update(edit.dropped_params)
+                        scope.dropped.update(edit.dropped_params)
         if not replacements:
             return list(updated)
         return [
@@ -123,32 +129,35 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
 
     def _receivers_around(self) -> list[tuple[int, Target]]:
         """Signal sites recorded at the receiver (decorator or def line) enclosing this statement."""
-        if not self._functions:
-            return []
-        first, last, _ = self._functions[-1]
+        scope = self._scopes[-1]
         return [
             (i, t)
             for i, t in enumerate(self.targets)
-            if t.site.pattern is Pattern.SIGNAL_RECEIVER and first <= t.site.location.line <= last
+            if t.site.pattern is Pattern.SIGNAL_RECEIVER
+            and scope.first <= t.site.location.line <= scope.last
         ]
 
-    def _apply(
-        self, body: Sequence[cst.BaseStatement], index: int, i: int, target: Target
-    ) -> Edit | None:
-        if (
-            self.outcomes.get(i, (None,))[0] is Status.REWRITTEN
-            and target.site.pattern is not Pattern.SIGNAL_RECEIVER
-        ):
-            return None
-        if already_enqueues(body[index], target):
+    def _apply(self, block: Block, index: int, i: int, target: Target) -> Edit | None:
+        done = self.outcomes.get(i, (None,))[0] is Status.REWRITTEN
+        if done and target.site.pattern is not Pattern.SIGNAL_RECEIVER:
+            return None  # a receiver may call its job several times; other sites are one call
+        if already_enqueues(block.statements[index], target):
             self.outcomes.setdefault(i, (Status.ALREADY, "already enqueues"))
             return None
-        result = REWRITERS[target.site.pattern](body, index, target)
+        result = REWRITERS[target.site.pattern](block, index, target)
         if isinstance(result, Skip):
             self.outcomes[i] = (Status.SKIPPED, result.reason)
         elif isinstance(result, Edit):
             self.outcomes[i] = (Status.REWRITTEN, "")
         return result if isinstance(result, Edit) else None
+
+
+def _names(node: cst.CSTNode) -> Counter[str]:
+    return Counter(n.value for n in m.findall(node, m.Name()) if isinstance(n, cst.Name))
+
+
+def _is_receiver_job(func: cst.FunctionDef, target: Target) -> bool:
+    return target.site.pattern is Pattern.SIGNAL_RECEIVER and _signal.receiver_is_job(func, target)
 
 
 def _calls_job(stmt: cst.SimpleStatementLine, target: Target) -> bool:

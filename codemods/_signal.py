@@ -14,13 +14,11 @@ serialised; extract the work into a function taking the primary key first.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import libcst as cst
 
 from codemods import _direct_call
 from codemods._targets import is_job_ref, last_name, statement_call
-from codemods._types import Edit, Skip, Target
+from codemods._types import Block, Edit, Skip, Target
 
 RECEIVER_IS_JOB = (
     "the receiver is itself the job: its arguments (sender, instance) cannot be serialised; "
@@ -28,8 +26,8 @@ RECEIVER_IS_JOB = (
 )
 
 
-def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
-    call = statement_call(body[index])
+def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
+    call = statement_call(block.statements[index])
     if (
         call is not None
         and last_name(call.func) == "connect"
@@ -37,7 +35,7 @@ def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Ed
         and is_job_ref(call.args[0].value, target)
     ):
         return Skip(RECEIVER_IS_JOB)
-    return _direct_call.rewrite(body, index, target)
+    return _direct_call.rewrite(block, index, target)
 
 
 def receiver_is_job(func: cst.FunctionDef, target: Target) -> bool:

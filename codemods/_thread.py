@@ -14,25 +14,27 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods._targets import enqueue_call, join_args, replace_expression, statement_call, unwrap
-from codemods._types import Edit, Skip, Target
+from codemods._types import Block, Edit, Skip, Target
 
 _EQ = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
 )
 
 
-def rewrite(body: Sequence[cst.BaseStatement], index: int, target: Target) -> Edit | Skip | None:
-    stmt = body[index]
+def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
+    stmt = block.statements[index]
     call = statement_call(stmt)
     if call is not None and _is_start(call) and isinstance(call.func, cst.Attribute):
         ctor = call.func.value
         if isinstance(ctor, cst.Call):
             return _replace(stmt, ctor, index, target)
         if isinstance(ctor, cst.Name):
-            return _two_statements(body, _assignment_of(body, index, ctor.value), index, target)
+            return _two_statements(
+                block, _assignment_of(block.statements, index, ctor.value), index, target
+            )
     name = _assigned_thread(stmt)
     if name is not None:
-        return _two_statements(body, index, _start_of(body, index, name), target)
+        return _two_statements(block, index, _start_of(block.statements, index, name), target)
     return None
 
 
@@ -137,15 +139,14 @@ def _assignment_of(body: Sequence[cst.BaseStatement], index: int, name: str) -> 
 
 
 def _two_statements(
-    body: Sequence[cst.BaseStatement], assign_at: int | None, start_at: int | None, target: Target
+    block: Block, assign_at: int | None, start_at: int | None, target: Target
 ) -> Edit | Skip | None:
     if assign_at is None or start_at is None:
         return None
-    assign_stmt, start_stmt = body[assign_at], body[start_at]
+    assign_stmt, start_stmt = block.statements[assign_at], block.statements[start_at]
     name = _assigned_thread(assign_stmt)
     assert name is not None and isinstance(assign_stmt, cst.SimpleStatementLine)
-    uses = sum(len(m.findall(s, m.Name(name))) for s in body)
-    if uses != 2:
+    if block.scope_names.get(name, 0) != 2:  # the assignment and .start(), nothing else
         return Skip(f"the thread object {name!r} is used after start(): rewrite by hand")
     new = _enqueue_from_ctor(assign_stmt.body[0].value, target)  # type: ignore[attr-defined]
     if new is None or isinstance(new, Skip):

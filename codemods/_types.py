@@ -8,6 +8,7 @@ what happened and why.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -118,6 +119,19 @@ class Target:
     @property
     def name(self) -> str:
         return self.job.qualname.rsplit(".", 1)[-1]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One block's statements, and how often each name occurs in the enclosing function.
+
+    Transformers that remove a variable or introduce one (a thread object, a
+    loop variable) must look at the whole function, not just the block: a
+    name used after a ``with`` block is still used.
+    """
+
+    statements: Sequence[cst.BaseStatement]
+    scope_names: Mapping[str, int]
 
 
 @dataclass(frozen=True)

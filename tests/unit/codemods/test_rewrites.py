@@ -286,3 +286,41 @@ def test_write_applies_the_plan_and_refuses_a_file_changed_meanwhile(
     assert (project / "views.py").read_text() == next(
         c.after for c in result.changes if c.path == "views.py"
     )
+
+
+def test_thread_object_used_outside_its_block_is_kept(
+    write_files: Callable[[dict[str, str]], Path], build_inventory: Build
+) -> None:
+    source = (
+        "from threading import Thread\n\n\ndef resize(p):\n    return p\n\n\n"
+        "def view(p, lock):\n    with lock:\n        t = Thread(target=resize, args=(p,))\n        t.start()\n    t.join()\n"
+    )
+    root = write_files({"app.py": source})
+    inventory = build_inventory(root, [("app.py", "t = Thread", Pattern.THREAD, "app.resize")])
+
+    result = plan_apply(root, inventory, scanner=None)
+
+    assert result.changes == []
+    assert [o.reason for o in result.outcomes] == [
+        "the thread object 't' is used after start(): rewrite by hand"
+    ]
+
+
+def test_executor_map_loop_variable_never_shadows_a_name_of_the_function(
+    write_files: Callable[[dict[str, str]], Path], build_inventory: Build
+) -> None:
+    source = (
+        "def thumb(i):\n    return i\n\n\n"
+        "def view(pool, ids, item):\n    if ids:\n        pool.map(thumb, ids)\n    return item\n"
+    )
+    root = write_files({"app.py": source})
+    inventory = build_inventory(
+        root, [("app.py", "pool.map", Pattern.EXECUTOR_SUBMIT, "app.thumb")]
+    )
+
+    [change] = plan_apply(root, inventory, scanner=None).changes
+
+    assert (
+        "        for item_1 in ids:\n            thumb.enqueue(item_1)\n    return item\n"
+        in change.after
+    )
