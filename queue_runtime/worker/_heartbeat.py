@@ -64,6 +64,17 @@ class Heartbeat:
 
     def _renew_leases(self, running: list[Running]) -> None:
         report = self._leases.heartbeat([r.token for r in running], self._worker_id, self._ttl)
+        reasserted = [
+            r.token
+            for r, renewal in zip(running, report, strict=True)
+            if renewal is Renewal.REASSERTED
+        ]
+        if reasserted:
+            log.warning(
+                "re-asserted %d lease(s) missing from Redis (flushed or restarted?): %s",
+                len(reasserted),
+                reasserted,
+            )
         for r, renewal in zip(running, report, strict=True):
             if renewal is Renewal.REASSERTED:
                 self._metrics.reasserted_leases.labels(r.job.pool).inc()

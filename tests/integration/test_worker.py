@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,11 +17,11 @@ from queue_runtime.runtime import Runtime
 from queue_runtime.store import NewJob
 from queue_runtime.worker import Worker, claim_schedule
 from tests.integration import fault_app
+from tests.integration.workers import Spawner, spawning
 from tests.support import wait_until
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis]
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.05)
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def fast(settings: Settings, **changes: Any) -> Settings:
@@ -39,6 +36,11 @@ def rt(settings: Settings) -> Iterator[Runtime]:
     runtime = configure(fast(settings))
     yield runtime
     runtime.close()
+
+
+@pytest.fixture
+def spawner(tmp_path: Path) -> Iterator[Spawner]:
+    yield from spawning(tmp_path)
 
 
 @pytest.fixture
@@ -211,24 +213,13 @@ def test_per_job_config_overrides_the_retry_policy(settings: Settings) -> None:
     assert fault_app.poison.spec(tuned).retry == policy
 
 
-def worker_process(settings: Settings, log: Path, *args: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "QR_TEST_SETTINGS": settings.model_dump_json(by_alias=True)}
-    command = [sys.executable, "-m", "queue_runtime.cli", "worker", "tests.integration.fault_app"]
-    with log.open("ab") as out:
-        return subprocess.Popen([*command, *args], cwd=ROOT, env=env, stdout=out, stderr=out)
-
-
-def test_sigterm_lets_the_running_job_finish_and_exits_zero(rt: Runtime, tmp_path: Path) -> None:
+def test_sigterm_lets_the_running_job_finish_and_exits_zero(rt: Runtime, spawner: Spawner) -> None:
     handle = fault_app.work.enqueue(21, seconds=1.5)
-    proc = worker_process(rt.settings, tmp_path / "worker.log", "--pool", "batch")
-    try:
-        wait_until(lambda: executions(rt), timeout=20, message="the job to start")
-        proc.send_signal(signal.SIGTERM)
-        later = fault_app.work.enqueue(1)
-        assert proc.wait(timeout=20) == 0, (tmp_path / "worker.log").read_text()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+    proc = spawner.start(rt.settings, "--pool", "batch")
+    wait_until(lambda: executions(rt), timeout=20, message="the job to start")
+    proc.send_signal(signal.SIGTERM)
+    later = fault_app.work.enqueue(1)
+    assert proc.wait(timeout=20) == 0, spawner.logs()
     assert get_job(handle.id).status() is JobStatus.SUCCEEDED
     assert handle.result(timeout=1) == 42
     assert get_job(later.id).status() is JobStatus.QUEUED  # not claimed after SIGTERM
