@@ -30,15 +30,22 @@ _KIND_REASONS = {
 
 
 def select(
-    inventory: Inventory, options: ApplyOptions, kinds: dict[str, DefKind]
+    inventory: Inventory,
+    options: ApplyOptions,
+    kinds: dict[str, DefKind],
+    blocked: dict[str, str] | None = None,
 ) -> tuple[list[Target], list[SiteOutcome]]:
-    """Split the inventory's sites into rewrite targets and outcomes decided up front."""
+    """Split the inventory's sites into rewrite targets and outcomes decided up front.
+
+    ``blocked`` maps files that must not be touched (stale, dirty, unreadable)
+    to the reason; a site in one, or whose job is defined in one, is skipped.
+    """
     targets: list[Target] = []
     outcomes: list[SiteOutcome] = []
     for site in inventory.sites:
         if options.jobs and site.job not in options.jobs:
             continue
-        decided = _decide(site, inventory.job(site.job), options, kinds)
+        decided = _decide(site, inventory.job(site.job), options, kinds, blocked or {})
         if isinstance(decided, Target):
             targets.append(decided)
         else:
@@ -47,18 +54,17 @@ def select(
 
 
 def _decide(
-    site: CallSite, job: Job | None, options: ApplyOptions, kinds: dict[str, DefKind]
+    site: CallSite,
+    job: Job | None,
+    options: ApplyOptions,
+    kinds: dict[str, DefKind],
+    blocked: dict[str, str],
 ) -> Target | SiteOutcome:
     if job is None:
         return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
-    verdict = _verdict_reason(job, options)
-    if verdict:
-        return _skip(site, verdict)
-    if site.pattern is Pattern.SCHEDULER:
-        return _skip(site, NO_PERIODIC)
-    kind = kinds.get(job.qualname, DefKind.NOT_FOUND)
-    if kind in _KIND_REASONS:
-        return _skip(site, _KIND_REASONS[kind])
+    reason = _verdict_reason(job, options) or _place_reason(site, job, kinds, blocked)
+    if reason:
+        return _skip(site, reason)
     if site.result_used:
         return SiteOutcome(
             site=site,
@@ -71,7 +77,21 @@ def _decide(
         return _skip(
             site, "; ".join(_arg_reason(a.name, a.source, a.reason) for a in unserialisable)
         )
+    kind = kinds[job.qualname]
     return Target(site=site, job=job, kind=kind, key_template=options.keys.get(job.qualname))
+
+
+def _place_reason(
+    site: CallSite, job: Job, kinds: dict[str, DefKind], blocked: dict[str, str]
+) -> str | None:
+    """Why the site's pattern, its files or the job's definition rule a rewrite out."""
+    if site.pattern is Pattern.SCHEDULER:
+        return NO_PERIODIC
+    paths = [site.location.path, job.location.path if job.location else ""]
+    held = [f"{p}: {blocked[p]}" for p in dict.fromkeys(paths) if p in blocked]
+    if held:
+        return "; ".join(held)
+    return _KIND_REASONS.get(kinds.get(job.qualname, DefKind.NOT_FOUND))
 
 
 def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:

@@ -23,7 +23,6 @@ from codemods._types import (
     JobBatch,
     SiteOutcome,
     Status,
-    Target,
 )
 from inventory.models import Confidence, Inventory, Job
 
@@ -55,13 +54,12 @@ def plan_apply(
     opts = effective_options(top, options or ApplyOptions())
     inventory, rescanned, stale = _stale.refresh(top, inventory, scanner if opts.rescan else None)
     blocked = {p: _stale.STALE_REASON for p in stale}
+    if not opts.allow_dirty:
+        blocked.update({p: DIRTY_REASON for p in _dirty(top, inventory) if p not in blocked})
     sources = _read_sources(top, inventory, blocked)
     defs = _definitions(inventory, sources)
     kinds = {q: d.kind if d else DefKind.NOT_FOUND for q, d in defs.items()}
-    targets, outcomes = select(inventory, opts, kinds)
-    if not opts.allow_dirty and targets:
-        blocked.update(_dirty(top, targets, blocked))
-    targets, held = _hold_blocked(targets, blocked)
+    targets, outcomes = select(inventory, opts, kinds, blocked)
     pools = {t.job.qualname: opts.pools.get(t.job.qualname, opts.default_pool) for t in targets}
     plan = plan_changes(sources, targets, pools)
     moved = [
@@ -70,7 +68,7 @@ def plan_apply(
     return ApplyResult(
         root=str(top),
         changes=plan.changes,
-        outcomes=_ordered([*outcomes, *held, *plan.outcomes]),
+        outcomes=_ordered([*outcomes, *plan.outcomes]),
         refused={**blocked, **plan.refused},
         jobs=moved,
         rescanned=rescanned,
@@ -78,11 +76,8 @@ def plan_apply(
 
 
 def _read_sources(top: Path, inventory: Inventory, blocked: dict[str, str]) -> dict[str, str]:
-    paths = {s.location.path for s in inventory.sites} | {
-        j.location.path for j in inventory.jobs if j.location
-    }
     sources: dict[str, str] = {}
-    for path in sorted(paths - set(blocked)):
+    for path in sorted(_inventory_paths(inventory) - set(blocked)):
         try:
             text = read_source(top / path)
             cst.parse_module(text)
@@ -109,30 +104,16 @@ def _definitions(
     return found
 
 
-def _dirty(top: Path, targets: list[Target], blocked: dict[str, str]) -> dict[str, str]:
-    dirty = _git.dirty_files(top)
-    touched = {t.site.location.path for t in targets} | {
-        t.job.location.path for t in targets if t.job.location
+def _inventory_paths(inventory: Inventory) -> set[str]:
+    return {s.location.path for s in inventory.sites} | {
+        j.location.path for j in inventory.jobs if j.location
     }
-    return {p: DIRTY_REASON for p in touched if (top / p).resolve() in dirty and p not in blocked}
 
 
-def _hold_blocked(
-    targets: list[Target], blocked: dict[str, str]
-) -> tuple[list[Target], list[SiteOutcome]]:
-    """Targets in (or whose job is defined in) a refused file are skipped with that file's reason."""
-    kept: list[Target] = []
-    held: list[SiteOutcome] = []
-    for target in targets:
-        paths = [target.site.location.path, target.job.location.path if target.job.location else ""]
-        reasons = [f"{p}: {blocked[p]}" for p in paths if p in blocked]
-        if reasons:
-            held.append(
-                SiteOutcome(site=target.site, status=Status.SKIPPED, reason="; ".join(reasons))
-            )
-        else:
-            kept.append(target)
-    return kept, held
+def _dirty(top: Path, inventory: Inventory) -> list[str]:
+    """Inventory files with uncommitted changes (an empty list outside git)."""
+    dirty = _git.dirty_files(top)
+    return sorted(p for p in _inventory_paths(inventory) if (top / p).resolve() in dirty)
 
 
 _CONFIDENCE = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
