@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.redis_leases import RedisLeaseStore
@@ -30,9 +31,15 @@ ALL_POOLS = "*"  # rescues are counted without a pool: running_tokens does not c
 
 class Reaper:
     def __init__(
-        self, store: JobStore, leases: RedisLeaseStore, ttl: float, metrics: WorkerMetrics
+        self,
+        store: JobStore,
+        leases: RedisLeaseStore,
+        ttl: float,
+        metrics: WorkerMetrics,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._store, self._leases, self._ttl, self._metrics = store, leases, ttl, metrics
+        self._clock = clock
         self.interval = ttl / 2
         self._quiet = ttl + ttl / 3  # lease ttl + one heartbeat interval
         self._epoch: str | None = None
@@ -63,7 +70,7 @@ class Reaper:
         return rescued
 
     def _epoch_settled(self, epoch: str) -> bool:
-        now = time.monotonic()
+        now = self._clock()
         if epoch != self._epoch:
             if self._epoch is not None:
                 log.warning(

@@ -99,6 +99,11 @@ class Worker:
     def stopped(self) -> bool:
         return self._stopped.is_set()
 
+    @property
+    def paused_for_redis(self) -> bool:
+        """True while Redis is unreachable: no new claims; running jobs go on."""
+        return self._parts.dispatcher.redis_down.is_set()
+
     # -- claim loop --------------------------------------------------------
     def _claim_loop(self) -> None:
         schedule = claim_schedule(self.settings, self.pools)

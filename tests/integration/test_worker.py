@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,12 +14,15 @@ from psycopg import sql
 
 from queue_runtime import JobStatus, RetryPolicy, Settings, configure, get_job
 from queue_runtime.config import JobConfig
+from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import NewJob
 from queue_runtime.worker import Worker, claim_schedule
+from queue_runtime.worker._reaper import Reaper
 from tests.integration import fault_app
+from tests.integration.conftest import PrivateRedis
 from tests.integration.workers import Spawner, spawning
-from tests.support import wait_until
+from tests.support import free_port, wait_until
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis]
 FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.05)
@@ -223,3 +227,84 @@ def test_sigterm_lets_the_running_job_finish_and_exits_zero(rt: Runtime, spawner
     assert get_job(handle.id).status() is JobStatus.SUCCEEDED
     assert handle.result(timeout=1) == 42
     assert get_job(later.id).status() is JobStatus.QUEUED  # not claimed after SIGTERM
+
+
+def test_reaper_waits_out_a_new_epoch_then_rescues_only_attempts_without_a_lease(
+    rt: Runtime,
+) -> None:
+    now = [0.0]
+    leases = rt.leases
+    reaper = Reaper(rt.store, leases, ttl=0.2, metrics=WorkerMetrics(), clock=lambda: now[0])
+    ids = {fault_app.work.enqueue(1).id, fault_app.work.enqueue(2).id}
+    alive, orphan = rt.store.claim("batch", 10, "w-test")
+    leases.acquire([alive.token], "w-test", ttl=30)
+    wait_until(lambda: len(rt.store.running_tokens(0.2)) == 2, timeout=5, message="old claims")
+    assert {alive.id, orphan.id} == ids
+
+    assert reaper.sweep() == 0  # first sight of the epoch: quiet period
+    now[0] += 0.3
+    assert reaper.sweep() == 1
+    assert get_job(orphan.id).status() is JobStatus.RETRYING
+    assert get_job(alive.id).status() is JobStatus.RUNNING
+
+    # A flush: the epoch and the live lease vanish together.
+    rt.redis.delete(f"{rt.settings.redis_prefix}:epoch", leases.lease_key(alive.token))
+    assert reaper.sweep() == 0  # new epoch: no rescue although the lease is missing
+    leases.heartbeat([alive.token], "w-test", ttl=30)  # the live worker re-asserts
+    now[0] += 0.3
+    assert reaper.sweep() == 0
+    assert get_job(alive.id).status() is JobStatus.RUNNING
+
+
+def test_redis_outage_pauses_claiming_but_not_running_jobs(
+    settings: Settings, private_redis: PrivateRedis, start_worker: Callable[..., Worker]
+) -> None:
+    rt = configure(fast(settings, redis_url=private_redis.url))
+    slow = fault_app.work.enqueue(1, seconds=2.0)
+    worker = start_worker(rt)
+    wait_until(lambda: executions(rt), timeout=20, message="the slow job to start")
+    private_redis.stop()
+    wait_until(lambda: worker.paused_for_redis, timeout=10, message="the worker to notice")
+    quick = fault_app.work.enqueue(2)
+    assert slow.result(timeout=20) == 2  # completed in PostgreSQL while Redis was down
+    assert get_job(quick.id).status() is JobStatus.QUEUED
+    private_redis.start()
+    assert quick.result(timeout=20) == 4
+    assert not worker.paused_for_redis
+
+
+def test_metrics_count_what_the_worker_did(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    handles = [fault_app.work.enqueue(n) for n in range(5)]
+    poison = fault_app.poison.enqueue(1)
+    worker = start_worker(pools=["batch"])
+    for handle in handles:
+        handle.wait(timeout=20)
+    wait_until(lambda: finished(poison.id), timeout=20, message="poison in the DLQ")
+    m = worker.metrics
+    wait_until(lambda: m.value("jobs_completed_total", "batch") == 5, timeout=5, message="acks")
+    assert m.value("retries_total", "batch") == FAST_RETRY.max_attempts - 1
+    assert m.value("dead_lettered_total", "batch") == 1
+    assert m.value("claim_latency_seconds_count", "batch") > 0
+    assert m.value("consumer_throughput", "batch") == pytest.approx(5 / 60)
+    m.observe_stats(rt.store.stats())
+    assert m.value("dlq_depth", "batch") == 1
+    assert m.value("queue_depth", "batch") == 0
+
+
+def test_metrics_are_served_over_http(rt: Runtime) -> None:
+    metrics = WorkerMetrics()
+    metrics.job_completed("batch", 3)
+    port = free_port()
+    metrics.serve(port, addr="127.0.0.1")
+    body = wait_until(lambda: _get(f"http://127.0.0.1:{port}/metrics"), timeout=5)
+    assert 'jobs_completed_total{pool="batch"} 3.0' in str(body)
+
+
+def _get(url: str) -> str | None:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.read().decode()
+    except OSError:
+        return None
