@@ -41,8 +41,13 @@ class Plan:
     refused: dict[str, str] = field(default_factory=dict)
 
 
-def plan_changes(sources: dict[str, str], targets: list[Target], pools: dict[str, str]) -> Plan:
-    """Rewrite ``targets`` in ``sources`` (path -> text) and register the jobs that moved."""
+def plan_changes(
+    sources: dict[str, str], targets: list[Target], decorations: dict[str, str]
+) -> Plan:
+    """Rewrite ``targets`` in ``sources`` (path -> text) and register the jobs that moved.
+
+    ``decorations`` maps a job's qualname to the arguments of its ``@job(...)``.
+    """
     plan = Plan()
     modules: dict[str, cst.Module] = {}
     by_path: dict[str, list[Target]] = defaultdict(list)
@@ -52,7 +57,7 @@ def plan_changes(sources: dict[str, str], targets: list[Target], pools: dict[str
         modules[path] = _rewrite_file(path, sources[path], file_targets, plan)
     moved = {o.site.job for o in plan.outcomes if o.status in (Status.REWRITTEN, Status.ALREADY)}
     jobs = {t.job.qualname: t.job for t in targets if t.job.qualname in moved}
-    _register_jobs(sources, modules, list(jobs.values()), pools, plan)
+    _register_jobs(sources, modules, list(jobs.values()), decorations, plan)
     _collect(sources, modules, plan)
     return plan
 
@@ -77,7 +82,7 @@ def _register_jobs(
     sources: dict[str, str],
     modules: dict[str, cst.Module],
     jobs: list[Job],
-    pools: dict[str, str],
+    decorations: dict[str, str],
     plan: Plan,
 ) -> None:
     by_path: dict[str, list[Job]] = defaultdict(list)
@@ -88,9 +93,9 @@ def _register_jobs(
         defs = _jobdefs.gather(cst.parse_module(sources[path]))
         found = {job.qualname: _jobdefs.find(defs, job) for job in file_jobs}
         wanted = [d for d in found.values() if d is not None]
-        qual_pools = {d.qualpath: pools[q] for q, d in found.items() if d is not None}
+        arguments = {d.qualpath: decorations[q] for q, d in found.items() if d is not None}
         module = modules.get(path) or cst.parse_module(sources[path])
-        modules[path], _added = _register.register(module, wanted, qual_pools)
+        modules[path], _added = _register.register(module, wanted, arguments)
         plan.registered.extend(q for q, d in found.items() if d is not None)
 
 

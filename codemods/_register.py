@@ -1,9 +1,11 @@
-"""Register a job where it is defined: ``@job(pool=...)`` plus the import, once.
+"""Register a job where it is defined: ``@job(pool=..., idempotent=True)`` plus the import, once.
 
 The decorator goes outermost, below ``@staticmethod``/``@classmethod`` only,
 so that ``fn.enqueue`` exists on the object every caller sees. The function
 itself stays callable in-process: rolling back is switching the runtime to
-inline mode, not reverting code.
+inline mode, not reverting code. ``idempotent=True`` is written only for jobs
+the inventory classifies ``idempotent``: it tells the runtime the verdict the
+move relied on.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ def is_registered(node: cst.FunctionDef) -> bool:
 class AddJobDecoratorTransformer(cst.CSTTransformer):
     """Adds ``@job(pool=...)`` to the functions at the given module-level qualpaths."""
 
-    def __init__(self, pools: dict[str, str], qualified: bool) -> None:
+    def __init__(self, arguments: dict[str, str], qualified: bool) -> None:
         super().__init__()
-        self.pools = pools  # qualpath -> pool
+        self.arguments = arguments  # qualpath -> the decorator's arguments, as source
         self.added: list[str] = []
         self._prefix = "queue_runtime.job" if qualified else "job"
         self._scopes: list[str] = []
@@ -54,19 +56,19 @@ class AddJobDecoratorTransformer(cst.CSTTransformer):
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
         qualpath = ".".join([*self._scopes, updated_node.name.value])
-        pool = self.pools.get(qualpath)
-        if pool is None or is_registered(updated_node):
+        arguments = self.arguments.get(qualpath)
+        if arguments is None or is_registered(updated_node):
             return updated_node
         self.added.append(qualpath)
         return updated_node.with_changes(
-            decorators=_with_job(updated_node.decorators, self._prefix, pool)
+            decorators=_with_job(updated_node.decorators, self._prefix, arguments)
         )
 
 
 def _with_job(
-    decorators: tuple[cst.Decorator, ...] | list[cst.Decorator], prefix: str, pool: str
+    decorators: tuple[cst.Decorator, ...] | list[cst.Decorator], prefix: str, arguments: str
 ) -> list[cst.Decorator]:
-    new = cst.Decorator(decorator=cst.parse_expression(f'{prefix}(pool="{pool}")'))
+    new = cst.Decorator(decorator=cst.parse_expression(f"{prefix}({arguments})"))
     at = 0
     while at < len(decorators) and dotted(decorators[at].decorator) in _DESCRIPTORS:
         at += 1
@@ -78,12 +80,12 @@ def _with_job(
 
 
 def register(
-    module: cst.Module, defs: list[FunctionDefInfo], pools: dict[str, str]
+    module: cst.Module, defs: list[FunctionDefInfo], arguments: dict[str, str]
 ) -> tuple[cst.Module, list[str]]:
-    """Decorate ``defs`` (qualpath -> pool in ``pools``) and import ``job`` once."""
+    """Decorate ``defs`` (qualpath -> decorator arguments) and import ``job`` once."""
     qualified = _job_name_taken(module)
     transformer = AddJobDecoratorTransformer(
-        {d.qualpath: pools[d.qualpath] for d in defs}, qualified
+        {d.qualpath: arguments[d.qualpath] for d in defs}, qualified
     )
     updated = module.visit(transformer)
     if not transformer.added:
@@ -121,3 +123,8 @@ def _bound_name(alias: cst.ImportAlias) -> str | None:
     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
         return alias.asname.name.value
     return dotted(alias.name)
+
+
+def decorator_arguments(pool: str, idempotent: bool) -> str:
+    """``pool="batch", idempotent=True``: what ``@job(...)`` is given."""
+    return f'pool="{pool}"' + (", idempotent=True" if idempotent else "")

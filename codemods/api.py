@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from codemods import _git, _jobdefs, _pr, _stale
 from codemods._changeset import plan_changes, read_source, write_changes
 from codemods._config import effective_options
+from codemods._register import decorator_arguments
 from codemods._select import select
 from codemods._types import (
     ApplyOptions,
@@ -23,8 +24,9 @@ from codemods._types import (
     JobBatch,
     SiteOutcome,
     Status,
+    Target,
 )
-from inventory.models import Confidence, Inventory, Job
+from inventory.models import Confidence, Idempotency, Inventory, Job
 
 INVENTORY_FILE = Path(".migrator") / "inventory.json"
 PRS_DIR = Path(".migrator") / "prs"
@@ -60,8 +62,7 @@ def plan_apply(
     defs = _definitions(inventory, sources)
     kinds = {q: d.kind if d else DefKind.NOT_FOUND for q, d in defs.items()}
     targets, outcomes = select(inventory, opts, kinds, blocked)
-    pools = {t.job.qualname: opts.pools.get(t.job.qualname, opts.default_pool) for t in targets}
-    plan = plan_changes(sources, targets, pools)
+    plan = plan_changes(sources, targets, _decorations(targets, opts))
     moved = [
         j for j in _by_risk(inventory, {t.job.qualname for t in targets}) if j in plan.registered
     ]
@@ -73,6 +74,16 @@ def plan_apply(
         jobs=moved,
         rescanned=rescanned,
     )
+
+
+def _decorations(targets: list[Target], opts: ApplyOptions) -> dict[str, str]:
+    jobs = {t.job.qualname: t.job for t in targets}
+    return {
+        q: decorator_arguments(
+            opts.pools.get(q, opts.default_pool), j.idempotency is Idempotency.IDEMPOTENT
+        )
+        for q, j in jobs.items()
+    }
 
 
 def _read_sources(top: Path, inventory: Inventory, blocked: dict[str, str]) -> dict[str, str]:

@@ -37,7 +37,7 @@ class Example:
 
 
 _JOB = "def resize(path, width=800):\n    ...\n"
-_REGISTERED = 'from queue_runtime import job\n\n@job(pool="batch")\n' + _JOB
+_REGISTERED = "from queue_runtime import job\n\n@job(pool=\"batch\", idempotent=True)\n" + _JOB
 
 EXAMPLES: list[Example] = [
     Example(
@@ -53,7 +53,7 @@ EXAMPLES: list[Example] = [
         "from media import resize as shrink\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    shrink(\n        path,  # the original\n        width=400,\n    )\n",
-        'from media import resize as shrink\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        'from media import resize as shrink\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(path):\n    shrink.enqueue(\n        path,  # the original\n        width=400,\n    )\n",
         site_at="shrink(",
@@ -75,7 +75,7 @@ EXAMPLES: list[Example] = [
         "import threading\n\n"
         + _JOB
         + '\n\ndef upload(path):\n    threading.Thread(target=resize, args=(path,), kwargs={"width": 400}).start()\n',
-        'import threading\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        'import threading\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
         site_at="Thread(",
@@ -86,7 +86,7 @@ EXAMPLES: list[Example] = [
         "from functools import partial\nfrom threading import Thread as T\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    # resize in the background\n    t = T(target=partial(resize, path), daemon=True)\n    t.start()\n",
-        'from functools import partial\nfrom threading import Thread as T\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        'from functools import partial\nfrom threading import Thread as T\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(path):\n    # resize in the background\n    resize.enqueue(path)\n",
         site_at="t = T(",
@@ -110,7 +110,7 @@ EXAMPLES: list[Example] = [
         "from threading import Thread\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    Thread(target=lambda: resize(path, 200)).start()\n",
-        'from threading import Thread\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        'from threading import Thread\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(path):\n    resize.enqueue(path, 200)\n",
         site_at="Thread(",
@@ -121,7 +121,7 @@ EXAMPLES: list[Example] = [
         "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    POOL.submit(resize, path, width=400)\n",
-        'from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch")\n'
+        'from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
         site_at="POOL.submit",
@@ -132,7 +132,7 @@ EXAMPLES: list[Example] = [
         "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n"
         + _JOB
         + "\n\ndef upload(paths):\n    POOL.map(resize, paths)  # fan out\n",
-        'from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch")\n'
+        'from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(paths):\n    for item in paths:  # fan out\n        resize.enqueue(item)\n",
         site_at="POOL.map",
@@ -143,7 +143,7 @@ EXAMPLES: list[Example] = [
         "from fastapi import BackgroundTasks, FastAPI\n\napp = FastAPI()\n\n"
         + _JOB
         + '\n\n@app.post("/upload")\nasync def upload(path: str, background_tasks: BackgroundTasks):\n    background_tasks.add_task(resize, path, width=400)\n    return {"ok": True}\n',
-        'from fastapi import FastAPI\nfrom queue_runtime import job\n\napp = FastAPI()\n\n@job(pool="batch")\n'
+        'from fastapi import FastAPI\nfrom queue_runtime import job\n\napp = FastAPI()\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + '\n\n@app.post("/upload")\nasync def upload(path: str):\n    resize.enqueue(path, width=400)\n    return {"ok": True}\n',
         site_at="add_task",
@@ -152,7 +152,7 @@ EXAMPLES: list[Example] = [
         "asyncio.create_task",
         Pattern.ASYNCIO_TASK,
         "import asyncio\n\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    asyncio.create_task(resize(path))\n",
-        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch")\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.enqueue(path)\n',
+        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.enqueue(path)\n',
         site_at="create_task",
     ),
     Example(
@@ -161,7 +161,7 @@ EXAMPLES: list[Example] = [
         "import asyncio\n\n"
         + _JOB
         + "\n\nasync def upload(path):\n    await asyncio.to_thread(resize, path)\n",
-        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\nasync def upload(path):\n    resize.enqueue(path)\n",
         site_at="to_thread",
@@ -172,7 +172,7 @@ EXAMPLES: list[Example] = [
         "import asyncio\n\n"
         + _JOB
         + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    loop.run_in_executor(None, resize, path)\n",
-        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    resize.enqueue(path)\n",
         site_at="run_in_executor",
@@ -183,7 +183,7 @@ EXAMPLES: list[Example] = [
         "from django.db import transaction\n\n"
         + _JOB
         + "\n\ndef upload(photo):\n    transaction.on_commit(lambda: resize(photo.path))\n",
-        'from django.db import transaction\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        'from django.db import transaction\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(photo):\n    transaction.on_commit(lambda: resize.enqueue(photo.path))\n",
         site_at="on_commit",
@@ -194,7 +194,7 @@ EXAMPLES: list[Example] = [
         "from functools import partial\n\nfrom django.db import transaction\n\n"
         + _JOB
         + "\n\ndef upload(photo):\n    transaction.on_commit(partial(resize, photo.path, width=400))\n",
-        'from functools import partial\n\nfrom django.db import transaction\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        'from functools import partial\n\nfrom django.db import transaction\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(photo):\n    transaction.on_commit(partial(resize.enqueue, photo.path, width=400))\n",
         site_at="on_commit",
@@ -205,7 +205,7 @@ EXAMPLES: list[Example] = [
         "from django.db.models.signals import post_save\nfrom django.dispatch import receiver\n\n"
         + _JOB
         + '\n\n@receiver(post_save, sender="Photo")\ndef on_photo_saved(sender, instance, **kwargs):\n    resize(instance.path)\n',
-        'from django.db.models.signals import post_save\nfrom django.dispatch import receiver\nfrom queue_runtime import job\n\n@job(pool="batch")\n'
+        'from django.db.models.signals import post_save\nfrom django.dispatch import receiver\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + '\n\n@receiver(post_save, sender="Photo")\ndef on_photo_saved(sender, instance, **kwargs):\n    resize.enqueue(instance.path)\n',
         site_at="@receiver",
@@ -265,7 +265,7 @@ EXAMPLES: list[Example] = [
         "staticmethod: enqueued through the class",
         Pattern.DIRECT_CALL,
         "class Images:\n    @staticmethod\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize(path)\n",
-        'from queue_runtime import job\n\nclass Images:\n    @staticmethod\n    @job(pool="batch")\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize.enqueue(path)\n',
+        'from queue_runtime import job\n\nclass Images:\n    @staticmethod\n    @job(pool="batch", idempotent=True)\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize.enqueue(path)\n',
         site_at="Images.resize(path)",
     ),
     Example(

@@ -92,7 +92,7 @@ def test_the_job_is_registered_once_where_it_is_defined(
     result = plan_apply(project, inventory, scanner=None)
 
     tasks = next(c for c in result.changes if c.path == "tasks.py")
-    assert tasks.after.count('@job(pool="batch")') == 2
+    assert tasks.after.count('@job(pool="batch", idempotent=True)') == 2
     assert tasks.after.count("from queue_runtime import job") == 1
     assert result.jobs == ["tasks.notify", "tasks.resize"]  # fewer sites first: smaller risk
 
@@ -107,8 +107,8 @@ def test_pool_comes_from_the_runtime_configuration(project: Path, build_inventor
         c for c in plan_apply(project, inventory, scanner=None).changes if c.path == "tasks.py"
     )
 
-    assert '@job(pool="low")\ndef resize' in tasks.after
-    assert '@job(pool="transactional")\ndef notify' in tasks.after
+    assert '@job(pool="low", idempotent=True)\ndef resize' in tasks.after
+    assert '@job(pool="transactional", idempotent=True)\ndef notify' in tasks.after
 
 
 def test_crlf_files_keep_their_line_endings(
@@ -124,7 +124,7 @@ def test_crlf_files_keep_their_line_endings(
     [change] = plan_apply(root, inventory, scanner=None).changes
 
     assert change.after == (
-        'from queue_runtime import job\r\n\r\n@job(pool="batch")\r\ndef resize(p):\r\n    return p\r\n'
+        'from queue_runtime import job\r\n\r\n@job(pool="batch", idempotent=True)\r\ndef resize(p):\r\n    return p\r\n'
         "\r\n\r\ndef view(p):\r\n    resize.enqueue(p)\r\n"
     )
 
@@ -211,7 +211,7 @@ def test_a_module_that_binds_job_gets_the_qualified_decorator(
     [change] = plan_apply(root, inventory, scanner=None).changes
 
     assert change.after.startswith("import queue_runtime\n\njob = 'nightly'")
-    assert '@queue_runtime.job(pool="batch")\ndef resize' in change.after
+    assert '@queue_runtime.job(pool="batch", idempotent=True)\ndef resize' in change.after
 
 
 def test_background_tasks_parameter_kept_while_still_used(
