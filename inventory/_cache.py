@@ -1,15 +1,21 @@
-"""The summary cache: ``ROOT/.migrator/cache/summaries-v{SUMMARY_VERSION}.json``.
+"""The summary cache, in ``ROOT/.migrator/cache/``.
 
-One JSON document maps each relative path to ``(size, mtime_ns, sha256)`` and
-the file's summary (or the reason it could not be summarised). One document
-rather than a file per path or a sqlite table: pydantic validates a single
-JSON document in one call into native code, which measured faster than
-per-row validation, and the whole cache is read on every scan anyway.
+Two JSON documents, because a warm scan needs the first and rarely the second:
+
+* ``index-v{SUMMARY_VERSION}.json``: per relative path its ``(size, mtime_ns,
+  sha256)``, module name, and why it failed if it did (small: ~100 KB for
+  Django);
+* ``summaries-v{SUMMARY_VERSION}.json``: per path its ``FileSummary``
+  (megabytes), read only when something changed and the classifier must run.
+
+JSON documents rather than sqlite or a file per path: pydantic validates one
+document in a single call into native code, and a scan that needs summaries
+needs all of them. Defaults are left out when writing, which halves the size.
 
 A file is reused without being read when its size and mtime match; when they
 differ it is read and hashed, and still reused if the content is the same
-(``git checkout``, ``touch``). The cache is also keyed by the extractor's own
-code (``tool_key``), so editing the extractor never serves stale summaries.
+(``git checkout``, ``touch``). Both documents carry ``tool_key``, a digest of
+the extractor's own code, so a changed extractor never serves stale summaries.
 """
 
 from __future__ import annotations
@@ -19,108 +25,138 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from inventory._files import Failed, Outcome, Summarised, sha256_of
+from inventory._files import Outcome, Summarised, sha256_of
 from inventory._walk import SourceFile
-from inventory.models import ScanError
+from inventory.models import ScanError, ScanErrorKind
 from inventory.summary import SUMMARY_VERSION, FileSummary
 
 CACHE_DIR = Path(".migrator") / "cache"
+_HERE = Path(__file__).parent
+EXTRACTOR_SOURCES = ("summary.py", "_files.py", "_extract/**/*.py")
 
 
-class CacheEntry(BaseModel):
+class Stamp(BaseModel):
+    """What the index knows about one file without reading it."""
+
     size: int
     mtime_ns: int
     sha256: str
-    summary: FileSummary | None = None
+    module: str
+    is_package: bool
     error: ScanError | None = None
 
 
-class CacheFile(BaseModel):
+class Index(BaseModel):
     version: str = SUMMARY_VERSION
     tool_key: str = ""
-    entries: dict[str, CacheEntry] = {}
+    files: dict[str, Stamp] = {}
 
 
-def cache_path(root: Path) -> Path:
-    return root / CACHE_DIR / f"summaries-v{SUMMARY_VERSION}.json"
+class Summaries(BaseModel):
+    tool_key: str = ""
+    files: dict[str, FileSummary] = {}
 
 
-def tool_key() -> str:
-    """Changes whenever the code that produces summaries changes (cheap: stats only)."""
-    here = Path(__file__).parent
-    sources = sorted([here / "summary.py", here / "_files.py", *here.glob("_extract/**/*.py")])
+def cache_path(root: Path, kind: str = "summaries") -> Path:
+    return root / CACHE_DIR / f"{kind}-v{SUMMARY_VERSION}.json"
+
+
+def code_key(patterns: Iterable[str]) -> str:
+    """A digest of our own source files matching ``patterns`` (stats only: cheap)."""
+    sources = sorted({path for pattern in patterns for path in _HERE.glob(pattern)})
     digest = hashlib.sha256(SUMMARY_VERSION.encode())
     for source in sources:
         stat = source.stat()
-        digest.update(f"{source.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
+        digest.update(f"{source.relative_to(_HERE)}:{stat.st_size}:{stat.st_mtime_ns};".encode())
     return digest.hexdigest()[:16]
 
 
-def load(root: Path) -> CacheFile:
-    """The cache of ``root``; an empty one when it is absent, stale or corrupt."""
-    key = tool_key()
+def tool_key() -> str:
+    """Changes whenever the code that produces summaries changes."""
+    return code_key(EXTRACTOR_SOURCES)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _read(model: type[M], path: Path) -> M | None:
     try:
-        cache = CacheFile.model_validate_json(cache_path(root).read_bytes())
+        return model.model_validate_json(path.read_bytes())
     except (OSError, ValidationError, ValueError):
-        return CacheFile(tool_key=key)
-    return cache if cache.tool_key == key else CacheFile(tool_key=key)
+        return None
 
 
-def save(root: Path, cache: CacheFile) -> None:
-    """Write atomically, so a concurrent or interrupted scan never reads half a file.
+def load_index(root: Path) -> Index:
+    """The index of ``root``; an empty one when it is absent, stale or corrupt."""
+    key = tool_key()
+    index = _read(Index, cache_path(root, "index"))
+    return index if index is not None and index.tool_key == key else Index(tool_key=key)
 
-    A read-only tree still scans: the cache only saves time, so failing to
-    write it is not an error.
-    """
-    target = cache_path(root)
+
+def load_summaries(root: Path, index: Index) -> dict[str, FileSummary]:
+    store = _read(Summaries, cache_path(root))
+    return store.files if store is not None and store.tool_key == index.tool_key else {}
+
+
+def write_atomically(target: Path, data: bytes, *, best_effort: bool = True) -> None:
+    """Never leave half a file. Cache writes are ``best_effort``: a tree we
+    cannot write to still scans, it only scans slower."""
     temporary = target.with_suffix(f".{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_bytes(cache.model_dump_json().encode())
+        temporary.write_bytes(data)
         os.replace(temporary, target)
     except OSError:
         temporary.unlink(missing_ok=True)
+        if not best_effort:
+            raise
+
+
+def save(root: Path, index: Index, summaries: dict[str, FileSummary] | None) -> None:
+    """Write the index, and the summaries when they changed."""
+    if summaries is not None:
+        store = Summaries(tool_key=index.tool_key, files=summaries)
+        write_atomically(cache_path(root), store.model_dump_json(exclude_defaults=True).encode())
+    write_atomically(cache_path(root, "index"), index.model_dump_json().encode())
 
 
 @dataclass
 class Lookup:
-    """The cache's answer for a walk: reused entries, and files to summarise."""
+    """The index's answer for a walk: reused stamps, and files to summarise."""
 
-    hits: dict[str, CacheEntry] = field(default_factory=dict)
+    hits: dict[str, Stamp] = field(default_factory=dict)
     misses: list[SourceFile] = field(default_factory=list)
-    refreshed: bool = False  # an entry's size/mtime changed: the cache needs saving
+    refreshed: bool = False  # a stamp's size/mtime changed: the index needs saving
 
 
-def _fits(entry: CacheEntry, file: SourceFile) -> bool:
-    summary = entry.summary
-    return summary is None or (
-        summary.module == file.module and summary.is_package == file.is_package
-    )
+def _fits(stamp: Stamp, file: SourceFile) -> bool:
+    return stamp.module == file.module and stamp.is_package == file.is_package
 
 
-def _same_content(entry: CacheEntry, file: SourceFile) -> bool:
-    if not entry.sha256:
+def _same_content(stamp: Stamp, file: SourceFile) -> bool:
+    if not stamp.sha256:
         return False
     try:
         with open(file.path, "rb") as handle:
-            return sha256_of(handle.read()) == entry.sha256
+            return sha256_of(handle.read()) == stamp.sha256
     except OSError:
         return False
 
 
-def lookup(cache: CacheFile, files: Iterable[SourceFile]) -> Lookup:
+def lookup(index: Index, files: Iterable[SourceFile]) -> Lookup:
     found = Lookup()
     for file in files:
-        entry = cache.entries.get(file.rel)
-        if entry is None or not _fits(entry, file):
+        stamp = index.files.get(file.rel)
+        if stamp is None or not _fits(stamp, file):
             found.misses.append(file)
-        elif entry.size == file.size and entry.mtime_ns == file.mtime_ns:
-            found.hits[file.rel] = entry
-        elif _same_content(entry, file):
-            found.hits[file.rel] = entry.model_copy(
+        elif stamp.size == file.size and stamp.mtime_ns == file.mtime_ns:
+            found.hits[file.rel] = stamp
+        elif _same_content(stamp, file):
+            found.hits[file.rel] = stamp.model_copy(
                 update={"size": file.size, "mtime_ns": file.mtime_ns}
             )
             found.refreshed = True
@@ -129,13 +165,21 @@ def lookup(cache: CacheFile, files: Iterable[SourceFile]) -> Lookup:
     return found
 
 
-def entry_for_outcome(outcome: Outcome) -> CacheEntry:
-    """The cache entry (and so the result) of one freshly summarised file."""
-    stamp = {"size": outcome.size, "mtime_ns": outcome.mtime_ns, "sha256": outcome.sha256}
-    if isinstance(outcome, Summarised):
-        return CacheEntry(**stamp, summary=FileSummary.model_validate_json(outcome.summary_json))
-    return CacheEntry(**stamp, error=error_of(outcome))
+def stamp_of(file: SourceFile, outcome: Outcome) -> Stamp:
+    """The index entry of one freshly summarised file."""
+    error = None
+    if not isinstance(outcome, Summarised):
+        error = ScanError(path=outcome.rel, reason=outcome.reason, kind=outcome.kind)
+    return Stamp(
+        size=outcome.size,
+        mtime_ns=outcome.mtime_ns,
+        sha256=outcome.sha256,
+        module=file.module,
+        is_package=file.is_package,
+        error=error,
+    )
 
 
-def error_of(failed: Failed) -> ScanError:
-    return ScanError(path=failed.rel, reason=failed.reason, kind=failed.kind)
+def cacheable(stamp: Stamp) -> bool:
+    # An unreadable file may be readable next time without its mtime changing.
+    return stamp.error is None or stamp.error.kind != ScanErrorKind.IO

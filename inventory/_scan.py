@@ -1,14 +1,14 @@
 """``scan``: walk, summarise (cached, in parallel), classify, write the Inventory.
 
 The two halves of a scan meet here: per-file summaries (pure, cacheable,
-parallel) and the classifier (global, fast, always rerun because a change in
-one file can change the verdict of a job defined in another).
+parallel) and the classifier (global: a change in one file can change the
+verdict of a job defined in another, so it runs over every summary whenever
+anything changed, and its result is reused only when nothing did).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -17,10 +17,12 @@ from pathlib import Path
 
 from inventory import _cache
 from inventory._catalogue import Catalogue
+from inventory._files import Summarised
+from inventory._memo import load_memo, result_key, save_memo
 from inventory._pool import summarise_all
-from inventory._walk import SourceFile, walk
+from inventory._walk import WalkResult, walk
 from inventory.config import MigratorConfig
-from inventory.models import Inventory, ScanError, ScanErrorKind, ScanStats
+from inventory.models import Inventory, ScanError, ScanStats
 from inventory.summary import FileSummary
 
 ProgressCallback = Callable[[int, int], None]
@@ -28,12 +30,23 @@ INVENTORY_FILE = Path(".migrator") / "inventory.json"
 
 
 @dataclass
-class _Summaries:
-    """What the per-file half produced: summaries, failures, cache bookkeeping."""
+class _Run:
+    """One scan's inputs, and what the cache said about them."""
 
-    summaries: list[FileSummary] = field(default_factory=list)
-    errors: list[ScanError] = field(default_factory=list)
-    cached: int = 0
+    top: Path
+    config: MigratorConfig
+    walked: WalkResult
+    use_cache: bool
+    include_tests: bool
+    index: _cache.Index
+    found: _cache.Lookup = field(default_factory=_cache.Lookup)
+
+    def key(self) -> str | None:
+        """The memo key, when every file is a cache hit."""
+        if not self.use_cache or self.found.misses:
+            return None
+        stamps, errors = self.found.hits, self.walked.errors
+        return result_key(self.top, stamps, errors, self.config, self.include_tests)
 
 
 def scan(
@@ -48,85 +61,113 @@ def scan(
     """Scan the tree at ``root`` and return (and write) its Inventory.
 
     ``config`` defaults to ``[tool.migrator]`` of ``root/pyproject.toml``;
-    ``jobs`` is the number of worker processes (default: one per core);
-    ``progress(done, total)`` is called as files are summarised.
+    ``jobs`` is the number of worker processes (default: one per core, or
+    in-process for small sets); ``progress(done, total)`` follows the files.
     """
     started = time.perf_counter()
-    top = Path(root).resolve()
-    config = config or MigratorConfig.from_project(top)
-    walked = walk(top, include_tests=include_tests, exclude=config.exclude)
-    found = _summarise(top, walked.files, config, use_cache, jobs, progress)
-    found.errors[:0] = walked.errors
-    inventory = _classify(top, found, config)
+    run = _prepare(Path(root).resolve(), config, use_cache, include_tests)
+    key = run.key()
+    inventory = load_memo(run.top, key) if key else None
+    if inventory is None:
+        inventory = _fresh(run, jobs, progress)
+    else:
+        inventory.stats.files_cached = inventory.stats.files_scanned
+        if run.found.refreshed:
+            _cache.save(
+                run.top, _cache.Index(tool_key=run.index.tool_key, files=run.found.hits), None
+            )
     inventory.stats.seconds = round(time.perf_counter() - started, 3)
-    write_inventory(top, inventory)
+    write_inventory(run.top, inventory)
     return inventory
 
 
-def _summarise(
-    top: Path,
-    files: list[SourceFile],
-    config: MigratorConfig,
-    use_cache: bool,
-    jobs: int | None,
-    progress: ProgressCallback | None,
-) -> _Summaries:
-    cache = _cache.load(top) if use_cache else _cache.CacheFile(tool_key=_cache.tool_key())
-    found = _cache.lookup(cache, files)
+def _prepare(
+    top: Path, config: MigratorConfig | None, use_cache: bool, include_tests: bool
+) -> _Run:
+    config = config or MigratorConfig.from_project(top)
+    walked = walk(top, include_tests=include_tests, exclude=config.exclude)
+    index = _cache.load_index(top) if use_cache else _cache.Index(tool_key=_cache.tool_key())
+    run = _Run(top, config, walked, use_cache, include_tests, index)
+    run.found = _cache.lookup(index, walked.files)
+    return run
+
+
+def _fresh(run: _Run, jobs: int | None, progress: ProgressCallback | None) -> Inventory:
+    """Summarise what the cache lacks, classify everything, update the cache."""
+    cached = _cached_summaries(run)
+    files = {file.rel: file for file in run.walked.files}
+    done = len(files) - len(run.found.misses)
     if progress:
-        progress(len(found.hits), len(files))
-    report = _offset(progress, len(found.hits), len(files))
-    outcomes = summarise_all(found.misses, config.max_file_size, jobs, report)
-    fresh = {outcome.rel: _cache.entry_for_outcome(outcome) for outcome in outcomes}
-    if use_cache and (fresh or found.refreshed or len(found.hits) != len(cache.entries)):
-        kept = {rel: entry for rel, entry in fresh.items() if not _transient(entry)}
-        _cache.save(top, _cache.CacheFile(tool_key=cache.tool_key, entries={**found.hits, **kept}))
-    return _collect(found.hits, fresh)
+        progress(done, len(files))
+    report = None if progress is None else (lambda n, _: progress(done + n, len(files)))
+    stamps = dict(run.found.hits)
+    for outcome in summarise_all(run.found.misses, run.config.max_file_size, jobs, report):
+        stamps[outcome.rel] = _cache.stamp_of(files[outcome.rel], outcome)
+        if isinstance(outcome, Summarised):
+            cached[outcome.rel] = FileSummary.model_validate_json(outcome.summary_json)
+    inventory = _classify(run, stamps, cached)
+    if run.use_cache:
+        _save(run, stamps, cached, inventory)
+    return inventory
 
 
-def _offset(progress: ProgressCallback | None, done: int, total: int) -> ProgressCallback | None:
-    if progress is None:
-        return None
-    return lambda finished, _: progress(done + finished, total)
+def _cached_summaries(run: _Run) -> dict[str, FileSummary]:
+    """Summaries of the hits; a hit whose summary is lost becomes a miss."""
+    wanted = [rel for rel, stamp in run.found.hits.items() if stamp.error is None]
+    stored = _cache.load_summaries(run.top, run.index) if wanted else {}
+    lost = {rel for rel in wanted if rel not in stored}
+    if lost:
+        run.found.misses += [file for file in run.walked.files if file.rel in lost]
+        run.found.hits = {rel: s for rel, s in run.found.hits.items() if rel not in lost}
+    return {rel: stored[rel] for rel in wanted if rel in stored}
 
 
-def _transient(entry: _cache.CacheEntry) -> bool:
-    # An unreadable file may be readable next time without its mtime changing.
-    return entry.error is not None and entry.error.kind == ScanErrorKind.IO
-
-
-def _collect(hits: dict[str, _cache.CacheEntry], fresh: dict[str, _cache.CacheEntry]) -> _Summaries:
-    found = _Summaries(cached=sum(entry.summary is not None for entry in hits.values()))
-    for rel in sorted({*hits, *fresh}):
-        entry = fresh.get(rel) or hits[rel]
-        if entry.summary is not None:
-            found.summaries.append(entry.summary)
-        elif entry.error is not None:
-            found.errors.append(entry.error)
-    return found
-
-
-def _classify(top: Path, found: _Summaries, config: MigratorConfig) -> Inventory:
+def _classify(
+    run: _Run, stamps: dict[str, _cache.Stamp], summaries: dict[str, FileSummary]
+) -> Inventory:
     from inventory._classify import classify
 
-    sites, jobs = classify(found.summaries, config, Catalogue.load(config.catalogue))
+    ordered = [summaries[rel] for rel in sorted(summaries)]
+    failed = [stamps[rel].error for rel in sorted(stamps) if stamps[rel].error is not None]
+    errors: list[ScanError] = [*run.walked.errors, *failed]  # type: ignore[list-item]
+    sites, jobs = classify(ordered, run.config, Catalogue.load(run.config.catalogue))
+    cached = sum(1 for rel in summaries if rel in run.found.hits)
     return Inventory(
         tool_version=_tool_version(),
-        root=str(top),
+        root=str(run.top),
         sites=sites,
         jobs=jobs,
-        errors=found.errors,
-        stats=_stats(found),
+        errors=errors,
+        stats=_stats(ordered, cached, len(errors)),
     )
 
 
-def _stats(found: _Summaries) -> ScanStats:
+def _save(
+    run: _Run,
+    stamps: dict[str, _cache.Stamp],
+    summaries: dict[str, FileSummary],
+    inventory: Inventory,
+) -> None:
+    kept = {rel: stamp for rel, stamp in stamps.items() if _cache.cacheable(stamp)}
+    changed = bool(run.found.misses) or len(kept) != len(run.index.files)
+    _cache.save(
+        run.top,
+        _cache.Index(tool_key=run.index.tool_key, files=kept),
+        summaries if changed else None,
+    )
+    run.found = _cache.Lookup(hits=kept)
+    key = run.key() if len(kept) == len(stamps) else None
+    if key:
+        save_memo(run.top, key, inventory)
+
+
+def _stats(summaries: list[FileSummary], cached: int, errors: int) -> ScanStats:
     return ScanStats(
-        files_scanned=len(found.summaries),
-        files_cached=found.cached,
-        files_skipped=len(found.errors),
-        lines=sum(summary.lines for summary in found.summaries),
-        functions=sum(len(summary.functions) for summary in found.summaries),
+        files_scanned=len(summaries),
+        files_cached=cached,
+        files_skipped=errors,
+        lines=sum(summary.lines for summary in summaries),
+        functions=sum(len(summary.functions) for summary in summaries),
     )
 
 
@@ -144,9 +185,6 @@ def write_inventory(top: Path, inventory: Inventory) -> Path:
     ignore = target.parent / ".gitignore"
     if not ignore.exists():
         ignore.write_text("# written by migrator scan\n*\n", encoding="utf-8")
-    temporary = target.with_suffix(f".{os.getpid()}.tmp")
-    temporary.write_text(
-        json.dumps(inventory.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8"
-    )
-    os.replace(temporary, target)
+    text = json.dumps(inventory.model_dump(mode="json"), indent=2) + "\n"
+    _cache.write_atomically(target, text.encode(), best_effort=False)
     return target

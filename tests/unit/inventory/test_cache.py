@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 from inventory import _cache
-from inventory._files import summarise
+from inventory._files import Summarised, summarise
 from inventory._walk import walk
+from inventory.models import ScanErrorKind
 from inventory.summary import FileSummary
 
 
@@ -15,29 +16,29 @@ def fake_extract(source: str, path: str, module: str, is_package: bool) -> FileS
     return FileSummary(path=path, module=module, is_package=is_package, lines=source.count("\n"))
 
 
-def build_cache(root: Path) -> _cache.CacheFile:
+def build_cache(root: Path) -> None:
     """Summarise every file under root and save the cache, as a cold scan does."""
-    cache = _cache.load(root)
+    index, summaries = _cache.load_index(root), {}
     for file in walk(root).files:
-        cache.entries[file.rel] = _cache.entry_for_outcome(summarise(file, 10_000, fake_extract))
-    _cache.save(root, cache)
-    return cache
+        outcome = summarise(file, 10_000, fake_extract)
+        index.files[file.rel] = _cache.stamp_of(file, outcome)
+        if isinstance(outcome, Summarised):
+            summaries[file.rel] = FileSummary.model_validate_json(outcome.summary_json)
+    _cache.save(root, index, summaries)
 
 
 def lookup(root: Path) -> _cache.Lookup:
-    return _cache.lookup(_cache.load(root), walk(root).files)
+    return _cache.lookup(_cache.load_index(root), walk(root).files)
 
 
-def test_unchanged_files_are_hits_and_survive_a_round_trip(tmp_path: Path) -> None:
+def test_unchanged_files_are_hits_and_summaries_survive_a_round_trip(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
     (tmp_path / "b.py").write_text("y = 2\nz = 3\n", encoding="utf-8")
     build_cache(tmp_path)
     found = lookup(tmp_path)
-    assert found.misses == [] and not found.refreshed
-    assert {rel: entry.summary.lines for rel, entry in found.hits.items() if entry.summary} == {
-        "a.py": 1,
-        "b.py": 2,
-    }
+    assert found.misses == [] and sorted(found.hits) == ["a.py", "b.py"] and not found.refreshed
+    summaries = _cache.load_summaries(tmp_path, _cache.load_index(tmp_path))
+    assert {rel: s.lines for rel, s in summaries.items()} == {"a.py": 1, "b.py": 2}
     assert _cache.cache_path(tmp_path).name == "summaries-v1.json"
 
 
@@ -52,7 +53,7 @@ def test_touched_but_identical_file_is_reused_by_hash(tmp_path: Path) -> None:
     assert found.hits["a.py"].mtime_ns == stat.st_mtime_ns + 5_000_000_000
 
 
-def test_changed_content_is_a_miss_even_with_the_same_size_and_mtime(tmp_path: Path) -> None:
+def test_changed_content_is_a_miss_even_with_the_same_size(tmp_path: Path) -> None:
     source = tmp_path / "a.py"
     source.write_text("x = 1\n", encoding="utf-8")
     build_cache(tmp_path)
@@ -74,7 +75,7 @@ def test_a_file_whose_module_name_changed_is_a_miss(tmp_path: Path) -> None:
 def test_corrupt_or_foreign_cache_is_ignored(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
     build_cache(tmp_path)
-    path = _cache.cache_path(tmp_path)
+    path = _cache.cache_path(tmp_path, "index")
     path.write_text(path.read_text(encoding="utf-8")[:50], encoding="utf-8")
     assert [f.rel for f in lookup(tmp_path).misses] == ["a.py"]
     build_cache(tmp_path)
@@ -84,8 +85,15 @@ def test_corrupt_or_foreign_cache_is_ignored(tmp_path: Path) -> None:
     assert [f.rel for f in lookup(tmp_path).misses] == ["a.py"]
 
 
-def test_failures_are_cached_too(tmp_path: Path) -> None:
+def test_failures_are_remembered_in_the_index(tmp_path: Path) -> None:
     (tmp_path / "bad.py").write_bytes(b"name = '\xe9'\n")
     build_cache(tmp_path)
-    hit = lookup(tmp_path).hits["bad.py"]
-    assert hit.summary is None and hit.error is not None and hit.error.kind == "encoding"
+    stamp = lookup(tmp_path).hits["bad.py"]
+    assert stamp.error is not None and stamp.error.kind == ScanErrorKind.ENCODING
+
+
+def test_summaries_are_stored_without_defaults(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    build_cache(tmp_path)
+    text = _cache.cache_path(tmp_path).read_text(encoding="utf-8")
+    assert '"star_imports"' not in text and '"lines":1' in text
