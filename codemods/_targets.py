@@ -88,12 +88,20 @@ def enqueue_call(
     func: cst.BaseExpression, args: list[cst.Arg], target: Target, like: cst.Call | None = None
 ) -> cst.Call | Skip:
     """``func.enqueue(args...)`` (plus ``idempotency_key=`` when the job needs one)."""
+    attr = cst.Attribute(value=func, attr=cst.Name("enqueue"))
     if target.key_template is not None:
         key = key_expression(target.key_template, args, target.job.parameters)
         if isinstance(key, Skip):
             return key
-        args = _append_arg(args, cst.Arg(keyword=cst.Name("idempotency_key"), value=key, equal=_EQ))
-    attr = cst.Attribute(value=func, attr=cst.Name("enqueue"))
+        key_arg = cst.Arg(keyword=cst.Name("idempotency_key"), value=key, equal=_EQ)
+        if "idempotency_key" in target.job.parameters:
+            # The job has a parameter of that name: the key goes through .options() instead.
+            options = cst.Call(
+                func=cst.Attribute(value=func, attr=cst.Name("options")), args=[key_arg]
+            )
+            attr = cst.Attribute(value=options, attr=cst.Name("enqueue"))
+        else:
+            args = _append_arg(args, key_arg)
     if like is None:
         return cst.Call(func=attr, args=args)
     return like.with_changes(func=attr, args=args)

@@ -324,3 +324,20 @@ def test_executor_map_loop_variable_never_shadows_a_name_of_the_function(
         "        for item_1 in ids:\n            thumb.enqueue(item_1)\n    return item\n"
         in change.after
     )
+
+
+def test_a_job_with_an_idempotency_key_parameter_gets_the_key_through_options(
+    write_files: Callable[[dict[str, str]], Path], build_inventory: Build
+) -> None:
+    source = "def pay(order_id, idempotency_key=None):\n    return order_id\n\n\ndef view(o):\n    pay(o, 'x')\n"
+    root = write_files({"app.py": source})
+    sites = [("app.py", "    pay(o", Pattern.DIRECT_CALL, "app.pay")]
+    inventory = build_inventory(root, sites, {"app.pay": Idempotency.NEEDS_KEY})
+
+    [change] = plan_apply(
+        root, inventory, ApplyOptions(keys={"app.pay": "pay-{order_id}"}), scanner=None
+    ).changes
+
+    assert change.after.endswith(
+        """    pay.options(idempotency_key=f"pay-{o}").enqueue(o, 'x')\n"""
+    )
