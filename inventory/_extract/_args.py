@@ -1,0 +1,108 @@
+"""Can an argument passed to a job be stored as JSON? True, False with a reason, or None."""
+
+from __future__ import annotations
+
+import ast
+
+from inventory._extract._resolve import Resolver
+from inventory._extract._scopes import BindingKind
+from inventory._extract._values import orm_model
+from inventory.models import Argument
+
+# Name endings that, by convention, hold ids or plain text.
+_SCALAR_WORDS = frozenset({"id", "ids", "pk", "pks", "uuid", "email", "emails", "name", "names", "key",
+                           "slug", "url", "token", "count", "number", "str", "text", "path", "code", "amount"})
+_SCALAR_TYPES = frozenset({"builtins.int", "builtins.str", "builtins.float", "builtins.bool", "uuid.UUID"})
+_SCALAR_CALLS = frozenset({"builtins.str", "builtins.int", "builtins.float", "builtins.bool", "builtins.len"})
+_REQUEST_NAMES = frozenset({"request", "req"})
+_CONTAINERS = (ast.Tuple, ast.List, ast.Set)
+
+Verdict = tuple[bool | None, str]
+UNKNOWN: Verdict = (None, "")
+
+
+def argument(name: str, node: ast.expr, resolver: Resolver) -> Argument:
+    serialisable, reason = verdict(node, resolver)
+    return Argument(name=name, source=resolver.text.segment(node), serialisable=serialisable, reason=reason)
+
+
+def verdict(node: ast.expr, resolver: Resolver) -> Verdict:
+    if isinstance(node, ast.Constant):
+        return (True, "") if not isinstance(node.value, bytes) else (False, "bytes are not JSON")
+    if isinstance(node, ast.JoinedStr):
+        return True, ""
+    if isinstance(node, ast.Name):
+        return _name(node.id, resolver)
+    if isinstance(node, ast.Attribute):
+        return _attribute(node, resolver)
+    if isinstance(node, _CONTAINERS):
+        return _all(node.elts, resolver)
+    if isinstance(node, ast.Dict):
+        return _all([v for v in node.values if v is not None], resolver)
+    if isinstance(node, ast.Lambda):
+        return False, "a lambda: functions cannot be stored as JSON"
+    if isinstance(node, ast.Call):
+        return _call(node, resolver)
+    return UNKNOWN
+
+
+def _name(name: str, resolver: Resolver) -> Verdict:
+    if name in _REQUEST_NAMES:
+        return False, f"'{name}' is the request object: pass the fields the job needs"
+    binding = resolver.scope.lookup(name)
+    kind = binding.kind if binding else None
+    if kind is BindingKind.SELF:
+        return False, "'self' is the enclosing object: pass its id"
+    if kind is BindingKind.ORM:
+        return False, f"'{name}' is an ORM instance: pass its primary key"
+    if kind is BindingKind.FILE:
+        return False, f"'{name}' is an open file: pass its path"
+    if kind in (BindingKind.CALLABLE, BindingKind.FUNCTION, BindingKind.CLASS):
+        return False, f"'{name}' is a function or class: not data"
+    if binding is not None and binding.target in _SCALAR_TYPES:
+        return True, ""
+    if binding is not None and kind is BindingKind.PARAM and _is_model(binding.target):
+        return False, f"'{name}' is annotated with the model {binding.target}: pass its primary key"
+    return (True, "") if _scalar_name(name) else UNKNOWN
+
+
+def _attribute(node: ast.Attribute, resolver: Resolver) -> Verdict:
+    if _scalar_name(node.attr):
+        return True, ""
+    root = node.value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if isinstance(root, ast.Name) and root.id in _REQUEST_NAMES:
+        return False, f"'{resolver.text.segment(node)}' is part of the request object"
+    return UNKNOWN
+
+
+def _call(node: ast.Call, resolver: Resolver) -> Verdict:
+    target = resolver.expr(node.func).target
+    if target in _SCALAR_CALLS:
+        return True, ""
+    if target in ("builtins.open", "io.open"):
+        return False, "an open file: pass its path"
+    if orm_model(node, resolver, target) is not None:
+        return False, "an ORM instance: pass its primary key"
+    return UNKNOWN
+
+
+def _all(nodes: list[ast.expr], resolver: Resolver) -> Verdict:
+    result: Verdict = (True, "")
+    for element in nodes:
+        found = verdict(element, resolver)
+        if found[0] is False:
+            return found
+        if found[0] is None:
+            result = UNKNOWN
+    return result
+
+
+def _scalar_name(name: str) -> bool:
+    # The last word of snake_case decides: ``user_id``, ``email``, ``order.id``; not ``valid``.
+    return name.lower().rpartition("_")[2] in _SCALAR_WORDS
+
+
+def _is_model(annotation: str) -> bool:
+    return ".models." in annotation or annotation.startswith("models.")

@@ -1,0 +1,55 @@
+"""One call expression as a :class:`CallInfo`."""
+
+from __future__ import annotations
+
+import ast
+
+from inventory._extract._resolve import Resolved
+from inventory._extract._source import SourceText, span_of
+from inventory.summary import CallInfo
+
+Literal = str | int | float | bool | None
+EXPR = "<expr>"
+_LITERAL_TYPES = (str, int, float, bool, type(None))
+
+
+def literal(node: ast.expr) -> Literal:
+    """The value of a literal argument, ``"<expr>"`` for anything else."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, _LITERAL_TYPES):
+            return value[:200] if isinstance(value, str) else value
+        return EXPR
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        value = node.operand.value
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return -value
+    return EXPR
+
+
+def call_info(node: ast.Call, resolved: Resolved, params: frozenset[str], used: bool, text: SourceText) -> CallInfo:
+    args = [literal(a) for a in node.args]
+    kwargs = {(k.arg or "**"): literal(k.value) for k in node.keywords}
+    return CallInfo(
+        target=resolved.target,
+        receiver=resolved.receiver,
+        receiver_source=resolved.receiver_source,
+        span=span_of(node),
+        args=args,
+        arg_sources=[text.segment(a) for a in node.args],
+        kwargs=kwargs,
+        kwarg_sources={(k.arg or "**"): text.segment(k.value) for k in node.keywords},
+        result_used=used,
+        uses_param=_mentioned(node, params) if params else [],
+    )
+
+
+def _mentioned(node: ast.Call, params: frozenset[str]) -> list[str]:
+    found: set[str] = set()
+    for arg in [*node.args, *(k.value for k in node.keywords)]:
+        if isinstance(arg, ast.Name):
+            if arg.id in params:
+                found.add(arg.id)
+        elif not isinstance(arg, ast.Constant):
+            found.update(n.id for n in ast.walk(arg) if isinstance(n, ast.Name) and n.id in params)
+    return sorted(found)

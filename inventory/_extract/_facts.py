@@ -1,0 +1,76 @@
+"""Syntactic effects that are not calls: augmented assignments, SQL text, dynamic dispatch."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from inventory._extract._resolve import Resolved, dotted_source
+from inventory._extract._source import SourceText, span_of
+from inventory.summary import Fact, FactKind, ReceiverKind
+
+# Statements that change data; requiring the second keyword keeps prose ("Update the docs") out.
+_SQL = re.compile(
+    r"\s*(?:WITH\s.+?\)\s*)?(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE\s+\S+\s+SET|DELETE\s+FROM|MERGE\s+INTO|UPSERT\s"
+    r"|REPLACE\s+INTO|TRUNCATE\s|SELECT\s.+?\sFROM\s)",
+    re.IGNORECASE | re.DOTALL,
+)
+_SQL_STARTS = frozenset("IUDMRTSWiudmrtsw")
+_DYNAMIC_CALLS = frozenset({"importlib.import_module", "builtins.__import__", "builtins.eval", "builtins.exec"})
+
+
+def sql_fact(text: str, node: ast.AST) -> Fact | None:
+    stripped = text.lstrip()
+    if len(stripped) < 10 or stripped[0] not in _SQL_STARTS or not _SQL.match(stripped):
+        return None
+    return Fact(kind=FactKind.SQL_LITERAL, span=span_of(node), text=stripped[:200])
+
+
+def augassign_fact(node: ast.AugAssign, globals_: set[str], text: SourceText) -> Fact | None:
+    target = node.target
+    if isinstance(target, ast.Attribute):
+        kind = FactKind.AUGASSIGN_ATTR
+    elif isinstance(target, ast.Subscript):
+        kind = FactKind.AUGASSIGN_SUBSCRIPT
+    elif isinstance(target, ast.Name) and target.id in globals_:
+        kind = FactKind.AUGASSIGN_GLOBAL
+    else:
+        return None
+    return Fact(kind=kind, span=span_of(node), text=text.segment(node), target=text.segment(target))
+
+
+def self_increment_fact(node: ast.Assign, text: SourceText) -> Fact | None:
+    """``obj.n = obj.n + 1`` is the same read-modify-write as ``obj.n += 1``."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Attribute):
+        return None
+    value = node.value
+    if not isinstance(value, ast.BinOp) or not isinstance(value.left, ast.Attribute):
+        return None
+    target = dotted_source(node.targets[0])
+    if target is None or target != dotted_source(value.left):
+        return None
+    return Fact(kind=FactKind.AUGASSIGN_ATTR, span=span_of(node), text=text.segment(node), target=target)
+
+
+def dispatch_fact(node: ast.Call, resolved: Resolved, params: frozenset[str], text: SourceText) -> Fact | None:
+    """``getattr(x, name)()``, ``registry[name]()``, ``importlib.import_module``, calls through a parameter."""
+    func = node.func
+    if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr":
+        target = "getattr"
+    elif isinstance(func, ast.Subscript):
+        target = text.segment(func.value)
+    elif resolved.target in _DYNAMIC_CALLS:
+        target = resolved.target
+    elif isinstance(func, ast.Name) and resolved.receiver is ReceiverKind.UNKNOWN:
+        target = f"parameter {func.id}" if func.id in params else f"variable {func.id}"
+    else:
+        return None
+    return Fact(kind=FactKind.DYNAMIC_DISPATCH, span=span_of(node), text=text.segment(node), target=target)
+
+
+def loop_fact(node: ast.While, text: SourceText) -> Fact:
+    return Fact(kind=FactKind.LOOP_FOREVER, span=span_of(node), text=text.segment(node, 80))
+
+
+def forever(test: ast.expr) -> bool:
+    return isinstance(test, ast.Constant) and bool(test.value) and test.value is not Ellipsis

@@ -1,0 +1,106 @@
+"""Is a function a web request handler, and of which framework?"""
+
+from __future__ import annotations
+
+from inventory._extract._scopes import ClassCtx
+from inventory.models import Framework
+
+ROUTE_VERBS = frozenset(
+    {"get", "post", "put", "patch", "delete", "head", "options", "trace", "api_route", "websocket", "route",
+     "websocket_route"}
+)
+VIEW_METHODS = frozenset(
+    {"get", "post", "put", "patch", "delete", "head", "options",
+     # Django REST framework viewset actions and hooks that run inside the request.
+     "list", "create", "retrieve", "update", "partial_update", "destroy",
+     "perform_create", "perform_update", "perform_destroy", "form_valid"}
+)
+_PREFIXES = (
+    ("fastapi", Framework.FASTAPI),
+    ("starlette", Framework.STARLETTE),
+    ("flask", Framework.FLASK),
+    ("django", Framework.DJANGO),
+    ("rest_framework", Framework.DJANGO),
+)
+_DJANGO_DECORATORS = ("django.views.decorators.", "django.contrib.auth.decorators.", "django.contrib.admin.views.")
+_DJANGO_VIEW_BASES = frozenset({"View", "APIView", "GenericAPIView"})
+
+
+def framework_of(dotted: str) -> Framework | None:
+    for prefix, framework in _PREFIXES:
+        if dotted == prefix or dotted.startswith(f"{prefix}."):
+            return framework
+    return None
+
+
+def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | None:
+    """``@app.get(...)`` on a FastAPI app, ``@bp.route`` on a Flask blueprint, ``@api_view``..."""
+    head, _, last = dotted.rpartition(".")
+    if dotted.startswith(_DJANGO_DECORATORS) or last == "api_view":
+        return Framework.DJANGO
+    if last not in ROUTE_VERBS:
+        return None
+    known = framework_of(head)
+    if known in (Framework.FASTAPI, Framework.STARLETTE, Framework.FLASK):
+        return known
+    if known is not None or not head:
+        return None
+    # The app or router is defined in another module: trust the framework the file imports.
+    if Framework.FASTAPI in imported and last != "route":
+        return Framework.FASTAPI
+    if Framework.FLASK in imported and last in ("route", "get", "post", "put", "patch", "delete"):
+        return Framework.FLASK
+    return None
+
+
+def class_view(bases: list[str], classes: dict[str, ClassCtx]) -> str | None:
+    """The framework of a class-based view (Django/DRF, Flask MethodView, Starlette endpoint)."""
+    for base in bases:
+        local = classes.get(base)
+        if local is not None:
+            if local.view:
+                return local.view
+            continue
+        found = _view_base(base)
+        if found:
+            return found
+    return None
+
+
+def _view_base(base: str) -> str | None:
+    if base.startswith(("flask.views.", "flask.View", "flask.MethodView")):
+        return Framework.FLASK
+    if base.startswith("starlette.endpoints."):
+        return Framework.STARLETTE
+    last = base.rpartition(".")[2]
+    if base.startswith(("django.views.", "rest_framework.")) or last.endswith("ViewSet"):
+        return Framework.DJANGO
+    if last in _DJANGO_VIEW_BASES or (last.endswith("View") and framework_of(base) is None):
+        return Framework.DJANGO
+    return None
+
+
+def function_handler(
+    decorators: list[str],
+    params: list[str],
+    *,
+    name: str,
+    cls: ClassCtx | None,
+    top_level: bool,
+    views_module: bool,
+    imported: set[Framework],
+) -> Framework | None:
+    for dotted in decorators:
+        found = decorator_framework(dotted, imported)
+        if found is not None:
+            return found
+    if cls is not None and cls.view and name in VIEW_METHODS:
+        return Framework(cls.view)
+    if top_level and views_module and params[:1] == ["request"]:
+        return Framework.DJANGO
+    return None
+
+
+def is_views_module(module: str) -> bool:
+    parts = module.split(".")
+    return "views" in parts

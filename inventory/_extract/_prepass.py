@@ -1,0 +1,161 @@
+"""Statement-level passes that run before bodies are walked.
+
+Function bodies run after the module has finished loading, so they see every
+module-level import, class, function and global, even those defined below
+them; and ``self.x`` in one method may be assigned in another. Only
+statements are visited here (never expressions), which keeps this cheap.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from inventory._extract._imports import bindings_of
+from inventory._extract._resolve import Resolver
+from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope
+from inventory._extract._values import annotation_type, binding_for_value
+from inventory.summary import FileSummary
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_ALIASES = (BindingKind.ALIAS, BindingKind.IMPORT, BindingKind.FUNCTION, BindingKind.CLASS)
+
+
+def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a body, through if/try/with/for/match blocks, not into defs or classes."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While):
+            yield from statements(stmt.body)
+            yield from statements(stmt.orelse)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            yield from statements(stmt.body)
+        elif isinstance(stmt, ast.Try | ast.TryStar):
+            yield from _try_statements(stmt)
+        elif isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                yield from statements(case.body)
+
+
+def _try_statements(stmt: ast.Try | ast.TryStar) -> Iterator[ast.stmt]:
+    yield from statements(stmt.body)
+    for handler in stmt.handlers:
+        yield from statements(handler.body)
+    yield from statements(stmt.orelse)
+    yield from statements(stmt.finalbody)
+
+
+def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver: Resolver) -> None:
+    top = list(statements(tree.body))
+    for stmt in top:
+        _declare(stmt, summary, scope)
+    for stmt in top:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign):
+            _assign(stmt, summary, scope, resolver)
+
+
+def _declare(stmt: ast.stmt, summary: FileSummary, scope: Scope) -> None:
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        for local, target in bindings_of(stmt, summary.module, summary.is_package):
+            if local == "*":
+                summary.star_imports.append(target)
+            else:
+                summary.imports[local] = target
+                scope.names[local] = Binding(BindingKind.IMPORT, target)
+    elif isinstance(stmt, _DEFS):
+        scope.names[stmt.name] = Binding(BindingKind.FUNCTION, f"{scope.prefix}.{stmt.name}")
+    elif isinstance(stmt, ast.ClassDef):
+        scope.names[stmt.name] = Binding(BindingKind.CLASS, f"{scope.prefix}.{stmt.name}")
+
+
+def _assign(stmt: ast.Assign | ast.AnnAssign, summary: FileSummary, scope: Scope, resolver: Resolver) -> None:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    names = [t.id for t in targets if isinstance(t, ast.Name)]
+    if not names or stmt.value is None:
+        return
+    if "__all__" in names:
+        summary.all_names = _literal_names(stmt.value)
+        return
+    binding = binding_for_value(stmt.value, resolver)
+    if binding.kind is BindingKind.OTHER and isinstance(stmt, ast.AnnAssign):
+        binding = _annotated(stmt.annotation, resolver, binding)
+    for name in names:
+        scope.names[name] = binding
+        if binding.kind in _ALIASES:
+            summary.assignments[name] = binding.target
+        elif binding.kind is BindingKind.INSTANCE:
+            # Marked with "()" so the classifier can tell an instance from an alias.
+            summary.assignments[name] = f"{binding.target}()"
+
+
+def _annotated(annotation: ast.expr, resolver: Resolver, fallback: Binding) -> Binding:
+    rtype = annotation_type(annotation, resolver)
+    return Binding(BindingKind.INSTANCE, rtype) if rtype else fallback
+
+
+def _literal_names(value: ast.expr) -> list[str] | None:
+    if not isinstance(value, ast.List | ast.Tuple):
+        return None
+    names = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return names if len(names) == len(value.elts) else None
+
+
+def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
+    """``self.x = Ctor()`` / ``self.x = param`` (annotated) in any method; ``x = Ctor()`` in the body."""
+    found: dict[str, str] = {}
+    for stmt in node.body:
+        if isinstance(stmt, ast.Assign | ast.AnnAssign):
+            _attribute(stmt, resolver, {}, found, self_name=None)
+        elif isinstance(stmt, _DEFS) and stmt.args.args:
+            params = _param_types(stmt, resolver)
+            self_name = stmt.args.args[0].arg
+            for inner in statements(stmt.body):
+                if isinstance(inner, ast.Assign | ast.AnnAssign):
+                    _attribute(inner, resolver, params, found, self_name)
+    return found
+
+
+def _param_types(node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> dict[str, str]:
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    return {a.arg: t for a in every if a.annotation is not None and (t := annotation_type(a.annotation, resolver))}
+
+
+def _attribute(
+    stmt: ast.Assign | ast.AnnAssign, resolver: Resolver, params: dict[str, str], found: dict[str, str], self_name: str | None
+) -> None:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    for target in targets:
+        name = _attribute_name(target, self_name)
+        if name is None:
+            continue
+        rtype = _value_type(stmt, resolver, params)
+        if rtype:
+            found[name] = rtype
+
+
+def _attribute_name(target: ast.expr, self_name: str | None) -> str | None:
+    if self_name is None:
+        return target.id if isinstance(target, ast.Name) else None
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+        return target.attr
+    return None
+
+
+def _value_type(stmt: ast.Assign | ast.AnnAssign, resolver: Resolver, params: dict[str, str]) -> str:
+    if isinstance(stmt, ast.AnnAssign):
+        annotated = annotation_type(stmt.annotation, resolver)
+        if annotated:
+            return annotated
+    value = stmt.value
+    if isinstance(value, ast.Name) and value.id in params:
+        return params[value.id]
+    if isinstance(value, ast.Call):
+        binding = binding_for_value(value, resolver)
+        if binding.kind in (BindingKind.INSTANCE, BindingKind.FILE):
+            return binding.target
+    return ""
+
+
+def thread_like(bases: list[str], classes: dict[str, ClassCtx]) -> bool:
+    return any(b == "threading.Thread" or (b in classes and classes[b].thread_like) for b in bases)

@@ -1,0 +1,158 @@
+"""Local resolution of names and call targets (imports, aliases, self, local types).
+
+Conventions, on top of those in :mod:`inventory.summary`:
+
+* builtins that the file does not shadow resolve to ``builtins.NAME``
+  (``open`` -> ``builtins.open``), not to the current module;
+* a call through a name whose value is unknown (a parameter, a local from a
+  subscript) has target ``?`` and receiver ``unknown``;
+* a method called on the result of a non-constructor call keeps the call
+  marker: ``Order.objects.filter(x).update()`` -> ``mod.Order.objects.filter().update``;
+  on a constructor (capitalised) it is an instance: ``httpx.Client().post`` ->
+  ``httpx.Client.post``.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass
+
+from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope
+from inventory._extract._source import SourceText
+from inventory.summary import ReceiverKind
+
+BUILTINS = frozenset(dir(builtins))
+_TYPED = (BindingKind.INSTANCE, BindingKind.ORM, BindingKind.FILE, BindingKind.PARAM)
+_NAMED = (BindingKind.IMPORT, BindingKind.ALIAS, BindingKind.CLASS, BindingKind.FUNCTION)
+
+
+@dataclass(slots=True)
+class Resolved:
+    target: str
+    receiver: ReceiverKind = ReceiverKind.NONE
+    receiver_source: str = ""
+    receiver_type: str | None = None  # class of the receiver object, when one attribute deep
+    binding: Binding | None = None  # binding of the root name
+
+
+def attribute_chain(node: ast.expr) -> tuple[ast.expr, list[str]]:
+    """``a.b.c`` -> (Name a, ["b", "c"])."""
+    attrs: list[str] = []
+    while isinstance(node, ast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    attrs.reverse()
+    return node, attrs
+
+
+def dotted_source(node: ast.expr) -> str | None:
+    """``self.client`` -> "self.client"; None for anything but a name/attribute chain."""
+    root, attrs = attribute_chain(node)
+    if not isinstance(root, ast.Name):
+        return None
+    return ".".join([root.id, *attrs]) if attrs else root.id
+
+
+def capitalised(dotted: str) -> bool:
+    last = dotted.rpartition(".")[2]
+    return bool(last) and last[0].isupper()
+
+
+class Resolver:
+    """Resolves expressions in one scope of one file."""
+
+    __slots__ = ("classes", "module", "scope", "text")
+
+    def __init__(self, module: str, scope: Scope, classes: dict[str, ClassCtx], text: SourceText) -> None:
+        self.module = module
+        self.scope = scope
+        self.classes = classes
+        self.text = text
+
+    def name(self, name: str) -> Resolved:
+        binding = self.scope.lookup(name)
+        if binding is None:
+            if name in BUILTINS:
+                return Resolved(f"builtins.{name}")
+            return Resolved(f"{self.module}.{name}" if self.module else name)
+        if binding.kind in _NAMED:
+            return Resolved(binding.target, binding=binding)
+        if binding.kind in _TYPED and binding.target:
+            return Resolved(f"{binding.target}.__call__", ReceiverKind.INSTANCE, name, binding.target, binding)
+        return Resolved("?", ReceiverKind.UNKNOWN, name, binding=binding)
+
+    def dotted(self, node: ast.expr) -> str | None:
+        """Resolved dotted name of a name/attribute chain (decorators, bases, annotations)."""
+        if isinstance(node, ast.Name | ast.Attribute):
+            resolved = self.expr(node)
+            return None if resolved.receiver is ReceiverKind.UNKNOWN else resolved.target
+        return None
+
+    def expr(self, node: ast.expr) -> Resolved:
+        if isinstance(node, ast.Name):
+            return self.name(node.id)
+        if not isinstance(node, ast.Attribute):
+            return Resolved("?", ReceiverKind.UNKNOWN, self.text.segment(node))
+        root, attrs = attribute_chain(node)
+        if isinstance(root, ast.Name):
+            return self._on_name(root.id, attrs, node)
+        if isinstance(root, ast.Call):
+            return self._on_call(root, attrs, node)
+        return self._unknown(node, attrs)
+
+    def _unknown(self, node: ast.Attribute, attrs: list[str]) -> Resolved:
+        return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, self.text.segment(node.value))
+
+    def _on_name(self, name: str, attrs: list[str], node: ast.Attribute) -> Resolved:
+        binding = self.scope.lookup(name)
+        kind = binding.kind if binding else None
+        if kind is BindingKind.SELF or kind is BindingKind.CLS:
+            return self._on_self(binding, attrs, node)
+        if binding is not None and kind in _TYPED:
+            if not binding.target:
+                return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, self.text.segment(node.value), binding=binding)
+            rtype = binding.target if len(attrs) == 1 else None
+            target = ".".join([binding.target, *attrs])
+            return Resolved(target, ReceiverKind.INSTANCE, self.text.segment(node.value), rtype, binding)
+        if binding is not None and kind not in _NAMED:
+            return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, self.text.segment(node.value), binding=binding)
+        base = self.name(name).target
+        return Resolved(".".join([base, *attrs]), _static_receiver(base, attrs), self.text.segment(node.value), binding=binding)
+
+    def _on_self(self, binding: Binding, attrs: list[str], node: ast.Attribute) -> Resolved:
+        cls = self.classes.get(binding.target)
+        source = self.text.segment(node.value)
+        if len(attrs) == 1:
+            receiver = ReceiverKind.SELF if binding.kind is BindingKind.SELF else ReceiverKind.CLASS
+            return Resolved(f"{binding.target}.{attrs[0]}", receiver, source, binding.target, binding)
+        ctor = cls.attributes.get(attrs[0]) if cls else None
+        if ctor is None:
+            return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source, binding=binding)
+        rtype = ctor if len(attrs) == 2 else None
+        return Resolved(".".join([ctor, *attrs[1:]]), ReceiverKind.INSTANCE, source, rtype, binding)
+
+    def _on_call(self, root: ast.Call, attrs: list[str], node: ast.Attribute) -> Resolved:
+        source = self.text.segment(node.value)
+        if isinstance(root.func, ast.Name) and root.func.id == "super":
+            return self._on_super(attrs, source)
+        inner = self.expr(root.func)
+        if inner.receiver is ReceiverKind.UNKNOWN:
+            return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+        if capitalised(inner.target):
+            rtype = inner.target if len(attrs) == 1 else None
+            return Resolved(".".join([inner.target, *attrs]), ReceiverKind.INSTANCE, source, rtype)
+        return Resolved(".".join([f"{inner.target}()", *attrs]), inner.receiver, source)
+
+    def _on_super(self, attrs: list[str], source: str) -> Resolved:
+        self_binding = self.scope.lookup("self")
+        cls = self.classes.get(self_binding.target) if self_binding else None
+        if cls is None or not cls.bases:
+            return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+        return Resolved(".".join([cls.bases[0], *attrs]), ReceiverKind.SELF, source)
+
+
+def _static_receiver(base: str, attrs: list[str]) -> ReceiverKind:
+    """``requests.post`` is a module function, ``models.Order.objects.create`` a class's."""
+    path = [base.rpartition(".")[2], *attrs[:-1]]
+    return ReceiverKind.CLASS if any(part[:1].isupper() for part in path) else ReceiverKind.MODULE

@@ -1,0 +1,75 @@
+"""Scopes and what their names are bound to, as far as one file can tell."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class BindingKind(StrEnum):
+    IMPORT = "import"  # target: dotted module or object
+    ALIAS = "alias"  # name = other.name: target is the resolved dotted name
+    CLASS = "class"  # defined in this file: target is its qualname
+    FUNCTION = "function"  # defined in this file: target is its qualname
+    INSTANCE = "instance"  # name = Ctor(...): target is the resolved class
+    PARAM = "param"  # a parameter: target is its annotation, "" when unknown
+    SELF = "self"  # first parameter of a method: target is the class qualname
+    CLS = "cls"  # first parameter of a classmethod
+    ORM = "orm"  # a model instance loaded from the database: target is the model when known
+    FILE = "file"  # an open file
+    CALLABLE = "callable"  # a lambda
+    OTHER = "other"  # anything else: shadows outer bindings
+
+
+@dataclass(slots=True)
+class Binding:
+    kind: BindingKind
+    target: str = ""
+    node: ast.AST | None = None  # the constructor call of an INSTANCE
+    scoped: bool = False  # bound by ``with X() as name``: X's exit waits for its work
+
+
+class ScopeKind(StrEnum):
+    MODULE = "module"
+    CLASS = "class"
+    FUNCTION = "function"
+
+
+@dataclass(slots=True)
+class Scope:
+    kind: ScopeKind
+    prefix: str  # qualname prefix for names defined here: "mod", "mod.C", "mod.f.<locals>"
+    parent: Scope | None = None
+    names: dict[str, Binding] = field(default_factory=dict)
+
+    def lookup(self, name: str) -> Binding | None:
+        """Python's rule: class scopes are invisible from the functions nested in them."""
+        found = self.names.get(name)
+        if found is not None:
+            return found
+        scope = self.parent
+        while scope is not None:
+            if scope.kind is not ScopeKind.CLASS:
+                found = scope.names.get(name)
+                if found is not None:
+                    return found
+            scope = scope.parent
+        return None
+
+    def child(self, kind: ScopeKind, name: str) -> Scope:
+        suffix = f"{name}.<locals>" if kind is ScopeKind.FUNCTION else name
+        return Scope(kind, f"{self.prefix}.{suffix}" if self.prefix else suffix, self)
+
+
+@dataclass(slots=True)
+class ClassCtx:
+    """What the methods of one class may know about ``self``."""
+
+    qualname: str
+    bases: list[str]
+    attributes: dict[str, str]  # self.attr -> resolved constructor
+    methods: frozenset[str] = frozenset()
+    thread_like: bool = False  # derives from threading.Thread (through local classes too)
+    external_bases: bool = False  # some base is defined elsewhere
+    view: str | None = None  # Framework value when a class-based view

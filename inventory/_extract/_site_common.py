@@ -1,0 +1,101 @@
+"""Building blocks shared by the site detectors."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from inventory._extract._resolve import Resolved
+from inventory._extract._scopes import ClassCtx
+from inventory._extract._source import span_of
+from inventory._extract._state import Candidate, FunctionState, Use, UseKind
+from inventory._extract._targets import JobTarget
+from inventory.models import Argument, Framework, Pattern
+from inventory.summary import RawSite
+
+
+@dataclass(slots=True)
+class CallSite:
+    """One call being examined, with what the file knows around it."""
+
+    node: ast.Call
+    resolved: Resolved
+    method: str  # last attribute of the callee ("" for a plain name)
+    use: Use | None
+    state: FunctionState
+    classes: dict[str, ClassCtx]
+    frameworks: set[Framework]
+
+    @property
+    def target(self) -> str:
+        return self.resolved.target
+
+    @property
+    def receiver_type(self) -> str | None:
+        return self.resolved.receiver_type
+
+    @property
+    def scoped(self) -> bool:
+        """The receiver was bound by ``with X() as name``: X's exit waits for the work."""
+        binding = self.resolved.binding
+        return binding is not None and binding.scoped
+
+
+def argument_node(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
+    """The argument at ``index`` or passed as ``keyword=``; None when absent or after ``*x``."""
+    for found in call.keywords:
+        if found.arg == keyword:
+            return found.value
+    args = call.args
+    if index < len(args) and not any(isinstance(a, ast.Starred) for a in args[: index + 1]):
+        return args[index]
+    return None
+
+
+def keyword_true(call: ast.Call, keyword: str) -> bool:
+    return any(k.arg == keyword and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+
+
+def result_of(use: Use | None) -> tuple[bool, str, str | None]:
+    """(result_used, detail, name the result is bound to) from how the parent uses the call."""
+    if use is None:
+        return True, "", None
+    kind = use.kind
+    if kind is UseKind.DISCARDED:
+        return False, "", None
+    if kind is UseKind.AWAITED_DISCARDED:
+        return False, "awaited", None
+    if kind is UseKind.AWAITED:
+        return True, "awaited", None
+    if kind is UseKind.BOUND or kind is UseKind.WITH:
+        return False, "", use.name
+    if kind is UseKind.RETURNED:
+        return True, "returned to the caller", None
+    return True, "", None
+
+
+def candidate(
+    pattern: Pattern,
+    node: ast.AST,
+    job: JobTarget,
+    call: CallSite,
+    arguments: list[Argument],
+    detail: str = "",
+) -> Candidate:
+    used, how, bound = result_of(call.use)
+    site = RawSite(
+        pattern=pattern,
+        span=span_of(node),
+        target=job.target,
+        target_kind=job.kind,
+        target_source=job.source,
+        unresolved_reason=job.reason,
+        enclosing_function=call.state.qualname,
+        handler=call.state.handler,
+        result_used=used,
+        arguments=[*job.arguments, *arguments],
+        detail=", ".join(part for part in (detail, how) if part),
+    )
+    if bound:
+        call.state.watch_name(bound)
+    return Candidate(site, bound)

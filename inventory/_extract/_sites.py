@@ -1,0 +1,97 @@
+"""Which detector a call goes to, and what becomes of a candidate at the end of its function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inventory._extract._site_common import CallSite
+from inventory._extract._sites_futures import (
+    TASK_FUNCTIONS,
+    TO_THREAD,
+    executor_call,
+    task_call,
+    thread_call,
+)
+from inventory._extract._sites_hooks import (
+    BACKGROUND_TASK,
+    ON_COMMIT,
+    background_call,
+    on_commit_call,
+    scheduler_call,
+    signal_connect,
+)
+from inventory._extract._sites_threads import (
+    CONSTRUCTORS,
+    pool_call,
+    thread_constructor,
+    thread_start,
+)
+from inventory._extract._state import Candidate, FunctionState
+from inventory.summary import RawSite
+
+Detector = Callable[[CallSite], Candidate | None]
+
+# Cheap pre-filter: most calls are none of these, and skip every detector.
+_METHODS = frozenset(
+    {"start", "submit", "map", "apply_async", "apply", "map_async", "starmap_async", "create_task",
+     "run_in_executor", "add_task", "connect", "add_job", "do"}
+)
+_TARGETS = frozenset({*CONSTRUCTORS, *TASK_FUNCTIONS, *TO_THREAD, *BACKGROUND_TASK, *ON_COMMIT})
+_DETECTORS: tuple[Detector, ...] = (
+    thread_constructor,
+    thread_start,
+    pool_call,
+    executor_call,
+    task_call,
+    thread_call,
+    background_call,
+    on_commit_call,
+    signal_connect,
+    scheduler_call,
+)
+
+
+def may_be_site(method: str, target: str) -> bool:
+    return method in _METHODS or target in _TARGETS
+
+
+def detect(call: CallSite) -> Candidate | None:
+    for detector in _DETECTORS:
+        found = detector(call)
+        if found is not None:
+            return found
+    return None
+
+
+def settle(state: FunctionState) -> list[RawSite]:
+    """Sites of a finished function, once every later use of their results is known."""
+    settled = (_settle(found, state) for found in state.candidates)
+    return [site for site in settled if site is not None]
+
+
+def _settle(found: Candidate, state: FunctionState) -> RawSite | None:
+    site, bound = found.site, found.bound
+    uses = state.method_uses.get(bound, []) if bound else []
+    waited = sorted({line for method, line in uses if method in found.waits})
+    started = found.start_lines + [line for method, line in uses if method == "start"]
+    if found.needs_start and not started:
+        return None
+    if found.drop_when_waited and bound and _waited(found, bound, waited, state):
+        return None
+    if "join" in found.waits:
+        _thread_detail(site, started)
+        lines = waited
+    else:
+        lines = sorted(set(state.loads.get(bound, []))) if bound else []
+    site.result_used = site.result_used or bool(lines)
+    site.result_use_lines = lines
+    return site
+
+
+def _waited(found: Candidate, bound: str, waited: list[int], state: FunctionState) -> bool:
+    return bool(waited) or bound in state.consumed or (found.iterator and bound in state.iterated)
+
+
+def _thread_detail(site: RawSite, started: list[int]) -> None:
+    note = f"started at line {min(started)}" if started else "start() not seen in this function"
+    site.detail = ", ".join(part for part in (site.detail, note) if part)

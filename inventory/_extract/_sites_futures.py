@@ -1,0 +1,108 @@
+"""Executors, asyncio tasks, run_in_executor and to_thread.
+
+An executor used as ``with ThreadPoolExecutor() as ex:`` and a task group used
+as ``async with asyncio.TaskGroup() as tg:`` wait for their work when the
+block exits: that work runs in parallel but not in the background, so it is
+not reported. Neither is work whose futures or tasks the same function waits
+for (``fut.result()``, ``as_completed``, ``wait``, ``await``, ``gather``,
+iterating ``ex.map(...)``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from inventory._extract._resolve import Resolver
+from inventory._extract._site_common import CallSite, argument_node, candidate
+from inventory._extract._state import Candidate, UseKind
+from inventory._extract._targets import JobTarget, call_arguments, job_target
+from inventory._extract._values import EVENT_LOOP
+from inventory.models import Pattern
+from inventory.summary import ReceiverKind, TargetKind
+
+EXECUTOR_TYPES = frozenset(
+    {
+        "concurrent.futures.ThreadPoolExecutor",
+        "concurrent.futures.ProcessPoolExecutor",
+        "concurrent.futures.Executor",
+        "concurrent.futures.thread.ThreadPoolExecutor",
+        "concurrent.futures.process.ProcessPoolExecutor",
+        "concurrent.futures._base.Executor",
+    }
+)
+TASK_FUNCTIONS = frozenset(
+    {"asyncio.create_task", "asyncio.ensure_future", "asyncio.tasks.create_task", "asyncio.tasks.ensure_future"}
+)
+TO_THREAD = frozenset({"asyncio.to_thread", "asyncio.threads.to_thread"})
+TASK_GROUPS = frozenset({"asyncio.TaskGroup", "asyncio.taskgroups.TaskGroup"})
+_FUTURE_WAITS = frozenset({"result", "exception"})
+_AWAITED = (UseKind.AWAITED, UseKind.AWAITED_DISCARDED)
+
+
+def executor_call(call: CallSite) -> Candidate | None:
+    if call.method not in ("submit", "map") or call.receiver_type not in EXECUTOR_TYPES or call.scoped:
+        return None
+    if call.method == "map" and call.use is not None and call.use.kind is UseKind.ITERATED:
+        return None
+    target_node = argument_node(call.node, 0, "fn")
+    if target_node is None:
+        return None
+    resolver = call.state.resolver
+    job = job_target(target_node, resolver)
+    arguments = call_arguments(call.node.args[1:], call.node.keywords, resolver)
+    found = candidate(Pattern.EXECUTOR_SUBMIT, call.node, job, call, arguments)
+    found.waits, found.drop_when_waited, found.iterator = _FUTURE_WAITS, True, call.method == "map"
+    return found
+
+
+def task_call(call: CallSite) -> Candidate | None:
+    if call.target not in TASK_FUNCTIONS and not (call.method == "create_task" and _owns_tasks(call)):
+        return None
+    if call.scoped or (call.use is not None and call.use.kind in _AWAITED):
+        return None
+    coro = argument_node(call.node, 0, "coro")
+    if coro is None:
+        return None
+    job = coroutine_target(coro, call.state.resolver)
+    found = candidate(Pattern.ASYNCIO_TASK, call.node, job, call, [])
+    found.waits, found.drop_when_waited = _FUTURE_WAITS, True
+    return found
+
+
+def _owns_tasks(call: CallSite) -> bool:
+    """An event loop or an unscoped TaskGroup (``tg.create_task`` on a group held elsewhere)."""
+    rtype = call.receiver_type
+    if rtype == EVENT_LOOP or rtype in TASK_GROUPS:
+        return True
+    resolved = call.resolved
+    return resolved.receiver is ReceiverKind.UNKNOWN and resolved.receiver_source.lower().endswith("loop")
+
+
+def coroutine_target(coro: ast.expr, resolver: Resolver) -> JobTarget:
+    source = resolver.text.segment(coro)
+    if not isinstance(coro, ast.Call):
+        reason = f"the coroutine '{source}' was created elsewhere: only known at run time"
+        return JobTarget(None, TargetKind.DYNAMIC, source, reason)
+    inner = job_target(coro.func, resolver)
+    arguments = call_arguments(coro.args, coro.keywords, resolver)
+    if inner.target is None:
+        return JobTarget(None, TargetKind.DYNAMIC, source, inner.reason, arguments)
+    return JobTarget(inner.target, TargetKind.CALL_RESULT, source, "", arguments)
+
+
+def thread_call(call: CallSite) -> Candidate | None:
+    """``loop.run_in_executor(ex, f, *a)`` / ``asyncio.to_thread(f, *a)``: a site even when awaited."""
+    node = call.node
+    if call.method == "run_in_executor":
+        target_node, rest, keywords = argument_node(node, 1, "func"), node.args[2:], []
+    elif call.target in TO_THREAD:
+        target_node, rest, keywords = argument_node(node, 0, "func"), node.args[1:], node.keywords
+    else:
+        return None
+    if target_node is None:
+        return None
+    resolver = call.state.resolver
+    job = job_target(target_node, resolver)
+    found = candidate(Pattern.RUN_IN_EXECUTOR, node, job, call, call_arguments(rest, keywords, resolver))
+    found.waits = _FUTURE_WAITS
+    return found

@@ -1,0 +1,115 @@
+"""Work handed to a framework or library to run later: BackgroundTasks, on_commit,
+Django signals, APScheduler and ``schedule``."""
+
+from __future__ import annotations
+
+import ast
+
+from inventory._extract._site_common import CallSite, argument_node, candidate
+from inventory._extract._source import SourceText, span_of
+from inventory._extract._state import Candidate
+from inventory._extract._targets import JobTarget, call_arguments, job_target, packed_arguments
+from inventory.models import Framework, Pattern
+from inventory.summary import RawSite, TargetKind
+
+BACKGROUND_TASKS = frozenset(
+    {"fastapi.BackgroundTasks", "fastapi.background.BackgroundTasks", "starlette.background.BackgroundTasks"}
+)
+BACKGROUND_TASK = frozenset({"starlette.background.BackgroundTask", "fastapi.background.BackgroundTask"})
+ON_COMMIT = frozenset({"django.db.transaction.on_commit"})
+SIGNAL_TYPES = frozenset(
+    {"django.dispatch.Signal", "django.dispatch.dispatcher.Signal", "django.db.models.signals.ModelSignal"}
+)
+RECEIVER_DECORATORS = frozenset({"django.dispatch.receiver", "django.dispatch.dispatcher.receiver"})
+
+
+def background_call(call: CallSite) -> Candidate | None:
+    node = call.node
+    is_method = call.method == "add_task" and call.receiver_type in BACKGROUND_TASKS
+    if not is_method and call.target not in BACKGROUND_TASK:
+        return None
+    target_node = argument_node(node, 0, "func")
+    if target_node is None:
+        return None
+    resolver = call.state.resolver
+    job = job_target(target_node, resolver)
+    detail = "" if is_method else "BackgroundTask object: runs after the response is sent"
+    return candidate(Pattern.BACKGROUND_TASKS, node, job, call, call_arguments(node.args[1:], node.keywords, resolver), detail)
+
+
+def on_commit_call(call: CallSite) -> Candidate | None:
+    if call.target not in ON_COMMIT:
+        return None
+    target_node = argument_node(call.node, 0, "func")
+    if target_node is None:
+        return None
+    return candidate(Pattern.ON_COMMIT, call.node, job_target(target_node, call.state.resolver), call, [])
+
+
+def signal_connect(call: CallSite) -> Candidate | None:
+    if call.method != "connect" or not _is_signal(call):
+        return None
+    target_node = argument_node(call.node, 0, "receiver")
+    if target_node is None:
+        return None
+    text = call.state.resolver.text
+    detail = f"connected to {call.resolved.receiver_source}{_sender(call.node, text)}"
+    return candidate(Pattern.SIGNAL_RECEIVER, call.node, job_target(target_node, call.state.resolver), call, [], detail)
+
+
+def _is_signal(call: CallSite) -> bool:
+    if call.receiver_type in SIGNAL_TYPES:
+        return True
+    head = call.target.removesuffix(".connect")
+    if head.startswith("django.") and ".signals." in head:
+        return True
+    # A project's own ``signals`` module, in a Django project.
+    return Framework.DJANGO in call.frameworks and ".signals." in head and not head.startswith("?")
+
+
+def _sender(node: ast.Call, text: SourceText) -> str:
+    sender = next((k.value for k in node.keywords if k.arg == "sender"), None)
+    return f" (sender={text.segment(sender)})" if sender is not None else ""
+
+
+def scheduler_call(call: CallSite) -> Candidate | None:
+    node, resolver = call.node, call.state.resolver
+    if call.method == "add_job" and (call.receiver_type or "").startswith("apscheduler."):
+        target_node = argument_node(node, 0, "func")
+        arguments = packed_arguments(argument_node(node, 2, "args"), argument_node(node, 3, "kwargs"), resolver)
+    elif call.method == "do" and call.target.startswith("schedule.") and ".every" in call.target:
+        target_node = argument_node(node, 0, "job_func")
+        arguments = call_arguments(node.args[1:], node.keywords, resolver)
+    else:
+        return None
+    if target_node is None:
+        return None
+    return candidate(Pattern.SCHEDULER, node, job_target(target_node, resolver), call, arguments)
+
+
+def decorator_site(
+    decorator: ast.expr, dotted: str, function: str, enclosing: str | None, text: SourceText
+) -> RawSite | None:
+    """``@receiver(post_save, sender=X)`` and ``@scheduler.scheduled_job(...)`` make the function a job."""
+    if dotted in RECEIVER_DECORATORS:
+        pattern, detail = Pattern.SIGNAL_RECEIVER, f"receiver of {_signals(decorator, text)}"
+    elif dotted.startswith("apscheduler.") and dotted.endswith(".scheduled_job"):
+        pattern, detail = Pattern.SCHEDULER, f"scheduled by {text.segment(decorator)}"
+    else:
+        return None
+    job = JobTarget(function, TargetKind.FUNCTION, function.rpartition(".")[2])
+    return RawSite(
+        pattern=pattern,
+        span=span_of(decorator),
+        target=job.target,
+        target_kind=job.kind,
+        target_source=job.source,
+        enclosing_function=enclosing,
+        detail=detail,
+    )
+
+
+def _signals(decorator: ast.expr, text: SourceText) -> str:
+    if not isinstance(decorator, ast.Call) or not decorator.args:
+        return text.segment(decorator)
+    return f"{text.segment(decorator.args[0])}{_sender(decorator, text)}"

@@ -1,0 +1,63 @@
+"""Source text of one file: spans, short segments and function hashes.
+
+``ast.get_source_segment`` re-splits the whole file on every call, which is
+quadratic over a file; here the lines are split once and sliced directly.
+Columns from ``ast`` are UTF-8 byte offsets, so only non-ASCII lines pay
+for an encode.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+
+from inventory.summary import Span
+
+TEXT_LIMIT = 200
+
+
+class SourceText:
+    """The lines of one file, split the way the tokenizer counts them."""
+
+    __slots__ = ("lines",)
+
+    def __init__(self, source: str) -> None:
+        self.lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+    def segment(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
+        """The text of ``node``, cut to ``limit`` characters."""
+        first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+        start, end = node.col_offset, node.end_col_offset or 0
+        if first == last:
+            return _cut(self.lines[first], start, end)[:limit]
+        parts = [_cut(self.lines[first], start, None)]
+        size = len(parts[0])
+        for index in range(first + 1, last):
+            if size >= limit:
+                break
+            parts.append(self.lines[index])
+            size += len(self.lines[index]) + 1
+        if size < limit:
+            parts.append(_cut(self.lines[last], 0, end))
+        return "\n".join(parts)[:limit]
+
+    def digest(self, node: ast.AST) -> str:
+        """sha256 (first 16 hex) of the whole lines ``node`` spans, decorators excluded."""
+        text = "\n".join(self.lines[node.lineno - 1 : node.end_lineno or node.lineno])
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _cut(line: str, start: int, end: int | None) -> str:
+    if line.isascii():
+        return line[start:end]
+    raw = line.encode("utf-8", "surrogatepass")
+    return raw[start:end].decode("utf-8", "replace")
+
+
+def span_of(node: ast.AST) -> Span:
+    return Span(
+        line=node.lineno,
+        column=node.col_offset,
+        end_line=node.end_lineno,
+        end_column=node.end_col_offset,
+    )

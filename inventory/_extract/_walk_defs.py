@@ -1,0 +1,135 @@
+"""Entering functions and classes: qualnames, parameters, decorators, handlers."""
+
+from __future__ import annotations
+
+import ast
+
+from inventory._extract._handlers import class_view, function_handler, is_views_module
+from inventory._extract._prepass import class_attributes, thread_like
+from inventory._extract._resolve import Resolver
+from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
+from inventory._extract._sites import settle
+from inventory._extract._sites_hooks import decorator_site
+from inventory._extract._source import span_of
+from inventory._extract._state import FunctionState
+from inventory._extract._values import annotation_type
+from inventory._extract._walk_base import WalkerBase
+from inventory.summary import ClassInfo, FunctionInfo
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class DefsMixin(WalkerBase):
+    def visit_function(self, node: FunctionNode) -> None:
+        outer = self.state
+        self._visit_signature(node)
+        parent = outer.resolver.scope
+        qualname = f"{parent.prefix}.{node.name}"
+        if parent.kind is ScopeKind.FUNCTION:
+            parent.names[node.name] = Binding(BindingKind.FUNCTION, qualname)
+        decorators = [_decorator_name(d, outer.resolver) for d in node.decorator_list]
+        scope = parent.child(ScopeKind.FUNCTION, node.name)
+        cls = self.classes.get(parent.prefix) if parent.kind is ScopeKind.CLASS else None
+        params = _bind_params(node, scope, cls, decorators, outer.resolver)
+        info = self._function_info(node, qualname, params, decorators, cls)
+        info.handler = function_handler(
+            decorators, params, name=node.name, cls=cls, top_level=parent.kind is ScopeKind.MODULE,
+            views_module=is_views_module(self.module), imported=self.frameworks,
+        )
+        state = FunctionState(info, Resolver(self.module, scope, self.classes, self.text), info.handler, frozenset(params))
+        self._walk_body(node.body, state)
+        info.calls, info.facts = state.calls, state.facts
+        self.summary.functions.append(info)
+        if state.consumer:
+            self.consumers.add(qualname)
+        self._decorator_sites(node, decorators, qualname, outer.qualname)
+
+    def _visit_signature(self, node: FunctionNode) -> None:
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+
+    def _function_info(
+        self, node: FunctionNode, qualname: str, params: list[str], decorators: list[str], cls: ClassCtx | None
+    ) -> FunctionInfo:
+        return FunctionInfo(
+            qualname=qualname,
+            name=node.name,
+            span=span_of(node),
+            is_async=isinstance(node, ast.AsyncFunctionDef),
+            is_method=cls is not None,
+            class_name=cls.qualname.rpartition(".")[2] if cls else None,
+            params=params,
+            decorators=decorators,
+            decorator_sources=[self.text.segment(d) for d in node.decorator_list],
+            source_hash=self.text.digest(node),
+        )
+
+    def _walk_body(self, body: list[ast.stmt], state: FunctionState) -> None:
+        outer, self.state = self.state, state
+        for stmt in body:
+            self.visit(stmt)
+        self.state = outer
+        self.summary.sites.extend(settle(state))
+
+    def _decorator_sites(self, node: FunctionNode, decorators: list[str], qualname: str, enclosing: str | None) -> None:
+        for decorator, dotted in zip(node.decorator_list, decorators, strict=True):
+            site = decorator_site(decorator, dotted, qualname, enclosing, self.text)
+            if site is not None:
+                self.summary.sites.append(site)
+
+    def visit_class(self, node: ast.ClassDef) -> None:
+        outer = self.state
+        for child in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
+            self.visit(child)
+        parent = outer.resolver.scope
+        qualname = f"{parent.prefix}.{node.name}"
+        if parent.kind is ScopeKind.FUNCTION:
+            parent.names[node.name] = Binding(BindingKind.CLASS, qualname)
+        ctx = self._class_ctx(node, qualname, outer.resolver)
+        self.classes[qualname] = ctx
+        self.summary.classes.append(
+            ClassInfo(qualname=qualname, name=node.name, span=span_of(node), bases=ctx.bases,
+                      methods=sorted(ctx.methods), attributes=ctx.attributes)
+        )
+        scope = parent.child(ScopeKind.CLASS, node.name)
+        # The class body runs where the class is defined: its calls belong there.
+        body_state = FunctionState(None, Resolver(self.module, scope, self.classes, self.text), calls=outer.calls)
+        self._walk_body(node.body, body_state)
+
+    def _class_ctx(self, node: ast.ClassDef, qualname: str, resolver: Resolver) -> ClassCtx:
+        bases = [_base_name(b, resolver) for b in node.bases]
+        methods = frozenset(s.name for s in node.body if isinstance(s, _DEFS))
+        ctx = ClassCtx(qualname, bases, class_attributes(node, resolver), methods)
+        ctx.thread_like = thread_like(bases, self.classes)
+        ctx.external_bases = any(b not in self.classes and b != "builtins.object" for b in bases)
+        ctx.view = class_view(bases, self.classes)
+        return ctx
+
+
+def _decorator_name(node: ast.expr, resolver: Resolver) -> str:
+    return resolver.expr(node.func if isinstance(node, ast.Call) else node).target
+
+
+def _base_name(node: ast.expr, resolver: Resolver) -> str:
+    if isinstance(node, ast.Subscript):  # Generic[T], Base[Model]
+        node = node.value
+    return resolver.dotted(node) or resolver.text.segment(node)
+
+
+def _bind_params(
+    node: FunctionNode, scope: Scope, cls: ClassCtx | None, decorators: list[str], resolver: Resolver
+) -> list[str]:
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *filter(None, [args.vararg]), *args.kwonlyargs, *filter(None, [args.kwarg])]
+    for param in every:
+        scope.names[param.arg] = Binding(BindingKind.PARAM, annotation_type(param.annotation, resolver))
+    positional = [*args.posonlyargs, *args.args]
+    kinds = {d.rpartition(".")[2] for d in decorators}
+    if cls is not None and positional and "staticmethod" not in kinds:
+        kind = BindingKind.CLS if "classmethod" in kinds else BindingKind.SELF
+        scope.names[positional[0].arg] = Binding(kind, cls.qualname)
+    return [param.arg for param in every]

@@ -1,0 +1,224 @@
+"""Statements: bindings, loops, with blocks, imports, and how values flow to their parents."""
+
+from __future__ import annotations
+
+import ast
+
+from inventory._extract._facts import (
+    augassign_fact,
+    forever,
+    loop_fact,
+    self_increment_fact,
+    sql_fact,
+)
+from inventory._extract._imports import bindings_of
+from inventory._extract._resolve import dotted_source
+from inventory._extract._scopes import Binding, BindingKind, ScopeKind
+from inventory._extract._state import Loop, Use, UseKind
+from inventory._extract._values import annotation_type, binding_for_value
+from inventory._extract._walk_base import WalkerBase
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
+
+
+class FlowMixin(WalkerBase):
+    def visit_expr(self, node: ast.Expr) -> None:
+        value = node.value
+        if isinstance(value, ast.Constant):
+            return  # docstrings and bare strings
+        if isinstance(value, ast.Call):
+            self.mark(value, UseKind.DISCARDED)
+        elif isinstance(value, ast.Await) and isinstance(value.value, ast.Call):
+            self.mark(value.value, UseKind.AWAITED_DISCARDED)
+        self.visit(value)
+
+    def visit_await(self, node: ast.Await) -> None:
+        inner = node.value
+        if isinstance(inner, ast.Call):
+            self.uses.setdefault(id(inner), Use(UseKind.AWAITED))
+        elif isinstance(inner, ast.Name):
+            self.consume(inner.id)
+        self.visit(inner)
+
+    def visit_assign(self, node: ast.Assign) -> None:
+        if len(node.targets) == 1:
+            self._mark_bound(node.value, dotted_source(node.targets[0]))
+        self.visit(node.value)
+        fact = self_increment_fact(node, self.text)
+        if fact is not None:
+            self.state.facts.append(fact)
+        for target in node.targets:
+            self._bind(target, node.value)
+            self.visit(target)
+
+    def visit_annassign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self._mark_bound(node.value, dotted_source(node.target))
+            self.visit(node.value)
+        if isinstance(node.target, ast.Name) and self.in_function:
+            self.state.resolver.scope.names[node.target.id] = self._annotated_binding(node)
+        self.visit(node.target)
+
+    def _annotated_binding(self, node: ast.AnnAssign) -> Binding:
+        resolver = self.state.resolver
+        binding = binding_for_value(node.value, resolver) if node.value is not None else Binding(BindingKind.OTHER)
+        if binding.kind is BindingKind.OTHER:
+            rtype = annotation_type(node.annotation, resolver)
+            return Binding(BindingKind.INSTANCE, rtype) if rtype else binding
+        return binding
+
+    def visit_augassign(self, node: ast.AugAssign) -> None:
+        fact = augassign_fact(node, self.state.globals, self.text)
+        if fact is not None:
+            self.state.facts.append(fact)
+        self.visit(node.value)
+        self.visit(node.target)
+
+    def _mark_bound(self, value: ast.expr, name: str | None) -> None:
+        if name is None:
+            return
+        if isinstance(value, ast.Call):
+            self.mark(value, UseKind.BOUND, name)
+        elif isinstance(value, _COMPREHENSIONS) and isinstance(value.elt, ast.Call):
+            self.mark(value.elt, UseKind.BOUND, name)
+
+    def _bind(self, target: ast.expr, value: ast.expr) -> None:
+        # Module-level names were bound by the pre-pass to their final value, which is
+        # what functions see when they run; class bodies only matter to themselves.
+        if not self.in_function:
+            return
+        names = self.state.resolver.scope.names
+        if isinstance(target, ast.Name):
+            if target.id not in self.state.globals:
+                names[target.id] = binding_for_value(value, self.state.resolver)
+        elif isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                if isinstance(element, ast.Name):
+                    names[element.id] = Binding(BindingKind.OTHER)
+
+    def _bind_unknown(self, target: ast.expr) -> None:
+        if not self.in_function:
+            return
+        names = self.state.resolver.scope.names
+        for element in target.elts if isinstance(target, ast.Tuple | ast.List) else [target]:
+            if isinstance(element, ast.Name):
+                names[element.id] = Binding(BindingKind.OTHER)
+
+    def visit_return(self, node: ast.Return) -> None:
+        for loop in self.state.loops:
+            loop.broken = True  # a return leaves every loop of the function
+        if node.value is not None:
+            if isinstance(node.value, ast.Call):
+                self.mark(node.value, UseKind.RETURNED)
+            self.visit(node.value)
+
+    def visit_for(self, node: ast.For | ast.AsyncFor) -> None:
+        self._iterate(node.iter, node.target)
+        self.visit(node.iter)
+        self._bind_unknown(node.target)
+        self.state.loops.append(Loop(forever=False, line=node.lineno))
+        for stmt in node.body:
+            self.visit(stmt)
+        self.state.loops.pop()
+        for stmt in node.orelse:
+            self.visit(stmt)
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        self._iterate(node.iter, node.target)
+        self.visit_children(node)
+
+    def _iterate(self, iterable: ast.expr, target: ast.expr) -> None:
+        """``for x in call()`` waits for the call's results; ``for f in futures`` aliases f."""
+        if isinstance(iterable, ast.Call):
+            self.mark(iterable, UseKind.ITERATED)
+            return
+        watch = self.state.watch
+        if isinstance(iterable, ast.Name) and iterable.id in watch:
+            bound = watch[iterable.id]
+            self.state.iterated.add(bound)
+            if isinstance(target, ast.Name):
+                watch[target.id] = bound
+
+    def visit_while(self, node: ast.While) -> None:
+        self.visit(node.test)
+        loop = Loop(forever=forever(node.test), line=node.lineno)
+        self.state.loops.append(loop)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.state.loops.pop()
+        if loop.forever and not loop.broken:
+            self.state.facts.append(loop_fact(node, self.text))
+            self.state.consumer = self.state.consumer or loop.consumes
+        for stmt in node.orelse:
+            self.visit(stmt)
+
+    def visit_break(self, node: ast.Break) -> None:
+        if self.state.loops:
+            self.state.loops[-1].broken = True
+
+    def visit_with(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self._enter(item)
+        for stmt in node.body:
+            self.visit(stmt)
+
+    def _enter(self, item: ast.withitem) -> None:
+        expr, var = item.context_expr, item.optional_vars
+        if isinstance(expr, ast.Call) and isinstance(var, ast.Name):
+            self.mark(expr, UseKind.WITH, var.id)
+        self.visit(expr)
+        if isinstance(var, ast.Name):
+            binding = binding_for_value(expr, self.state.resolver)
+            if binding.kind is BindingKind.INSTANCE:
+                binding = Binding(BindingKind.INSTANCE, binding.target, binding.node, scoped=True)
+            self.state.resolver.scope.names[var.id] = binding
+        elif isinstance(expr, ast.Name):
+            found = self.state.resolver.scope.lookup(expr.id)
+            if found is not None and found.kind is BindingKind.INSTANCE:
+                found.scoped = True  # ``with ex:`` waits for ex's work at block exit
+        if var is not None:
+            self.visit(var)
+
+    def visit_import(self, node: ast.Import | ast.ImportFrom) -> None:
+        scope = self.state.resolver.scope
+        if scope.kind is ScopeKind.MODULE:
+            return  # done by the pre-pass
+        for local, target in bindings_of(node, self.summary.module, self.summary.is_package):
+            if local == "*":
+                self.summary.star_imports.append(target)
+                continue
+            scope.names[local] = Binding(BindingKind.IMPORT, target)
+            self.summary.imports.setdefault(local, target)
+
+    def visit_global(self, node: ast.Global | ast.Nonlocal) -> None:
+        self.state.globals.update(node.names)
+
+    def visit_constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str):
+            fact = sql_fact(node.value, node)
+            if fact is not None:
+                self.state.facts.append(fact)
+
+    def visit_joinedstr(self, node: ast.JoinedStr) -> None:
+        first = node.values[0] if node.values else None
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            fact = sql_fact(first.value, node)
+            if fact is not None:
+                self.state.facts.append(fact)
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                self.visit(value)
+
+    def visit_name(self, node: ast.Name) -> None:
+        bound = self.state.watch.get(node.id)
+        if bound is not None and isinstance(node.ctx, ast.Load):
+            self.state.loads[bound].append(node.lineno)
+
+    def visit_lambda(self, node: ast.Lambda) -> None:
+        # A lambda's body runs when it is called, often later: its calls are not the function's.
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.visit(default)
+        self.lambda_depth += 1
+        self.visit(node.body)
+        self.lambda_depth -= 1

@@ -1,0 +1,135 @@
+"""The walk over one module: calls, and the dispatch table that ties the mixins together."""
+
+from __future__ import annotations
+
+import ast
+
+from inventory._extract._calls import call_info
+from inventory._extract._facts import dispatch_fact
+from inventory._extract._handlers import framework_of
+from inventory._extract._prepass import gather_module
+from inventory._extract._resolve import Resolver, dotted_source
+from inventory._extract._scopes import Scope, ScopeKind
+from inventory._extract._site_common import CallSite
+from inventory._extract._sites import detect, may_be_site, settle
+from inventory._extract._source import SourceText
+from inventory._extract._state import FunctionState, UseKind
+from inventory._extract._walk_defs import DefsMixin
+from inventory._extract._walk_flow import FlowMixin
+from inventory.models import Pattern
+from inventory.summary import FileSummary
+
+# Calls that wait for futures or tasks passed to them.
+WAIT_FUNCTIONS = frozenset(
+    {"concurrent.futures.as_completed", "concurrent.futures.wait", "asyncio.gather", "asyncio.wait",
+     "asyncio.as_completed", "asyncio.wait_for", "asyncio.shield"}
+)
+# Builtins that iterate their first argument to the end (so ``list(ex.map(...))`` waits).
+ITERATING = frozenset(
+    {f"builtins.{n}" for n in ("list", "tuple", "set", "frozenset", "sorted", "sum", "dict", "any", "all", "max", "min")}
+)
+COLLECTING = frozenset({"append", "add", "extend", "appendleft"})
+# Methods that, called inside ``while True``, make the loop a consumer of a queue or socket.
+CONSUMING = frozenset({"get", "get_nowait", "accept", "recv", "recvfrom", "serve_forever", "handle_request", "receive"})
+_DISCARDED = (UseKind.DISCARDED, UseKind.AWAITED_DISCARDED)
+_THREADED = (Pattern.THREAD, Pattern.PROCESS)
+
+
+class Walker(DefsMixin, FlowMixin):
+    def __init__(self, tree: ast.Module, text: SourceText, summary: FileSummary) -> None:
+        self.text, self.summary, self.module = text, summary, summary.module
+        self.classes, self.consumers, self.uses, self.lambda_depth = {}, set(), {}, 0
+        scope = Scope(ScopeKind.MODULE, summary.module)
+        resolver = Resolver(summary.module, scope, self.classes, text)
+        gather_module(tree, summary, scope, resolver)
+        self.frameworks = {f for t in summary.imports.values() if (f := framework_of(t)) is not None}
+        self.state = FunctionState(None, resolver, calls=summary.module_calls)
+        self.dispatch = self._dispatch_table()
+
+    def _dispatch_table(self) -> dict[type, object]:
+        return {
+            ast.FunctionDef: self.visit_function, ast.AsyncFunctionDef: self.visit_function,
+            ast.ClassDef: self.visit_class, ast.Call: self.visit_call, ast.Expr: self.visit_expr,
+            ast.Await: self.visit_await, ast.Assign: self.visit_assign, ast.AnnAssign: self.visit_annassign,
+            ast.AugAssign: self.visit_augassign, ast.Return: self.visit_return, ast.For: self.visit_for,
+            ast.AsyncFor: self.visit_for, ast.comprehension: self.visit_comprehension,
+            ast.While: self.visit_while, ast.Break: self.visit_break, ast.With: self.visit_with,
+            ast.AsyncWith: self.visit_with, ast.Import: self.visit_import, ast.ImportFrom: self.visit_import,
+            ast.Global: self.visit_global, ast.Nonlocal: self.visit_global, ast.Constant: self.visit_constant,
+            ast.JoinedStr: self.visit_joinedstr, ast.Name: self.visit_name, ast.Lambda: self.visit_lambda,
+        }
+
+    def run(self, tree: ast.Module) -> None:
+        for stmt in tree.body:
+            self.visit(stmt)
+        summary = self.summary
+        summary.sites.extend(settle(self.state))
+        summary.sites = [s for s in summary.sites if not self._accept_loop(s.pattern, s.target)]
+        summary.sites.sort(key=lambda s: (s.span.line, s.span.column))
+        summary.functions.sort(key=lambda f: (f.span.line, f.span.column))
+
+    def _accept_loop(self, pattern: Pattern, target: str | None) -> bool:
+        """A thread running a server's or a queue's ``while True`` loop is infrastructure, not a job."""
+        return pattern in _THREADED and target in self.consumers
+
+    def visit_call(self, node: ast.Call) -> None:
+        state, func = self.state, node.func
+        method = func.attr if isinstance(func, ast.Attribute) else ""
+        if method:
+            self._note_method(node, func)
+        if self.lambda_depth:
+            self.visit_children(node)
+            return
+        resolved = state.resolver.expr(func)
+        use = self.uses.get(id(node))
+        used = use is None or use.kind not in _DISCARDED
+        state.calls.append(call_info(node, resolved, state.params, used, self.text))
+        fact = dispatch_fact(node, resolved, state.params, self.text)
+        if fact is not None:
+            state.facts.append(fact)
+        self._note_arguments(node, resolved.target, method)
+        if may_be_site(method, resolved.target):
+            found = detect(CallSite(node, resolved, method, use, state, self.classes, self.frameworks))
+            if found is not None:
+                state.candidates.append(found)
+        self.visit_children(node)
+
+    def _note_method(self, node: ast.Call, func: ast.Attribute) -> None:
+        state, value = self.state, func.value
+        if isinstance(value, ast.Call):
+            self.mark(value, UseKind.RECEIVER, func.attr)
+        elif state.watch:
+            key = dotted_source(value)
+            if key is not None and key in state.watch:
+                state.method_uses[state.watch[key]].append((func.attr, node.lineno))
+        if state.loops and func.attr in CONSUMING:
+            for loop in state.loops:
+                loop.consumes = True
+
+    def _note_arguments(self, node: ast.Call, target: str, method: str) -> None:
+        args = node.args
+        if not args:
+            return
+        if target in WAIT_FUNCTIONS:
+            for arg in args:
+                self._consume_expr(arg)
+        elif target in ITERATING:
+            self._iterate_arg(args[0])
+        elif method in COLLECTING and isinstance(args[0], ast.Call | ast.ListComp | ast.GeneratorExp):
+            collection = dotted_source(node.func.value) if isinstance(node.func, ast.Attribute) else None
+            self._mark_bound(args[0], collection)
+
+    def _consume_expr(self, arg: ast.expr) -> None:
+        if isinstance(arg, ast.Starred):
+            arg = arg.value
+        if isinstance(arg, ast.Name):
+            self.consume(arg.id)
+        elif isinstance(arg, ast.List | ast.Tuple | ast.Set):
+            for element in arg.elts:
+                self._consume_expr(element)
+
+    def _iterate_arg(self, arg: ast.expr) -> None:
+        if isinstance(arg, ast.Call):
+            self.mark(arg, UseKind.ITERATED)
+        elif isinstance(arg, ast.Name) and arg.id in self.state.watch:
+            self.state.iterated.add(self.state.watch[arg.id])
