@@ -52,7 +52,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from queue_runtime.worker import Worker
 
     importlib.import_module(args.app)  # registers its @job functions; it may call configure()
-    worker = Worker(_runtime(args), args.pool or None, args.concurrency)
+    worker = Worker(_runtime(args, keep_app_config=True), args.pool or None, args.concurrency)
     if args.metrics_port is not None:
         worker.metrics.serve(args.metrics_port)
     worker.run(install_signals=True)
@@ -166,8 +166,12 @@ def _ids_or_all(args: argparse.Namespace, store: Any) -> list[int]:
 
 
 # -- wiring ----------------------------------------------------------------
-def _runtime(args: argparse.Namespace) -> Any:
-    """The Runtime the app configured (or the config sources give), plus flag overrides."""
+def _runtime(args: argparse.Namespace, keep_app_config: bool = False) -> Any:
+    """The Runtime from the config sources plus flag overrides.
+
+    ``keep_app_config`` (the worker command): start from the Runtime the app
+    module configured when it imported, and only override the flags given.
+    """
     from queue_runtime import configure, current
 
     overrides = {
@@ -180,8 +184,10 @@ def _runtime(args: argparse.Namespace) -> Any:
         )
         if value is not None
     }
-    runtime = current()
-    return configure(runtime.settings, **overrides) if overrides else runtime
+    if keep_app_config:
+        runtime = current()
+        return configure(runtime.settings, **overrides) if overrides else runtime
+    return configure(**overrides)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -21,6 +21,11 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+def flags(rt: Runtime) -> list[str]:
+    s = rt.settings
+    return ["--database-url", s.database_url or "", "--schema", s.schema_name]
+
+
 def dead_job(rt: Runtime, n: int) -> int:
     handle = fault_app.poison.enqueue(n)
     (claimed,) = rt.store.claim("batch", 1, "cli-test")
@@ -47,7 +52,7 @@ def test_status_is_an_aligned_table_per_pool(
     for n in range(3):
         fault_app.work.enqueue(n)
     fault_app.urgent.enqueue(1)
-    code, out = run(capsys, "status")
+    code, out = run(capsys, *flags(runtime), "status")
     lines = out.splitlines()
     assert code == 0
     assert lines[0].split() == [
@@ -64,7 +69,7 @@ def test_status_is_an_aligned_table_per_pool(
     assert rows["transactional"][1] == "1"
     starts = {tuple(m.start() for m in re.finditer(r"\S+", line)) for line in lines}
     assert len(starts) == 1, out  # every column starts at the same offset on every line
-    code, out = run(capsys, "status", "--json")
+    code, out = run(capsys, *flags(runtime), "status", "--json")
     by_pool = {s["pool"]: s for s in json.loads(out)}
     assert by_pool["batch"]["depth"] == 3 and by_pool["batch"]["dead"] == 1
 
@@ -73,33 +78,33 @@ def test_dlq_list_show_replay_and_purge(
     runtime: Runtime, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first, second = dead_job(runtime, 1), dead_job(runtime, 2)
-    code, out = run(capsys, "dlq", "list")
+    code, out = run(capsys, *flags(runtime), "dlq", "list")
     assert code == 0 and "ValueError: poison 1" in out and str(second) in out
-    code, out = run(capsys, "dlq", "list", "--json")
+    code, out = run(capsys, *flags(runtime), "dlq", "list", "--json")
     assert sorted(r["id"] for r in json.loads(out)) == sorted([first, second])
 
-    code, out = run(capsys, "dlq", "show", str(first))
+    code, out = run(capsys, *flags(runtime), "dlq", "show", str(first))
     shown = json.loads(out)
     assert (code, shown["status"], shown["args"]) == (0, "dead", {"n": 1})
 
-    code, out = run(capsys, "dlq", "replay", str(first))
+    code, out = run(capsys, *flags(runtime), "dlq", "replay", str(first))
     assert code == 0 and "1 job(s) replayed" in out
     new_id = int(out.split(" as ")[1].split()[0])
     assert get_job(new_id).status() is JobStatus.QUEUED
 
-    code, out = run(capsys, "dlq", "purge", "--all")
+    code, out = run(capsys, *flags(runtime), "dlq", "purge", "--all")
     assert code == 0
-    code, out = run(capsys, "dlq", "list")
+    code, out = run(capsys, *flags(runtime), "dlq", "list")
     assert "the dead-letter queue is empty" in out
 
 
 def test_dlq_replay_needs_ids_or_all(runtime: Runtime, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["dlq", "replay"]) == 2
-    assert main(["dlq", "purge", "1", "--all"]) == 2
+    assert main([*flags(runtime), "dlq", "replay"]) == 2
+    assert main([*flags(runtime), "dlq", "purge", "1", "--all"]) == 2
 
 
 def test_unknown_job_id_is_an_error(runtime: Runtime, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["dlq", "show", "999999"]) == 1
+    assert main([*flags(runtime), "dlq", "show", "999999"]) == 1
     assert "no job 999999" in capsys.readouterr().err
 
 
@@ -109,7 +114,7 @@ def test_configure_in_app_module_is_kept_by_the_worker_command(settings: Setting
     from queue_runtime.cli import _parser, _runtime
 
     args = _parser().parse_args(["--redis-prefix", "other", "status"])
-    rt = _runtime(args)
+    rt = _runtime(args, keep_app_config=True)
     assert rt.settings.schema_name == settings.schema_name
     assert rt.settings.redis_prefix == "other"
     rt.close()
