@@ -91,7 +91,12 @@ class Runtime:
         return self._lazy("leases", lambda: RedisLeaseStore.from_url(url, prefix))
 
     def close(self) -> None:
-        """Close what was opened (pool, Redis client); safe to call twice."""
+        """Close what was opened (pool, Redis clients); safe to call twice.
+
+        Closing the current Runtime also unsets it: the next ``current()``
+        configures a fresh one from the config sources.
+        """
+        _forget(self)
         with self._lock:
             parts, self._parts = self._parts, {}
         if "pool" in parts:
@@ -134,6 +139,13 @@ def current() -> Runtime:
             _current = Runtime(load_settings())
             _warn_if_implicitly_inline(_current.settings)
         return _current
+
+
+def _forget(runtime: Runtime) -> None:
+    global _current
+    with _current_lock:
+        if _current is runtime:
+            _current = None
 
 
 def _warn_if_implicitly_inline(settings: Settings) -> None:
