@@ -160,5 +160,7 @@ class RedisLeaseStore:
 def _translated() -> Iterator[None]:
     try:
         yield
-    except (redis.ConnectionError, redis.TimeoutError) as exc:
-        raise LeasesUnavailable(str(exc)) from exc
+    except redis.RedisError as exc:
+        # Connection loss, timeouts, LOADING after a restart, READONLY after a failover:
+        # all mean "leases cannot be trusted right now"; the worker pauses claiming.
+        raise LeasesUnavailable(f"{type(exc).__name__}: {exc}") from exc

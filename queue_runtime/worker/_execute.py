@@ -43,7 +43,7 @@ def _run_sync(inv: Invocation, done: Done) -> None:
     set_current(inv.job)
     try:
         value = inv.func(*inv.args, **inv.kwargs)
-    except Exception as exc:  # the per-job runner: any job error becomes a typed outcome
+    except BaseException as exc:  # the per-job runner; SystemExit too, or the slot would leak
         done(_failure(inv, exc))
         return
     done(_success(inv, value))
@@ -97,6 +97,9 @@ class Executor:
 def _from_future(future: Future[Outcome]) -> Outcome:
     if future.cancelled():
         return Outcome(OutcomeKind.FAILED, error="cancelled: the worker's event loop stopped")
+    exc = future.exception()  # a BaseException _run_async does not turn into an outcome
+    if exc is not None:
+        return Outcome(OutcomeKind.FAILED, error=f"{type(exc).__name__}: {exc}")
     return future.result()
 
 

@@ -20,6 +20,9 @@ import threading
 import time
 from collections.abc import Callable
 
+import psycopg
+
+from queue_runtime.errors import QueueError
 from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.redis_leases import RedisLeaseStore
 from queue_runtime.store import JobStore
@@ -51,6 +54,8 @@ class Reaper:
                 self.sweep()
             except TRANSIENT as exc:
                 log.warning("reaper round skipped (%s: %s)", type(exc).__name__, exc)
+            except (psycopg.Error, QueueError):
+                log.exception("reaper round failed")  # keep reaping: the next round may work
 
     def sweep(self) -> int:
         """One round; returns the number of attempts rescued."""

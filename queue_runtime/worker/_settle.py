@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import psycopg
+
 from queue_runtime.config import RetryPolicy
 from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.redis_leases import RedisLeaseStore
@@ -89,8 +91,14 @@ class Settler:
     def _loop(self) -> None:
         while not (self._closing.is_set() and self._queue.empty()):
             batch = self._take()
-            if batch:
+            if not batch:
+                continue
+            try:
                 self._persist(batch)
+            except psycopg.Error:
+                # Not transient (retried inside): the outcomes are lost, the leases
+                # expire and the reaper hands the jobs out again. Keep acking others.
+                log.exception("could not store %d outcome(s)", len(batch))
 
     def _take(self) -> list[Settlement]:
         try:
