@@ -139,6 +139,7 @@ def _classify(
         jobs=jobs,
         errors=errors,
         stats=_stats(ordered, cached, len(errors)),
+        file_hashes={rel: stamps[rel].sha256 for rel in sorted(summaries)},
     )
 
 
