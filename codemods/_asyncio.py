@@ -29,14 +29,14 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
     call = statement_call(stmt)
     if call is None:
         return None
-    new = _enqueue(call, target)
+    new = enqueue_for(call, target)
     if new is None or isinstance(new, Skip):
         return new
     assert isinstance(stmt, cst.SimpleStatementLine)
     return Edit({index: [replace_expression(stmt, new)]})
 
 
-def _enqueue(call: cst.Call, target: Target) -> cst.Call | Skip | None:
+def enqueue_for(call: cst.Call, target: Target) -> cst.Call | Skip | None:
     method = (
         last_name(call.func) if not isinstance(call.func, cst.Attribute) else call.func.attr.value
     )

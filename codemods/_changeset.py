@@ -16,9 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
-from codemods import _background_tasks, _jobdefs, _register
+from codemods import _background_tasks, _jobdefs, _register, _status_endpoint
+from codemods._fastapi_202 import RESPONSE_IMPORT
 from codemods._rewriter import rewrite_sites
+from codemods._status_endpoint import AppModule
 from codemods._types import CodemodError, FileChange, SiteOutcome, Status, Target
 from inventory.models import Job, Pattern
 
@@ -42,13 +46,18 @@ class Plan:
 
 
 def plan_changes(
-    sources: dict[str, str], targets: list[Target], decorations: dict[str, str]
+    sources: dict[str, str],
+    targets: list[Target],
+    decorations: dict[str, str],
+    app: AppModule | None = None,
 ) -> Plan:
     """Rewrite ``targets`` in ``sources`` (path -> text) and register the jobs that moved.
 
-    ``decorations`` maps a job's qualname to the arguments of its ``@job(...)``.
+    ``decorations`` maps a job's qualname to the arguments of its ``@job(...)``;
+    ``app`` is where the status endpoint goes when a handler now answers 202.
     """
     plan = Plan()
+    sources = dict(sources)
     modules: dict[str, cst.Module] = {}
     by_path: dict[str, list[Target]] = defaultdict(list)
     for target in targets:
@@ -58,8 +67,22 @@ def plan_changes(
     moved = {o.site.job for o in plan.outcomes if o.status in (Status.REWRITTEN, Status.ALREADY)}
     jobs = {t.job.qualname: t.job for t in targets if t.job.qualname in moved}
     _register_jobs(sources, modules, list(jobs.values()), decorations, plan)
+    accepted = any(o.status is Status.REWRITTEN for o in plan.outcomes if o.site.result_used)
+    if accepted and app is not None:
+        _add_status_endpoint(app, sources, modules, plan)
     _collect(sources, modules, plan)
     return plan
+
+
+def _add_status_endpoint(
+    app: AppModule, sources: dict[str, str], modules: dict[str, cst.Module], plan: Plan
+) -> None:
+    sources.setdefault(app.path, app.source)
+    module = modules.get(app.path) or cst.parse_module(sources[app.path])
+    modules[app.path] = _status_endpoint.add_to_app(app, module)
+    if not app.router_exists:
+        after = _status_endpoint.ROUTER_SOURCE
+        plan.changes.append(FileChange(path=app.router_path, before="", after=after, created=True))
 
 
 def _rewrite_file(path: str, source: str, targets: list[Target], plan: Plan) -> cst.Module:
@@ -70,11 +93,20 @@ def _rewrite_file(path: str, source: str, targets: list[Target], plan: Plan) -> 
         for i, t in enumerate(targets)
     ):
         updated = _background_tasks.remove_unused_imports(updated)
+    if any(
+        t.accepted and outcomes.get(i, ("",))[0] is Status.REWRITTEN for i, t in enumerate(targets)
+    ):
+        updated = AddImportsVisitor(
+            CodemodContext(), [ImportItem(*RESPONSE_IMPORT)]
+        ).transform_module(updated)
     for i, target in enumerate(targets):
         status, reason = outcomes.get(
             i, (Status.SKIPPED, NOT_FOUND.format(line=target.site.location.line))
         )
-        plan.outcomes.append(SiteOutcome(site=target.site, status=status, reason=reason))
+        lines = target.site.result_use_lines if status is Status.MANUAL else []
+        plan.outcomes.append(
+            SiteOutcome(site=target.site, status=status, reason=reason, lines=lines)
+        )
     return updated
 
 
@@ -140,7 +172,7 @@ def unified_diff(changes: list[FileChange]) -> str:
             difflib.unified_diff(
                 change.before.splitlines(keepends=True),
                 change.after.splitlines(keepends=True),
-                fromfile=f"a/{change.path}",
+                fromfile="/dev/null" if change.created else f"a/{change.path}",
                 tofile=f"b/{change.path}",
             )
         )
@@ -160,7 +192,7 @@ def write_changes(root: Path, changes: list[FileChange]) -> None:
             raise CodemodError(
                 f"{change.path}: refusing to write code that does not parse: {problem}"
             )
-        if read_source(root / change.path) != change.before:
+        if _current(root / change.path) != change.before:
             raise ConcurrentChangeError(
                 f"{change.path} changed since the plan was made; nothing written"
             )
@@ -168,8 +200,14 @@ def write_changes(root: Path, changes: list[FileChange]) -> None:
         _atomic_write(root / change.path, change.after)
 
 
+def _current(path: Path) -> str:
+    """The file's text; empty for a file that does not exist (yet)."""
+    return read_source(path) if path.exists() else ""
+
+
 def _atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.migrator-tmp")
     tmp.write_bytes(text.encode("utf-8"))
-    shutil.copymode(path, tmp)  # keep the executable bit and permissions of the original
+    if path.exists():
+        shutil.copymode(path, tmp)  # keep the executable bit and permissions of the original
     os.replace(tmp, path)

@@ -28,6 +28,7 @@ def inventory_for(example: Example, root: Path) -> Inventory:
         pattern=example.pattern,
         job=qualname,
         target_source=example.target_source,
+        handler=example.handler,
         result_used=bool(example.result_used_at),
         result_use_lines=[site_line(example.before, f) for f in example.result_used_at],
         arguments=[

@@ -17,6 +17,10 @@ mode = "inline"
 (or `QUEUE_RUNTIME_MODE=inline` in the environment) and `enqueue` runs the job
 at once, in the caller's process, exactly as before. Revert this branch only to
 remove the code change itself.
+
+Exception: a request handler rewritten to answer `202 Accepted` (listed above
+as a changed site whose caller used the result) has a new API; inline mode
+does not restore its old response. Revert its commit to roll it back.
 """
 
 

@@ -21,6 +21,7 @@ from codemods import (
     _background_tasks,
     _direct_call,
     _executor,
+    _fastapi_202,
     _on_commit,
     _signal,
     _thread,
@@ -144,9 +145,10 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         if already_enqueues(block.statements[index], target):
             self.outcomes.setdefault(i, (Status.ALREADY, "already enqueues"))
             return None
-        result = REWRITERS[target.site.pattern](block, index, target)
+        rewriter = _fastapi_202.rewrite if target.accepted else REWRITERS[target.site.pattern]
+        result = rewriter(block, index, target)
         if isinstance(result, Skip):
-            self.outcomes[i] = (Status.SKIPPED, result.reason)
+            self.outcomes[i] = (result.status, result.reason)
         elif isinstance(result, Edit):
             self.outcomes[i] = (Status.REWRITTEN, "")
         return result if isinstance(result, Edit) else None

@@ -11,9 +11,10 @@ cannot be imported by a worker (bound method, nested function).
 from __future__ import annotations
 
 from codemods._types import ApplyOptions, DefKind, SiteOutcome, Status, Target
-from inventory.models import CallSite, Idempotency, Inventory, Job, Pattern
+from inventory.models import CallSite, Framework, Idempotency, Inventory, Job, Pattern
 
 NO_PERIODIC = "the runtime has no periodic-job declaration yet"
+_VALUE_PATTERNS = frozenset({Pattern.DIRECT_CALL, Pattern.RUN_IN_EXECUTOR})
 
 _NEVER = {
     Idempotency.NON_IDEMPOTENT: "job is non_idempotent: a retry or a duplicate would repeat its effect",
@@ -34,18 +35,21 @@ def select(
     options: ApplyOptions,
     kinds: dict[str, DefKind],
     blocked: dict[str, str] | None = None,
+    accept_202: bool = False,
 ) -> tuple[list[Target], list[SiteOutcome]]:
     """Split the inventory's sites into rewrite targets and outcomes decided up front.
 
     ``blocked`` maps files that must not be touched (stale, dirty, unreadable)
     to the reason; a site in one, or whose job is defined in one, is skipped.
+    ``accept_202``: a FastAPI handler that uses the result may be rewritten to
+    answer 202 (there is an app to add the status endpoint to).
     """
     targets: list[Target] = []
     outcomes: list[SiteOutcome] = []
     for site in inventory.sites:
         if options.jobs and site.job not in options.jobs:
             continue
-        decided = _decide(site, inventory.job(site.job), options, kinds, blocked or {})
+        decided = _decide(site, inventory.job(site.job), options, kinds, blocked or {}, accept_202)
         if isinstance(decided, Target):
             targets.append(decided)
         else:
@@ -59,13 +63,14 @@ def _decide(
     options: ApplyOptions,
     kinds: dict[str, DefKind],
     blocked: dict[str, str],
+    accept_202: bool,
 ) -> Target | SiteOutcome:
     if job is None:
         return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
     reason = _verdict_reason(job, options) or _place_reason(site, job, kinds, blocked)
     if reason:
         return _skip(site, reason)
-    if site.result_used:
+    if site.result_used and not (accept_202 and _can_answer_202(site)):
         return SiteOutcome(
             site=site,
             status=Status.MANUAL,
@@ -77,8 +82,13 @@ def _decide(
         return _skip(
             site, "; ".join(_arg_reason(a.name, a.source, a.reason) for a in unserialisable)
         )
-    kind = kinds[job.qualname]
-    return Target(site=site, job=job, kind=kind, key_template=options.keys.get(job.qualname))
+    key = options.keys.get(job.qualname)
+    return Target(site, job, kinds[job.qualname], key, accepted=site.result_used)
+
+
+def _can_answer_202(site: CallSite) -> bool:
+    """A FastAPI handler whose call (or awaited hand-off) yields the job's own return value."""
+    return site.handler is Framework.FASTAPI and site.pattern in _VALUE_PATTERNS
 
 
 def _place_reason(

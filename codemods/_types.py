@@ -76,6 +76,7 @@ class FileChange(BaseModel):
     path: str = Field(description="POSIX, relative to the root.")
     before: str
     after: str
+    created: bool = Field(default=False, description="A new file (``before`` is empty).")
 
 
 class JobBatch(BaseModel):
@@ -115,6 +116,7 @@ class Target:
     job: Job
     kind: DefKind
     key_template: str | None = None
+    accepted: bool = False  # the handler uses the result: answer 202 with the job's status URL
 
     @property
     def name(self) -> str:
@@ -137,6 +139,7 @@ class Block:
 @dataclass(frozen=True)
 class Skip:
     reason: str
+    status: Status = Status.SKIPPED  # MANUAL: allowed in principle, but a human must decide
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,12 @@ from pathlib import Path
 import libcst as cst
 from pydantic import BaseModel
 
-from codemods import _git, _jobdefs, _pr, _stale
+from codemods import _git, _jobdefs, _pr, _stale, _status_endpoint
 from codemods._changeset import plan_changes, read_source, write_changes
 from codemods._config import effective_options
 from codemods._register import decorator_arguments
 from codemods._select import select
+from codemods._status_endpoint import AppModule
 from codemods._types import (
     ApplyOptions,
     ApplyResult,
@@ -26,7 +27,7 @@ from codemods._types import (
     Status,
     Target,
 )
-from inventory.models import Confidence, Idempotency, Inventory, Job
+from inventory.models import Confidence, Framework, Idempotency, Inventory, Job
 
 INVENTORY_FILE = Path(".migrator") / "inventory.json"
 PRS_DIR = Path(".migrator") / "prs"
@@ -56,13 +57,16 @@ def plan_apply(
     opts = effective_options(top, options or ApplyOptions())
     inventory, rescanned, stale = _stale.refresh(top, inventory, scanner if opts.rescan else None)
     blocked = {p: _stale.STALE_REASON for p in stale}
-    if not opts.allow_dirty:
-        blocked.update({p: DIRTY_REASON for p in _dirty(top, inventory) if p not in blocked})
+    dirty = set() if opts.allow_dirty else _git.dirty_files(top)
+    blocked.update(
+        {p: DIRTY_REASON for p in _inventory_paths(inventory) if (top / p).resolve() in dirty}
+    )
     sources = _read_sources(top, inventory, blocked)
     defs = _definitions(inventory, sources)
     kinds = {q: d.kind if d else DefKind.NOT_FOUND for q, d in defs.items()}
-    targets, outcomes = select(inventory, opts, kinds, blocked)
-    plan = plan_changes(sources, targets, _decorations(targets, opts))
+    app = _app_for_202(top, inventory, dirty)
+    targets, outcomes = select(inventory, opts, kinds, blocked, accept_202=app is not None)
+    plan = plan_changes(sources, targets, _decorations(targets, opts), app)
     moved = [
         j for j in _by_risk(inventory, {t.job.qualname for t in targets}) if j in plan.registered
     ]
@@ -121,10 +125,14 @@ def _inventory_paths(inventory: Inventory) -> set[str]:
     }
 
 
-def _dirty(top: Path, inventory: Inventory) -> list[str]:
-    """Inventory files with uncommitted changes (an empty list outside git)."""
-    dirty = _git.dirty_files(top)
-    return sorted(p for p in _inventory_paths(inventory) if (top / p).resolve() in dirty)
+def _app_for_202(top: Path, inventory: Inventory, dirty: set[Path]) -> AppModule | None:
+    """The FastAPI app to add the status endpoint to, when a handler could answer 202."""
+    if not any(s.result_used and s.handler is Framework.FASTAPI for s in inventory.sites):
+        return None
+    app = _status_endpoint.find_app(top)
+    if app is None or (top / app.path).resolve() in dirty:
+        return None
+    return app
 
 
 _CONFIDENCE = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}

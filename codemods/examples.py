@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codemods._types import Status
-from inventory.models import Idempotency, Pattern
+from inventory.models import Framework, Idempotency, Pattern
 
 MODULE = "app"
 
@@ -33,11 +33,14 @@ class Example:
     result_used_at: tuple[str, ...] = ()
     unserialisable: tuple[str, ...] = ()  # argument sources the scanner flags
     keys: dict[str, str] = field(default_factory=dict)
-    target_source: str = ""  # how the scanner saw the target written, when aliased
+    target_source: str = ""
+    handler: Framework | None = (
+        None  # the scanner's verdict on the enclosing request handler  # how the scanner saw the target written, when aliased
+    )
 
 
 _JOB = "def resize(path, width=800):\n    ...\n"
-_REGISTERED = "from queue_runtime import job\n\n@job(pool=\"batch\", idempotent=True)\n" + _JOB
+_REGISTERED = 'from queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n' + _JOB
 
 EXAMPLES: list[Example] = [
     Example(
@@ -176,6 +179,36 @@ EXAMPLES: list[Example] = [
         + _JOB
         + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    resize.enqueue(path)\n",
         site_at="run_in_executor",
+    ),
+    Example(
+        "FastAPI handler that returns the result: 202 and a status endpoint",
+        Pattern.DIRECT_CALL,
+        "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n"
+        + _JOB
+        + '\n\n@app.post("/images")\ndef upload(path: str):\n    thumb = resize(path)\n    return {"thumb": thumb}\n',
+        "from fastapi import FastAPI\nfrom fastapi.responses import JSONResponse\nfrom queue_runtime import job\n"
+        "import job_status\n\napp = FastAPI()\napp.include_router(job_status.router)\n\n\n"
+        + _REGISTERED.split("\n\n", 1)[1]
+        + '\n\n@app.post("/images")\ndef upload(path: str):\n    job_handle = resize.enqueue(path)\n'
+        '    return JSONResponse({"job_id": job_handle.id, "status_url": f"/jobs/{job_handle.id}"}, status_code=202)\n',
+        site_at="thumb = resize",
+        result_used_at=('return {"thumb"',),
+        handler=Framework.FASTAPI,
+    ),
+    Example(
+        "FastAPI handler that uses the result for more work: manual",
+        Pattern.DIRECT_CALL,
+        "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n"
+        + _JOB
+        + '\n\n@app.post("/images")\ndef upload(path: str):\n    thumb = resize(path)\n    print(thumb)\n    return {"thumb": thumb}\n',
+        "from fastapi import FastAPI\n\napp = FastAPI()\n\n\n"
+        + _JOB
+        + '\n\n@app.post("/images")\ndef upload(path: str):\n    thumb = resize(path)\n    print(thumb)\n    return {"thumb": thumb}\n',
+        site_at="thumb = resize",
+        result_used_at=("print(thumb)", 'return {"thumb"'),
+        handler=Framework.FASTAPI,
+        status=Status.MANUAL,
+        reason="used beyond the response",
     ),
     Example(
         "transaction.on_commit with a lambda",

@@ -22,7 +22,7 @@ def test_example(tmp_path: Path, example: Example) -> None:
     assert (outcome.status, example.reason in outcome.reason) == (example.status, True), (
         outcome.reason
     )
-    after = result.changes[0].after if result.changes else example.before
+    after = next((c.after for c in result.changes if c.path == "app.py"), example.before)
     assert after == example.after
 
 

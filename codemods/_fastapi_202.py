@@ -1,0 +1,96 @@
+"""FastAPI handlers that use the job's result: enqueue and answer ``202 Accepted``.
+
+The response carries the job id and the URL of the generated status endpoint
+(``GET /jobs/{job_id}``, see ``_status_endpoint``). Only shapes where the
+result's sole consumer is the handler's response are rewritten:
+
+* ``return fn(a)`` / ``return await asyncio.to_thread(fn, a)``
+* ``x = fn(a)`` (or an awaited hand-off) whose only other use is the ``return``
+  that ends the same block.
+
+Anything else (the result feeds other work, a condition, a log line) stays as
+it is and is reported ``manual`` with the consuming lines.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+
+from codemods import _asyncio
+from codemods._targets import enqueue_call, is_job_ref
+from codemods._types import Block, Edit, Skip, Status, Target
+from inventory.models import Pattern
+
+MANUAL = "the result is used beyond the response: enqueueing would change what the handler does"
+RESPONSE_IMPORT = ("fastapi.responses", "JSONResponse")
+
+
+def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
+    stmt = block.statements[index]
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+        return Skip(MANUAL, Status.MANUAL)
+    small = stmt.body[0]
+    value = _handoff_value(small)
+    enqueue = _enqueue(value, target) if value is not None else None
+    if enqueue is None or isinstance(enqueue, Skip):
+        return enqueue if isinstance(enqueue, Skip) else Skip(MANUAL, Status.MANUAL)
+    handle = _fresh(block)
+    first = stmt.with_changes(body=[_assign(handle, enqueue)])
+    if isinstance(small, cst.Return):
+        return Edit({index: [first, cst.SimpleStatementLine([_accepted(handle)])]})
+    return _assigned(block, index, small, first, handle)
+
+
+def _handoff_value(small: cst.BaseSmallStatement) -> cst.BaseExpression | None:
+    if isinstance(small, cst.Return):
+        return small.value
+    if m.matches(small, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
+        return small.value  # type: ignore[attr-defined]
+    return None
+
+
+def _enqueue(value: cst.BaseExpression, target: Target) -> cst.Call | Skip | None:
+    call = value.expression if isinstance(value, cst.Await) else value
+    if not isinstance(call, cst.Call):
+        return None
+    if target.site.pattern is Pattern.DIRECT_CALL and is_job_ref(call.func, target):
+        return enqueue_call(call.func, list(call.args), target, like=call)
+    if target.site.pattern is Pattern.RUN_IN_EXECUTOR:
+        return _asyncio.enqueue_for(call, target)
+    return None
+
+
+def _assigned(
+    block: Block,
+    index: int,
+    small: cst.BaseSmallStatement,
+    first: cst.SimpleStatementLine,
+    handle: str,
+) -> Edit | Skip:
+    name = small.targets[0].target.value  # type: ignore[attr-defined]
+    last = len(block.statements) - 1
+    final = block.statements[last]
+    is_return = m.matches(final, m.SimpleStatementLine(body=[m.Return()]))
+    uses = len(m.findall(final, m.Name(name))) if is_return else 0
+    if last == index or not uses or block.scope_names.get(name, 0) != uses + 1:
+        return Skip(MANUAL, Status.MANUAL)
+    response = final.with_changes(body=[_accepted(handle)])  # type: ignore[attr-defined]
+    return Edit({index: [first], last: [response]})
+
+
+def _assign(name: str, value: cst.BaseExpression) -> cst.Assign:
+    return cst.Assign(targets=[cst.AssignTarget(target=cst.Name(name))], value=value)
+
+
+def _accepted(handle: str) -> cst.Return:
+    return cst.Return(
+        value=cst.parse_expression(
+            f'JSONResponse({{"job_id": {handle}.id, "status_url": f"/jobs/{{{handle}.id}}"}}, status_code=202)'
+        )
+    )
+
+
+def _fresh(block: Block) -> str:
+    names = ["job_handle", *(f"job_handle_{i}" for i in range(1, 100))]
+    return next(n for n in names if n not in block.scope_names)
