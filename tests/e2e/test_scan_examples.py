@@ -86,6 +86,7 @@ SHOP_SITES = [
     Site(ORDERS, Pattern.BACKGROUND_TASKS, "shop.plugins.run_hook", "partial(run_hook", UNKNOWN, FASTAPI, False, (-1,)),
     Site(PRODUCTS, Pattern.BACKGROUND_TASKS, "shop.jobs.cache.warm_product_cache", "add_task(lambda: warm_product_cache", IDEM, FASTAPI, False),
     Site(REPORTS, Pattern.PROCESS, "shop.reports.rebuild_reports", "multiprocessing.Process(", IDEM, FASTAPI, None, (3,)),
+    Site("shop/cron.py", Pattern.SCHEDULER, "shop.jobs.cache.warm_all_product_caches", ".do(warm_all_product_caches)", IDEM),
 ]
 
 DJANGO_SITES = [

@@ -3,7 +3,7 @@
 from ..images import make_thumbnail
 from ..reports import export_daily_report, rebuild_reports
 from .audit import write_audit
-from .cache import CacheWarmer, cached_product, warm_product_cache
+from .cache import CacheWarmer, cached_product, warm_all_product_caches, warm_product_cache
 from .stock import decrement_stock
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "export_daily_report",
     "make_thumbnail",
     "rebuild_reports",
+    "warm_all_product_caches",
     "warm_product_cache",
     "write_audit",
 ]

@@ -22,6 +22,14 @@ def warm_product_cache(product_id: int) -> None:
         )
 
 
+def warm_all_product_caches() -> None:
+    """Job run by the scheduler (idempotent: warms every product's key)."""
+    with connect(current().settings.database) as conn:
+        ids = [row[0] for row in conn.execute("SELECT id FROM products ORDER BY id")]
+    for product_id in ids:
+        warm_product_cache(product_id)
+
+
 def cached_product(product_id: int) -> dict[str, object] | None:
     with connect(current().settings.database) as conn:
         row = conn.execute("SELECT value FROM cache WHERE key = ?", (f"product:{product_id}",))
