@@ -21,6 +21,7 @@ the extractor's own code, so a changed extractor never serves stale summaries.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -116,11 +117,22 @@ def write_atomically(target: Path, data: bytes, *, best_effort: bool = True) -> 
             raise
 
 
-def save(root: Path, index: Index, summaries: dict[str, FileSummary] | None) -> None:
-    """Write the index, and the summaries when they changed."""
+def summary_bytes(summary: FileSummary) -> bytes:
+    return summary.model_dump_json(exclude_defaults=True).encode()
+
+
+def save(root: Path, index: Index, summaries: dict[str, bytes] | None) -> None:
+    """Write the index, and the summaries (JSON per path) when they changed.
+
+    The summaries document is assembled from each file's JSON, as the
+    workers sent it, instead of serialising every summary again.
+    """
     if summaries is not None:
-        store = Summaries(tool_key=index.tool_key, files=summaries)
-        write_atomically(cache_path(root), store.model_dump_json(exclude_defaults=True).encode())
+        files = b",".join(
+            json.dumps(rel).encode() + b":" + data for rel, data in sorted(summaries.items())
+        )
+        head = json.dumps({"tool_key": index.tool_key})[:-1].encode()
+        write_atomically(cache_path(root), head + b', "files": {' + files + b"}}")
     write_atomically(cache_path(root, "index"), index.model_dump_json().encode())
 
 

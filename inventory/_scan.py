@@ -100,14 +100,15 @@ def _fresh(run: _Run, jobs: int | None, progress: ProgressCallback | None) -> In
     if progress:
         progress(done, len(files))
     report = None if progress is None else (lambda n, _: progress(done + n, len(files)))
-    stamps = dict(run.found.hits)
+    stamps, fresh = dict(run.found.hits), {}
     for outcome in summarise_all(run.found.misses, run.config.max_file_size, jobs, report):
         stamps[outcome.rel] = _cache.stamp_of(files[outcome.rel], outcome)
         if isinstance(outcome, Summarised):
             cached[outcome.rel] = FileSummary.model_validate_json(outcome.summary_json)
+            fresh[outcome.rel] = outcome.summary_json
     inventory = _classify(run, stamps, cached)
     if run.use_cache:
-        _save(run, stamps, cached, inventory)
+        _save(run, stamps, fresh, cached, inventory)
     return inventory
 
 
@@ -146,16 +147,17 @@ def _classify(
 def _save(
     run: _Run,
     stamps: dict[str, _cache.Stamp],
+    fresh: dict[str, bytes],
     summaries: dict[str, FileSummary],
     inventory: Inventory,
 ) -> None:
+    """Save the index, the summaries when they changed, and the memo."""
     kept = {rel: stamp for rel, stamp in stamps.items() if _cache.cacheable(stamp)}
-    changed = bool(run.found.misses) or len(kept) != len(run.index.files)
-    _cache.save(
-        run.top,
-        _cache.Index(tool_key=run.index.tool_key, files=kept),
-        summaries if changed else None,
-    )
+    raw = None
+    if run.found.misses or len(kept) != len(run.index.files):
+        # Fresh summaries are stored as the workers sent them: no second dump.
+        raw = {rel: fresh.get(rel) or _cache.summary_bytes(s) for rel, s in summaries.items()}
+    _cache.save(run.top, _cache.Index(tool_key=run.index.tool_key, files=kept), raw)
     run.found = _cache.Lookup(hits=kept)
     key = run.key() if len(kept) == len(stamps) else None
     if key:

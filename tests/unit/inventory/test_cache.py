@@ -23,7 +23,7 @@ def build_cache(root: Path) -> None:
         outcome = summarise(file, 10_000, fake_extract)
         index.files[file.rel] = _cache.stamp_of(file, outcome)
         if isinstance(outcome, Summarised):
-            summaries[file.rel] = FileSummary.model_validate_json(outcome.summary_json)
+            summaries[file.rel] = outcome.summary_json
     _cache.save(root, index, summaries)
 
 
