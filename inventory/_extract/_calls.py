@@ -27,7 +27,8 @@ def literal(node: ast.expr) -> Literal:
     return EXPR
 
 
-def call_info(node: ast.Call, resolved: Resolved, params: frozenset[str], used: bool, text: SourceText) -> CallInfo:
+def call_info(node: ast.Call, resolved: Resolved, used: bool, text: SourceText) -> CallInfo:
+    """``uses_param`` is filled by the walker while it visits the arguments."""
     args = [literal(a) for a in node.args]
     kwargs = {(k.arg or "**"): literal(k.value) for k in node.keywords}
     return CallInfo(
@@ -40,16 +41,5 @@ def call_info(node: ast.Call, resolved: Resolved, params: frozenset[str], used: 
         kwargs=kwargs,
         kwarg_sources={(k.arg or "**"): text.segment(k.value) for k in node.keywords},
         result_used=used,
-        uses_param=_mentioned(node, params) if params else [],
     )
 
-
-def _mentioned(node: ast.Call, params: frozenset[str]) -> list[str]:
-    found: set[str] = set()
-    for arg in [*node.args, *(k.value for k in node.keywords)]:
-        if isinstance(arg, ast.Name):
-            if arg.id in params:
-                found.add(arg.id)
-        elif not isinstance(arg, ast.Constant):
-            found.update(n.id for n in ast.walk(arg) if isinstance(n, ast.Name) and n.id in params)
-    return sorted(found)

@@ -68,7 +68,7 @@ def result_of(use: Use | None) -> tuple[bool, str, str | None]:
     if kind is UseKind.AWAITED:
         return True, "awaited", None
     if kind is UseKind.BOUND or kind is UseKind.WITH:
-        return False, "", use.name
+        return False, "awaited" if use.awaited else "", use.name
     if kind is UseKind.RETURNED:
         return True, "returned to the caller", None
     return True, "", None

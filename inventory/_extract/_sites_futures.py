@@ -58,7 +58,7 @@ def executor_call(call: CallSite) -> Candidate | None:
 def task_call(call: CallSite) -> Candidate | None:
     if call.target not in TASK_FUNCTIONS and not (call.method == "create_task" and _owns_tasks(call)):
         return None
-    if call.scoped or (call.use is not None and call.use.kind in _AWAITED):
+    if call.scoped or (call.use is not None and (call.use.kind in _AWAITED or call.use.awaited)):
         return None
     coro = argument_node(call.node, 0, "coro")
     if coro is None:

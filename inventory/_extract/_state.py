@@ -27,6 +27,7 @@ class UseKind(StrEnum):
 class Use:
     kind: UseKind
     name: str = ""
+    awaited: bool = False  # ``name = await call``
 
 
 @dataclass(slots=True)

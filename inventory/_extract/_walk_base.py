@@ -11,7 +11,17 @@ from inventory._extract._state import FunctionState, Use, UseKind
 from inventory.models import Framework
 from inventory.summary import FileSummary
 
-Visit = Callable[[ast.AST], None]
+Visit = Callable[["WalkerBase", ast.AST], None]
+# Fields that never hold a node worth visiting (contexts and operators are empty singletons).
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "asname", "level", "kind", "type_comment"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(kind: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+    return fields
 
 
 class WalkerBase:
@@ -26,19 +36,27 @@ class WalkerBase:
     uses: dict[int, Use]  # id(node) -> what its parent does with its value
     state: FunctionState
     lambda_depth: int
-    dispatch: dict[type, Visit]
+    sinks: list[set[str]]  # parameters mentioned by the arguments of the calls being visited
+    # type -> unbound visitor; class-level so a walker holds no cycle through bound methods
+    dispatch: dict[type, Visit] = {}
 
     def visit(self, node: ast.AST) -> None:
         handler = self.dispatch.get(type(node))
         if handler is None:
-            for child in ast.iter_child_nodes(node):
-                self.visit(child)
+            self.visit_children(node)
         else:
-            handler(node)
+            handler(self, node)
 
     def visit_children(self, node: ast.AST) -> None:
-        for child in ast.iter_child_nodes(node):
-            self.visit(child)
+        # ast.iter_child_nodes, without visiting Load/Store contexts and operators.
+        for name in child_fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
 
     def mark(self, node: ast.expr, kind: UseKind, name: str = "") -> None:
         self.uses[id(node)] = Use(kind, name)

@@ -79,6 +79,8 @@ class FlowMixin(WalkerBase):
             return
         if isinstance(value, ast.Call):
             self.mark(value, UseKind.BOUND, name)
+        elif isinstance(value, ast.Await) and isinstance(value.value, ast.Call):
+            self.uses[id(value.value)] = Use(UseKind.BOUND, name, awaited=True)
         elif isinstance(value, _COMPREHENSIONS) and isinstance(value.elt, ast.Call):
             self.mark(value.elt, UseKind.BOUND, name)
 
@@ -210,6 +212,9 @@ class FlowMixin(WalkerBase):
                 self.visit(value)
 
     def visit_name(self, node: ast.Name) -> None:
+        if self.sinks and node.id in self.state.params:
+            for sink in self.sinks:
+                sink.add(node.id)
         bound = self.state.watch.get(node.id)
         if bound is not None and isinstance(node.ctx, ast.Load):
             self.state.loads[bound].append(node.lineno)

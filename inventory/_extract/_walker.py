@@ -36,28 +36,16 @@ _THREADED = (Pattern.THREAD, Pattern.PROCESS)
 
 
 class Walker(DefsMixin, FlowMixin):
+    """Walks one module; ``run`` fills the summary it was given."""
+
     def __init__(self, tree: ast.Module, text: SourceText, summary: FileSummary) -> None:
         self.text, self.summary, self.module = text, summary, summary.module
-        self.classes, self.consumers, self.uses, self.lambda_depth = {}, set(), {}, 0
+        self.classes, self.consumers, self.uses, self.lambda_depth, self.sinks = {}, set(), {}, 0, []
         scope = Scope(ScopeKind.MODULE, summary.module)
         resolver = Resolver(summary.module, scope, self.classes, text)
         gather_module(tree, summary, scope, resolver)
         self.frameworks = {f for t in summary.imports.values() if (f := framework_of(t)) is not None}
         self.state = FunctionState(None, resolver, calls=summary.module_calls)
-        self.dispatch = self._dispatch_table()
-
-    def _dispatch_table(self) -> dict[type, object]:
-        return {
-            ast.FunctionDef: self.visit_function, ast.AsyncFunctionDef: self.visit_function,
-            ast.ClassDef: self.visit_class, ast.Call: self.visit_call, ast.Expr: self.visit_expr,
-            ast.Await: self.visit_await, ast.Assign: self.visit_assign, ast.AnnAssign: self.visit_annassign,
-            ast.AugAssign: self.visit_augassign, ast.Return: self.visit_return, ast.For: self.visit_for,
-            ast.AsyncFor: self.visit_for, ast.comprehension: self.visit_comprehension,
-            ast.While: self.visit_while, ast.Break: self.visit_break, ast.With: self.visit_with,
-            ast.AsyncWith: self.visit_with, ast.Import: self.visit_import, ast.ImportFrom: self.visit_import,
-            ast.Global: self.visit_global, ast.Nonlocal: self.visit_global, ast.Constant: self.visit_constant,
-            ast.JoinedStr: self.visit_joinedstr, ast.Name: self.visit_name, ast.Lambda: self.visit_lambda,
-        }
 
     def run(self, tree: ast.Module) -> None:
         for stmt in tree.body:
@@ -83,7 +71,8 @@ class Walker(DefsMixin, FlowMixin):
         resolved = state.resolver.expr(func)
         use = self.uses.get(id(node))
         used = use is None or use.kind not in _DISCARDED
-        state.calls.append(call_info(node, resolved, state.params, used, self.text))
+        info = call_info(node, resolved, used, self.text)
+        state.calls.append(info)
         fact = dispatch_fact(node, resolved, state.params, self.text)
         if fact is not None:
             state.facts.append(fact)
@@ -92,7 +81,21 @@ class Walker(DefsMixin, FlowMixin):
             found = detect(CallSite(node, resolved, method, use, state, self.classes, self.frameworks))
             if found is not None:
                 state.candidates.append(found)
-        self.visit_children(node)
+        self.visit(func)
+        if state.params:
+            info.uses_param = self._visit_arguments(node)
+        else:
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                self.visit(arg)
+
+    def _visit_arguments(self, node: ast.Call) -> list[str]:
+        """Visit the arguments, collecting the parameters they mention (see ``visit_name``)."""
+        sink: set[str] = set()
+        self.sinks.append(sink)
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            self.visit(arg)
+        self.sinks.pop()
+        return sorted(sink)
 
     def _note_method(self, node: ast.Call, func: ast.Attribute) -> None:
         state, value = self.state, func.value
@@ -133,3 +136,16 @@ class Walker(DefsMixin, FlowMixin):
             self.mark(arg, UseKind.ITERATED)
         elif isinstance(arg, ast.Name) and arg.id in self.state.watch:
             self.state.iterated.add(self.state.watch[arg.id])
+
+
+Walker.dispatch = {
+    ast.FunctionDef: Walker.visit_function, ast.AsyncFunctionDef: Walker.visit_function,
+    ast.ClassDef: Walker.visit_class, ast.Call: Walker.visit_call, ast.Expr: Walker.visit_expr,
+    ast.Await: Walker.visit_await, ast.Assign: Walker.visit_assign, ast.AnnAssign: Walker.visit_annassign,
+    ast.AugAssign: Walker.visit_augassign, ast.Return: Walker.visit_return, ast.For: Walker.visit_for,
+    ast.AsyncFor: Walker.visit_for, ast.comprehension: Walker.visit_comprehension,
+    ast.While: Walker.visit_while, ast.Break: Walker.visit_break, ast.With: Walker.visit_with,
+    ast.AsyncWith: Walker.visit_with, ast.Import: Walker.visit_import, ast.ImportFrom: Walker.visit_import,
+    ast.Global: Walker.visit_global, ast.Nonlocal: Walker.visit_global, ast.Constant: Walker.visit_constant,
+    ast.JoinedStr: Walker.visit_joinedstr, ast.Name: Walker.visit_name, ast.Lambda: Walker.visit_lambda,
+}

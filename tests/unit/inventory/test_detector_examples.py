@@ -1,0 +1,35 @@
+"""Every detector example: exactly its expected sites are found (module ``app``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from inventory._extract import extract_source
+from inventory.detector_examples import EXAMPLES, DetectorExample
+from inventory.models import Pattern
+
+ALL = [example for examples in EXAMPLES.values() for example in examples]
+
+
+@pytest.mark.parametrize("example", ALL, ids=lambda e: f"{e.pattern}: {e.title}")
+def test_example_reports_exactly_its_sites(example: DetectorExample) -> None:
+    summary = extract_source(example.source, "app.py", "app")
+    found = [(site.pattern, site.target, site.target_kind) for site in summary.sites]
+    expected = [(example.pattern, target, kind) for target, kind in example.expected]
+    assert found == expected
+
+
+def test_every_extractor_pattern_has_valid_and_invalid_examples() -> None:
+    for pattern in Pattern:
+        if pattern is Pattern.DIRECT_CALL:
+            continue  # found by the classifier, from effects
+        examples = EXAMPLES[pattern]
+        assert any(e.valid for e in examples), pattern
+        assert any(not e.valid for e in examples), pattern
+        assert 4 <= len(examples) <= 12, pattern
+
+
+def test_examples_document_themselves() -> None:
+    for example in ALL:
+        assert example.why and example.title
+        assert example.title.startswith("INVALID") != example.valid
