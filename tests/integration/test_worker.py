@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -308,3 +309,26 @@ def _get(url: str) -> str | None:
             return response.read().decode()
     except OSError:
         return None
+
+
+def test_notify_wakes_an_idle_worker_long_before_the_poll_interval(
+    settings: Settings, start_worker: Callable[..., Worker]
+) -> None:
+    rt = configure(fast(settings, poll_interval=30.0))
+    worker = start_worker(rt)
+    wait_until(lambda: worker._parts.listener.connected.is_set(), timeout=10, message="LISTEN")
+    started = time.monotonic()
+    assert fault_app.work.enqueue(5).result(timeout=10) == 10
+    assert time.monotonic() - started < 5.0  # not the 30 s poll
+
+
+def test_stopping_worker_hands_claimed_unstarted_jobs_back_at_once(rt: Runtime) -> None:
+    handles = [fault_app.work.enqueue(n) for n in range(3)]
+    worker = Worker(rt, ["batch"])
+    claimed = rt.store.claim("batch", 10, worker.worker_id)
+    worker.stopping.set()
+    worker._parts.dispatcher.dispatch(claimed)
+    assert [get_job(h.id).status() for h in handles] == [JobStatus.QUEUED] * 3
+    assert rt.leases.alive([c.token for c in claimed]) == [False] * 3
+    assert executions(rt) == []
+    worker._parts.close()
