@@ -7,13 +7,15 @@ stay in-process because starting workers costs more than it saves.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import TYPE_CHECKING
 
 from inventory._files import Outcome, summarise, summarise_chunk
 from inventory._walk import SourceFile
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 SERIAL_BELOW = 40
 CHUNKS_PER_WORKER = 4
@@ -52,10 +54,13 @@ def _serial(files: list[SourceFile], max_bytes: int, progress: Progress | None) 
     return outcomes
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def _context() -> BaseContext:
     # forkserver, not fork: the caller may run threads (a progress bar, a web
     # server) and forking a threaded process can deadlock. The preload makes
-    # every worker start with the extractor already imported.
+    # every worker start with the extractor already imported. Imported here:
+    # a warm scan never starts a pool and should not pay for the import.
+    import multiprocessing
+
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
@@ -66,6 +71,8 @@ def _context() -> multiprocessing.context.BaseContext:
 def _parallel(
     files: list[SourceFile], max_bytes: int, workers: int, progress: Progress | None
 ) -> list[Outcome]:
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
     outcomes: list[Outcome] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
         futures = [

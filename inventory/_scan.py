@@ -8,15 +8,12 @@ anything changed, and its result is reused only when nothing did).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 from inventory import _cache
-from inventory._catalogue import Catalogue
 from inventory._files import Summarised
 from inventory._memo import load_memo, result_key, save_memo
 from inventory._pool import summarise_all
@@ -126,6 +123,7 @@ def _cached_summaries(run: _Run) -> dict[str, FileSummary]:
 def _classify(
     run: _Run, stamps: dict[str, _cache.Stamp], summaries: dict[str, FileSummary]
 ) -> Inventory:
+    from inventory._catalogue import Catalogue
     from inventory._classify import classify
 
     ordered = [summaries[rel] for rel in sorted(summaries)]
@@ -175,6 +173,8 @@ def _stats(summaries: list[FileSummary], cached: int, errors: int) -> ScanStats:
 
 
 def _tool_version() -> str:
+    from importlib import metadata  # only when classifying: a warm scan skips it
+
     try:
         return metadata.version("job-migrator")
     except metadata.PackageNotFoundError:
@@ -188,6 +188,6 @@ def write_inventory(top: Path, inventory: Inventory) -> Path:
     ignore = target.parent / ".gitignore"
     if not ignore.exists():
         ignore.write_text("# written by migrator scan\n*\n", encoding="utf-8")
-    text = json.dumps(inventory.model_dump(mode="json"), indent=2) + "\n"
+    text = inventory.model_dump_json(indent=2) + "\n"
     _cache.write_atomically(target, text.encode(), best_effort=False)
     return target

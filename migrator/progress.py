@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 LONG_SCAN_FILES = 200
 
@@ -41,15 +37,17 @@ class ScanProgress:
         if self._progress is None:
             if not self._worthwhile(done, total):
                 return
-            self._progress = Progress(
-                TextColumn("scanning"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=self.console,
-                transient=True,
-            )
-            self._task = self._progress.add_task("scan", total=total)
-            self._progress.start()
+            self._progress, self._task = _start(self.console, total)
         assert self._task is not None
         self._progress.update(self._task, completed=done, total=total)
+
+
+def _start(console: Console, total: int) -> tuple[Progress, TaskID]:
+    # Imported on first use: most scans (warm, small) never show a bar.
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    progress = Progress(*columns, console=console, transient=True)
+    task = progress.add_task("scan", total=total)
+    progress.start()
+    return progress, task
