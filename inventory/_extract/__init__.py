@@ -21,6 +21,7 @@ __all__ = ["extract_source"]
 
 def extract_source(source: str, path: str, module: str, is_package: bool = False) -> FileSummary:
     """Summarise one module. Raises ``SyntaxError`` when ``source`` does not parse."""
+    source = source.removeprefix("\ufeff")  # a BOM left by a plain utf-8 decode
     with _collector_paused():
         tree = ast.parse(source, filename=path)
         text = SourceText(source)

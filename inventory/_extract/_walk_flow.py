@@ -125,6 +125,13 @@ class FlowMixin(WalkerBase):
         for stmt in node.orelse:
             self.visit(stmt)
 
+    def visit_comprehension_expr(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        # Evaluation order, so loop variables are aliased before the element uses them.
+        for generator in node.generators:
+            self.visit(generator)
+        for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
+            self.visit(part)
+
     def visit_comprehension(self, node: ast.comprehension) -> None:
         self._iterate(node.iter, node.target)
         self.visit_children(node)

@@ -144,6 +144,8 @@ Walker.dispatch = {
     ast.Await: Walker.visit_await, ast.Assign: Walker.visit_assign, ast.AnnAssign: Walker.visit_annassign,
     ast.AugAssign: Walker.visit_augassign, ast.Return: Walker.visit_return, ast.For: Walker.visit_for,
     ast.AsyncFor: Walker.visit_for, ast.comprehension: Walker.visit_comprehension,
+    ast.ListComp: Walker.visit_comprehension_expr, ast.SetComp: Walker.visit_comprehension_expr,
+    ast.GeneratorExp: Walker.visit_comprehension_expr, ast.DictComp: Walker.visit_comprehension_expr,
     ast.While: Walker.visit_while, ast.Break: Walker.visit_break, ast.With: Walker.visit_with,
     ast.AsyncWith: Walker.visit_with, ast.Import: Walker.visit_import, ast.ImportFrom: Walker.visit_import,
     ast.Global: Walker.visit_global, ast.Nonlocal: Walker.visit_global, ast.Constant: Walker.visit_constant,

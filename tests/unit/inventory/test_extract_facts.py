@@ -1,0 +1,113 @@
+"""Facts: augmented assignments, SQL literals, dynamic dispatch, endless loops."""
+
+from __future__ import annotations
+
+import textwrap
+
+from inventory._extract import extract_source
+from inventory.summary import Fact, FactKind
+
+
+def facts(source: str) -> list[Fact]:
+    summary = extract_source(textwrap.dedent(source), "x.py", "app")
+    return [fact for function in summary.functions for fact in function.facts]
+
+
+def kinds(source: str) -> list[tuple[FactKind, str]]:
+    return [(fact.kind, fact.target) for fact in facts(source)]
+
+
+def test_augmented_assignments() -> None:
+    found = kinds(
+        """
+        counter = 0
+
+        def view(order, counts, key, n):
+            global counter
+            order.total += 5
+            counts[key] += 1
+            counter += 1
+            n += 1
+            order.visits = order.visits + 1
+        """
+    )
+    assert found == [
+        (FactKind.AUGASSIGN_ATTR, "order.total"),
+        (FactKind.AUGASSIGN_SUBSCRIPT, "counts[key]"),
+        (FactKind.AUGASSIGN_GLOBAL, "counter"),
+        (FactKind.AUGASSIGN_ATTR, "order.visits"),
+    ]
+
+
+def test_sql_literals_keep_their_text() -> None:
+    found = facts(
+        '''
+        def view(cursor, order_id):
+            """Update the order set of the user (prose, not SQL)."""
+            cursor.execute("UPDATE orders SET paid = true WHERE id = %s", [order_id])
+            cursor.execute("""
+                INSERT INTO audit (order_id) VALUES (%s)
+                ON CONFLICT DO NOTHING""", [order_id])
+            cursor.execute(f"DELETE FROM carts WHERE id = {order_id}")
+            cursor.execute("select * from orders where id = 1")
+            label = "Update the order please"
+        '''
+    )
+    texts = [fact.text for fact in found if fact.kind is FactKind.SQL_LITERAL]
+    assert texts[0] == "UPDATE orders SET paid = true WHERE id = %s"
+    assert texts[1].startswith("INSERT INTO audit")
+    assert texts[2].startswith("DELETE FROM carts")
+    assert texts[3] == "select * from orders where id = 1"
+    assert len(texts) == 4
+
+
+def test_dynamic_dispatch() -> None:
+    found = kinds(
+        """
+        import importlib
+
+        HOOKS = {}
+
+        def view(obj, name, hook):
+            getattr(obj, name)()
+            HOOKS[name](obj)
+            importlib.import_module(name)
+            hook(obj)
+            obj.method()
+        """
+    )
+    assert found == [
+        (FactKind.DYNAMIC_DISPATCH, "getattr"),
+        (FactKind.DYNAMIC_DISPATCH, "HOOKS"),
+        (FactKind.DYNAMIC_DISPATCH, "importlib.import_module"),
+        (FactKind.DYNAMIC_DISPATCH, "parameter hook"),
+    ]
+
+
+def test_loop_forever_only_without_break_or_return() -> None:
+    found = kinds(
+        """
+        def worker(q):
+            while True:
+                item = q.get()
+                for x in item:
+                    break
+
+        def retry():
+            while True:
+                if attempt():
+                    return
+
+        def poll():
+            while 1:
+                if done():
+                    break
+        """
+    )
+    assert found == [(FactKind.LOOP_FOREVER, "")]
+
+
+def test_fact_text_is_short() -> None:
+    long_sql = "INSERT INTO t (a) VALUES " + ", ".join(["(1)"] * 200)
+    (fact,) = facts(f"def view(c):\n    c.execute({long_sql!r})\n")
+    assert len(fact.text) == 200

@@ -1,0 +1,189 @@
+"""Which functions are request handlers, and of which framework."""
+
+from __future__ import annotations
+
+import textwrap
+
+from inventory._extract import extract_source
+from inventory.models import Framework
+
+
+def handlers(source: str, module: str = "shop.api") -> dict[str, Framework | None]:
+    summary = extract_source(textwrap.dedent(source), "x.py", module)
+    return {f.qualname.removeprefix(f"{module}."): f.handler for f in summary.functions}
+
+
+def test_fastapi_app_and_router_routes() -> None:
+    found = handlers(
+        """
+        import fastapi
+        from fastapi import APIRouter
+
+        app = fastapi.FastAPI()
+        router = APIRouter()
+
+        @app.get("/a")
+        def a(): ...
+
+        @router.post("/b")
+        async def b(): ...
+
+        @app.api_route("/c", methods=["PUT"])
+        def c(): ...
+
+        @app.websocket("/ws")
+        async def ws(socket): ...
+
+        def helper(): ...
+        """
+    )
+    assert found == {"a": Framework.FASTAPI, "b": Framework.FASTAPI, "c": Framework.FASTAPI,
+                     "ws": Framework.FASTAPI, "helper": None}
+
+
+def test_router_imported_from_another_module_in_a_fastapi_file() -> None:
+    found = handlers(
+        """
+        from fastapi import Depends
+        from .deps import router
+
+        @router.delete("/x")
+        def remove(): ...
+        """
+    )
+    assert found == {"remove": Framework.FASTAPI}
+
+
+def test_starlette_app() -> None:
+    found = handlers(
+        """
+        from starlette.applications import Starlette
+
+        app = Starlette()
+
+        @app.route("/")
+        async def home(request): ...
+        """
+    )
+    assert found == {"home": Framework.STARLETTE}
+
+
+def test_flask_app_blueprint_and_method_view() -> None:
+    found = handlers(
+        """
+        from flask import Blueprint, Flask
+        from flask.views import MethodView
+
+        app = Flask(__name__)
+        bp = Blueprint("orders", __name__)
+
+        @app.route("/")
+        def index(): ...
+
+        @bp.post("/orders")
+        def create(): ...
+
+        class OrderAPI(MethodView):
+            def get(self, order_id): ...
+            def _load(self): ...
+        """
+    )
+    assert found == {"index": Framework.FLASK, "create": Framework.FLASK,
+                     "OrderAPI.get": Framework.FLASK, "OrderAPI._load": None}
+
+
+def test_lookalike_decorators_are_not_handlers() -> None:
+    found = handlers(
+        """
+        import functools
+
+        cache = {}
+
+        @functools.lru_cache
+        def a(): ...
+
+        @cache.get("x")
+        def b(): ...
+        """
+    )
+    assert found == {"a": None, "b": None}
+
+
+def test_django_function_views_in_views_modules() -> None:
+    source = """
+        def order_detail(request, pk): ...
+        def _helper(order): ...
+
+        class Thing:
+            def get(self, request): ...
+        """
+    assert handlers(source, "shop.views") == {"order_detail": Framework.DJANGO, "_helper": None, "Thing.get": None}
+    assert handlers(source, "shop.views.orders")["order_detail"] is Framework.DJANGO
+    assert handlers(source, "shop.services")["order_detail"] is None
+
+
+def test_django_decorators_and_drf() -> None:
+    found = handlers(
+        """
+        from django.views.decorators.http import require_POST
+        from rest_framework.decorators import api_view
+
+        @require_POST
+        def pay(request): ...
+
+        @api_view(["POST"])
+        def refund(request): ...
+        """
+    )
+    assert found == {"pay": Framework.DJANGO, "refund": Framework.DJANGO}
+
+
+def test_django_class_based_views_through_local_bases() -> None:
+    found = handlers(
+        """
+        from django.views import View
+        from rest_framework import viewsets
+        from rest_framework.views import APIView
+
+        class Base(View):
+            pass
+
+        class OrderView(Base):
+            def post(self, request): ...
+            def render(self): ...
+
+        class Refunds(APIView):
+            def delete(self, request, pk): ...
+
+        class Orders(viewsets.ModelViewSet):
+            def perform_create(self, serializer): ...
+        """
+    )
+    assert found["OrderView.post"] is Framework.DJANGO
+    assert found["OrderView.render"] is None
+    assert found["Refunds.delete"] is Framework.DJANGO
+    assert found["Orders.perform_create"] is Framework.DJANGO
+
+
+def test_sites_carry_the_enclosing_handler() -> None:
+    summary = extract_source(
+        textwrap.dedent(
+            """
+            import threading
+            from fastapi import FastAPI
+
+            app = FastAPI()
+
+            def work(): ...
+
+            @app.post("/x")
+            def start():
+                threading.Thread(target=work).start()
+            """
+        ),
+        "x.py",
+        "shop.api",
+    )
+    (site,) = summary.sites
+    assert site.handler is Framework.FASTAPI
+    assert site.enclosing_function == "shop.api.start"

@@ -1,0 +1,237 @@
+"""Site details beyond the detector examples: waiting, result use, binding through names."""
+
+from __future__ import annotations
+
+import textwrap
+
+from inventory._extract import extract_source
+from inventory.models import Pattern
+from inventory.summary import RawSite, TargetKind
+
+
+def sites(source: str, module: str = "app") -> list[RawSite]:
+    return extract_source(textwrap.dedent(source), "x.py", module).sites
+
+
+def test_join_means_the_caller_waits() -> None:
+    (site,) = sites(
+        """
+        import threading
+
+        def work(): ...
+
+        def view():
+            t = threading.Thread(target=work)
+            t.start()
+            t.join(timeout=5)
+        """
+    )
+    assert site.result_used is True
+    assert site.result_use_lines == [9]
+    assert site.detail == "started at line 8"
+
+
+def test_threads_started_and_joined_through_a_list() -> None:
+    (site,) = sites(
+        """
+        from threading import Thread
+
+        def work(i): ...
+
+        def view(items):
+            threads = [Thread(target=work, args=(i,)) for i in items]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        """
+    )
+    assert site.pattern is Pattern.THREAD
+    assert site.result_use_lines == [11]
+    assert "started at line 9" in site.detail
+
+
+def test_thread_not_started_here_is_still_reported() -> None:
+    (site,) = sites(
+        """
+        import threading
+
+        def make(work):
+            return threading.Thread(target=print)
+        """
+    )
+    assert site.target == "builtins.print"
+    assert "start() not seen" in site.detail
+
+
+def test_futures_waited_through_an_alias_are_not_sites() -> None:
+    assert sites(
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor()
+
+        def fetch(u): ...
+
+        def view(urls):
+            futures = []
+            for u in urls:
+                futures.append(pool.submit(fetch, u))
+            results = pool.map(fetch, urls)
+            for r in results:
+                print(r)
+            return [f.result() for f in futures]
+        """
+    ) == []
+
+
+def test_with_on_an_existing_executor_waits() -> None:
+    assert sites(
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        def fetch(u): ...
+
+        def view(urls):
+            ex = ThreadPoolExecutor()
+            with ex:
+                ex.submit(fetch, urls[0])
+        """
+    ) == []
+
+
+def test_thread_subclass_from_another_module() -> None:
+    (site,) = sites(
+        """
+        from .workers import Indexer
+
+        def view(doc_id):
+            worker = Indexer(doc_id, full=True)
+            worker.start()
+            worker.join()
+        """,
+        module="shop.views",
+    )
+    assert (site.target, site.target_kind) == ("shop.workers.Indexer.run", TargetKind.THREAD_SUBCLASS)
+    assert [(a.name, a.source) for a in site.arguments] == [("#0", "doc_id"), ("full", "True")]
+    assert site.result_use_lines == [7]
+
+
+def test_non_thread_start_is_not_a_site() -> None:
+    assert sites(
+        """
+        class Engine:
+            def start(self): ...
+
+        def view(server):
+            Engine().start()
+            server.start()
+        """
+    ) == []
+
+
+def test_consumer_loops_in_methods_are_not_jobs() -> None:
+    assert sites(
+        """
+        import queue
+        import threading
+
+        class Worker(threading.Thread):
+            def __init__(self):
+                super().__init__()
+                self.q = queue.Queue()
+
+            def run(self):
+                while True:
+                    self.handle(self.q.get())
+
+        class Service:
+            def __init__(self):
+                self._thread = threading.Thread(target=self._loop, daemon=True)
+                self._thread.start()
+                Worker().start()
+
+            def _loop(self):
+                while True:
+                    conn, _ = self.sock.accept()
+        """
+    ) == []
+
+
+def test_module_level_sites_have_no_enclosing_function() -> None:
+    (site,) = sites(
+        """
+        import threading
+
+        def warm(): ...
+
+        threading.Thread(target=warm).start()
+        """
+    )
+    assert site.enclosing_function is None
+    assert site.handler is None
+
+
+def test_sites_in_nested_functions_name_them() -> None:
+    (site,) = sites(
+        """
+        import asyncio
+
+        async def ping(): ...
+
+        def outer():
+            async def inner():
+                asyncio.create_task(ping())
+            return inner
+        """
+    )
+    assert site.enclosing_function == "app.outer.<locals>.inner"
+
+
+def test_run_in_executor_result_bound_and_used() -> None:
+    (site,) = sites(
+        """
+        import asyncio
+
+        def load(key): ...
+
+        async def view(key):
+            loop = asyncio.get_event_loop()
+            fut = loop.run_in_executor(None, load, key)
+            value = await fut
+            return value
+        """
+    )
+    assert site.pattern is Pattern.RUN_IN_EXECUTOR
+    assert site.result_used is True
+    assert site.result_use_lines == [9]
+
+
+def test_site_span_covers_the_call() -> None:
+    (site,) = sites(
+        """
+        from django.db import transaction
+
+        def view(order_id):
+            transaction.on_commit(
+                lambda: notify(order_id)
+            )
+        """
+    )
+    assert (site.span.line, site.span.column, site.span.end_line) == (5, 4, 7)
+    assert site.target_source == "lambda: notify(order_id)"
+
+
+def test_celery_calls_are_never_sites() -> None:
+    assert sites(
+        """
+        from .tasks import send
+
+        def view(user_id):
+            send.delay(user_id)
+            send.apply_async((user_id,), countdown=5)
+            send.s(user_id).delay()
+            send.si(user_id).apply_async()
+            send.delay_on_commit(user_id)
+        """
+    ) == []

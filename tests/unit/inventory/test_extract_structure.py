@@ -1,0 +1,120 @@
+"""Functions, classes, hashes, and the extractor's contract (pure, raises only SyntaxError)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from inventory._extract import extract_source
+from inventory.summary import FileSummary
+
+SOURCE = textwrap.dedent(
+    """
+    import functools
+    import httpx
+    from concurrent.futures import ThreadPoolExecutor
+
+    class Client(Base):
+        pool = ThreadPoolExecutor()
+
+        def __init__(self, token: str):
+            self.http = httpx.Client()
+            self.token = token
+
+        @functools.cache
+        async def fetch(self, url, *args, retries=3, **kwargs): ...
+
+        @staticmethod
+        def build(): ...
+
+    def outer(a, /, b):
+        def inner(c):
+            class Local:
+                def method(self): ...
+        return inner
+    """
+)
+
+
+def summarise(source: str = SOURCE) -> FileSummary:
+    return extract_source(source, "pkg/client.py", "pkg.client")
+
+
+def test_function_qualnames_and_shapes() -> None:
+    functions = {f.qualname: f for f in summarise().functions}
+    assert list(functions) == [
+        "pkg.client.Client.__init__",
+        "pkg.client.Client.fetch",
+        "pkg.client.Client.build",
+        "pkg.client.outer",
+        "pkg.client.outer.<locals>.inner",
+        "pkg.client.outer.<locals>.inner.<locals>.Local.method",
+    ]
+    fetch = functions["pkg.client.Client.fetch"]
+    assert (fetch.is_async, fetch.is_method, fetch.class_name) == (True, True, "Client")
+    assert fetch.params == ["self", "url", "args", "retries", "kwargs"]
+    assert fetch.decorators == ["functools.cache"]
+    assert fetch.decorator_sources == ["functools.cache"]
+    assert functions["pkg.client.outer"].params == ["a", "b"]
+    assert functions["pkg.client.outer"].is_method is False
+
+
+def test_classes() -> None:
+    classes = {c.qualname: c for c in summarise().classes}
+    client = classes["pkg.client.Client"]
+    assert client.bases == ["pkg.client.Base"]
+    assert client.methods == ["__init__", "build", "fetch"]
+    assert client.attributes == {
+        "pool": "concurrent.futures.ThreadPoolExecutor",
+        "http": "httpx.Client",
+        "token": "builtins.str",
+    }
+    assert "pkg.client.outer.<locals>.inner.<locals>.Local" in classes
+
+
+def test_source_hash_follows_the_function_text_only() -> None:
+    before = {f.qualname: f.source_hash for f in summarise().functions}
+    edited = SOURCE.replace("return inner", "return None")
+    moved = "\n\n# a comment above\n" + SOURCE
+    after_edit = {f.qualname: f.source_hash for f in summarise(edited).functions}
+    after_move = {f.qualname: f.source_hash for f in summarise(moved).functions}
+    assert len(before["pkg.client.outer"]) == 16
+    assert after_edit["pkg.client.outer"] != before["pkg.client.outer"]
+    assert after_edit["pkg.client.Client.build"] == before["pkg.client.Client.build"]
+    assert after_move == before
+
+
+def test_spans_and_lines() -> None:
+    summary = summarise()
+    outer = next(f for f in summary.functions if f.name == "outer")
+    assert (outer.span.line, outer.span.end_line) == (19, 23)
+    assert summary.lines == SOURCE.count("\n") + 1
+
+
+def test_same_input_same_output() -> None:
+    assert summarise().model_dump() == summarise().model_dump()
+
+
+def test_syntax_errors_are_raised() -> None:
+    with pytest.raises(SyntaxError):
+        extract_source("def broken(:\n", "x.py", "x")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "",
+        "\ufeffx = 1\n",
+        "s = 'héllo wörld'; f(s, 'ünïcode')\n",
+        "x = 1\r\ny = 2\r\n",
+        "match cmd:\n    case [x, *rest]:\n        run(x)\n",
+        "async def f():\n    async with a as (b, c):\n        yield [d async for d in e]\n",
+        "lambda: (yield)\n",
+        "try:\n    pass\nexcept* ValueError:\n    pass\n",
+        "class A:\n    x: int\n    def f(self): return self.x.y.z()\n",
+        "def f():\n    super().g()\n    (lambda: 1)()\n    [][0]()\n    f()()()\n",
+    ],
+)
+def test_odd_but_valid_python_does_not_raise(source: str) -> None:
+    extract_source(source, "x.py", "x")
