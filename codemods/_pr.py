@@ -17,10 +17,12 @@ mode = "inline"
 (or `QUEUE_RUNTIME_MODE=inline` in the environment) and `enqueue` runs the job
 at once, in the caller's process, exactly as before. Revert this branch only to
 remove the code change itself.
+"""
 
-Exception: a request handler rewritten to answer `202 Accepted` (listed above
-as a changed site whose caller used the result) has a new API; inline mode
-does not restore its old response. Revert its commit to roll it back.
+ROLLBACK_202 = """
+Exception: the request handlers rewritten to answer `202 Accepted` (sites above
+whose caller used the result) have a new API; inline mode does not restore
+their old response. Revert their commits to roll them back.
 """
 
 
@@ -36,7 +38,11 @@ def render(
     parts.extend(_job_section(inventory.job(q), q) for q in jobs)
     parts.append(_sites("Sites changed", [o for o in mine if o.status is Status.REWRITTEN]))
     parts.append(_sites("Sites left alone", [o for o in mine if o.status is not Status.REWRITTEN]))
-    parts.append(ROLLBACK)
+    if base is None:
+        others = [o for o in result.outcomes if o.site.job not in result.jobs]
+        parts.append(_sites("Other sites not moved, and why", others))
+    accepted = any(o.site.result_used for o in mine if o.status is Status.REWRITTEN)
+    parts.append(ROLLBACK + (ROLLBACK_202 if accepted else ""))
     parts.append(_checklist(jobs, inventory))
     return "\n".join(p for p in parts if p)
 

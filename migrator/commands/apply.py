@@ -9,10 +9,12 @@ Register it in ``migrator/cli.py`` with ``main.add_command(apply)``.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
@@ -36,6 +38,12 @@ _STYLE = {
     Status.MANUAL: "magenta",
     Status.ALREADY: "dim",
 }
+
+
+class Output(StrEnum):
+    DIFF = "diff"  # show, write nothing
+    WRITE = "write"
+    BRANCH = "branch"  # commits on review branches; the checkout is untouched
 
 
 class ApplyFailed(click.ClickException):
@@ -103,33 +111,25 @@ def apply(
                 write(result)
     except CodemodError as exc:
         raise ApplyFailed(str(exc)) from exc
-    render(
-        console,
-        result,
-        branches,
-        show_diff=dry_run and not branch,
-        wrote=not dry_run and not branch,
-    )
+    mode = Output.BRANCH if branch else Output.DIFF if dry_run else Output.WRITE
+    render(console, result, branches, mode)
     click.get_current_context().exit(OK if result.changes and not result.refused else NOTHING)
 
 
 def render(
-    console: Console,
-    result: ApplyResult,
-    branches: list[BranchReport],
-    show_diff: bool,
-    wrote: bool,
+    console: Console, result: ApplyResult, branches: list[BranchReport], mode: Output
 ) -> None:
-    if show_diff and result.diff:
+    if mode is Output.DIFF and result.diff:
         console.print(Syntax(result.diff, "diff", theme="ansi_dark", word_wrap=False))
     console.print(_sites_table(result))
     if result.refused:
         console.print(_refused_table(result))
     for report in branches:
         console.print(
-            f"branch [bold]{report.name}[/]: {len(report.commits)} commit(s), PR text in {report.pr_path}"
+            f"branch [bold]{escape(report.name)}[/]: {len(report.commits)} commit(s), "
+            f"PR text in {escape(report.pr_path)}"
         )
-    console.print(_summary(result, wrote))
+    console.print(escape(_summary(result, mode)))
 
 
 def _sites_table(result: ApplyResult) -> Table:
@@ -139,9 +139,8 @@ def _sites_table(result: ApplyResult) -> Table:
     for o in result.outcomes:
         why = o.reason + (f" (lines {', '.join(map(str, o.lines))})" if o.lines else "")
         loc = f"{o.site.location.path}:{o.site.location.line}"
-        table.add_row(
-            loc, o.site.pattern.value, o.site.job, f"[{_STYLE[o.status]}]{o.status.value}[/]", why
-        )
+        outcome = f"[{_STYLE[o.status]}]{o.status.value}[/]"
+        table.add_row(loc, o.site.pattern.value, escape(o.site.job), outcome, escape(why))
     return table
 
 
@@ -150,13 +149,13 @@ def _refused_table(result: ApplyResult) -> Table:
     table.add_column("file")
     table.add_column("why", overflow="fold")
     for path, why in sorted(result.refused.items()):
-        table.add_row(path, why)
+        table.add_row(escape(path), escape(why))
     return table
 
 
-def _summary(result: ApplyResult, wrote: bool) -> str:
+def _summary(result: ApplyResult, mode: Output) -> str:
     counts = {s: len(result.by_status(s)) for s in Status}
-    verb = "wrote" if wrote else "would change"
+    verb = {Output.DIFF: "would change", Output.WRITE: "wrote", Output.BRANCH: "committed"}[mode]
     parts = [
         f"{verb} {len(result.changes)} file(s)",
         f"jobs moved: {', '.join(result.jobs) or 'none'}",
