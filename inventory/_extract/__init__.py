@@ -25,7 +25,9 @@ def extract_source(source: str, path: str, module: str, is_package: bool = False
     with _collector_paused():
         tree = ast.parse(source, filename=path)
         text = SourceText(source)
-        summary = FileSummary(path=path, module=module, is_package=is_package, lines=len(text.lines))
+        summary = FileSummary(
+            path=path, module=module, is_package=is_package, lines=len(text.lines)
+        )
         Walker(tree, text, summary).run(tree)
     return summary
 

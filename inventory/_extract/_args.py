@@ -10,10 +10,36 @@ from inventory._extract._values import orm_model
 from inventory.models import Argument
 
 # Name endings that, by convention, hold ids or plain text.
-_SCALAR_WORDS = frozenset({"id", "ids", "pk", "pks", "uuid", "email", "emails", "name", "names", "key",
-                           "slug", "url", "token", "count", "number", "str", "text", "path", "code", "amount"})
-_SCALAR_TYPES = frozenset({"builtins.int", "builtins.str", "builtins.float", "builtins.bool", "uuid.UUID"})
-_SCALAR_CALLS = frozenset({"builtins.str", "builtins.int", "builtins.float", "builtins.bool", "builtins.len"})
+_SCALAR_WORDS = frozenset(
+    {
+        "id",
+        "ids",
+        "pk",
+        "pks",
+        "uuid",
+        "email",
+        "emails",
+        "name",
+        "names",
+        "key",
+        "slug",
+        "url",
+        "token",
+        "count",
+        "number",
+        "str",
+        "text",
+        "path",
+        "code",
+        "amount",
+    }
+)
+_SCALAR_TYPES = frozenset(
+    {"builtins.int", "builtins.str", "builtins.float", "builtins.bool", "uuid.UUID"}
+)
+_SCALAR_CALLS = frozenset(
+    {"builtins.str", "builtins.int", "builtins.float", "builtins.bool", "builtins.len"}
+)
 _REQUEST_NAMES = frozenset({"request", "req"})
 _CONTAINERS = (ast.Tuple, ast.List, ast.Set)
 
@@ -23,7 +49,9 @@ UNKNOWN: Verdict = (None, "")
 
 def argument(name: str, node: ast.expr, resolver: Resolver) -> Argument:
     serialisable, reason = verdict(node, resolver)
-    return Argument(name=name, source=resolver.text.segment(node), serialisable=serialisable, reason=reason)
+    return Argument(
+        name=name, source=resolver.text.segment(node), serialisable=serialisable, reason=reason
+    )
 
 
 def verdict(node: ast.expr, resolver: Resolver) -> Verdict:

@@ -20,7 +20,11 @@ def literal(node: ast.expr) -> Literal:
         if isinstance(value, _LITERAL_TYPES):
             return value[:200] if isinstance(value, str) else value
         return EXPR
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+    ):
         value = node.operand.value
         if isinstance(value, int | float) and not isinstance(value, bool):
             return -value
@@ -42,4 +46,3 @@ def call_info(node: ast.Call, resolved: Resolved, used: bool, text: SourceText) 
         kwarg_sources={(k.arg or "**"): text.segment(k.value) for k in node.keywords},
         result_used=used,
     )
-

@@ -16,7 +16,9 @@ _SQL = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _SQL_STARTS = frozenset("IUDMRTSWiudmrtsw")
-_DYNAMIC_CALLS = frozenset({"importlib.import_module", "builtins.__import__", "builtins.eval", "builtins.exec"})
+_DYNAMIC_CALLS = frozenset(
+    {"importlib.import_module", "builtins.__import__", "builtins.eval", "builtins.exec"}
+)
 
 
 def sql_fact(text: str, node: ast.AST) -> Fact | None:
@@ -49,10 +51,14 @@ def self_increment_fact(node: ast.Assign, text: SourceText) -> Fact | None:
     target = dotted_source(node.targets[0])
     if target is None or target != dotted_source(value.left):
         return None
-    return Fact(kind=FactKind.AUGASSIGN_ATTR, span=span_of(node), text=text.segment(node), target=target)
+    return Fact(
+        kind=FactKind.AUGASSIGN_ATTR, span=span_of(node), text=text.segment(node), target=target
+    )
 
 
-def dispatch_fact(node: ast.Call, resolved: Resolved, params: frozenset[str], text: SourceText) -> Fact | None:
+def dispatch_fact(
+    node: ast.Call, resolved: Resolved, params: frozenset[str], text: SourceText
+) -> Fact | None:
     """``getattr(x, name)()``, ``registry[name]()``, ``importlib.import_module``, calls through a parameter."""
     func = node.func
     if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr":
@@ -65,7 +71,9 @@ def dispatch_fact(node: ast.Call, resolved: Resolved, params: frozenset[str], te
         target = f"parameter {func.id}" if func.id in params else f"variable {func.id}"
     else:
         return None
-    return Fact(kind=FactKind.DYNAMIC_DISPATCH, span=span_of(node), text=text.segment(node), target=target)
+    return Fact(
+        kind=FactKind.DYNAMIC_DISPATCH, span=span_of(node), text=text.segment(node), target=target
+    )
 
 
 def loop_fact(node: ast.While, text: SourceText) -> Fact:

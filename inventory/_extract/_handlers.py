@@ -6,14 +6,42 @@ from inventory._extract._scopes import ClassCtx
 from inventory.models import Framework
 
 ROUTE_VERBS = frozenset(
-    {"get", "post", "put", "patch", "delete", "head", "options", "trace", "api_route", "websocket", "route",
-     "websocket_route"}
+    {
+        "get",
+        "post",
+        "put",
+        "patch",
+        "delete",
+        "head",
+        "options",
+        "trace",
+        "api_route",
+        "websocket",
+        "route",
+        "websocket_route",
+    }
 )
 VIEW_METHODS = frozenset(
-    {"get", "post", "put", "patch", "delete", "head", "options",
-     # Django REST framework viewset actions and hooks that run inside the request.
-     "list", "create", "retrieve", "update", "partial_update", "destroy",
-     "perform_create", "perform_update", "perform_destroy", "form_valid"}
+    {
+        "get",
+        "post",
+        "put",
+        "patch",
+        "delete",
+        "head",
+        "options",
+        # Django REST framework viewset actions and hooks that run inside the request.
+        "list",
+        "create",
+        "retrieve",
+        "update",
+        "partial_update",
+        "destroy",
+        "perform_create",
+        "perform_update",
+        "perform_destroy",
+        "form_valid",
+    }
 )
 _PREFIXES = (
     ("fastapi", Framework.FASTAPI),
@@ -22,7 +50,11 @@ _PREFIXES = (
     ("django", Framework.DJANGO),
     ("rest_framework", Framework.DJANGO),
 )
-_DJANGO_DECORATORS = ("django.views.decorators.", "django.contrib.auth.decorators.", "django.contrib.admin.views.")
+_DJANGO_DECORATORS = (
+    "django.views.decorators.",
+    "django.contrib.auth.decorators.",
+    "django.contrib.admin.views.",
+)
 _DJANGO_VIEW_BASES = frozenset({"View", "APIView", "GenericAPIView"})
 
 

@@ -21,7 +21,9 @@ def absolute_base(module: str, is_package: bool, level: int, name: str | None) -
     return ".".join(parts)
 
 
-def bindings_of(node: ast.Import | ast.ImportFrom, module: str, is_package: bool) -> list[tuple[str, str]]:
+def bindings_of(
+    node: ast.Import | ast.ImportFrom, module: str, is_package: bool
+) -> list[tuple[str, str]]:
     """Local names an import binds and what they refer to; ``*`` gives ``("*", module)``."""
     if isinstance(node, ast.Import):
         return [_plain(alias) for alias in node.names]

@@ -68,7 +68,9 @@ def _declare(stmt: ast.stmt, summary: FileSummary, scope: Scope) -> None:
         scope.names[stmt.name] = Binding(BindingKind.CLASS, f"{scope.prefix}.{stmt.name}")
 
 
-def _assign(stmt: ast.Assign | ast.AnnAssign, summary: FileSummary, scope: Scope, resolver: Resolver) -> None:
+def _assign(
+    stmt: ast.Assign | ast.AnnAssign, summary: FileSummary, scope: Scope, resolver: Resolver
+) -> None:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     names = [t.id for t in targets if isinstance(t, ast.Name)]
     if not names or stmt.value is None:
@@ -96,7 +98,9 @@ def _annotated(annotation: ast.expr, resolver: Resolver, fallback: Binding) -> B
 def _literal_names(value: ast.expr) -> list[str] | None:
     if not isinstance(value, ast.List | ast.Tuple):
         return None
-    names = [e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    names = [
+        e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+    ]
     return names if len(names) == len(value.elts) else None
 
 
@@ -115,14 +119,24 @@ def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
     return found
 
 
-def _param_types(node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> dict[str, str]:
+def _param_types(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver
+) -> dict[str, str]:
     args = node.args
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    return {a.arg: t for a in every if a.annotation is not None and (t := annotation_type(a.annotation, resolver))}
+    return {
+        a.arg: t
+        for a in every
+        if a.annotation is not None and (t := annotation_type(a.annotation, resolver))
+    }
 
 
 def _attribute(
-    stmt: ast.Assign | ast.AnnAssign, resolver: Resolver, params: dict[str, str], found: dict[str, str], self_name: str | None
+    stmt: ast.Assign | ast.AnnAssign,
+    resolver: Resolver,
+    params: dict[str, str],
+    found: dict[str, str],
+    self_name: str | None,
 ) -> None:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     for target in targets:
@@ -137,12 +151,18 @@ def _attribute(
 def _attribute_name(target: ast.expr, self_name: str | None) -> str | None:
     if self_name is None:
         return target.id if isinstance(target, ast.Name) else None
-    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == self_name:
+    if (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == self_name
+    ):
         return target.attr
     return None
 
 
-def _value_type(stmt: ast.Assign | ast.AnnAssign, resolver: Resolver, params: dict[str, str]) -> str:
+def _value_type(
+    stmt: ast.Assign | ast.AnnAssign, resolver: Resolver, params: dict[str, str]
+) -> str:
     if isinstance(stmt, ast.AnnAssign):
         annotated = annotation_type(stmt.annotation, resolver)
         if annotated:

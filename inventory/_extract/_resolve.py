@@ -64,7 +64,9 @@ class Resolver:
 
     __slots__ = ("classes", "module", "scope", "text")
 
-    def __init__(self, module: str, scope: Scope, classes: dict[str, ClassCtx], text: SourceText) -> None:
+    def __init__(
+        self, module: str, scope: Scope, classes: dict[str, ClassCtx], text: SourceText
+    ) -> None:
         self.module = module
         self.scope = scope
         self.classes = classes
@@ -79,7 +81,9 @@ class Resolver:
         if binding.kind in _NAMED:
             return Resolved(binding.target, binding=binding)
         if binding.kind in _TYPED and binding.target:
-            return Resolved(f"{binding.target}.__call__", ReceiverKind.INSTANCE, name, binding.target, binding)
+            return Resolved(
+                f"{binding.target}.__call__", ReceiverKind.INSTANCE, name, binding.target, binding
+            )
         return Resolved("?", ReceiverKind.UNKNOWN, name, binding=binding)
 
     def dotted(self, node: ast.expr) -> str | None:
@@ -111,21 +115,40 @@ class Resolver:
             return self._on_self(binding, attrs, node)
         if binding is not None and kind in _TYPED:
             if not binding.target:
-                return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, self.text.segment(node.value), binding=binding)
+                return Resolved(
+                    f"?.{attrs[-1]}",
+                    ReceiverKind.UNKNOWN,
+                    self.text.segment(node.value),
+                    binding=binding,
+                )
             rtype = binding.target if len(attrs) == 1 else None
             target = ".".join([binding.target, *attrs])
-            return Resolved(target, ReceiverKind.INSTANCE, self.text.segment(node.value), rtype, binding)
+            return Resolved(
+                target, ReceiverKind.INSTANCE, self.text.segment(node.value), rtype, binding
+            )
         if binding is not None and kind not in _NAMED:
-            return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, self.text.segment(node.value), binding=binding)
+            return Resolved(
+                f"?.{attrs[-1]}",
+                ReceiverKind.UNKNOWN,
+                self.text.segment(node.value),
+                binding=binding,
+            )
         base = self.name(name).target
-        return Resolved(".".join([base, *attrs]), _static_receiver(base, attrs), self.text.segment(node.value), binding=binding)
+        return Resolved(
+            ".".join([base, *attrs]),
+            _static_receiver(base, attrs),
+            self.text.segment(node.value),
+            binding=binding,
+        )
 
     def _on_self(self, binding: Binding, attrs: list[str], node: ast.Attribute) -> Resolved:
         cls = self.classes.get(binding.target)
         source = self.text.segment(node.value)
         if len(attrs) == 1:
             receiver = ReceiverKind.SELF if binding.kind is BindingKind.SELF else ReceiverKind.CLASS
-            return Resolved(f"{binding.target}.{attrs[0]}", receiver, source, binding.target, binding)
+            return Resolved(
+                f"{binding.target}.{attrs[0]}", receiver, source, binding.target, binding
+            )
         ctor = cls.attributes.get(attrs[0]) if cls else None
         if ctor is None:
             return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source, binding=binding)

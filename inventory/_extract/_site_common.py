@@ -53,7 +53,10 @@ def argument_node(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
 
 
 def keyword_true(call: ast.Call, keyword: str) -> bool:
-    return any(k.arg == keyword and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+    return any(
+        k.arg == keyword and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in call.keywords
+    )
 
 
 def result_of(use: Use | None) -> tuple[bool, str, str | None]:

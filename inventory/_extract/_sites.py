@@ -33,8 +33,21 @@ Detector = Callable[[CallSite], Candidate | None]
 
 # Cheap pre-filter: most calls are none of these, and skip every detector.
 _METHODS = frozenset(
-    {"start", "submit", "map", "apply_async", "apply", "map_async", "starmap_async", "create_task",
-     "run_in_executor", "add_task", "connect", "add_job", "do"}
+    {
+        "start",
+        "submit",
+        "map",
+        "apply_async",
+        "apply",
+        "map_async",
+        "starmap_async",
+        "create_task",
+        "run_in_executor",
+        "add_task",
+        "connect",
+        "add_job",
+        "do",
+    }
 )
 _TARGETS = frozenset({*CONSTRUCTORS, *TASK_FUNCTIONS, *TO_THREAD, *BACKGROUND_TASK, *ON_COMMIT})
 _DETECTORS: tuple[Detector, ...] = (

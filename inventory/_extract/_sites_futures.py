@@ -31,7 +31,12 @@ EXECUTOR_TYPES = frozenset(
     }
 )
 TASK_FUNCTIONS = frozenset(
-    {"asyncio.create_task", "asyncio.ensure_future", "asyncio.tasks.create_task", "asyncio.tasks.ensure_future"}
+    {
+        "asyncio.create_task",
+        "asyncio.ensure_future",
+        "asyncio.tasks.create_task",
+        "asyncio.tasks.ensure_future",
+    }
 )
 TO_THREAD = frozenset({"asyncio.to_thread", "asyncio.threads.to_thread"})
 TASK_GROUPS = frozenset({"asyncio.TaskGroup", "asyncio.taskgroups.TaskGroup"})
@@ -40,7 +45,11 @@ _AWAITED = (UseKind.AWAITED, UseKind.AWAITED_DISCARDED)
 
 
 def executor_call(call: CallSite) -> Candidate | None:
-    if call.method not in ("submit", "map") or call.receiver_type not in EXECUTOR_TYPES or call.scoped:
+    if (
+        call.method not in ("submit", "map")
+        or call.receiver_type not in EXECUTOR_TYPES
+        or call.scoped
+    ):
         return None
     if call.method == "map" and call.use is not None and call.use.kind is UseKind.ITERATED:
         return None
@@ -56,7 +65,9 @@ def executor_call(call: CallSite) -> Candidate | None:
 
 
 def task_call(call: CallSite) -> Candidate | None:
-    if call.target not in TASK_FUNCTIONS and not (call.method == "create_task" and _owns_tasks(call)):
+    if call.target not in TASK_FUNCTIONS and not (
+        call.method == "create_task" and _owns_tasks(call)
+    ):
         return None
     if call.scoped or (call.use is not None and (call.use.kind in _AWAITED or call.use.awaited)):
         return None
@@ -75,7 +86,9 @@ def _owns_tasks(call: CallSite) -> bool:
     if rtype == EVENT_LOOP or rtype in TASK_GROUPS:
         return True
     resolved = call.resolved
-    return resolved.receiver is ReceiverKind.UNKNOWN and resolved.receiver_source.lower().endswith("loop")
+    return resolved.receiver is ReceiverKind.UNKNOWN and resolved.receiver_source.lower().endswith(
+        "loop"
+    )
 
 
 def coroutine_target(coro: ast.expr, resolver: Resolver) -> JobTarget:
@@ -103,6 +116,8 @@ def thread_call(call: CallSite) -> Candidate | None:
         return None
     resolver = call.state.resolver
     job = job_target(target_node, resolver)
-    found = candidate(Pattern.RUN_IN_EXECUTOR, node, job, call, call_arguments(rest, keywords, resolver))
+    found = candidate(
+        Pattern.RUN_IN_EXECUTOR, node, job, call, call_arguments(rest, keywords, resolver)
+    )
     found.waits = _FUTURE_WAITS
     return found

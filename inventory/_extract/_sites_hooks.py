@@ -13,12 +13,22 @@ from inventory.models import Framework, Pattern
 from inventory.summary import RawSite, TargetKind
 
 BACKGROUND_TASKS = frozenset(
-    {"fastapi.BackgroundTasks", "fastapi.background.BackgroundTasks", "starlette.background.BackgroundTasks"}
+    {
+        "fastapi.BackgroundTasks",
+        "fastapi.background.BackgroundTasks",
+        "starlette.background.BackgroundTasks",
+    }
 )
-BACKGROUND_TASK = frozenset({"starlette.background.BackgroundTask", "fastapi.background.BackgroundTask"})
+BACKGROUND_TASK = frozenset(
+    {"starlette.background.BackgroundTask", "fastapi.background.BackgroundTask"}
+)
 ON_COMMIT = frozenset({"django.db.transaction.on_commit"})
 SIGNAL_TYPES = frozenset(
-    {"django.dispatch.Signal", "django.dispatch.dispatcher.Signal", "django.db.models.signals.ModelSignal"}
+    {
+        "django.dispatch.Signal",
+        "django.dispatch.dispatcher.Signal",
+        "django.db.models.signals.ModelSignal",
+    }
 )
 RECEIVER_DECORATORS = frozenset({"django.dispatch.receiver", "django.dispatch.dispatcher.receiver"})
 
@@ -34,7 +44,14 @@ def background_call(call: CallSite) -> Candidate | None:
     resolver = call.state.resolver
     job = job_target(target_node, resolver)
     detail = "" if is_method else "BackgroundTask object: runs after the response is sent"
-    return candidate(Pattern.BACKGROUND_TASKS, node, job, call, call_arguments(node.args[1:], node.keywords, resolver), detail)
+    return candidate(
+        Pattern.BACKGROUND_TASKS,
+        node,
+        job,
+        call,
+        call_arguments(node.args[1:], node.keywords, resolver),
+        detail,
+    )
 
 
 def on_commit_call(call: CallSite) -> Candidate | None:
@@ -43,7 +60,9 @@ def on_commit_call(call: CallSite) -> Candidate | None:
     target_node = argument_node(call.node, 0, "func")
     if target_node is None:
         return None
-    return candidate(Pattern.ON_COMMIT, call.node, job_target(target_node, call.state.resolver), call, [])
+    return candidate(
+        Pattern.ON_COMMIT, call.node, job_target(target_node, call.state.resolver), call, []
+    )
 
 
 def signal_connect(call: CallSite) -> Candidate | None:
@@ -54,7 +73,14 @@ def signal_connect(call: CallSite) -> Candidate | None:
         return None
     text = call.state.resolver.text
     detail = f"connected to {call.resolved.receiver_source}{_sender(call.node, text)}"
-    return candidate(Pattern.SIGNAL_RECEIVER, call.node, job_target(target_node, call.state.resolver), call, [], detail)
+    return candidate(
+        Pattern.SIGNAL_RECEIVER,
+        call.node,
+        job_target(target_node, call.state.resolver),
+        call,
+        [],
+        detail,
+    )
 
 
 def _is_signal(call: CallSite) -> bool:
@@ -76,7 +102,9 @@ def scheduler_call(call: CallSite) -> Candidate | None:
     node, resolver = call.node, call.state.resolver
     if call.method == "add_job" and (call.receiver_type or "").startswith("apscheduler."):
         target_node = argument_node(node, 0, "func")
-        arguments = packed_arguments(argument_node(node, 2, "args"), argument_node(node, 3, "kwargs"), resolver)
+        arguments = packed_arguments(
+            argument_node(node, 2, "args"), argument_node(node, 3, "kwargs"), resolver
+        )
     elif call.method == "do" and call.target.startswith("schedule.") and ".every" in call.target:
         target_node = argument_node(node, 0, "job_func")
         arguments = call_arguments(node.args[1:], node.keywords, resolver)

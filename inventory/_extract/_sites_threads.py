@@ -22,7 +22,12 @@ CONSTRUCTORS = {
     "multiprocessing.process.BaseProcess": (Pattern.PROCESS, 1, "target", 3),
 }
 POOL_TYPES = frozenset(
-    {"multiprocessing.Pool", "multiprocessing.pool.Pool", "multiprocessing.pool.ThreadPool", "multiprocessing.dummy.Pool"}
+    {
+        "multiprocessing.Pool",
+        "multiprocessing.pool.Pool",
+        "multiprocessing.pool.ThreadPool",
+        "multiprocessing.dummy.Pool",
+    }
 )
 POOL_METHODS = frozenset({"apply_async", "apply", "map_async", "starmap_async"})
 # ``X().start()`` on these is not a Thread subclass being started.
@@ -42,9 +47,18 @@ def thread_constructor(call: CallSite) -> Candidate | None:
     if job.target is not None and job.target.endswith(".serve_forever"):
         return None  # a server's accept loop: not a job
     arguments = packed_arguments(
-        argument_node(call.node, args_index, "args"), argument_node(call.node, args_index + 1, "kwargs"), resolver
+        argument_node(call.node, args_index, "args"),
+        argument_node(call.node, args_index + 1, "kwargs"),
+        resolver,
     )
-    found = candidate(pattern, call.node, job, call, arguments, "daemon" if keyword_true(call.node, "daemon") else "")
+    found = candidate(
+        pattern,
+        call.node,
+        job,
+        call,
+        arguments,
+        "daemon" if keyword_true(call.node, "daemon") else "",
+    )
     found.waits = frozenset({"join"})
     found.site.result_used = False  # start() returns nothing; only join() makes the caller wait
     if call.use is not None and call.use.kind is UseKind.RECEIVER and call.use.name == "start":
@@ -75,7 +89,9 @@ def thread_start(call: CallSite) -> Candidate | None:
     return found
 
 
-def _started_object(call: CallSite, value: ast.expr) -> tuple[ast.AST | None, str | None, str | None]:
+def _started_object(
+    call: CallSite, value: ast.expr
+) -> tuple[ast.AST | None, str | None, str | None]:
     """(constructor call, constructor, name the object is bound to) of the started object."""
     if isinstance(value, ast.Call):
         inner = call.state.resolver.expr(value.func)
@@ -110,12 +126,20 @@ def pool_call(call: CallSite) -> Candidate | None:
     resolver = call.state.resolver
     job = job_target(target_node, resolver)
     if call.method in ("apply", "apply_async"):
-        arguments = packed_arguments(argument_node(call.node, 1, "args"), argument_node(call.node, 2, "kwds"), resolver)
+        arguments = packed_arguments(
+            argument_node(call.node, 1, "args"), argument_node(call.node, 2, "kwds"), resolver
+        )
     else:
         iterable = argument_node(call.node, 1, "iterable")
         arguments = [argument("iterable", iterable, resolver)] if iterable is not None else []
     blocking = call.method == "apply"
-    found = candidate(Pattern.PROCESS, call.node, job, call, arguments, "blocking: waits for the result" if blocking else "")
+    found = candidate(
+        Pattern.PROCESS,
+        call.node,
+        job,
+        call,
+        arguments,
+        "blocking: waits for the result" if blocking else "",
+    )
     found.waits, found.drop_when_waited = frozenset({"get", "wait"}), not blocking
     return found
-

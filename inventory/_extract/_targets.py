@@ -50,7 +50,9 @@ def _reference(node: ast.Name | ast.Attribute, resolver: Resolver, source: str) 
         if binding is not None and binding.kind is BindingKind.PARAM:
             return _dynamic(source, f"target is the parameter '{node.id}': only known at run time")
         if binding is not None and binding.kind in (BindingKind.OTHER, BindingKind.CALLABLE):
-            return _dynamic(source, f"target is the local variable '{node.id}': only known at run time")
+            return _dynamic(
+                source, f"target is the local variable '{node.id}': only known at run time"
+            )
     resolved = resolver.expr(node)
     if isinstance(node, ast.Attribute) and resolved.receiver in _BOUND:
         return JobTarget(resolved.target, TargetKind.BOUND_METHOD, source)
@@ -75,7 +77,9 @@ def _call(node: ast.Call, resolver: Resolver, source: str) -> JobTarget:
         return _dynamic(source, f"target is computed by '{source}' at run time")
     callee = resolver.expr(node.func).target
     if callee not in PARTIALS or not node.args:
-        return _dynamic(source, f"target is the result of calling '{resolver.text.segment(node.func)}'")
+        return _dynamic(
+            source, f"target is the result of calling '{resolver.text.segment(node.func)}'"
+        )
     inner = job_target(node.args[0], resolver)
     arguments = [*inner.arguments, *call_arguments(node.args[1:], node.keywords, resolver)]
     if inner.target is None:
@@ -96,7 +100,9 @@ def call_arguments(
     return found
 
 
-def packed_arguments(args: ast.expr | None, kwargs: ast.expr | None, resolver: Resolver) -> list[Argument]:
+def packed_arguments(
+    args: ast.expr | None, kwargs: ast.expr | None, resolver: Resolver
+) -> list[Argument]:
     """Thread/Process/add_job style ``args=(...)`` and ``kwargs={...}``."""
     found: list[Argument] = []
     if isinstance(args, ast.Tuple | ast.List):
@@ -104,7 +110,9 @@ def packed_arguments(args: ast.expr | None, kwargs: ast.expr | None, resolver: R
     elif args is not None:
         found.append(argument("*args", args, resolver))
     if isinstance(kwargs, ast.Dict) and all(_text_key(k) for k in kwargs.keys):
-        found += [argument(k.value, v, resolver) for k, v in zip(kwargs.keys, kwargs.values, strict=True)]
+        found += [
+            argument(k.value, v, resolver) for k, v in zip(kwargs.keys, kwargs.values, strict=True)
+        ]
     elif kwargs is not None:
         found.append(argument("**kwargs", kwargs, resolver))
     return found

@@ -10,13 +10,22 @@ from inventory.summary import ReceiverKind
 
 EVENT_LOOP = "asyncio.AbstractEventLoop"
 _LOOP_GETTERS = frozenset(
-    {"asyncio.get_event_loop", "asyncio.get_running_loop", "asyncio.new_event_loop", "asyncio.events.get_event_loop"}
+    {
+        "asyncio.get_event_loop",
+        "asyncio.get_running_loop",
+        "asyncio.new_event_loop",
+        "asyncio.events.get_event_loop",
+    }
 )
 # Methods that load one row as a model instance (Django managers and querysets, SQLAlchemy).
-_ORM_ROW = frozenset({"get", "create", "first", "last", "latest", "earliest", "one", "one_or_none", "scalar_one"})
+_ORM_ROW = frozenset(
+    {"get", "create", "first", "last", "latest", "earliest", "one", "one_or_none", "scalar_one"}
+)
 _ORM_SHORTCUTS = frozenset({"django.shortcuts.get_object_or_404"})
 _SESSION_NAMES = frozenset({"session", "db", "db_session", "self.session", "self.db"})
-_FILE_OPENERS = frozenset({"builtins.open", "io.open", "codecs.open", "gzip.open", "tempfile.NamedTemporaryFile"})
+_FILE_OPENERS = frozenset(
+    {"builtins.open", "io.open", "codecs.open", "gzip.open", "tempfile.NamedTemporaryFile"}
+)
 
 
 def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:

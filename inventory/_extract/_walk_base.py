@@ -13,7 +13,9 @@ from inventory.summary import FileSummary
 
 Visit = Callable[["WalkerBase", ast.AST], None]
 # Fields that never hold a node worth visiting (contexts and operators are empty singletons).
-_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "asname", "level", "kind", "type_comment"})
+_LEAF_FIELDS = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "asname", "level", "kind", "type_comment"}
+)
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 

@@ -34,10 +34,20 @@ class DefsMixin(WalkerBase):
         params = _bind_params(node, scope, cls, decorators, outer.resolver)
         info = self._function_info(node, qualname, params, decorators, cls)
         info.handler = function_handler(
-            decorators, params, name=node.name, cls=cls, top_level=parent.kind is ScopeKind.MODULE,
-            views_module=is_views_module(self.module), imported=self.frameworks,
+            decorators,
+            params,
+            name=node.name,
+            cls=cls,
+            top_level=parent.kind is ScopeKind.MODULE,
+            views_module=is_views_module(self.module),
+            imported=self.frameworks,
         )
-        state = FunctionState(info, Resolver(self.module, scope, self.classes, self.text), info.handler, frozenset(params))
+        state = FunctionState(
+            info,
+            Resolver(self.module, scope, self.classes, self.text),
+            info.handler,
+            frozenset(params),
+        )
         self._walk_body(node.body, state)
         info.calls, info.facts = state.calls, state.facts
         self.summary.functions.append(info)
@@ -53,7 +63,12 @@ class DefsMixin(WalkerBase):
                 self.visit(default)
 
     def _function_info(
-        self, node: FunctionNode, qualname: str, params: list[str], decorators: list[str], cls: ClassCtx | None
+        self,
+        node: FunctionNode,
+        qualname: str,
+        params: list[str],
+        decorators: list[str],
+        cls: ClassCtx | None,
     ) -> FunctionInfo:
         return FunctionInfo(
             qualname=qualname,
@@ -75,7 +90,9 @@ class DefsMixin(WalkerBase):
         self.state = outer
         self.summary.sites.extend(settle(state))
 
-    def _decorator_sites(self, node: FunctionNode, decorators: list[str], qualname: str, enclosing: str | None) -> None:
+    def _decorator_sites(
+        self, node: FunctionNode, decorators: list[str], qualname: str, enclosing: str | None
+    ) -> None:
         for decorator, dotted in zip(node.decorator_list, decorators, strict=True):
             site = decorator_site(decorator, dotted, qualname, enclosing, self.text)
             if site is not None:
@@ -92,12 +109,20 @@ class DefsMixin(WalkerBase):
         ctx = self._class_ctx(node, qualname, outer.resolver)
         self.classes[qualname] = ctx
         self.summary.classes.append(
-            ClassInfo(qualname=qualname, name=node.name, span=span_of(node), bases=ctx.bases,
-                      methods=sorted(ctx.methods), attributes=ctx.attributes)
+            ClassInfo(
+                qualname=qualname,
+                name=node.name,
+                span=span_of(node),
+                bases=ctx.bases,
+                methods=sorted(ctx.methods),
+                attributes=ctx.attributes,
+            )
         )
         scope = parent.child(ScopeKind.CLASS, node.name)
         # The class body runs where the class is defined: its calls belong there.
-        body_state = FunctionState(None, Resolver(self.module, scope, self.classes, self.text), calls=outer.calls)
+        body_state = FunctionState(
+            None, Resolver(self.module, scope, self.classes, self.text), calls=outer.calls
+        )
         self._walk_body(node.body, body_state)
 
     def _class_ctx(self, node: ast.ClassDef, qualname: str, resolver: Resolver) -> ClassCtx:
@@ -121,12 +146,24 @@ def _base_name(node: ast.expr, resolver: Resolver) -> str:
 
 
 def _bind_params(
-    node: FunctionNode, scope: Scope, cls: ClassCtx | None, decorators: list[str], resolver: Resolver
+    node: FunctionNode,
+    scope: Scope,
+    cls: ClassCtx | None,
+    decorators: list[str],
+    resolver: Resolver,
 ) -> list[str]:
     args = node.args
-    every = [*args.posonlyargs, *args.args, *filter(None, [args.vararg]), *args.kwonlyargs, *filter(None, [args.kwarg])]
+    every = [
+        *args.posonlyargs,
+        *args.args,
+        *filter(None, [args.vararg]),
+        *args.kwonlyargs,
+        *filter(None, [args.kwarg]),
+    ]
     for param in every:
-        scope.names[param.arg] = Binding(BindingKind.PARAM, annotation_type(param.annotation, resolver))
+        scope.names[param.arg] = Binding(
+            BindingKind.PARAM, annotation_type(param.annotation, resolver)
+        )
     positional = [*args.posonlyargs, *args.args]
     kinds = {d.rpartition(".")[2] for d in decorators}
     if cls is not None and positional and "staticmethod" not in kinds:

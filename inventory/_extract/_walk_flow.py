@@ -61,7 +61,11 @@ class FlowMixin(WalkerBase):
 
     def _annotated_binding(self, node: ast.AnnAssign) -> Binding:
         resolver = self.state.resolver
-        binding = binding_for_value(node.value, resolver) if node.value is not None else Binding(BindingKind.OTHER)
+        binding = (
+            binding_for_value(node.value, resolver)
+            if node.value is not None
+            else Binding(BindingKind.OTHER)
+        )
         if binding.kind is BindingKind.OTHER:
             rtype = annotation_type(node.annotation, resolver)
             return Binding(BindingKind.INSTANCE, rtype) if rtype else binding
@@ -125,7 +129,9 @@ class FlowMixin(WalkerBase):
         for stmt in node.orelse:
             self.visit(stmt)
 
-    def visit_comprehension_expr(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+    def visit_comprehension_expr(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+    ) -> None:
         # Evaluation order, so loop variables are aliased before the element uses them.
         for generator in node.generators:
             self.visit(generator)

@@ -21,16 +21,49 @@ from inventory.summary import FileSummary
 
 # Calls that wait for futures or tasks passed to them.
 WAIT_FUNCTIONS = frozenset(
-    {"concurrent.futures.as_completed", "concurrent.futures.wait", "asyncio.gather", "asyncio.wait",
-     "asyncio.as_completed", "asyncio.wait_for", "asyncio.shield"}
+    {
+        "concurrent.futures.as_completed",
+        "concurrent.futures.wait",
+        "asyncio.gather",
+        "asyncio.wait",
+        "asyncio.as_completed",
+        "asyncio.wait_for",
+        "asyncio.shield",
+    }
 )
 # Builtins that iterate their first argument to the end (so ``list(ex.map(...))`` waits).
 ITERATING = frozenset(
-    {f"builtins.{n}" for n in ("list", "tuple", "set", "frozenset", "sorted", "sum", "dict", "any", "all", "max", "min")}
+    {
+        f"builtins.{n}"
+        for n in (
+            "list",
+            "tuple",
+            "set",
+            "frozenset",
+            "sorted",
+            "sum",
+            "dict",
+            "any",
+            "all",
+            "max",
+            "min",
+        )
+    }
 )
 COLLECTING = frozenset({"append", "add", "extend", "appendleft"})
 # Methods that, called inside ``while True``, make the loop a consumer of a queue or socket.
-CONSUMING = frozenset({"get", "get_nowait", "accept", "recv", "recvfrom", "serve_forever", "handle_request", "receive"})
+CONSUMING = frozenset(
+    {
+        "get",
+        "get_nowait",
+        "accept",
+        "recv",
+        "recvfrom",
+        "serve_forever",
+        "handle_request",
+        "receive",
+    }
+)
 _DISCARDED = (UseKind.DISCARDED, UseKind.AWAITED_DISCARDED)
 _THREADED = (Pattern.THREAD, Pattern.PROCESS)
 
@@ -40,11 +73,19 @@ class Walker(DefsMixin, FlowMixin):
 
     def __init__(self, tree: ast.Module, text: SourceText, summary: FileSummary) -> None:
         self.text, self.summary, self.module = text, summary, summary.module
-        self.classes, self.consumers, self.uses, self.lambda_depth, self.sinks = {}, set(), {}, 0, []
+        self.classes, self.consumers, self.uses, self.lambda_depth, self.sinks = (
+            {},
+            set(),
+            {},
+            0,
+            [],
+        )
         scope = Scope(ScopeKind.MODULE, summary.module)
         resolver = Resolver(summary.module, scope, self.classes, text)
         gather_module(tree, summary, scope, resolver)
-        self.frameworks = {f for t in summary.imports.values() if (f := framework_of(t)) is not None}
+        self.frameworks = {
+            f for t in summary.imports.values() if (f := framework_of(t)) is not None
+        }
         self.state = FunctionState(None, resolver, calls=summary.module_calls)
 
     def run(self, tree: ast.Module) -> None:
@@ -78,7 +119,9 @@ class Walker(DefsMixin, FlowMixin):
             state.facts.append(fact)
         self._note_arguments(node, resolved.target, method)
         if may_be_site(method, resolved.target):
-            found = detect(CallSite(node, resolved, method, use, state, self.classes, self.frameworks))
+            found = detect(
+                CallSite(node, resolved, method, use, state, self.classes, self.frameworks)
+            )
             if found is not None:
                 state.candidates.append(found)
         self.visit(func)
@@ -118,8 +161,12 @@ class Walker(DefsMixin, FlowMixin):
                 self._consume_expr(arg)
         elif target in ITERATING:
             self._iterate_arg(args[0])
-        elif method in COLLECTING and isinstance(args[0], ast.Call | ast.ListComp | ast.GeneratorExp):
-            collection = dotted_source(node.func.value) if isinstance(node.func, ast.Attribute) else None
+        elif method in COLLECTING and isinstance(
+            args[0], ast.Call | ast.ListComp | ast.GeneratorExp
+        ):
+            collection = (
+                dotted_source(node.func.value) if isinstance(node.func, ast.Attribute) else None
+            )
             self._mark_bound(args[0], collection)
 
     def _consume_expr(self, arg: ast.expr) -> None:
@@ -139,15 +186,33 @@ class Walker(DefsMixin, FlowMixin):
 
 
 Walker.dispatch = {
-    ast.FunctionDef: Walker.visit_function, ast.AsyncFunctionDef: Walker.visit_function,
-    ast.ClassDef: Walker.visit_class, ast.Call: Walker.visit_call, ast.Expr: Walker.visit_expr,
-    ast.Await: Walker.visit_await, ast.Assign: Walker.visit_assign, ast.AnnAssign: Walker.visit_annassign,
-    ast.AugAssign: Walker.visit_augassign, ast.Return: Walker.visit_return, ast.For: Walker.visit_for,
-    ast.AsyncFor: Walker.visit_for, ast.comprehension: Walker.visit_comprehension,
-    ast.ListComp: Walker.visit_comprehension_expr, ast.SetComp: Walker.visit_comprehension_expr,
-    ast.GeneratorExp: Walker.visit_comprehension_expr, ast.DictComp: Walker.visit_comprehension_expr,
-    ast.While: Walker.visit_while, ast.Break: Walker.visit_break, ast.With: Walker.visit_with,
-    ast.AsyncWith: Walker.visit_with, ast.Import: Walker.visit_import, ast.ImportFrom: Walker.visit_import,
-    ast.Global: Walker.visit_global, ast.Nonlocal: Walker.visit_global, ast.Constant: Walker.visit_constant,
-    ast.JoinedStr: Walker.visit_joinedstr, ast.Name: Walker.visit_name, ast.Lambda: Walker.visit_lambda,
+    ast.FunctionDef: Walker.visit_function,
+    ast.AsyncFunctionDef: Walker.visit_function,
+    ast.ClassDef: Walker.visit_class,
+    ast.Call: Walker.visit_call,
+    ast.Expr: Walker.visit_expr,
+    ast.Await: Walker.visit_await,
+    ast.Assign: Walker.visit_assign,
+    ast.AnnAssign: Walker.visit_annassign,
+    ast.AugAssign: Walker.visit_augassign,
+    ast.Return: Walker.visit_return,
+    ast.For: Walker.visit_for,
+    ast.AsyncFor: Walker.visit_for,
+    ast.comprehension: Walker.visit_comprehension,
+    ast.ListComp: Walker.visit_comprehension_expr,
+    ast.SetComp: Walker.visit_comprehension_expr,
+    ast.GeneratorExp: Walker.visit_comprehension_expr,
+    ast.DictComp: Walker.visit_comprehension_expr,
+    ast.While: Walker.visit_while,
+    ast.Break: Walker.visit_break,
+    ast.With: Walker.visit_with,
+    ast.AsyncWith: Walker.visit_with,
+    ast.Import: Walker.visit_import,
+    ast.ImportFrom: Walker.visit_import,
+    ast.Global: Walker.visit_global,
+    ast.Nonlocal: Walker.visit_global,
+    ast.Constant: Walker.visit_constant,
+    ast.JoinedStr: Walker.visit_joinedstr,
+    ast.Name: Walker.visit_name,
+    ast.Lambda: Walker.visit_lambda,
 }

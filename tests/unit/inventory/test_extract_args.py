@@ -8,7 +8,9 @@ from inventory._extract import extract_source
 from inventory.models import Argument
 
 
-def arguments(body: str, params: str = "request, order_id, email, user, payload, path") -> dict[str, Argument]:
+def arguments(
+    body: str, params: str = "request, order_id, email, user, payload, path"
+) -> dict[str, Argument]:
     source = f"""
 import threading
 from django.shortcuts import get_object_or_404
@@ -32,8 +34,13 @@ def test_literals_ids_and_text_are_serialisable() -> None:
         """
     )
     assert {source: a.serialisable for source, a in found.items()} == {
-        "order_id": True, "email": True, "user.id": True, "3": True, '"x"': True,
-        "[order_id, 1]": True, '{"k": email}': True,
+        "order_id": True,
+        "email": True,
+        "user.id": True,
+        "3": True,
+        '"x"': True,
+        "[order_id, 1]": True,
+        '{"k": email}': True,
     }
     assert [a.name for a in found.values()] == ["#0", "#1", "#2", "#3", "#4", "#5", "#6"]
 
@@ -105,7 +112,12 @@ def test_unknown_values_are_none() -> None:
 
 
 def test_keyword_and_packed_arguments_keep_their_names() -> None:
-    found = arguments("threading.Thread(target=job, kwargs={'order_id': order_id, 'note': payload}).start()")
-    assert [(a.name, a.serialisable) for a in found.values()] == [("order_id", True), ("note", None)]
+    found = arguments(
+        "threading.Thread(target=job, kwargs={'order_id': order_id, 'note': payload}).start()"
+    )
+    assert [(a.name, a.serialisable) for a in found.values()] == [
+        ("order_id", True),
+        ("note", None),
+    ]
     packed = arguments("threading.Thread(target=job, args=payload).start()")
     assert packed["payload"].name == "*args"

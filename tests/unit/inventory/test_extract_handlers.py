@@ -37,8 +37,13 @@ def test_fastapi_app_and_router_routes() -> None:
         def helper(): ...
         """
     )
-    assert found == {"a": Framework.FASTAPI, "b": Framework.FASTAPI, "c": Framework.FASTAPI,
-                     "ws": Framework.FASTAPI, "helper": None}
+    assert found == {
+        "a": Framework.FASTAPI,
+        "b": Framework.FASTAPI,
+        "c": Framework.FASTAPI,
+        "ws": Framework.FASTAPI,
+        "helper": None,
+    }
 
 
 def test_router_imported_from_another_module_in_a_fastapi_file() -> None:
@@ -88,8 +93,12 @@ def test_flask_app_blueprint_and_method_view() -> None:
             def _load(self): ...
         """
     )
-    assert found == {"index": Framework.FLASK, "create": Framework.FLASK,
-                     "OrderAPI.get": Framework.FLASK, "OrderAPI._load": None}
+    assert found == {
+        "index": Framework.FLASK,
+        "create": Framework.FLASK,
+        "OrderAPI.get": Framework.FLASK,
+        "OrderAPI._load": None,
+    }
 
 
 def test_lookalike_decorators_are_not_handlers() -> None:
@@ -117,7 +126,11 @@ def test_django_function_views_in_views_modules() -> None:
         class Thing:
             def get(self, request): ...
         """
-    assert handlers(source, "shop.views") == {"order_detail": Framework.DJANGO, "_helper": None, "Thing.get": None}
+    assert handlers(source, "shop.views") == {
+        "order_detail": Framework.DJANGO,
+        "_helper": None,
+        "Thing.get": None,
+    }
     assert handlers(source, "shop.views.orders")["order_detail"] is Framework.DJANGO
     assert handlers(source, "shop.services")["order_detail"] is None
 

@@ -65,8 +65,9 @@ def test_thread_not_started_here_is_still_reported() -> None:
 
 
 def test_futures_waited_through_an_alias_are_not_sites() -> None:
-    assert sites(
-        """
+    assert (
+        sites(
+            """
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor()
@@ -82,12 +83,15 @@ def test_futures_waited_through_an_alias_are_not_sites() -> None:
                 print(r)
             return [f.result() for f in futures]
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_with_on_an_existing_executor_waits() -> None:
-    assert sites(
-        """
+    assert (
+        sites(
+            """
         from concurrent.futures import ThreadPoolExecutor
 
         def fetch(u): ...
@@ -97,7 +101,9 @@ def test_with_on_an_existing_executor_waits() -> None:
             with ex:
                 ex.submit(fetch, urls[0])
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_thread_subclass_from_another_module() -> None:
@@ -112,14 +118,18 @@ def test_thread_subclass_from_another_module() -> None:
         """,
         module="shop.views",
     )
-    assert (site.target, site.target_kind) == ("shop.workers.Indexer.run", TargetKind.THREAD_SUBCLASS)
+    assert (site.target, site.target_kind) == (
+        "shop.workers.Indexer.run",
+        TargetKind.THREAD_SUBCLASS,
+    )
     assert [(a.name, a.source) for a in site.arguments] == [("#0", "doc_id"), ("full", "True")]
     assert site.result_use_lines == [7]
 
 
 def test_non_thread_start_is_not_a_site() -> None:
-    assert sites(
-        """
+    assert (
+        sites(
+            """
         class Engine:
             def start(self): ...
 
@@ -127,12 +137,15 @@ def test_non_thread_start_is_not_a_site() -> None:
             Engine().start()
             server.start()
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_consumer_loops_in_methods_are_not_jobs() -> None:
-    assert sites(
-        """
+    assert (
+        sites(
+            """
         import queue
         import threading
 
@@ -155,7 +168,9 @@ def test_consumer_loops_in_methods_are_not_jobs() -> None:
                 while True:
                     conn, _ = self.sock.accept()
         """
-    ) == []
+        )
+        == []
+    )
 
 
 def test_module_level_sites_have_no_enclosing_function() -> None:
@@ -223,8 +238,9 @@ def test_site_span_covers_the_call() -> None:
 
 
 def test_celery_calls_are_never_sites() -> None:
-    assert sites(
-        """
+    assert (
+        sites(
+            """
         from .tasks import send
 
         def view(user_id):
@@ -234,4 +250,6 @@ def test_celery_calls_are_never_sites() -> None:
             send.si(user_id).apply_async()
             send.delay_on_commit(user_id)
         """
-    ) == []
+        )
+        == []
+    )

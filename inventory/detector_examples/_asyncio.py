@@ -1,0 +1,205 @@
+"""asyncio tasks, run_in_executor and to_thread."""
+
+from __future__ import annotations
+
+from inventory.detector_examples._model import B, C, D, F, L, P, example
+from inventory.models import Pattern
+
+ASYNCIO = [
+    example(
+        Pattern.ASYNCIO_TASK,
+        "create_task, fire and forget",
+        [("app.send_push", C)],
+        "The task runs on after the handler returns; the job is the coroutine function.",
+        """
+import asyncio
+
+async def send_push(user_id): ...
+
+async def like(user_id):
+    asyncio.create_task(send_push(user_id))
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "Aliased ensure_future",
+        [("app.audit", C)],
+        "from asyncio import ensure_future as spawn is resolved.",
+        """
+from asyncio import ensure_future as spawn
+
+async def audit(event): ...
+
+async def handle(event):
+    spawn(audit(event))
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "loop.create_task on a method",
+        [("app.Cache.refresh", C)],
+        "The running loop, and self.refresh resolved in its class.",
+        """
+import asyncio
+
+class Cache:
+    async def refresh(self, key): ...
+
+    async def get(self, key):
+        loop = asyncio.get_running_loop()
+        loop.create_task(self.refresh(key))
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "Task kept in a set",
+        [("app.audit", C)],
+        "Keeping a reference (the documented idiom) is not waiting for it.",
+        """
+import asyncio
+
+background = set()
+
+async def audit(event): ...
+
+async def handle(event):
+    task = asyncio.create_task(audit(event))
+    background.add(task)
+    task.add_done_callback(background.discard)
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "Coroutine made elsewhere",
+        [(None, D)],
+        "The coroutine object comes from a parameter: only known at run time.",
+        """
+import asyncio
+
+def schedule(coro):
+    asyncio.create_task(coro)
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "INVALID: awaited task",
+        [],
+        "Awaiting the task waits for it.",
+        """
+import asyncio
+
+async def fetch(url): ...
+
+async def page(url):
+    task = asyncio.create_task(fetch(url))
+    return await task
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "INVALID: gathered tasks",
+        [],
+        "gather waits for every task.",
+        """
+import asyncio
+
+async def fetch(url): ...
+
+async def pages(urls):
+    tasks = [asyncio.create_task(fetch(u)) for u in urls]
+    return await asyncio.gather(*tasks)
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "INVALID: TaskGroup",
+        [],
+        "A TaskGroup waits for its tasks when the async with block exits.",
+        """
+import asyncio
+
+async def fetch(url): ...
+
+async def pages(urls):
+    async with asyncio.TaskGroup() as tg:
+        for url in urls:
+            tg.create_task(fetch(url))
+""",
+    ),
+]
+
+RUN_IN_EXECUTOR = [
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "Awaited run_in_executor",
+        [("app.resize", F)],
+        "Still a site: the blocking work could move to a queue, though the request waits for it.",
+        """
+import asyncio
+
+def resize(path): ...
+
+async def upload(path):
+    loop = asyncio.get_running_loop()
+    await loop.run_in_executor(None, resize, path)
+""",
+    ),
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "to_thread with a partial",
+        [("app.render", P)],
+        "asyncio.to_thread runs the partial's function in a thread.",
+        """
+import asyncio
+import functools
+
+def render(report_id, fmt): ...
+
+async def export(report_id):
+    await asyncio.to_thread(functools.partial(render, report_id, fmt="pdf"))
+""",
+    ),
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "to_thread of a method, value used",
+        [("app.Store.load", B)],
+        "The caller uses the result: reported with result_used.",
+        """
+import asyncio
+
+class Store:
+    def load(self, key): ...
+
+    async def get(self, key):
+        data = await asyncio.to_thread(self.load, key)
+        return data
+""",
+    ),
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "Not awaited, lambda",
+        [("app.index", L)],
+        "The future is dropped: background work.",
+        """
+def index(doc_id): ...
+
+def save(loop, pool, doc_id):
+    loop.run_in_executor(pool, lambda: index(doc_id))
+""",
+    ),
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "INVALID: running the loop",
+        [],
+        "run_until_complete and asyncio.run are not handing work to a thread.",
+        """
+import asyncio
+
+async def main(): ...
+
+def cli(loop):
+    loop.run_until_complete(main())
+    asyncio.run(main())
+""",
+    ),
+]

@@ -1,0 +1,155 @@
+"""Executors: submit and map."""
+
+from __future__ import annotations
+
+from inventory.detector_examples._model import B, F, P, example
+from inventory.models import Pattern
+
+EXECUTOR = [
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "submit on a module-level executor",
+        [("app.send_sms", F)],
+        "The future is dropped: the work runs after the request returns.",
+        """
+from concurrent.futures import ThreadPoolExecutor
+
+executor = ThreadPoolExecutor(max_workers=4)
+
+def send_sms(phone): ...
+
+def verify(phone):
+    executor.submit(send_sms, phone)
+""",
+    ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "submit on a self attribute, bound method",
+        [("app.Service.crunch", B)],
+        "self.pool is known to be an executor from __init__.",
+        """
+from concurrent.futures import ProcessPoolExecutor
+
+class Service:
+    def __init__(self):
+        self.pool = ProcessPoolExecutor()
+
+    def crunch(self, x): ...
+
+    def handle(self, x):
+        self.pool.submit(self.crunch, x)
+""",
+    ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "Executor from a parameter annotation, partial",
+        [("app.charge", P)],
+        "An annotated parameter types the executor.",
+        """
+from concurrent.futures import Executor
+from functools import partial
+
+def charge(order_id): ...
+
+def pay(ex: Executor, order_id):
+    ex.submit(partial(charge, order_id))
+""",
+    ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "map whose results are dropped",
+        [("app.warm_cache", F)],
+        "Executor.map submits everything at once; nobody iterates the results.",
+        """
+import concurrent.futures
+
+executor = concurrent.futures.ThreadPoolExecutor()
+
+def warm_cache(key): ...
+
+def warm(keys):
+    executor.map(warm_cache, keys)
+""",
+    ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "Future kept for a callback",
+        [("app.sync", F)],
+        "A done-callback is not waiting: the work is still in the background.",
+        """
+from concurrent.futures import ThreadPoolExecutor
+
+executor = ThreadPoolExecutor()
+
+def sync(item_id): ...
+
+def save(item_id, log):
+    fut = executor.submit(sync, item_id)
+    fut.add_done_callback(log)
+""",
+    ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "INVALID: inside a with block",
+        [],
+        "The with block waits for the work at its exit: parallel, not background.",
+        """
+from concurrent.futures import ThreadPoolExecutor
+
+def fetch(url): ...
+
+def fetch_all(urls):
+    with ThreadPoolExecutor() as ex:
+        for url in urls:
+            ex.submit(fetch, url)
+""",
+    ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "INVALID: results consumed in place",
+        [],
+        "list(ex.map(...)) and as_completed wait for the work before returning.",
+        """
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+executor = ThreadPoolExecutor()
+
+def fetch(url): ...
+
+def fetch_all(urls):
+    pages = list(executor.map(fetch, urls))
+    futures = [executor.submit(fetch, u) for u in urls]
+    for done in as_completed(futures):
+        pages.append(done.result())
+    return pages
+""",
+    ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "INVALID: future.result()",
+        [],
+        "The caller waits for the result.",
+        """
+from concurrent.futures import ThreadPoolExecutor
+
+executor = ThreadPoolExecutor()
+
+def price(sku): ...
+
+def quote(sku):
+    fut = executor.submit(price, sku)
+    return fut.result(timeout=2)
+""",
+    ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "INVALID: look-alikes",
+        [],
+        "submit() and add_job() on objects that are not executors.",
+        """
+def save(form, board):
+    form.submit()
+    board.add_job("title")
+""",
+    ),
+]

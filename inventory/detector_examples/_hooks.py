@@ -1,0 +1,335 @@
+"""BackgroundTasks, on_commit, Django signals and schedulers."""
+
+from __future__ import annotations
+
+from inventory.detector_examples._model import B, F, L, P, example
+from inventory.models import Pattern
+
+BACKGROUND = [
+    example(
+        Pattern.BACKGROUND_TASKS,
+        "FastAPI BackgroundTasks parameter",
+        [("app.send_welcome", F)],
+        "Runs after the response is sent, in the web process.",
+        """
+from fastapi import BackgroundTasks, FastAPI
+
+app = FastAPI()
+
+def send_welcome(email): ...
+
+@app.post("/signup")
+async def signup(email: str, background_tasks: BackgroundTasks):
+    background_tasks.add_task(send_welcome, email)
+""",
+    ),
+    example(
+        Pattern.BACKGROUND_TASKS,
+        "Starlette BackgroundTask object",
+        [("app.audit", F)],
+        "A BackgroundTask attached to a response is the same pattern.",
+        """
+from starlette.background import BackgroundTask
+from starlette.responses import JSONResponse
+
+def audit(user_id): ...
+
+async def profile(request):
+    user_id = request.path_params["user_id"]
+    return JSONResponse({}, background=BackgroundTask(audit, user_id))
+""",
+    ),
+    example(
+        Pattern.BACKGROUND_TASKS,
+        "Relative import and partial",
+        [("mail.send", P)],
+        "from .mail import send is resolved against the module.",
+        """
+from functools import partial
+
+from fastapi import BackgroundTasks
+
+from .mail import send
+
+def invite(email: str, tasks: BackgroundTasks):
+    tasks.add_task(partial(send, to=email))
+""",
+    ),
+    example(
+        Pattern.BACKGROUND_TASKS,
+        "Constructed BackgroundTasks",
+        [("app.cleanup", F)],
+        "An instance built in the function is typed by its constructor.",
+        """
+from starlette.background import BackgroundTasks
+
+def cleanup(path): ...
+
+def download(path):
+    tasks = BackgroundTasks()
+    tasks.add_task(cleanup, path)
+    return tasks
+""",
+    ),
+    example(
+        Pattern.BACKGROUND_TASKS,
+        "INVALID: add_task on an unknown object",
+        [],
+        "Without a BackgroundTasks type, add_task is a look-alike.",
+        """
+def plan(todo, title):
+    todo.add_task(title)
+""",
+    ),
+    example(
+        Pattern.BACKGROUND_TASKS,
+        "INVALID: Celery delay",
+        [],
+        "Celery already runs the work out of process.",
+        """
+from .tasks import notify
+
+def follow(user_id):
+    notify.delay(user_id)
+""",
+    ),
+]
+
+ON_COMMIT = [
+    example(
+        Pattern.ON_COMMIT,
+        "on_commit with a lambda",
+        [("app.send_confirmation", L)],
+        "Runs after the transaction commits, still inside the request.",
+        """
+from django.db import transaction
+
+def send_confirmation(order_id): ...
+
+def place(order):
+    transaction.on_commit(lambda: send_confirmation(order.id))
+""",
+    ),
+    example(
+        Pattern.ON_COMMIT,
+        "Imported on_commit with a partial",
+        [("app.reindex", P)],
+        "from django.db.transaction import on_commit is resolved.",
+        """
+from functools import partial
+
+from django.db.transaction import on_commit
+
+def reindex(product_id): ...
+
+def save_product(product_id):
+    on_commit(partial(reindex, product_id))
+""",
+    ),
+    example(
+        Pattern.ON_COMMIT,
+        "on_commit with a function",
+        [("app.clear_cache", F)],
+        "A plain function reference.",
+        """
+from django.db import transaction
+
+def clear_cache(): ...
+
+def update_prices():
+    transaction.on_commit(clear_cache)
+""",
+    ),
+    example(
+        Pattern.ON_COMMIT,
+        "on_commit with a bound method",
+        [("app.Checkout.notify", B)],
+        "self.notify resolves to the method.",
+        """
+import django.db.transaction
+
+class Checkout:
+    def notify(self): ...
+
+    def done(self):
+        django.db.transaction.on_commit(self.notify)
+""",
+    ),
+    example(
+        Pattern.ON_COMMIT,
+        "INVALID: Celery delay_on_commit",
+        [],
+        "Celery's delay_on_commit is already out of process.",
+        """
+from .tasks import send_confirmation
+
+def place(order_id):
+    send_confirmation.delay_on_commit(order_id)
+""",
+    ),
+    example(
+        Pattern.ON_COMMIT,
+        "INVALID: on_commit of another library",
+        [],
+        "Only django.db.transaction.on_commit is this pattern.",
+        """
+def save(hooks, f):
+    hooks.on_commit(f)
+""",
+    ),
+]
+
+SIGNALS = [
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "@receiver decorator",
+        [("app.order_saved", F)],
+        "Django calls the receiver synchronously inside save().",
+        """
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from .models import Order
+
+@receiver(post_save, sender=Order)
+def order_saved(sender, instance, created, **kwargs): ...
+""",
+    ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "signal.connect",
+        [("app.index_product", F)],
+        "connect() on a Django model signal.",
+        """
+from django.db.models import signals
+
+def index_product(sender, instance, **kwargs): ...
+
+signals.post_save.connect(index_product, sender="shop.Product")
+""",
+    ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "Custom Signal instance",
+        [("app.send_invoice", F)],
+        "A django.dispatch.Signal defined in the file.",
+        """
+from django.dispatch import Signal
+
+order_paid = Signal()
+
+def send_invoice(sender, order_id, **kwargs): ...
+
+order_paid.connect(send_invoice)
+""",
+    ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "Core signal",
+        [("app.flush_metrics", F)],
+        "request_finished from django.core.signals.",
+        """
+from django.core.signals import request_finished
+
+def flush_metrics(sender, **kwargs): ...
+
+request_finished.connect(flush_metrics)
+""",
+    ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "INVALID: connect on other objects",
+        [],
+        "GUI signals and database connections are look-alikes.",
+        """
+def wire(button, db, handler):
+    button.clicked.connect(handler)
+    db.connect()
+""",
+    ),
+]
+
+SCHEDULER = [
+    example(
+        Pattern.SCHEDULER,
+        "APScheduler add_job",
+        [("app.purge_sessions", F)],
+        "An in-process scheduler runs the job in the web process.",
+        """
+from apscheduler.schedulers.background import BackgroundScheduler
+
+scheduler = BackgroundScheduler()
+
+def purge_sessions(): ...
+
+scheduler.add_job(purge_sessions, "interval", hours=1)
+""",
+    ),
+    example(
+        Pattern.SCHEDULER,
+        "@scheduled_job decorator",
+        [("app.nightly_report", F)],
+        "The decorated function is the job.",
+        """
+from apscheduler.schedulers.blocking import BlockingScheduler
+
+scheduler = BlockingScheduler()
+
+@scheduler.scheduled_job("cron", hour=3)
+def nightly_report(): ...
+""",
+    ),
+    example(
+        Pattern.SCHEDULER,
+        "schedule.every().do()",
+        [("app.sync_inventory", F)],
+        "The schedule package's fluent API.",
+        """
+import schedule
+
+def sync_inventory(region): ...
+
+schedule.every(10).minutes.do(sync_inventory, "eu")
+""",
+    ),
+    example(
+        Pattern.SCHEDULER,
+        "Text reference to the job",
+        [("app.tasks.rebuild", F)],
+        "APScheduler accepts 'module:function' strings.",
+        """
+from apscheduler.schedulers.background import BackgroundScheduler
+
+def start():
+    scheduler = BackgroundScheduler()
+    scheduler.add_job("app.tasks:rebuild", "cron", hour=1)
+    scheduler.start()
+""",
+    ),
+    example(
+        Pattern.SCHEDULER,
+        "add_job with a partial",
+        [("app.send_digest", P)],
+        "The partial's bound arguments become the job's arguments.",
+        """
+from functools import partial
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+def send_digest(weekly): ...
+
+def setup(scheduler: AsyncIOScheduler):
+    scheduler.add_job(partial(send_digest, weekly=True), "cron", day_of_week="mon")
+""",
+    ),
+    example(
+        Pattern.SCHEDULER,
+        "INVALID: add_job look-alike",
+        [],
+        "add_job on an object that is not an APScheduler scheduler.",
+        """
+def post(board, title):
+    board.add_job(title)
+""",
+    ),
+]

@@ -1,0 +1,274 @@
+"""Threads, Thread subclasses, processes and pools."""
+
+from __future__ import annotations
+
+from inventory.detector_examples._model import B, D, F, L, P, S, example
+from inventory.models import Pattern
+
+THREAD = [
+    example(
+        Pattern.THREAD,
+        "Thread with a target function",
+        [("app.send_receipt", F)],
+        "The request returns while send_receipt still runs in a thread of the web process.",
+        """
+import threading
+
+def send_receipt(order_id): ...
+
+def checkout(request, order_id):
+    threading.Thread(target=send_receipt, args=(order_id,)).start()
+""",
+    ),
+    example(
+        Pattern.THREAD,
+        "Aliased import, relative import, bound then started",
+        [("mail.send_welcome", F)],
+        "Aliases and relative imports are resolved; the thread is started through its variable.",
+        """
+from threading import Thread as T
+from .mail import send_welcome
+
+def signup(user_id):
+    worker = T(target=send_welcome, kwargs={"user_id": user_id}, daemon=True)
+    worker.start()
+""",
+    ),
+    example(
+        Pattern.THREAD,
+        "functools.partial target",
+        [("app.resize", P)],
+        "The job is the function the partial wraps; its bound arguments are the job's arguments.",
+        """
+import threading
+from functools import partial
+
+def resize(path, width): ...
+
+def upload(path):
+    threading.Thread(target=partial(resize, path, width=200)).start()
+""",
+    ),
+    example(
+        Pattern.THREAD,
+        "Lambda target",
+        [("app.notify", L)],
+        "A lambda that makes one call: the job is the called function.",
+        """
+import threading
+
+def notify(user_id): ...
+
+def follow(user_id):
+    threading.Thread(target=lambda: notify(user_id)).start()
+""",
+    ),
+    example(
+        Pattern.THREAD,
+        "Bound method target",
+        [("app.Exporter.run_export", B)],
+        "self.method resolves to the method of the enclosing class.",
+        """
+import threading
+
+class Exporter:
+    def run_export(self): ...
+
+    def start(self):
+        threading.Thread(target=self.run_export).start()
+""",
+    ),
+    example(
+        Pattern.THREAD,
+        "Thread subclass started",
+        [("app.Mailer.run", S)],
+        "Starting a Thread subclass runs its run() method in the background.",
+        """
+import threading
+
+class Mailer(threading.Thread):
+    def run(self): ...
+
+def contact(request):
+    Mailer().start()
+""",
+    ),
+    example(
+        Pattern.THREAD,
+        "threading.Timer",
+        [("app.expire_cart", F)],
+        "A Timer is a thread that runs its function later.",
+        """
+from threading import Timer
+
+def expire_cart(cart_id): ...
+
+def add_to_cart(cart_id):
+    Timer(1800, expire_cart, args=(cart_id,)).start()
+""",
+    ),
+    example(
+        Pattern.THREAD,
+        "Target from a parameter",
+        [(None, D)],
+        "Which function runs is only known at run time: reported as dynamic, with the reason.",
+        """
+import threading
+
+def spawn(hook):
+    threading.Thread(target=hook).start()
+""",
+    ),
+    example(
+        Pattern.THREAD,
+        "INVALID: a server's accept loop",
+        [],
+        "serve_forever is infrastructure, not a job.",
+        """
+import threading
+
+def serve(server):
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+""",
+    ),
+    example(
+        Pattern.THREAD,
+        "INVALID: a while-True queue consumer",
+        [],
+        "A thread looping forever over a queue is an in-process worker, not a job.",
+        """
+import queue
+import threading
+
+jobs = queue.Queue()
+
+def consume():
+    while True:
+        item = jobs.get()
+        print(item)
+
+threading.Thread(target=consume, daemon=True).start()
+""",
+    ),
+    example(
+        Pattern.THREAD,
+        "INVALID: wait primitives",
+        [],
+        "Waiting on an Event or joining is not starting work.",
+        """
+import threading
+
+done = threading.Event()
+
+def wait_for(worker):
+    done.wait(5)
+    worker.join()
+""",
+    ),
+]
+
+PROCESS = [
+    example(
+        Pattern.PROCESS,
+        "multiprocessing.Process",
+        [("app.render_report", F)],
+        "A child process runs the job while the request returns.",
+        """
+import multiprocessing
+
+def render_report(report_id): ...
+
+def export(report_id):
+    multiprocessing.Process(target=render_report, args=(report_id,)).start()
+""",
+    ),
+    example(
+        Pattern.PROCESS,
+        "Aliased Process with a partial",
+        [("app.render", P)],
+        "The alias and the partial are both resolved.",
+        """
+from functools import partial
+from multiprocessing import Process as P
+
+def render(report_id, fmt): ...
+
+def export(report_id):
+    proc = P(target=partial(render, report_id, fmt="pdf"))
+    proc.start()
+""",
+    ),
+    example(
+        Pattern.PROCESS,
+        "Pool.apply_async on a module-level pool",
+        [("app.rebuild_index", F)],
+        "apply_async returns at once; nobody waits for the result here.",
+        """
+import multiprocessing
+
+pool = multiprocessing.Pool(4)
+
+def rebuild_index(shop_id): ...
+
+def save_shop(shop_id):
+    pool.apply_async(rebuild_index, (shop_id,))
+""",
+    ),
+    example(
+        Pattern.PROCESS,
+        "Pool.map_async",
+        [("app.thumbnail", F)],
+        "map_async does not wait, and Pool's exit terminates rather than waits.",
+        """
+from multiprocessing import Pool
+
+def thumbnail(path): ...
+
+def upload(paths):
+    with Pool() as pool:
+        pool.map_async(thumbnail, paths)
+""",
+    ),
+    example(
+        Pattern.PROCESS,
+        "INVALID: apply_async whose result is read",
+        [],
+        "The caller waits for .get(): parallelism, not background work.",
+        """
+from multiprocessing import Pool
+
+def square(x): ...
+
+def compute(pool: Pool, x):
+    result = pool.apply_async(square, (x,))
+    return result.get(timeout=5)
+""",
+    ),
+    example(
+        Pattern.PROCESS,
+        "INVALID: Celery apply_async",
+        [],
+        "A Celery task's apply_async already leaves the process.",
+        """
+from .tasks import send_email
+
+def signup(user_id):
+    send_email.apply_async(args=[user_id])
+""",
+    ),
+    example(
+        Pattern.PROCESS,
+        "INVALID: Pool.map",
+        [],
+        "Pool.map blocks until every result is back.",
+        """
+from multiprocessing import Pool
+
+def square(x): ...
+
+def compute(xs):
+    with Pool() as pool:
+        return pool.map(square, xs)
+""",
+    ),
+]
