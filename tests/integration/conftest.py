@@ -145,7 +145,7 @@ class PrivateRedis:
         args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
         args += ["--save", "", "--appendonly", "no", "--dir", str(self.workdir)]
         self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(self._answers, timeout=10, message=f"private redis on port {self.port}")
+        wait_until(self._answers, timeout=30, message=f"private redis on port {self.port}")
 
     def stop(self) -> None:
         """Stop the server we started (by its PID only); its data is gone."""
