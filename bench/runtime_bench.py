@@ -146,7 +146,8 @@ def run_phases(run: ToolRun, console: Console) -> None:
             if index == 0:  # nothing can run without the schema
                 _fail(run, ALL_METRICS, "skipped: install failed")
                 return
-        run.notes[f"{name} took"] = f"{time.monotonic() - started:.1f}s"
+        load = os.getloadavg()[0]  # the machine is shared: say how busy it was
+        run.notes[f"{name} took"] = f"{time.monotonic() - started:.1f}s, load avg 1 min {load:.1f}"
 
 
 def run_tool(
@@ -191,6 +192,7 @@ def conditions(args: argparse.Namespace, config: BenchConfig) -> dict[str, Any]:
         "workers_per_tool": config.workers,
         "ours_worker_args": args.ours_worker_args,
         "cpus": os.cpu_count(),
+        "load_average_at_end": os.getloadavg(),
         "python": platform.python_version(),
         "postgres": pg.scalar_text(pg.ADMIN_DSN, "SHOW server_version"),
         "autovacuum": "disabled on every bench table (ALTER TABLE ... SET autovacuum_enabled = false)",

@@ -9,7 +9,10 @@ bench runs, and that filtered figure is immune to them.
 
 from __future__ import annotations
 
+import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import psycopg
@@ -91,10 +94,26 @@ def current_lsn(dsn: str) -> str:
     return str(row[0])
 
 
+@contextmanager
+def retain_wal(dsn: str) -> Iterator[None]:
+    """Keep the WAL from now on readable by pg_walinspect, whatever checkpoints happen.
+
+    Other sessions on the server checkpoint (DROP DATABASE does), and a checkpoint may
+    recycle the segments of our LSN range before we read them. A temporary physical
+    replication slot reserves WAL from its creation; it is dropped when this
+    connection closes, so nothing is left behind even if the bench dies.
+    """
+    name = f"bench_wal_{os.getpid()}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("SELECT pg_create_physical_replication_slot(%s, true, true)", (name,))
+        yield
+
+
 @dataclass(frozen=True)
 class WalUsage:
     total_bytes: int  # raw LSN difference: includes every other writer on the server
-    database_bytes: int | None  # records with a block in the tool's database; None: WAL recycled
+    database_bytes: int | None  # records with a block in the tool's database; None: see error
+    error: str | None = None
 
 
 _WAL_DIFF = "SELECT pg_wal_lsn_diff(%(end)s::pg_lsn, %(start)s::pg_lsn)::bigint"
@@ -113,10 +132,10 @@ def wal_between(dsn: str, start: str, end: str, db_oid: int) -> WalUsage:
         total = conn.execute(_WAL_DIFF, params).fetchone()
         try:
             own = conn.execute(_WAL_OWN, params).fetchone()
-        except psycopg.Error:  # a checkpoint recycled the segments: keep the raw figure only
-            own = None
-    assert total is not None
-    return WalUsage(int(total[0]), int(own[0]) if own else None)
+        except psycopg.Error as exc:  # e.g. segments recycled: keep the raw figure only
+            return WalUsage(int(total[0]) if total else 0, None, str(exc).splitlines()[0])
+    assert total is not None and own is not None
+    return WalUsage(int(total[0]), int(own[0]))
 
 
 # wal_breakdown: what the tool's WAL is made of (heap inserts, updates, deletes, index

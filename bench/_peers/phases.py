@@ -82,14 +82,15 @@ def measure_bulk_and_drain(run: ToolRun) -> None:
     """Bulk enqueue, then drain: WAL from before the enqueue to the end of the drain."""
     oid = pg.database_oid(run.dsn)
     pg.checkpoint(run.dsn)
-    lsn_before = pg.current_lsn(run.dsn)
-    jobs = payloads(0, run.config.jobs)
-    started = time.perf_counter()
-    run.tool.enqueue_bulk(run.dsn, jobs, run.config.batch)
-    run.metrics["bulk_enqueue_jobs_s"] = len(jobs) / (time.perf_counter() - started)
-    lsn_enqueued = pg.current_lsn(run.dsn)
-    drained_at, starts_dir = _drain(run)
-    _record_wal(run, oid, (lsn_before, lsn_enqueued, drained_at))
+    with pg.retain_wal(run.dsn):
+        lsn_before = pg.current_lsn(run.dsn)
+        jobs = payloads(0, run.config.jobs)
+        started = time.perf_counter()
+        run.tool.enqueue_bulk(run.dsn, jobs, run.config.batch)
+        run.metrics["bulk_enqueue_jobs_s"] = len(jobs) / (time.perf_counter() - started)
+        lsn_enqueued = pg.current_lsn(run.dsn)
+        drained_at, starts_dir = _drain(run)
+        _record_wal(run, oid, (lsn_before, lsn_enqueued, drained_at))
     run.metrics["dead_tuples_job"] = pg.dead_tuples(run.dsn) / len(jobs)
     _check_each_ran_once(run, starts_dir, len(jobs))
 
@@ -101,6 +102,8 @@ def _record_wal(run: ToolRun, oid: int, lsns: tuple[str, str, str]) -> None:
     run.metrics["wal_bytes_job"] = wal.total_bytes / n
     if wal.database_bytes is not None:
         run.metrics["wal_bytes_job_own_db"] = wal.database_bytes / n
+    else:
+        run.metrics["wal_bytes_job_own_db"] = f"failed: {wal.error}"
     for part, (start, end) in {"enqueue": (before, enqueued), "drain": (enqueued, drained)}.items():
         own = pg.wal_between(run.dsn, start, end, oid).database_bytes
         if own is not None:
