@@ -5,9 +5,11 @@ Keys (``p`` is ``Settings.redis_prefix``):
 - ``{p}:lease:{job_id}:{attempt}``: the lease of one fencing token, value = worker
   id, ``PX`` = lease ttl. Renewed by its worker's heartbeat; a missing key is
   re-asserted (Redis was flushed or restarted), a key held by someone else is lost.
-- ``{p}:epoch``: a random value set once per dataset. When it disappears or
-  changes, leases may have vanished without their workers dying, so the reaper
-  waits a full lease ttl before rescuing anything (see ``worker.reaper``).
+- ``{p}:epoch``: ``<random>:<creation ms>``, set once per dataset. When it
+  disappears or changes, leases and tenant tokens may have vanished without
+  their workers dying: the reaper waits a lease ttl plus one heartbeat before
+  rescuing anything (``worker._reaper``), and no tenant token is handed out
+  while the epoch is younger than that (running jobs re-add theirs first).
 - ``{p}:tenant:{tenant}``: ZSET of the jobs of a tenant currently running,
   score = expiry in ms on the Redis server clock. At most ``cap`` live members.
 
@@ -89,6 +91,10 @@ class RedisLeaseStore:
     def lease_key(self, token: str) -> str:
         return f"{self._prefix}:lease:{token}"
 
+    @property
+    def epoch_key(self) -> str:
+        return f"{self._prefix}:epoch"
+
     def tenant_key(self, tenant: str) -> str:
         return f"{self._prefix}:tenant:{tenant}"
 
@@ -120,12 +126,22 @@ class RedisLeaseStore:
 
     def epoch(self) -> str:
         """The dataset's epoch; a flush or restart makes a new one appear."""
-        value = self._run("epoch", [f"{self._prefix}:epoch"], [secrets.token_hex(8)])
+        value = self._run("epoch", [self.epoch_key], [secrets.token_hex(8)])
         return value.decode() if isinstance(value, bytes) else str(value)
 
-    def tenant_acquire(self, tenant: str, job_id: int, cap: int, ttl: float) -> bool:
-        keys = [self.tenant_key(tenant)]
-        return bool(self._run("tenant_acquire", keys, [job_id, cap, _ms(ttl)]))
+    def tenant_acquire(
+        self, tenant: str, job_id: int, cap: int, ttl: float, settle: float | None = None
+    ) -> bool:
+        """Take a token of ``tenant`` for ``job_id``; False when at the cap or settling.
+
+        ``settle`` (default: ``ttl`` plus one heartbeat, ``ttl / 3``): for that long
+        after the epoch appears (first use, flush, restart) no token is handed
+        out, so running jobs re-add theirs before anyone can exceed the cap.
+        """
+        settle = ttl * 4 / 3 if settle is None else settle
+        keys = [self.tenant_key(tenant), self.epoch_key]
+        args = [job_id, cap, _ms(ttl), int(settle * 1000), secrets.token_hex(8)]
+        return int(self._run("tenant_acquire", keys, args)) == 1
 
     def tenant_renew(self, held: list[tuple[str, int]], ttl: float) -> int:
         """Extend the tokens of ``(tenant, job_id)`` pairs; returns how many were re-added."""

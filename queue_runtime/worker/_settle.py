@@ -44,16 +44,28 @@ class Settlement:
 def decide(s: Settlement, backoff: Backoff) -> Completion | Failure:
     """What to store for one outcome: a completion, a retry at a time, or dead (retry_at None).
 
-    The attempt budget is the job row's ``max_attempts`` (fixed at enqueue); the
-    delays come from its RetryPolicy via ``backoff`` (clock and RNG injectable).
+    The attempt budget is the job row's ``max_attempts``; the delay comes from
+    the job's RetryPolicy via ``backoff`` (clock and RNG injectable).
     """
     job, out = s.job, s.outcome
     if out.kind is OutcomeKind.SUCCEEDED:
         return Completion(job.id, job.attempt, out.result)
     retry_at = None
     if not out.permanent and job.attempt < job.max_attempts:
-        retry_at = backoff.now() + timedelta(seconds=backoff.delay(job.attempt, s.policy))
+        delay = backoff.delay(failed_attempts(job, s.policy), s.policy)
+        retry_at = backoff.now() + timedelta(seconds=delay)
     return Failure(job.id, job.attempt, out.error, out.traceback, retry_at)
+
+
+def failed_attempts(job: ClaimedJob, policy: RetryPolicy) -> int:
+    """Real attempts so far, for the backoff exponent.
+
+    A tenant deferral keeps its attempt number and raises ``max_attempts`` by
+    one (tokens never repeat), so ``attempt`` alone overcounts: the attempts
+    left (``max_attempts - attempt``) are exact, the policy gives the total.
+    """
+    left = job.max_attempts - job.attempt
+    return max(1, min(job.attempt, policy.max_attempts - left))
 
 
 class Settler:

@@ -77,30 +77,30 @@ def test_epoch_is_stable_until_the_key_disappears(
 
 
 def test_tenant_cap_refuses_beyond_cap_and_frees_on_release(leases: RedisLeaseStore) -> None:
-    assert leases.tenant_acquire("acme", 1, cap=2, ttl=5)
-    assert leases.tenant_acquire("acme", 2, cap=2, ttl=5)
-    assert not leases.tenant_acquire("acme", 3, cap=2, ttl=5)
-    assert leases.tenant_acquire("acme", 1, cap=2, ttl=5)  # already a member: refreshed
-    assert leases.tenant_acquire("other", 3, cap=2, ttl=5)  # caps are per tenant
+    assert leases.tenant_acquire("acme", 1, cap=2, ttl=5, settle=0)
+    assert leases.tenant_acquire("acme", 2, cap=2, ttl=5, settle=0)
+    assert not leases.tenant_acquire("acme", 3, cap=2, ttl=5, settle=0)
+    assert leases.tenant_acquire("acme", 1, cap=2, ttl=5, settle=0)  # already a member: refreshed
+    assert leases.tenant_acquire("other", 3, cap=2, ttl=5, settle=0)  # caps are per tenant
     leases.tenant_release("acme", 1)
-    assert leases.tenant_acquire("acme", 3, cap=2, ttl=5)
+    assert leases.tenant_acquire("acme", 3, cap=2, ttl=5, settle=0)
     assert leases.tenant_running("acme") == 2
 
 
 def test_expired_tenant_tokens_free_their_slot(
     leases: RedisLeaseStore, redis_client: redis.Redis
 ) -> None:
-    leases.tenant_acquire("acme", 1, cap=1, ttl=5)
+    leases.tenant_acquire("acme", 1, cap=1, ttl=5, settle=0)
     # A dead worker's token: its score (expiry) is in the past.
     redis_client.zadd(leases.tenant_key("acme"), {"1": 0})
     assert leases.tenant_running("acme") == 0
-    assert leases.tenant_acquire("acme", 2, cap=1, ttl=5)
+    assert leases.tenant_acquire("acme", 2, cap=1, ttl=5, settle=0)
 
 
 def test_tenant_renew_extends_and_readds_missing_tokens(
     leases: RedisLeaseStore, redis_client: redis.Redis
 ) -> None:
-    leases.tenant_acquire("acme", 1, cap=2, ttl=1)
+    leases.tenant_acquire("acme", 1, cap=2, ttl=1, settle=0)
     redis_client.delete(leases.tenant_key("beta"))
     assert leases.tenant_renew([("acme", 1), ("beta", 9)], ttl=10) == 1
     assert leases.tenant_running("acme") == 1
@@ -114,3 +114,18 @@ def test_unreachable_redis_raises_leases_unavailable() -> None:
         store.acquire(["1:1"], "w1", ttl=5)
     with pytest.raises(LeasesUnavailable):
         store.epoch()
+
+
+def test_no_tenant_token_while_a_new_dataset_settles(
+    leases: RedisLeaseStore, redis_client: redis.Redis
+) -> None:
+    # First use (or after a flush/restart): running jobs may not have re-added
+    # their tokens yet, so new ones wait out the settle time.
+    assert not leases.tenant_acquire("acme", 1, cap=5, ttl=5, settle=0.3)
+    wait_until(
+        lambda: leases.tenant_acquire("acme", 1, cap=5, ttl=5, settle=0.3),
+        timeout=5,
+        message="the settle time to pass",
+    )
+    redis_client.delete(leases.epoch_key)  # as after FLUSHALL
+    assert not leases.tenant_acquire("acme", 2, cap=5, ttl=5, settle=0.3)
