@@ -11,7 +11,6 @@ from codemods._types import (
     FileChange,
     JobBatch,
     SiteOutcome,
-    StaleInventoryError,
     Status,
 )
 from codemods.api import BranchReport, batches, create_branches, load_inventory, plan_apply, write
@@ -24,7 +23,6 @@ __all__ = [
     "FileChange",
     "JobBatch",
     "SiteOutcome",
-    "StaleInventoryError",
     "Status",
     "batches",
     "create_branches",

@@ -22,10 +22,6 @@ class CodemodError(Exception):
     """The codemods could not run."""
 
 
-class StaleInventoryError(CodemodError):
-    """A file changed since the scan and no rescan was possible."""
-
-
 class Status(StrEnum):
     REWRITTEN = "rewritten"
     SKIPPED = "skipped"  # never rewritten: the reason says why
@@ -103,6 +99,7 @@ class ApplyResult(BaseModel):
 
     @property
     def diff(self) -> str:
+        # Imported here: _changeset builds on these types, so it cannot be imported at the top.
         from codemods._changeset import unified_diff
 
         return unified_diff(self.changes)

@@ -67,3 +67,28 @@ def test_branch_outside_git_fails_with_status_2(project: Path) -> None:
     code, out = run(str(project), "--branch", "move")
 
     assert code == 2 and "not inside a git repository" in out
+
+
+def test_codemods_public_api_is_exactly_its_all() -> None:
+    import codemods
+
+    public = {name for name in vars(codemods) if not name.startswith("_")} - {"api", "examples"}
+    assert (
+        public
+        == set(codemods.__all__)
+        == {
+            "ApplyOptions",
+            "ApplyResult",
+            "BranchReport",
+            "CodemodError",
+            "FileChange",
+            "JobBatch",
+            "SiteOutcome",
+            "Status",
+            "batches",
+            "create_branches",
+            "load_inventory",
+            "plan_apply",
+            "write",
+        }
+    )
