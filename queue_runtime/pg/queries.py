@@ -265,12 +265,17 @@ WITH gone AS (
 SELECT count(*) FROM gone
 """
 
-# purge_finished: retention for succeeded and cancelled jobs (never dead ones).
+# purge_finished: retention for succeeded and cancelled jobs (never dead ones),
+# in bounded batches so a large purge never holds one long transaction.
 PURGE_FINISHED = """
 WITH gone AS (
     DELETE FROM {s}.job_history
-    WHERE status IN ('succeeded', 'cancelled')
-      AND finished_at < now() - make_interval(secs => %s)
+    WHERE id IN (
+        SELECT id FROM {s}.job_history
+        WHERE status IN ('succeeded', 'cancelled')
+          AND finished_at < now() - make_interval(secs => %s)
+        LIMIT %s
+    )
     RETURNING idempotency_key
 ), k AS (
     DELETE FROM {s}.idempotency_keys ik USING gone WHERE ik.key = gone.idempotency_key

@@ -214,12 +214,16 @@ class PgJobStore:
         row = self._run(lambda c: c.execute(self._sql.PURGE_DEAD, {"ids": job_ids}).fetchone())
         return int(row[0]) if row else 0
 
-    def purge_finished(self, older_than_seconds: float) -> int:
+    def purge_finished(self, older_than_seconds: float, batch: int = 10_000) -> int:
         """Retention: drop succeeded and cancelled history older than this (never dead jobs)."""
-        row = self._run(
-            lambda c: c.execute(self._sql.PURGE_FINISHED, (older_than_seconds,)).fetchone()
-        )
-        return int(row[0]) if row else 0
+        params = (older_than_seconds, batch)
+        total = 0
+        while True:
+            row = self._run(lambda c: c.execute(self._sql.PURGE_FINISHED, params).fetchone())
+            purged = int(row[0]) if row else 0
+            total += purged
+            if purged < batch:
+                return total
 
     def stats(self) -> list[PoolStats]:
         def both(conn: Conn) -> tuple[list[Any], list[Any]]:

@@ -294,8 +294,16 @@ def test_retention_purges_old_successes_never_dead_jobs(store: PgJobStore) -> No
     store.complete_many([Completion(c.id, c.attempt)])
     dead = _dead(store, 2)
     assert store.purge_finished(older_than_seconds=3600) == 0
-    assert store.purge_finished(older_than_seconds=0) == 1
+    assert store.purge_finished(older_than_seconds=0, batch=1) == 1
     assert store.get(ok) is None and status(store, dead) is JobStatus.DEAD
+
+
+def test_retention_purges_in_batches(store: PgJobStore) -> None:
+    store.enqueue_many([new(i) for i in range(7)])
+    claimed = store.claim("batch", 10, "w1")
+    store.complete_many([Completion(c.id, c.attempt) for c in claimed])
+    assert store.purge_finished(older_than_seconds=0, batch=3) == 7
+    assert all(store.get(c.id) is None for c in claimed)
 
 
 def test_cancel_only_before_it_runs(store: PgJobStore) -> None:
