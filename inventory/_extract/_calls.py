@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._resolve import Resolved
+from inventory._extract._resolve import Resolved, public_name
 from inventory._extract._source import SourceText, span_of
 from inventory.summary import CallInfo
 
@@ -31,12 +31,14 @@ def literal(node: ast.expr) -> Literal:
     return EXPR
 
 
-def call_info(node: ast.Call, resolved: Resolved, used: bool, text: SourceText) -> CallInfo:
+def call_info(
+    node: ast.Call, resolved: Resolved, used: bool, module: str, text: SourceText
+) -> CallInfo:
     """``uses_param`` is filled by the walker while it visits the arguments."""
     args = [literal(a) for a in node.args]
     kwargs = {(k.arg or "**"): literal(k.value) for k in node.keywords}
     return CallInfo(
-        target=resolved.target,
+        target=public_name(resolved.target, module),
         receiver=resolved.receiver,
         receiver_source=resolved.receiver_source,
         span=span_of(node),

@@ -12,7 +12,7 @@ import ast
 from collections.abc import Iterator
 
 from inventory._extract._imports import bindings_of
-from inventory._extract._resolve import Resolver
+from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope
 from inventory._extract._values import annotation_type, binding_for_value
 from inventory.summary import FileSummary
@@ -83,11 +83,10 @@ def _assign(
         binding = _annotated(stmt.annotation, resolver, binding)
     for name in names:
         scope.names[name] = binding
-        if binding.kind in _ALIASES:
-            summary.assignments[name] = binding.target
-        elif binding.kind is BindingKind.INSTANCE:
-            # Marked with "()" so the classifier can tell an instance from an alias.
-            summary.assignments[name] = f"{binding.target}()"
+        if binding.kind in _ALIASES or binding.kind is BindingKind.INSTANCE:
+            # An instance stands for its class: ``mailer.send()`` elsewhere resolves to
+            # ``Mailer.send``, the method that runs.
+            summary.assignments[name] = public_name(binding.target, summary.module)
 
 
 def _annotated(annotation: ast.expr, resolver: Resolver, fallback: Binding) -> Binding:

@@ -2,10 +2,11 @@
 
 Conventions, on top of those in :mod:`inventory.summary`:
 
-* builtins that the file does not shadow resolve to ``builtins.NAME``
-  (``open`` -> ``builtins.open``), not to the current module;
+* inside the extractor, builtins that the file does not shadow resolve to
+  ``builtins.NAME`` so detectors can recognise them; what the summary shows
+  follows the contract instead (:func:`public_name`: ``open`` -> ``mod.open``);
 * a call through a name whose value is unknown (a parameter, a local from a
-  subscript) has target ``?`` and receiver ``unknown``;
+  subscript) has target ``?.__call__`` and receiver ``unknown``;
 * a method called on the result of a non-constructor call keeps the call
   marker: ``Order.objects.filter(x).update()`` -> ``mod.Order.objects.filter().update``;
   on a constructor (capitalised) it is an instance: ``httpx.Client().post`` ->
@@ -23,6 +24,8 @@ from inventory._extract._source import SourceText
 from inventory.summary import ReceiverKind
 
 BUILTINS = frozenset(dir(builtins))
+UNKNOWN_CALL = "?.__call__"
+_BUILTIN_PREFIX = "builtins."
 _TYPED = (BindingKind.INSTANCE, BindingKind.ORM, BindingKind.FILE, BindingKind.PARAM)
 _NAMED = (BindingKind.IMPORT, BindingKind.ALIAS, BindingKind.CLASS, BindingKind.FUNCTION)
 
@@ -52,6 +55,17 @@ def dotted_source(node: ast.expr) -> str | None:
     if not isinstance(root, ast.Name):
         return None
     return ".".join([root.id, *attrs]) if attrs else root.id
+
+
+def public_name(dotted: str, module: str) -> str:
+    """The summary's form: unimported names, builtins included, are qualified with the module."""
+    if dotted.startswith(_BUILTIN_PREFIX):
+        return (
+            f"{module}.{dotted[len(_BUILTIN_PREFIX) :]}"
+            if module
+            else dotted[len(_BUILTIN_PREFIX) :]
+        )
+    return dotted
 
 
 def capitalised(dotted: str) -> bool:
@@ -84,7 +98,7 @@ class Resolver:
             return Resolved(
                 f"{binding.target}.__call__", ReceiverKind.INSTANCE, name, binding.target, binding
             )
-        return Resolved("?", ReceiverKind.UNKNOWN, name, binding=binding)
+        return Resolved(UNKNOWN_CALL, ReceiverKind.UNKNOWN, name, binding=binding)
 
     def dotted(self, node: ast.expr) -> str | None:
         """Resolved dotted name of a name/attribute chain (decorators, bases, annotations)."""
@@ -97,7 +111,7 @@ class Resolver:
         if isinstance(node, ast.Name):
             return self.name(node.id)
         if not isinstance(node, ast.Attribute):
-            return Resolved("?", ReceiverKind.UNKNOWN, self.text.segment(node))
+            return Resolved(UNKNOWN_CALL, ReceiverKind.UNKNOWN, self.text.segment(node))
         root, attrs = attribute_chain(node)
         if isinstance(root, ast.Name):
             return self._on_name(root.id, attrs, node)

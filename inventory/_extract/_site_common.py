@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from inventory._extract._resolve import Resolved
+from inventory._extract._resolve import Resolved, public_name
 from inventory._extract._scopes import ClassCtx
 from inventory._extract._source import span_of
 from inventory._extract._state import Candidate, FunctionState, Use, UseKind
@@ -89,7 +89,7 @@ def candidate(
     site = RawSite(
         pattern=pattern,
         span=span_of(node),
-        target=job.target,
+        target=public_name(job.target, call.state.resolver.module) if job.target else None,
         target_kind=job.kind,
         target_source=job.source,
         unresolved_reason=job.reason,

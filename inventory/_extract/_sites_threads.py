@@ -31,7 +31,7 @@ POOL_TYPES = frozenset(
 )
 POOL_METHODS = frozenset({"apply_async", "apply", "map_async", "starmap_async"})
 # ``X().start()`` on these is not a Thread subclass being started.
-_NOT_SUBCLASSES = ("threading.", "multiprocessing.", "apscheduler.", "asyncio.", "?")
+_NOT_SUBCLASSES = ("threading.", "multiprocessing.", "apscheduler.", "asyncio.", "builtins.", "?")
 
 
 def thread_constructor(call: CallSite) -> Candidate | None:

@@ -6,7 +6,7 @@ import ast
 
 from inventory._extract._handlers import class_view, function_handler, is_views_module
 from inventory._extract._prepass import class_attributes, thread_like
-from inventory._extract._resolve import Resolver
+from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._sites import settle
 from inventory._extract._sites_hooks import decorator_site
@@ -78,7 +78,7 @@ class DefsMixin(WalkerBase):
             is_method=cls is not None,
             class_name=cls.qualname.rpartition(".")[2] if cls else None,
             params=params,
-            decorators=decorators,
+            decorators=[public_name(d, self.module) for d in decorators],
             decorator_sources=[self.text.segment(d) for d in node.decorator_list],
             source_hash=self.text.digest(node),
         )
@@ -113,9 +113,9 @@ class DefsMixin(WalkerBase):
                 qualname=qualname,
                 name=node.name,
                 span=span_of(node),
-                bases=ctx.bases,
+                bases=[public_name(b, self.module) for b in ctx.bases],
                 methods=sorted(ctx.methods),
-                attributes=ctx.attributes,
+                attributes={k: public_name(v, self.module) for k, v in ctx.attributes.items()},
             )
         )
         scope = parent.child(ScopeKind.CLASS, node.name)

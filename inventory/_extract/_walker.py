@@ -112,7 +112,7 @@ class Walker(DefsMixin, FlowMixin):
         resolved = state.resolver.expr(func)
         use = self.uses.get(id(node))
         used = use is None or use.kind not in _DISCARDED
-        info = call_info(node, resolved, used, self.text)
+        info = call_info(node, resolved, used, self.module, self.text)
         state.calls.append(info)
         fact = dispatch_fact(node, resolved, state.params, self.text)
         if fact is not None:

@@ -99,7 +99,7 @@ def test_builtins_locals_and_chains() -> None:
     )
     calls = calls_of(summary, "shop.views.view")
     assert set(calls) >= {
-        "builtins.open",
+        "shop.views.open",  # builtins follow the contract: qualified with the module
         "shop.views.helper",
         "shop.models.Order.objects.filter().update",
         "shop.models.Order.objects.filter",
@@ -186,7 +186,7 @@ def test_uses_param_lists_parameters_the_arguments_mention() -> None:
     )
     calls = calls_of(summary, "shop.views.view")
     assert calls["shop.views.charge"].uses_param == ["order_id", "self_note"]
-    assert calls["builtins.str"].uses_param == ["self_note"]
+    assert calls["shop.views.str"].uses_param == ["self_note"]
     assert calls["?.save"].uses_param == []
 
 
@@ -217,3 +217,18 @@ def test_module_and_class_body_calls_are_module_calls() -> None:
         """
     )
     assert [c.target for c in summary.module_calls] == ["logging.getLogger", "shop.views.Manager"]
+
+
+def test_calls_through_unknown_values() -> None:
+    summary = summarise(
+        """
+        def view(hook, handlers, kind):
+            hook(1)
+            handlers[kind]()
+        """
+    )
+    targets = [(c.target, c.receiver, c.receiver_source) for c in summary.functions[0].calls]
+    assert targets == [
+        ("?.__call__", ReceiverKind.UNKNOWN, "hook"),
+        ("?.__call__", ReceiverKind.UNKNOWN, "handlers[kind]"),
+    ]

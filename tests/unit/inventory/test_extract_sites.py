@@ -60,7 +60,7 @@ def test_thread_not_started_here_is_still_reported() -> None:
             return threading.Thread(target=print)
         """
     )
-    assert site.target == "builtins.print"
+    assert site.target == "app.print"
     assert "start() not seen" in site.detail
 
 

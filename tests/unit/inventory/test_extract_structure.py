@@ -68,7 +68,7 @@ def test_classes() -> None:
     assert client.attributes == {
         "pool": "concurrent.futures.ThreadPoolExecutor",
         "http": "httpx.Client",
-        "token": "builtins.str",
+        "token": "pkg.client.str",
     }
     assert "pkg.client.outer.<locals>.inner.<locals>.Local" in classes
 
