@@ -270,3 +270,17 @@ def test_inline_mode_validates_like_queue_mode(inline: Runtime) -> None:
 
 def test_calling_the_function_still_runs_it_in_process() -> None:
     assert make_thumbnail(3, size=4) == "thumb-3-4"
+
+
+def test_enqueue_wakes_workers_of_its_pool_at_commit(runtime: Runtime, settings: Settings) -> None:
+    from queue_runtime.pg.connect import channel
+
+    with psycopg.connect(settings.database_url or "", autocommit=True) as listener:
+        listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(settings))))
+        make_thumbnail.enqueue(1)
+        assert [n.payload for n in listener.notifies(timeout=2, stop_after=1)] == ["batch"]
+        with psycopg.connect(settings.database_url or "") as conn:
+            make_thumbnail.enqueue(2, conn=conn)
+            assert list(listener.notifies(timeout=0.2)) == []  # not before the caller commits
+            conn.commit()
+        assert [n.payload for n in listener.notifies(timeout=2, stop_after=1)] == ["batch"]
