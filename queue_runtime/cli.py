@@ -15,6 +15,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
@@ -51,6 +52,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     from queue_runtime.worker import Worker
 
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # console scripts do not put the cwd on sys.path
     importlib.import_module(args.app)  # registers its @job functions; it may call configure()
     worker = Worker(_runtime(args, keep_app_config=True), args.pool or None, args.concurrency)
     if args.metrics_port is not None:

@@ -15,7 +15,7 @@ pools, a freed slot, or ``poll_interval``.
 
 Shutdown (:meth:`stop`, SIGTERM, SIGINT): claiming stops; claimed jobs not yet
 started go back to pending at once; running jobs get ``shutdown_grace``
-seconds; any still running then are handed back (``defer`` to now: pending,
+seconds (a second signal cuts it short); any still running then are handed back (``defer`` to now: pending,
 attempt not consumed, to run again elsewhere; their threads die with the
 process); acks are flushed; leases released.
 """
@@ -65,6 +65,7 @@ class Worker:
         self.metrics = metrics or WorkerMetrics()
         self.concurrency = concurrency
         self.stopping, self._stopped = threading.Event(), threading.Event()
+        self._hurry = threading.Event()  # a second signal: skip the rest of the grace
         self._parts = WorkerParts.build(runtime, self, backoff or Backoff())
         self._wake = self._parts.wake
         self._threads: list[threading.Thread] = []
@@ -169,7 +170,7 @@ class Worker:
     def _shutdown(self) -> None:
         p = self._parts
         grace = self.settings.shutdown_grace
-        if not p.inflight.wait_empty(grace):
+        if not self._drain(grace):
             self._hand_back_overdue()
         p.settler.close(timeout=max(10.0, grace))
         self._stopped.set()
@@ -177,6 +178,17 @@ class Worker:
             thread.join(timeout=5)
         p.close()
         log.info("worker %s stopped", self.worker_id)
+
+    def _drain(self, grace: float) -> bool:
+        """Wait for running jobs up to ``grace`` (or a second signal); True when none is left."""
+        deadline = time.monotonic() + grace
+        while not self._hurry.is_set():
+            left = deadline - time.monotonic()
+            if self._parts.inflight.wait_empty(max(0.0, min(0.2, left))):
+                return True
+            if left <= 0:
+                return False
+        return False
 
     def _hand_back_overdue(self) -> None:
         """Jobs still running after the grace go back to pending (they run again elsewhere)."""
@@ -190,7 +202,12 @@ class Worker:
 
     def _install_signals(self) -> None:
         def handler(signum: int, frame: FrameType | None) -> None:
-            log.warning("signal %s: graceful shutdown", signal.Signals(signum).name)
+            name = signal.Signals(signum).name
+            if self.stopping.is_set():
+                log.warning("second %s: handing running jobs back now", name)
+                self._hurry.set()
+                return
+            log.warning("%s: graceful shutdown (again to hand running jobs back now)", name)
             self.stop(wait=False)
 
         signal.signal(signal.SIGTERM, handler)

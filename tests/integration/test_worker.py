@@ -332,3 +332,22 @@ def test_stopping_worker_hands_claimed_unstarted_jobs_back_at_once(rt: Runtime) 
     assert rt.leases.alive([c.token for c in claimed]) == [False] * 3
     assert executions(rt) == []
     worker._parts.close()
+
+
+@pytest.mark.parametrize("how", ["grace_expires", "second_signal"])
+def test_jobs_running_past_the_grace_are_handed_back(
+    rt: Runtime, spawner: Spawner, how: str
+) -> None:
+    grace = 0.5 if how == "grace_expires" else 60.0
+    settings = rt.settings.model_copy(update={"shutdown_grace": grace})
+    handle = fault_app.work.enqueue(1, seconds=60.0)
+    proc = spawner.start(settings, "--pool", "batch")
+    wait_until(lambda: executions(rt), timeout=20, message="the long job to start")
+    proc.send_signal(signal.SIGTERM)
+    if how == "second_signal":
+        wait_until(lambda: "graceful shutdown" in spawner.logs(), timeout=10, message="1st signal")
+        proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=20) == 0, spawner.logs()
+    record = get_job(handle.id).record()
+    assert record.status is JobStatus.QUEUED  # pending again, to run elsewhere
+    assert rt.leases.alive([f"{handle.id}:1"]) == [False]
