@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import translate
 from functools import cached_property
 from importlib import resources
 
@@ -22,6 +22,7 @@ from inventory.summary import CallInfo
 _EXPR = "<expr>"
 _ANY_ARG = "*"
 _SUFFIX = "?."
+_GLOB = re.compile(r"[*?\[]")
 _Literal = str | int | float | bool | None
 
 
@@ -123,8 +124,29 @@ class Catalogue:
 
     def __init__(self, spec: CatalogueSpec) -> None:
         self.spec = spec
-        self._exact = [e for e in spec.effect if not e.is_suffix]
-        self._suffix = [e for e in spec.effect if e.is_suffix]
+        exact = [e for e in spec.effect if not e.is_suffix]
+        # Indexed because the classifier asks once per call in the reachable code.
+        self._literal: dict[str, int] = {}
+        for position, entry in enumerate(exact):
+            self._literal.setdefault(entry.call, position)
+        self._exact = exact
+        self._globs = [
+            (i, re.compile(translate(e.call))) for i, e in enumerate(exact) if _GLOB.search(e.call)
+        ]
+        self._by_method: dict[str, list[EffectEntry]] = {}
+        for entry in spec.effect:
+            if entry.is_suffix:
+                self._by_method.setdefault(entry.call.rsplit(".", 1)[-1], []).append(entry)
+        self._exact_memo: dict[str, EffectEntry | None] = {}
+
+    def _exact_entry(self, target: str) -> EffectEntry | None:
+        """The first exact entry matching ``target`` (literal or glob), in catalogue order."""
+        if target not in self._exact_memo:
+            hits = [i for i, rx in self._globs if rx.match(target)]
+            if target in self._literal:
+                hits.append(self._literal[target])
+            self._exact_memo[target] = self._exact[min(hits)] if hits else None
+        return self._exact_memo[target]
 
     @classmethod
     def load(cls, user: CatalogueSpec | None = None) -> Catalogue:
@@ -139,10 +161,10 @@ class Catalogue:
         self, call: CallInfo, target: str, sql_hint: str | None = None
     ) -> CallMatch | None:
         """The effect of ``call`` (whose resolved dotted name is ``target``), if catalogued."""
-        for entry in self._exact:
-            if fnmatchcase(target, entry.call):
-                return _apply(entry, call, target, self, sql_hint, exact=True)
-        for entry in self._suffix:
+        entry = self._exact_entry(target)
+        if entry is not None:
+            return _apply(entry, call, target, self, sql_hint, exact=True)
+        for entry in self._by_method.get(target.rsplit(".", 1)[-1], ()):
             if _suffix_hit(entry, call, target):
                 return _apply(entry, call, target, self, sql_hint, exact=False)
         return None

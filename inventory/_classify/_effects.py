@@ -2,7 +2,7 @@
 
 Every function starts with its local traces; a function's set grows with
 its callees' traces (chain prefixed with the caller) until nothing changes.
-Traces are keyed by (kind, location, api), and a trace is only replaced by a
+Traces are keyed by :attr:`Trace.key`, and a trace is only replaced by a
 strictly shorter chain, so the iteration is monotone over a finite set and
 terminates on recursion and cycles; the chains kept are shortest call paths,
 hence real and simple.
@@ -16,14 +16,12 @@ from collections.abc import Iterable
 from inventory._classify._graph import CallGraph
 from inventory._classify._local import LocalEffects, Trace
 
-_TraceKey = tuple[str, str, int, int, str, bool]
-
 
 class EffectAnalysis:
     def __init__(self, graph: CallGraph, local: LocalEffects) -> None:
         self.graph = graph
         self.local = local
-        self._traces: dict[str, dict[_TraceKey, Trace]] = {}
+        self._traces: dict[str, dict[object, Trace]] = {}
 
     def traces(self, qualname: str) -> list[Trace]:
         """The traces of an analysed function, sorted by location."""
@@ -71,17 +69,22 @@ class EffectAnalysis:
 
     def _absorb_callees(self, qualname: str) -> bool:
         mine = self._traces[qualname]
+        # What the body does itself is always the shortest chain: never shadow it.
+        own = {t.found.summary_key for t in mine.values() if len(t.chain) == 1}
         changed = False
         for callee in self.graph.callees(qualname):
             for trace in list(self._traces.get(callee, {}).values()):
                 candidate = trace.via(qualname)
+                if candidate.key in own:
+                    continue
                 old = mine.get(candidate.key)
-                if old is None or len(candidate.effect.chain) < len(old.effect.chain):
+                if old is None or len(candidate.chain) < len(old.chain):
                     mine[candidate.key] = candidate
                     changed = True
         return changed
 
 
 def _order(trace: Trace) -> tuple[str, int, int, str, str]:
-    loc = trace.effect.location
-    return (loc.path, loc.line, loc.column, trace.effect.kind, trace.effect.api)
+    effect = trace.found.effect
+    loc = effect.location
+    return (loc.path, loc.line, loc.column, effect.kind, effect.api)

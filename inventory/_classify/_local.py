@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from inventory._catalogue import CallMatch, Catalogue
 from inventory._classify._graph import CallGraph, CallTarget
@@ -32,25 +33,98 @@ _PERSISTING = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Trace:
-    """An effect plus what the verdict needs to know about how it was found."""
+@dataclass(frozen=True, eq=False)  # identity: each Found is one place in one body
+class Found:
+    """What one function body does at one place, with what the verdict needs to know."""
 
-    effect: Effect
+    effect: Effect  # its chain is just the function itself
     exact: bool = True  # matched an exact catalogue entry
     keyed_by: str | None = None  # the catalogue's key kwarg for this API
     minted_key: bool = False  # a key was passed but minted inside (uuid4...): does not count
     stored: bool = False  # a random id next to a persisting write in the same function
     gap: bool = False  # not an effect: a project call we could not resolve
 
+    @cached_property
+    def summary_key(self) -> tuple[object, ...]:
+        effect = self.effect
+        return (
+            effect.kind,
+            effect.api,
+            effect.keyed,
+            self.minted_key,
+            self.stored,
+            self.gap,
+            self.exact,
+        )
+
+
+class Trace:
+    """A Found reached from some function through ``chain`` (a real call path).
+
+    Kept light on purpose: the fixpoint makes millions of these on big code
+    bases, and the pydantic Effect is only built for the traces reported.
+    """
+
+    __slots__ = ("_effect", "chain", "found")
+
+    def __init__(self, found: Found, chain: tuple[str, ...]) -> None:
+        self.found = found
+        self.chain = chain
+        self._effect: Effect | None = None
+
     @property
-    def key(self) -> tuple[str, str, int, int, str, bool]:
-        loc = self.effect.location
-        return (self.effect.kind, loc.path, loc.line, loc.column, self.effect.api, self.gap)
+    def key(self) -> object:
+        """Identity in a function's trace set.
+
+        A function's own effects are kept per place; effects reached through
+        callees once per (kind, api, flags), with the shortest chain: that
+        bounds each set by the number of distinct APIs, not by the size of the
+        reachable code (a Django view can reach thousands of functions).
+        """
+        return self.found if len(self.chain) == 1 else self.found.summary_key
 
     def via(self, caller: str) -> Trace:
-        chain = [caller, *self.effect.chain]
-        return replace(self, effect=self.effect.model_copy(update={"chain": chain}))
+        return Trace(self.found, (caller, *self.chain))
+
+    @property
+    def effect(self) -> Effect:
+        if len(self.chain) == 1:
+            return self.found.effect
+        if self._effect is None:
+            self._effect = self.found.effect.model_copy(update={"chain": list(self.chain)})
+        return self._effect
+
+    @property
+    def kind(self) -> EffectKind:
+        return self.found.effect.kind
+
+    @property
+    def api(self) -> str:
+        return self.found.effect.api
+
+    @property
+    def keyed(self) -> bool:
+        return self.found.effect.keyed
+
+    @property
+    def keyed_by(self) -> str | None:
+        return self.found.keyed_by
+
+    @property
+    def minted_key(self) -> bool:
+        return self.found.minted_key
+
+    @property
+    def stored(self) -> bool:
+        return self.found.stored
+
+    @property
+    def exact(self) -> bool:
+        return self.found.exact
+
+    @property
+    def gap(self) -> bool:
+        return self.found.gap
 
 
 def location(path: str, span: Span) -> Location:
@@ -81,9 +155,9 @@ class LocalEffects:
         traces = [t for t in calls if t is not None]
         traces += [t for f in fn.facts if (t := self._fact(f, fn, path)) is not None]
         traces += [self._dynamic_site(s, fn, path) for s in self.dynamic_sites.get(fn.qualname, [])]
-        return _post_process(traces, fn)
+        return [Trace(f, (fn.qualname,)) for f in _post_process(traces, fn)]
 
-    def _call(self, target: CallTarget, fn: FunctionInfo, path: str) -> Trace | None:
+    def _call(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         call = target.call
         found = self.catalogue.match_call(call, target.name, _sql_before(fn, call.span.line))
         if found is None and target.kind != SymbolKind.FUNCTION:
@@ -93,13 +167,13 @@ class LocalEffects:
         if target.kind == SymbolKind.MISSING:
             detail = f"{target.name} looks like a project name but is defined nowhere in the scan"
             effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, target.name, fn, detail)
-            return Trace(effect, exact=False, gap=True)
+            return Found(effect, exact=False, gap=True)
         return None
 
-    def _fact(self, fact: Fact, fn: FunctionInfo, path: str) -> Trace | None:
+    def _fact(self, fact: Fact, fn: FunctionInfo, path: str) -> Found | None:
         if fact.kind == FactKind.DYNAMIC_DISPATCH:
             detail = "dynamic dispatch: the callee is only known at run time"
-            return Trace(_effect(EffectKind.DYNAMIC_CALL, path, fact.span, fact.text, fn, detail))
+            return Found(_effect(EffectKind.DYNAMIC_CALL, path, fact.span, fact.text, fn, detail))
         if fact.kind != FactKind.AUGASSIGN_ATTR:
             return None
         _, attr = augassign_parts(fact)
@@ -107,12 +181,12 @@ class LocalEffects:
         if kind is None:
             return None
         detail = f"changes account state ({attr}) relative to its current value"
-        return Trace(_effect(kind, path, fact.span, fact.text, fn, detail), exact=False)
+        return Found(_effect(kind, path, fact.span, fact.text, fn, detail), exact=False)
 
-    def _dynamic_site(self, site: RawSite, fn: FunctionInfo, path: str) -> Trace:
+    def _dynamic_site(self, site: RawSite, fn: FunctionInfo, path: str) -> Found:
         detail = site.unresolved_reason or "starts work whose target is only known at run time"
         api = site.target_source or site.pattern.value
-        return Trace(_effect(EffectKind.DYNAMIC_CALL, path, site.span, api, fn, detail))
+        return Found(_effect(EffectKind.DYNAMIC_CALL, path, site.span, api, fn, detail))
 
 
 def augassign_parts(fact: Fact) -> tuple[str, str]:
@@ -124,12 +198,12 @@ def augassign_parts(fact: Fact) -> tuple[str, str]:
     return "", fact.target
 
 
-def _matched(found: CallMatch, call: CallInfo, fn: FunctionInfo, path: str) -> Trace:
+def _matched(found: CallMatch, call: CallInfo, fn: FunctionInfo, path: str) -> Found:
     keyed, minted = _key_status(call, found.keyed_by, fn)
     detail = _key_detail(call, found.keyed_by, keyed, minted)
     effect = _effect(found.kind, path, call.span, found.api, fn, detail)
     effect = effect.model_copy(update={"keyed": keyed})
-    return Trace(effect, exact=found.exact, keyed_by=found.keyed_by, minted_key=minted)
+    return Found(effect, exact=found.exact, keyed_by=found.keyed_by, minted_key=minted)
 
 
 def _effect(
@@ -176,7 +250,7 @@ def _sql_before(fn: FunctionInfo, line: int) -> str | None:
     return max(texts, key=lambda f: f.span.line).text if texts else None
 
 
-def _post_process(traces: list[Trace], fn: FunctionInfo) -> list[Trace]:
+def _post_process(traces: list[Found], fn: FunctionInfo) -> list[Found]:
     bumped = _bumped_receivers(fn)
     persisting = any(t.effect.kind in _PERSISTING for t in traces)
     return [_refine(t, bumped, persisting) for t in traces]
@@ -192,7 +266,7 @@ def _bumped_receivers(fn: FunctionInfo) -> dict[str, int]:
     return bumped
 
 
-def _refine(trace: Trace, bumped: dict[str, int], persisting: bool) -> Trace:
+def _refine(trace: Found, bumped: dict[str, int], persisting: bool) -> Found:
     effect = trace.effect
     if effect.kind == EffectKind.RANDOM_ID and persisting:
         return replace(

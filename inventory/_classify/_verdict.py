@@ -87,10 +87,8 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
 
 
 def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency, str]:
-    kinds = {t.effect.kind for t in effects}
-    unkeyed_money = sorted(
-        {t.effect.api for t in effects if t.effect.kind in MONEY and not t.effect.keyed}
-    )
+    kinds = {t.kind for t in effects}
+    unkeyed_money = sorted({t.api for t in effects if t.kind in MONEY and not t.keyed})
     if unkeyed_money:
         return (
             Idempotency.UNSAFE,
@@ -102,16 +100,16 @@ def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency
             f"needs_key: declared idempotency key {setting.key!r} in [tool.migrator.jobs]",
         )
     if kinds & OPAQUE:
-        opaque = sorted({t.effect.api for t in effects if t.effect.kind in OPAQUE})
+        opaque = sorted({t.api for t in effects if t.kind in OPAQUE})
         return Idempotency.UNKNOWN, f"unknown: effects hidden behind {', '.join(opaque)}"
     repeats = [t for t in effects if _repeats(t)]
-    if (kinds & MONEY or repeats) and all(t.effect.keyed for t in repeats):
+    if (kinds & MONEY or repeats) and all(t.keyed for t in repeats):
         return (
             Idempotency.NEEDS_KEY,
             "needs_key: safe only with the idempotency keys it passes, derived from its inputs",
         )
     if repeats:
-        names = sorted({t.effect.kind.value for t in repeats})
+        names = sorted({t.kind.value for t in repeats})
         return Idempotency.NON_IDEMPOTENT, f"non_idempotent: a retry repeats {', '.join(names)}"
     if not effects:
         return Idempotency.IDEMPOTENT, "idempotent: no effect found in the reachable code"
@@ -122,9 +120,9 @@ def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency
 
 
 def _repeats(trace: Trace) -> bool:
-    if trace.effect.kind == K.RANDOM_ID:
+    if trace.kind == K.RANDOM_ID:
         return trace.stored
-    return trace.effect.kind in REPEATS
+    return trace.kind in REPEATS
 
 
 def _confidence(verdict: Idempotency, traces: list[Trace]) -> Confidence:
@@ -152,7 +150,7 @@ def effect_evidence(trace: Trace) -> Evidence:
 
 def _suggested_key(job: str, params: list[str], effects: list[Trace]) -> str | None:
     """Notification-only jobs get a dedup key template: the fast track for email/SMS/push."""
-    repeats = {t.effect.kind for t in effects if _repeats(t)}
+    repeats = {t.kind for t in effects if _repeats(t)}
     if not repeats or not repeats <= NOTIFY:
         return None
     real = [p for p in params if p not in ("self", "cls")]
