@@ -43,6 +43,7 @@ class Found:
     minted_key: bool = False  # a key was passed but minted inside (uuid4...): does not count
     stored: bool = False  # a random id next to a persisting write in the same function
     gap: bool = False  # not an effect: a project call we could not resolve
+    receiver: str = ""  # the receiver as written, for "+= then save()" on the same object
 
     @cached_property
     def summary_key(self) -> tuple[object, ...]:
@@ -203,7 +204,13 @@ def _matched(found: CallMatch, call: CallInfo, fn: FunctionInfo, path: str) -> F
     detail = _key_detail(call, found.keyed_by, keyed, minted)
     effect = _effect(found.kind, path, call.span, found.api, fn, detail)
     effect = effect.model_copy(update={"keyed": keyed})
-    return Found(effect, exact=found.exact, keyed_by=found.keyed_by, minted_key=minted)
+    return Found(
+        effect,
+        exact=found.exact,
+        keyed_by=found.keyed_by,
+        minted_key=minted,
+        receiver=call.receiver_source,
+    )
 
 
 def _effect(
@@ -273,7 +280,7 @@ def _refine(trace: Found, bumped: dict[str, int], persisting: bool) -> Found:
             trace, stored=True, effect=_with(effect, detail="random or time-based value stored")
         )
     if effect.kind == EffectKind.DB_OVERWRITE and effect.api.endswith(".save"):
-        receiver = effect.api.rsplit(".", 1)[0]
+        receiver = trace.receiver
         if bumped.get(receiver, effect.location.line + 1) <= effect.location.line:
             detail = f"{receiver} is incremented in memory (+=) then saved: a retry adds twice"
             return replace(trace, effect=_with(effect, kind=EffectKind.DB_INCREMENT, detail=detail))
