@@ -220,8 +220,11 @@ def test_per_job_config_overrides_the_retry_policy(settings: Settings) -> None:
 
 def test_sigterm_lets_the_running_job_finish_and_exits_zero(rt: Runtime, spawner: Spawner) -> None:
     handle = fault_app.work.enqueue(21, seconds=1.5)
-    proc = spawner.start(rt.settings, "--pool", "batch")
+    port = free_port()
+    proc = spawner.start(rt.settings, "--pool", "batch", "--metrics-port", str(port))
     wait_until(lambda: executions(rt), timeout=20, message="the job to start")
+    scraped = wait_until(lambda: _get(f"http://127.0.0.1:{port}/metrics"), timeout=10)
+    assert 'claim_latency_seconds_count{pool="batch"}' in str(scraped)
     proc.send_signal(signal.SIGTERM)
     later = fault_app.work.enqueue(1)
     assert proc.wait(timeout=20) == 0, spawner.logs()
