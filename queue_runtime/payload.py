@@ -27,6 +27,14 @@ from pydantic.errors import PydanticSchemaGenerationError
 from queue_runtime.errors import PayloadError, PayloadTooLarge
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
+_SIMPLE_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+class EncodedArgs(dict[str, Any]):
+    """Validated arguments plus their JSON text: serialised once, for the size check and the store."""
+
+    __slots__ = ("json",)
+    json: str
 
 
 @dataclass(frozen=True)
@@ -69,23 +77,45 @@ class PayloadCodec:
             hint = dict[str, hint]  # type: ignore[valid-type]
         return _build_adapter(hint, self._job_name, f"parameter {name!r}")
 
+    @cached_property
+    def _simple(self) -> tuple[list[str], frozenset[str], frozenset[str]] | None:
+        """Positional names, all names, required names; None when *args/**kw/positional-only."""
+        params = self.signature.parameters.values()
+        if any(p.kind not in _SIMPLE_KINDS for p in params):
+            return None
+        positional = [p.name for p in params if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        required = frozenset(p.name for p in params if p.default is inspect.Parameter.empty)
+        return positional, frozenset(self.signature.parameters), required
+
     # -- enqueue side -------------------------------------------------------
 
-    def encode(
-        self, args: tuple[Any, ...], kwargs: dict[str, Any], max_bytes: int
-    ) -> dict[str, Any]:
+    def encode(self, args: tuple[Any, ...], kwargs: dict[str, Any], max_bytes: int) -> EncodedArgs:
         """Validated, JSON-ready arguments (name -> value); raises PayloadError / PayloadTooLarge."""
-        try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise PayloadError(f"{self._job_name}: {exc}") from exc
-        payload = {
-            name: self._dump(self._params[name], value) for name, value in bound.arguments.items()
-        }
-        size = len(dumps(payload, self._job_name))
-        if size > max_bytes:
+        params = self._params
+        bound = self._bind(args, kwargs)
+        payload = EncodedArgs({name: self._dump(params[name], v) for name, v in bound.items()})
+        payload.json = dumps(payload, self._job_name)
+        if len(payload.json) > max_bytes:  # ensure_ascii: characters are bytes
+            size = len(payload.json)
             raise PayloadTooLarge(f"{self._job_name}: {size} bytes > max_payload_bytes={max_bytes}")
         return payload
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The passed arguments by name. A fast path for plain signatures (the bulk-enqueue
+        hot loop); anything unusual goes through ``Signature.bind`` for its exact error."""
+        simple = self._simple
+        if simple is not None:
+            positional, names, required = simple
+            if len(args) <= len(positional):
+                bound = dict(zip(positional, args, strict=False))
+                if kwargs.keys() <= names and not (kwargs.keys() & bound.keys()):
+                    bound.update(kwargs)
+                    if required <= bound.keys():
+                        return bound
+        try:
+            return dict(self.signature.bind(*args, **kwargs).arguments)
+        except TypeError as exc:
+            raise PayloadError(f"{self._job_name}: {exc}") from exc
 
     def _dump(self, param: _Param, value: Any) -> Any:
         if param.adapter is None:
@@ -105,7 +135,9 @@ class PayloadCodec:
         for name, value in payload.items():
             param = self._params.get(name)
             if param is None:
-                raise PayloadError(f"{self._job_name}: stored argument {name!r} is not a parameter any more")
+                raise PayloadError(
+                    f"{self._job_name}: stored argument {name!r} is not a parameter any more"
+                )
             values[name] = self._load(param, value)
         # BoundArguments splits positional / keyword correctly (positional-only, *args).
         ordered = {name: values[name] for name in self.signature.parameters if name in values}

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import psycopg
 
 from queue_runtime.pg.queries import COPY_TYPES
+from queue_runtime.pg.rows import args_jsonb
 from queue_runtime.store import NewJob
 
 Conn = psycopg.Connection[Any]
@@ -52,7 +53,7 @@ def _copy_row(job_id: int, job: NewJob, now: Any) -> tuple[Any, ...]:
         job.name,
         job.pool,
         job.priority,
-        job.args,
+        args_jsonb(job.args),
         job.max_attempts,
         run_at,
         job.tenant,

@@ -14,6 +14,14 @@ def jsonb_or_null(value: Any) -> Jsonb | None:
     return None if value is None else Jsonb(value)
 
 
+def args_jsonb(args: dict[str, Any]) -> Jsonb:
+    """The arguments as jsonb, reusing the JSON text the payload codec already made."""
+    text = getattr(args, "json", None)
+    if text is None:
+        return Jsonb(args)
+    return Jsonb(args, dumps=lambda _: text)
+
+
 def claimed(row: tuple[Any, ...]) -> ClaimedJob:
     return ClaimedJob(
         id=row[0],
@@ -57,7 +65,7 @@ def enqueue_params(job: NewJob, channel: str) -> tuple[Any, ...]:
         job.name,
         job.pool,
         job.priority,
-        Jsonb(job.args),
+        args_jsonb(job.args),
         job.max_attempts,
         job.run_at,
         job.tenant,
@@ -72,7 +80,7 @@ def keyed_params(job: NewJob, channel: str, sequence: str) -> dict[str, Any]:
         "name": job.name,
         "pool": job.pool,
         "priority": job.priority,
-        "args": Jsonb(job.args),
+        "args": args_jsonb(job.args),
         "max_attempts": job.max_attempts,
         "run_at": job.run_at,
         "tenant": job.tenant,

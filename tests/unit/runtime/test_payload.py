@@ -100,3 +100,41 @@ def test_unannotated_results_must_be_plain_json() -> None:
     assert codec.encode_result({"a": [1, 2]}) == {"a": [1, 2]}
     with pytest.raises(PayloadError, match="return value: set is not plain JSON"):
         codec.encode_result({1, 2})
+
+
+def plain(a: int, b: int = 2, *, c: int = 3, d: int) -> None: ...
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs"),
+    [
+        ((1,), {"d": 4}),
+        ((1, 5), {"c": 6, "d": 4}),
+        ((), {"a": 1, "d": 4}),
+        ((1, 2, 3), {"d": 4}),  # too many positional
+        ((1,), {"a": 1, "d": 4}),  # a given twice
+        ((1,), {"e": 5, "d": 4}),  # unknown keyword
+        ((1,), {}),  # d missing
+        ((), {"d": 4}),  # a missing
+    ],
+)
+def test_fast_binding_agrees_with_signature_bind(
+    args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> None:
+    import inspect
+
+    codec = PayloadCodec(plain, "t.plain")
+    try:
+        expected: Any = dict(inspect.signature(plain).bind(*args, **kwargs).arguments)
+    except TypeError as exc:
+        expected = str(exc)
+    try:
+        got: Any = dict(codec.encode(args, kwargs, LIMIT))
+    except PayloadError as exc:
+        got = str(exc).split("t.plain: ", 1)[1]
+    assert got == expected
+
+
+def test_encoded_arguments_carry_their_json_text() -> None:
+    stored = PayloadCodec(plain, "t.plain").encode((1,), {"d": 4}, LIMIT)
+    assert json.loads(stored.json) == stored == {"a": 1, "d": 4}
