@@ -9,6 +9,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from queue_runtime.errors import PayloadError, PayloadTooLarge
@@ -138,3 +140,26 @@ def test_fast_binding_agrees_with_signature_bind(
 def test_encoded_arguments_carry_their_json_text() -> None:
     stored = PayloadCodec(plain, "t.plain").encode((1,), {"d": 4}, LIMIT)
     assert json.loads(stored.json) == stored == {"a": 1, "d": 4}
+
+
+def anything(value, *, label: str = "") -> None:  # type: ignore[no-untyped-def]
+    ...
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(value=json_values, label=st.text())
+def test_plain_json_round_trips_unchanged(value: Any, label: str) -> None:
+    codec = PayloadCodec(anything, "t.anything")
+    stored = codec.encode((value,), {"label": label}, 10**7)
+    args, kwargs = codec.decode(json.loads(stored.json))
+    assert args == [value] and kwargs == {"label": label}
