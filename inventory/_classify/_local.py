@@ -174,7 +174,9 @@ class LocalEffects:
     def _fact(self, fact: Fact, fn: FunctionInfo, path: str) -> Found | None:
         if fact.kind == FactKind.DYNAMIC_DISPATCH:
             detail = "dynamic dispatch: the callee is only known at run time"
-            return Found(_effect(EffectKind.DYNAMIC_CALL, path, fact.span, fact.text, fn, detail))
+            return Found(
+                _effect(EffectKind.DYNAMIC_CALL, path, fact.span, _short(fact.text), fn, detail)
+            )
         if fact.kind != FactKind.AUGASSIGN_ATTR:
             return None
         _, attr = augassign_parts(fact)
@@ -182,12 +184,18 @@ class LocalEffects:
         if kind is None:
             return None
         detail = f"changes account state ({attr}) relative to its current value"
-        return Found(_effect(kind, path, fact.span, fact.text, fn, detail), exact=False)
+        return Found(_effect(kind, path, fact.span, _short(fact.text), fn, detail), exact=False)
 
     def _dynamic_site(self, site: RawSite, fn: FunctionInfo, path: str) -> Found:
         detail = site.unresolved_reason or "starts work whose target is only known at run time"
-        api = site.target_source or site.pattern.value
+        api = _short(site.target_source) or site.pattern.value
         return Found(_effect(EffectKind.DYNAMIC_CALL, path, site.span, api, fn, detail))
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """Source text as one line, fit for an evidence message."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def augassign_parts(fact: Fact) -> tuple[str, str]:

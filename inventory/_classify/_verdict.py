@@ -92,7 +92,7 @@ def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency
     if unkeyed_money:
         return (
             Idempotency.UNSAFE,
-            f"unsafe: money or account state changes without a derived key ({', '.join(unkeyed_money)})",
+            f"unsafe: money or account state changes without a derived key ({_some(unkeyed_money)})",
         )
     if setting is not None and setting.key:
         return (
@@ -101,7 +101,7 @@ def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency
         )
     if kinds & OPAQUE:
         opaque = sorted({t.api for t in effects if t.kind in OPAQUE})
-        return Idempotency.UNKNOWN, f"unknown: effects hidden behind {', '.join(opaque)}"
+        return Idempotency.UNKNOWN, f"unknown: effects hidden behind {_some(opaque)}"
     repeats = [t for t in effects if _repeats(t)]
     if (kinds & MONEY or repeats) and all(t.keyed for t in repeats):
         return (
@@ -117,6 +117,11 @@ def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency
         Idempotency.IDEMPOTENT,
         "idempotent: only reads, overwrites, upserts, deletes or derived writes",
     )
+
+
+def _some(names: list[str], shown: int = 3) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 def _repeats(trace: Trace) -> bool:
