@@ -68,12 +68,13 @@ def install(run: ToolRun) -> None:
 
 
 OURS_WORKER_ARGS: list[str] = []  # set from --ours-worker-args
+OURS_PATCHED: list[bool] = [False]  # set from --ours-patched
 
 
 def _ours() -> Tool:
     from bench._peers.ours_tool import OursTool
 
-    return OursTool(OURS_WORKER_ARGS)
+    return OursTool(OURS_WORKER_ARGS, patched=OURS_PATCHED[0])
 
 
 def _pgqueuer() -> Tool:
@@ -122,6 +123,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--ours-worker-args",
         default="",
         help='extra `queue-runtime worker` options, e.g. "--pool batch" (default: none)',
+    )
+    parser.add_argument(
+        "--ours-patched",
+        action="store_true",
+        help="run ours through bench/_peers/patched_worker.py (proposed fixes; experiments only)",
     )
     parser.add_argument("--json", type=Path, default=WORK_DIR / "runtime_bench.json")
     return parser.parse_args(argv)
@@ -191,6 +197,7 @@ def conditions(args: argparse.Namespace, config: BenchConfig) -> dict[str, Any]:
         "duration": config.duration,
         "workers_per_tool": config.workers,
         "ours_worker_args": args.ours_worker_args,
+        "ours_patched": args.ours_patched,
         "cpus": os.cpu_count(),
         "load_average_at_end": os.getloadavg(),
         "python": platform.python_version(),
@@ -211,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         work_dir=WORK_DIR / str(os.getpid()),
     )
     OURS_WORKER_ARGS[:] = args.ours_worker_args.split()
+    OURS_PATCHED[0] = args.ours_patched
     console = Console(width=max(Console().width, 150))
     runs: dict[str, ToolRun] = {}
     for name in args.tools.split(","):

@@ -70,11 +70,15 @@ class OursTool:
         for offset in range(0, len(jobs), batch):
             bench_noop.enqueue_many([((), args) for args in jobs[offset : offset + batch]])
 
-    def enqueue_paced(self, dsn: str, first_seq: int, count: int, rate: float) -> None:
+    def enqueue_paced(self, dsn: str, first_seq: int, count: int, rate: float) -> list[float]:
         self._use(dsn)
+        durations = []
         for index, due in paced_slots(count, rate):
             time.sleep(max(0.0, due - time.monotonic()))
-            bench_noop.enqueue(**stamped(first_seq + index))
+            args = stamped(first_seq + index)
+            bench_noop.enqueue(**args)
+            durations.append(time.time() - args["t"])
+        return durations
 
     def worker(self, dsn: str) -> WorkerSpec:
         cli = [str(Path(sys.executable).with_name("queue-runtime"))]

@@ -78,13 +78,18 @@ class PgqueuerTool:
 
         asyncio.run(self._with_queries(dsn, run))
 
-    def enqueue_paced(self, dsn: str, first_seq: int, count: int, rate: float) -> None:
+    def enqueue_paced(self, dsn: str, first_seq: int, count: int, rate: float) -> list[float]:
+        durations: list[float] = []
+
         async def run(queries: Queries) -> None:
             for index, due in paced_slots(count, rate):
                 await asyncio.sleep(max(0.0, due - time.monotonic()))
-                await queries.enqueue(NOOP, _encode(stamped(first_seq + index)))
+                args = stamped(first_seq + index)
+                await queries.enqueue(NOOP, _encode(args))
+                durations.append(time.time() - args["t"])
 
         asyncio.run(self._with_queries(dsn, run))
+        return durations
 
     def worker(self, dsn: str) -> WorkerSpec:
         return WorkerSpec([sys.executable, "-m", "bench._peers.pgqueuer_tool"], {DSN_ENV: dsn})

@@ -58,14 +58,19 @@ class ProcrastinateTool:
 
         asyncio.run(_with_app(dsn, run))
 
-    def enqueue_paced(self, dsn: str, first_seq: int, count: int, rate: float) -> None:
+    def enqueue_paced(self, dsn: str, first_seq: int, count: int, rate: float) -> list[float]:
+        durations: list[float] = []
+
         async def run(client: App) -> None:
             deferrer = client.configure_task(NOOP)
             for index, due in paced_slots(count, rate):
                 await asyncio.sleep(max(0.0, due - time.monotonic()))
-                await deferrer.defer_async(**stamped(first_seq + index))
+                args = stamped(first_seq + index)
+                await deferrer.defer_async(**args)
+                durations.append(time.time() - args["t"])
 
         asyncio.run(_with_app(dsn, run))
+        return durations
 
     def worker(self, dsn: str) -> WorkerSpec:
         cli = str(Path(sys.executable).with_name("procrastinate"))
