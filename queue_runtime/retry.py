@@ -27,7 +27,8 @@ TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
     pg_errors.DeadlockDetected,
     pg_errors.SerializationFailure,
     pg_errors.LockNotAvailable,
-    psycopg.OperationalError,  # connection lost, server restarting, admin shutdown
+    psycopg.OperationalError,  # connection lost, server restarting, admin shutdown, PoolTimeout
+    psycopg.InterfaceError,  # the connection was already closed under us
 )
 
 
