@@ -52,7 +52,7 @@ def status(store: JobStore, job_id: int) -> JobStatus:
 
 def test_implements_every_operation_of_the_seam(store: PgJobStore) -> None:
     operations = {m for m, v in vars(JobStore).items() if callable(v) and not m.startswith("_")}
-    assert len(operations) == 13
+    assert len(operations) == 16
     assert all(callable(getattr(store, op, None)) for op in operations)
 
 
