@@ -16,6 +16,20 @@ _SQL = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _SQL_STARTS = frozenset("IUDMRTSWiudmrtsw")
+_CONSUMING = frozenset(
+    {
+        "get",
+        "get_nowait",
+        "accept",
+        "recv",
+        "recvfrom",
+        "serve_forever",
+        "handle_request",
+        "receive",
+    }
+)
+_QUEUE_TYPES = ("queue.", "asyncio.Queue", "asyncio.queues.", "multiprocessing.", "janus.")
+_QUEUE_NAMES = frozenset({"q", "inbox", "jobs", "tasks", "work", "events", "messages", "mailbox"})
 _DYNAMIC_CALLS = frozenset(
     {"importlib.import_module", "builtins.__import__", "builtins.eval", "builtins.exec"}
 )
@@ -74,6 +88,18 @@ def dispatch_fact(
     return Fact(
         kind=FactKind.DYNAMIC_DISPATCH, span=span_of(node), text=text.segment(node), target=target
     )
+
+
+def consumes(method: str, resolved: Resolved) -> bool:
+    """Inside ``while True``, does this call take the next item from a queue or socket?"""
+    if method not in _CONSUMING or resolved.receiver in (ReceiverKind.MODULE, ReceiverKind.CLASS):
+        return False  # requests.get, Order.objects.get
+    if method != "get" and method != "get_nowait":
+        return True
+    if resolved.receiver_type is not None:
+        return resolved.receiver_type.startswith(_QUEUE_TYPES)
+    name = resolved.receiver_source.rpartition(".")[2].lower()
+    return "queue" in name or name in _QUEUE_NAMES
 
 
 def loop_fact(node: ast.While, text: SourceText) -> Fact:

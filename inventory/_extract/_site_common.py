@@ -11,7 +11,9 @@ from inventory._extract._source import span_of
 from inventory._extract._state import Candidate, FunctionState, Use, UseKind
 from inventory._extract._targets import JobTarget
 from inventory.models import Argument, Framework, Pattern
-from inventory.summary import RawSite
+from inventory.summary import RawSite, ReceiverKind
+
+_GUESSABLE = (ReceiverKind.MODULE, ReceiverKind.CLASS, ReceiverKind.UNKNOWN)
 
 
 @dataclass(slots=True)
@@ -39,6 +41,20 @@ class CallSite:
         """The receiver was bound by ``with X() as name``: X's exit waits for the work."""
         binding = self.resolved.binding
         return binding is not None and binding.scoped
+
+
+def guessed_from_name(call: CallSite, label: str, words: tuple[str, ...]) -> str | None:
+    """When the receiver's type is unknown here (defined in another module, an unannotated
+    parameter), its name may still say what it is: ``workers.EXECUTOR``, ``self.pool``.
+    Returns the note to put in the site's detail, or None."""
+    resolved = call.resolved
+    if call.receiver_type is not None or resolved.receiver not in _GUESSABLE:
+        return None
+    source = resolved.receiver_source
+    name = source.rpartition(".")[2].lower()
+    if not source.replace(".", "").replace("_", "").isalnum() or not any(w in name for w in words):
+        return None
+    return f"{source} taken for {label} from its name"
 
 
 def argument_node(call: ast.Call, index: int, keyword: str) -> ast.expr | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._resolve import Resolver
-from inventory._extract._site_common import CallSite, argument_node, candidate
+from inventory._extract._site_common import CallSite, argument_node, candidate, guessed_from_name
 from inventory._extract._state import Candidate, UseKind
 from inventory._extract._targets import JobTarget, call_arguments, job_target
 from inventory._extract._values import EVENT_LOOP
@@ -45,11 +45,16 @@ _AWAITED = (UseKind.AWAITED, UseKind.AWAITED_DISCARDED)
 
 
 def executor_call(call: CallSite) -> Candidate | None:
-    if (
-        call.method not in ("submit", "map")
-        or call.receiver_type not in EXECUTOR_TYPES
-        or call.scoped
-    ):
+    if call.method not in ("submit", "map") or call.scoped:
+        return None
+    # Pool.map blocks, so only "executor" names are trusted for map.
+    words = ("executor",) if call.method == "map" else ("executor", "pool")
+    guess = (
+        None
+        if call.receiver_type in EXECUTOR_TYPES
+        else guessed_from_name(call, "an executor", words)
+    )
+    if call.receiver_type not in EXECUTOR_TYPES and guess is None:
         return None
     if call.method == "map" and call.use is not None and call.use.kind is UseKind.ITERATED:
         return None
@@ -59,7 +64,7 @@ def executor_call(call: CallSite) -> Candidate | None:
     resolver = call.state.resolver
     job = job_target(target_node, resolver)
     arguments = call_arguments(call.node.args[1:], call.node.keywords, resolver)
-    found = candidate(Pattern.EXECUTOR_SUBMIT, call.node, job, call, arguments)
+    found = candidate(Pattern.EXECUTOR_SUBMIT, call.node, job, call, arguments, guess or "")
     found.waits, found.drop_when_waited, found.iterator = _FUTURE_WAITS, True, call.method == "map"
     return found
 

@@ -7,7 +7,13 @@ import ast
 from inventory._extract._args import argument
 from inventory._extract._resolve import capitalised
 from inventory._extract._scopes import BindingKind
-from inventory._extract._site_common import CallSite, argument_node, candidate, keyword_true
+from inventory._extract._site_common import (
+    CallSite,
+    argument_node,
+    candidate,
+    guessed_from_name,
+    keyword_true,
+)
 from inventory._extract._state import Candidate, UseKind
 from inventory._extract._targets import JobTarget, call_arguments, job_target, packed_arguments
 from inventory.models import Pattern
@@ -72,14 +78,16 @@ def thread_start(call: CallSite) -> Candidate | None:
     if call.method != "start" or not isinstance(func, ast.Attribute):
         return None
     ctor_node, ctor, bound = _started_object(call, func.value)
-    run = _run_method(ctor, call) if ctor else None
-    if run is None:
+    if ctor is None or not _maybe_thread_class(ctor, call):
         return None
     resolver = call.state.resolver
     arguments = []
     if isinstance(ctor_node, ast.Call):
         arguments = call_arguments(ctor_node.args, ctor_node.keywords, resolver)
-    job = JobTarget(run, TargetKind.THREAD_SUBCLASS, resolver.text.segment(ctor_node or func.value))
+    # The target is the class: the classifier checks it derives from Thread and takes its run().
+    job = JobTarget(
+        ctor, TargetKind.THREAD_SUBCLASS, resolver.text.segment(ctor_node or func.value)
+    )
     found = candidate(Pattern.THREAD, ctor_node or call.node, job, call, arguments)
     found.site.result_used, found.site.detail = False, ""
     found.waits, found.start_lines = frozenset({"join"}), [call.node.lineno]
@@ -105,20 +113,24 @@ def _started_object(
     return None, None, None
 
 
-def _run_method(ctor: str, call: CallSite) -> str | None:
+def _maybe_thread_class(ctor: str, call: CallSite) -> bool:
     if ctor in CONSTRUCTORS or ctor.startswith(_NOT_SUBCLASSES):
-        return None
+        return False
     local = call.classes.get(ctor)
     if local is None:
-        # Defined elsewhere: the classifier checks that it derives from Thread.
-        return f"{ctor}.run" if capitalised(ctor) else None
-    if local.thread_like or (local.external_bases and "run" in local.methods):
-        return f"{ctor}.run"
-    return None
+        return capitalised(ctor)  # defined elsewhere: the classifier checks its bases
+    return local.thread_like or (local.external_bases and "run" in local.methods)
 
 
 def pool_call(call: CallSite) -> Candidate | None:
-    if call.method not in POOL_METHODS or call.receiver_type not in POOL_TYPES:
+    if call.method not in POOL_METHODS:
+        return None
+    guess = (
+        None
+        if call.receiver_type in POOL_TYPES
+        else guessed_from_name(call, "a process pool", ("pool",))
+    )
+    if call.receiver_type not in POOL_TYPES and guess is None:
         return None
     target_node = argument_node(call.node, 0, "func")
     if target_node is None:
@@ -139,7 +151,7 @@ def pool_call(call: CallSite) -> Candidate | None:
         job,
         call,
         arguments,
-        "blocking: waits for the result" if blocking else "",
+        ", ".join(filter(None, [guess, "blocking: waits for the result" if blocking else ""])),
     )
     found.waits, found.drop_when_waited = frozenset({"get", "wait"}), not blocking
     return found

@@ -21,10 +21,26 @@ _LOOP_GETTERS = frozenset(
 _ORM_ROW = frozenset(
     {"get", "create", "first", "last", "latest", "earliest", "one", "one_or_none", "scalar_one"}
 )
+# Library functions that return an instance of a known class (what the catalogue matches).
+_FACTORIES = {
+    "PIL.Image.open": "PIL.Image.Image",
+    "PIL.Image.new": "PIL.Image.Image",
+    "sqlite3.connect": "sqlite3.Connection",
+    "requests.session": "requests.Session",
+}
 _ORM_SHORTCUTS = frozenset({"django.shortcuts.get_object_or_404"})
 _SESSION_NAMES = frozenset({"session", "db", "db_session", "self.session", "self.db"})
 _FILE_OPENERS = frozenset(
-    {"builtins.open", "io.open", "codecs.open", "gzip.open", "tempfile.NamedTemporaryFile"}
+    {
+        "builtins.open",
+        "io.open",
+        "codecs.open",
+        "gzip.open",
+        "bz2.open",
+        "lzma.open",
+        "pathlib.Path.open",
+    }
+    | {"tempfile.NamedTemporaryFile", "tempfile.TemporaryFile"}
 )
 
 
@@ -57,7 +73,9 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     target = resolved.target
     if target in _LOOP_GETTERS:
         return Binding(BindingKind.INSTANCE, EVENT_LOOP, call)
-    if target in _FILE_OPENERS or target.endswith((".open", ".open_text")):
+    if target in _FACTORIES:
+        return Binding(BindingKind.INSTANCE, _FACTORIES[target], call)
+    if target in _FILE_OPENERS or target == "?.open":  # open(...), path.open(...)
         return Binding(BindingKind.FILE, "io.IOBase", call)
     model = orm_model(call, resolver, target)
     if model is not None:

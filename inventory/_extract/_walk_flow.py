@@ -163,7 +163,9 @@ class FlowMixin(WalkerBase):
         self.state.loops.pop()
         if loop.forever and not loop.broken:
             self.state.facts.append(loop_fact(node, self.text))
-            self.state.consumer = self.state.consumer or loop.consumes
+        if loop.forever and loop.consumes:
+            # A consumer loop, even one that stops on a sentinel: a worker, not a job.
+            self.state.consumer = True
         for stmt in node.orelse:
             self.visit(stmt)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._calls import call_info
-from inventory._extract._facts import dispatch_fact
+from inventory._extract._facts import consumes, dispatch_fact
 from inventory._extract._handlers import framework_of
 from inventory._extract._prepass import gather_module
 from inventory._extract._resolve import Resolver, dotted_source
@@ -17,7 +17,7 @@ from inventory._extract._state import FunctionState, UseKind
 from inventory._extract._walk_defs import DefsMixin
 from inventory._extract._walk_flow import FlowMixin
 from inventory.models import Pattern
-from inventory.summary import FileSummary
+from inventory.summary import FileSummary, RawSite, TargetKind
 
 # Calls that wait for futures or tasks passed to them.
 WAIT_FUNCTIONS = frozenset(
@@ -51,19 +51,6 @@ ITERATING = frozenset(
     }
 )
 COLLECTING = frozenset({"append", "add", "extend", "appendleft"})
-# Methods that, called inside ``while True``, make the loop a consumer of a queue or socket.
-CONSUMING = frozenset(
-    {
-        "get",
-        "get_nowait",
-        "accept",
-        "recv",
-        "recvfrom",
-        "serve_forever",
-        "handle_request",
-        "receive",
-    }
-)
 _DISCARDED = (UseKind.DISCARDED, UseKind.AWAITED_DISCARDED)
 _THREADED = (Pattern.THREAD, Pattern.PROCESS)
 
@@ -93,13 +80,17 @@ class Walker(DefsMixin, FlowMixin):
             self.visit(stmt)
         summary = self.summary
         summary.sites.extend(settle(self.state))
-        summary.sites = [s for s in summary.sites if not self._accept_loop(s.pattern, s.target)]
+        summary.sites = [s for s in summary.sites if not self._runs_a_worker_loop(s)]
         summary.sites.sort(key=lambda s: (s.span.line, s.span.column))
         summary.functions.sort(key=lambda f: (f.span.line, f.span.column))
 
-    def _accept_loop(self, pattern: Pattern, target: str | None) -> bool:
+    def _runs_a_worker_loop(self, site: RawSite) -> bool:
         """A thread running a server's or a queue's ``while True`` loop is infrastructure, not a job."""
-        return pattern in _THREADED and target in self.consumers
+        if site.pattern not in _THREADED or site.target is None:
+            return False
+        if site.target_kind is TargetKind.THREAD_SUBCLASS:
+            return f"{site.target}.run" in self.consumers
+        return site.target in self.consumers
 
     def visit_call(self, node: ast.Call) -> None:
         state, func = self.state, node.func
@@ -110,6 +101,9 @@ class Walker(DefsMixin, FlowMixin):
             self.visit_children(node)
             return
         resolved = state.resolver.expr(func)
+        if state.loops and consumes(method, resolved):
+            for loop in state.loops:
+                loop.consumes = True
         use = self.uses.get(id(node))
         used = use is None or use.kind not in _DISCARDED
         info = call_info(node, resolved, used, self.module, self.text)
@@ -148,9 +142,6 @@ class Walker(DefsMixin, FlowMixin):
             key = dotted_source(value)
             if key is not None and key in state.watch:
                 state.method_uses[state.watch[key]].append((func.attr, node.lineno))
-        if state.loops and func.attr in CONSUMING:
-            for loop in state.loops:
-                loop.consumes = True
 
     def _note_arguments(self, node: ast.Call, target: str, method: str) -> None:
         args = node.args

@@ -232,3 +232,22 @@ def test_calls_through_unknown_values() -> None:
         ("?.__call__", ReceiverKind.UNKNOWN, "hook"),
         ("?.__call__", ReceiverKind.UNKNOWN, "handlers[kind]"),
     ]
+
+
+def test_library_factories_type_their_results() -> None:
+    summary = summarise(
+        """
+        from PIL import Image
+
+        def thumb(src, dest):
+            with Image.open(src) as img:
+                img.thumbnail((64, 64))
+                img.save(dest, format="PNG")
+            with dest.open("w") as out:
+                out.write("done")
+        """
+    )
+    targets = [c.target for c in summary.functions[0].calls]
+    assert "PIL.Image.Image.save" in targets
+    assert "PIL.Image.Image.thumbnail" in targets
+    assert "io.IOBase.write" in targets

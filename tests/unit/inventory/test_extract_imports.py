@@ -80,7 +80,9 @@ def test_module_level_assignments_are_resolved_aliases() -> None:
     )
     assert summary.assignments["send"] == "shop.mail.send_email"
     assert summary.assignments["T"] == "threading.Thread"
-    assert summary.assignments["pool"] == "concurrent.futures.ThreadPoolExecutor"  # instance: its class
+    assert (
+        summary.assignments["pool"] == "concurrent.futures.ThreadPoolExecutor"
+    )  # instance: its class
     assert "count" not in summary.assignments
 
 
