@@ -47,6 +47,9 @@ class EffectEntry(BaseModel):
     call: str
     effect: EffectKind | None = None
     keyed_by: str | None = None
+    key_matches: str | None = Field(
+        default=None, description="Regex the keyed_by argument's source must match (a header name)."
+    )
     receiver: str | None = None
     sql_arg: int | None = None
     when: list[Refinement] = Field(default_factory=list)
@@ -100,6 +103,7 @@ class CallMatch:
     api: str
     keyed_by: str | None
     exact: bool  # an exact dotted entry, as opposed to a suffix or keyword heuristic
+    key_matches: str | None = None
 
 
 def load_shipped() -> CatalogueSpec:
@@ -218,7 +222,7 @@ def _apply(
         kind = _sql_kind(entry.sql_arg, call, cat, sql_hint) or kind
     if kind is None:
         return None
-    return CallMatch(kind, api_name(call, target), entry.keyed_by, exact)
+    return CallMatch(kind, api_name(call, target), entry.keyed_by, exact, entry.key_matches)
 
 
 def _sql_kind(

@@ -14,12 +14,11 @@ from functools import cached_property
 from inventory._catalogue import CallMatch, Catalogue
 from inventory._classify._graph import CallGraph, CallTarget
 from inventory._classify._index import SymbolKind
+from inventory._classify._keys import key_detail, key_status
+from inventory._classify._money import MoneyWords
 from inventory.models import Effect, EffectKind, Location
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, Span
 
-# Key expressions that mint a fresh value on every run: a retry gets a new key.
-_MINTED = re.compile(r"uuid|random|token_|time\(|now\(")
-_MINTING_CALL = re.compile(r"uuid|random|secrets\.token|time\.time$|\.now$|utcnow$")
 _AUGASSIGN = re.compile(r"\s*([\w.\[\]()]+?)\.(\w+)\s*(?:[-+*/%|&^]?=|$)")
 _PERSISTING = frozenset(
     {
@@ -147,12 +146,13 @@ class LocalEffects:
         self.graph = graph
         self.catalogue = catalogue
         self.dynamic_sites = dynamic_sites
+        self.money = MoneyWords(graph, catalogue)
 
     def of(self, fn: FunctionInfo) -> list[Trace]:
         path = self.graph.index.function_path(fn.qualname)
-        calls = [
-            self._call(t, fn, path) for t in self.graph.targets(fn.qualname) if t.function is None
-        ]
+        targets = self.graph.targets(fn.qualname)
+        calls = [self._call(t, fn, path) for t in targets if t.function is None]
+        calls += [self._money_word(t, fn, path) for t in targets if t.function is not None]
         traces = [t for t in calls if t is not None]
         traces += [t for f in fn.facts if (t := self._fact(f, fn, path)) is not None]
         traces += [self._dynamic_site(s, fn, path) for s in self.dynamic_sites.get(fn.qualname, [])]
@@ -170,6 +170,10 @@ class LocalEffects:
             effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, target.name, fn, detail)
             return Found(effect, exact=False, gap=True)
         return None
+
+    def _money_word(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
+        found = self.money.match(target)
+        return _matched(found, target.call, fn, path) if found is not None else None
 
     def _fact(self, fact: Fact, fn: FunctionInfo, path: str) -> Found | None:
         if fact.kind == FactKind.DYNAMIC_DISPATCH:
@@ -208,8 +212,8 @@ def augassign_parts(fact: Fact) -> tuple[str, str]:
 
 
 def _matched(found: CallMatch, call: CallInfo, fn: FunctionInfo, path: str) -> Found:
-    keyed, minted = _key_status(call, found.keyed_by, fn)
-    detail = _key_detail(call, found.keyed_by, keyed, minted)
+    keyed, minted = key_status(call, found, fn)
+    detail = key_detail(call, found.keyed_by, keyed, minted)
     effect = _effect(found.kind, path, call.span, found.api, fn, detail)
     effect = effect.model_copy(update={"keyed": keyed})
     return Found(
@@ -227,36 +231,6 @@ def _effect(
     return Effect(
         kind=kind, location=location(path, span), api=api, chain=[fn.qualname], detail=detail
     )
-
-
-def _key_status(call: CallInfo, keyed_by: str | None, fn: FunctionInfo) -> tuple[bool, bool]:
-    """(keyed, minted): a key counts only when derived from the function's inputs."""
-    if keyed_by is None or keyed_by not in {*call.kwargs, *call.kwarg_sources}:
-        return False, False
-    source = call.kwarg_sources.get(keyed_by, str(call.kwargs.get(keyed_by, "")))
-    if _MINTED.search(source):
-        return False, True
-    if any(re.search(rf"\b{re.escape(p)}\b", source) for p in fn.params):
-        return True, False
-    if _mints_ids(fn):
-        # A local variable in a function that mints ids: assume the key is one of them.
-        return False, True
-    return bool(call.uses_param), False
-
-
-def _mints_ids(fn: FunctionInfo) -> bool:
-    return any(_MINTING_CALL.search(c.target) for c in fn.calls)
-
-
-def _key_detail(call: CallInfo, keyed_by: str | None, keyed: bool, minted: bool) -> str:
-    if keyed_by is None:
-        return ""
-    source = call.kwarg_sources.get(keyed_by, "")
-    if minted:
-        return f"{keyed_by}={source} is minted inside the job: a retry sends a new key"
-    if keyed:
-        return f"{keyed_by}={source} is derived from the job's inputs"
-    return f"no {keyed_by} derived from the job's inputs"
 
 
 def _sql_before(fn: FunctionInfo, line: int) -> str | None:

@@ -73,7 +73,8 @@ def test_suffix_matches_are_not_exact() -> None:
 
 def test_receiver_hints_avoid_false_positives() -> None:
     assert kind_of("?.save", receiver_source="order") == K.DB_OVERWRITE
-    assert kind_of("?.save", receiver_source="img") is None
+    assert kind_of("?.save", receiver_source="img") == K.FILE_WRITE
+    assert kind_of("?.save", receiver_source="workbook") is None
     assert kind_of("?.incr", receiver_source="self.redis") == K.CACHE_INCR
     assert kind_of("?.incr", receiver_source="counter") is None
     assert kind_of("?.put_object", receiver_source="s3") == K.OBJECT_PUT
