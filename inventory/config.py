@@ -57,7 +57,9 @@ class MigratorConfig(BaseModel):
     catalogue: CatalogueSpec = Field(default_factory=CatalogueSpec)
     jobs: dict[str, JobSetting] = Field(default_factory=dict)
     exclude: list[str] = Field(default_factory=list, description="Gitignore-style globs.")
-    max_file_size: int = Field(default=1_000_000, gt=0, description="Bytes; larger files are skipped.")
+    max_file_size: int = Field(
+        default=1_000_000, gt=0, description="Bytes; larger files are skipped."
+    )
 
     @classmethod
     def from_toml(cls, text: str) -> MigratorConfig:
