@@ -69,6 +69,23 @@ def _example(
     )
 
 
+_GATEWAY = """\
+import httpx
+
+
+class PaymentGateway:
+    def __init__(self):
+        self._http = httpx.Client(base_url="https://pay.example.com")
+
+    def capture(self, order_id, idempotency_key):
+        self._http.post(
+            "/captures", json={"order": order_id}, headers={"Idempotency-Key": idempotency_key}
+        )
+
+    def refund(self, order_id):
+        self._http.post("/refunds", json={"order": order_id})
+"""
+
 EXAMPLES: list[RuleExample] = [
     _example(
         "unsafe: a refund without an idempotency key",
@@ -293,6 +310,37 @@ EXAMPLES: list[RuleExample] = [
         expected_verdict=V.NON_IDEMPOTENT,
         expected_effect_kinds={K.HTTP_POST},
         why="`mailer = Mailer()` types the receiver, so `mailer.send` is `shop.mail.Mailer.send`.",
+    ),
+    _example(
+        "needs_key: an in-house gateway client, keyed by a header",
+        """
+        from shop.gateway import PaymentGateway
+
+        def capture(order_id):
+            gateway = PaymentGateway()
+            gateway.capture(order_id, idempotency_key=f"capture-{order_id}")
+        """,
+        "capture",
+        V.NEEDS_KEY,
+        {K.PAYMENT, K.HTTP_POST},
+        "The client is project code whose body only shows an HTTP POST; `capture` on a payment-ish "
+        "receiver says money moves. The key reaches the provider as an `Idempotency-Key` header.",
+        more_files={"shop/gateway.py": _GATEWAY},
+    ),
+    _example(
+        "unsafe: the same client's refund, without a key",
+        """
+        from shop.gateway import PaymentGateway
+
+        def refund(order_id):
+            gateway = PaymentGateway()
+            gateway.refund(order_id)
+        """,
+        "refund",
+        V.UNSAFE,
+        {K.PAYMENT, K.HTTP_POST},
+        "No key anywhere on the path: a retry refunds twice.",
+        more_files={"shop/gateway.py": _GATEWAY},
     ),
     _example(
         "pinned verdict in [tool.migrator.jobs]",
