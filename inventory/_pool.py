@@ -8,7 +8,7 @@ stay in-process because starting workers costs more than it saves.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from inventory._files import Outcome, summarise, summarise_chunk
@@ -38,30 +38,35 @@ def chunked(files: list[SourceFile], workers: int) -> list[list[SourceFile]]:
 
 def summarise_all(
     files: list[SourceFile], max_bytes: int, jobs: int | None, progress: Progress | None
-) -> list[Outcome]:
+) -> Iterator[Outcome]:
+    """Outcomes as they arrive, so the caller parses them while workers still run."""
     workers = worker_count(jobs, len(files))
     if workers == 1:
         return _serial(files, max_bytes, progress)
     return _parallel(files, max_bytes, workers, progress)
 
 
-def _serial(files: list[SourceFile], max_bytes: int, progress: Progress | None) -> list[Outcome]:
-    outcomes: list[Outcome] = []
-    for file in files:
-        outcomes.append(summarise(file, max_bytes))
+def _serial(
+    files: list[SourceFile], max_bytes: int, progress: Progress | None
+) -> Iterator[Outcome]:
+    for done, file in enumerate(files, start=1):
+        yield summarise(file, max_bytes)
         if progress:
-            progress(len(outcomes), len(files))
-    return outcomes
+            progress(done, len(files))
 
 
 def _context() -> BaseContext:
-    # forkserver, not fork: the caller may run threads (a progress bar, a web
-    # server) and forking a threaded process can deadlock. The preload makes
-    # every worker start with the extractor already imported. Imported here:
-    # a warm scan never starts a pool and should not pay for the import.
-    import multiprocessing
+    """fork when this process runs no other thread: workers start at once with
+    everything imported, and never re-import the caller's ``__main__``.
+    Forking a threaded process can deadlock, so then forkserver, whose
+    preload starts every worker with the extractor already imported."""
+    import multiprocessing  # here: a warm scan never starts a pool
+    import threading
 
-    if "forkserver" not in multiprocessing.get_all_start_methods():
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["inventory._files", "inventory._extract"])
@@ -70,16 +75,29 @@ def _context() -> BaseContext:
 
 def _parallel(
     files: list[SourceFile], max_bytes: int, workers: int, progress: Progress | None
-) -> list[Outcome]:
+) -> Iterator[Outcome]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
-    outcomes: list[Outcome] = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
-        futures = [
-            pool.submit(summarise_chunk, chunk, max_bytes) for chunk in chunked(files, workers)
-        ]
-        for future in as_completed(futures):
-            outcomes.extend(future.result())
-            if progress:
-                progress(len(outcomes), len(files))
-    return outcomes
+    done: set[str] = set()
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+            chunks = chunked(files, workers)
+            futures = [pool.submit(summarise_chunk, chunk, max_bytes) for chunk in chunks]
+            for future in as_completed(futures):
+                for outcome in future.result():
+                    done.add(outcome.rel)
+                    yield outcome
+                if progress:
+                    progress(len(done), len(files))
+    except BrokenProcessPool:
+        # A worker died (killed, out of memory, or a caller's unguarded
+        # __main__ that cannot be re-imported): finish the rest in-process.
+        rest = [file for file in files if file.rel not in done]
+        yield from _serial(rest, max_bytes, _shifted(progress, len(done), len(files)))
+
+
+def _shifted(progress: Progress | None, done: int, total: int) -> Progress | None:
+    if progress is None:
+        return None
+    return lambda finished, _: progress(done + finished, total)

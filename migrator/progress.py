@@ -40,6 +40,7 @@ class ScanProgress:
             self._progress, self._task = _start(self.console, total)
         assert self._task is not None
         self._progress.update(self._task, completed=done, total=total)
+        self._progress.refresh()
 
 
 def _start(console: Console, total: int) -> tuple[Progress, TaskID]:
@@ -47,7 +48,9 @@ def _start(console: Console, total: int) -> tuple[Progress, TaskID]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    progress = Progress(*columns, console=console, transient=True)
+    # No refresh thread: the scan may fork workers, which is only safe while
+    # this process runs a single thread. The bar redraws on each update.
+    progress = Progress(*columns, console=console, transient=True, auto_refresh=False)
     task = progress.add_task("scan", total=total)
     progress.start()
     return progress, task
