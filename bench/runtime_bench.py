@@ -130,6 +130,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="run ours through bench/_peers/patched_worker.py (proposed fixes; experiments only)",
     )
     parser.add_argument("--json", type=Path, default=WORK_DIR / "runtime_bench.json")
+    parser.add_argument(
+        "--work-dir", type=Path, default=WORK_DIR, help="worker logs and start records go here"
+    )
     return parser.parse_args(argv)
 
 
@@ -215,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         rate=args.rate,
         duration=args.duration,
         workers=args.workers,
-        work_dir=WORK_DIR / str(os.getpid()),
+        work_dir=args.work_dir / str(os.getpid()),
     )
     OURS_WORKER_ARGS[:] = args.ours_worker_args.split()
     OURS_PATCHED[0] = args.ours_patched
