@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from inventory import Idempotency, Inventory, ScanErrorKind, scan
+from inventory import Idempotency, Inventory, ScanErrorKind, _pool, scan
 from inventory._cache import cache_path
 
 APP = {
@@ -160,3 +161,24 @@ def test_test_code_is_scanned_only_when_asked(app: Path) -> None:
         "shop/views.py",
         "tests/test_views.py",
     ]
+
+
+def _dying_worker(files: object, max_bytes: int) -> list[object]:
+    os._exit(3)  # a worker killed mid-chunk (out of memory, SIGKILL)
+
+
+def test_a_dead_worker_pool_finishes_the_scan_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = dict(APP) | {f"shop/extra_{n}.py": f"X = {n}\n" for n in range(45)}
+    app = write_tree(tmp_path / "big", files)
+    monkeypatch.setattr(_pool, "summarise_chunk", _dying_worker)
+    in_process: list[int] = []
+    serial = _pool._serial
+    monkeypatch.setattr(
+        _pool, "_serial", lambda rest, *a: in_process.append(len(rest)) or serial(rest, *a)
+    )
+    inventory = scan(app, use_cache=False, jobs=2)
+    assert in_process == [49]  # every file, since no chunk came back
+    assert inventory.stats.files_scanned == 49 and inventory.errors == []
+    assert verdicts(inventory)["shop.billing.refund_order"] == Idempotency.UNSAFE
