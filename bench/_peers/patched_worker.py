@@ -3,21 +3,34 @@
     python -m bench._peers.patched_worker [queue-runtime arguments]
 
 An experiment for the bench (``profile_ours --patched``), never used for the
-reported figures. The patch replaces ``queue_runtime.metrics._Window``, whose
-``rate()`` sums every completion of the last minute on each completion (O(n)
-per job, so a drain slows down as it goes), with a running total (O(1)
-amortised). The same change is proposed to the owners of ``metrics.py``.
+reported figures. ``$BENCH_PATCHES`` (comma-separated, default all) picks them:
+
+- ``window``: replaces ``queue_runtime.metrics._Window``, whose ``rate()`` sums
+  every completion of the last minute on each completion (O(n) per job, so a
+  drain slows down as it goes), with a running total (O(1) amortised).
+- ``threads``: sync attempts run on reused daemon threads instead of a new
+  thread each (``Thread.start`` waits for the new thread to be scheduled: a
+  third of the claim loop's time on a busy 2-core box). A thread stuck in a
+  timed-out job just stays busy; the next attempt gets another thread.
+
+The same changes are proposed to the owners of ``metrics.py`` / ``worker/_execute.py``.
 """
 
 from __future__ import annotations
 
+import os
+import queue
 import sys
 import threading
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 from queue_runtime import metrics
 from queue_runtime.cli import main
+from queue_runtime.worker import _execute
+
+IDLE_EXIT = 30.0  # seconds an idle reused thread waits for work before it exits
 
 
 class RunningTotalWindow:
@@ -45,6 +58,61 @@ class RunningTotalWindow:
             return self._totals[pool] / metrics.THROUGHPUT_WINDOW
 
 
+class ReusedThreads:
+    """Daemon threads that run one task after another; a new one only when none is idle."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._work: queue.SimpleQueue[tuple[Callable[..., None], tuple[Any, ...]]] = (
+            queue.SimpleQueue()
+        )
+        self._idle = 0
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
+        with self._lock:
+            if self._idle:
+                self._idle -= 1
+                self._work.put((fn, args))
+                return
+        threading.Thread(target=self._serve, args=(fn, args), name=self._name, daemon=True).start()
+
+    def _serve(self, fn: Callable[..., None], args: tuple[Any, ...]) -> None:
+        while True:
+            fn(*args)
+            with self._lock:
+                self._idle += 1
+            task = self._next()
+            if task is None:
+                return
+            fn, args = task
+
+    def _next(self) -> tuple[Callable[..., None], tuple[Any, ...]] | None:
+        while True:
+            try:
+                return self._work.get(timeout=IDLE_EXIT)
+            except queue.Empty:
+                with self._lock:  # a submitter counts on us only while the queue is non-empty
+                    if self._work.empty():
+                        self._idle -= 1
+                        return None
+
+
+def _start_on_reused_threads(self: Any, inv: Any, done: Any, label: str) -> None:
+    if inv.is_async:
+        _original_start(self, inv, done, label)
+        return
+    if not hasattr(self, "_reused"):
+        self._reused = ReusedThreads(self._name)
+    self._reused.submit(_execute._run_sync, (inv, done))
+
+
+_original_start = _execute.Executor.start
+
 if __name__ == "__main__":
-    metrics._Window = RunningTotalWindow  # type: ignore[misc]  # the experiment itself
+    patches = set(os.environ.get("BENCH_PATCHES", "window,threads").split(","))
+    if "window" in patches:
+        metrics._Window = RunningTotalWindow  # type: ignore[misc]  # the experiment itself
+    if "threads" in patches:
+        _execute.Executor.start = _start_on_reused_threads  # type: ignore[method-assign]
     sys.exit(main())
