@@ -118,3 +118,37 @@ def test_declared_key_makes_a_sender_needs_key() -> None:
     assert (
         job.idempotency == Idempotency.NEEDS_KEY and "welcome:{user_id}" in job.evidence[-1].message
     )
+
+
+def test_money_word_on_a_project_wrapper_only_when_its_body_shows_no_payment() -> None:
+    keyed_stripe = call(
+        "stripe.Charge.create",
+        line=2,
+        kwargs={"idempotency_key": "<expr>"},
+        kwarg_sources={"idempotency_key": "f'c-{order_id}'"},
+    )
+    job_body = fn("app.job", call("billing.charge", line=9), params=["order_id"])
+    site = thread_site("app.job", "app.view", line=99)
+
+    def classify_with(wrapper: FunctionInfo) -> Job:
+        _, jobs = run(module("app", job_body, sites=[site]), module("billing", wrapper))
+        return job_of(jobs, "app.job")
+
+    job = classify_with(fn("billing.charge", keyed_stripe, params=["order_id"]))
+    assert [e.api for e in job.effects] == ["stripe.Charge.create"]
+    assert job.idempotency == Idempotency.NEEDS_KEY
+
+    job = classify_with(fn("billing.charge", call("requests.post", line=2), params=["order_id"]))
+    assert {e.api for e in job.effects} == {"requests.post", "billing.charge"}
+    assert job.idempotency == Idempotency.UNSAFE
+
+
+def test_a_key_in_a_header_dict_counts_only_under_the_idempotency_header() -> None:
+    def post(headers: str) -> FunctionInfo:
+        fields = {"kwargs": {"headers": "<expr>"}, "kwarg_sources": {"headers": headers}}
+        return fn("app.notify", call("requests.post", **fields), params=["event_id"])
+
+    assert (
+        verdict(post('{"Idempotency-Key": f"e-{event_id}"}')).idempotency == Idempotency.NEEDS_KEY
+    )
+    assert verdict(post('{"X-Trace": event_id}')).idempotency == Idempotency.NON_IDEMPOTENT
