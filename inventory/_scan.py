@@ -127,8 +127,8 @@ def _classify(
     from inventory._classify import classify
 
     ordered = [summaries[rel] for rel in sorted(summaries)]
-    failed = [stamps[rel].error for rel in sorted(stamps) if stamps[rel].error is not None]
-    errors: list[ScanError] = [*run.walked.errors, *failed]  # type: ignore[list-item]
+    failed = [error for rel in sorted(stamps) if (error := stamps[rel].error) is not None]
+    errors: list[ScanError] = [*run.walked.errors, *failed]
     sites, jobs = classify(ordered, run.config, Catalogue.load(run.config.catalogue))
     cached = sum(1 for rel in summaries if rel in run.found.hits)
     return Inventory(

@@ -6,7 +6,6 @@ baseline), 2 usage errors and anything that stopped the command.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ import click
 from rich.console import Console
 
 from inventory import Idempotency
-from migrator.errors import MigratorError
+from migrator.errors import MigratorError, OutputError
 from migrator.progress import ScanProgress
 from migrator.report import ReportFormat, ReportView, render
 from migrator.scan import ScanOutcome, ScanRequest, scan_project
@@ -107,7 +106,8 @@ def scan(
     if outcome.baseline_written is not None:
         click.echo(f"wrote {outcome.baseline_written} fingerprints to {baseline}", err=True)
         return
-    sys.exit(outcome.exit_code) if outcome.exit_code else None
+    if outcome.exit_code:
+        click.get_current_context().exit(outcome.exit_code)
 
 
 def _report(
@@ -119,5 +119,8 @@ def _report(
     if output is None:
         render(fmt, view, Console(soft_wrap=fmt is not ReportFormat.TABLE))
         return
-    with output.open("w", encoding="utf-8") as handle:
-        render(fmt, view, Console(file=handle, width=160, no_color=True))
+    try:
+        with output.open("w", encoding="utf-8") as handle:
+            render(fmt, view, Console(file=handle, width=160, no_color=True))
+    except OSError as exc:
+        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from exc

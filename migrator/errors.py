@@ -20,3 +20,7 @@ class ConfigurationError(MigratorError):
 
 class ScanRootError(MigratorError):
     """The path to scan is not a folder."""
+
+
+class OutputError(MigratorError):
+    """The report cannot be written where -o asked."""

@@ -140,6 +140,11 @@ def test_missing_path_exits_2(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "does not exist" in result.output
 
 
+def test_unwritable_output_exits_2_with_a_message(app: Path, tmp_path: Path) -> None:
+    result = run(app, "-o", tmp_path / "no" / "such" / "dir" / "report.txt")
+    assert result.exit_code == 2 and "cannot write" in result.output
+
+
 def test_bad_baseline_and_bad_configuration_exit_2_with_a_message(
     app: Path, tmp_path: Path
 ) -> None:
@@ -167,3 +172,15 @@ def test_the_installed_command_in_a_fresh_process(app: Path) -> None:
     assert done.returncode == 1, done.stderr
     assert Inventory.model_validate_json(done.stdout).stats.files_scanned == 4
     assert done.stderr == ""
+
+
+def test_an_unexpected_failure_is_a_message_and_exit_2(
+    app: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def explode(*args: object) -> None:
+        raise RuntimeError("classifier exploded")
+
+    monkeypatch.setattr("migrator.cli.scan_project", explode)
+    result = run(app)
+    assert result.exit_code == 2
+    assert "internal error: RuntimeError: classifier exploded" in result.output
