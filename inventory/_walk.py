@@ -79,11 +79,22 @@ class _Ignore:
     base: str
     spec: pathspec.GitIgnoreSpec
 
-    def matches(self, path: str, is_dir: bool) -> bool:
+    def verdict(self, path: str, is_dir: bool) -> bool | None:
+        """True: ignored here; False: re-included by a ``!`` pattern; None: no opinion."""
         rel = os.path.relpath(path, self.base).replace(os.sep, "/")
         if rel.startswith("../"):
-            return False
-        return self.spec.match_file(rel + "/" if is_dir else rel)
+            return None
+        return self.spec.check_file(rel + "/" if is_dir else rel).include
+
+
+def ignored(ignores: list[_Ignore], path: str, is_dir: bool) -> bool:
+    """As git decides: the deepest ``.gitignore`` with an opinion wins."""
+    decision = False
+    for ignore in ignores:
+        verdict = ignore.verdict(path, is_dir)
+        if verdict is not None:
+            decision = verdict
+    return decision
 
 
 def _load_ignore(directory: str) -> _Ignore | None:
@@ -195,7 +206,7 @@ class _Walker:
         ancestors: frozenset[str],
     ) -> None:
         is_dir = self._is_dir(entry)
-        if ignores and any(ignore.matches(entry.path, is_dir) for ignore in ignores):
+        if ignores and ignored(ignores, entry.path, is_dir):
             return
         if is_dir:
             if not self._skip_dir(entry.name):
@@ -252,7 +263,7 @@ def walk(
     """
     top = os.path.abspath(root)
     ignores = _ancestor_ignores(top)
-    if any(ignore.matches(top, is_dir=True) for ignore in ignores):
+    if ignored(ignores, top, is_dir=True):
         ignores = []  # the user asked for an ignored folder by name: scan it
     patterns = list(exclude)
     if patterns:

@@ -79,6 +79,13 @@ def test_gitignore_files_apply_relative_to_their_folder(tmp_path: Path) -> None:
     assert found(tmp_path) == ["keep.py", "other/secret.py", "pkg/local.py"]
 
 
+def test_a_nested_gitignore_can_re_include_what_an_outer_one_ignores(tmp_path: Path) -> None:
+    make(tmp_path, "app/generated_x.py", "app/generated_keep.py", "lib/generated_y.py")
+    (tmp_path / ".gitignore").write_text("generated_*.py\n", encoding="utf-8")
+    (tmp_path / "app" / ".gitignore").write_text("!generated_keep.py\n", encoding="utf-8")
+    assert found(tmp_path) == ["app/generated_keep.py"]
+
+
 def test_gitignore_above_the_root_applies_inside_the_same_git_tree(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     make(tmp_path, "app/views.py", "app/data/dump.py")
