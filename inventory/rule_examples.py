@@ -161,6 +161,23 @@ EXAMPLES: list[RuleExample] = [
         "A retry sends a second email; a dedup key like `shop.jobs.send_welcome:{user_id}` is suggested.",
     ),
     _example(
+        "needs_key: an insert whose only risk is a duplicate, with a natural key",
+        """
+        from shop.models import Delivery
+
+        def record_delivery(order_id, delivery_key):
+            Delivery.objects.create(order_id=order_id, delivery_key=delivery_key)
+        """,
+        "record_delivery",
+        V.NEEDS_KEY,
+        {K.DB_INSERT},
+        "`delivery_key` comes from the inputs and names the event: a unique constraint or "
+        "`get_or_create` on it makes a retry harmless. Foreign keys such as `order_id` do not count.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Delivery(models.Model):\n    pass\n"
+        },
+    ),
+    _example(
         "non_idempotent: an increment through F()",
         """
         from django.db.models import F

@@ -49,3 +49,24 @@ def key_detail(call: CallInfo, keyed_by: str | None, keyed: bool, minted: bool) 
     if keyed:
         return f"{keyed_by}={source} is derived from the job's inputs"
     return f"no {keyed_by} derived from the job's inputs"
+
+
+# Columns that name one logical event, not foreign keys: ``user_id=user_id`` on a
+# notification row is a parent, many rows share it, so it is not a natural key.
+_NATURAL = re.compile(
+    r"^(key|uuid|reference|external_id|dedup\w*|idempotency\w*|\w+_(key|uuid|ref))$"
+)
+
+
+def natural_key(call: CallInfo, fn: FunctionInfo) -> str | None:
+    """A key-like column taken from the inputs: ``create(event_key=event_key, ...)``.
+
+    A row inserted with such a column can be deduplicated (unique constraint,
+    get_or_create): the risk of a retry is a duplicate, not a wrong state.
+    """
+    for name, source in sorted(call.kwarg_sources.items()):
+        if _NATURAL.match(name) and any(
+            re.search(rf"\b{re.escape(p)}\b", source) for p in fn.params
+        ):
+            return name
+    return None

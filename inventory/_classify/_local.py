@@ -14,7 +14,7 @@ from functools import cached_property
 from inventory._catalogue import CallMatch, Catalogue
 from inventory._classify._graph import CallGraph, CallTarget
 from inventory._classify._index import SymbolKind
-from inventory._classify._keys import key_detail, key_status
+from inventory._classify._keys import key_detail, key_status, natural_key
 from inventory._classify._money import MoneyWords
 from inventory.models import Effect, EffectKind, Location
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, Span
@@ -43,6 +43,7 @@ class Found:
     stored: bool = False  # a random id next to a persisting write in the same function
     gap: bool = False  # not an effect: a project call we could not resolve
     receiver: str = ""  # the receiver as written, for "+= then save()" on the same object
+    natural_key: str | None = None  # an insert carrying an id-like column from the inputs
 
     @cached_property
     def summary_key(self) -> tuple[object, ...]:
@@ -113,6 +114,10 @@ class Trace:
     @property
     def minted_key(self) -> bool:
         return self.found.minted_key
+
+    @property
+    def natural_key(self) -> str | None:
+        return self.found.natural_key
 
     @property
     def stored(self) -> bool:
@@ -222,6 +227,7 @@ def _matched(found: CallMatch, call: CallInfo, fn: FunctionInfo, path: str) -> F
         keyed_by=found.keyed_by,
         minted_key=minted,
         receiver=call.receiver_source,
+        natural_key=natural_key(call, fn) if found.kind == EffectKind.DB_INSERT else None,
     )
 
 

@@ -6,7 +6,9 @@
 3. ``needs_key``: the user declared an idempotency key for the job.
 4. ``unknown``: dynamic calls (or subprocesses) in the reachable code.
 5. ``needs_key``: every payment, and every repeat-on-retry effect, is keyed
-   by a key derived from the inputs: safe only with that key.
+   by a key derived from the inputs: safe only with that key; or the only
+   repeats are inserts carrying an id-like column from the inputs (a natural
+   key to deduplicate on).
 6. ``non_idempotent``: an effect that repeats on retry (insert, increment,
    append, send, POST, publish, enqueue, stored random id).
 7. ``idempotent``: reads, overwrites, upserts, deletes, GET/PUT/DELETE,
@@ -107,6 +109,13 @@ def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency
         return (
             Idempotency.NEEDS_KEY,
             "needs_key: safe only with the idempotency keys it passes, derived from its inputs",
+        )
+    natural = sorted({t.natural_key for t in repeats if t.natural_key and not t.keyed})
+    if natural and all(t.keyed or t.natural_key for t in repeats):
+        return (
+            Idempotency.NEEDS_KEY,
+            f"needs_key: a retry only duplicates rows with a natural key ({_some(natural)}): "
+            "a unique constraint or get_or_create on it makes the job safe",
         )
     if repeats:
         names = sorted({t.kind.value for t in repeats})
