@@ -19,12 +19,12 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
-from codemods import _background_tasks, _jobdefs, _register, _status_endpoint
+from codemods import _background_tasks, _register, _status_endpoint
 from codemods._fastapi_202 import RESPONSE_IMPORT
 from codemods._rewriter import rewrite_sites
 from codemods._status_endpoint import AppModule
 from codemods._types import CodemodError, FileChange, SiteOutcome, Status, Target
-from inventory.models import Job, Pattern
+from inventory.models import Pattern
 
 NOT_FOUND = (
     "not found at the recorded position (line {line}): the code there has another shape; rescan"
@@ -65,8 +65,9 @@ def plan_changes(
     for path, file_targets in sorted(by_path.items()):
         modules[path] = _rewrite_file(path, sources[path], file_targets, plan)
     moved = {o.site.job for o in plan.outcomes if o.status in (Status.REWRITTEN, Status.ALREADY)}
-    jobs = {t.job.qualname: t.job for t in targets if t.job.qualname in moved}
-    _register_jobs(sources, modules, list(jobs.values()), decorations, plan)
+    _register_jobs(
+        sources, modules, [t for t in targets if t.job.qualname in moved], decorations, plan
+    )
     accepted = any(o.status is Status.REWRITTEN for o in plan.outcomes if o.site.result_used)
     if accepted and app is not None:
         _add_status_endpoint(app, sources, modules, plan)
@@ -113,22 +114,19 @@ def _rewrite_file(path: str, source: str, targets: list[Target], plan: Plan) -> 
 def _register_jobs(
     sources: dict[str, str],
     modules: dict[str, cst.Module],
-    jobs: list[Job],
+    moved: list[Target],
     decorations: dict[str, str],
     plan: Plan,
 ) -> None:
-    by_path: dict[str, list[Job]] = defaultdict(list)
-    for job in jobs:
-        assert job.location is not None  # selection only lets jobs with a definition through
-        by_path[job.location.path].append(job)
-    for path, file_jobs in sorted(by_path.items()):
-        defs = _jobdefs.gather(cst.parse_module(sources[path]))
-        found = {job.qualname: _jobdefs.find(defs, job) for job in file_jobs}
-        wanted = [d for d in found.values() if d is not None]
-        arguments = {d.qualpath: decorations[q] for q, d in found.items() if d is not None}
+    """Decorate each moved job where it is defined (its module may also hold sites)."""
+    by_path: dict[str, dict[str, str]] = defaultdict(dict)
+    for target in moved:
+        assert target.job.location is not None  # selection only lets defined jobs through
+        by_path[target.job.location.path][target.qualpath] = decorations[target.job.qualname]
+    for path, arguments in sorted(by_path.items()):
         module = modules.get(path) or cst.parse_module(sources[path])
-        modules[path], _added = _register.register(module, wanted, arguments)
-        plan.registered.extend(q for q, d in found.items() if d is not None)
+        modules[path], _added = _register.register(module, arguments)
+    plan.registered.extend(dict.fromkeys(t.job.qualname for t in moved))
 
 
 def _collect(sources: dict[str, str], modules: dict[str, cst.Module], plan: Plan) -> None:

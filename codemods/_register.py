@@ -11,10 +11,8 @@ move relied on.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
-from codemods._jobdefs import FunctionDefInfo
+from codemods._imports import add_import
 from codemods._targets import dotted
 
 _REGISTERED = frozenset({"job", "queue_runtime.job"})
@@ -79,20 +77,14 @@ def _with_job(
     return [*decorators[:at], new, *decorators[at:]]
 
 
-def register(
-    module: cst.Module, defs: list[FunctionDefInfo], arguments: dict[str, str]
-) -> tuple[cst.Module, list[str]]:
-    """Decorate ``defs`` (qualpath -> decorator arguments) and import ``job`` once."""
+def register(module: cst.Module, arguments: dict[str, str]) -> tuple[cst.Module, list[str]]:
+    """Decorate the functions at the qualpaths of ``arguments`` and import ``job`` once."""
     qualified = _job_name_taken(module)
-    transformer = AddJobDecoratorTransformer(
-        {d.qualpath: arguments[d.qualpath] for d in defs}, qualified
-    )
+    transformer = AddJobDecoratorTransformer(arguments, qualified)
     updated = module.visit(transformer)
     if not transformer.added:
         return module, []
-    context = CodemodContext()
-    item = ImportItem("queue_runtime") if qualified else ImportItem("queue_runtime", "job")
-    updated = AddImportsVisitor(context, [item]).transform_module(updated)
+    updated = add_import(updated, "queue_runtime", None if qualified else "job")
     return updated, transformer.added
 
 

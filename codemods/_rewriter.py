@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import libcst as cst
 import libcst.matchers as m
@@ -53,8 +54,13 @@ class _Scope:
 
     first: int  # first line, decorators included
     last: int
-    names: Counter[str]  # every Name in the original scope, nested blocks included
+    node: cst.CSTNode  # the original function or module
     dropped: set[str] = field(default_factory=set)  # parameters a rewrite made removable
+
+    @cached_property
+    def names(self) -> Counter[str]:
+        """Every Name in the original scope, nested blocks included (only computed if asked)."""
+        return _names(self.node)
 
 
 class RewriteCallSitesTransformer(cst.CSTTransformer):
@@ -71,12 +77,12 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         return pos.start.line, pos.end.line
 
     def visit_Module(self, node: cst.Module) -> None:
-        self._scopes.append(_Scope(0, 0, _names(node)))
+        self._scopes.append(_Scope(0, 0, node))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         first, last = self._lines(node)
         first = min([first, *(self._lines(d)[0] for d in node.decorators)])
-        self._scopes.append(_Scope(first, last, _names(node)))
+        self._scopes.append(_Scope(first, last, node))
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
@@ -106,18 +112,22 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
     def _rewrite_body(
         self, originals: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
     ) -> list[cst.BaseStatement]:
+        found = [
+            (index, i, target)
+            for index, original in enumerate(originals)
+            if isinstance(original, cst.SimpleStatementLine)
+            for i, target in self._targets_for(original)
+        ]
+        if not found:
+            return list(updated)
         scope = self._scopes[-1]
         block = Block(updated, scope.names)
         replacements: dict[int, list[cst.BaseStatement]] = {}
-        for index, original in enumerate(originals):
-            if isinstance(original, cst.SimpleStatementLine):
-                for i, target in self._targets_for(original):
-                    edit = self._apply(block, index, i, target)
-                    if edit is not None:
-                        replacements.update(edit.replacements)
-                        scope.dropped.update(edit.dropped_params)
-        if not replacements:
-            return list(updated)
+        for index, i, target in found:
+            edit = self._apply(block, index, i, target)
+            if edit is not None:
+                replacements.update(edit.replacements)
+                scope.dropped.update(edit.dropped_params)
         return [
             new for index, stmt in enumerate(updated) for new in replacements.get(index, [stmt])
         ]
@@ -172,5 +182,6 @@ def rewrite_sites(
 ) -> tuple[cst.Module, dict[int, Outcome]]:
     """Rewrite ``targets`` in ``module``; targets without an outcome were not found."""
     transformer = RewriteCallSitesTransformer(targets)
-    updated = MetadataWrapper(module).visit(transformer)
+    # The module was parsed for this pass alone: no defensive deep copy needed.
+    updated = MetadataWrapper(module, unsafe_skip_copy=True).visit(transformer)
     return updated, transformer.outcomes

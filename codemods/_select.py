@@ -10,6 +10,7 @@ cannot be imported by a worker (bound method, nested function).
 
 from __future__ import annotations
 
+from codemods._jobdefs import FunctionDefInfo
 from codemods._types import ApplyOptions, DefKind, SiteOutcome, Status, Target
 from inventory.models import CallSite, Framework, Idempotency, Inventory, Job, Pattern
 
@@ -33,7 +34,7 @@ _KIND_REASONS = {
 def select(
     inventory: Inventory,
     options: ApplyOptions,
-    kinds: dict[str, DefKind],
+    defs: dict[str, FunctionDefInfo | None],
     blocked: dict[str, str] | None = None,
     accept_202: bool = False,
 ) -> tuple[list[Target], list[SiteOutcome]]:
@@ -49,7 +50,7 @@ def select(
     for site in inventory.sites:
         if options.jobs and site.job not in options.jobs:
             continue
-        decided = _decide(site, inventory.job(site.job), options, kinds, blocked or {}, accept_202)
+        decided = _decide(site, inventory.job(site.job), options, defs, blocked or {}, accept_202)
         if isinstance(decided, Target):
             targets.append(decided)
         else:
@@ -61,13 +62,13 @@ def _decide(
     site: CallSite,
     job: Job | None,
     options: ApplyOptions,
-    kinds: dict[str, DefKind],
+    defs: dict[str, FunctionDefInfo | None],
     blocked: dict[str, str],
     accept_202: bool,
 ) -> Target | SiteOutcome:
     if job is None:
         return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
-    reason = _verdict_reason(job, options) or _place_reason(site, job, kinds, blocked)
+    reason = _verdict_reason(job, options) or _place_reason(site, job, defs, blocked)
     if reason:
         return _skip(site, reason)
     if site.result_used and not (accept_202 and _can_answer_202(site)):
@@ -83,7 +84,9 @@ def _decide(
             site, "; ".join(_arg_reason(a.name, a.source, a.reason) for a in unserialisable)
         )
     key = options.keys.get(job.qualname)
-    return Target(site, job, kinds[job.qualname], key, accepted=site.result_used)
+    found = defs[job.qualname]
+    assert found is not None  # _place_reason rules out jobs without a definition
+    return Target(site, job, found.kind, key, accepted=site.result_used, qualpath=found.qualpath)
 
 
 def _can_answer_202(site: CallSite) -> bool:
@@ -92,7 +95,7 @@ def _can_answer_202(site: CallSite) -> bool:
 
 
 def _place_reason(
-    site: CallSite, job: Job, kinds: dict[str, DefKind], blocked: dict[str, str]
+    site: CallSite, job: Job, defs: dict[str, FunctionDefInfo | None], blocked: dict[str, str]
 ) -> str | None:
     """Why the site's pattern, its files or the job's definition rule a rewrite out."""
     if site.pattern is Pattern.SCHEDULER:
@@ -101,7 +104,8 @@ def _place_reason(
     held = [f"{p}: {blocked[p]}" for p in dict.fromkeys(paths) if p in blocked]
     if held:
         return "; ".join(held)
-    return _KIND_REASONS.get(kinds.get(job.qualname, DefKind.NOT_FOUND))
+    found = defs.get(job.qualname)
+    return _KIND_REASONS.get(found.kind if found else DefKind.NOT_FOUND)
 
 
 def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:

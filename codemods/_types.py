@@ -114,6 +114,7 @@ class Target:
     kind: DefKind
     key_template: str | None = None
     accepted: bool = False  # the handler uses the result: answer 202 with the job's status URL
+    qualpath: str = ""  # the job's definition inside its module: "fn", "Class.fn"
 
     @property
     def name(self) -> str:

@@ -21,7 +21,6 @@ from codemods._types import (
     ApplyOptions,
     ApplyResult,
     CodemodError,
-    DefKind,
     JobBatch,
     SiteOutcome,
     Status,
@@ -63,9 +62,8 @@ def plan_apply(
     )
     sources = _read_sources(top, inventory, blocked)
     defs = _definitions(inventory, sources)
-    kinds = {q: d.kind if d else DefKind.NOT_FOUND for q, d in defs.items()}
     app = _app_for_202(top, inventory, dirty)
-    targets, outcomes = select(inventory, opts, kinds, blocked, accept_202=app is not None)
+    targets, outcomes = select(inventory, opts, defs, blocked, accept_202=app is not None)
     plan = plan_changes(sources, targets, _decorations(targets, opts), app)
     moved = [
         j for j in _by_risk(inventory, {t.job.qualname for t in targets}) if j in plan.registered
