@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,8 @@ from queue_runtime.handle import InlineHandle
 
 if TYPE_CHECKING:
     from queue_runtime.registry import JobFunction
+
+log = logging.getLogger("queue_runtime")
 
 
 def run_inline(jf: JobFunction[..., Any], payload: dict[str, Any]) -> InlineHandle:
@@ -26,6 +29,9 @@ def run_inline(jf: JobFunction[..., Any], payload: dict[str, Any]) -> InlineHand
             value = run_coroutine(value)
         result = jf.codec.encode_result(value)
     except Exception as exc:  # the per-job runner: any failure is the job's outcome
+        # Logged too: fire-and-forget callers never look at the handle, and the
+        # failure must not vanish (a thread would at least have printed it).
+        log.error("job %s failed inline: %s", jf.name, exc, exc_info=exc)
         return InlineHandle(jf.name, error=exc)
     return InlineHandle(jf.name, result=result)
 

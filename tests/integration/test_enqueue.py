@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -251,8 +252,13 @@ def test_inline_mode_runs_async_jobs_from_inside_an_event_loop(inline: Runtime) 
     assert asyncio.run(handler()) == 8
 
 
-def test_inline_failure_is_the_handles_outcome(inline: Runtime) -> None:
-    handle = explode.enqueue("kaput")
+def test_inline_failure_is_the_handles_outcome_and_logged(
+    inline: Runtime, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="queue_runtime"):
+        handle = explode.enqueue("kaput")
+    [record] = caplog.records
+    assert "failed inline: kaput" in record.getMessage() and record.exc_info is not None
     assert handle.status() is JobStatus.DEAD
     with pytest.raises(JobFailed, match="RuntimeError: kaput") as info:
         handle.result()
