@@ -40,7 +40,7 @@ class Inflight:
         self._capacity = dict(capacity)
         self._entries: dict[str, Running] = {}
         self._lock = threading.Lock()
-        self._wake = wake  # set when a slot frees, so the claim loop looks again
+        self.wake = wake  # set when a slot frees (or a NOTIFY comes): the claim loop looks again
         self._idle = threading.Condition(self._lock)
 
     def free_slots(self, pool: str) -> int:
@@ -65,7 +65,7 @@ class Inflight:
         with self._lock:
             self._entries.pop(running.token, None)
             self._idle.notify_all()
-        self._wake.set()
+        self.wake.set()
 
     def unsettled(self) -> list[Running]:
         with self._lock:

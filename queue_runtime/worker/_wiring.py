@@ -73,34 +73,37 @@ class WorkerParts:
         inflight = Inflight(pool_capacity(s, worker.pools, worker.concurrency), wake)
         executor = Executor(f"qr-job-{worker.worker_id}")
         settler = Settler(runtime.store, leases, worker.worker_id, worker.metrics, backoff)
-        resolver = Resolver(runtime)
-        parts = (inflight, executor, settler, resolver, worker.metrics)
+        parts = (inflight, executor, settler, Resolver(runtime), worker.metrics)
         dispatcher = Dispatcher(
             s, runtime.store, leases, worker.worker_id, parts, backoff.now, worker.stopping
         )
-        heartbeat = Heartbeat(
-            leases, worker.worker_id, s.lease_ttl, inflight, worker.metrics, dispatcher.redis_down
-        )
-        app_name = application_name(s, worker.worker_id)
+        loops = _loops(runtime, worker, leases, inflight, dispatcher)
         return cls(
-            runtime.store,
-            leases,
-            wake,
-            inflight,
-            executor,
-            settler,
-            dispatcher,
-            heartbeat,
-            Watchdog(inflight, dispatcher.settle),
-            Reaper(runtime.store, leases, s.lease_ttl, worker.metrics),
-            Listener(s, set(worker.pools), wake, app_name),
-            owns,
+            runtime.store, leases, wake, inflight, executor, settler, dispatcher, *loops, owns
         )
 
     def close(self) -> None:
         self.executor.close()
         if self.owns_leases:
             self.leases.close()
+
+
+def _loops(
+    runtime: Any,
+    worker: Worker,
+    leases: RedisLeaseStore,
+    inflight: Inflight,
+    dispatcher: Dispatcher,
+) -> tuple[Heartbeat, Watchdog, Reaper, Listener]:
+    s: Settings = runtime.settings
+    return (
+        Heartbeat(
+            leases, worker.worker_id, s.lease_ttl, inflight, worker.metrics, dispatcher.redis_down
+        ),
+        Watchdog(inflight, dispatcher.settle),
+        Reaper(runtime.store, leases, s.lease_ttl, worker.metrics),
+        Listener(s, set(worker.pools), inflight.wake, application_name(s, worker.worker_id)),
+    )
 
 
 def _lease_store(runtime: Any) -> tuple[RedisLeaseStore, bool]:
