@@ -248,6 +248,25 @@ EXAMPLES: list[RuleExample] = [
         "Nothing found in the reachable code; confidence is not high because absence is weaker evidence.",
     ),
     _example(
+        "idempotent: an in-memory counter is noted, not counted",
+        """
+        import requests
+
+        STATS = {}
+
+        def refresh(feed_id):
+            requests.get(f"https://feeds.example.com/{feed_id}")
+            STATS[feed_id] = STATS.get(feed_id, 0)
+            STATS[feed_id] += 1
+        """,
+        "refresh",
+        V.IDEMPOTENT,
+        {K.HTTP_GET},
+        "Module state is not persisted, so a retry changes nothing durable; the evidence still "
+        "says that a worker process would update its own copy of `STATS`.",
+        evidence_mentions="in-memory state",
+    ),
+    _example(
         "unknown: dynamic dispatch",
         """
         import requests

@@ -21,7 +21,7 @@ def build_job(
         location=location(index.function_path(fn.qualname), fn.span),
         idempotency=verdict.idempotency,
         confidence=verdict.confidence,
-        effects=[t.effect for t in traces if not t.gap],
+        effects=[t.effect for t in traces if t.is_effect],
         evidence=verdict.evidence,
         suggested_key=verdict.suggested_key,
         pinned=verdict.pinned,

@@ -42,6 +42,7 @@ class Found:
     minted_key: bool = False  # a key was passed but minted inside (uuid4...): does not count
     stored: bool = False  # a random id next to a persisting write in the same function
     gap: bool = False  # not an effect: a project call we could not resolve
+    note: bool = False  # not an effect: in-memory state a reviewer should know about
     receiver: str = ""  # the receiver as written, for "+= then save()" on the same object
     natural_key: str | None = None  # an insert carrying an id-like column from the inputs
 
@@ -55,6 +56,7 @@ class Found:
             self.minted_key,
             self.stored,
             self.gap,
+            self.note,
             self.exact,
         )
 
@@ -131,6 +133,14 @@ class Trace:
     def gap(self) -> bool:
         return self.found.gap
 
+    @property
+    def note(self) -> bool:
+        return self.found.note
+
+    @property
+    def is_effect(self) -> bool:
+        return not (self.found.gap or self.found.note)
+
 
 def location(path: str, span: Span) -> Location:
     return Location(
@@ -186,6 +196,8 @@ class LocalEffects:
             return Found(
                 _effect(EffectKind.DYNAMIC_CALL, path, fact.span, _short(fact.text), fn, detail)
             )
+        if fact.kind in (FactKind.AUGASSIGN_GLOBAL, FactKind.AUGASSIGN_SUBSCRIPT):
+            return _in_memory(fact, fn, path)
         if fact.kind != FactKind.AUGASSIGN_ATTR:
             return None
         _, attr = augassign_parts(fact)
@@ -199,6 +211,16 @@ class LocalEffects:
         detail = site.unresolved_reason or "starts work whose target is only known at run time"
         api = _short(site.target_source) or site.pattern.value
         return Found(_effect(EffectKind.DYNAMIC_CALL, path, site.span, api, fn, detail))
+
+
+def _in_memory(fact: Fact, fn: FunctionInfo, path: str) -> Found:
+    # Not persisted, so not a retry risk; but once the job runs in a worker, the
+    # web process no longer sees the change: worth a line of evidence.
+    detail = (
+        "changes in-memory state: not persisted, and a worker process would change its own copy"
+    )
+    effect = _effect(EffectKind.DYNAMIC_CALL, path, fact.span, _short(fact.text), fn, detail)
+    return Found(effect, exact=False, note=True)
 
 
 def _short(text: str, limit: int = 80) -> str:

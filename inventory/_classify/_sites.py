@@ -94,11 +94,11 @@ def direct_call_sites(
 
 
 def _is_slow(traces: list[Trace]) -> bool:
-    return any(t.kind in SLOW and not t.gap for t in traces)
+    return any(t.kind in SLOW and t.is_effect for t in traces)
 
 
 def _inline_slow(trace: Trace, handler: str) -> bool:
-    return trace.kind in SLOW and trace.chain == (handler,) and not trace.gap
+    return trace.kind in SLOW and trace.chain == (handler,) and trace.is_effect
 
 
 def _written(target: CallTarget) -> str:

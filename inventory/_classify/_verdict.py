@@ -77,8 +77,8 @@ class Verdict:
 
 
 def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting | None) -> Verdict:
-    effects = [t for t in traces if not t.gap]
-    evidence = [effect_evidence(t) for t in effects]
+    effects = [t for t in traces if t.is_effect]
+    evidence = [effect_evidence(t) if t.is_effect else _note(t) for t in traces if not t.gap]
     if setting is not None and setting.idempotency is not None:
         reason = Evidence(message=f"pinned in [tool.migrator.jobs]: {setting.reason}")
         return Verdict(setting.idempotency, Confidence.HIGH, [*evidence, reason], pinned=True)
@@ -140,8 +140,8 @@ def _repeats(trace: Trace) -> bool:
 
 
 def _confidence(verdict: Idempotency, traces: list[Trace]) -> Confidence:
-    effects = [t for t in traces if not t.gap]
-    if verdict == Idempotency.UNKNOWN or len(effects) < len(traces):
+    effects = [t for t in traces if t.is_effect]
+    if verdict == Idempotency.UNKNOWN or any(t.gap for t in traces):
         return Confidence.LOW
     if not effects or not all(t.exact for t in effects):
         return Confidence.MEDIUM
@@ -160,6 +160,13 @@ def effect_evidence(trace: Trace) -> Evidence:
     if trace.minted_key and effect.kind in MONEY:
         message += ": money may move twice"
     return Evidence(message=message, location=effect.location, chain=list(effect.chain))
+
+
+def _note(trace: Trace) -> Evidence:
+    effect = trace.effect
+    return Evidence(
+        message=f"{effect.api}: {effect.detail}", location=effect.location, chain=list(effect.chain)
+    )
 
 
 def _suggested_key(job: str, params: list[str], effects: list[Trace]) -> str | None:
