@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import gc
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -18,11 +19,13 @@ from inventory.summary import FileSummary
 
 __all__ = ["extract_source"]
 
+_RECURSION_LIMIT = 20_000
+
 
 def extract_source(source: str, path: str, module: str, is_package: bool = False) -> FileSummary:
     """Summarise one module. Raises ``SyntaxError`` when ``source`` does not parse."""
     source = source.removeprefix("\ufeff")  # a BOM left by a plain utf-8 decode
-    with _collector_paused():
+    with _collector_paused(), _deep_recursion():
         tree = ast.parse(source, filename=path)
         text = SourceText(source)
         summary = FileSummary(
@@ -44,3 +47,16 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+@contextmanager
+def _deep_recursion() -> Iterator[None]:
+    # The walk recurses once or twice per AST level, and valid code nests deeper than the
+    # default limit allows (generated expressions). Python-to-Python calls do not use the
+    # C stack since 3.11, so a higher limit is safe; it is restored afterwards.
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, _RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)

@@ -75,6 +75,11 @@ def keyword_true(call: ast.Call, keyword: str) -> bool:
     )
 
 
+def waited_at_once(use: Use | None, methods: frozenset[str]) -> bool:
+    """``ex.submit(f).result()``: the caller waits right there."""
+    return use is not None and use.kind is UseKind.RECEIVER and use.name in methods
+
+
 def result_of(use: Use | None) -> tuple[bool, str, str | None]:
     """(result_used, detail, name the result is bound to) from how the parent uses the call."""
     if use is None:

@@ -13,7 +13,13 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._resolve import Resolver
-from inventory._extract._site_common import CallSite, argument_node, candidate, guessed_from_name
+from inventory._extract._site_common import (
+    CallSite,
+    argument_node,
+    candidate,
+    guessed_from_name,
+    waited_at_once,
+)
 from inventory._extract._state import Candidate, UseKind
 from inventory._extract._targets import JobTarget, call_arguments, job_target
 from inventory._extract._values import EVENT_LOOP
@@ -58,6 +64,8 @@ def executor_call(call: CallSite) -> Candidate | None:
         return None
     if call.method == "map" and call.use is not None and call.use.kind is UseKind.ITERATED:
         return None
+    if waited_at_once(call.use, _FUTURE_WAITS):
+        return None
     target_node = argument_node(call.node, 0, "fn")
     if target_node is None:
         return None
@@ -75,6 +83,8 @@ def task_call(call: CallSite) -> Candidate | None:
     ):
         return None
     if call.scoped or (call.use is not None and (call.use.kind in _AWAITED or call.use.awaited)):
+        return None
+    if waited_at_once(call.use, _FUTURE_WAITS):
         return None
     coro = argument_node(call.node, 0, "coro")
     if coro is None:

@@ -13,6 +13,7 @@ from inventory._extract._site_common import (
     candidate,
     guessed_from_name,
     keyword_true,
+    waited_at_once,
 )
 from inventory._extract._state import Candidate, UseKind
 from inventory._extract._targets import JobTarget, call_arguments, job_target, packed_arguments
@@ -35,6 +36,7 @@ POOL_TYPES = frozenset(
         "multiprocessing.dummy.Pool",
     }
 )
+_POOL_WAITS = frozenset({"get", "wait"})
 POOL_METHODS = frozenset({"apply_async", "apply", "map_async", "starmap_async"})
 # ``X().start()`` on these is not a Thread subclass being started.
 _NOT_SUBCLASSES = ("threading.", "multiprocessing.", "apscheduler.", "asyncio.", "builtins.", "?")
@@ -133,7 +135,7 @@ def pool_call(call: CallSite) -> Candidate | None:
     if call.receiver_type not in POOL_TYPES and guess is None:
         return None
     target_node = argument_node(call.node, 0, "func")
-    if target_node is None:
+    if target_node is None or waited_at_once(call.use, _POOL_WAITS):
         return None
     resolver = call.state.resolver
     job = job_target(target_node, resolver)
@@ -153,5 +155,5 @@ def pool_call(call: CallSite) -> Candidate | None:
         arguments,
         ", ".join(filter(None, [guess, "blocking: waits for the result" if blocking else ""])),
     )
-    found.waits, found.drop_when_waited = frozenset({"get", "wait"}), not blocking
+    found.waits, found.drop_when_waited = _POOL_WAITS, not blocking
     return found

@@ -87,6 +87,10 @@ class FlowMixin(WalkerBase):
             self.uses[id(value.value)] = Use(UseKind.BOUND, name, awaited=True)
         elif isinstance(value, _COMPREHENSIONS) and isinstance(value.elt, ast.Call):
             self.mark(value.elt, UseKind.BOUND, name)
+        elif isinstance(value, ast.List | ast.Tuple | ast.Set):
+            for element in value.elts:
+                if isinstance(element, ast.Call):
+                    self.mark(element, UseKind.BOUND, name)
 
     def _bind(self, target: ast.expr, value: ast.expr) -> None:
         # Module-level names were bound by the pre-pass to their final value, which is
@@ -225,6 +229,16 @@ class FlowMixin(WalkerBase):
         for value in node.values:
             if isinstance(value, ast.FormattedValue):
                 self.visit(value)
+
+    def visit_binop(self, node: ast.BinOp) -> None:
+        # Long ``a + b + c ...`` chains nest to the left, hundreds deep in generated code:
+        # walk the spine with a loop, operands left to right as they are evaluated.
+        spine = [node]
+        while isinstance(spine[-1].left, ast.BinOp):
+            spine.append(spine[-1].left)
+        self.visit(spine[-1].left)
+        for link in reversed(spine):
+            self.visit(link.right)
 
     def visit_name(self, node: ast.Name) -> None:
         if self.sinks and node.id in self.state.params:

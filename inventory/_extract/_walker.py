@@ -204,6 +204,7 @@ Walker.dispatch = {
     ast.Nonlocal: Walker.visit_global,
     ast.Constant: Walker.visit_constant,
     ast.JoinedStr: Walker.visit_joinedstr,
+    ast.BinOp: Walker.visit_binop,
     ast.Name: Walker.visit_name,
     ast.Lambda: Walker.visit_lambda,
 }

@@ -254,3 +254,43 @@ def test_celery_calls_are_never_sites() -> None:
         )
         == []
     )
+
+
+def test_tasks_in_a_list_literal_then_waited() -> None:
+    assert (
+        sites(
+            """
+            import asyncio
+
+            async def a(): ...
+            async def b(): ...
+
+            async def handle():
+                tasks = [asyncio.create_task(a()), asyncio.create_task(b())]
+                await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            """
+        )
+        == []
+    )
+
+
+def test_results_waited_for_in_the_same_expression() -> None:
+    assert (
+        sites(
+            """
+            from concurrent.futures import ThreadPoolExecutor
+            from multiprocessing import Pool
+
+            executor = ThreadPoolExecutor()
+            pool = Pool()
+
+            def prompt(): ...
+
+            def view():
+                line = executor.submit(prompt).result()
+                value = pool.apply_async(prompt).get(timeout=1)
+                return line, value
+            """
+        )
+        == []
+    )

@@ -118,3 +118,13 @@ def test_syntax_errors_are_raised() -> None:
 )
 def test_odd_but_valid_python_does_not_raise(source: str) -> None:
     extract_source(source, "x.py", "x")
+
+
+def test_deeply_nested_expressions() -> None:
+    chain = " + ".join(f"f(x{i})" for i in range(3000))
+    nested = "g(" * 200 + "1" + ")" * 200
+    summary = extract_source(f"def h():\n    y = {chain}\n    z = {nested}\n", "x.py", "x")
+    targets = [c.target for c in summary.functions[0].calls]
+    assert targets[:2] == ["x.f", "x.f"]
+    assert len(targets) == 3200
+    assert summary.functions[0].calls[0].arg_sources == ["x0"]
