@@ -1,27 +1,19 @@
-"""The summary cache, in ``ROOT/.migrator/cache/``.
+"""The index of the summary cache: ``ROOT/.migrator/cache/index-v{SUMMARY_VERSION}.json``.
 
-Two JSON documents, because a warm scan needs the first and rarely the second:
-
-* ``index-v{SUMMARY_VERSION}.json``: per relative path its ``(size, mtime_ns,
-  sha256)``, module name, and why it failed if it did (small: ~100 KB for
-  Django);
-* ``summaries-v{SUMMARY_VERSION}.json``: per path its ``FileSummary``
-  (megabytes), read only when something changed and the classifier must run.
-
-JSON documents rather than sqlite or a file per path: pydantic validates one
-document in a single call into native code, and a scan that needs summaries
-needs all of them. Defaults are left out when writing, which halves the size.
+Per relative path: ``(size, mtime_ns, sha256)``, the module name, and why
+the file failed if it did. Small (~200 KB for Django's 877 files), read on
+every scan; the summaries themselves live in ``inventory._store`` and are
+read only when something changed and the classifier must run.
 
 A file is reused without being read when its size and mtime match; when they
 differ it is read and hashed, and still reused if the content is the same
-(``git checkout``, ``touch``). Both documents carry ``tool_key``, a digest of
-the extractor's own code, so a changed extractor never serves stale summaries.
+(``git checkout``, ``touch``). The index carries ``tool_key``, a digest of the
+extractor's own code, so a changed extractor never serves stale summaries.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -33,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 from inventory._files import Outcome, Summarised, sha256_of
 from inventory._walk import SourceFile
 from inventory.models import ScanError, ScanErrorKind
-from inventory.summary import SUMMARY_VERSION, FileSummary
+from inventory.summary import SUMMARY_VERSION
 
 CACHE_DIR = Path(".migrator") / "cache"
 _HERE = Path(__file__).parent
@@ -57,12 +49,7 @@ class Index(BaseModel):
     files: dict[str, Stamp] = {}
 
 
-class Summaries(BaseModel):
-    tool_key: str = ""
-    files: dict[str, FileSummary] = {}
-
-
-def cache_path(root: Path, kind: str = "summaries") -> Path:
+def cache_path(root: Path, kind: str) -> Path:
     return root / CACHE_DIR / f"{kind}-v{SUMMARY_VERSION}.json"
 
 
@@ -98,11 +85,6 @@ def load_index(root: Path) -> Index:
     return index if index is not None and index.tool_key == key else Index(tool_key=key)
 
 
-def load_summaries(root: Path, index: Index) -> dict[str, FileSummary]:
-    store = _read(Summaries, cache_path(root))
-    return store.files if store is not None and store.tool_key == index.tool_key else {}
-
-
 def write_atomically(target: Path, data: bytes, *, best_effort: bool = True) -> None:
     """Never leave half a file. Cache writes are ``best_effort``: a tree we
     cannot write to still scans, it only scans slower."""
@@ -117,22 +99,7 @@ def write_atomically(target: Path, data: bytes, *, best_effort: bool = True) -> 
             raise
 
 
-def summary_bytes(summary: FileSummary) -> bytes:
-    return summary.model_dump_json(exclude_defaults=True).encode()
-
-
-def save(root: Path, index: Index, summaries: dict[str, bytes] | None) -> None:
-    """Write the index, and the summaries (JSON per path) when they changed.
-
-    The summaries document is assembled from each file's JSON, as the
-    workers sent it, instead of serialising every summary again.
-    """
-    if summaries is not None:
-        files = b",".join(
-            json.dumps(rel).encode() + b":" + data for rel, data in sorted(summaries.items())
-        )
-        head = json.dumps({"tool_key": index.tool_key})[:-1].encode()
-        write_atomically(cache_path(root), head + b', "files": {' + files + b"}}")
+def save_index(root: Path, index: Index) -> None:
     write_atomically(cache_path(root, "index"), index.model_dump_json().encode())
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inventory import _cache
+from inventory import _cache, _store
 from inventory._files import Summarised
 from inventory._memo import load_memo, result_key, save_memo
 from inventory._pool import summarise_all
@@ -70,8 +70,8 @@ def scan(
     else:
         inventory.stats.files_cached = inventory.stats.files_scanned
         if run.found.refreshed:
-            _cache.save(
-                run.top, _cache.Index(tool_key=run.index.tool_key, files=run.found.hits), None
+            _cache.save_index(
+                run.top, _cache.Index(tool_key=run.index.tool_key, files=run.found.hits)
             )
     inventory.stats.seconds = round(time.perf_counter() - started, 3)
     write_inventory(run.top, inventory)
@@ -102,17 +102,17 @@ def _fresh(run: _Run, jobs: int | None, progress: ProgressCallback | None) -> In
         stamps[outcome.rel] = _cache.stamp_of(files[outcome.rel], outcome)
         if isinstance(outcome, Summarised):
             cached[outcome.rel] = FileSummary.model_validate_json(outcome.summary_json)
-            fresh[outcome.rel] = outcome.summary_json
+            fresh[outcome.rel] = (outcome.sha256, outcome.summary_json)
     inventory = _classify(run, stamps, cached)
     if run.use_cache:
-        _save(run, stamps, fresh, cached, inventory)
+        _save(run, stamps, fresh, inventory)
     return inventory
 
 
 def _cached_summaries(run: _Run) -> dict[str, FileSummary]:
     """Summaries of the hits; a hit whose summary is lost becomes a miss."""
-    wanted = [rel for rel, stamp in run.found.hits.items() if stamp.error is None]
-    stored = _cache.load_summaries(run.top, run.index) if wanted else {}
+    wanted = {rel: stamp.sha256 for rel, stamp in run.found.hits.items() if stamp.error is None}
+    stored = _store.load(run.top, wanted, run.index.tool_key)
     lost = {rel for rel in wanted if rel not in stored}
     if lost:
         run.found.misses += [file for file in run.walked.files if file.rel in lost]
@@ -145,17 +145,15 @@ def _classify(
 def _save(
     run: _Run,
     stamps: dict[str, _cache.Stamp],
-    fresh: dict[str, bytes],
-    summaries: dict[str, FileSummary],
+    fresh: dict[str, tuple[str, bytes]],
     inventory: Inventory,
 ) -> None:
-    """Save the index, the summaries when they changed, and the memo."""
+    """Save new summaries (as the workers sent them), the index and the memo."""
     kept = {rel: stamp for rel, stamp in stamps.items() if _cache.cacheable(stamp)}
-    raw = None
     if run.found.misses or len(kept) != len(run.index.files):
-        # Fresh summaries are stored as the workers sent them: no second dump.
-        raw = {rel: fresh.get(rel) or _cache.summary_bytes(s) for rel, s in summaries.items()}
-    _cache.save(run.top, _cache.Index(tool_key=run.index.tool_key, files=kept), raw)
+        summarised = {rel for rel, stamp in kept.items() if stamp.error is None}
+        _store.save(run.top, fresh, summarised, run.index.tool_key)
+    _cache.save_index(run.top, _cache.Index(tool_key=run.index.tool_key, files=kept))
     run.found = _cache.Lookup(hits=kept)
     key = run.key() if len(kept) == len(stamps) else None
     if key:

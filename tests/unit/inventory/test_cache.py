@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
-from inventory import _cache
+from inventory import _cache, _store
 from inventory._files import Summarised, summarise
 from inventory._walk import walk
 from inventory.models import ScanErrorKind
@@ -18,13 +20,20 @@ def fake_extract(source: str, path: str, module: str, is_package: bool) -> FileS
 
 def build_cache(root: Path) -> None:
     """Summarise every file under root and save the cache, as a cold scan does."""
-    index, summaries = _cache.load_index(root), {}
+    index, fresh = _cache.load_index(root), {}
     for file in walk(root).files:
         outcome = summarise(file, 10_000, fake_extract)
         index.files[file.rel] = _cache.stamp_of(file, outcome)
         if isinstance(outcome, Summarised):
-            summaries[file.rel] = outcome.summary_json
-    _cache.save(root, index, summaries)
+            fresh[file.rel] = (outcome.sha256, outcome.summary_json)
+    _store.save(root, fresh, set(fresh), index.tool_key)
+    _cache.save_index(root, index)
+
+
+def stored(root: Path) -> dict[str, FileSummary]:
+    index = _cache.load_index(root)
+    wanted = {rel: stamp.sha256 for rel, stamp in index.files.items()}
+    return _store.load(root, wanted, index.tool_key)
 
 
 def lookup(root: Path) -> _cache.Lookup:
@@ -37,9 +46,8 @@ def test_unchanged_files_are_hits_and_summaries_survive_a_round_trip(tmp_path: P
     build_cache(tmp_path)
     found = lookup(tmp_path)
     assert found.misses == [] and sorted(found.hits) == ["a.py", "b.py"] and not found.refreshed
-    summaries = _cache.load_summaries(tmp_path, _cache.load_index(tmp_path))
-    assert {rel: s.lines for rel, s in summaries.items()} == {"a.py": 1, "b.py": 2}
-    assert _cache.cache_path(tmp_path).name == "summaries-v1.json"
+    assert {rel: s.lines for rel, s in stored(tmp_path).items()} == {"a.py": 1, "b.py": 2}
+    assert _store.store_path(tmp_path).name == "summaries-v1.sqlite"
 
 
 def test_touched_but_identical_file_is_reused_by_hash(tmp_path: Path) -> None:
@@ -95,5 +103,32 @@ def test_failures_are_remembered_in_the_index(tmp_path: Path) -> None:
 def test_summaries_are_stored_without_defaults(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
     build_cache(tmp_path)
-    text = _cache.cache_path(tmp_path).read_text(encoding="utf-8")
-    assert '"star_imports"' not in text and '"lines":1' in text
+    with closing(sqlite3.connect(_store.store_path(tmp_path))) as connection:
+        (data,) = connection.execute("SELECT summary FROM summaries").fetchone()
+    assert b'"star_imports"' not in data and b'"lines":1' in data
+
+
+def test_a_summary_is_used_only_for_the_content_it_summarises(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    build_cache(tmp_path)
+    index = _cache.load_index(tmp_path)
+    assert _store.load(tmp_path, {"a.py": "another content"}, index.tool_key) == {}
+    assert _store.load(tmp_path, {"a.py": index.files["a.py"].sha256}, "another tool") == {}
+
+
+def test_a_corrupt_store_is_replaced(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    _store.store_path(tmp_path).parent.mkdir(parents=True)
+    _store.store_path(tmp_path).write_bytes(b"this is not sqlite" * 100)
+    assert stored(tmp_path) == {}
+    build_cache(tmp_path)
+    assert list(stored(tmp_path)) == ["a.py"]
+
+
+def test_rows_of_deleted_files_are_dropped(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("y = 1\n", encoding="utf-8")
+    build_cache(tmp_path)
+    _store.save(tmp_path, {}, {"a.py"}, _cache.tool_key())
+    with closing(sqlite3.connect(_store.store_path(tmp_path))) as connection:
+        assert connection.execute("SELECT path FROM summaries").fetchall() == [("a.py",)]

@@ -11,6 +11,7 @@ import pytest
 
 from inventory import Idempotency, Inventory, ScanErrorKind, _pool, scan
 from inventory._cache import cache_path
+from inventory._store import store_path
 
 APP = {
     "shop/__init__.py": "",
@@ -149,7 +150,8 @@ def test_parallel_and_serial_scans_agree(tmp_path: Path) -> None:
     serial = scan(app, use_cache=False, jobs=1)
     assert findings(parallel) == findings(serial) and parallel.jobs == serial.jobs
     assert parallel.stats.files_scanned == 49 and seen[-1] == (49, 49)
-    assert not cache_path(app).exists()  # use_cache=False neither reads nor writes
+    # use_cache=False neither reads nor writes the cache
+    assert not cache_path(app, "index").exists() and not store_path(app).exists()
 
 
 def test_test_code_is_scanned_only_when_asked(app: Path) -> None:
