@@ -85,6 +85,13 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
     verdict, reason = _rule(effects, setting)
     confidence = _confidence(verdict, traces)
     key = _suggested_key(job, params, effects) if verdict == Idempotency.NON_IDEMPOTENT else None
+    gaps = sorted({t.api for t in traces if t.gap})
+    if gaps:
+        evidence.append(
+            Evidence(
+                message=f"calls not found in the scanned code (lower confidence): {_some(gaps)}"
+            )
+        )
     return Verdict(verdict, confidence, [*evidence, Evidence(message=reason)], key)
 
 

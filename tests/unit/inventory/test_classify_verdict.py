@@ -88,6 +88,8 @@ def test_no_effect_is_idempotent_with_medium_confidence() -> None:
 def test_unresolved_project_calls_lower_confidence_without_changing_the_verdict() -> None:
     job = verdict(fn("app.sync", call("requests.get"), call("app.not_defined_anywhere")))
     assert (job.idempotency, job.confidence) == (Idempotency.IDEMPOTENT, Confidence.LOW)
+    assert "app.not_defined_anywhere" in job.evidence[-2].message
+    assert [e.api for e in job.effects] == ["requests.get"]
 
 
 def test_random_id_matters_only_when_stored() -> None:
