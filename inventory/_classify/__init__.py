@@ -15,7 +15,7 @@ from inventory._classify._index import SymbolIndex
 from inventory._classify._jobs import build_job
 from inventory._classify._local import LocalEffects
 from inventory._classify._sites import direct_call_sites, raw_call_site, resolve_site
-from inventory.config import MigratorConfig
+from inventory.config import JobSetting, MigratorConfig
 from inventory.models import CallSite, Job
 from inventory.summary import FileSummary, RawSite, TargetKind
 
@@ -36,7 +36,8 @@ def classify(
     for handler in sorted(handlers, key=lambda f: f.qualname):
         sites += direct_call_sites(handler, graph, analysis)
     names = sorted({s.job for s in sites if s.job in index.functions})
-    jobs = [build_job(index.functions[n], index, analysis, config.jobs.get(n)) for n in names]
+    settings = _job_settings(config, index)
+    jobs = [build_job(index.functions[n], index, analysis, settings.get(n)) for n in names]
     verdicts = {job.qualname: job.idempotency for job in jobs}
     sites = [
         s.model_copy(update={"idempotency": verdicts[s.job]}) if s.job in verdicts else s
@@ -58,6 +59,12 @@ def _raw_sites(
                 graph.add_site_edge(raw.enclosing_function, target.job)
             sites.append(raw_call_site(summary, raw, target))
     return sites
+
+
+def _job_settings(config: MigratorConfig, index: SymbolIndex) -> dict[str, JobSetting]:
+    """[tool.migrator.jobs] keyed by definition: users may name a job by a re-export."""
+    settings = {index.resolve(name).name: setting for name, setting in config.jobs.items()}
+    return settings | dict(config.jobs)  # an exact name wins over a resolved one
 
 
 def _dynamic_by_function(summaries: list[FileSummary]) -> dict[str, list[RawSite]]:

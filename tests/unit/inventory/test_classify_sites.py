@@ -122,3 +122,18 @@ def test_output_is_sorted_and_independent_of_input_order() -> None:
         "a.job",
         "b.job",
     ]
+
+
+def test_pins_may_name_a_job_through_a_re_export() -> None:
+    from inventory.config import JobSetting, MigratorConfig
+
+    pkg = module("shop", is_package=True, imports={"send": "shop.mail.send"})
+    mail = module("shop.mail", fn("shop.mail.send", call("smtplib.SMTP.sendmail")))
+    views = module(
+        "shop.views", fn("shop.views.view"), sites=[thread_site("shop.send", "shop.views.view")]
+    )
+    pin = JobSetting(idempotency=Idempotency.IDEMPOTENT, reason="deduplicated by the mail relay")
+    _, jobs = run(pkg, mail, views, config=MigratorConfig(jobs={"shop.send": pin}))
+    assert [(j.qualname, j.idempotency, j.pinned) for j in jobs] == [
+        ("shop.mail.send", Idempotency.IDEMPOTENT, True)
+    ]
