@@ -154,6 +154,16 @@ class RedisLeaseStore:
         with _translated():
             self._client.zrem(self.tenant_key(tenant), job_id)
 
+    def tenant_release_many(self, held: list[tuple[str, int]]) -> None:
+        """Drop the tokens of ``(tenant, job_id)`` pairs in one round trip."""
+        if not held:
+            return
+        with _translated():
+            pipe = self._client.pipeline(transaction=False)
+            for tenant, job_id in held:
+                pipe.zrem(self.tenant_key(tenant), job_id)
+            pipe.execute()
+
     def tenant_running(self, tenant: str) -> int:
         """Live tokens of a tenant (expired members are not counted)."""
         with _translated():

@@ -85,6 +85,8 @@ def test_tenant_cap_refuses_beyond_cap_and_frees_on_release(leases: RedisLeaseSt
     leases.tenant_release("acme", 1)
     assert leases.tenant_acquire("acme", 3, cap=2, ttl=5, settle=0)
     assert leases.tenant_running("acme") == 2
+    leases.tenant_release_many([("acme", 2), ("acme", 3), ("other", 3)])
+    assert (leases.tenant_running("acme"), leases.tenant_running("other")) == (0, 0)
 
 
 def test_expired_tenant_tokens_free_their_slot(
