@@ -64,24 +64,19 @@ class Heartbeat:
 
     def _renew_leases(self, running: list[Running]) -> None:
         report = self._leases.heartbeat([r.token for r in running], self._worker_id, self._ttl)
-        reasserted = [
-            r.token
-            for r, renewal in zip(running, report, strict=True)
-            if renewal is Renewal.REASSERTED
-        ]
-        if reasserted:
-            log.warning(
-                "re-asserted %d lease(s) missing from Redis (flushed or restarted?): %s",
-                len(reasserted),
-                reasserted,
-            )
+        reasserted: list[str] = []
         for r, renewal in zip(running, report, strict=True):
             if renewal is Renewal.REASSERTED:
+                reasserted.append(r.token)
                 self._metrics.reasserted_leases.labels(r.job.pool).inc()
             elif renewal is Renewal.LOST and not r.lost:
-                r.lost = True
+                r.lost = True  # keep running: its completion is fenced out if it was rescued
                 self._metrics.lost_leases.labels(r.job.pool).inc()
                 log.warning("lease of %s lost to another worker", r.token)
+        if reasserted:
+            log.warning(
+                "re-asserted %d lease(s) missing from Redis: %s", len(reasserted), reasserted
+            )
 
 
 class Watchdog:
