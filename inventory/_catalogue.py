@@ -205,8 +205,18 @@ def _suffix_hit(entry: EffectEntry, call: CallInfo, target: str) -> bool:
         return False
     if entry.receiver is None:
         return True
-    receiver = call.receiver_source or subject[: -len(suffix) - 1]
-    return re.search(entry.receiver, receiver) is not None
+    return re.search(entry.receiver, _receiver_text(call, target)) is not None
+
+
+def _receiver_text(call: CallInfo, target: str) -> str:
+    """What a receiver hint is matched against: as written, plus its type when known.
+
+    ``client = redis.Redis(); client.lpush(...)`` gives ``client redis.Redis``.
+    """
+    if target.startswith(_SUFFIX):
+        return call.receiver_source
+    owner = target.rsplit(".", 1)[0]
+    return f"{call.receiver_source} {owner}".strip()
 
 
 def _apply(

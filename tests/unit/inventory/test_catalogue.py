@@ -6,8 +6,11 @@ import pydantic
 import pytest
 
 from inventory._catalogue import Catalogue, CatalogueSpec, EffectEntry
+from inventory._extract import extract_source
 from inventory.models import EffectKind as K
-from tests.unit.inventory.classify_builders import CATALOGUE, call
+from inventory.models import Pattern
+from inventory.summary import RawSite, Span, TargetKind
+from tests.unit.inventory.classify_builders import CATALOGUE, call, run
 
 
 def kind_of(target: str, catalogue: Catalogue = CATALOGUE, **fields: object) -> K | None:
@@ -133,3 +136,60 @@ def test_user_entries_override_shipped_ones_and_come_first() -> None:
 def test_entries_with_unknown_effects_are_rejected() -> None:
     with pytest.raises(pydantic.ValidationError):
         CatalogueSpec.model_validate({"effect": [{"call": "x.y", "effect": "teleport"}]})
+
+
+# Each family as the extractor really spells it (typed instances, untyped clients, ...).
+FAMILIES = [
+    ("import redis\nr = redis.Redis()\ndef job(k):\n    r.incr(k)\n", {K.CACHE_INCR}),
+    (
+        "import redis\ndef job(k):\n    c = redis.Redis()\n    c.lpush('q', k)\n    c.set(k, 1)\n",
+        {K.CACHE_INCR, K.CACHE_SET},
+    ),
+    (
+        "import boto3\ndef job(k):\n    s3 = boto3.client('s3')\n    s3.put_object(Bucket='b', Key=k, Body=b'')\n",
+        {K.OBJECT_PUT},
+    ),
+    (
+        "import boto3\ndef job(k):\n    sqs = boto3.client('sqs')\n    sqs.send_message(QueueUrl='u', MessageBody=k)\n",
+        {K.MESSAGE_PUBLISH},
+    ),
+    (
+        "import boto3\ndef job(k):\n    ses = boto3.client('ses')\n    ses.send_email(Source='a', Destination={}, Message={})\n",
+        {K.EMAIL_SEND},
+    ),
+    ("from app.tasks import send\ndef job(k):\n    send.delay(k)\n", {K.ENQUEUE}),
+    ("import subprocess\ndef job(k):\n    subprocess.run(['convert', k])\n", {K.SUBPROCESS}),
+    (
+        "def job(session, k):\n    session.add(k)\n    session.merge(k)\n",
+        {K.DB_INSERT, K.DB_UPSERT},
+    ),
+    ("from pathlib import Path\ndef job(k):\n    Path(k).write_text('x')\n", {K.FILE_WRITE}),
+    ("def job(k):\n    with open(k, 'a') as f:\n        f.write('x')\n", {K.FILE_APPEND}),
+    (
+        "from twilio.rest import Client\ndef job(k):\n    c = Client('a', 'b')\n    c.messages.create(to=k, body='hi')\n",
+        {K.SMS_SEND},
+    ),
+    (
+        "import urllib.request\ndef job(k):\n    urllib.request.urlopen(k, data=b'x')\n",
+        {K.HTTP_POST},
+    ),
+    (
+        "import httpx\ndef job(k):\n    with httpx.Client() as c:\n        c.delete(k)\n",
+        {K.HTTP_DELETE},
+    ),
+    ("import time\ndef job(k):\n    time.sleep(1)\n", {K.SLEEP}),
+    ("import csv\ndef job(out):\n    csv.writer(out).writerow([1])\n", {K.REPORT_GENERATE}),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "kinds"), FAMILIES, ids=[s.splitlines()[0] for s, _ in FAMILIES]
+)
+def test_families_as_the_extractor_spells_them(source: str, kinds: set[K]) -> None:
+    summary = extract_source(source, "m.py", "m", False)
+    site = RawSite(
+        pattern=Pattern.THREAD, span=Span(line=1), target="m.job", target_kind=TargetKind.FUNCTION
+    )
+    summary = summary.model_copy(update={"sites": [site]})
+    _, jobs = run(summary)
+    assert {e.kind for e in jobs[0].effects} == kinds
