@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inventory._files import Failed, Summarised, summarise
+from inventory._files import Extractor, Failed, Outcome, Summarised, summarise
 from inventory._walk import walk
 from inventory.models import ScanErrorKind
 from inventory.summary import FileSummary
@@ -19,7 +19,13 @@ def broken_extract(source: str, path: str, module: str, is_package: bool) -> Fil
     raise KeyError("no such scope")
 
 
-def run(tmp_path: Path, name: str, data: bytes, max_bytes: int = 10_000, extract=fake_extract):  # type: ignore[no-untyped-def]
+def run(
+    tmp_path: Path,
+    name: str,
+    data: bytes,
+    max_bytes: int = 10_000,
+    extract: Extractor = fake_extract,
+) -> Outcome:
     (tmp_path / name).write_bytes(data)
     (file,) = [f for f in walk(tmp_path, include_tests=True).files if f.rel == name]
     return summarise(file, max_bytes, extract)
