@@ -127,33 +127,16 @@ class Resolver:
         kind = binding.kind if binding else None
         if kind is BindingKind.SELF or kind is BindingKind.CLS:
             return self._on_self(binding, attrs, node)
-        if binding is not None and kind in _TYPED:
-            if not binding.target:
-                return Resolved(
-                    f"?.{attrs[-1]}",
-                    ReceiverKind.UNKNOWN,
-                    self.text.segment(node.value),
-                    binding=binding,
-                )
+        source = self.text.segment(node.value)
+        if binding is not None and kind in _TYPED and binding.target:
             rtype = binding.target if len(attrs) == 1 else None
             target = ".".join([binding.target, *attrs])
-            return Resolved(
-                target, ReceiverKind.INSTANCE, self.text.segment(node.value), rtype, binding
-            )
+            return Resolved(target, ReceiverKind.INSTANCE, source, rtype, binding)
         if binding is not None and kind not in _NAMED:
-            return Resolved(
-                f"?.{attrs[-1]}",
-                ReceiverKind.UNKNOWN,
-                self.text.segment(node.value),
-                binding=binding,
-            )
+            return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source, binding=binding)
         base = self.name(name).target
-        return Resolved(
-            ".".join([base, *attrs]),
-            _static_receiver(base, attrs),
-            self.text.segment(node.value),
-            binding=binding,
-        )
+        receiver = _static_receiver(base, attrs)
+        return Resolved(".".join([base, *attrs]), receiver, source, binding=binding)
 
     def _on_self(self, binding: Binding, attrs: list[str], node: ast.Attribute) -> Resolved:
         cls = self.classes.get(binding.target)

@@ -43,6 +43,16 @@ class CallSite:
         return binding is not None and binding.scoped
 
 
+def receiver_note(
+    call: CallSite, types: frozenset[str], label: str, words: tuple[str, ...]
+) -> str | None:
+    """ "" when the receiver is typed as one of ``types``; a note when only its name says
+    so (see :func:`guessed_from_name`); None when it is something else."""
+    if call.receiver_type in types:
+        return ""
+    return guessed_from_name(call, label, words)
+
+
 def guessed_from_name(call: CallSite, label: str, words: tuple[str, ...]) -> str | None:
     """When the receiver's type is unknown here (defined in another module, an unannotated
     parameter), its name may still say what it is: ``workers.EXECUTOR``, ``self.pool``.

@@ -17,7 +17,7 @@ from inventory._extract._site_common import (
     CallSite,
     argument_node,
     candidate,
-    guessed_from_name,
+    receiver_note,
     waited_at_once,
 )
 from inventory._extract._state import Candidate, UseKind
@@ -51,30 +51,27 @@ _AWAITED = (UseKind.AWAITED, UseKind.AWAITED_DISCARDED)
 
 
 def executor_call(call: CallSite) -> Candidate | None:
-    if call.method not in ("submit", "map") or call.scoped:
+    if call.method not in ("submit", "map") or call.scoped or _waited_in_place(call):
         return None
     # Pool.map blocks, so only "executor" names are trusted for map.
     words = ("executor",) if call.method == "map" else ("executor", "pool")
-    guess = (
-        None
-        if call.receiver_type in EXECUTOR_TYPES
-        else guessed_from_name(call, "an executor", words)
-    )
-    if call.receiver_type not in EXECUTOR_TYPES and guess is None:
-        return None
-    if call.method == "map" and call.use is not None and call.use.kind is UseKind.ITERATED:
-        return None
-    if waited_at_once(call.use, _FUTURE_WAITS):
-        return None
+    note = receiver_note(call, EXECUTOR_TYPES, "an executor", words)
     target_node = argument_node(call.node, 0, "fn")
-    if target_node is None:
+    if note is None or target_node is None:
         return None
     resolver = call.state.resolver
     job = job_target(target_node, resolver)
     arguments = call_arguments(call.node.args[1:], call.node.keywords, resolver)
-    found = candidate(Pattern.EXECUTOR_SUBMIT, call.node, job, call, arguments, guess or "")
+    found = candidate(Pattern.EXECUTOR_SUBMIT, call.node, job, call, arguments, note)
     found.waits, found.drop_when_waited, found.iterator = _FUTURE_WAITS, True, call.method == "map"
     return found
+
+
+def _waited_in_place(call: CallSite) -> bool:
+    """``list(ex.map(...))``, ``for r in ex.map(...)``, ``ex.submit(f).result()``."""
+    if call.method == "map" and call.use is not None and call.use.kind is UseKind.ITERATED:
+        return True
+    return waited_at_once(call.use, _FUTURE_WAITS)
 
 
 def task_call(call: CallSite) -> Candidate | None:

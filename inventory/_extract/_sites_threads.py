@@ -11,13 +11,13 @@ from inventory._extract._site_common import (
     CallSite,
     argument_node,
     candidate,
-    guessed_from_name,
     keyword_true,
+    receiver_note,
     waited_at_once,
 )
 from inventory._extract._state import Candidate, UseKind
 from inventory._extract._targets import JobTarget, call_arguments, job_target, packed_arguments
-from inventory.models import Pattern
+from inventory.models import Argument, Pattern
 from inventory.summary import TargetKind
 
 # constructor -> (pattern, index of the target, its keyword, index of ``args``)
@@ -37,6 +37,7 @@ POOL_TYPES = frozenset(
     }
 )
 _POOL_WAITS = frozenset({"get", "wait"})
+_THREAD_WAITS = frozenset({"join"})
 POOL_METHODS = frozenset({"apply_async", "apply", "map_async", "starmap_async"})
 # ``X().start()`` on these is not a Thread subclass being started.
 _NOT_SUBCLASSES = ("threading.", "multiprocessing.", "apscheduler.", "asyncio.", "builtins.", "?")
@@ -44,34 +45,27 @@ _NOT_SUBCLASSES = ("threading.", "multiprocessing.", "apscheduler.", "asyncio.",
 
 def thread_constructor(call: CallSite) -> Candidate | None:
     spec = CONSTRUCTORS.get(call.target)
-    if spec is None:
+    target_node = argument_node(call.node, spec[1], spec[2]) if spec else None
+    if spec is None or target_node is None:
         return None
-    pattern, index, keyword, args_index = spec
-    target_node = argument_node(call.node, index, keyword)
-    if target_node is None:
-        return None
-    resolver = call.state.resolver
-    job = job_target(target_node, resolver)
+    job = job_target(target_node, call.state.resolver)
     if job.target is not None and job.target.endswith(".serve_forever"):
         return None  # a server's accept loop: not a job
-    arguments = packed_arguments(
-        argument_node(call.node, args_index, "args"),
-        argument_node(call.node, args_index + 1, "kwargs"),
-        resolver,
-    )
-    found = candidate(
-        pattern,
-        call.node,
-        job,
-        call,
-        arguments,
-        "daemon" if keyword_true(call.node, "daemon") else "",
-    )
-    found.waits = frozenset({"join"})
+    daemon = "daemon" if keyword_true(call.node, "daemon") else ""
+    found = candidate(spec[0], call.node, job, call, _packed(call, spec[3], "kwargs"), daemon)
+    found.waits = _THREAD_WAITS
     found.site.result_used = False  # start() returns nothing; only join() makes the caller wait
     if call.use is not None and call.use.kind is UseKind.RECEIVER and call.use.name == "start":
         found.start_lines.append(call.node.lineno)
     return found
+
+
+def _packed(call: CallSite, args_index: int, kwargs_name: str) -> list[Argument]:
+    """``args=(...)`` and ``kwargs={...}`` (``kwds`` for pools), by position or keyword."""
+    node = call.node
+    args = argument_node(node, args_index, "args")
+    kwargs = argument_node(node, args_index + 1, kwargs_name)
+    return packed_arguments(args, kwargs, call.state.resolver)
 
 
 def thread_start(call: CallSite) -> Candidate | None:
@@ -92,7 +86,7 @@ def thread_start(call: CallSite) -> Candidate | None:
     )
     found = candidate(Pattern.THREAD, ctor_node or call.node, job, call, arguments)
     found.site.result_used, found.site.detail = False, ""
-    found.waits, found.start_lines = frozenset({"join"}), [call.node.lineno]
+    found.waits, found.start_lines = _THREAD_WAITS, [call.node.lineno]
     found.bound = bound
     if bound:
         call.state.watch_name(bound)
@@ -127,33 +121,20 @@ def _maybe_thread_class(ctor: str, call: CallSite) -> bool:
 def pool_call(call: CallSite) -> Candidate | None:
     if call.method not in POOL_METHODS:
         return None
-    guess = (
-        None
-        if call.receiver_type in POOL_TYPES
-        else guessed_from_name(call, "a process pool", ("pool",))
-    )
-    if call.receiver_type not in POOL_TYPES and guess is None:
-        return None
+    note = receiver_note(call, POOL_TYPES, "a process pool", ("pool",))
     target_node = argument_node(call.node, 0, "func")
-    if target_node is None or waited_at_once(call.use, _POOL_WAITS):
+    if note is None or target_node is None or waited_at_once(call.use, _POOL_WAITS):
         return None
-    resolver = call.state.resolver
-    job = job_target(target_node, resolver)
-    if call.method in ("apply", "apply_async"):
-        arguments = packed_arguments(
-            argument_node(call.node, 1, "args"), argument_node(call.node, 2, "kwds"), resolver
-        )
-    else:
-        iterable = argument_node(call.node, 1, "iterable")
-        arguments = [argument("iterable", iterable, resolver)] if iterable is not None else []
+    job = job_target(target_node, call.state.resolver)
     blocking = call.method == "apply"
-    found = candidate(
-        Pattern.PROCESS,
-        call.node,
-        job,
-        call,
-        arguments,
-        ", ".join(filter(None, [guess, "blocking: waits for the result" if blocking else ""])),
-    )
+    detail = ", ".join(filter(None, [note, "blocking: waits for the result" if blocking else ""]))
+    found = candidate(Pattern.PROCESS, call.node, job, call, _pool_arguments(call), detail)
     found.waits, found.drop_when_waited = _POOL_WAITS, not blocking
     return found
+
+
+def _pool_arguments(call: CallSite) -> list[Argument]:
+    if call.method in ("apply", "apply_async"):
+        return _packed(call, 1, "kwds")
+    iterable = argument_node(call.node, 1, "iterable")
+    return [] if iterable is None else [argument("iterable", iterable, call.state.resolver)]

@@ -14,6 +14,7 @@ from inventory._extract._source import span_of
 from inventory._extract._state import FunctionState
 from inventory._extract._values import annotation_type
 from inventory._extract._walk_base import WalkerBase
+from inventory.models import Framework
 from inventory.summary import ClassInfo, FunctionInfo
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -25,35 +26,48 @@ class DefsMixin(WalkerBase):
         outer = self.state
         self._visit_signature(node)
         parent = outer.resolver.scope
-        qualname = f"{parent.prefix}.{node.name}"
-        if parent.kind is ScopeKind.FUNCTION:
-            parent.names[node.name] = Binding(BindingKind.FUNCTION, qualname)
+        qualname = self._declare(parent, node.name, BindingKind.FUNCTION)
         decorators = [_decorator_name(d, outer.resolver) for d in node.decorator_list]
         scope = parent.child(ScopeKind.FUNCTION, node.name)
         cls = self.classes.get(parent.prefix) if parent.kind is ScopeKind.CLASS else None
         params = _bind_params(node, scope, cls, decorators, outer.resolver)
         info = self._function_info(node, qualname, params, decorators, cls)
-        info.handler = function_handler(
-            decorators,
-            params,
-            name=node.name,
-            cls=cls,
-            top_level=parent.kind is ScopeKind.MODULE,
-            views_module=is_views_module(self.module),
-            imported=self.frameworks,
-        )
-        state = FunctionState(
-            info,
-            Resolver(self.module, scope, self.classes, self.text),
-            info.handler,
-            frozenset(params),
-        )
+        info.handler = self._handler(node, decorators, params, cls, parent)
+        resolver = Resolver(self.module, scope, self.classes, self.text)
+        state = FunctionState(info, resolver, info.handler, frozenset(params))
         self._walk_body(node.body, state)
         info.calls, info.facts = state.calls, state.facts
         self.summary.functions.append(info)
         if state.consumer:
             self.consumers.add(qualname)
         self._decorator_sites(node, decorators, qualname, outer.qualname)
+
+    def _declare(self, parent: Scope, name: str, kind: BindingKind) -> str:
+        """The qualname of a def or class; inside a function it is also a local name."""
+        qualname = f"{parent.prefix}.{name}"
+        if parent.kind is ScopeKind.FUNCTION:
+            parent.names[name] = Binding(kind, qualname)
+        return qualname
+
+    def _handler(
+        self,
+        node: FunctionNode,
+        decorators: list[str],
+        params: list[str],
+        cls: ClassCtx | None,
+        parent: Scope,
+    ) -> Framework | None:
+        top_level = parent.kind is ScopeKind.MODULE
+        views = is_views_module(self.module)
+        return function_handler(
+            decorators,
+            params,
+            name=node.name,
+            cls=cls,
+            top_level=top_level,
+            views_module=views,
+            imported=self.frameworks,
+        )
 
     def _visit_signature(self, node: FunctionNode) -> None:
         for decorator in node.decorator_list:
@@ -103,27 +117,24 @@ class DefsMixin(WalkerBase):
         for child in [*node.decorator_list, *node.bases, *(k.value for k in node.keywords)]:
             self.visit(child)
         parent = outer.resolver.scope
-        qualname = f"{parent.prefix}.{node.name}"
-        if parent.kind is ScopeKind.FUNCTION:
-            parent.names[node.name] = Binding(BindingKind.CLASS, qualname)
+        qualname = self._declare(parent, node.name, BindingKind.CLASS)
         ctx = self._class_ctx(node, qualname, outer.resolver)
         self.classes[qualname] = ctx
-        self.summary.classes.append(
-            ClassInfo(
-                qualname=qualname,
-                name=node.name,
-                span=span_of(node),
-                bases=[public_name(b, self.module) for b in ctx.bases],
-                methods=sorted(ctx.methods),
-                attributes={k: public_name(v, self.module) for k, v in ctx.attributes.items()},
-            )
-        )
+        self.summary.classes.append(self._class_info(node, ctx))
         scope = parent.child(ScopeKind.CLASS, node.name)
         # The class body runs where the class is defined: its calls belong there.
-        body_state = FunctionState(
-            None, Resolver(self.module, scope, self.classes, self.text), calls=outer.calls
+        resolver = Resolver(self.module, scope, self.classes, self.text)
+        self._walk_body(node.body, FunctionState(None, resolver, calls=outer.calls))
+
+    def _class_info(self, node: ast.ClassDef, ctx: ClassCtx) -> ClassInfo:
+        return ClassInfo(
+            qualname=ctx.qualname,
+            name=node.name,
+            span=span_of(node),
+            bases=[public_name(b, self.module) for b in ctx.bases],
+            methods=sorted(ctx.methods),
+            attributes={k: public_name(v, self.module) for k, v in ctx.attributes.items()},
         )
-        self._walk_body(node.body, body_state)
 
     def _class_ctx(self, node: ast.ClassDef, qualname: str, resolver: Resolver) -> ClassCtx:
         bases = [_base_name(b, resolver) for b in node.bases]
@@ -153,18 +164,13 @@ def _bind_params(
     resolver: Resolver,
 ) -> list[str]:
     args = node.args
-    every = [
-        *args.posonlyargs,
-        *args.args,
-        *filter(None, [args.vararg]),
-        *args.kwonlyargs,
-        *filter(None, [args.kwarg]),
-    ]
-    for param in every:
-        scope.names[param.arg] = Binding(
-            BindingKind.PARAM, annotation_type(param.annotation, resolver)
-        )
     positional = [*args.posonlyargs, *args.args]
+    vararg = [args.vararg] if args.vararg else []
+    kwarg = [args.kwarg] if args.kwarg else []
+    every = [*positional, *vararg, *args.kwonlyargs, *kwarg]
+    for param in every:
+        annotation = annotation_type(param.annotation, resolver)
+        scope.names[param.arg] = Binding(BindingKind.PARAM, annotation)
     kinds = {d.rpartition(".")[2] for d in decorators}
     if cls is not None and positional and "staticmethod" not in kinds:
         kind = BindingKind.CLS if "classmethod" in kinds else BindingKind.SELF

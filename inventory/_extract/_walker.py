@@ -8,7 +8,7 @@ from inventory._extract._calls import call_info
 from inventory._extract._facts import consumes, dispatch_fact
 from inventory._extract._handlers import framework_of
 from inventory._extract._prepass import gather_module
-from inventory._extract._resolve import Resolver, dotted_source
+from inventory._extract._resolve import Resolved, Resolver, dotted_source
 from inventory._extract._scopes import Scope, ScopeKind
 from inventory._extract._site_common import CallSite
 from inventory._extract._sites import detect, may_be_site, settle
@@ -101,21 +101,14 @@ class Walker(DefsMixin, FlowMixin):
             self.visit_children(node)
             return
         resolved = state.resolver.expr(func)
-        if state.loops and consumes(method, resolved):
-            for loop in state.loops:
-                loop.consumes = True
         use = self.uses.get(id(node))
         used = use is None or use.kind not in _DISCARDED
         info = call_info(node, resolved, used, self.module, self.text)
         state.calls.append(info)
-        fact = dispatch_fact(node, resolved, state.params, self.text)
-        if fact is not None:
-            state.facts.append(fact)
-        self._note_arguments(node, resolved.target, method)
+        self._note_call(node, resolved, method)
         if may_be_site(method, resolved.target):
-            found = detect(
-                CallSite(node, resolved, method, use, state, self.classes, self.frameworks)
-            )
+            site = CallSite(node, resolved, method, use, state, self.classes, self.frameworks)
+            found = detect(site)
             if found is not None:
                 state.candidates.append(found)
         self.visit(func)
@@ -124,6 +117,17 @@ class Walker(DefsMixin, FlowMixin):
         else:
             for arg in [*node.args, *(k.value for k in node.keywords)]:
                 self.visit(arg)
+
+    def _note_call(self, node: ast.Call, resolved: Resolved, method: str) -> None:
+        """What a call tells beyond itself: dispatch facts, consumer loops, waits."""
+        state = self.state
+        fact = dispatch_fact(node, resolved, state.params, self.text)
+        if fact is not None:
+            state.facts.append(fact)
+        if state.loops and consumes(method, resolved):
+            for loop in state.loops:
+                loop.consumes = True
+        self._note_arguments(node, resolved.target, method)
 
     def _visit_arguments(self, node: ast.Call) -> list[str]:
         """Visit the arguments, collecting the parameters they mention (see ``visit_name``)."""
