@@ -91,6 +91,8 @@ def test_dlq_list_show_replay_and_purge(
     assert code == 0 and "1 job(s) replayed" in out
     new_id = int(out.split(" as ")[1].split()[0])
     assert get_job(new_id).status() is JobStatus.QUEUED
+    assert main([*flags(runtime), "dlq", "replay", str(first)]) == 1  # no longer dead
+    assert "1 of the given id(s) are not in the DLQ" in capsys.readouterr().err
 
     code, out = run(capsys, *flags(runtime), "dlq", "purge", "--all")
     assert code == 0
