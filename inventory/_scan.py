@@ -62,7 +62,10 @@ def scan(
     in-process for small sets); ``progress(done, total)`` follows the files.
     """
     started = time.perf_counter()
-    run = _prepare(Path(root).resolve(), config, use_cache, include_tests)
+    top = Path(root).resolve()
+    if not top.is_dir():
+        raise NotADirectoryError(f"{top} is not a folder")  # never create .migrator/ in a typo
+    run = _prepare(top, config, use_cache, include_tests)
     key = run.key()
     inventory = load_memo(run.top, key) if key else None
     if inventory is None:

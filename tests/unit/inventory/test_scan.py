@@ -184,3 +184,9 @@ def test_a_dead_worker_pool_finishes_the_scan_in_process(
     assert in_process == [49]  # every file, since no chunk came back
     assert inventory.stats.files_scanned == 49 and inventory.errors == []
     assert verdicts(inventory)["shop.billing.refund_order"] == Idempotency.UNSAFE
+
+
+def test_a_missing_root_is_refused_and_nothing_is_created(tmp_path: Path) -> None:
+    with pytest.raises(NotADirectoryError, match="is not a folder"):
+        scan(tmp_path / "typo")
+    assert list(tmp_path.iterdir()) == []
