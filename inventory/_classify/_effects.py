@@ -14,7 +14,8 @@ from collections import deque
 from collections.abc import Iterable
 
 from inventory._classify._graph import CallGraph
-from inventory._classify._local import LocalEffects, Trace
+from inventory._classify._local import LocalEffects
+from inventory._classify._trace import Trace
 
 
 class EffectAnalysis:

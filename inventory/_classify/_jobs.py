@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._index import SymbolIndex
-from inventory._classify._local import location
+from inventory._classify._trace import location
 from inventory._classify._verdict import decide
 from inventory.config import JobSetting
 from inventory.models import Job

@@ -8,15 +8,15 @@ function itself.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import replace
 
 from inventory._catalogue import CallMatch, Catalogue
 from inventory._classify._graph import CallGraph, CallTarget
 from inventory._classify._index import SymbolKind
 from inventory._classify._keys import key_detail, key_status, natural_key
 from inventory._classify._money import MoneyWords
-from inventory.models import Effect, EffectKind, Location
+from inventory._classify._trace import Found, Trace, location
+from inventory.models import Effect, EffectKind
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, Span
 
 _AUGASSIGN = re.compile(r"\s*([\w.\[\]()]+?)\.(\w+)\s*(?:[-+*/%|&^]?=|$)")
@@ -30,126 +30,6 @@ _PERSISTING = frozenset(
         EffectKind.CACHE_SET,
     }
 )
-
-
-@dataclass(frozen=True, eq=False)  # identity: each Found is one place in one body
-class Found:
-    """What one function body does at one place, with what the verdict needs to know."""
-
-    effect: Effect  # its chain is just the function itself
-    exact: bool = True  # matched an exact catalogue entry
-    keyed_by: str | None = None  # the catalogue's key kwarg for this API
-    minted_key: bool = False  # a key was passed but minted inside (uuid4...): does not count
-    stored: bool = False  # a random id next to a persisting write in the same function
-    gap: bool = False  # not an effect: a project call we could not resolve
-    note: bool = False  # not an effect: in-memory state a reviewer should know about
-    receiver: str = ""  # the receiver as written, for "+= then save()" on the same object
-    natural_key: str | None = None  # an insert carrying an id-like column from the inputs
-
-    @cached_property
-    def summary_key(self) -> tuple[object, ...]:
-        effect = self.effect
-        return (
-            effect.kind,
-            effect.api,
-            effect.keyed,
-            self.minted_key,
-            self.stored,
-            self.gap,
-            self.note,
-            self.exact,
-        )
-
-
-class Trace:
-    """A Found reached from some function through ``chain`` (a real call path).
-
-    Kept light on purpose: the fixpoint makes millions of these on big code
-    bases, and the pydantic Effect is only built for the traces reported.
-    """
-
-    __slots__ = ("_effect", "chain", "found")
-
-    def __init__(self, found: Found, chain: tuple[str, ...]) -> None:
-        self.found = found
-        self.chain = chain
-        self._effect: Effect | None = None
-
-    @property
-    def key(self) -> object:
-        """Identity in a function's trace set.
-
-        A function's own effects are kept per place; effects reached through
-        callees once per (kind, api, flags), with the shortest chain: that
-        bounds each set by the number of distinct APIs, not by the size of the
-        reachable code (a Django view can reach thousands of functions).
-        """
-        return self.found if len(self.chain) == 1 else self.found.summary_key
-
-    def via(self, caller: str) -> Trace:
-        return Trace(self.found, (caller, *self.chain))
-
-    @property
-    def effect(self) -> Effect:
-        if len(self.chain) == 1:
-            return self.found.effect
-        if self._effect is None:
-            self._effect = self.found.effect.model_copy(update={"chain": list(self.chain)})
-        return self._effect
-
-    @property
-    def kind(self) -> EffectKind:
-        return self.found.effect.kind
-
-    @property
-    def api(self) -> str:
-        return self.found.effect.api
-
-    @property
-    def keyed(self) -> bool:
-        return self.found.effect.keyed
-
-    @property
-    def keyed_by(self) -> str | None:
-        return self.found.keyed_by
-
-    @property
-    def minted_key(self) -> bool:
-        return self.found.minted_key
-
-    @property
-    def natural_key(self) -> str | None:
-        return self.found.natural_key
-
-    @property
-    def stored(self) -> bool:
-        return self.found.stored
-
-    @property
-    def exact(self) -> bool:
-        return self.found.exact
-
-    @property
-    def gap(self) -> bool:
-        return self.found.gap
-
-    @property
-    def note(self) -> bool:
-        return self.found.note
-
-    @property
-    def is_effect(self) -> bool:
-        return not (self.found.gap or self.found.note)
-
-
-def location(path: str, span: Span) -> Location:
-    return Location(
-        path=path,
-        line=span.line,
-        column=span.column,
-        end_line=span.end_line,
-        end_column=span.end_column,
-    )
 
 
 class LocalEffects:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._graph import CallGraph, CallTarget
 from inventory._classify._index import SymbolIndex, SymbolKind
-from inventory._classify._local import Trace, location
+from inventory._classify._trace import Trace, location
 from inventory.models import Argument, CallSite, EffectKind, Pattern
 from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, TargetKind
 

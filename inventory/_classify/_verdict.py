@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inventory._classify._local import Trace
+from inventory._classify._trace import Trace
 from inventory.config import JobSetting
 from inventory.models import Confidence, EffectKind, Evidence, Idempotency
 
@@ -87,51 +87,88 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
     key = _suggested_key(job, params, effects) if verdict == Idempotency.NON_IDEMPOTENT else None
     gaps = sorted({t.api for t in traces if t.gap})
     if gaps:
-        evidence.append(
-            Evidence(
-                message=f"calls not found in the scanned code (lower confidence): {_some(gaps)}"
-            )
-        )
+        message = f"calls not found in the scanned code (lower confidence): {_some(gaps)}"
+        evidence.append(Evidence(message=message))
     return Verdict(verdict, confidence, [*evidence, Evidence(message=reason)], key)
 
 
+_Outcome = tuple[Idempotency, str] | None
+
+
 def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency, str]:
-    kinds = {t.kind for t in effects}
-    unkeyed_money = sorted({t.api for t in effects if t.kind in MONEY and not t.keyed})
-    if unkeyed_money:
-        return (
-            Idempotency.UNSAFE,
-            f"unsafe: money or account state changes without a derived key ({_some(unkeyed_money)})",
-        )
-    if setting is not None and setting.key:
-        return (
-            Idempotency.NEEDS_KEY,
-            f"needs_key: declared idempotency key {setting.key!r} in [tool.migrator.jobs]",
-        )
-    if kinds & OPAQUE:
-        opaque = sorted({t.api for t in effects if t.kind in OPAQUE})
-        return Idempotency.UNKNOWN, f"unknown: effects hidden behind {_some(opaque)}"
+    """The first rule that decides, in the order of the module docstring."""
     repeats = [t for t in effects if _repeats(t)]
-    if (kinds & MONEY or repeats) and all(t.keyed for t in repeats):
-        return (
-            Idempotency.NEEDS_KEY,
-            "needs_key: safe only with the idempotency keys it passes, derived from its inputs",
-        )
-    natural = sorted({t.natural_key for t in repeats if t.natural_key and not t.keyed})
-    if natural and all(t.keyed or t.natural_key for t in repeats):
-        return (
-            Idempotency.NEEDS_KEY,
-            f"needs_key: a retry only duplicates rows with a natural key ({_some(natural)}): "
-            "a unique constraint or get_or_create on it makes the job safe",
-        )
-    if repeats:
-        names = sorted({t.kind.value for t in repeats})
-        return Idempotency.NON_IDEMPOTENT, f"non_idempotent: a retry repeats {', '.join(names)}"
+    for outcome in (
+        _unsafe(effects),
+        _declared_key(setting),
+        _unknown(effects),
+        _keyed(effects, repeats),
+        _natural_key(repeats),
+        _non_idempotent(repeats),
+    ):
+        if outcome is not None:
+            return outcome
     if not effects:
         return Idempotency.IDEMPOTENT, "idempotent: no effect found in the reachable code"
     return (
         Idempotency.IDEMPOTENT,
         "idempotent: only reads, overwrites, upserts, deletes or derived writes",
+    )
+
+
+def _unsafe(effects: list[Trace]) -> _Outcome:
+    money = sorted({t.api for t in effects if t.kind in MONEY and not t.keyed})
+    if not money:
+        return None
+    return (
+        Idempotency.UNSAFE,
+        f"unsafe: money or account state changes without a derived key ({_some(money)})",
+    )
+
+
+def _declared_key(setting: JobSetting | None) -> _Outcome:
+    if setting is None or not setting.key:
+        return None
+    return (
+        Idempotency.NEEDS_KEY,
+        f"needs_key: declared idempotency key {setting.key!r} in [tool.migrator.jobs]",
+    )
+
+
+def _unknown(effects: list[Trace]) -> _Outcome:
+    opaque = sorted({t.api for t in effects if t.kind in OPAQUE})
+    return (
+        (Idempotency.UNKNOWN, f"unknown: effects hidden behind {_some(opaque)}") if opaque else None
+    )
+
+
+def _keyed(effects: list[Trace], repeats: list[Trace]) -> _Outcome:
+    money = any(t.kind in MONEY for t in effects)
+    if not (money or repeats) or not all(t.keyed for t in repeats):
+        return None
+    return (
+        Idempotency.NEEDS_KEY,
+        "needs_key: safe only with the idempotency keys it passes, derived from its inputs",
+    )
+
+
+def _natural_key(repeats: list[Trace]) -> _Outcome:
+    natural = sorted({t.natural_key for t in repeats if t.natural_key and not t.keyed})
+    if not natural or not all(t.keyed or t.natural_key for t in repeats):
+        return None
+    reason = f"needs_key: a retry only duplicates rows with a natural key ({_some(natural)}): "
+    return (
+        Idempotency.NEEDS_KEY,
+        reason + "a unique constraint or get_or_create on it makes the job safe",
+    )
+
+
+def _non_idempotent(repeats: list[Trace]) -> _Outcome:
+    names = sorted({t.kind.value for t in repeats})
+    return (
+        (Idempotency.NON_IDEMPOTENT, f"non_idempotent: a retry repeats {', '.join(names)}")
+        if names
+        else None
     )
 
 
