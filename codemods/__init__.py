@@ -4,6 +4,7 @@ Only jobs the inventory classifies as safe to move are touched; every other
 site is reported with the reason it was left alone.
 """
 
+from codemods._branches import BranchReport, batches
 from codemods._types import (
     ApplyOptions,
     ApplyResult,
@@ -13,7 +14,7 @@ from codemods._types import (
     SiteOutcome,
     Status,
 )
-from codemods.api import BranchReport, batches, create_branches, load_inventory, plan_apply, write
+from codemods.api import create_branches, load_inventory, plan_apply, write
 
 __all__ = [
     "ApplyOptions",

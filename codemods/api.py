@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import libcst as cst
-from pydantic import BaseModel
 
-from codemods import _git, _jobdefs, _pr, _stale, _status_endpoint
+from codemods import _git, _jobdefs, _stale, _status_endpoint
+from codemods._branches import BranchReport, create
 from codemods._changeset import plan_changes, read_source, write_changes
 from codemods._config import effective_options
 from codemods._register import decorator_arguments
@@ -21,15 +21,12 @@ from codemods._types import (
     ApplyOptions,
     ApplyResult,
     CodemodError,
-    JobBatch,
     SiteOutcome,
-    Status,
     Target,
 )
 from inventory.models import Confidence, Framework, Idempotency, Inventory, Job
 
 INVENTORY_FILE = Path(".migrator") / "inventory.json"
-PRS_DIR = Path(".migrator") / "prs"
 DIRTY_REASON = "uncommitted changes in this file: commit or stash them, or pass --allow-dirty"
 
 
@@ -156,32 +153,6 @@ def write(result: ApplyResult) -> None:
     write_changes(Path(result.root), result.changes)
 
 
-def batches(result: ApplyResult, max_sites: int | None) -> list[JobBatch]:
-    """The moved jobs in branches of at most ``max_sites`` rewritten sites, in risk order.
-
-    A job is never split across branches (its registration travels with its
-    sites): a job with more sites than the limit gets a branch of its own.
-    """
-    counts = {
-        q: sum(1 for o in result.by_status(Status.REWRITTEN) if o.site.job == q)
-        for q in result.jobs
-    }
-    out: list[JobBatch] = []
-    for q in result.jobs:
-        if out and (max_sites is None or out[-1].sites + counts[q] <= max_sites):
-            out[-1] = JobBatch(jobs=[*out[-1].jobs, q], sites=out[-1].sites + counts[q])
-        else:
-            out.append(JobBatch(jobs=[q], sites=counts[q]))
-    return out
-
-
-class BranchReport(BaseModel):
-    name: str
-    jobs: list[str]
-    commits: list[str]
-    pr_path: str
-
-
 def create_branches(
     root: Path | str,
     inventory: Inventory,
@@ -194,58 +165,9 @@ def create_branches(
     The branches stack (each starts where the previous one ends) and are
     built without touching the checkout; each gets ``.migrator/prs/<branch>.md``.
     """
-    opts = options or ApplyOptions()
     top = Path(root).resolve()
-    result = plan_apply(top, inventory, opts, scanner)
-    repo = _git.toplevel(top)
-    if repo is None:
-        raise CodemodError(f"{top} is not inside a git repository: --branch needs one")
-    groups = batches(result, opts.max_sites)
-    names = [name] if len(groups) == 1 else [f"{name}-{i}" for i in range(1, len(groups) + 1)]
-    taken = [n for n in names if _git.branch_exists(repo, n)]
-    if taken:
-        raise CodemodError(f"branch {taken[0]} already exists: choose another --branch name")
-    return result, _build(
-        top, repo, inventory, opts, scanner, result, list(zip(names, groups, strict=True))
-    )
 
+    def plan(opts: ApplyOptions) -> ApplyResult:
+        return plan_apply(top, inventory, opts, scanner)
 
-def _build(
-    top: Path,
-    repo: Path,
-    inventory: Inventory,
-    opts: ApplyOptions,
-    scanner: _stale.Scanner | None,
-    result: ApplyResult,
-    groups: list[tuple[str, JobBatch]],
-) -> list[BranchReport]:
-    parent, done, reports, base = _git.resolve(repo, "HEAD"), [], [], None
-    for branch, group in groups:
-        commits = []
-        for qualname in group.jobs:
-            done.append(qualname)
-            step = plan_apply(
-                top, inventory, opts.model_copy(update={"jobs": tuple(done)}), scanner
-            )
-            files = {(top / c.path).resolve(): c.after for c in step.changes}
-            parent = _git.commit_files(
-                repo, parent, files, _commit_message(qualname, step, inventory)
-            )
-            commits.append(parent)
-        _git.create_branch(repo, branch, parent)
-        pr = top / PRS_DIR / f"{branch}.md"
-        pr.parent.mkdir(parents=True, exist_ok=True)
-        pr.write_text(_pr.render(branch, group.jobs, result, inventory, base), encoding="utf-8")
-        reports.append(BranchReport(name=branch, jobs=group.jobs, commits=commits, pr_path=str(pr)))
-        base = branch
-    return reports
-
-
-def _commit_message(qualname: str, step: ApplyResult, inventory: Inventory) -> str:
-    job = inventory.job(qualname)
-    verdict = f"{job.idempotency}, {job.confidence} confidence" if job else "moved"
-    sites = [o for o in step.by_status(Status.REWRITTEN) if o.site.job == qualname]
-    lines = [f"Move {qualname} onto queue_runtime ({verdict})", ""]
-    lines += [f"- {o.site.location.path}:{o.site.location.line} {o.site.pattern}" for o in sites]
-    lines += ["", 'Rollback: mode = "inline" in [tool.queue_runtime].']
-    return "\n".join(lines)
+    return create(top, inventory, name, options or ApplyOptions(), plan)
