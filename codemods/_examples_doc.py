@@ -63,42 +63,29 @@ END = "<!-- END GENERATED -->"
 
 def render_markdown() -> str:
     """The examples section of ``docs/apply.md``."""
-    parts = [BEGIN, ""]
-    for example in EXAMPLES:
-        verdict = f"`{example.verdict}` job" + (
-            f", key `{next(iter(example.keys.values()))}`" if example.keys else ""
-        )
-        parts += [
-            f"### {example.title}",
-            "",
-            f"Pattern `{example.pattern}`, {verdict}: **{example.status}**.",
-        ]
-        if example.status is Status.REWRITTEN:
-            parts += [
-                "",
-                "Before:",
-                "",
-                "```python",
-                example.before.rstrip(),
-                "```",
-                "",
-                "After:",
-                "",
-                "```python",
-                example.after.rstrip(),
-                "```",
-                "",
-            ]
-        else:
-            parts += [
-                f"Reason contains: *{example.reason}*.",
-                "",
-                "```python",
-                example.before.rstrip(),
-                "```",
-                "",
-            ]
-    return "\n".join([*parts, END])
+    return "\n".join([BEGIN, "", *(line for e in EXAMPLES for line in _section(e)), END])
+
+
+def _section(example: Example) -> list[str]:
+    key = f", key `{next(iter(example.keys.values()))}`" if example.keys else ""
+    head = [
+        f"### {example.title}",
+        "",
+        f"Pattern `{example.pattern}`, `{example.verdict}` job{key}: **{example.status}**.",
+        "",
+    ]
+    if example.status is Status.REWRITTEN:
+        return [*head, "Before:", "", *_code(example.before), "After:", "", *_code(example.after)]
+    return [
+        *head,
+        f"Left as it is; the reason given contains *{example.reason}*.",
+        "",
+        *_code(example.before),
+    ]
+
+
+def _code(text: str) -> list[str]:
+    return ["```python", text.rstrip(), "```", ""]
 
 
 def update_docs(path: Path) -> bool:
