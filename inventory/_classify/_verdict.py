@@ -109,10 +109,10 @@ def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency
         if outcome is not None:
             return outcome
     if not effects:
-        return Idempotency.IDEMPOTENT, "idempotent: no effect found in the reachable code"
+        return Idempotency.IDEMPOTENT, "no effect found in the reachable code"
     return (
         Idempotency.IDEMPOTENT,
-        "idempotent: only reads, overwrites, upserts, deletes or derived writes",
+        "only reads, overwrites, upserts, deletes or derived writes",
     )
 
 
@@ -122,7 +122,7 @@ def _unsafe(effects: list[Trace]) -> _Outcome:
         return None
     return (
         Idempotency.UNSAFE,
-        f"unsafe: money or account state changes without a derived key ({_some(money)})",
+        f"money or account state changes without a derived key ({_some(money)})",
     )
 
 
@@ -131,14 +131,16 @@ def _declared_key(setting: JobSetting | None) -> _Outcome:
         return None
     return (
         Idempotency.NEEDS_KEY,
-        f"needs_key: declared idempotency key {setting.key!r} in [tool.migrator.jobs]",
+        f"declared idempotency key {setting.key!r} in [tool.migrator.jobs]",
     )
 
 
 def _unknown(effects: list[Trace]) -> _Outcome:
     opaque = sorted({t.api for t in effects if t.kind in OPAQUE})
     return (
-        (Idempotency.UNKNOWN, f"unknown: effects hidden behind {_some(opaque)}") if opaque else None
+        (Idempotency.UNKNOWN, f"effects hidden behind {_some(opaque)}, known only at run time")
+        if opaque
+        else None
     )
 
 
@@ -148,7 +150,7 @@ def _keyed(effects: list[Trace], repeats: list[Trace]) -> _Outcome:
         return None
     return (
         Idempotency.NEEDS_KEY,
-        "needs_key: safe only with the idempotency keys it passes, derived from its inputs",
+        "safe only with the idempotency keys it passes, derived from its inputs",
     )
 
 
@@ -156,7 +158,7 @@ def _natural_key(repeats: list[Trace]) -> _Outcome:
     natural = sorted({t.natural_key for t in repeats if t.natural_key and not t.keyed})
     if not natural or not all(t.keyed or t.natural_key for t in repeats):
         return None
-    reason = f"needs_key: a retry only duplicates rows with a natural key ({_some(natural)}): "
+    reason = f"a retry only duplicates rows with a natural key ({_some(natural)}): "
     return (
         Idempotency.NEEDS_KEY,
         reason + "a unique constraint or get_or_create on it makes the job safe",
@@ -165,11 +167,7 @@ def _natural_key(repeats: list[Trace]) -> _Outcome:
 
 def _non_idempotent(repeats: list[Trace]) -> _Outcome:
     names = sorted({t.kind.value for t in repeats})
-    return (
-        (Idempotency.NON_IDEMPOTENT, f"non_idempotent: a retry repeats {', '.join(names)}")
-        if names
-        else None
-    )
+    return (Idempotency.NON_IDEMPOTENT, f"a retry repeats {', '.join(names)}") if names else None
 
 
 def _some(names: list[str], shown: int = 3) -> str:
