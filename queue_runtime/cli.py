@@ -200,7 +200,10 @@ def _runtime(args: argparse.Namespace, keep_app_config: bool = False) -> Any:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="queue-runtime", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="queue-runtime",
+        description="Migrate, run a worker, show the queue, manage the dead-letter queue.",
+    )
     parser.add_argument("--database-url", help="overrides QUEUE_RUNTIME_DATABASE_URL")
     parser.add_argument("--redis-url", help="overrides QUEUE_RUNTIME_REDIS_URL")
     parser.add_argument("--schema", help="PostgreSQL schema of the queue")
