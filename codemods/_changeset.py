@@ -39,9 +39,8 @@ class ConcurrentChangeError(CodemodError):
 class Plan:
     changes: list[FileChange] = field(default_factory=list)
     outcomes: list[SiteOutcome] = field(default_factory=list)
-    registered: list[str] = field(
-        default_factory=list
-    )  # job qualnames decorated or already decorated
+    # Jobs this plan moves: a site rewritten, or the @job decorator added now.
+    moved: list[str] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)
 
 
@@ -121,12 +120,22 @@ def _register_jobs(
     """Decorate each moved job where it is defined (its module may also hold sites)."""
     by_path: dict[str, dict[str, str]] = defaultdict(dict)
     for target in moved:
-        assert target.job.location is not None  # selection only lets defined jobs through
-        by_path[target.job.location.path][target.qualpath] = decorations[target.job.qualname]
+        by_path[_def_path(target)][target.qualpath] = decorations[target.job.qualname]
+    decorated: set[tuple[str, str]] = set()
     for path, arguments in sorted(by_path.items()):
         module = modules.get(path) or cst.parse_module(sources[path])
-        modules[path], _added = _register.register(module, arguments)
-    plan.registered.extend(dict.fromkeys(t.job.qualname for t in moved))
+        modules[path], added = _register.register(module, arguments)
+        decorated.update((path, qualpath) for qualpath in added)
+    rewritten = {o.site.job for o in plan.outcomes if o.status is Status.REWRITTEN}
+    changed = [
+        t for t in moved if t.job.qualname in rewritten or (_def_path(t), t.qualpath) in decorated
+    ]
+    plan.moved.extend(dict.fromkeys(t.job.qualname for t in changed))
+
+
+def _def_path(target: Target) -> str:
+    assert target.job.location is not None  # selection only lets jobs with a definition through
+    return target.job.location.path
 
 
 def _collect(sources: dict[str, str], modules: dict[str, cst.Module], plan: Plan) -> None:
@@ -145,7 +154,7 @@ def _refuse_all(plan: Plan, path: str, reason: str) -> None:
     """One bad module stops the whole change set: a half-applied move would not import."""
     plan.changes.clear()
     plan.refused[path] = reason
-    plan.registered.clear()
+    plan.moved.clear()
     for i, outcome in enumerate(plan.outcomes):
         if outcome.status is Status.REWRITTEN:
             plan.outcomes[i] = outcome.model_copy(

@@ -52,27 +52,32 @@ def plan_apply(
     top = Path(root).resolve()
     opts = effective_options(top, options or ApplyOptions())
     inventory, rescanned, stale = _stale.refresh(top, inventory, scanner if opts.rescan else None)
-    blocked = {p: _stale.STALE_REASON for p in stale}
     dirty = set() if opts.allow_dirty else _git.dirty_files(top)
-    blocked.update(
-        {p: DIRTY_REASON for p in _inventory_paths(inventory) if (top / p).resolve() in dirty}
-    )
+    blocked = _blocked(top, inventory, stale, dirty)
     sources = _read_sources(top, inventory, blocked)
     defs = _definitions(inventory, sources)
     app = _app_for_202(top, inventory, dirty)
     targets, outcomes = select(inventory, opts, defs, blocked, accept_202=app is not None)
     plan = plan_changes(sources, targets, _decorations(targets, opts), app)
-    moved = [
-        j for j in _by_risk(inventory, {t.job.qualname for t in targets}) if j in plan.registered
-    ]
+    moved = _by_risk(inventory, set(plan.moved))
+    outcomes = _ordered([*outcomes, *plan.outcomes])
+    refused = {**blocked, **plan.refused}
     return ApplyResult(
         root=str(top),
         changes=plan.changes,
-        outcomes=_ordered([*outcomes, *plan.outcomes]),
-        refused={**blocked, **plan.refused},
+        outcomes=outcomes,
+        refused=refused,
         jobs=moved,
         rescanned=rescanned,
     )
+
+
+def _blocked(top: Path, inventory: Inventory, stale: list[str], dirty: set[Path]) -> dict[str, str]:
+    """Files never to touch, with the reason: changed since the scan, or uncommitted."""
+    blocked = {p: _stale.STALE_REASON for p in stale}
+    paths = _inventory_paths(inventory) - set(blocked)
+    blocked.update({p: DIRTY_REASON for p in paths if (top / p).resolve() in dirty})
+    return blocked
 
 
 def _decorations(targets: list[Target], opts: ApplyOptions) -> dict[str, str]:

@@ -141,3 +141,16 @@ def test_an_existing_branch_is_never_overwritten(repo: Path, build_inventory: Bu
 
     with pytest.raises(CodemodError, match="already exists"):
         create_branches(repo, build_inventory(repo, SITES), "taken", scanner=None)
+
+
+def test_nothing_left_to_move_creates_no_branch(repo: Path, build_inventory: Build) -> None:
+    first = plan_apply(repo, build_inventory(repo, SITES), scanner=None)
+    (repo / "app.py").write_text(first.changes[0].after)
+    git(repo, "commit", "-qam", "moved")
+    sites = [(p, frag.replace("(", ".enqueue("), pat, job) for p, frag, pat, job in SITES]
+
+    result, branches = create_branches(repo, build_inventory(repo, sites), "again", scanner=None)
+
+    assert (result.changes, result.jobs, branches) == ([], [], [])
+    assert {o.status for o in result.outcomes} == {Status.ALREADY}
+    assert "again" not in git(repo, "branch", "--list")
