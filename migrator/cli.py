@@ -6,6 +6,8 @@ baseline), 2 usage errors and anything that stopped the command.
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +112,12 @@ def scan(
         click.get_current_context().exit(outcome.exit_code)
 
 
+def _stdout_console(fmt: ReportFormat) -> Console:
+    # Piped output (CI logs) would otherwise fold the table to rich's 80-column default.
+    width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160
+    return Console(soft_wrap=fmt is not ReportFormat.TABLE, width=width)
+
+
 def _report(
     outcome: ScanOutcome, fmt: ReportFormat, output: Path | None, baseline_given: bool
 ) -> None:
@@ -117,7 +125,7 @@ def _report(
         outcome.inventory, baseline_given=baseline_given and outcome.baseline_written is None
     )
     if output is None:
-        render(fmt, view, Console(soft_wrap=fmt is not ReportFormat.TABLE))
+        render(fmt, view, _stdout_console(fmt))
         return
     try:
         with output.open("w", encoding="utf-8") as handle:
