@@ -38,6 +38,7 @@ POOL_TYPES = frozenset(
 )
 _POOL_WAITS = frozenset({"get", "wait"})
 _THREAD_WAITS = frozenset({"join"})
+_LOOP_RUNNERS = (".serve_forever", ".run_forever")
 POOL_METHODS = frozenset({"apply_async", "apply", "map_async", "starmap_async"})
 # ``X().start()`` on these is not a Thread subclass being started.
 _NOT_SUBCLASSES = ("threading.", "multiprocessing.", "apscheduler.", "asyncio.", "builtins.", "?")
@@ -49,8 +50,8 @@ def thread_constructor(call: CallSite) -> Candidate | None:
     if spec is None or target_node is None:
         return None
     job = job_target(target_node, call.state.resolver)
-    if job.target is not None and job.target.endswith(".serve_forever"):
-        return None  # a server's accept loop: not a job
+    if job.target is not None and job.target.endswith(_LOOP_RUNNERS):
+        return None  # a server's accept loop or an event loop: infrastructure, not a job
     daemon = "daemon" if keyword_true(call.node, "daemon") else ""
     found = candidate(spec[0], call.node, job, call, _packed(call, spec[3], "kwargs"), daemon)
     found.waits = _THREAD_WAITS
@@ -81,9 +82,8 @@ def thread_start(call: CallSite) -> Candidate | None:
     if isinstance(ctor_node, ast.Call):
         arguments = call_arguments(ctor_node.args, ctor_node.keywords, resolver)
     # The target is the class: the classifier checks it derives from Thread and takes its run().
-    job = JobTarget(
-        ctor, TargetKind.THREAD_SUBCLASS, resolver.text.segment(ctor_node or func.value)
-    )
+    written = ctor_node.func if isinstance(ctor_node, ast.Call) else func.value
+    job = JobTarget(ctor, TargetKind.THREAD_SUBCLASS, resolver.text.segment(written))
     found = candidate(Pattern.THREAD, ctor_node or call.node, job, call, arguments)
     found.site.result_used, found.site.detail = False, ""
     found.waits, found.start_lines = _THREAD_WAITS, [call.node.lineno]

@@ -294,3 +294,19 @@ def test_results_waited_for_in_the_same_expression() -> None:
         )
         == []
     )
+
+
+def test_event_loops_in_threads_are_infrastructure() -> None:
+    assert (
+        sites(
+            """
+            import asyncio
+            import threading
+
+            def start():
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, daemon=True).start()
+            """
+        )
+        == []
+    )
