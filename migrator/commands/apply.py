@@ -29,6 +29,7 @@ from codemods import (
     plan_apply,
     write,
 )
+from inventory.models import Inventory
 
 OK, NOTHING, FAILED = 0, 1, 2
 
@@ -101,19 +102,28 @@ def apply(
     """Rewrite call sites of idempotent jobs (and keyed needs_key jobs) to enqueue."""
     console = Console()
     options = ApplyOptions(jobs=jobs, keys=keys, allow_dirty=allow_dirty, max_sites=max_sites)
+    mode = Output.BRANCH if branch else Output.DIFF if dry_run else Output.WRITE
     try:
         inventory = load_inventory(path)
-        if branch:
-            result, branches = create_branches(path, inventory, branch, options)
-        else:
-            result, branches = plan_apply(path, inventory, options), []
-            if not dry_run:
-                write(result)
+        result, branches = _run(path, inventory, options, mode, branch)
     except CodemodError as exc:
         raise ApplyFailed(str(exc)) from exc
-    mode = Output.BRANCH if branch else Output.DIFF if dry_run else Output.WRITE
+    unknown = sorted(set(jobs) - {j.qualname for j in inventory.jobs})
+    if unknown:
+        console.print(f"[yellow]not in the inventory:[/] {escape(', '.join(unknown))}")
     render(console, result, branches, mode)
     click.get_current_context().exit(OK if result.changes and not result.refused else NOTHING)
+
+
+def _run(
+    path: Path, inventory: Inventory, options: ApplyOptions, mode: Output, branch: str | None
+) -> tuple[ApplyResult, list[BranchReport]]:
+    if mode is Output.BRANCH and branch:
+        return create_branches(path, inventory, branch, options)
+    result = plan_apply(path, inventory, options)
+    if mode is Output.WRITE:
+        write(result)
+    return result, []
 
 
 def render(

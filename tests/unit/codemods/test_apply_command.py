@@ -92,3 +92,9 @@ def test_codemods_public_api_is_exactly_its_all() -> None:
             "write",
         }
     )
+
+
+def test_an_unknown_job_is_named_and_nothing_applies(project: Path) -> None:
+    code, out = run(str(project), "--job", "app.nope")
+
+    assert code == 1 and "not in the inventory: app.nope" in out
