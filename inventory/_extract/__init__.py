@@ -3,6 +3,31 @@
 A pure function of ``(source, path, module, is_package)``: it never imports or
 runs the code it reads, and walks each file once with the stdlib ``ast``
 (libcst with metadata is far too slow for whole-project scans).
+
+Conventions on top of those documented in :mod:`inventory.summary`:
+
+* Builtins are module-qualified like any unimported name (``open`` in
+  ``shop.views`` -> ``shop.views.open``), as the contract says.
+* A call through a value of unknown type (a parameter, ``HOOKS[name]``) has
+  target ``?.__call__``; a method called on the result of a non-constructor
+  call keeps the call marker (``Order.objects.filter(x).update`` ->
+  ``shop.models.Order.objects.filter().update``).
+* ``assignments`` maps a module-level instance to its class
+  (``pool = ThreadPoolExecutor()`` -> ``concurrent.futures.ThreadPoolExecutor``),
+  so ``mailer.send()`` elsewhere resolves to the method that runs.
+* A Thread-subclass site (``TargetKind.THREAD_SUBCLASS``) names the class as
+  its target; the classifier checks it derives from Thread and takes ``run``.
+* An executor or process pool whose type this file cannot see (defined in
+  another module, an unannotated parameter) is recognised by its name
+  (``workers.EXECUTOR``, ``self.pool``), and the site's detail says so.
+* Work a function waits for in place is not a site: ``with`` executors and
+  task groups, ``fut.result()``, ``as_completed``/``wait``/``gather``,
+  ``await task``, iterating ``ex.map(...)``. Threads running a server's
+  accept loop, an event loop, or a ``while True`` queue consumer are not
+  sites either.
+* Calls inside a lambda body are not the enclosing function's calls (they
+  run when the lambda is called, usually later); a site still sees them.
+* Facts at module level are dropped: a summary has nowhere to put them.
 """
 
 from __future__ import annotations
