@@ -1,0 +1,3 @@
+from inventory.rule_examples import render_markdown
+
+print(render_markdown())

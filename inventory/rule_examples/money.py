@@ -1,0 +1,117 @@
+"""Money and account state: unsafe unless keyed by the job's inputs."""
+
+from __future__ import annotations
+
+from inventory.rule_examples._base import K, RuleExample, V, example
+
+GATEWAY = """\
+import httpx
+
+
+class PaymentGateway:
+    def __init__(self):
+        self._http = httpx.Client(base_url="https://pay.example.com")
+
+    def capture(self, order_id, idempotency_key):
+        self._http.post(
+            "/captures", json={"order": order_id}, headers={"Idempotency-Key": idempotency_key}
+        )
+
+    def refund(self, order_id):
+        self._http.post("/refunds", json={"order": order_id})
+"""
+
+
+EXAMPLES: list[RuleExample] = [
+    example(
+        "unsafe: a refund without an idempotency key",
+        """
+        import stripe
+
+        def refund(order_id):
+            stripe.Refund.create(charge=order_id, amount=100)
+        """,
+        "refund",
+        V.UNSAFE,
+        {K.PAYMENT},
+        "A retry after a timeout refunds again: money moves twice. Unsafe wins over every other rule.",
+        evidence_mentions="without idempotency_key: money may move twice",
+    ),
+    example(
+        "needs_key: a charge keyed by the job's input",
+        """
+        import stripe
+
+        def charge(order_id):
+            stripe.Charge.create(amount=100, idempotency_key=f"charge-{order_id}")
+        """,
+        "charge",
+        V.NEEDS_KEY,
+        {K.PAYMENT},
+        "The key is derived from the job's inputs, so a retry is deduplicated by Stripe: safe only with the key.",
+    ),
+    example(
+        "unsafe: a key minted with uuid4() inside the job does not count",
+        """
+        import uuid
+        import stripe
+
+        def charge(order_id):
+            stripe.Charge.create(amount=100, idempotency_key=str(uuid.uuid4()))
+        """,
+        "charge",
+        V.UNSAFE,
+        {K.PAYMENT, K.RANDOM_ID},
+        "Every run mints a new key, so the payment provider cannot recognise the retry.",
+        evidence_mentions="minted inside the job",
+    ),
+    example(
+        "unsafe: account state changed relative to itself",
+        """
+        from shop.models import Wallet
+
+        def debit(user_id):
+            wallet = Wallet.objects.get(user_id=user_id)
+            wallet.balance -= 10
+            wallet.save()
+        """,
+        "debit",
+        V.UNSAFE,
+        {K.ACCOUNT_STATE, K.DB_INCREMENT, K.DB_READ},
+        "`balance -= 10` then save: a retry debits twice.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Wallet(models.Model):\n    pass\n"
+        },
+    ),
+    example(
+        "needs_key: an in-house gateway client, keyed by a header",
+        """
+        from shop.gateway import PaymentGateway
+
+        def capture(order_id):
+            gateway = PaymentGateway()
+            gateway.capture(order_id, idempotency_key=f"capture-{order_id}")
+        """,
+        "capture",
+        V.NEEDS_KEY,
+        {K.PAYMENT, K.HTTP_POST},
+        "The client is project code whose body only shows an HTTP POST; `capture` on a payment-ish "
+        "receiver says money moves. The key reaches the provider as an `Idempotency-Key` header.",
+        more_files={"shop/gateway.py": GATEWAY},
+    ),
+    example(
+        "unsafe: the same client's refund, without a key",
+        """
+        from shop.gateway import PaymentGateway
+
+        def refund(order_id):
+            gateway = PaymentGateway()
+            gateway.refund(order_id)
+        """,
+        "refund",
+        V.UNSAFE,
+        {K.PAYMENT, K.HTTP_POST},
+        "No key anywhere on the path: a retry refunds twice.",
+        more_files={"shop/gateway.py": GATEWAY},
+    ),
+]

@@ -1,0 +1,67 @@
+"""Effects that repeat on retry: non_idempotent, or needs_key when a key is evident."""
+
+from __future__ import annotations
+
+from inventory.rule_examples._base import K, RuleExample, V, example
+
+EXAMPLES: list[RuleExample] = [
+    example(
+        "non_idempotent: a notification, with a suggested dedup key",
+        """
+        from django.core.mail import send_mail
+
+        def send_welcome(user_id):
+            send_mail("Welcome", "Hello", "shop@example.com", ["u@example.com"])
+        """,
+        "send_welcome",
+        V.NON_IDEMPOTENT,
+        {K.EMAIL_SEND},
+        "A retry sends a second email; a dedup key like `shop.jobs.send_welcome:{user_id}` is suggested.",
+    ),
+    example(
+        "needs_key: an insert whose only risk is a duplicate, with a natural key",
+        """
+        from shop.models import Delivery
+
+        def record_delivery(order_id, delivery_key):
+            Delivery.objects.create(order_id=order_id, delivery_key=delivery_key)
+        """,
+        "record_delivery",
+        V.NEEDS_KEY,
+        {K.DB_INSERT},
+        "`delivery_key` comes from the inputs and names the event: a unique constraint or "
+        "`get_or_create` on it makes a retry harmless. Foreign keys such as `order_id` do not count.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Delivery(models.Model):\n    pass\n"
+        },
+    ),
+    example(
+        "non_idempotent: an increment through F()",
+        """
+        from django.db.models import F
+        from shop.models import Post
+
+        def count_view(post_id):
+            Post.objects.filter(pk=post_id).update(views=F("views") + 1)
+        """,
+        "count_view",
+        V.NON_IDEMPOTENT,
+        {K.DB_INCREMENT, K.DB_READ},
+        "`F('views') + 1` adds one per run.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Post(models.Model):\n    pass\n"
+        },
+    ),
+    example(
+        "non_idempotent: a raw SQL INSERT",
+        """
+        def audit(conn, event_id):
+            cursor = conn.cursor()
+            cursor.execute("INSERT INTO audit (event) VALUES (%s)", [event_id])
+        """,
+        "audit",
+        V.NON_IDEMPOTENT,
+        {K.DB_INSERT},
+        "SQL text is classified: a plain INSERT adds a row per run (INSERT ... ON CONFLICT would be an upsert).",
+    ),
+]

@@ -1,0 +1,73 @@
+"""Resolution: effects found through calls, recursion, re-exports and bound methods."""
+
+from __future__ import annotations
+
+from inventory.rule_examples._base import K, RuleExample, V, example, starter
+
+EXAMPLES: list[RuleExample] = [
+    example(
+        "effects two calls deep, across modules",
+        """
+        from shop.helpers import notify
+
+        def close_order(order_id):
+            notify(order_id)
+        """,
+        "close_order",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "The POST is two calls below the job; its evidence carries the chain job -> notify -> post_webhook.",
+        more_files={
+            "shop/helpers.py": (
+                "import requests\n\n"
+                "def notify(order_id):\n    post_webhook(order_id)\n\n"
+                "def post_webhook(order_id):\n    requests.post('https://hooks.example.com', json={'id': order_id})\n"
+            )
+        },
+    ),
+    example(
+        "recursion terminates",
+        """
+        from shop.models import Node
+
+        def copy_tree(node_id, depth=0):
+            Node.objects.create(parent_id=node_id)
+            if depth < 3:
+                copy_tree(node_id, depth + 1)
+        """,
+        "copy_tree",
+        V.NON_IDEMPOTENT,
+        {K.DB_INSERT},
+        "Recursive calls reach a fixpoint; the insert is found once.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Node(models.Model):\n    pass\n"
+        },
+    ),
+    RuleExample(
+        title="re-exports: a job imported through the package __init__",
+        files={
+            "shop/__init__.py": "from .mail import send_receipt\n",
+            "shop/mail.py": "import smtplib\n\ndef send_receipt(order_id):\n    smtplib.SMTP('localhost').sendmail('a@x', ['b@x'], 'paid')\n",
+            "shop/views.py": starter("shop", "send_receipt"),
+        },
+        job="shop.mail.send_receipt",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.EMAIL_SEND},
+        why="`from shop import send_receipt` resolves through `shop/__init__.py` to `shop.mail.send_receipt`.",
+    ),
+    RuleExample(
+        title="bound methods: a thread running obj.method",
+        files={
+            "shop/__init__.py": "",
+            "shop/mail.py": "import requests\n\nclass Mailer:\n    def send(self, user_id):\n        requests.post('https://mail.example.com', json={'to': user_id})\n",
+            "shop/views.py": (
+                "import threading\nfrom shop.mail import Mailer\n\n"
+                "def view(request):\n    mailer = Mailer()\n    threading.Thread(target=mailer.send, args=(1,)).start()\n"
+            ),
+        },
+        job="shop.mail.Mailer.send",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="`mailer = Mailer()` types the receiver, so `mailer.send` is `shop.mail.Mailer.send`.",
+    ),
+]
