@@ -190,9 +190,10 @@ class _Unavailable:
         self.name = name
 
 
-def conditions(args: argparse.Namespace, config: BenchConfig) -> dict[str, Any]:
+def conditions(args: argparse.Namespace, config: BenchConfig, started: str) -> dict[str, Any]:
     return {
-        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "started": started,
+        "finished": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "jobs": config.jobs,
         "single_jobs": config.single_jobs,
         "batch": config.batch,
@@ -222,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     OURS_WORKER_ARGS[:] = args.ours_worker_args.split()
     OURS_PATCHED[0] = args.ours_patched
+    started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     console = Console(width=max(Console().width, 150))
     runs: dict[str, ToolRun] = {}
     for name in args.tools.split(","):
@@ -231,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     render_table(runs, console)
     render_targets(targets, console)
     render_notes(runs, console)
-    write_json(args.json, conditions(args, config), runs, targets)
+    write_json(args.json, conditions(args, config, started), runs, targets)
     console.print(f"JSON written to {args.json}")
     return 0
 
