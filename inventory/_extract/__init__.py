@@ -51,12 +51,15 @@ def extract_source(source: str, path: str, module: str, is_package: bool = False
     """Summarise one module. Raises ``SyntaxError`` when ``source`` does not parse."""
     source = source.removeprefix("\ufeff")  # a BOM left by a plain utf-8 decode
     with _collector_paused(), _deep_recursion():
-        tree = ast.parse(source, filename=path)
-        text = SourceText(source)
-        summary = FileSummary(
-            path=path, module=module, is_package=is_package, lines=len(text.lines)
-        )
-        Walker(tree, text, summary).run(tree)
+        return _extract(source, path, module, is_package)
+
+
+def _extract(source: str, path: str, module: str, is_package: bool) -> FileSummary:
+    # The tree and the walker die with this frame, before the collector is back on.
+    tree = ast.parse(source, filename=path)
+    text = SourceText(source)
+    summary = FileSummary(path=path, module=module, is_package=is_package, lines=len(text.lines))
+    Walker(tree, text, summary).run(tree)
     return summary
 
 
