@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import translate
 from functools import cached_property
@@ -160,6 +161,10 @@ class Catalogue:
     @cached_property
     def _sql(self) -> list[tuple[re.Pattern[str], EffectKind]]:
         return [(re.compile(rule.matches), rule.effect) for rule in self.spec.sql]
+
+    def names_exactly(self, names: Iterable[str]) -> frozenset[str]:
+        """Those of ``names`` that an exact (non-suffix) entry matches."""
+        return frozenset(name for name in names if self._exact_entry(name) is not None)
 
     def match_call(
         self, call: CallInfo, target: str, sql_hint: str | None = None

@@ -27,7 +27,7 @@ def classify(
 ) -> tuple[list[CallSite], list[Job]]:
     ordered = sorted(summaries, key=lambda s: s.path)
     index = SymbolIndex(ordered)
-    graph = CallGraph(index)
+    graph = CallGraph(index, catalogue.names_exactly(index.functions))
     sites = _raw_sites(ordered, index, graph)
     dynamic = _dynamic_by_function(ordered)
     analysis = EffectAnalysis(graph, LocalEffects(graph, catalogue, dynamic))

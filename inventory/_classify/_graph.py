@@ -24,8 +24,11 @@ class CallTarget:
 
 
 class CallGraph:
-    def __init__(self, index: SymbolIndex) -> None:
+    def __init__(self, index: SymbolIndex, catalogued: frozenset[str] = frozenset()) -> None:
         self.index = index
+        # Project functions named by an exact catalogue entry: the entry speaks for them
+        # (a user declaring what an in-house client does), so their bodies are not followed.
+        self.catalogued = catalogued
         self._targets: dict[str, list[CallTarget]] = {}
         self._site_edges: dict[str, list[str]] = {}
 
@@ -53,7 +56,7 @@ class CallGraph:
 
     def _runs(self, found: Resolved) -> str | None:
         if found.kind == SymbolKind.FUNCTION:
-            return found.name
+            return None if found.name in self.catalogued else found.name
         if found.kind == SymbolKind.CLASS:
             return self.index.method(found.name, "__init__")
         return None

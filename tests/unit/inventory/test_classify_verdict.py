@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inventory.config import JobSetting, MigratorConfig
-from inventory.models import Confidence, Idempotency, Job
+from inventory.models import Confidence, EffectKind, Idempotency, Job
 from inventory.summary import Fact, FactKind, FunctionInfo, Span
 from tests.unit.inventory.classify_builders import call, fn, job_of, module, run, thread_site
 
@@ -154,3 +154,30 @@ def test_a_key_in_a_header_dict_counts_only_under_the_idempotency_header() -> No
         verdict(post('{"Idempotency-Key": f"e-{event_id}"}')).idempotency == Idempotency.NEEDS_KEY
     )
     assert verdict(post('{"X-Trace": event_id}')).idempotency == Idempotency.NON_IDEMPOTENT
+
+
+def test_a_user_catalogue_entry_for_a_project_function_speaks_for_its_body() -> None:
+    from inventory._catalogue import Catalogue, CatalogueSpec, EffectEntry
+    from inventory._classify import classify
+
+    client = module(
+        "acme", fn("acme.Client.settle", call("requests.post"), params=["self", "invoice_id"])
+    )
+    job_body = fn(
+        "app.job",
+        call(
+            "acme.Client.settle",
+            line=3,
+            kwargs={"key": "<expr>"},
+            kwarg_sources={"key": "invoice_id"},
+        ),
+        params=["invoice_id"],
+    )
+    app = module("app", job_body, sites=[thread_site("app.job", "app.view")])
+    entry = EffectEntry(call="acme.Client.settle", effect=EffectKind.PAYMENT, keyed_by="key")
+    _, jobs = classify(
+        [client, app], MigratorConfig(), Catalogue.load(CatalogueSpec(effect=[entry]))
+    )
+    job = job_of(jobs, "app.job")
+    assert [(e.kind, e.keyed) for e in job.effects] == [(EffectKind.PAYMENT, True)]
+    assert job.idempotency == Idempotency.NEEDS_KEY
