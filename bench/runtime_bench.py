@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import os
 import platform
 import sys
@@ -67,29 +68,27 @@ def install(run: ToolRun) -> None:
     run.notes["autovacuum off on tables"] = str(pg.disable_autovacuum(run.dsn))
 
 
-OURS_WORKER_ARGS: list[str] = []  # set from --ours-worker-args
-OURS_PATCHED: list[bool] = [False]  # set from --ours-patched
-
-
-def _ours() -> Tool:
+# Each tool's module is imported only when its turn comes: a tool that cannot
+# even be imported fails its own column, not the run.
+def _ours(args: argparse.Namespace) -> Tool:
     from bench._peers.ours_tool import OursTool
 
-    return OursTool(OURS_WORKER_ARGS, patched=OURS_PATCHED[0])
+    return OursTool(args.ours_worker_args.split(), patched=args.ours_patched)
 
 
-def _pgqueuer() -> Tool:
+def _pgqueuer(args: argparse.Namespace) -> Tool:
     from bench._peers.pgqueuer_tool import PgqueuerTool
 
     return PgqueuerTool()
 
 
-def _procrastinate() -> Tool:
+def _procrastinate(args: argparse.Namespace) -> Tool:
     from bench._peers.procrastinate_tool import ProcrastinateTool
 
     return ProcrastinateTool()
 
 
-TOOLS: dict[str, Callable[[], Tool]] = {
+TOOLS: dict[str, Callable[[argparse.Namespace], Tool]] = {
     "ours": _ours,
     "pgqueuer": _pgqueuer,
     "procrastinate": _procrastinate,
@@ -210,9 +209,8 @@ def conditions(args: argparse.Namespace, config: BenchConfig, started: str) -> d
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    config = BenchConfig(
+def config_from(args: argparse.Namespace) -> BenchConfig:
+    return BenchConfig(
         jobs=args.jobs,
         single_jobs=args.single_jobs or args.jobs,
         batch=args.batch,
@@ -221,20 +219,29 @@ def main(argv: list[str] | None = None) -> int:
         workers=args.workers,
         work_dir=args.work_dir / str(os.getpid()),
     )
-    OURS_WORKER_ARGS[:] = args.ours_worker_args.split()
-    OURS_PATCHED[0] = args.ours_patched
+
+
+def report(
+    args: argparse.Namespace, runs: dict[str, ToolRun], started: str, console: Console
+) -> None:
+    targets = evaluate_targets(runs)
+    render_table(runs, console)
+    render_targets(targets, console)
+    render_notes(runs, console)
+    write_json(args.json, conditions(args, config_from(args), started), runs, targets)
+    console.print(f"JSON written to {args.json}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    config = config_from(args)
     started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     console = Console(width=max(Console().width, 150))
     runs: dict[str, ToolRun] = {}
     for name in args.tools.split(","):
         console.print(f"[bold]{name}[/]")
-        runs[name] = run_tool(name, TOOLS[name], config, console)
-    targets = evaluate_targets(runs)
-    render_table(runs, console)
-    render_targets(targets, console)
-    render_notes(runs, console)
-    write_json(args.json, conditions(args, config, started), runs, targets)
-    console.print(f"JSON written to {args.json}")
+        runs[name] = run_tool(name, functools.partial(TOOLS[name], args), config, console)
+    report(args, runs, started, console)
     return 0
 
 
