@@ -44,6 +44,43 @@ _REQUEST_NAMES = frozenset({"request", "req"})
 _CONTAINERS = (ast.Tuple, ast.List, ast.Set)
 
 Verdict = tuple[bool | None, str]
+_BY_KIND = {
+    BindingKind.SELF: "'{name}' is the enclosing object: pass its id",
+    BindingKind.CLS: "'{name}' is a class: not data",
+    BindingKind.ORM: "'{name}' is an ORM instance: pass its primary key",
+    BindingKind.FILE: "'{name}' is an open file: pass its path",
+    BindingKind.CALLABLE: "'{name}' is a function: not data",
+    BindingKind.FUNCTION: "'{name}' is a function: not data",
+    BindingKind.CLASS: "'{name}' is a class: not data",
+}
+# Types (by class name) that are never data, whatever module they come from.
+_NOT_DATA = (
+    (
+        frozenset({"Request", "HttpRequest", "WSGIRequest", "ASGIRequest", "WebSocket"}),
+        "a request object: pass the fields the job needs",
+    ),
+    (
+        frozenset(
+            {
+                "UploadFile",
+                "UploadedFile",
+                "InMemoryUploadedFile",
+                "TemporaryUploadedFile",
+                "FileStorage",
+            }
+        ),
+        "an uploaded file: store it and pass its path",
+    ),
+    (
+        frozenset({"Session", "AsyncSession", "Connection", "AsyncConnection", "Cursor", "Engine"}),
+        "a database session or connection: the job opens its own",
+    ),
+    (
+        frozenset({"BackgroundTasks", "Lock", "RLock", "Event", "Thread", "Response"}),
+        "a live object, not data",
+    ),
+)
+_MODEL_BASES = ("Model", "models.Model", "Base", "DeclarativeBase", "SQLModel", "Document")
 UNKNOWN: Verdict = (None, "")
 
 
@@ -78,20 +115,29 @@ def _name(name: str, resolver: Resolver) -> Verdict:
     if name in _REQUEST_NAMES:
         return False, f"'{name}' is the request object: pass the fields the job needs"
     binding = resolver.scope.lookup(name)
-    kind = binding.kind if binding else None
-    if kind is BindingKind.SELF:
-        return False, "'self' is the enclosing object: pass its id"
-    if kind is BindingKind.ORM:
-        return False, f"'{name}' is an ORM instance: pass its primary key"
-    if kind is BindingKind.FILE:
-        return False, f"'{name}' is an open file: pass its path"
-    if kind in (BindingKind.CALLABLE, BindingKind.FUNCTION, BindingKind.CLASS):
-        return False, f"'{name}' is a function or class: not data"
-    if binding is not None and binding.target in _SCALAR_TYPES:
+    if binding is None:
+        return (True, "") if _scalar_name(name) else UNKNOWN
+    reason = _BY_KIND.get(binding.kind)
+    if reason is not None:
+        return False, reason.format(name=name)
+    if binding.target in _SCALAR_TYPES:
         return True, ""
-    if binding is not None and kind is BindingKind.PARAM and _is_model(binding.target):
-        return False, f"'{name}' is annotated with the model {binding.target}: pass its primary key"
+    if binding.kind in (BindingKind.PARAM, BindingKind.INSTANCE) and binding.target:
+        typed = _typed(name, binding.target, resolver)
+        if typed is not None:
+            return typed
     return (True, "") if _scalar_name(name) else UNKNOWN
+
+
+def _typed(name: str, rtype: str, resolver: Resolver) -> Verdict | None:
+    """Annotated or constructed as a type that is not data: a model, a request, a file..."""
+    last = rtype.rpartition(".")[2]
+    for names, reason in _NOT_DATA:
+        if last in names:
+            return False, f"'{name}' is {reason}"
+    if _is_model(rtype, resolver):
+        return False, f"'{name}' is an instance of the model {rtype}: pass its primary key"
+    return None
 
 
 def _attribute(node: ast.Attribute, resolver: Resolver) -> Verdict:
@@ -132,5 +178,8 @@ def _scalar_name(name: str) -> bool:
     return name.lower().rpartition("_")[2] in _SCALAR_WORDS
 
 
-def _is_model(annotation: str) -> bool:
-    return ".models." in annotation or annotation.startswith("models.")
+def _is_model(rtype: str, resolver: Resolver) -> bool:
+    if ".models." in rtype or rtype.startswith("models."):
+        return True
+    local = resolver.classes.get(rtype)
+    return local is not None and any(b.endswith(_MODEL_BASES) for b in local.bases)

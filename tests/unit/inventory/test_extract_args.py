@@ -121,3 +121,27 @@ def test_keyword_and_packed_arguments_keep_their_names() -> None:
     ]
     packed = arguments("threading.Thread(target=job, args=payload).start()")
     assert packed["payload"].name == "*args"
+
+
+def test_typed_parameters_that_are_not_data() -> None:
+    source = """
+import threading
+from django.db import models
+from fastapi import Request, UploadFile
+from sqlalchemy.orm import Session
+
+class Order(models.Model):
+    pass
+
+def job(*args): ...
+
+def view(req2: Request, upload: UploadFile, db: Session, order: Order, count: int):
+    threading.Thread(target=job, args=(req2, upload, db, order, count)).start()
+"""
+    (site,) = extract_source(source, "shop/api.py", "shop.api").sites
+    verdicts = {a.source: (a.serialisable, a.reason) for a in site.arguments}
+    assert verdicts["req2"][0] is False and "request" in verdicts["req2"][1]
+    assert verdicts["upload"][0] is False and "uploaded file" in verdicts["upload"][1]
+    assert verdicts["db"][0] is False and "session" in verdicts["db"][1]
+    assert verdicts["order"][0] is False and "primary key" in verdicts["order"][1]
+    assert verdicts["count"] == (True, "")
