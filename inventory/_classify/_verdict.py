@@ -192,16 +192,23 @@ def _confidence(verdict: Idempotency, traces: list[Trace]) -> Confidence:
 
 def effect_evidence(trace: Trace) -> Evidence:
     effect = trace.effect
-    message = f"{effect.api}: {_WHAT[effect.kind]}"
+    return Evidence(message=_message(trace), location=effect.location, chain=list(effect.chain))
+
+
+def _message(trace: Trace) -> str:
+    api, kind, keyed_by = trace.api, trace.kind, trace.keyed_by
+    if trace.keyed:
+        return f"{api}: {kind.value} keyed by {keyed_by} derived from the job's inputs: a retry is recognisable"
     if trace.minted_key:
-        message += f"; its {trace.keyed_by} is minted inside the job, so a retry sends a new key"
-    elif effect.keyed:
-        message += f", keyed by {trace.keyed_by} derived from the job's inputs"
-    elif effect.kind in MONEY and trace.keyed_by:
-        message = f"{effect.api} without {trace.keyed_by}: money may move twice"
-    if trace.minted_key and effect.kind in MONEY:
-        message += ": money may move twice"
-    return Evidence(message=message, location=effect.location, chain=list(effect.chain))
+        risk = "money may move twice" if kind in MONEY else "a retry sends a new key"
+        return (
+            f"{api}: {kind.value} with a {keyed_by} minted inside the job (uuid4, time...): {risk}"
+        )
+    if kind in MONEY and keyed_by:
+        return f"{api} without {keyed_by}: money may move twice"
+    if trace.stored:
+        return f"{api}: a random or time-based value stored next to a write: a retry stores a different one"
+    return f"{api}: {_WHAT[kind]}"
 
 
 def _note(trace: Trace) -> Evidence:
