@@ -14,6 +14,7 @@ from queue_runtime._inline import run_inline
 from queue_runtime.config import Mode
 from queue_runtime.errors import PayloadError
 from queue_runtime.handle import JobHandle
+from queue_runtime.pg.connect import public_errors
 from queue_runtime.runtime import Runtime, current
 from queue_runtime.store import NewJob
 
@@ -41,7 +42,8 @@ def enqueue_one(
     if runtime.mode is Mode.INLINE:
         return run_inline(jf, payload)
     new = _new_job(jf, runtime, payload, options)
-    job_id, created = runtime.store.enqueue_returning(new, options.conn)
+    with public_errors():
+        job_id, created = runtime.store.enqueue_returning(new, options.conn)
     return JobHandle(job_id, runtime, created=created)
 
 
@@ -56,7 +58,9 @@ def enqueue_batch(
     if runtime.mode is Mode.INLINE:
         return [run_inline(jf, payload) for payload in payloads]
     jobs = [_new_job(jf, runtime, payload, options) for payload in payloads]
-    return [JobHandle(job_id, runtime) for job_id in runtime.store.enqueue_many(jobs)]
+    with public_errors():
+        ids = runtime.store.enqueue_many(jobs)
+    return [JobHandle(job_id, runtime) for job_id in ids]
 
 
 def _new_job(

@@ -40,7 +40,10 @@ class JobHandle:
             from queue_runtime.runtime import current
 
             runtime = current()
-        found = runtime.store.get(self.id)
+        from queue_runtime.pg.connect import public_errors
+
+        with public_errors():
+            found = runtime.store.get(self.id)
         if found is None:
             raise JobNotFound(str(self.id))
         return found

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg_pool import PoolTimeout
 
 from queue_runtime.config import RetryPolicy
 
@@ -70,8 +71,10 @@ class TransientRetry:
         for attempt in range(1, self.attempts + 1):
             try:
                 return fn()
-            except TRANSIENT_ERRORS:
-                if attempt == self.attempts:
+            except TRANSIENT_ERRORS as exc:
+                # No pooled connection within the pool's timeout: waiting again
+                # would only multiply the caller's wait.
+                if attempt == self.attempts or isinstance(exc, PoolTimeout):
                     raise
                 self.sleep(self._delay(attempt))
         raise AssertionError("unreachable: the loop returns or raises")

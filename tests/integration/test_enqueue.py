@@ -290,3 +290,24 @@ def test_enqueue_wakes_workers_of_its_pool_at_commit(runtime: Runtime, settings:
             assert list(listener.notifies(timeout=0.2)) == []  # not before the caller commits
             conn.commit()
         assert [n.payload for n in listener.notifies(timeout=2, stop_after=1)] == ["batch"]
+
+
+def test_database_down_is_a_store_error_not_a_hang(
+    monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> None:
+    import time
+
+    from queue_runtime.errors import StoreError
+    from queue_runtime.pg import connect
+    from tests.support import free_port
+
+    monkeypatch.setattr(connect, "POOL_TIMEOUT", 1.0)
+    runtime = configure(settings, database_url=f"postgresql://postgres@127.0.0.1:{free_port()}/x")
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreError, match="PoolTimeout") as info:
+            make_thumbnail.enqueue(1)
+        assert time.monotonic() - started < 5
+        assert isinstance(info.value.__cause__, connect.PoolTimeout)
+    finally:
+        runtime.close()

@@ -86,3 +86,12 @@ def test_other_errors_are_not_retried() -> None:
     with pytest.raises(pg_errors.UniqueViolation):
         retry_transient(fn, TransientRetry(sleep=lambda s: None))
     assert calls["n"] == 1
+
+
+def test_pool_timeouts_are_not_waited_for_twice() -> None:
+    from psycopg_pool import PoolTimeout
+
+    fn, calls = _flaky([PoolTimeout("no connection in 10 s")])
+    with pytest.raises(PoolTimeout):
+        retry_transient(fn, TransientRetry(sleep=lambda s: None))
+    assert calls["n"] == 1
