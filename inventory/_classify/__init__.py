@@ -17,7 +17,7 @@ from inventory._classify._local import LocalEffects
 from inventory._classify._sites import direct_call_sites, raw_call_site, resolve_site
 from inventory.config import JobSetting, MigratorConfig
 from inventory.models import CallSite, Job
-from inventory.summary import FileSummary, RawSite, TargetKind
+from inventory.summary import FileSummary, RawSite, Span, TargetKind
 
 __all__ = ["classify"]
 
@@ -33,8 +33,9 @@ def classify(
     analysis = EffectAnalysis(graph, LocalEffects(graph, catalogue, dynamic))
     handlers = [fn for fn in index.functions.values() if fn.handler is not None]
     analysis.analyse([*(s.job for s in sites), *(h.qualname for h in handlers)])
+    taken = _site_spans(ordered)
     for handler in sorted(handlers, key=lambda f: f.qualname):
-        sites += direct_call_sites(handler, graph, analysis)
+        sites += direct_call_sites(handler, graph, analysis, taken.get(handler.qualname, []))
     names = sorted({s.job for s in sites if s.job in index.functions})
     settings = _job_settings(config, index)
     jobs = [build_job(index.functions[n], index, analysis, settings.get(n)) for n in names]
@@ -65,6 +66,15 @@ def _job_settings(config: MigratorConfig, index: SymbolIndex) -> dict[str, JobSe
     """[tool.migrator.jobs] keyed by definition: users may name a job by a re-export."""
     settings = {index.resolve(name).name: setting for name, setting in config.jobs.items()}
     return settings | dict(config.jobs)  # an exact name wins over a resolved one
+
+
+def _site_spans(summaries: list[FileSummary]) -> dict[str, list[Span]]:
+    spans: dict[str, list[Span]] = {}
+    for summary in summaries:
+        for raw in summary.sites:
+            if raw.enclosing_function:
+                spans.setdefault(raw.enclosing_function, []).append(raw.span)
+    return spans
 
 
 def _dynamic_by_function(summaries: list[FileSummary]) -> dict[str, list[RawSite]]:

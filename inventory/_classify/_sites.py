@@ -18,7 +18,7 @@ from inventory._classify._graph import CallGraph, CallTarget
 from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._trace import Trace, location
 from inventory.models import Argument, CallSite, EffectKind, Pattern
-from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, TargetKind
+from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, Span, TargetKind
 
 K = EffectKind
 SLOW = frozenset(
@@ -76,12 +76,14 @@ def raw_call_site(summary: FileSummary, raw: RawSite, target: SiteTarget) -> Cal
 
 
 def direct_call_sites(
-    handler: FunctionInfo, graph: CallGraph, analysis: EffectAnalysis
+    handler: FunctionInfo, graph: CallGraph, analysis: EffectAnalysis, taken: list[Span]
 ) -> list[CallSite]:
+    """``taken``: spans of the handler's other sites (``create_task(notify(x))`` is one site)."""
     path = graph.index.function_path(handler.qualname)
+    targets = [t for t in graph.targets(handler.qualname) if not _within(t.call.span, taken)]
     sites = [
         _direct(handler, path, t.call, t.function, _written(t))
-        for t in graph.targets(handler.qualname)
+        for t in targets
         if t.function and t.function != handler.qualname and _is_slow(analysis.traces(t.function))
     ]
     inline = [t for t in analysis.traces(handler.qualname) if _inline_slow(t, handler.qualname)]
@@ -91,6 +93,15 @@ def direct_call_sites(
     if first is not None and call is not None:
         sites.append(_direct(handler, path, call, handler.qualname, first.api))
     return sites
+
+
+def _within(span: Span, outer: list[Span]) -> bool:
+    start = (span.line, span.column)
+    end = (span.end_line or span.line, span.end_column or span.column)
+    return any(
+        (o.line, o.column) <= start and end <= (o.end_line or o.line, o.end_column or o.column)
+        for o in outer
+    )
 
 
 def _is_slow(traces: list[Trace]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from inventory._extract import extract_source
 from inventory.models import Framework, Idempotency, Pattern
 from inventory.summary import ClassInfo, RawSite, Span, TargetKind
 from tests.unit.inventory.classify_builders import call, fn, module, run, thread_site
@@ -136,4 +137,32 @@ def test_pins_may_name_a_job_through_a_re_export() -> None:
     _, jobs = run(pkg, mail, views, config=MigratorConfig(jobs={"shop.send": pin}))
     assert [(j.qualname, j.idempotency, j.pinned) for j in jobs] == [
         ("shop.mail.send", Idempotency.IDEMPOTENT, True)
+    ]
+
+
+HANDLER_WITH_SITES = """
+import asyncio
+import requests
+from fastapi import FastAPI
+
+app = FastAPI()
+
+
+async def notify(order_id):
+    requests.post("https://hooks.example.com", json={"id": order_id})
+
+
+@app.post("/orders")
+async def create(order_id: int):
+    asyncio.create_task(notify(order_id))
+    await notify(order_id)
+    return {}
+"""
+
+
+def test_a_call_handed_to_another_site_is_not_also_a_direct_call() -> None:
+    sites, _ = run(extract_source(HANDLER_WITH_SITES, "app.py", "app", False))
+    assert [(s.location.line, s.pattern, s.job) for s in sites] == [
+        (15, Pattern.ASYNCIO_TASK, "app.notify"),
+        (16, Pattern.DIRECT_CALL, "app.notify"),
     ]
