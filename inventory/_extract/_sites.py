@@ -29,6 +29,7 @@ from inventory._extract._sites_threads import (
 from inventory._extract._state import Candidate, FunctionState
 from inventory.summary import RawSite
 
+_CELERY_METHODS = frozenset({"delay", "apply_async", "delay_on_commit", "s", "si", "send_task"})
 Detector = Callable[[CallSite], Candidate | None]
 
 # Cheap pre-filter: most calls are none of these, and skip every detector.
@@ -72,8 +73,13 @@ def detect(call: CallSite) -> Candidate | None:
     for detector in _DETECTORS:
         found = detector(call)
         if found is not None:
-            return found
+            return None if _enqueues(found.site.target) else found
     return None
+
+
+def _enqueues(target: str | None) -> bool:
+    """``on_commit(lambda: send.delay(x))``: the work already leaves the process (Celery)."""
+    return target is not None and target.rpartition(".")[2] in _CELERY_METHODS
 
 
 def settle(state: FunctionState) -> list[RawSite]:

@@ -169,6 +169,20 @@ def place(order_id):
     ),
     example(
         Pattern.ON_COMMIT,
+        "INVALID: on_commit that enqueues a Celery task",
+        [],
+        "The lambda only hands the work to Celery, which already runs it out of process.",
+        """
+from django.db import transaction
+
+from .tasks import send_confirmation
+
+def place(order):
+    transaction.on_commit(lambda: send_confirmation.delay(order.id))
+""",
+    ),
+    example(
+        Pattern.ON_COMMIT,
         "INVALID: on_commit of another library",
         [],
         "Only django.db.transaction.on_commit is this pattern.",
