@@ -86,8 +86,10 @@ def keyword_true(call: ast.Call, keyword: str) -> bool:
 
 
 def waited_at_once(use: Use | None, methods: frozenset[str]) -> bool:
-    """``ex.submit(f).result()``: the caller waits right there."""
-    return use is not None and use.kind is UseKind.RECEIVER and use.name in methods
+    """``ex.submit(f).result()``, ``gather(create_task(f()))``: the caller waits right there."""
+    if use is None:
+        return False
+    return use.kind is UseKind.WAITED or (use.kind is UseKind.RECEIVER and use.name in methods)
 
 
 def result_of(use: Use | None) -> tuple[bool, str, str | None]:
@@ -103,6 +105,8 @@ def result_of(use: Use | None) -> tuple[bool, str, str | None]:
         return True, "awaited", None
     if kind is UseKind.BOUND or kind is UseKind.WITH:
         return False, "awaited" if use.awaited else "", use.name
+    if kind is UseKind.WAITED:
+        return True, "waited for", None
     if kind is UseKind.RETURNED:
         return True, "returned to the caller", None
     return True, "", None

@@ -21,6 +21,7 @@ class UseKind(StrEnum):
     ITERATED = "iterated"  # ``for x in call``, ``list(call)``
     WITH = "with"  # ``with call as name``: the context manager's exit runs at block end
     RECEIVER = "receiver"  # ``call.name(...)``
+    WAITED = "waited"  # passed to gather / wait / as_completed / wait_for
 
 
 @dataclass(slots=True)

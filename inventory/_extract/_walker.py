@@ -165,13 +165,18 @@ class Walker(DefsMixin, FlowMixin):
             self._mark_bound(args[0], collection)
 
     def _consume_expr(self, arg: ast.expr) -> None:
+        """Futures or tasks handed to gather/wait/as_completed, by name or written in place."""
         if isinstance(arg, ast.Starred):
             arg = arg.value
         if isinstance(arg, ast.Name):
             self.consume(arg.id)
+        elif isinstance(arg, ast.Call):
+            self.mark(arg, UseKind.WAITED)
         elif isinstance(arg, ast.List | ast.Tuple | ast.Set):
             for element in arg.elts:
                 self._consume_expr(element)
+        elif isinstance(arg, ast.ListComp | ast.GeneratorExp | ast.SetComp):
+            self._consume_expr(arg.elt)
 
     def _iterate_arg(self, arg: ast.expr) -> None:
         if isinstance(arg, ast.Call):

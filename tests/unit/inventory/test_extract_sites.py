@@ -310,3 +310,25 @@ def test_event_loops_in_threads_are_infrastructure() -> None:
         )
         == []
     )
+
+
+def test_work_written_inside_gather_or_wait_is_waited_for() -> None:
+    found = sites(
+        """
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor, wait
+
+        pool = ThreadPoolExecutor()
+
+        async def fetch(u): ...
+        def load(u): ...
+
+        async def handle(urls, loop):
+            await asyncio.gather(*(asyncio.create_task(fetch(u)) for u in urls))
+            wait([pool.submit(load, u) for u in urls])
+            await asyncio.wait_for(loop.run_in_executor(None, load, urls[0]), timeout=5)
+        """
+    )
+    assert [(s.pattern, s.result_used, s.detail) for s in found] == [
+        (Pattern.RUN_IN_EXECUTOR, True, "waited for")
+    ]
