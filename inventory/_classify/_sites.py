@@ -17,7 +17,7 @@ from inventory._classify._effects import EffectAnalysis
 from inventory._classify._graph import CallGraph, CallTarget
 from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._trace import Trace, location
-from inventory.models import Argument, CallSite, EffectKind, Pattern
+from inventory.models import Argument, CallSite, EffectKind, Location, Pattern
 from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, Span, TargetKind
 
 K = EffectKind
@@ -86,7 +86,11 @@ def direct_call_sites(
         for t in targets
         if t.function and t.function != handler.qualname and _is_slow(analysis.traces(t.function))
     ]
-    inline = [t for t in analysis.traces(handler.qualname) if _inline_slow(t, handler.qualname)]
+    inline = [
+        t
+        for t in analysis.traces(handler.qualname)
+        if _inline_slow(t, handler.qualname) and not _within(t.effect.location, taken)
+    ]
     first = inline[0].effect if inline else None
     calls = [t.call for t in graph.targets(handler.qualname)]
     call = next((c for c in calls if first and c.span.line == first.location.line), None)
@@ -95,7 +99,7 @@ def direct_call_sites(
     return sites
 
 
-def _within(span: Span, outer: list[Span]) -> bool:
+def _within(span: Span | Location, outer: list[Span]) -> bool:
     start = (span.line, span.column)
     end = (span.end_line or span.line, span.end_column or span.column)
     return any(
