@@ -12,6 +12,10 @@ reported figures. ``$BENCH_PATCHES`` (comma-separated, default all) picks them:
   thread each (``Thread.start`` waits for the new thread to be scheduled: a
   third of the claim loop's time on a busy 2-core box). A thread stuck in a
   timed-out job just stays busy; the next attempt gets another thread.
+- ``rounds``: in a claim round, a pool whose claim came back short (it has no
+  more due jobs) gets no further turns in that round. With the default pools
+  an idle ``transactional`` (weight 4) otherwise costs 4 empty claim
+  statements per round, before every claim of ``batch``.
 
 The same changes are proposed to the owners of ``metrics.py`` / ``worker/_execute.py``.
 """
@@ -109,10 +113,36 @@ def _start_on_reused_threads(self: Any, inv: Any, done: Any, label: str) -> None
 
 _original_start = _execute.Executor.start
 
+
+def _round_skipping_drained_pools(self: Any, schedule: list[str]) -> int:
+    """``Worker._round`` with one change: a pool whose claim came back short is done."""
+    if self._parts.dispatcher.redis_down.is_set():
+        return 0
+    claimed, drained = 0, set()
+    for pool in schedule:
+        if self.stopping.is_set():
+            break
+        free = self._parts.inflight.free_slots(pool)
+        if pool in drained or free <= 0:
+            continue
+        limit = min(free, self.settings.claim_batch)
+        jobs = self._claim(pool, limit)
+        claimed += len(jobs)
+        if len(jobs) < limit:
+            drained.add(pool)
+        if jobs:
+            self._parts.dispatcher.dispatch(jobs)
+    return claimed
+
+
 if __name__ == "__main__":
-    patches = set(os.environ.get("BENCH_PATCHES", "window,threads").split(","))
+    patches = set(os.environ.get("BENCH_PATCHES", "window,threads,rounds").split(","))
     if "window" in patches:
         metrics._Window = RunningTotalWindow  # type: ignore[misc]  # the experiment itself
     if "threads" in patches:
         _execute.Executor.start = _start_on_reused_threads  # type: ignore[method-assign]
+    if "rounds" in patches:
+        from queue_runtime.worker.worker import Worker
+
+        Worker._round = _round_skipping_drained_pools  # type: ignore[method-assign]
     sys.exit(main())
