@@ -7,11 +7,13 @@ suite then runs in a subprocess with the runtime in inline mode.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -20,6 +22,7 @@ from codemods import ApplyResult, Status, plan_apply
 from inventory import scan
 from inventory.models import Idempotency, Inventory
 from migrator.commands.apply import apply
+from tests.e2e._queue_env import app_env, migrate, private_queue, run_python, worker
 
 REPO = Path(__file__).resolve().parents[2]
 SHOP = REPO / "examples" / "shop"
@@ -142,6 +145,60 @@ def test_the_shop_tests_pass_afterwards_in_inline_mode(
     assert (
         "warm_product_cache.enqueue(product_id)" in (root / "shop/routes/products.py").read_text()
     )
+
+
+SHOP_WORKER = """# Worker entry for the migrated shop: its services, and its moved jobs registered.
+import os
+
+import shop.images, shop.jobs.cache, shop.reports  # noqa: F401  (their @job functions register)
+from shop.db import init_db
+from shop.services import Services, install
+from shop.settings import Settings
+
+settings = Settings.from_env(os.environ)
+init_db(settings.database)
+install(Services(settings))
+"""
+
+EXPORT = """import json
+from fastapi.testclient import TestClient
+from shop.app import create_app
+from shop.reports import report_path
+from shop.settings import Settings
+import os
+
+with TestClient(create_app()) as client:
+    code = client.post("/reports/2026-11-29").status_code
+path = report_path(Settings.from_env(os.environ).reports_dir, "2026-11-29")
+print(json.dumps({"code": code, "path": str(path), "written": path.exists()}))
+"""
+
+
+@pytest.mark.pg
+@pytest.mark.redis
+def test_a_real_worker_runs_a_moved_shop_job(
+    applied: tuple[Path, Inventory, ApplyResult, dict[str, bytes]], tmp_path: Path, wait_until: Any
+) -> None:
+    root = tmp_path / "shop"
+    shutil.copytree(
+        applied[0], root, ignore=shutil.ignore_patterns(".git", ".migrator", "data", "media")
+    )
+    (root / "shop_worker.py").write_text(SHOP_WORKER)
+    env = app_env(root, SHOP_HOME=str(tmp_path / "home"))
+
+    with private_queue(root):
+        migrate(root, env)
+        exported = run_python(root, env, "-c", EXPORT)  # queue mode: the handler only enqueues
+        assert exported.returncode == 0, exported.stderr[-3000:]
+        seen = json.loads(exported.stdout.strip().splitlines()[-1])
+        assert (seen["code"], seen["written"]) == (202, False)
+        with worker(root, env, "shop_worker") as log:
+            report = Path(seen["path"])
+            wait_until(report.exists, timeout=30, message=f"the worker's report ({log})")
+
+    assert report.read_text().splitlines() == [
+        "order_id,user_id,product_id,qty,amount_cents,status"
+    ]
 
 
 def test_a_second_apply_changes_nothing(

@@ -12,17 +12,10 @@ the worker is stopped by PID.
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
-import redis
-from psycopg import sql
 
 from codemods import Status, plan_apply, write
 from inventory.models import (
@@ -35,7 +28,7 @@ from inventory.models import (
     Location,
     Pattern,
 )
-from tests.support import pg_admin_url, redis_test_url
+from tests.e2e._queue_env import app_env, migrate, private_queue, run_python, worker
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis]
 
@@ -107,69 +100,28 @@ def _inventory(root: Path) -> Inventory:
 
 @pytest.fixture
 def app_root(tmp_path: Path) -> Iterator[Path]:
-    name = f"qr_apply_{secrets.token_hex(4)}"
     (tmp_path / "acme").mkdir()
     (tmp_path / "acme" / "__init__.py").write_text("")
     (tmp_path / "acme" / "app.py").write_text(APP)
     (tmp_path / "acme" / "reports.py").write_text(REPORTS)
-    (tmp_path / "pyproject.toml").write_text(
-        f'[tool.queue_runtime]\ndatabase_url = "{pg_admin_url()}"\nredis_url = "{redis_test_url()}"\n'
-        f'schema = "{name}"\nredis_prefix = "{name}"\npoll_interval = 0.2\n'
-    )
-    try:
+    with private_queue(tmp_path):
         yield tmp_path
-    finally:
-        with psycopg.connect(pg_admin_url(), autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
-        client = redis.Redis.from_url(redis_test_url())
-        keys = list(client.scan_iter(match=f"{name}:*", count=500))
-        if keys:
-            client.delete(*keys)
-        client.close()
-
-
-def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    env.pop("QUEUE_RUNTIME_MODE", None)
-    return subprocess.run(
-        [sys.executable, *args],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_a_worker_runs_the_job_and_the_generated_endpoint_reports_success(app_root: Path) -> None:
     result = plan_apply(app_root, _inventory(app_root), scanner=None)
     assert [o.status for o in result.outcomes] == [Status.REWRITTEN]
     write(result)
-    assert _run(app_root, "-m", "queue_runtime.cli", "migrate").returncode == 0
+    env = app_env(app_root)
+    migrate(app_root, env)
 
-    env = {**os.environ, "PYTHONPATH": str(app_root)}
-    env.pop("QUEUE_RUNTIME_MODE", None)
-    with (app_root / "worker.log").open("wb") as log:
-        worker = subprocess.Popen(
-            [sys.executable, "-m", "queue_runtime.cli", "worker", "acme.reports"],
-            cwd=app_root,
-            env=env,
-            stdout=log,
-            stderr=log,
-        )
-    try:
-        client = _run(app_root, "-c", CLIENT)
-    finally:
-        worker.terminate()
-        worker.wait(timeout=30)
+    with worker(app_root, env, "acme.reports") as log:
+        client = run_python(app_root, env, "-c", CLIENT)
 
     assert client.returncode == 0, client.stderr[-3000:]
     seen = json.loads(client.stdout.strip().splitlines()[-1])
-    assert (
-        seen["code"] == 202
-        and seen["accepted"]["status_url"] == f"/jobs/{seen['accepted']['job_id']}"
-    )
-    assert seen["status"]["status"] == "succeeded", (app_root / "worker.log").read_text()[-3000:]
+    accepted = seen["accepted"]
+    assert seen["code"] == 202 and accepted["status_url"] == f"/jobs/{accepted['job_id']}"
+    assert seen["status"]["status"] == "succeeded", log.read_text()[-3000:]
     assert seen["status"]["result"] == str(app_root / "out" / "2026-01-02.csv")
     assert (app_root / "out" / "2026-01-02.csv").read_text() == "day,2026-01-02\n"
