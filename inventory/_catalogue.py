@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from fnmatch import translate
 from functools import cached_property
 from importlib import resources
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from inventory.models import EffectKind
 from inventory.summary import CallInfo
@@ -27,6 +28,18 @@ _GLOB = re.compile(r"[*?\[]")
 _Literal = str | int | float | bool | None
 
 
+def _compiles(pattern: str) -> str:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from exc
+    return pattern
+
+
+# Checked when the catalogue is read, so a typo in pyproject.toml is a config error.
+Regex = Annotated[str, AfterValidator(_compiles)]
+
+
 class Refinement(BaseModel):
     """``[[effect.when]]``: a condition on one argument that changes the effect."""
 
@@ -34,7 +47,7 @@ class Refinement(BaseModel):
 
     arg: int | None = None
     kwarg: str | None = Field(default=None, description="A keyword name, or '*' for any argument.")
-    matches: str | None = None
+    matches: Regex | None = None
     equals: _Literal = None
     present: bool | None = None
     effect: EffectKind
@@ -48,10 +61,10 @@ class EffectEntry(BaseModel):
     call: str
     effect: EffectKind | None = None
     keyed_by: str | None = None
-    key_matches: str | None = Field(
+    key_matches: Regex | None = Field(
         default=None, description="Regex the keyed_by argument's source must match (a header name)."
     )
-    receiver: str | None = None
+    receiver: Regex | None = None
     sql_arg: int | None = None
     when: list[Refinement] = Field(default_factory=list)
 
@@ -65,8 +78,8 @@ class KeywordEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str
-    receiver: str
+    name: Regex
+    receiver: Regex
     effect: EffectKind
     keyed_by: str | None = None
 
@@ -74,14 +87,14 @@ class KeywordEntry(BaseModel):
 class AugassignEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    attr: str
+    attr: Regex
     effect: EffectKind
 
 
 class SqlRule(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    matches: str
+    matches: Regex
     effect: EffectKind
 
 

@@ -59,3 +59,9 @@ def test_absent_table_and_absent_file_give_defaults(tmp_path: Path) -> None:
 def test_invalid_configuration_is_one_clear_error(bad: str) -> None:
     with pytest.raises(ConfigError, match=r"\[tool.migrator\]"):
         MigratorConfig.from_toml(bad)
+
+
+def test_a_broken_regex_in_a_catalogue_addition_is_a_config_error() -> None:
+    bad = '[[tool.migrator.catalogue.effect]]\ncall = "?.send"\neffect = "email_send"\nreceiver = "(smtp"\n'
+    with pytest.raises(ConfigError, match="invalid regular expression"):
+        MigratorConfig.from_toml(bad)
