@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+import sys
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -128,3 +131,15 @@ def test_deeply_nested_expressions() -> None:
     assert targets[:2] == ["x.f", "x.f"]
     assert len(targets) == 3200
     assert summary.functions[0].calls[0].arg_sources == ["x0"]
+
+
+def test_process_settings_are_restored_even_after_a_syntax_error() -> None:
+    limit = sys.getrecursionlimit()
+    extract_source("x = 1\n", "x.py", "x")
+    with pytest.raises(SyntaxError):
+        extract_source("def (:\n", "x.py", "x")
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda i: extract_source(SOURCE, "x.py", f"m{i}"), range(8)))
+    assert len(results) == 8
+    assert gc.isenabled()
+    assert sys.getrecursionlimit() == limit
