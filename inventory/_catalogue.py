@@ -16,7 +16,7 @@ from functools import cached_property
 from importlib import resources
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from inventory.models import EffectKind
 from inventory.summary import CallInfo
@@ -51,6 +51,15 @@ class Refinement(BaseModel):
     equals: _Literal = None
     present: bool | None = None
     effect: EffectKind
+
+    @model_validator(mode="after")
+    def _says_what_to_test(self) -> Refinement:
+        # A condition that can never hold would silently do nothing.
+        if self.arg is None and self.kwarg is None:
+            raise ValueError("a [[effect.when]] needs `arg` or `kwarg`")
+        if self.matches is None and self.present is None and "equals" not in self.model_fields_set:
+            raise ValueError("a [[effect.when]] needs `matches`, `equals` or `present`")
+        return self
 
 
 class EffectEntry(BaseModel):

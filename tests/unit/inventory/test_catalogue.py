@@ -133,9 +133,17 @@ def test_user_entries_override_shipped_ones_and_come_first() -> None:
     assert kind_of("requests.get", merged) == K.HTTP_GET
 
 
-def test_entries_with_unknown_effects_are_rejected() -> None:
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"call": "x.y", "effect": "teleport"},
+        {"call": "x.y", "when": [{"matches": "a", "effect": "file_write"}]},  # which argument?
+        {"call": "x.y", "when": [{"arg": 1, "effect": "file_write"}]},  # what test?
+    ],
+)
+def test_entries_that_cannot_mean_anything_are_rejected(entry: dict[str, object]) -> None:
     with pytest.raises(pydantic.ValidationError):
-        CatalogueSpec.model_validate({"effect": [{"call": "x.y", "effect": "teleport"}]})
+        CatalogueSpec.model_validate({"effect": [entry]})
 
 
 # Each family as the extractor really spells it (typed instances, untyped clients, ...).
