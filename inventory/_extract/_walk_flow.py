@@ -95,16 +95,11 @@ class FlowMixin(WalkerBase):
     def _bind(self, target: ast.expr, value: ast.expr) -> None:
         # Module-level names were bound by the pre-pass to their final value, which is
         # what functions see when they run; class bodies only matter to themselves.
-        if not self.in_function:
-            return
-        names = self.state.resolver.scope.names
-        if isinstance(target, ast.Name):
-            if target.id not in self.state.globals:
-                names[target.id] = binding_for_value(value, self.state.resolver)
-        elif isinstance(target, ast.Tuple | ast.List):
-            for element in target.elts:
-                if isinstance(element, ast.Name):
-                    names[element.id] = Binding(BindingKind.OTHER)
+        if not isinstance(target, ast.Name):
+            self._bind_unknown(target)
+        elif self.in_function and target.id not in self.state.globals:
+            binding = binding_for_value(value, self.state.resolver)
+            self.state.resolver.scope.names[target.id] = binding
 
     def _bind_unknown(self, target: ast.expr) -> None:
         if not self.in_function:
@@ -194,9 +189,13 @@ class FlowMixin(WalkerBase):
                 binding = Binding(BindingKind.INSTANCE, binding.target, binding.node, scoped=True)
             self.state.resolver.scope.names[var.id] = binding
         elif isinstance(expr, ast.Name):
-            found = self.state.resolver.scope.lookup(expr.id)
+            # ``with ex:`` waits for ex's work at block exit; only this function's ``ex``.
+            names = self.state.resolver.scope.names
+            found = names.get(expr.id)
             if found is not None and found.kind is BindingKind.INSTANCE:
-                found.scoped = True  # ``with ex:`` waits for ex's work at block exit
+                names[expr.id] = Binding(
+                    BindingKind.INSTANCE, found.target, found.node, scoped=True
+                )
         if var is not None:
             self.visit(var)
 

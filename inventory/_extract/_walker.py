@@ -32,24 +32,9 @@ WAIT_FUNCTIONS = frozenset(
     }
 )
 # Builtins that iterate their first argument to the end (so ``list(ex.map(...))`` waits).
-ITERATING = frozenset(
-    {
-        f"builtins.{n}"
-        for n in (
-            "list",
-            "tuple",
-            "set",
-            "frozenset",
-            "sorted",
-            "sum",
-            "dict",
-            "any",
-            "all",
-            "max",
-            "min",
-        )
-    }
-)
+_ITERATING_NAMES = ("list", "tuple", "set", "frozenset", "sorted", "sum", "dict")
+_ITERATING_NAMES += ("any", "all", "max", "min")
+ITERATING = frozenset(f"builtins.{name}" for name in _ITERATING_NAMES)
 COLLECTING = frozenset({"append", "add", "extend", "appendleft"})
 _DISCARDED = (UseKind.DISCARDED, UseKind.AWAITED_DISCARDED)
 _THREADED = (Pattern.THREAD, Pattern.PROCESS)
@@ -60,13 +45,8 @@ class Walker(DefsMixin, FlowMixin):
 
     def __init__(self, tree: ast.Module, text: SourceText, summary: FileSummary) -> None:
         self.text, self.summary, self.module = text, summary, summary.module
-        self.classes, self.consumers, self.uses, self.lambda_depth, self.sinks = (
-            {},
-            set(),
-            {},
-            0,
-            [],
-        )
+        self.classes, self.consumers, self.uses = {}, set(), {}
+        self.lambda_depth, self.sinks = 0, []
         scope = Scope(ScopeKind.MODULE, summary.module)
         resolver = Resolver(summary.module, scope, self.classes, text)
         gather_module(tree, summary, scope, resolver)
