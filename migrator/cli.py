@@ -6,8 +6,6 @@ baseline), 2 usage errors and anything that stopped the command.
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +13,8 @@ import click
 from rich.console import Console
 
 from inventory import Idempotency
+from migrator.commands.apply import apply
+from migrator.console import stdout_console
 from migrator.errors import MigratorError, OutputError
 from migrator.progress import ScanProgress
 from migrator.report import ReportFormat, ReportView, render
@@ -112,12 +112,6 @@ def scan(
         click.get_current_context().exit(outcome.exit_code)
 
 
-def _stdout_console(fmt: ReportFormat) -> Console:
-    # Piped output (CI logs) would otherwise fold the table to rich's 80-column default.
-    width = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160
-    return Console(soft_wrap=fmt is not ReportFormat.TABLE, width=width)
-
-
 def _report(
     outcome: ScanOutcome, fmt: ReportFormat, output: Path | None, baseline_given: bool
 ) -> None:
@@ -125,10 +119,13 @@ def _report(
         outcome.inventory, baseline_given=baseline_given and outcome.baseline_written is None
     )
     if output is None:
-        render(fmt, view, _stdout_console(fmt))
+        render(fmt, view, stdout_console(soft_wrap=fmt is not ReportFormat.TABLE))
         return
     try:
         with output.open("w", encoding="utf-8") as handle:
             render(fmt, view, Console(file=handle, width=160, no_color=True))
     except OSError as exc:
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from exc
+
+
+main.add_command(apply)

@@ -30,6 +30,7 @@ from codemods import (
     write,
 )
 from inventory.models import Inventory
+from migrator.console import stdout_console
 
 OK, NOTHING, FAILED = 0, 1, 2
 
@@ -100,7 +101,7 @@ def apply(
     keys: dict[str, str],
 ) -> None:
     """Rewrite call sites of idempotent jobs (and keyed needs_key jobs) to enqueue."""
-    console = Console()
+    console = stdout_console()
     options = ApplyOptions(jobs=jobs, keys=keys, allow_dirty=allow_dirty, max_sites=max_sites)
     mode = Output.BRANCH if branch else Output.DIFF if dry_run else Output.WRITE
     try:
@@ -130,7 +131,7 @@ def render(
     console: Console, result: ApplyResult, branches: list[BranchReport], mode: Output
 ) -> None:
     if mode is Output.DIFF and result.diff:
-        console.print(Syntax(result.diff, "diff", theme="ansi_dark", word_wrap=False))
+        console.print(Syntax(result.diff, "diff", theme="ansi_dark", word_wrap=True))
     console.print(_sites_table(result))
     if result.refused:
         console.print(_refused_table(result))
