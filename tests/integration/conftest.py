@@ -23,6 +23,7 @@ import redis
 from psycopg import sql
 
 from queue_runtime.config import Mode, Settings
+from queue_runtime.runtime import Runtime
 from tests.support import (
     free_port,
     pg_admin_url,
@@ -88,8 +89,8 @@ def settings(bare_settings: Settings) -> Settings:
 
 
 @pytest.fixture
-def runtime(settings: Settings) -> Iterator[object]:
-    """The configured :class:`queue_runtime.runtime.Runtime` for ``settings``."""
+def runtime(settings: Settings) -> Iterator[Runtime]:
+    """The configured (current) Runtime for ``settings``; closed and unset afterwards."""
     from queue_runtime import configure
 
     rt = configure(settings)

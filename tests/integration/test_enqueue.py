@@ -60,6 +60,11 @@ def untyped(anything):  # type: ignore[no-untyped-def]
     return anything
 
 
+@job(registry=jobs)
+def per_tenant(tenant: str) -> str:
+    return tenant
+
+
 @job(pool="reports", registry=jobs)
 def in_unknown_pool() -> None:
     return None
@@ -196,6 +201,18 @@ def test_run_at_and_tenant(runtime: Runtime) -> None:
     assert batch.scheduled == 1
     with pytest.raises(PayloadError, match="no timezone"):
         make_thumbnail.enqueue(1, run_at=datetime(2030, 1, 1))
+
+
+def test_a_parameter_named_like_an_option_stays_an_argument(runtime: Runtime) -> None:
+    plain = per_tenant.enqueue(tenant="as-argument")
+    assert (plain.record().args, plain.record().tenant) == ({"tenant": "as-argument"}, None)
+    both = per_tenant.options(tenant="acme", idempotency_key="t-1").enqueue("as-argument")
+    record = both.record()
+    assert (record.args, record.tenant, record.idempotency_key) == (
+        {"tenant": "as-argument"},
+        "acme",
+        "t-1",
+    )
 
 
 def test_enqueue_many_returns_handles_in_order(runtime: Runtime) -> None:
