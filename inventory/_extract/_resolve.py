@@ -59,13 +59,10 @@ def dotted_source(node: ast.expr) -> str | None:
 
 def public_name(dotted: str, module: str) -> str:
     """The summary's form: unimported names, builtins included, are qualified with the module."""
-    if dotted.startswith(_BUILTIN_PREFIX):
-        return (
-            f"{module}.{dotted[len(_BUILTIN_PREFIX) :]}"
-            if module
-            else dotted[len(_BUILTIN_PREFIX) :]
-        )
-    return dotted
+    if not dotted.startswith(_BUILTIN_PREFIX):
+        return dotted
+    name = dotted[len(_BUILTIN_PREFIX) :]
+    return f"{module}.{name}" if module else name
 
 
 def capitalised(dotted: str) -> bool:
@@ -173,6 +170,8 @@ class Resolver:
 
 
 def _static_receiver(base: str, attrs: list[str]) -> ReceiverKind:
-    """``requests.post`` is a module function, ``models.Order.objects.create`` a class's."""
+    """``requests.post`` is a module function, ``models.Order.objects.create`` a class's;
+    ``workers.EXECUTOR.submit`` is a module global's (ALL_CAPS is a constant, not a class)."""
     path = [base.rpartition(".")[2], *attrs[:-1]]
-    return ReceiverKind.CLASS if any(part[:1].isupper() for part in path) else ReceiverKind.MODULE
+    classy = any(part[:1].isupper() and not part.isupper() for part in path)
+    return ReceiverKind.CLASS if classy else ReceiverKind.MODULE
