@@ -61,7 +61,11 @@ EXPECTED = Schema(
                 "jobs_claim_idx": "btree (pool, priority DESC, run_at) WHERE (state = 'pending'::job_state)",
                 "jobs_running_idx": "btree (claimed_at) WHERE (state = 'running'::job_state)",
             },
-            options=("fillfactor=70",),
+            options=(
+                "autovacuum_analyze_scale_factor=0.05",
+                "autovacuum_vacuum_scale_factor=0.02",
+                "fillfactor=70",
+            ),
         ),
         "job_history": Table(
             columns=_cols(

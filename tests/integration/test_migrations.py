@@ -48,7 +48,7 @@ def test_migrate_twice_is_a_no_op(settings: Settings) -> None:
 
 
 def test_hot_table_keeps_room_for_updates(settings: Settings) -> None:
-    assert actual(settings).tables["jobs"].options == ("fillfactor=70",)
+    assert "fillfactor=70" in actual(settings).tables["jobs"].options
 
 
 @pytest.mark.parametrize("name", ['x"; DROP TABLE t; --', "1abc", "has space", ""])

@@ -7,7 +7,7 @@ Create Date: 2026-11-29
 Tables (all inside the configured schema):
 - ``jobs``: only queued and running jobs (finished ones leave it), so the
   partial claim index stays small. ``fillfactor = 70`` leaves room on each page
-  for the claim / retry updates.
+  for the claim / retry updates; autovacuum runs sooner than by default.
 - ``job_history``: finished jobs (succeeded | dead | cancelled). Succeeded rows
   do not copy the arguments (WAL cost); dead rows keep them for replay. BRIN on
   ``finished_at`` (append-ordered) serves retention and "last minute" counts.
@@ -46,7 +46,13 @@ CREATE TABLE {s}.jobs (
     idempotency_key text,
     args jsonb NOT NULL,
     errors jsonb
-) WITH (fillfactor = 70);
+) WITH (
+    fillfactor = 70,
+    -- Every job is inserted, updated and deleted here: vacuum after 2 percent dead rows
+    -- (default 20), or a big backlog drags dead entries through every claim scan.
+    autovacuum_vacuum_scale_factor = 0.02,
+    autovacuum_analyze_scale_factor = 0.05
+);
 
 CREATE INDEX jobs_claim_idx ON {s}.jobs (pool, priority DESC, run_at) WHERE state = 'pending';
 CREATE INDEX jobs_running_idx ON {s}.jobs (claimed_at) WHERE state = 'running';
