@@ -55,6 +55,9 @@ _DJANGO_DECORATORS = (
     "django.contrib.auth.decorators.",
     "django.contrib.admin.views.",
 )
+_DRF_ACTIONS = frozenset(
+    {"rest_framework.decorators.action", "rest_framework.decorators.detail_route"}
+)
 _DJANGO_VIEW_BASES = frozenset({"View", "APIView", "GenericAPIView"})
 
 
@@ -68,7 +71,7 @@ def framework_of(dotted: str) -> Framework | None:
 def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | None:
     """``@app.get(...)`` on a FastAPI app, ``@bp.route`` on a Flask blueprint, ``@api_view``..."""
     head, _, last = dotted.rpartition(".")
-    if dotted.startswith(_DJANGO_DECORATORS) or last == "api_view":
+    if dotted.startswith(_DJANGO_DECORATORS) or last == "api_view" or dotted in _DRF_ACTIONS:
         return Framework.DJANGO
     if last not in ROUTE_VERBS:
         return None

@@ -156,6 +156,7 @@ def test_django_class_based_views_through_local_bases() -> None:
         """
         from django.views import View
         from rest_framework import viewsets
+        from rest_framework.decorators import action
         from rest_framework.views import APIView
 
         class Base(View):
@@ -170,12 +171,17 @@ def test_django_class_based_views_through_local_bases() -> None:
 
         class Orders(viewsets.ModelViewSet):
             def perform_create(self, serializer): ...
+
+        class Helpers:
+            @action(detail=True, methods=["post"])
+            def ship(self, request, pk=None): ...
         """
     )
     assert found["OrderView.post"] is Framework.DJANGO
     assert found["OrderView.render"] is None
     assert found["Refunds.delete"] is Framework.DJANGO
     assert found["Orders.perform_create"] is Framework.DJANGO
+    assert found["Helpers.ship"] is Framework.DJANGO
 
 
 def test_sites_carry_the_enclosing_handler() -> None:

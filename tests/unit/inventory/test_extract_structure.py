@@ -9,6 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+import inventory._extract as extract_package
+from inventory import detector_examples
 from inventory._extract import extract_source
 from inventory.summary import FileSummary
 
@@ -143,3 +145,8 @@ def test_process_settings_are_restored_even_after_a_syntax_error() -> None:
     assert len(results) == 8
     assert gc.isenabled()
     assert sys.getrecursionlimit() == limit
+
+
+def test_public_api_is_exactly_extract_source() -> None:
+    assert extract_package.__all__ == ["extract_source"]
+    assert set(detector_examples.__all__) == {"EXAMPLES", "DetectorExample", "examples_for"}
