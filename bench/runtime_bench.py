@@ -14,9 +14,11 @@ import datetime as dt
 import functools
 import os
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +118,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--workers", type=int, default=2, help="worker processes per tool")
     parser.add_argument(
+        "--repeat", type=int, default=1, help="runs per tool, interleaved; figures are medians"
+    )
+    parser.add_argument(
         "--tools", default=",".join(TOOLS), help="comma-separated subset of: " + ", ".join(TOOLS)
     )
     parser.add_argument(
@@ -199,6 +204,7 @@ def conditions(args: argparse.Namespace, config: BenchConfig, started: str) -> d
         "rate": config.rate,
         "duration": config.duration,
         "workers_per_tool": config.workers,
+        "repeat": args.repeat,
         "ours_worker_args": args.ours_worker_args,
         "ours_patched": args.ours_patched,
         "cpus": os.cpu_count(),
@@ -232,15 +238,42 @@ def report(
     console.print(f"JSON written to {args.json}")
 
 
+def merge_repeats(runs: list[ToolRun]) -> ToolRun:
+    """The median of each figure over the repeats; a figure that failed once shows the failure."""
+    last = runs[-1]
+    if len(runs) == 1:
+        return last
+    merged = ToolRun(
+        last.tool, last.dsn, last.config, notes=dict(last.notes), details=dict(last.details)
+    )
+    for key in dict.fromkeys(k for run in runs for k in run.metrics):
+        values = [run.metrics.get(key, "failed: missing") for run in runs]
+        failures = [v for v in values if not isinstance(v, float)]
+        merged.metrics[key] = failures[0] if failures else statistics.median(values)  # type: ignore[type-var]
+        merged.details[f"repeats {key}"] = [
+            f"{v:.1f}" if isinstance(v, float) else v for v in values
+        ]
+    return merged
+
+
+def run_all(args: argparse.Namespace, config: BenchConfig, console: Console) -> dict[str, ToolRun]:
+    """Tools in turn, ``--repeat`` times interleaved (ours, peers, ours, ...) against drift."""
+    names = args.tools.split(",")
+    repeats: dict[str, list[ToolRun]] = {name: [] for name in names}
+    for index in range(args.repeat):
+        work = config.work_dir / f"r{index}" if args.repeat > 1 else config.work_dir
+        for name in names:
+            console.print(f"[bold]{name}[/] (run {index + 1}/{args.repeat})")
+            factory = functools.partial(TOOLS[name], args)
+            repeats[name].append(run_tool(name, factory, replace(config, work_dir=work), console))
+    return {name: merge_repeats(runs) for name, runs in repeats.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    config = config_from(args)
     started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     console = Console(width=max(Console().width, 150))
-    runs: dict[str, ToolRun] = {}
-    for name in args.tools.split(","):
-        console.print(f"[bold]{name}[/]")
-        runs[name] = run_tool(name, functools.partial(TOOLS[name], args), config, console)
+    runs = run_all(args, config_from(args), console)
     report(args, runs, started, console)
     return 0
 
