@@ -70,11 +70,13 @@ class DefsMixin(WalkerBase):
         )
 
     def _visit_signature(self, node: FunctionNode) -> None:
-        for decorator in node.decorator_list:
-            self.visit(decorator)
-        for default in [*node.args.defaults, *node.args.kw_defaults]:
-            if default is not None:
-                self.visit(default)
+        """What runs where the function is defined: decorators, defaults, annotations."""
+        args = node.args
+        params = [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
+        annotations = [p.annotation for p in params if p is not None] + [node.returns]
+        for part in [*node.decorator_list, *args.defaults, *args.kw_defaults, *annotations]:
+            if part is not None:
+                self.visit(part)
 
     def _function_info(
         self,

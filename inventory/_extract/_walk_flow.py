@@ -57,6 +57,8 @@ class FlowMixin(WalkerBase):
             self.visit(node.value)
         if isinstance(node.target, ast.Name) and self.in_function:
             self.state.resolver.scope.names[node.target.id] = self._annotated_binding(node)
+        elif not self.in_function:
+            self.visit(node.annotation)  # evaluated in module and class bodies only
         self.visit(node.target)
 
     def _annotated_binding(self, node: ast.AnnAssign) -> Binding:
@@ -121,6 +123,7 @@ class FlowMixin(WalkerBase):
         self._iterate(node.iter, node.target)
         self.visit(node.iter)
         self._bind_unknown(node.target)
+        self.visit(node.target)
         self.state.loops.append(Loop(forever=False, line=node.lineno))
         for stmt in node.body:
             self.visit(stmt)

@@ -6,6 +6,7 @@ By default every 8th stdlib file is scanned (a few seconds); set
 
 from __future__ import annotations
 
+import ast
 import os
 import sysconfig
 import time
@@ -26,6 +27,34 @@ def _read(path: Path) -> str | None:
         return path.read_text(encoding="utf-8")
     except (UnicodeDecodeError, OSError):
         return None  # a few test files are deliberately mis-encoded
+
+
+def _calls_outside_lambdas(tree: ast.AST) -> int:
+    count, stack = 0, [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Lambda):
+            stack += [d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None]
+            continue
+        count += isinstance(node, ast.Call)
+        stack.extend(ast.iter_child_nodes(node))
+    return count
+
+
+def test_every_call_is_recorded_once() -> None:
+    """Each call expression lands in exactly one function's calls (or module_calls);
+    calls in lambda bodies are not the enclosing function's."""
+    for path in _stdlib_files()[::4]:
+        source = _read(path)
+        if source is None:
+            continue
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        summary = extract_source(source, "x.py", "m")
+        recorded = len(summary.module_calls) + sum(len(f.calls) for f in summary.functions)
+        assert recorded == _calls_outside_lambdas(tree), path
 
 
 def test_stdlib_never_raises_and_sustains_throughput() -> None:
