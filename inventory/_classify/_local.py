@@ -20,6 +20,7 @@ from inventory.models import Effect, EffectKind
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, Span
 
 _AUGASSIGN = re.compile(r"\s*([\w.\[\]()]+?)\.(\w+)\s*(?:[-+*/%|&^]?=|$)")
+_MODEL_BASE = ".Model"  # django.db.models.Model, flask_sqlalchemy's db.Model
 _PERSISTING = frozenset(
     {
         EffectKind.DB_INSERT,
@@ -80,17 +81,43 @@ class LocalEffects:
             return _in_memory(fact, fn, path)
         if fact.kind != FactKind.AUGASSIGN_ATTR:
             return None
-        _, attr = augassign_parts(fact)
+        receiver, attr = augassign_parts(fact)
         kind = self.catalogue.match_augassign(attr)
-        if kind is None:
-            return None
-        detail = f"changes account state ({attr}) relative to its current value"
-        return Found(_effect(kind, path, fact.span, _short(fact.text), fn, detail), exact=False)
+        if kind is not None:
+            detail = f"changes account state ({attr}) relative to its current value"
+            return Found(_effect(kind, path, fact.span, _short(fact.text), fn, detail), exact=False)
+        if receiver == "self" and self._on_model(fn) and not _saved_after(fn, receiver, fact):
+            detail = (
+                "increments a field of a model instance: persisted when saved, a retry adds twice"
+            )
+            effect = _effect(
+                EffectKind.DB_INCREMENT, path, fact.span, _short(fact.text), fn, detail
+            )
+            return Found(effect, exact=False)
+        return None
+
+    def _on_model(self, fn: FunctionInfo) -> bool:
+        """A method of an ORM model (``django.db.models.Model``, ``db.Model``...)."""
+        if fn.class_name is None:
+            return False
+        owner = fn.qualname.rsplit(".", 1)[0]
+        index = self.graph.index
+        return any(b not in index.classes and b.endswith(_MODEL_BASE) for b in index.mro(owner))
 
     def _dynamic_site(self, site: RawSite, fn: FunctionInfo, path: str) -> Found:
         detail = site.unresolved_reason or "starts work whose target is only known at run time"
         api = _short(site.target_source) or site.pattern.value
         return Found(_effect(EffectKind.DYNAMIC_CALL, path, site.span, api, fn, detail))
+
+
+def _saved_after(fn: FunctionInfo, receiver: str, fact: Fact) -> bool:
+    """``receiver.save()`` later in the body: then the save carries the increment."""
+    return any(
+        c.target.endswith(".save")
+        and c.receiver_source == receiver
+        and c.span.line >= fact.span.line
+        for c in fn.calls
+    )
 
 
 def _in_memory(fact: Fact, fn: FunctionInfo, path: str) -> Found:

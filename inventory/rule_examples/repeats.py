@@ -64,4 +64,28 @@ EXAMPLES: list[RuleExample] = [
         {K.DB_INSERT},
         "SQL text is classified: a plain INSERT adds a row per run (INSERT ... ON CONFLICT would be an upsert).",
     ),
+    RuleExample(
+        title="non_idempotent: += on a field of a model instance",
+        files={
+            "shop/__init__.py": "",
+            "shop/models.py": (
+                "from django.db import models\n\n"
+                "class Post(models.Model):\n"
+                "    def bump(self):\n"
+                "        self.views += 1\n"
+            ),
+            "shop/views.py": (
+                "import threading\nfrom shop.models import Post\n\n"
+                "def view(request):\n"
+                "    post = Post()\n"
+                "    threading.Thread(target=post.bump).start()\n"
+            ),
+        },
+        job="shop.models.Post.bump",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.DB_INCREMENT},
+        why="A model field is persisted when the instance is saved (here or by the caller): "
+        "`+=` then makes a retry add twice. In the same function, `+=` then `save()` is "
+        "reported on the save.",
+    ),
 ]
