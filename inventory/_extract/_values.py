@@ -58,14 +58,32 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
 
 
 def _binding_for_reference(value: ast.Name | ast.Attribute, resolver: Resolver) -> Binding:
+    """``x = y`` shares y's binding; ``x = self.client`` takes the attribute's type."""
     if isinstance(value, ast.Name):
         found = resolver.scope.lookup(value.id)
-        if found is not None and found.kind is not BindingKind.PARAM:
+        if found is not None and found.kind is BindingKind.PARAM:
+            # A local copy of a parameter: typed if the parameter is annotated.
+            kind = BindingKind.INSTANCE if found.target else BindingKind.OTHER
+            return Binding(kind, found.target)
+        if found is not None:
             return found
+    attribute_type = _self_attribute_type(value, resolver)
+    if attribute_type:
+        return Binding(BindingKind.INSTANCE, attribute_type)
     resolved = resolver.expr(value)
     if resolved.receiver in (ReceiverKind.NONE, ReceiverKind.MODULE, ReceiverKind.CLASS):
         return Binding(BindingKind.ALIAS, resolved.target)
     return Binding(BindingKind.OTHER)
+
+
+def _self_attribute_type(value: ast.expr, resolver: Resolver) -> str:
+    if not isinstance(value, ast.Attribute) or not isinstance(value.value, ast.Name):
+        return ""
+    owner = resolver.scope.lookup(value.value.id)
+    if owner is None or owner.kind is not BindingKind.SELF:
+        return ""
+    cls = resolver.classes.get(owner.target)
+    return cls.attributes.get(value.attr, "") if cls else ""
 
 
 def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:

@@ -251,3 +251,30 @@ def test_library_factories_type_their_results() -> None:
     assert "PIL.Image.Image.save" in targets
     assert "PIL.Image.Image.thumbnail" in targets
     assert "io.IOBase.write" in targets
+
+
+def test_local_copies_keep_their_type() -> None:
+    summary = summarise(
+        """
+        import httpx
+        from concurrent.futures import ThreadPoolExecutor
+
+        class Service:
+            def __init__(self):
+                self.http = httpx.Client()
+                self.pool = ThreadPoolExecutor()
+
+            def run(self, client: httpx.AsyncClient):
+                http = self.http
+                http.get("x")
+                other = client
+                other.post("y")
+                pool = self.pool
+                pool.submit(print)
+        """
+    )
+    calls = calls_of(summary, "shop.views.Service.run")
+    assert calls["httpx.Client.get"].receiver is ReceiverKind.INSTANCE
+    assert calls["httpx.AsyncClient.post"].receiver is ReceiverKind.INSTANCE
+    (site,) = summary.sites
+    assert site.target == "shop.views.print"
