@@ -22,24 +22,33 @@ THROUGHPUT_WINDOW = 60.0  # seconds
 
 
 class _Window:
-    """Completion timestamps of the last minute, per pool."""
+    """Completions of the last minute per pool, with their sum kept up to date.
+
+    ``add`` and ``rate`` are O(1) amortised: expired entries leave the deque
+    once, their count subtracted from the running total (summing the window on
+    every completion made a long drain slower as it went).
+    """
 
     def __init__(self, clock: Callable[[], float]) -> None:
         self._clock = clock
         self._events: dict[str, deque[tuple[float, int]]] = {}
+        self._totals: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def add(self, pool: str, count: int) -> None:
         with self._lock:
             self._events.setdefault(pool, deque()).append((self._clock(), count))
+            self._totals[pool] = self._totals.get(pool, 0) + count
 
     def rate(self, pool: str) -> float:
         horizon = self._clock() - THROUGHPUT_WINDOW
         with self._lock:
-            events = self._events.get(pool, deque())
+            events = self._events.get(pool)
+            if not events:
+                return 0.0
             while events and events[0][0] < horizon:
-                events.popleft()
-            return sum(count for _, count in events) / THROUGHPUT_WINDOW
+                self._totals[pool] -= events.popleft()[1]
+            return self._totals[pool] / THROUGHPUT_WINDOW
 
 
 class WorkerMetrics:
