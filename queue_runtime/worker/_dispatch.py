@@ -1,9 +1,14 @@
-"""From a claimed batch to running attempts: lease, tenant cap, payload, start.
+"""From a claimed batch to running attempts: lease, prefetch buffer, tenant cap, payload, run.
 
 Order matters: the PostgreSQL claim comes first (it decides who runs what),
-then ONE Redis call takes the leases of the whole batch. If Redis cannot be
-reached, the batch goes straight back to ``pending`` (``defer`` does not
-consume the attempt) and the worker pauses claiming until Redis answers.
+then ONE Redis call takes the leases of the whole batch, then the batch joins
+its pool's prefetch buffer. If Redis cannot be reached, the batch goes straight
+back to ``pending`` (``defer`` does not consume the attempt) and the worker
+pauses claiming until Redis answers.
+
+An executor thread takes a job from the buffer and calls :meth:`Dispatcher.run`:
+the tenant token is taken only now (a buffered job holds none), then the
+payload is decoded and the attempt runs in that thread.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from queue_runtime.worker._backoff import retrying
 from queue_runtime.worker._execute import Executor
 from queue_runtime.worker._inflight import Inflight, Running
 from queue_runtime.worker._outcome import Outcome, OutcomeKind
+from queue_runtime.worker._prefetch import Prefetch
 from queue_runtime.worker._resolve import Invocation, Resolver
 from queue_runtime.worker._settle import Clock, Settlement, Settler
 
@@ -44,8 +50,10 @@ class Dispatcher:
         self._worker_id, self._clock, self._stopping = worker_id, clock, stopping
         self._inflight, self._executor, self._settler, self._resolver, self._metrics = parts
         self.redis_down = threading.Event()
+        self.buffers: dict[str, Prefetch] = {}  # per pool, filled by the worker's wiring
 
     def dispatch(self, jobs: list[ClaimedJob]) -> None:
+        """Lease a freshly claimed batch (one Redis call) and hand it to its pool's executors."""
         try:
             held = self._leases.acquire([j.token for j in jobs], self._worker_id, self._ttl)
         except LeasesUnavailable as exc:
@@ -53,17 +61,36 @@ class Dispatcher:
             self.redis_down.set()
             self.give_back(jobs)
             return
-        for index, (job, ok) in enumerate(zip(jobs, held, strict=True)):
-            if not ok:  # cannot happen unless tokens repeat; never run a job someone holds
+        leased = []
+        for job, ok in zip(jobs, held, strict=True):
+            if ok:
+                leased.append(job)
+            else:  # cannot happen unless tokens repeat; never run a job someone holds
                 log.error("lease of %s held by another worker; skipping", job.token)
-            elif self._stopping.is_set() or self.redis_down.is_set():
-                self.give_back(jobs[index:])
-                return
-            else:
-                self._admit(job)
+        if not leased:
+            return
+        if self._stopping.is_set() or self.redis_down.is_set():
+            self.give_back(leased)
+            return
+        by_pool: dict[str, list[ClaimedJob]] = {}
+        for job in leased:
+            by_pool.setdefault(job.pool, []).append(job)
+        for pool, batch in by_pool.items():
+            buffer = self.buffers.get(pool)
+            if buffer is None or not buffer.put(batch):  # closed: the worker is stopping
+                self.give_back(batch)
+
+    def run(self, job: ClaimedJob) -> None:
+        """Start one buffered job in the calling executor thread (returns when it is done)."""
+        if self._stopping.is_set() or self.redis_down.is_set():
+            self.give_back([job])
+            return
+        self._admit(job)
 
     def give_back(self, jobs: list[ClaimedJob]) -> None:
         """Return claimed, unstarted jobs to pending at once (attempt not consumed)."""
+        if not jobs:
+            return
         now = self._clock()
         for job in jobs:
             retrying(
@@ -127,7 +154,7 @@ class Dispatcher:
             self.settle(running, outcome)
             self._inflight.remove(running)
 
-        self._executor.start(inv, done, job.token)
+        self._executor.run(inv, done)
 
     def settle(self, running: Running, outcome: Outcome) -> None:
         """Report an attempt's outcome, once (a timed-out sync job's late result is dropped)."""

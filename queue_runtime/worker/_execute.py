@@ -1,7 +1,11 @@
-"""Running one attempt: sync jobs on a thread of their own, async jobs on one event loop.
+"""Running attempts: a fixed set of executor threads per pool, async jobs on one event loop.
 
-Each attempt gets a daemon thread (sync) or a task on the worker's single loop
-thread (async), so a job that never returns cannot block the process from
+Each pool gets ``concurrency`` daemon threads for the life of the worker; each
+takes the next job from the pool's prefetch buffer and runs it: a sync job in
+the thread itself, an async job as a task on the worker's single loop thread
+(the executor thread waits for it, so the pool's concurrency bounds both). No
+thread is started per attempt. A sync job that never returns keeps its thread
+(and so its slot), as before; daemon threads cannot block the process from
 exiting after the shutdown grace. Whatever happens, the callback receives a
 typed :class:`Outcome`; exceptions never escape an attempt.
 """
@@ -9,17 +13,23 @@ typed :class:`Outcome`; exceptions never escape an attempt.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import logging
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
 
 from queue_runtime.errors import PayloadError
+from queue_runtime.store import ClaimedJob
 from queue_runtime.worker._context import set_current
 from queue_runtime.worker._outcome import Outcome, OutcomeKind
+from queue_runtime.worker._prefetch import Prefetch
 from queue_runtime.worker._resolve import Invocation
 
 Done = Callable[[Outcome], None]
+log = logging.getLogger("queue_runtime.worker")
 
 
 def _success(inv: Invocation, value: object) -> Outcome:
@@ -61,22 +71,50 @@ async def _run_async(inv: Invocation) -> Outcome:
 
 
 class Executor:
-    """Starts attempts; owns the event loop thread of async jobs (created on first use)."""
+    """Executor threads per pool; owns the event loop thread of async jobs (created on first use)."""
 
     def __init__(self, name: str) -> None:
         self._name = name
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
 
-    def start(self, inv: Invocation, done: Done, label: str) -> None:
-        if inv.is_async:
-            future = asyncio.run_coroutine_threadsafe(_run_async(inv), self._event_loop())
-            future.add_done_callback(lambda f: done(_from_future(f)))
+    def serve(self, buffer: Prefetch, handle: Callable[[ClaimedJob], None]) -> None:
+        """Start the pool's executor threads: each runs ``handle(job)`` for job after job."""
+        for index in range(buffer.slots):
+            thread = threading.Thread(
+                target=_serve_pool,
+                args=(buffer, handle),
+                name=f"{self._name}:{buffer.pool}:{index}",
+                daemon=True,
+            )
+            thread.start()
+            self._threads.append(thread)
+
+    def join(self, timeout: float) -> None:
+        """Wait (bounded) for executor threads that are not stuck in a job to exit."""
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    def run(self, inv: Invocation, done: Done) -> None:
+        """Run one attempt in the calling executor thread; returns once ``done`` was called."""
+        if not inv.is_async:
+            # A fresh, empty context per attempt, as a new thread would have: context
+            # variables a job sets (current_job included) do not leak into the next one.
+            contextvars.Context().run(_run_sync, inv, done)
             return
-        thread = threading.Thread(
-            target=_run_sync, args=(inv, done), name=f"{self._name}:{label}", daemon=True
-        )
-        thread.start()
+        finished = threading.Event()
+
+        def report(f: Future[Outcome]) -> None:
+            try:
+                done(_from_future(f))
+            finally:
+                finished.set()
+
+        future = asyncio.run_coroutine_threadsafe(_run_async(inv), self._event_loop())
+        future.add_done_callback(report)
+        finished.wait()
 
     def close(self) -> None:
         with self._lock:
@@ -92,6 +130,17 @@ class Executor:
                     target=_serve, args=(self._loop,), name=f"{self._name}:loop", daemon=True
                 ).start()
             return self._loop
+
+
+def _serve_pool(buffer: Prefetch, handle: Callable[[ClaimedJob], None]) -> None:
+    while (job := buffer.take()) is not None:
+        started = time.perf_counter()
+        try:
+            handle(job)
+        except Exception:  # the executor must outlive any bug in dispatching one job
+            log.exception("could not run %s", job.token)
+        finally:
+            buffer.finished(time.perf_counter() - started)
 
 
 def _from_future(future: Future[Outcome]) -> Outcome:

@@ -1,7 +1,7 @@
 """The heartbeat and the timeout watchdog: two small loops over the running attempts.
 
 Heartbeat (every ``lease_ttl / 3``): ONE Lua call renews every lease of this
-worker, re-asserting keys that vanished (Redis flushed or restarted) and
+worker (running attempts and prefetched, not yet started jobs), re-asserting keys that vanished (Redis flushed or restarted) and
 reporting tokens another worker holds as lost; one more call renews the tenant
 tokens. It never writes PostgreSQL. While Redis is down it marks the worker
 so no new job is claimed; running jobs go on.
@@ -22,6 +22,7 @@ from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.redis_leases import LeasesUnavailable, RedisLeaseStore, Renewal
 from queue_runtime.worker._inflight import Inflight, Running
 from queue_runtime.worker._outcome import Outcome
+from queue_runtime.worker._prefetch import Prefetch
 
 log = logging.getLogger("queue_runtime.worker")
 WATCHDOG_TICK = 0.05  # seconds: timeout resolution of sync jobs
@@ -36,9 +37,11 @@ class Heartbeat:
         inflight: Inflight,
         metrics: WorkerMetrics,
         redis_down: threading.Event,
+        buffers: dict[str, Prefetch],
     ) -> None:
         self._leases, self._worker_id, self._ttl = leases, worker_id, ttl
         self._inflight, self._metrics, self._redis_down = inflight, metrics, redis_down
+        self._buffers = buffers
         self.interval = ttl / 3
 
     def run(self, stop: threading.Event) -> None:
@@ -46,9 +49,11 @@ class Heartbeat:
             self.beat()
 
     def beat(self) -> None:
+        # Buffered first: a job that starts between the two reads is in the second.
+        buffered = [(pool, token) for pool, b in self._buffers.items() for token in b.tokens()]
         running = self._inflight.unsettled()
         try:
-            self._renew_leases(running)
+            self._renew_leases(running, buffered)
             held = [(r.job.tenant, r.job.id) for r in running if r.tenant_held and r.job.tenant]
             self._leases.tenant_renew(held, self._ttl)
             if not running:
@@ -62,10 +67,11 @@ class Heartbeat:
             log.warning("Redis is back: claiming resumes")
         self._redis_down.clear()
 
-    def _renew_leases(self, running: list[Running]) -> None:
-        report = self._leases.heartbeat([r.token for r in running], self._worker_id, self._ttl)
+    def _renew_leases(self, running: list[Running], buffered: list[tuple[str, str]]) -> None:
+        tokens = [r.token for r in running] + [token for _, token in buffered]
+        report = self._leases.heartbeat(tokens, self._worker_id, self._ttl)
         reasserted: list[str] = []
-        for r, renewal in zip(running, report, strict=True):
+        for r, renewal in zip(running, report, strict=False):
             if renewal is Renewal.REASSERTED:
                 reasserted.append(r.token)
                 self._metrics.reasserted_leases.labels(r.job.pool).inc()
@@ -73,6 +79,14 @@ class Heartbeat:
                 r.lost = True  # keep running: its completion is fenced out if it was rescued
                 self._metrics.lost_leases.labels(r.job.pool).inc()
                 log.warning("lease of %s lost to another worker", r.token)
+        for (pool, token), renewal in zip(buffered, report[len(running) :], strict=True):
+            if renewal is Renewal.REASSERTED:
+                reasserted.append(token)
+                self._metrics.reasserted_leases.labels(pool).inc()
+            elif renewal is Renewal.LOST and self._buffers[pool].discard(token):
+                # Not started yet: drop it; the holder of the token runs it.
+                self._metrics.lost_leases.labels(pool).inc()
+                log.warning("lease of prefetched %s lost to another worker; dropped", token)
         if reasserted:
             log.warning(
                 "re-asserted %d lease(s) missing from Redis: %s", len(reasserted), reasserted

@@ -1,6 +1,7 @@
-"""The jobs a worker is running: slots per pool, deadlines, who may settle each attempt.
+"""The jobs a worker is running: deadlines, who may settle each attempt.
 
-An entry lives from the moment its job starts until its thread returns. Its
+Slots are the pools' executor threads (``_execute``); this table only tracks
+what runs. An entry lives from the moment its job starts until its thread returns. Its
 outcome is *settled* once: by the job finishing, or earlier by the timeout
 watchdog (a sync job cannot be killed; its thread keeps its slot until it
 returns, and whatever it returns later is ignored here and fenced out by the
@@ -34,19 +35,12 @@ class Running:
 
 
 class Inflight:
-    """Thread-safe table of running attempts, with one capacity per pool."""
+    """Thread-safe table of running attempts."""
 
-    def __init__(self, capacity: dict[str, int], wake: threading.Event) -> None:
-        self._capacity = dict(capacity)
+    def __init__(self) -> None:
         self._entries: dict[str, Running] = {}
         self._lock = threading.Lock()
-        self.wake = wake  # set when a slot frees (or a NOTIFY comes): the claim loop looks again
         self._idle = threading.Condition(self._lock)
-
-    def free_slots(self, pool: str) -> int:
-        with self._lock:
-            used = sum(1 for r in self._entries.values() if r.job.pool == pool)
-            return self._capacity.get(pool, 0) - used
 
     def add(self, running: Running) -> None:
         with self._lock:
@@ -65,7 +59,6 @@ class Inflight:
         with self._lock:
             self._entries.pop(running.token, None)
             self._idle.notify_all()
-        self.wake.set()
 
     def unsettled(self) -> list[Running]:
         with self._lock:

@@ -1,7 +1,8 @@
 """Wake-ups: LISTEN on ``<schema>_jobs``; enqueue NOTIFYs with the pool as payload.
 
 A dedicated autocommit connection (not from the store's pool: it blocks in
-``notifies``). When it breaks, the claim loop still polls every
+``notifies``). Each NOTIFY marks its pool as having work and wakes the claim
+loop at once (no poll tick in between). When it breaks, the claim loop still polls every
 ``poll_interval``, and the listener reconnects with jittered backoff.
 """
 
@@ -15,6 +16,7 @@ from psycopg import sql
 from queue_runtime.config import Settings
 from queue_runtime.pg.connect import channel, connect
 from queue_runtime.worker._backoff import TRANSIENT, jitter
+from queue_runtime.worker._prefetch import PoolSignals
 
 log = logging.getLogger("queue_runtime.worker")
 NOTIFY_TIMEOUT = 0.5  # seconds between checks of the stop flag
@@ -22,10 +24,15 @@ NOTIFY_TIMEOUT = 0.5  # seconds between checks of the stop flag
 
 class Listener:
     def __init__(
-        self, settings: Settings, pools: set[str], wake: threading.Event, app_name: str
+        self,
+        settings: Settings,
+        signals: PoolSignals,
+        pools: set[str],
+        wake: threading.Event,
+        app_name: str,
     ) -> None:
         self._settings, self._channel, self._pools = settings, channel(settings), pools
-        self._wake, self._app_name = wake, app_name
+        self._signals, self._wake, self._app_name = signals, wake, app_name
         self.connected = threading.Event()
 
     def run(self, stop: threading.Event) -> None:
@@ -45,8 +52,10 @@ class Listener:
         with connect(self._settings, application_name=self._app_name, connect_timeout=5) as conn:
             conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
             self.connected.set()
-            self._wake.set()  # we may have missed notifications while (re)connecting
+            self._signals.notify_all()  # we may have missed notifications while (re)connecting
+            self._wake.set()
             while not stop.is_set():
                 for note in conn.notifies(timeout=NOTIFY_TIMEOUT):
                     if note.payload in self._pools:
+                        self._signals.notify(note.payload)
                         self._wake.set()

@@ -18,6 +18,7 @@ from queue_runtime.worker._execute import Executor
 from queue_runtime.worker._heartbeat import Heartbeat, Watchdog
 from queue_runtime.worker._inflight import Inflight
 from queue_runtime.worker._listen import Listener
+from queue_runtime.worker._prefetch import PoolSignals, Prefetch
 from queue_runtime.worker._reaper import Reaper
 from queue_runtime.worker._resolve import Resolver
 from queue_runtime.worker._settle import Settler
@@ -55,6 +56,8 @@ class WorkerParts:
     store: JobStore
     leases: RedisLeaseStore
     wake: threading.Event
+    signals: PoolSignals
+    buffers: dict[str, Prefetch]
     inflight: Inflight
     executor: Executor
     settler: Settler
@@ -70,16 +73,32 @@ class WorkerParts:
         s: Settings = runtime.settings
         leases, owns = _lease_store(runtime)
         wake = threading.Event()
-        inflight = Inflight(pool_capacity(s, worker.pools, worker.concurrency), wake)
+        signals = PoolSignals(worker.pools)
+        buffers = {
+            pool: Prefetch(pool, slots, s.claim_batch, wake.set)
+            for pool, slots in pool_capacity(s, worker.pools, worker.concurrency).items()
+        }
+        inflight = Inflight()
         executor = Executor(f"qr-job-{worker.worker_id}")
         settler = Settler(runtime.store, leases, worker.worker_id, worker.metrics, backoff)
         parts = (inflight, executor, settler, Resolver(runtime), worker.metrics)
         dispatcher = Dispatcher(
             s, runtime.store, leases, worker.worker_id, parts, backoff.now, worker.stopping
         )
-        loops = _loops(runtime, worker, leases, inflight, dispatcher)
+        dispatcher.buffers = buffers
+        loops = _loops(runtime, worker, leases, inflight, dispatcher, signals, wake)
         return cls(
-            runtime.store, leases, wake, inflight, executor, settler, dispatcher, *loops, owns
+            runtime.store,
+            leases,
+            wake,
+            signals,
+            buffers,
+            inflight,
+            executor,
+            settler,
+            dispatcher,
+            *loops,
+            owns,
         )
 
     def close(self) -> None:
@@ -94,15 +113,24 @@ def _loops(
     leases: RedisLeaseStore,
     inflight: Inflight,
     dispatcher: Dispatcher,
+    signals: PoolSignals,
+    wake: threading.Event,
 ) -> tuple[Heartbeat, Watchdog, Reaper, Listener]:
     s: Settings = runtime.settings
+    app_name = application_name(s, worker.worker_id)
     return (
         Heartbeat(
-            leases, worker.worker_id, s.lease_ttl, inflight, worker.metrics, dispatcher.redis_down
+            leases,
+            worker.worker_id,
+            s.lease_ttl,
+            inflight,
+            worker.metrics,
+            dispatcher.redis_down,
+            dispatcher.buffers,
         ),
         Watchdog(inflight, dispatcher.settle),
         Reaper(runtime.store, leases, s.lease_ttl, worker.metrics),
-        Listener(s, set(worker.pools), inflight.wake, application_name(s, worker.worker_id)),
+        Listener(s, signals, set(worker.pools), wake, app_name),
     )
 
 

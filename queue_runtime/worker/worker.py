@@ -1,23 +1,31 @@
 """The worker process: claims jobs of its pools and runs them.
 
 Threads of one worker: the claim loop (the caller of :meth:`Worker.run`), the
+executor threads (``concurrency`` per pool, for the life of the worker), the
 settler (batched acks), the heartbeat (leases, tenant tokens), the watchdog
 (sync timeouts), the reaper (rescues attempts of dead workers), the listener
-(LISTEN/NOTIFY wake-ups), plus one thread per running sync job and one event
-loop thread for all async jobs.
+(LISTEN/NOTIFY wake-ups), plus one event loop thread for all async jobs.
+
+Claiming fills a prefetch buffer per pool (``_prefetch``): each claim fetches
+the pool's free slots plus what its observed pace needs to stay busy during
+the next claim round trip, up to ``claim_batch``; the next claim is made while
+the buffer still holds half of that, so claiming overlaps execution. Claimed
+jobs are leased (one Redis call per batch) before they enter the buffer.
 
 Claiming is weighted across pools: in each round a pool gets ``weight`` claim
-turns (``PoolConfig.weight``; higher-priority pools first), each turn claiming
-at most its free slots (``PoolConfig.concurrency``, or the worker's
-``concurrency`` override) up to ``claim_batch``. A pool only ever claims its
-own jobs. With nothing to claim the loop sleeps until a NOTIFY for one of its
-pools, a freed slot, or ``poll_interval``.
+turns (``PoolConfig.weight``; higher-priority pools first). A pool only ever
+claims its own jobs. A pool whose claim came back short gets no turn again
+until a NOTIFY for it arrives or the next polling tick (``poll_interval``), so
+a busy worker does not spend round trips on idle pools; a polling tick makes a
+full round. With nothing to claim the loop sleeps until a NOTIFY for one of
+its pools, a buffer running low, an idle executor, or the polling tick.
 
 Shutdown (:meth:`stop`, SIGTERM, SIGINT): claiming stops; claimed jobs not yet
-started go back to pending at once; running jobs get ``shutdown_grace``
-seconds (a second signal cuts it short); any still running then are handed back (``defer`` to now: pending,
-attempt not consumed, to run again elsewhere; their threads die with the
-process); acks are flushed; leases released.
+started (the prefetch buffers) go back to pending at once; running jobs get
+``shutdown_grace`` seconds (a second signal cuts it short); any still running
+then are handed back (``defer`` to now: pending, attempt not consumed, to run
+again elsewhere; their threads die with the process); acks are flushed; leases
+released.
 """
 
 from __future__ import annotations
@@ -108,9 +116,15 @@ class Worker:
     # -- claim loop --------------------------------------------------------
     def _claim_loop(self) -> None:
         schedule = claim_schedule(self.settings, self.pools)
+        signals, poll = self._parts.signals, self.settings.poll_interval
         failures = 0
+        next_poll = time.monotonic() + poll
         while not self.stopping.is_set():
             self._wake.clear()
+            now = time.monotonic()
+            if now >= next_poll:  # polling tick: every pool may have due jobs again
+                signals.notify_all()
+                next_poll = now + poll
             try:
                 claimed = self._round(schedule)
                 failures = 0
@@ -118,24 +132,37 @@ class Worker:
                 failures += 1
                 log.warning("claim failed (%s: %s); backing off", type(exc).__name__, exc)
                 self.stopping.wait(jitter(failures + 2))
+                signals.notify_all()
                 continue
             if not claimed:
-                self._wake.wait(self.settings.poll_interval)
+                self._wake.wait(max(0.0, next_poll - time.monotonic()))
 
     def _round(self, schedule: list[str]) -> int:
         """One weighted round over the pools; returns the number of jobs claimed."""
-        if self._parts.dispatcher.redis_down.is_set():
+        p = self._parts
+        if p.dispatcher.redis_down.is_set():
+            self._give_back_buffered()
             return 0
         claimed = 0
+        # Generations read once, before any claim: a NOTIFY during the round keeps every
+        # pool marked, so the next round is a full one.
+        turns = {pool: p.signals.generation(pool) for pool in set(schedule)}
+        turns = {pool: g for pool, g in turns.items() if p.signals.may_have_work(pool)}
+        short: set[str] = set()
         for pool in schedule:
             if self.stopping.is_set():
                 break
-            free = self._parts.inflight.free_slots(pool)
-            if free > 0:
-                jobs = self._claim(pool, min(free, self.settings.claim_batch))
-                claimed += len(jobs)
-                if jobs:
-                    self._parts.dispatcher.dispatch(jobs)
+            want = p.buffers[pool].wanted() if pool in turns else 0
+            if want <= 0:
+                continue
+            jobs = self._claim(pool, want)
+            claimed += len(jobs)
+            if len(jobs) < want:
+                short.add(pool)
+            if jobs:
+                p.dispatcher.dispatch(jobs)
+        for pool in short:
+            p.signals.found_empty(pool, turns[pool])
         return claimed
 
     def _claim(self, pool: str, limit: int) -> list[ClaimedJob]:
@@ -144,10 +171,20 @@ class Worker:
         self.metrics.claim_latency.labels(pool).observe(time.perf_counter() - started)
         return jobs
 
+    def _give_back_buffered(self, close: bool = False) -> None:
+        """Claimed jobs not started yet go back to pending now (attempt not consumed)."""
+        p = self._parts
+        jobs = [j for b in p.buffers.values() for j in (b.close() if close else b.drain())]
+        if jobs:
+            log.info("returning %d claimed, unstarted job(s)", len(jobs))
+            p.dispatcher.give_back(jobs)
+
     # -- threads and shutdown ---------------------------------------------
     def _start_threads(self) -> None:
         p = self._parts
         p.settler.start()
+        for buffer in p.buffers.values():
+            p.executor.serve(buffer, p.dispatcher.run)
         loops: list[tuple[str, Callable[[threading.Event], None]]] = [
             ("qr-heartbeat", p.heartbeat.run),
             ("qr-watchdog", p.watchdog.run),
@@ -170,6 +207,7 @@ class Worker:
     def _shutdown(self) -> None:
         p = self._parts
         grace = self.settings.shutdown_grace
+        self._give_back_buffered(close=True)
         if not self._drain(grace):
             self._hand_back_overdue()
         p.settler.close(timeout=max(10.0, grace))
