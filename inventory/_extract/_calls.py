@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._resolve import Resolved, public_name
-from inventory._extract._source import SourceText, span_of
+from inventory._extract._source import SourceText, clean, span_of
 from inventory.summary import CallInfo
 
 Literal = str | int | float | bool | None
@@ -18,7 +18,7 @@ def literal(node: ast.expr) -> Literal:
     if isinstance(node, ast.Constant):
         value = node.value
         if isinstance(value, _LITERAL_TYPES):
-            return value[:200] if isinstance(value, str) else value
+            return clean(value[:200]) if isinstance(value, str) else value
         return EXPR
     if (
         isinstance(node, ast.UnaryOp)

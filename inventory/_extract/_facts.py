@@ -6,7 +6,7 @@ import ast
 import re
 
 from inventory._extract._resolve import Resolved, dotted_source
-from inventory._extract._source import SourceText, span_of
+from inventory._extract._source import SourceText, clean, span_of
 from inventory.summary import Fact, FactKind, ReceiverKind
 
 # Statements that change data; requiring the second keyword keeps prose ("Update the docs") out.
@@ -39,7 +39,7 @@ def sql_fact(text: str, node: ast.AST) -> Fact | None:
     stripped = text.lstrip()
     if len(stripped) < 10 or stripped[0] not in _SQL_STARTS or not _SQL.match(stripped):
         return None
-    return Fact(kind=FactKind.SQL_LITERAL, span=span_of(node), text=stripped[:200])
+    return Fact(kind=FactKind.SQL_LITERAL, span=span_of(node), text=clean(stripped[:200]))
 
 
 def augassign_fact(node: ast.AugAssign, globals_: set[str], text: SourceText) -> Fact | None:

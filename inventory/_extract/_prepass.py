@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from inventory._extract._imports import bindings_of
 from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope
+from inventory._extract._source import clean
 from inventory._extract._values import annotation_type, binding_for_value
 from inventory.summary import FileSummary
 
@@ -98,7 +99,9 @@ def _literal_names(value: ast.expr) -> list[str] | None:
     if not isinstance(value, ast.List | ast.Tuple):
         return None
     names = [
-        e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+        clean(e.value)
+        for e in value.elts
+        if isinstance(e, ast.Constant) and isinstance(e.value, str)
     ]
     return names if len(names) == len(value.elts) else None
 

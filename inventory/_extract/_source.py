@@ -54,6 +54,18 @@ def _cut(line: str, start: int, end: int | None) -> str:
     return raw[start:end].decode("utf-8", "replace")
 
 
+def clean(text: str) -> str:
+    """A string value from the code, safe to write as UTF-8 JSON: ``"\\udc80"`` escapes
+    decode to lone surrogates, which no encoder accepts."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
 def span_of(node: ast.AST) -> Span:
     return Span(
         line=node.lineno,

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from inventory._extract._args import argument
 from inventory._extract._resolve import Resolver
 from inventory._extract._scopes import BindingKind
+from inventory._extract._source import clean
 from inventory.models import Argument
 from inventory.summary import ReceiverKind, TargetKind
 
@@ -36,7 +37,7 @@ def job_target(node: ast.expr, resolver: Resolver) -> JobTarget:
         return _dynamic(source, f"target is looked up in '{source}' at run time")
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and ":" in node.value:
         # APScheduler accepts "package.module:function" text references.
-        return JobTarget(node.value.replace(":", "."), TargetKind.FUNCTION, source)
+        return JobTarget(clean(node.value.replace(":", ".")), TargetKind.FUNCTION, source)
     return _dynamic(source, f"target '{source}' is only known at run time")
 
 

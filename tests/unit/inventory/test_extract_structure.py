@@ -150,3 +150,15 @@ def test_process_settings_are_restored_even_after_a_syntax_error() -> None:
 def test_public_api_is_exactly_extract_source() -> None:
     assert extract_package.__all__ == ["extract_source"]
     assert set(detector_examples.__all__) == {"EXAMPLES", "DetectorExample", "examples_for"}
+
+
+def test_summaries_always_serialise_to_json() -> None:
+    source = (
+        '__all__ = ["ok", "\\udc80"]\n'
+        "def f(c):\n"
+        '    c.execute("UPDATE t SET a = \'\\udc80\'", "\\ud800", 1e999, -1e999, b"x")\n'
+    )
+    summary = extract_source(source, "x.py", "x")
+    restored = FileSummary.model_validate_json(summary.model_dump_json())
+    assert restored.functions[0].calls[0].args[1] == "\\ud800"
+    assert restored.all_names == ["ok", "\\udc80"]
