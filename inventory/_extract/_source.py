@@ -41,9 +41,14 @@ class SourceText:
             parts.append(_cut(self.lines[last], 0, end))
         return "\n".join(parts)[:limit]
 
-    def digest(self, node: ast.AST) -> str:
-        """sha256 (first 16 hex) of the whole lines ``node`` spans, decorators excluded."""
-        text = "\n".join(self.lines[node.lineno - 1 : node.end_lineno or node.lineno])
+    def digest(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+        """sha256 (first 16 hex) of the function's whole lines, decorators included.
+
+        The text is what ``inspect.getsource(fn)`` returns for a file with ``\\n`` line
+        ends, so a running app can compute the same hash of its own code."""
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        lines = self.lines[first - 1 : node.end_lineno or node.lineno]
+        text = "\n".join(lines) + "\n"
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import gc
+import hashlib
+import importlib.util
+import inspect
 import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -162,3 +166,27 @@ def test_summaries_always_serialise_to_json() -> None:
     restored = FileSummary.model_validate_json(summary.model_dump_json())
     assert restored.functions[0].calls[0].args[1] == "\\ud800"
     assert restored.all_names == ["ok", "\\udc80"]
+
+
+HASHED = """\
+def deco(fn):
+    return fn
+
+
+class Box:
+    @deco
+    def method(self, x):
+        return x + 1
+"""
+
+
+def test_source_hash_is_what_a_running_app_can_compute(tmp_path: Path) -> None:
+    path = tmp_path / "hashed_module.py"
+    path.write_text(HASHED, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("hashed_module", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    expected = hashlib.sha256(inspect.getsource(module.Box.method).encode()).hexdigest()[:16]
+    functions = {f.qualname: f for f in extract_source(HASHED, "x.py", "hashed").functions}
+    assert functions["hashed.Box.method"].source_hash == expected
