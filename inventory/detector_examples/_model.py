@@ -13,6 +13,13 @@ C, S, D = TargetKind.CALL_RESULT, TargetKind.THREAD_SUBCLASS, TargetKind.DYNAMIC
 
 @dataclass(frozen=True)
 class DetectorExample:
+    """A small module and the sites the extractor reports in it.
+
+    ``expected`` lists ``(job, kind)`` in source order; ``job`` is None for dynamic
+    targets. For a Thread subclass the job is the class's ``run``, while the raw
+    site's target is the class itself (the classifier checks its bases).
+    """
+
     pattern: Pattern
     title: str
     source: str
