@@ -1,0 +1,341 @@
+"""Inventory -> :class:`Plan`: which job goes in which phase, in which order, with which steps.
+
+Pure: no I/O. Live items start unticked ("not checked yet"); :func:`check`
+decides them, and :func:`merge_previous` carries the last known state over
+from the previous ``MIGRATION_PLAN.md`` when a run does not check.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+from inventory.models import CallSite, Confidence, Idempotency, Inventory, Job
+from migrator.plan.config import PlanConfig
+from migrator.plan.model import (
+    NOT_BUILT,
+    SIGNOFF_BLANK,
+    ItemState,
+    JobGroup,
+    Phase,
+    PhaseId,
+    Plan,
+    PlanItem,
+    Verification,
+)
+
+NOT_CHECKED = "not checked yet: run `migrator plan --check`"
+CHAOS = "kill-workers,redis-restart,pg-terminate"
+
+_CONFIDENCE_RANK = {Confidence.HIGH: 0, Confidence.MEDIUM: 1, Confidence.LOW: 2}
+_PHASE_OF = {
+    Idempotency.IDEMPOTENT: PhaseId.IDEMPOTENT,
+    Idempotency.NEEDS_KEY: PhaseId.NEEDS_KEY,
+    Idempotency.NON_IDEMPOTENT: PhaseId.NON_IDEMPOTENT,
+    Idempotency.UNSAFE: PhaseId.UNSAFE,
+    Idempotency.UNKNOWN: PhaseId.UNKNOWN,
+}
+
+PHASES: dict[PhaseId, tuple[str, str]] = {
+    PhaseId.PREREQUISITES: (
+        "Phase 0: prerequisites",
+        "Build these before moving any job: leasing, retries, the dead-letter queue, "
+        "monitoring, runbooks, pools. `migrator plan --check` verifies them against the "
+        "live PostgreSQL and Redis.",
+    ),
+    PhaseId.IDEMPOTENT: (
+        "Phase 1: idempotent jobs",
+        "Running twice is harmless: move these first, least risky first (fewest sites, "
+        "high confidence, no result used). Each item is one `migrator apply` run: review "
+        "the diff, then `--write` or `--branch`.",
+    ),
+    PhaseId.NEEDS_KEY: (
+        "Phase 2: jobs that need an idempotency key",
+        "Safe once every enqueue carries a key derived from the job's inputs: declare the "
+        "key first, then apply.",
+    ),
+    PhaseId.NON_IDEMPOTENT: (
+        "Phase 3: non-idempotent jobs",
+        "A retry repeats their effect. Make them idempotent (a key and the execution "
+        "guard), certify them with a load test, then roll out by percentage. Until then "
+        "they run in-process, as today.",
+    ),
+    PhaseId.UNSAFE: (
+        "Phase 4: unsafe jobs (money, account state)",
+        "As phase 3, plus a named human sign-off written in this file before any rollout. "
+        "Never moved until verified and load-tested.",
+    ),
+    PhaseId.UNKNOWN: (
+        "Unknown: no verdict yet",
+        "The scanner could not decide. What is missing is listed per job; once reviewed, "
+        'pin a verdict with its reason in `[tool.migrator.jobs."<job>"]` and scan again.',
+    ),
+}
+
+
+def build_plan(inventory: Inventory, config: PlanConfig | None = None) -> Plan:
+    """The phased checklist for ``inventory``; ``config`` holds declared keys and links."""
+    config = config or PlanConfig()
+    phases = {pid: Phase(id=pid, title=t, intro=i) for pid, (t, i) in PHASES.items()}
+    phases[PhaseId.PREREQUISITES].items = prerequisites()
+    for job in sorted(inventory.jobs, key=lambda j: risk(j, inventory.sites_of(j.qualname))):
+        sites = inventory.sites_of(job.qualname)
+        phase = phases[_PHASE_OF[job.idempotency]]
+        if job.idempotency is Idempotency.IDEMPOTENT:
+            phase.items.append(_move_item(job, sites))
+        elif job.idempotency is Idempotency.UNKNOWN:
+            phase.items.append(_verdict_item(job, sites))
+        else:
+            phase.groups.append(_group(job, sites, config))
+    known = {j.qualname for j in inventory.jobs}
+    for site in inventory.sites:
+        if site.job not in known:
+            phases[PhaseId.UNKNOWN].items.append(_unresolved_item(site))
+    return Plan(
+        root=inventory.root,
+        inventory_summary=f"{len(inventory.jobs)} jobs, {len(inventory.sites)} call sites",
+        phases=list(phases.values()),
+    )
+
+
+def risk(job: Job, sites: list[CallSite]) -> tuple[int, int, bool, str]:
+    """Least risky first: fewest sites, then higher confidence, then no result used."""
+    return (
+        len(sites),
+        _CONFIDENCE_RANK[job.confidence],
+        any(s.result_used for s in sites),
+        job.qualname,
+    )
+
+
+def prerequisites() -> list[PlanItem]:
+    def live(item_id: str, title: str, command: str) -> PlanItem:
+        return PlanItem(
+            id=f"prereq/{item_id}",
+            title=title,
+            verification=Verification.LIVE,
+            evidence=NOT_CHECKED,
+            command=command,
+        )
+
+    return [
+        live(
+            "schema",
+            "Runtime schema migrated to the alembic head of queue_runtime",
+            "queue-runtime migrate",
+        ),
+        live(
+            "leases",
+            "Leasing on: a lease acquire / alive / release round trip through Redis works",
+            '[tool.queue_runtime] redis_url = "redis://HOST:6379/0"',
+        ),
+        live(
+            "retry",
+            "Retry policy configured: more than one attempt, exponential backoff with jitter",
+            "[tool.queue_runtime.retry] max_attempts = 5",
+        ),
+        live(
+            "dlq",
+            "Dead-letter queue in place (job_history with its dead-letter index)",
+            "queue-runtime migrate",
+        ),
+        live(
+            "metrics",
+            "Metrics exposed: the configured endpoint answers with queue_depth",
+            '[tool.migrator.plan] metrics_url = "http://HOST:9108/metrics"',
+        ),
+        live(
+            "runbooks",
+            "Runbooks in place: docs/runbooks/*.md, or linked in [tool.migrator.plan] runbooks",
+            '[tool.migrator.plan] runbooks = ["https://..."]',
+        ),
+        live(
+            "pools",
+            "Pools configured for every job that will move (phases 1 and 2)",
+            '[tool.queue_runtime] default_pool = "batch"',
+        ),
+    ]
+
+
+def _site_line(site: CallSite) -> str:
+    where = f"`{site.location.path}:{site.location.line}` {site.pattern.value}"
+    if site.enclosing_function:
+        where += f" in `{site.enclosing_function}`"
+    if site.handler:
+        where += f" ({site.handler.value} handler)"
+    if site.result_used:
+        lines = ", ".join(map(str, site.result_use_lines)) or "?"
+        where += f"; result used (lines {lines}): apply leaves it for a manual rewrite"
+    return "site " + where
+
+
+def _why(job: Job) -> str:
+    reason = job.evidence[-1].message if job.evidence else "no evidence recorded"
+    pinned = " (pinned)" if job.pinned else ""
+    return f"why: {reason}{pinned}"
+
+
+def _summary(job: Job, sites: list[CallSite]) -> str:
+    count = f"{len(sites)} site" + ("" if len(sites) == 1 else "s")
+    return f"{job.idempotency.value}, {job.confidence.value} confidence, {count}"
+
+
+def _move_item(job: Job, sites: list[CallSite]) -> PlanItem:
+    return PlanItem(
+        id=f"{job.qualname}/apply",
+        title=f"Move `{job.qualname}` onto the queue ({_summary(job, sites)})",
+        verification=Verification.MANUAL,
+        job=job.qualname,
+        command=f"migrator apply --job {job.qualname}",
+        details=[*(_site_line(s) for s in sites), _why(job)],
+    )
+
+
+def _group(job: Job, sites: list[CallSite], config: PlanConfig) -> JobGroup:
+    template, source = key_source(job, config.keys.get(job.qualname))
+    declared = job.qualname in config.keys
+    key = PlanItem(
+        id=f"{job.qualname}/key",
+        title=(
+            f"Declare the idempotency key `{template}`"
+            if job.idempotency is Idempotency.NEEDS_KEY
+            else f"Make it idempotent: give it an idempotency key, e.g. `{template}`"
+        ),
+        state=ItemState.TICKED if declared else ItemState.UNTICKED,
+        verification=Verification.CONFIG,
+        job=job.qualname,
+        evidence=(
+            f'declared in [tool.migrator.jobs."{job.qualname}"]'
+            if declared
+            else f"not declared yet; derive it from {source}"
+        ),
+        command=f'[tool.migrator.jobs."{job.qualname}"] key = "{template}"',
+    )
+    group = JobGroup(
+        job=job.qualname,
+        header=f"`{job.qualname}`: {_summary(job, sites)}",
+        details=[f"- {d}" for d in (*(_site_line(s) for s in sites), _why(job))],
+        items=[key],
+    )
+    if job.idempotency is Idempotency.NEEDS_KEY:
+        command = f"migrator apply --job {job.qualname}"
+        if not declared:
+            command += f" --key {job.qualname}={template}"
+        group.items.append(
+            PlanItem(
+                id=f"{job.qualname}/apply",
+                title=f"Move `{job.qualname}` onto the queue with its key",
+                verification=Verification.MANUAL,
+                job=job.qualname,
+                command=command,
+            )
+        )
+        return group
+    group.items += _gated_steps(job)
+    return group
+
+
+def _gated_steps(job: Job) -> list[PlanItem]:
+    def gate(step: str, title: str, command: str | None) -> PlanItem:
+        return PlanItem(
+            id=f"{job.qualname}/{step}",
+            title=title,
+            state=ItemState.NOT_CHECKABLE,
+            verification=Verification.GATE,
+            job=job.qualname,
+            evidence=NOT_BUILT,
+            command=command,
+        )
+
+    steps = [
+        gate(
+            "guard",
+            "Run it behind the execution guard: a completed key returns its stored result",
+            None,
+        ),
+        gate(
+            "loadtest",
+            "Certify it with a load test (with chaos) for its current code",
+            f"migrator loadtest {job.qualname} --sandbox SETTINGS --rate R --duration D "
+            f"--chaos {CHAOS}",
+        ),
+    ]
+    if job.idempotency is Idempotency.UNSAFE:
+        steps.append(
+            PlanItem(
+                id=f"{job.qualname}/signoff",
+                title=SIGNOFF_BLANK,
+                verification=Verification.SIGNOFF,
+                job=job.qualname,
+                evidence="a named human reviewed the key, the guard and the load test",
+            )
+        )
+    steps.append(
+        gate(
+            "rollout",
+            "Roll out by percentage: inline, then 25%, then async (inline again is the rollback)",
+            f"migrator rollout set {job.qualname} 25%",
+        )
+    )
+    return steps
+
+
+def _verdict_item(job: Job, sites: list[CallSite]) -> PlanItem:
+    missing = [e.message for e in job.evidence] or ["no effect could be traced"]
+    return PlanItem(
+        id=f"{job.qualname}/verdict",
+        title=f"Get a verdict for `{job.qualname}` ({_summary(job, sites)})",
+        verification=Verification.MANUAL,
+        job=job.qualname,
+        command=f'[tool.migrator.jobs."{job.qualname}"] idempotency = "...", reason = "..."',
+        details=[*(_site_line(s) for s in sites), *(f"missing: {m}" for m in missing)],
+    )
+
+
+def _unresolved_item(site: CallSite) -> PlanItem:
+    ident = site.fingerprint or f"{site.location.path}-{site.location.line}"
+    target = site.target_source or "?"
+    return PlanItem(
+        id=f"site/{ident}",
+        title=(
+            f"Resolve the job started at `{site.location.path}:{site.location.line}` "
+            f"({site.pattern.value}, target `{target}`)"
+        ),
+        verification=Verification.MANUAL,
+        details=[f"missing: {site.unresolved_reason or 'the target is only known at run time'}"],
+    )
+
+
+# -- where a key comes from ----------------------------------------------------------
+_TEMPLATE = re.compile(r"""=\s*f?(["'])(?P<template>[^"']*\{[^"']*)\1""")
+
+
+def key_source(job: Job, declared: str | None = None) -> tuple[str, str]:
+    """``(template, where it comes from)`` for the job's idempotency key.
+
+    In order: the declared key; a key the job already passes to an effect,
+    derived from its inputs (the evidence of a ``needs_key`` verdict); the
+    scanner's suggestion; the job's id-like parameters.
+    """
+    if declared:
+        return declared, "the declaration"
+    params = [p for p in job.parameters if p not in ("self", "cls")]
+    for effect in job.effects:
+        match = _TEMPLATE.search(effect.detail) if effect.keyed else None
+        if match and set(_fields(match["template"])) <= set(params):
+            where = f"{effect.location.path}:{effect.location.line}"
+            return match["template"], f"the key it already passes ({effect.detail}, {where})"
+    if job.suggested_key:
+        return job.suggested_key, "the scanner's suggestion (one run per input)"
+    id_like = [p for p in params if p in ("id", "pk") or p.endswith(("_id", "_pk"))]
+    chosen = id_like or params
+    template = ":".join([job.qualname, *(f"{{{p}}}" for p in chosen)])
+    what = ", ".join(chosen) if chosen else "nothing (the job takes no input)"
+    return template, f"the inputs that identify one unit of work ({what})"
+
+
+def _fields(template: str) -> list[str]:
+    try:
+        return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+    except ValueError:
+        return ["?"]

@@ -1,0 +1,241 @@
+"""``migrator plan --check``: verify the prerequisites against the live servers.
+
+Read-only, through queue_runtime's public pieces and catalog queries:
+
+- schema: ``alembic_version`` of the configured schema equals the head of
+  queue_runtime's migrations (a read-only SQL query);
+- DLQ: ``job_history`` and its dead-letter index exist (and how many are dead);
+- leases: a real acquire / alive / release round trip of a throwaway token
+  through :class:`queue_runtime.redis_leases.RedisLeaseStore`, with the
+  configured prefix (the key lives at most a few seconds);
+- retry: the effective :class:`queue_runtime.RetryPolicy` retries at all;
+- metrics: HTTP GET of ``[tool.migrator.plan] metrics_url`` answers with ``queue_depth``;
+- runbooks: ``docs/runbooks/*.md`` in the scanned root, or links configured;
+- pools: every job of phases 1 and 2 maps to a pool defined for the runtime,
+  through ``[tool.queue_runtime.jobs."<job>"] pool`` or an explicit ``default_pool``.
+
+Certifications and rollout modes do not exist yet: those items stay
+``not_checkable``. Each check turns its failure into evidence, never an exception.
+"""
+
+from __future__ import annotations
+
+import secrets
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from migrator.plan.config import CheckSettings
+from migrator.plan.model import ItemState, Plan, Verification
+from queue_runtime.redis_leases import RedisLeaseStore
+
+Outcome = tuple[bool, str]
+LEASE_WORKER = "migrator-plan-check"
+
+
+def check(plan: Plan, settings: CheckSettings) -> Plan:
+    """``plan`` with every live item verified now (ticked or unticked, with evidence)."""
+    checked = plan.model_copy(deep=True)
+    now = datetime.now(UTC)
+    checked.checked_at = now
+    checks: dict[str, Callable[[], Outcome]] = {
+        "prereq/schema": lambda: check_schema(settings),
+        "prereq/dlq": lambda: check_dlq(settings),
+        "prereq/leases": lambda: check_leases(settings),
+        "prereq/retry": lambda: check_retry(settings),
+        "prereq/metrics": lambda: check_metrics(settings),
+        "prereq/runbooks": lambda: check_runbooks(settings),
+        "prereq/pools": lambda: check_pools(settings, plan.moving_jobs()),
+    }
+    stamp = now.strftime("%Y-%m-%d %H:%M UTC")
+    for item in checked.items():
+        if item.verification is not Verification.LIVE or item.id not in checks:
+            continue
+        try:
+            ok, evidence = checks[item.id]()
+        except Exception as exc:  # a check that breaks is a failed check, with the reason
+            ok, evidence = False, f"{type(exc).__name__}: {exc}"
+        item.state = ItemState.TICKED if ok else ItemState.UNTICKED
+        item.evidence = f"checked {stamp}: {evidence}"
+        item.verified = True
+    return checked
+
+
+# -- PostgreSQL ------------------------------------------------------------------
+def alembic_heads() -> list[str]:
+    """The head revision(s) of the migrations shipped with queue_runtime."""
+    from alembic.script import ScriptDirectory
+
+    import queue_runtime.migrations as migrations
+
+    return list(ScriptDirectory(str(Path(migrations.__file__).parent)).get_heads())
+
+
+def _connect(settings: CheckSettings) -> psycopg.Connection[Any]:
+    url = settings.runtime.database_url or ""
+    url = url.replace("postgresql+psycopg://", "postgresql://", 1)
+    return psycopg.connect(
+        url,
+        connect_timeout=max(1, int(settings.timeout)),
+        autocommit=True,
+        options="-c default_transaction_read_only=on",
+    )
+
+
+_NO_DATABASE = (
+    "no database URL: set [tool.queue_runtime] database_url, QUEUE_RUNTIME_DATABASE_URL "
+    "or --database-url"
+)
+
+
+def _regclass(conn: psycopg.Connection[Any], schema: str, name: str) -> bool:
+    row = conn.execute("SELECT to_regclass(format('%%I.%%I', %s::text, %s::text))", (schema, name))
+    found = row.fetchone()
+    return found is not None and found[0] is not None
+
+
+def check_schema(settings: CheckSettings) -> Outcome:
+    if not settings.runtime.database_url:
+        return False, _NO_DATABASE
+    schema = settings.runtime.schema_name
+    heads = alembic_heads()
+    with _connect(settings) as conn:
+        if not _regclass(conn, schema, "alembic_version"):
+            return False, f"schema `{schema}` is not migrated (no alembic_version table)"
+        query = sql.SQL("SELECT version_num FROM {}.alembic_version").format(sql.Identifier(schema))
+        versions = [row[0] for row in conn.execute(query).fetchall()]
+    if sorted(versions) == sorted(heads):
+        return True, f"schema `{schema}` at {', '.join(versions)}, the alembic head"
+    return False, (
+        f"schema `{schema}` at {', '.join(versions) or 'no revision'}, head is {', '.join(heads)}"
+    )
+
+
+def check_dlq(settings: CheckSettings) -> Outcome:
+    if not settings.runtime.database_url:
+        return False, _NO_DATABASE
+    schema = settings.runtime.schema_name
+    with _connect(settings) as conn:
+        missing = [
+            name
+            for name in ("job_history", "job_history_dead_idx")
+            if not _regclass(conn, schema, name)
+        ]
+        if missing:
+            return False, f"missing in schema `{schema}`: {', '.join(missing)}"
+        query = sql.SQL("SELECT count(*) FROM {}.job_history WHERE status = 'dead'").format(
+            sql.Identifier(schema)
+        )
+        row = conn.execute(query).fetchone()
+    dead = row[0] if row else 0
+    return True, f"`{schema}.job_history` with its dead-letter index; {dead} dead job(s) now"
+
+
+# -- Redis -----------------------------------------------------------------------
+def check_leases(settings: CheckSettings) -> Outcome:
+    url, prefix = settings.runtime.redis_url, settings.runtime.redis_prefix
+    if not url:
+        return False, "no Redis URL: set [tool.queue_runtime] redis_url or --redis-url"
+    token = f"plan-check-{secrets.token_hex(8)}"
+    store = RedisLeaseStore.from_url(url, prefix)
+    try:
+        acquired = store.acquire([token], LEASE_WORKER, ttl=settings.timeout)
+        alive = store.alive([token])
+        store.release([token], LEASE_WORKER)
+        after = store.alive([token])
+    finally:
+        store.close()
+    if acquired == [True] and alive == [True] and after == [False]:
+        return True, f"acquire / alive / release round trip under prefix `{prefix}`"
+    return False, (
+        f"lease round trip under prefix `{prefix}` went wrong: acquired {acquired}, "
+        f"alive {alive}, alive after release {after}"
+    )
+
+
+# -- configuration, files, HTTP ----------------------------------------------------
+def check_retry(settings: CheckSettings) -> Outcome:
+    policy = settings.runtime.retry
+    origin = "configured" if "retry" in settings.runtime_table else "the built-in default"
+    text = (
+        f"max_attempts {policy.max_attempts}, backoff {policy.base_delay:g} s up to "
+        f"{policy.max_delay:g} s with full jitter, then the DLQ ({origin})"
+    )
+    single = [
+        name
+        for name, job in settings.runtime.jobs.items()
+        if job.retry is not None and job.retry.max_attempts < 2
+    ]
+    if policy.max_attempts < 2:
+        return False, f"{text}: a single attempt never retries"
+    if single:
+        return True, f"{text}; no retries for {', '.join(sorted(single))}"
+    return True, text
+
+
+def check_metrics(settings: CheckSettings) -> Outcome:
+    url = settings.metrics_url
+    if not url:
+        return False, "no metrics endpoint configured: set [tool.migrator.plan] metrics_url"
+    try:
+        with urllib.request.urlopen(url, timeout=settings.timeout) as response:
+            body = response.read(4_000_000)
+            status = response.status
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        reason = getattr(exc, "reason", exc)
+        return False, f"{url} did not answer: {reason}"
+    if status == 200 and b"queue_depth" in body:
+        return True, f"{url} answers with queue_depth"
+    return False, f"{url} answered {status} without queue_depth"
+
+
+def check_runbooks(settings: CheckSettings) -> Outcome:
+    found = sorted(
+        p.relative_to(settings.root).as_posix()
+        for p in (settings.root / "docs" / "runbooks").glob("*.md")
+    )
+    links, broken = [], []
+    for link in settings.runbooks:
+        if link.startswith(("http://", "https://")) or (settings.root / link).exists():
+            links.append(link)
+        else:
+            broken.append(link)
+    if broken:
+        return False, f"linked runbooks not found: {', '.join(broken)}"
+    if found or links:
+        return True, ", ".join([*found, *links])
+    return False, "no docs/runbooks/*.md and no [tool.migrator.plan] runbooks links"
+
+
+def check_pools(settings: CheckSettings, jobs: list[str]) -> Outcome:
+    if not jobs:
+        return True, "no job moves yet (phases 1 and 2 are empty)"
+    table = settings.runtime_table
+    default = table.get("default_pool")
+    per_job = table.get("jobs", {}) if isinstance(table.get("jobs"), dict) else {}
+    pools = settings.runtime.pools
+    mapped: dict[str, str] = {}
+    missing: list[str] = []
+    for job in jobs:
+        entry = per_job.get(job, {})
+        pool = entry.get("pool") if isinstance(entry, dict) else None
+        pool = pool or default
+        if pool and pool in pools:
+            mapped[job] = pool
+        else:
+            missing.append(job)
+    if missing:
+        return False, (
+            f"no configured pool for {', '.join(missing)}: set [tool.queue_runtime] "
+            'default_pool or [tool.queue_runtime.jobs."<job>"] pool'
+        )
+    by_pool: dict[str, int] = {}
+    for pool in mapped.values():
+        by_pool[pool] = by_pool.get(pool, 0) + 1
+    return True, ", ".join(f"{n} job(s) -> {pool}" for pool, n in sorted(by_pool.items()))
