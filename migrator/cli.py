@@ -14,6 +14,7 @@ from rich.console import Console
 
 from inventory import Idempotency
 from migrator.commands.apply import apply
+from migrator.commands.plan import plan
 from migrator.console import stdout_console
 from migrator.errors import MigratorError, OutputError
 from migrator.progress import ScanProgress
@@ -129,3 +130,4 @@ def _report(
 
 
 main.add_command(apply)
+main.add_command(plan)
