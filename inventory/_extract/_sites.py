@@ -93,8 +93,6 @@ def _settle(found: Candidate, state: FunctionState) -> RawSite | None:
     uses = state.method_uses.get(bound, []) if bound else []
     waited = sorted({line for method, line in uses if method in found.waits})
     started = found.start_lines + [line for method, line in uses if method == "start"]
-    if found.needs_start and not started:
-        return None
     if found.drop_when_waited and bound and _waited(found, bound, waited, state):
         return None
     if "join" in found.waits:

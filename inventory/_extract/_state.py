@@ -40,14 +40,12 @@ class Candidate:
     waits: frozenset[str] = frozenset()  # methods on ``bound`` that wait for the work
     drop_when_waited: bool = False  # executors and tasks waited on in place are not background work
     iterator: bool = False  # Executor.map: iterating its result waits for the work
-    needs_start: bool = False  # a Thread subclass from elsewhere: a site only once started
     start_lines: list[int] = field(default_factory=list)
 
 
 @dataclass(slots=True)
 class Loop:
-    forever: bool
-    line: int
+    forever: bool  # ``while True``
     broken: bool = False
     consumes: bool = False
 

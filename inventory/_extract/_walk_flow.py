@@ -124,7 +124,7 @@ class FlowMixin(WalkerBase):
         self.visit(node.iter)
         self._bind_unknown(node.target)
         self.visit(node.target)
-        self.state.loops.append(Loop(forever=False, line=node.lineno))
+        self.state.loops.append(Loop(forever=False))
         for stmt in node.body:
             self.visit(stmt)
         self.state.loops.pop()
@@ -158,7 +158,7 @@ class FlowMixin(WalkerBase):
 
     def visit_while(self, node: ast.While) -> None:
         self.visit(node.test)
-        loop = Loop(forever=forever(node.test), line=node.lineno)
+        loop = Loop(forever=forever(node.test))
         self.state.loops.append(loop)
         for stmt in node.body:
             self.visit(stmt)
