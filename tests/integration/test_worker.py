@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -354,3 +355,64 @@ def test_jobs_running_past_the_grace_are_handed_back(
     record = get_job(handle.id).record()
     assert record.status is JobStatus.QUEUED  # pending again, to run elsewhere
     assert rt.leases.alive([f"{handle.id}:1"]) == [False]
+
+
+def _prefetching_worker(
+    rt: Runtime, start_worker: Callable[..., Worker], slow_seconds: float
+) -> tuple[Worker, list[int], list[str]]:
+    """A worker with both slots busy on slow jobs and quick jobs waiting in its prefetch buffer.
+
+    Returns the worker, the slow job ids and the tokens of the buffered (claimed,
+    leased, not started) quick jobs.
+    """
+    worker = start_worker(pools=["batch"], concurrency=2)
+    for handle in [fault_app.work.enqueue(n) for n in range(4)]:  # learn the pool's pace
+        handle.wait(timeout=20)
+    slow = [fault_app.work.enqueue(n, seconds=slow_seconds).id for n in range(2)]
+    wait_until(lambda: len(executions(rt)) == 6, timeout=20, message="both slow jobs to start")
+    for n in range(10):
+        fault_app.work.enqueue(n)
+    buffer = worker._parts.buffers["batch"]
+    wait_until(lambda: len(buffer) > 0, timeout=10, message="quick jobs to be prefetched")
+    return worker, slow, buffer.tokens()
+
+
+def test_prefetched_jobs_hold_leases_renewed_by_the_heartbeat_and_run_once(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    lease_ttl = rt.settings.lease_ttl
+    worker, slow, tokens = _prefetching_worker(rt, start_worker, slow_seconds=lease_ttl + 1.5)
+    ids = [int(token.split(":")[0]) for token in tokens]
+    assert {get_job(i).status() for i in ids} == {JobStatus.RUNNING}  # claimed, not started
+    assert rt.leases.alive(tokens) == [True] * len(tokens)
+    assert not {job_id for job_id, _ in executions(rt)} & set(ids)
+    time.sleep(lease_ttl + 0.5)  # past the ttl they were leased with, still unstarted
+    assert rt.leases.alive(tokens) == [True] * len(tokens)
+    wait_until(lambda: all(finished(i) for i in [*slow, *ids]), timeout=20, message="all jobs")
+    ran = executions(rt)
+    assert sorted(job_id for job_id, _ in ran) == sorted({job_id for job_id, _ in ran})
+    assert {attempt for _, attempt in ran} == {1}  # nothing rescued, nothing run twice
+    assert worker.metrics.value("lost_leases_total", "batch") == 0
+
+
+def test_stopping_worker_returns_prefetched_jobs_at_once(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    worker, slow, tokens = _prefetching_worker(rt, start_worker, slow_seconds=3.0)
+    ids = [int(token.split(":")[0]) for token in tokens]
+    stopping = threading.Thread(target=worker.stop)
+    stopping.start()
+    # Back to pending while the slow jobs are still running (not after the grace).
+    wait_until(
+        lambda: {get_job(i).status() for i in ids} == {JobStatus.QUEUED},
+        timeout=1.5,
+        message="prefetched jobs handed back",
+    )
+    assert rt.leases.alive(tokens) == [False] * len(tokens)
+    assert {get_job(i).status() for i in slow} == {JobStatus.RUNNING}
+    stopping.join(timeout=20)
+    assert {get_job(i).status() for i in slow} == {JobStatus.SUCCEEDED}
+    assert not {job_id for job_id, _ in executions(rt)} & set(ids)  # never started here
+    record = get_job(ids[0]).record()
+    # defer: the attempt is not consumed (max_attempts grows by one instead)
+    assert (record.attempt, record.max_attempts) == (1, FAST_RETRY.max_attempts + 1)
