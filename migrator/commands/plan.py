@@ -43,6 +43,10 @@ class PlanFailed(click.ClickException):
 @click.option("--database-url", help="PostgreSQL of the runtime (overrides the configuration).")
 @click.option("--redis-url", help="Redis of the runtime (overrides the configuration).")
 @click.option(
+    "--metrics-url",
+    help="A worker's metrics endpoint (overrides [tool.migrator.plan] metrics_url).",
+)
+@click.option(
     "-o",
     "--output",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -53,11 +57,19 @@ def plan(
     live: bool,
     database_url: str | None,
     redis_url: str | None,
+    metrics_url: str | None,
     output: Path | None,
 ) -> None:
     """Write PATH/MIGRATION_PLAN.md: prerequisites, then the jobs phase by phase."""
     try:
-        outcome = run_plan(path, output, live=live, database_url=database_url, redis_url=redis_url)
+        outcome = run_plan(
+            path,
+            output,
+            live=live,
+            database_url=database_url,
+            redis_url=redis_url,
+            metrics_url=metrics_url,
+        )
     except MigratorError as exc:
         raise PlanFailed(str(exc)) from exc
     console = stdout_console()

@@ -51,6 +51,7 @@ def run_plan(
     live: bool = False,
     database_url: str | None = None,
     redis_url: str | None = None,
+    metrics_url: str | None = None,
 ) -> PlanOutcome:
     """Build the plan of ``root`` and write it (in place, notes kept) to ``output``."""
     path = output if output is not None else root / PLAN_FILE
@@ -60,6 +61,8 @@ def run_plan(
     plan = merge_previous(plan, previous)
     if live:
         settings = load_check_settings(root, database_url=database_url, redis_url=redis_url)
+        if metrics_url:
+            settings = settings.model_copy(update={"metrics_url": metrics_url})
         plan = check(plan, settings)
     try:
         path.write_text(render_markdown(plan, previous), encoding="utf-8")
