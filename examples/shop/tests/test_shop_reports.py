@@ -10,10 +10,23 @@ from shop.reports import report_path
 
 
 @pytest.fixture
-def orders(client, user, product):
+def orders(client, settings, user, product, wait_until):
+    """Three orders, placed one after the other: each waits for its stock decrement, whose
+    read-modify-write would otherwise race the next order's (the app's known unsafe job)."""
+    left = 10
     for qty, day in ((1, "2026-11-28"), (2, "2026-11-29"), (3, "2026-11-29")):
         body = {"user_id": user["id"], "product_id": product["id"], "qty": qty, "day": day}
         assert client.post("/orders", json=body).status_code == 201
+        left -= qty
+        wait_until(lambda left=left: _stock(settings, product) == left, message="the decrement")
+
+
+def _stock(settings, product) -> int:
+    from shop.db import connect
+    from shop.repo import load_product
+
+    with connect(settings.database) as conn:
+        return load_product(conn, product["id"]).stock
 
 
 def rows(text: str) -> list[dict[str, str]]:
@@ -61,11 +74,4 @@ def test_a_missing_report_is_404_and_a_bad_day_is_422(client):
 @pytest.fixture
 def stock_settled(client, settings, product, orders, wait_until):
     """The orders' stock decrements (threads) are done: 10 - (1 + 2 + 3)."""
-    from shop.db import connect
-    from shop.repo import load_product
-
-    def stock() -> int:
-        with connect(settings.database) as conn:
-            return load_product(conn, product["id"]).stock
-
-    wait_until(lambda: stock() == 4, message="the stock decrements")
+    wait_until(lambda: _stock(settings, product) == 4, message="the stock decrements")
