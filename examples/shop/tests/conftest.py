@@ -3,15 +3,28 @@
 Mail goes to an in-memory outbox and the payment gateway is an httpx
 MockTransport: no test touches the network. Every test checks that the
 threads it caused have finished by the end (background work included).
+
+Queue mode (``QUEUE_RUNTIME_MODE=queue``, for the shop once ``migrator apply``
+has moved jobs onto queue_runtime, configured by ``[tool.queue_runtime]`` in
+``pyproject.toml``): every test using the app gets its own ``queue-runtime
+worker`` subprocess whose ``SHOP_HOME`` is that test's temp dir, so the jobs the
+app enqueues run in another process against the same files. A worker per test,
+not one per run: each test has its own database and directories (ids, days and
+files would collide in a shared one). At the end of the test the queue must be
+drained with no job dead-lettered; then the worker is stopped by its PID.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import signal
+import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
@@ -28,6 +41,10 @@ from shop.jobs import cached_product
 from shop.settings import Settings
 
 THREAD_DEADLINE = 10.0
+QUEUE_MODE = os.environ.get("QUEUE_RUNTIME_MODE") == "queue"
+SHOP_ROOT = Path(__file__).resolve().parents[1]
+WORKER_START_DEADLINE = 60.0
+DRAIN_DEADLINE = 30.0
 
 
 def _wait_until(
@@ -64,6 +81,22 @@ class FakeGateway:
         return [r for r in self.requests if r.url.path == path]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def queue_runtime_connected() -> Iterator[None]:
+    """Queue mode: connect once, before any test counts its threads (the pool's are long-lived)."""
+    if not QUEUE_MODE:
+        yield
+        return
+    import queue_runtime
+
+    runtime = queue_runtime.current()
+    if not runtime.settings.database_url:
+        pytest.exit("QUEUE_RUNTIME_MODE=queue needs [tool.queue_runtime] database_url", 2)
+    runtime.store.stats()  # opens the connection pool (and its threads) now
+    yield
+    runtime.close()
+
+
 @pytest.fixture(autouse=True)
 def no_thread_leaks() -> Iterator[None]:
     before = set(threading.enumerate())
@@ -94,11 +127,74 @@ def gateway() -> FakeGateway:
 
 @pytest.fixture
 def client(
-    settings: Settings, outbox: list[EmailMessage], gateway: FakeGateway
+    settings: Settings, outbox: list[EmailMessage], gateway: FakeGateway, tmp_path: Path
 ) -> Iterator[TestClient]:
     app = create_app(settings, outbox=outbox, gateway_transport=httpx.MockTransport(gateway))
     with TestClient(app) as test_client:
-        yield test_client
+        if not QUEUE_MODE:
+            yield test_client
+            return
+        with queue_worker(tmp_path):  # started once the app has created the database
+            yield test_client
+
+
+def _queue_counts() -> tuple[int, int]:
+    """(jobs not finished yet, dead jobs) over every pool of the configured queue."""
+    import queue_runtime
+
+    stats = queue_runtime.current().store.stats()
+    return sum(s.depth + s.scheduled + s.running for s in stats), sum(s.dead for s in stats)
+
+
+@contextmanager
+def queue_worker(home: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A ``queue-runtime worker`` serving the shop in ``home``; the queue drained, then stopped."""
+    log = home / "worker.log"
+    env = {
+        **os.environ,
+        "SHOP_HOME": str(home),
+        "SHOP_TEST_PARENT_PID": str(os.getpid()),
+        "PYTHONPATH": os.pathsep.join(
+            [str(SHOP_ROOT / "tests"), str(SHOP_ROOT), os.environ.get("PYTHONPATH", "")]
+        ),
+    }
+    _, dead_before = _queue_counts()
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "queue_runtime.cli", "worker", "queue_worker_app"],
+            cwd=SHOP_ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _wait_until(
+            lambda: proc.poll() is not None or b" serving pools " in log.read_bytes(),
+            timeout=WORKER_START_DEADLINE,
+            message=f"the worker to start ({log})",
+        )
+        assert proc.poll() is None, f"the worker exited:\n{log.read_text()[-3000:]}"
+        yield proc
+        _wait_until(
+            lambda: _queue_counts()[0] == 0 or proc.poll() is not None,
+            timeout=DRAIN_DEADLINE,
+            message=f"the worker to drain the queue ({log})",
+        )
+        pending, dead = _queue_counts()
+        assert (pending, dead - dead_before) == (0, 0), log.read_text()[-3000:]
+    finally:
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (a graceful shutdown), then SIGKILL at the deadline; only this PID."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
 
 
 @pytest.fixture
