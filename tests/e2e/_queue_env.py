@@ -52,10 +52,12 @@ def _drop(name: str) -> None:
 
 
 def app_env(app_root: Path, **extra: str) -> dict[str, str]:
-    """The environment for the app's processes: importable from its root, never forced inline."""
-    env = {**os.environ, "PYTHONPATH": str(app_root), **extra}
-    env.pop("QUEUE_RUNTIME_MODE", None)
-    return env
+    """The environment for the app's processes: importable from its root, never forced inline.
+
+    An inherited ``QUEUE_RUNTIME_MODE`` is dropped; ``extra`` may set one.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "QUEUE_RUNTIME_MODE"}
+    return {**env, "PYTHONPATH": str(app_root), **extra}
 
 
 def run_python(app_root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
