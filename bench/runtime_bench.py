@@ -75,7 +75,7 @@ def install(run: ToolRun) -> None:
 def _ours(args: argparse.Namespace) -> Tool:
     from bench._peers.ours_tool import OursTool
 
-    return OursTool(args.ours_worker_args.split(), patched=args.ours_patched)
+    return OursTool(args.ours_worker_args.split())
 
 
 def _pgqueuer(args: argparse.Namespace) -> Tool:
@@ -127,11 +127,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--ours-worker-args",
         default="",
         help='extra `queue-runtime worker` options, e.g. "--pool batch" (default: none)',
-    )
-    parser.add_argument(
-        "--ours-patched",
-        action="store_true",
-        help="run ours through bench/_peers/patched_worker.py (proposed fixes; experiments only)",
     )
     parser.add_argument("--json", type=Path, default=WORK_DIR / "runtime_bench.json")
     parser.add_argument(
@@ -206,7 +201,6 @@ def conditions(args: argparse.Namespace, config: BenchConfig, started: str) -> d
         "workers_per_tool": config.workers,
         "repeat": args.repeat,
         "ours_worker_args": args.ours_worker_args,
-        "ours_patched": args.ours_patched,
         "cpus": os.cpu_count(),
         "load_average_at_end": os.getloadavg(),
         "python": platform.python_version(),

@@ -36,13 +36,10 @@ class OursTool:
     bulk_api = "enqueue_many (binary COPY, ids from the sequence, one NOTIFY per pool)"
     runner = "`queue-runtime worker` CLI, leasing ON (Redis), default Settings"
 
-    def __init__(self, worker_args: list[str] | None = None, patched: bool = False) -> None:
+    def __init__(self, worker_args: list[str] | None = None) -> None:
         self.worker_args = worker_args or []  # e.g. ["--pool", "batch"]: tuning experiments
-        self.patched = patched  # run bench._peers.patched_worker (proposed fixes) instead
         if self.worker_args:
             self.runner = f"{self.runner}, worker options {' '.join(self.worker_args)}"
-        if patched:
-            self.runner = f"{self.runner}, PATCHED (bench._peers.patched_worker)"
         self.prefix = f"bench-{os.getpid()}-{secrets.token_hex(3)}"
         self.settings = Settings()
         self.remaining_sql = f'SELECT count(*) FROM "{self.settings.schema_name}".jobs'
@@ -81,11 +78,8 @@ class OursTool:
         return durations
 
     def worker(self, dsn: str) -> WorkerSpec:
-        cli = [str(Path(sys.executable).with_name("queue-runtime"))]
-        if self.patched:
-            cli = [sys.executable, "-m", "bench._peers.patched_worker"]
         argv = [
-            *cli,
+            str(Path(sys.executable).with_name("queue-runtime")),
             f"--database-url={dsn}",
             f"--redis-url={REDIS_URL}",
             f"--redis-prefix={self.prefix}",

@@ -110,7 +110,6 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--py-spy", action="store_true")
-    parser.add_argument("--patched", action="store_true", help="bench._peers.patched_worker")
     parser.add_argument("--worker-args", default="", help='e.g. "--pool batch --concurrency 32"')
     args = parser.parse_args()
     work = REPO_ROOT / "bench" / "_work" / f"profile-{os.getpid()}"
@@ -132,7 +131,7 @@ def _profile(dsn: str, port: int, args: argparse.Namespace, work: Path) -> None:
     import bench._peers.ours_tool as ours
 
     ours.REDIS_URL = f"redis://127.0.0.1:{port}/0"  # the private server, for clean counts
-    tool = OursTool(args.worker_args.split(), patched=args.patched)
+    tool = OursTool(args.worker_args.split())
     tool.install(dsn)
     tool.enqueue_bulk(dsn, payloads(0, args.jobs), 1000)
     configure(mode=Mode.INLINE)  # close the enqueuer's pool: its backend flushes its stats
