@@ -19,6 +19,7 @@ import ast
 import builtins
 from dataclasses import dataclass
 
+from inventory._extract._library import FACTORIES
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope
 from inventory._extract._source import SourceText
 from inventory.summary import ReceiverKind
@@ -156,9 +157,10 @@ class Resolver:
         inner = self.expr(root.func)
         if inner.receiver is ReceiverKind.UNKNOWN:
             return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
-        if capitalised(inner.target):
-            rtype = inner.target if len(attrs) == 1 else None
-            return Resolved(".".join([inner.target, *attrs]), ReceiverKind.INSTANCE, source, rtype)
+        made = FACTORIES.get(inner.target) or (inner.target if capitalised(inner.target) else None)
+        if made is not None:
+            rtype = made if len(attrs) == 1 else None
+            return Resolved(".".join([made, *attrs]), ReceiverKind.INSTANCE, source, rtype)
         return Resolved(".".join([f"{inner.target}()", *attrs]), inner.receiver, source)
 
     def _on_super(self, attrs: list[str], source: str) -> Resolved:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 
+from inventory._extract._library import EVENT_LOOP
 from inventory._extract._resolve import Resolver
 from inventory._extract._site_common import (
     CallSite,
@@ -22,7 +23,6 @@ from inventory._extract._site_common import (
 )
 from inventory._extract._state import Candidate, UseKind
 from inventory._extract._targets import JobTarget, call_arguments, job_target
-from inventory._extract._values import EVENT_LOOP
 from inventory.models import Pattern
 from inventory.summary import ReceiverKind, TargetKind
 

@@ -4,30 +4,15 @@ from __future__ import annotations
 
 import ast
 
+from inventory._extract._library import FACTORIES
 from inventory._extract._resolve import Resolver, capitalised
 from inventory._extract._scopes import Binding, BindingKind
 from inventory.summary import ReceiverKind
 
-EVENT_LOOP = "asyncio.AbstractEventLoop"
-_LOOP_GETTERS = frozenset(
-    {
-        "asyncio.get_event_loop",
-        "asyncio.get_running_loop",
-        "asyncio.new_event_loop",
-        "asyncio.events.get_event_loop",
-    }
-)
 # Methods that load one row as a model instance (Django managers and querysets, SQLAlchemy).
 _ORM_ROW = frozenset(
     {"get", "create", "first", "last", "latest", "earliest", "one", "one_or_none", "scalar_one"}
 )
-# Library functions that return an instance of a known class (what the catalogue matches).
-_FACTORIES = {
-    "PIL.Image.open": "PIL.Image.Image",
-    "PIL.Image.new": "PIL.Image.Image",
-    "sqlite3.connect": "sqlite3.Connection",
-    "requests.session": "requests.Session",
-}
 _ORM_SHORTCUTS = frozenset({"django.shortcuts.get_object_or_404"})
 _SESSION_NAMES = frozenset({"session", "db", "db_session", "self.session", "self.db"})
 _FILE_OPENERS = frozenset(
@@ -89,10 +74,8 @@ def _self_attribute_type(value: ast.expr, resolver: Resolver) -> str:
 def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     resolved = resolver.expr(call.func)
     target = resolved.target
-    if target in _LOOP_GETTERS:
-        return Binding(BindingKind.INSTANCE, EVENT_LOOP, call)
-    if target in _FACTORIES:
-        return Binding(BindingKind.INSTANCE, _FACTORIES[target], call)
+    if target in FACTORIES:
+        return Binding(BindingKind.INSTANCE, FACTORIES[target], call)
     if target in _FILE_OPENERS or target == "?.open":  # open(...), path.open(...)
         return Binding(BindingKind.FILE, "io.IOBase", call)
     model = orm_model(call, resolver, target)

@@ -332,3 +332,17 @@ def test_work_written_inside_gather_or_wait_is_waited_for() -> None:
     assert [(s.pattern, s.result_used, s.detail) for s in found] == [
         (Pattern.RUN_IN_EXECUTOR, True, "waited for")
     ]
+
+
+def test_create_task_on_a_loop_fetched_in_place() -> None:
+    (site,) = sites(
+        """
+        import asyncio
+
+        async def ping(): ...
+
+        def schedule():
+            asyncio.get_event_loop().create_task(ping())
+        """
+    )
+    assert (site.pattern, site.target) == (Pattern.ASYNCIO_TASK, "app.ping")
