@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -59,6 +60,10 @@ class MigratorConfig(BaseModel):
     exclude: list[str] = Field(default_factory=list, description="Gitignore-style globs.")
     max_file_size: int = Field(
         default=1_000_000, gt=0, description="Bytes; larger files are skipped."
+    )
+    # Tables that belong to other commands share [tool.migrator]; scan accepts and ignores them.
+    plan: dict[str, Any] = Field(
+        default_factory=dict, description="[tool.migrator.plan], read by `migrator plan`."
     )
 
     @classmethod

@@ -65,3 +65,10 @@ def test_a_broken_regex_in_a_catalogue_addition_is_a_config_error() -> None:
     bad = '[[tool.migrator.catalogue.effect]]\ncall = "?.send"\neffect = "email_send"\nreceiver = "(smtp"\n'
     with pytest.raises(ConfigError, match="invalid regular expression"):
         MigratorConfig.from_toml(bad)
+
+
+def test_the_plan_table_of_migrator_plan_does_not_break_the_scan_config() -> None:
+    config = MigratorConfig.from_toml(
+        '[tool.migrator.plan]\nmetrics_url = "http://worker:9108/metrics"\n'
+    )
+    assert config.plan == {"metrics_url": "http://worker:9108/metrics"}
