@@ -9,6 +9,7 @@ from inventory._extract._facts import consumes, dispatch_fact
 from inventory._extract._handlers import framework_of
 from inventory._extract._prepass import gather_module
 from inventory._extract._resolve import Resolved, Resolver, dotted_source
+from inventory._extract._routes import registered_endpoint
 from inventory._extract._scopes import Scope, ScopeKind
 from inventory._extract._site_common import CallSite
 from inventory._extract._sites import detect, may_be_site, settle
@@ -16,7 +17,7 @@ from inventory._extract._source import SourceText
 from inventory._extract._state import FunctionState, UseKind
 from inventory._extract._walk_defs import DefsMixin
 from inventory._extract._walk_flow import FlowMixin
-from inventory.models import Pattern
+from inventory.models import Framework, Pattern
 from inventory.summary import FileSummary, RawSite, TargetKind
 
 # Calls that wait for futures or tasks passed to them.
@@ -47,6 +48,7 @@ class Walker(DefsMixin, FlowMixin):
         self.text, self.summary, self.module = text, summary, summary.module
         self.classes, self.consumers, self.uses = {}, set(), {}
         self.lambda_depth, self.sinks = 0, []
+        self.routes: dict[str, Framework] = {}  # endpoint qualname -> framework
         scope = Scope(ScopeKind.MODULE, summary.module)
         resolver = Resolver(summary.module, scope, self.classes, text)
         gather_module(tree, summary, scope, resolver)
@@ -61,8 +63,18 @@ class Walker(DefsMixin, FlowMixin):
         summary = self.summary
         summary.sites.extend(settle(self.state))
         summary.sites = [s for s in summary.sites if not self._runs_a_worker_loop(s)]
+        self._apply_routes()
         summary.sites.sort(key=lambda s: (s.span.line, s.span.column))
         summary.functions.sort(key=lambda f: (f.span.line, f.span.column))
+
+    def _apply_routes(self) -> None:
+        """Functions registered as endpoints by a call are handlers, and so are their sites."""
+        for function in self.summary.functions:
+            if function.handler is None:
+                function.handler = self.routes.get(function.qualname)
+        for site in self.summary.sites:
+            if site.handler is None and site.enclosing_function is not None:
+                site.handler = self.routes.get(site.enclosing_function)
 
     def _runs_a_worker_loop(self, site: RawSite) -> bool:
         """A thread running a server's or a queue's ``while True`` loop is infrastructure, not a job."""
@@ -108,6 +120,9 @@ class Walker(DefsMixin, FlowMixin):
             for loop in state.loops:
                 loop.consumes = True
         self._note_arguments(node, resolved.target, method)
+        route = registered_endpoint(node, resolved.target, state.resolver)
+        if route is not None:
+            self.routes[route[0]] = route[1]
 
     def _visit_arguments(self, node: ast.Call) -> list[str]:
         """Visit the arguments, collecting the parameters they mention (see ``visit_name``)."""

@@ -206,3 +206,32 @@ def test_sites_carry_the_enclosing_handler() -> None:
     (site,) = summary.sites
     assert site.handler is Framework.FASTAPI
     assert site.enclosing_function == "shop.api.start"
+
+
+def test_handlers_registered_by_a_call() -> None:
+    summary = extract_source(
+        textwrap.dedent(
+            """
+            import threading
+            from flask import Flask
+            from starlette.applications import Starlette
+            from starlette.routing import Route
+
+            async def homepage(request):
+                threading.Thread(target=print).start()
+
+            def index(): ...
+
+            def helper(): ...
+
+            app = Starlette(routes=[Route("/", homepage)])
+            flask_app = Flask(__name__)
+            flask_app.add_url_rule("/", view_func=index)
+            """
+        ),
+        "x.py",
+        "shop.app",
+    )
+    handlers = {f.name: f.handler for f in summary.functions}
+    assert handlers == {"homepage": Framework.STARLETTE, "index": Framework.FLASK, "helper": None}
+    assert summary.sites[0].handler is Framework.STARLETTE
