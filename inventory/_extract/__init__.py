@@ -28,6 +28,11 @@ Conventions on top of those documented in :mod:`inventory.summary`:
 * Calls inside a lambda body are not the enclosing function's calls (they
   run when the lambda is called, usually later); a site still sees them.
 * Facts at module level are dropped: a summary has nowhere to put them.
+* ``source_hash`` covers the decorators and the whole lines of the function:
+  ``sha256(inspect.getsource(fn))[:16]`` at run time gives the same value.
+* A handler is found by its decorator, its class (class-based views), its
+  module and first parameter (Django ``views``), or a registering call in the
+  same file (``Route("/", homepage)``, ``add_url_rule``, ``add_api_route``).
 """
 
 from __future__ import annotations
