@@ -71,7 +71,7 @@ class Settings(BaseModel):
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     job_timeout: float = Field(default=300.0, gt=0)
     lease_ttl: float = Field(default=30.0, gt=0, description="Seconds a lease lives without renewal.")
-    claim_batch: int = Field(default=32, ge=1, le=1000)
+    claim_batch: int = Field(default=256, ge=1, le=1000)
     poll_interval: float = Field(default=1.0, gt=0, description="Fallback polling when no NOTIFY arrives.")
     tenant_caps: dict[str, int] = Field(default_factory=dict)
     default_tenant_cap: int | None = None
