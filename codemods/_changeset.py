@@ -21,6 +21,7 @@ from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
 from codemods import _background_tasks, _register, _status_endpoint
 from codemods._fastapi_202 import RESPONSE_IMPORT
+from codemods._imports import project_packages
 from codemods._rewriter import rewrite_sites
 from codemods._status_endpoint import AppModule
 from codemods._types import CodemodError, FileChange, SiteOutcome, Status, Target
@@ -122,9 +123,10 @@ def _register_jobs(
     for target in moved:
         by_path[_def_path(target)][target.qualpath] = decorations[target.job.qualname]
     decorated: set[tuple[str, str]] = set()
+    first_party = project_packages(sources, (t.job.qualname for t in moved))
     for path, arguments in sorted(by_path.items()):
         module = modules.get(path) or cst.parse_module(sources[path])
-        modules[path], added = _register.register(module, arguments)
+        modules[path], added = _register.register(module, arguments, first_party)
         decorated.update((path, qualpath) for qualpath in added)
     rewritten = {o.site.job for o in plan.outcomes if o.status is Status.REWRITTEN}
     changed = [

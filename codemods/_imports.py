@@ -1,20 +1,65 @@
-"""Add one import cheaply, where the module's code can already see it.
+"""Add one import cheaply, where isort / ruff would put it.
 
 libcst's ``AddImportsVisitor`` resolves scopes for the whole module, which
 costs more than the rest of a rewrite together; registering a job only needs
-``from queue_runtime import job`` once. The import goes at the end of the
-module's leading import block (after the docstring and ``__future__``
-imports), never after code: a decorator above it would not see the name.
+``from queue_runtime import job`` once. The import goes into the module's
+leading import block (after the docstring and ``__future__`` imports), never
+after code: a decorator above it would not see the name. Within the block it
+goes where ``ruff check --select I`` (isort's default profile) expects it: in
+the third-party section, sorted among its ``from`` imports (straight
+``import x`` lines first), before the project's own and relative imports; a
+section of its own, set off by blank lines, when the module has none.
+
+Which modules are the project's own is passed in (the top-level packages of the
+scanned files); the standard library is ``sys.stdlib_module_names``; anything
+else is third-party.
 """
 
 from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from enum import IntEnum
+from pathlib import PurePosixPath
 
 import libcst as cst
 
 from codemods._targets import dotted
 
 
-def add_import(module: cst.Module, package: str, name: str | None) -> cst.Module:
+class Section(IntEnum):
+    """isort's sections, in the order they appear in a sorted import block."""
+
+    FUTURE = 0
+    STDLIB = 1
+    THIRD_PARTY = 2
+    FIRST_PARTY = 3
+    LOCAL = 4  # relative imports
+
+
+def project_packages(paths: Iterable[str], qualnames: Iterable[str] = ()) -> frozenset[str]:
+    """The project's top-level packages and modules: ``shop/images.py`` -> ``shop``.
+
+    ``src/`` layouts count from below ``src``; a job's qualified name
+    (``shop.images.make_thumbnail``) names its package too.
+    """
+    names: set[str] = set()
+    for path in paths:
+        parts = PurePosixPath(path).parts
+        if len(parts) > 1 and parts[0] == "src":
+            parts = parts[1:]
+        if parts:
+            names.add(parts[0].removesuffix(".py") if len(parts) == 1 else parts[0])
+    names.update(q.split(".", 1)[0] for q in qualnames if q)
+    return frozenset(names)
+
+
+def add_import(
+    module: cst.Module,
+    package: str,
+    name: str | None,
+    first_party: frozenset[str] = frozenset(),
+) -> cst.Module:
     """``from package import name`` (``import package`` when name is None), once."""
     body = list(module.body)
     for i, stmt in enumerate(body):
@@ -23,13 +68,108 @@ def add_import(module: cst.Module, package: str, name: str | None) -> cst.Module
             body[i] = merged
             return module.with_changes(body=body)
     text = f"from {package} import {name}\n" if name else f"import {package}\n"
-    at = _after_leading_imports(body)
-    new = cst.parse_statement(text)
-    if at > 0 and not _is_import(body[at - 1]):  # right after the docstring: a blank line
+    new = cst.ensure_type(cst.parse_statement(text), cst.SimpleStatementLine)
+    start = 1 if body and _is_docstring(body[0]) else 0
+    end = _after_leading_imports(body)
+    block = [cst.ensure_type(stmt, cst.SimpleStatementLine) for stmt in body[start:end]]
+    sections = [_section(stmt, first_party) for stmt in block]
+    section = _section(new, first_party)
+    at = _position(block, sections, new, section)
+    placed = _placed(block, sections, at, new, section, start > 0)
+    rest = body[end:]
+    if at == len(block) and rest and (not block or not rest[0].leading_lines):
+        rest[0] = _set_off_from_imports(rest[0])  # a new import block, or code stuck to it
+    return module.with_changes(body=[*body[:start], *placed, *rest])
+
+
+def _position(
+    block: list[cst.SimpleStatementLine],
+    sections: list[Section],
+    new: cst.SimpleStatementLine,
+    section: Section,
+) -> int:
+    """Before the first import of a later section, or of its own section sorting after it."""
+    key = _sort_key(new)
+    for i, (stmt, other) in enumerate(zip(block, sections, strict=True)):
+        if other > section or (other == section and _sort_key(stmt) > key):
+            return i
+    return len(block)
+
+
+def _placed(
+    block: list[cst.SimpleStatementLine],
+    sections: list[Section],
+    at: int,
+    new: cst.SimpleStatementLine,
+    section: Section,
+    after_docstring: bool,
+) -> list[cst.SimpleStatementLine]:
+    """``block`` with ``new`` at ``at``, blank lines moved so that sections stay set apart."""
+    block = list(block)
+    same_prev = at > 0 and sections[at - 1] == section
+    nxt = block[at] if at < len(block) else None
+    if same_prev:  # inside its section (a later section keeps its own blank line)
+        new = new.with_changes(leading_lines=[])
+    elif nxt is not None and (sections[at] == section or at == 0):
+        # First of its section, or a new section at the top of the block: it takes over
+        # what sat above the import it now precedes (the section's blank line, comments).
+        new = new.with_changes(leading_lines=nxt.leading_lines)
+        lines = [] if sections[at] == section else [cst.EmptyLine()]
+        block[at] = nxt.with_changes(leading_lines=lines)
+    elif nxt is not None:  # a new section between two others
         new = new.with_changes(leading_lines=[cst.EmptyLine()])
-    if at < len(body) and not _is_import(body[at]) and not body[at].leading_lines:
-        body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine()])  # imports, then code
-    return module.with_changes(body=[*body[:at], new, *body[at:]])
+        block[at] = nxt.with_changes(leading_lines=_with_blank_first(nxt.leading_lines))
+    else:  # a new last section, or the only import
+        blank = at > 0 or after_docstring
+        new = new.with_changes(leading_lines=[cst.EmptyLine()] if blank else [])
+    return [*block[:at], new, *block[at:]]
+
+
+def _with_blank_first(
+    lines: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine],
+) -> list[cst.EmptyLine]:
+    lines = list(lines)
+    if lines and lines[0].comment is None:
+        return lines
+    return [cst.EmptyLine(), *lines]
+
+
+def _set_off_from_imports(stmt: cst.BaseStatement) -> cst.BaseStatement:
+    """At least the blank lines isort leaves after imports: two before a def or class, else one."""
+    wanted = 2 if isinstance(stmt, cst.FunctionDef | cst.ClassDef) else 1
+    lines = list(stmt.leading_lines)
+    blank = 0
+    while blank < len(lines) and lines[blank].comment is None:
+        blank += 1
+    if blank >= wanted:
+        return stmt
+    return stmt.with_changes(leading_lines=[cst.EmptyLine()] * (wanted - blank) + lines)
+
+
+def _section(stmt: cst.SimpleStatementLine, first_party: frozenset[str]) -> Section:
+    small = stmt.body[0]
+    if isinstance(small, cst.ImportFrom) and small.relative:
+        return Section.LOCAL
+    top = _module(small).split(".", 1)[0]
+    if top == "__future__":
+        return Section.FUTURE
+    if top in sys.stdlib_module_names:
+        return Section.STDLIB
+    return Section.FIRST_PARTY if top in first_party else Section.THIRD_PARTY
+
+
+def _module(small: cst.BaseSmallStatement) -> str:
+    if isinstance(small, cst.ImportFrom):
+        return (dotted(small.module) if small.module else None) or ""
+    if isinstance(small, cst.Import):
+        return dotted(small.names[0].name) or ""
+    return ""
+
+
+def _sort_key(stmt: cst.SimpleStatementLine) -> tuple[bool, str]:
+    """isort's default order in a section: ``import x`` lines, then ``from x import``, by module."""
+    small = stmt.body[0]
+    return isinstance(small, cst.ImportFrom), _module(small).lower()
 
 
 def _merged(stmt: cst.BaseStatement, package: str, name: str | None) -> cst.BaseStatement | None:
@@ -50,12 +190,28 @@ def _merged(stmt: cst.BaseStatement, package: str, name: str | None) -> cst.Base
         return None
     if any(dotted(a.name) == name and a.asname is None for a in small.names):
         return stmt
-    names = [
-        *small.names[:-1],
-        small.names[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-    ]
-    new_alias = cst.ImportAlias(name=cst.Name(name), comma=small.names[-1].comma)
-    return stmt.with_changes(body=[small.with_changes(names=[*names, new_alias])])
+    return stmt.with_changes(body=[small.with_changes(names=_with_name(list(small.names), name))])
+
+
+def _with_name(names: list[cst.ImportAlias], name: str) -> list[cst.ImportAlias]:
+    """``names`` plus ``name``: in its sorted place when they are sorted, else at the end."""
+    keys = [_member_key(dotted(a.name) or "") for a in names]
+    at = len(names)
+    if keys == sorted(keys):
+        at = next((i for i, k in enumerate(keys) if k > _member_key(name)), len(names))
+    if at < len(names):  # written like its neighbours: the comma of the one before, or of the next
+        comma = names[at - 1].comma if at > 0 else names[at].comma
+        if not isinstance(comma, cst.Comma):
+            comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        return [*names[:at], cst.ImportAlias(name=cst.Name(name), comma=comma), *names[at:]]
+    last = names[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return [*names[:-1], last, cst.ImportAlias(name=cst.Name(name), comma=names[-1].comma)]
+
+
+def _member_key(name: str) -> tuple[int, str]:
+    """isort's ``order-by-type``: CONSTANTS, then Classes, then everything else; then by name."""
+    kind = 0 if len(name) > 1 and name.isupper() else 1 if name[:1].isupper() else 2
+    return kind, name.lower()
 
 
 def _after_leading_imports(body: list[cst.BaseStatement]) -> int:

@@ -77,14 +77,20 @@ def _with_job(
     return [*decorators[:at], new, *decorators[at:]]
 
 
-def register(module: cst.Module, arguments: dict[str, str]) -> tuple[cst.Module, list[str]]:
-    """Decorate the functions at the qualpaths of ``arguments`` and import ``job`` once."""
+def register(
+    module: cst.Module, arguments: dict[str, str], first_party: frozenset[str] = frozenset()
+) -> tuple[cst.Module, list[str]]:
+    """Decorate the functions at the qualpaths of ``arguments`` and import ``job`` once.
+
+    ``first_party`` names the project's own top-level packages: the import goes
+    in the third-party section before them, as isort / ruff would sort it.
+    """
     qualified = _job_name_taken(module)
     transformer = AddJobDecoratorTransformer(arguments, qualified)
     updated = module.visit(transformer)
     if not transformer.added:
         return module, []
-    updated = add_import(updated, "queue_runtime", None if qualified else "job")
+    updated = add_import(updated, "queue_runtime", None if qualified else "job", first_party)
     return updated, transformer.added
 
 

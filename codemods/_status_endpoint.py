@@ -12,8 +12,8 @@ from pathlib import Path
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, ImportItem
+
+from codemods._imports import add_import
 
 MODULE_NAME = "job_status"
 SKIP_DIRS = frozenset(
@@ -25,9 +25,8 @@ ROUTER_SOURCE = '''"""GET /jobs/{job_id}: the status of a queued job (added by `
 Handlers that hand their work to the queue answer 202 with this URL.
 """
 
-from fastapi import APIRouter, HTTPException
-
 import queue_runtime
+from fastapi import APIRouter, HTTPException
 
 router = APIRouter()
 
@@ -135,5 +134,8 @@ def add_to_app(app: AppModule, module: cst.Module) -> cst.Module:
         return module
     transformer = IncludeStatusRouterTransformer(app.app_name)
     updated = module.visit(transformer)
-    item = ImportItem(app.import_from, MODULE_NAME) if app.import_from else ImportItem(MODULE_NAME)
-    return AddImportsVisitor(CodemodContext(), [item]).transform_module(updated)
+    # The router module is the project's own: the import goes in its first-party section.
+    own = frozenset({(app.import_from or MODULE_NAME).split(".", 1)[0]})
+    if app.import_from:
+        return add_import(updated, app.import_from, MODULE_NAME, own)
+    return add_import(updated, MODULE_NAME, None, own)

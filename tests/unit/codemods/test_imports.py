@@ -5,27 +5,27 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from codemods._imports import add_import
+from codemods._imports import add_import, project_packages
 
 
 @pytest.mark.parametrize(
     ("before", "after"),
     [
-        ("def f():\n    pass\n", "from queue_runtime import job\n\ndef f():\n    pass\n"),
+        ("def f():\n    pass\n", "from queue_runtime import job\n\n\ndef f():\n    pass\n"),
         (
             '"""Doc."""\n\n\ndef f(): ...\n',
             '"""Doc."""\n\nfrom queue_runtime import job\n\n\ndef f(): ...\n',
         ),
         (
             "from __future__ import annotations\n\nimport os\n\nX = 1\n",
-            "from __future__ import annotations\n\nimport os\nfrom queue_runtime import job\n\nX = 1\n",
+            "from __future__ import annotations\n\nimport os\n\nfrom queue_runtime import job\n\nX = 1\n",
         ),
         ("from queue_runtime import configure\n", "from queue_runtime import configure, job\n"),
         ("from queue_runtime import job as j, job\n", "from queue_runtime import job as j, job\n"),
         # never after code: a decorator above a late import would not see the name
         (
             "import os\n\n@dec\ndef f(): ...\n\nimport late\n",
-            "import os\nfrom queue_runtime import job\n\n@dec\ndef f(): ...\n\nimport late\n",
+            "import os\n\nfrom queue_runtime import job\n\n@dec\ndef f(): ...\n\nimport late\n",
         ),
     ],
 )
@@ -37,3 +37,86 @@ def test_plain_import_once() -> None:
     module = cst.parse_module("import queue_runtime\n\nx = 1\n")
 
     assert add_import(module, "queue_runtime", None).code == "import queue_runtime\n\nx = 1\n"
+
+
+APP = frozenset({"app"})
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # in the third-party section, sorted: straight imports first, then from-imports by module
+        (
+            "import os\n\nimport httpx\nfrom PIL import Image\nfrom redis import Redis\n\n"
+            "from app import db\n\nX = 1\n",
+            "import os\n\nimport httpx\nfrom PIL import Image\nfrom queue_runtime import job\n"
+            "from redis import Redis\n\nfrom app import db\n\nX = 1\n",
+        ),
+        # last of the third-party section, before the project's imports
+        (
+            "import httpx\nfrom fastapi import FastAPI\n\nfrom app import db\nfrom .x import y\n",
+            "import httpx\nfrom fastapi import FastAPI\nfrom queue_runtime import job\n\n"
+            "from app import db\nfrom .x import y\n",
+        ),
+        # first of the third-party section: it takes over the section's blank line
+        (
+            "import os\n\nfrom redis import Redis\n\nX = 1\n",
+            "import os\n\nfrom queue_runtime import job\nfrom redis import Redis\n\nX = 1\n",
+        ),
+        # no third-party section: one of its own between the standard library and the project
+        (
+            "import json\nfrom threading import Thread\n\nfrom ..db import connect\n\nX = 1\n",
+            "import json\nfrom threading import Thread\n\nfrom queue_runtime import job\n\n"
+            "from ..db import connect\n\nX = 1\n",
+        ),
+        (
+            "import os\nfrom app import db\n",
+            "import os\n\nfrom queue_runtime import job\n\nfrom app import db\n",
+        ),
+        # only project imports: a section of its own above them
+        (
+            '"""Doc."""\n\n# ours\nfrom app import db\n\nX = 1\n',
+            '"""Doc."""\n\n# ours\nfrom queue_runtime import job\n\nfrom app import db\n\nX = 1\n',
+        ),
+        # code stuck to the imports: set off by what isort leaves (two lines before a class)
+        (
+            "from __future__ import annotations\nclass A: ...\n",
+            "from __future__ import annotations\n\nfrom queue_runtime import job\n\n\nclass A: ...\n",
+        ),
+    ],
+)
+def test_the_import_goes_where_isort_puts_it(before: str, after: str) -> None:
+    assert add_import(cst.parse_module(before), "queue_runtime", "job", APP).code == after
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            "from queue_runtime import configure, migrate\n",
+            "from queue_runtime import configure, job, migrate\n",
+        ),
+        (
+            "from queue_runtime import Settings, get_job\n",
+            "from queue_runtime import Settings, get_job, job\n",
+        ),
+        (
+            "from queue_runtime import migrate, configure\n",
+            "from queue_runtime import migrate, configure, job\n",
+        ),
+        (
+            "from queue_runtime import (\n    configure,\n    migrate,\n)\n",
+            "from queue_runtime import (\n    configure,\n    job,\n    migrate,\n)\n",
+        ),
+    ],
+)
+def test_a_name_joins_an_import_from_the_package_in_its_sorted_place(
+    before: str, after: str
+) -> None:
+    assert add_import(cst.parse_module(before), "queue_runtime", "job").code == after
+
+
+def test_project_packages() -> None:
+    assert project_packages(
+        ["shop/images.py", "app.py", "src/pkg/mod.py", "tests/test_x.py"], ["shop.a.f", "other.g"]
+    ) == {"shop", "app", "pkg", "tests", "other"}

@@ -124,7 +124,7 @@ def test_crlf_files_keep_their_line_endings(
     [change] = plan_apply(root, inventory, scanner=None).changes
 
     assert change.after == (
-        'from queue_runtime import job\r\n\r\n@job(pool="batch", idempotent=True)\r\ndef resize(p):\r\n    return p\r\n'
+        'from queue_runtime import job\r\n\r\n\r\n@job(pool="batch", idempotent=True)\r\ndef resize(p):\r\n    return p\r\n'
         "\r\n\r\ndef view(p):\r\n    resize.enqueue(p)\r\n"
     )
 
