@@ -40,7 +40,7 @@ class Example:
 
 
 _JOB = "def resize(path, width=800):\n    ...\n"
-_REGISTERED = 'from queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n' + _JOB
+_REGISTERED = 'from queue_runtime import job\n\n\n@job(pool="batch", idempotent=True)\n' + _JOB
 
 EXAMPLES: list[Example] = [
     Example(
@@ -63,6 +63,30 @@ EXAMPLES: list[Example] = [
         target_source="shrink",
     ),
     Example(
+        "the import joins the third-party section, sorted as isort / ruff would",
+        Pattern.DIRECT_CALL,
+        "import os\n\nimport httpx\nfrom PIL import Image\nfrom redis import Redis\n\n"
+        "from .storage import bucket\n\n\n"
+        + _JOB
+        + "\n\ndef upload(path):\n    resize(path, width=400)\n",
+        "import os\n\nimport httpx\nfrom PIL import Image\nfrom queue_runtime import job\n"
+        "from redis import Redis\n\nfrom .storage import bucket\n\n\n"
+        + _REGISTERED.split("\n\n\n", 1)[1]
+        + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
+        site_at="    resize(path, width=400)",
+    ),
+    Example(
+        "no third-party import yet: a section of its own, before the project's imports",
+        Pattern.DIRECT_CALL,
+        '"""Uploads."""\n\nimport os\n\nfrom .storage import bucket\n\n\n'
+        + _JOB
+        + "\n\ndef upload(path):\n    resize(path, width=400)\n",
+        '"""Uploads."""\n\nimport os\n\nfrom queue_runtime import job\n\nfrom .storage import bucket\n\n\n'
+        + _REGISTERED.split("\n\n\n", 1)[1]
+        + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
+        site_at="    resize(path, width=400)",
+    ),
+    Example(
         "direct call whose result is used: manual",
         Pattern.DIRECT_CALL,
         _JOB + "\n\ndef upload(path):\n    thumb = resize(path)\n    return {'thumb': thumb}\n",
@@ -78,7 +102,7 @@ EXAMPLES: list[Example] = [
         "import threading\n\n"
         + _JOB
         + '\n\ndef upload(path):\n    threading.Thread(target=resize, args=(path,), kwargs={"width": 400}).start()\n',
-        'import threading\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
+        'import threading\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
         site_at="Thread(",
@@ -89,7 +113,7 @@ EXAMPLES: list[Example] = [
         "from functools import partial\nfrom threading import Thread as T\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    # resize in the background\n    t = T(target=partial(resize, path), daemon=True)\n    t.start()\n",
-        'from functools import partial\nfrom threading import Thread as T\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
+        'from functools import partial\nfrom threading import Thread as T\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(path):\n    # resize in the background\n    resize.enqueue(path)\n",
         site_at="t = T(",
@@ -113,7 +137,7 @@ EXAMPLES: list[Example] = [
         "from threading import Thread\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    Thread(target=lambda: resize(path, 200)).start()\n",
-        'from threading import Thread\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
+        'from threading import Thread\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(path):\n    resize.enqueue(path, 200)\n",
         site_at="Thread(",
@@ -124,7 +148,7 @@ EXAMPLES: list[Example] = [
         "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    POOL.submit(resize, path, width=400)\n",
-        'from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch", idempotent=True)\n'
+        'from concurrent.futures import ThreadPoolExecutor\n\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
         site_at="POOL.submit",
@@ -135,7 +159,7 @@ EXAMPLES: list[Example] = [
         "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n"
         + _JOB
         + "\n\ndef upload(paths):\n    POOL.map(resize, paths)  # fan out\n",
-        'from concurrent.futures import ThreadPoolExecutor\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch", idempotent=True)\n'
+        'from concurrent.futures import ThreadPoolExecutor\n\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\ndef upload(paths):\n    for item in paths:  # fan out\n        resize.enqueue(item)\n",
         site_at="POOL.map",
@@ -155,7 +179,7 @@ EXAMPLES: list[Example] = [
         "asyncio.create_task",
         Pattern.ASYNCIO_TASK,
         "import asyncio\n\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    asyncio.create_task(resize(path))\n",
-        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.enqueue(path)\n',
+        'import asyncio\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.enqueue(path)\n',
         site_at="create_task",
     ),
     Example(
@@ -164,7 +188,7 @@ EXAMPLES: list[Example] = [
         "import asyncio\n\n"
         + _JOB
         + "\n\nasync def upload(path):\n    await asyncio.to_thread(resize, path)\n",
-        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
+        'import asyncio\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\nasync def upload(path):\n    resize.enqueue(path)\n",
         site_at="to_thread",
@@ -175,7 +199,7 @@ EXAMPLES: list[Example] = [
         "import asyncio\n\n"
         + _JOB
         + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    loop.run_in_executor(None, resize, path)\n",
-        'import asyncio\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
+        'import asyncio\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
         + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    resize.enqueue(path)\n",
         site_at="run_in_executor",
@@ -187,8 +211,8 @@ EXAMPLES: list[Example] = [
         + _JOB
         + '\n\n@app.post("/images")\ndef upload(path: str):\n    thumb = resize(path)\n    return {"thumb": thumb}\n',
         "from fastapi import FastAPI\nfrom fastapi.responses import JSONResponse\nfrom queue_runtime import job\n"
-        "import job_status\n\napp = FastAPI()\napp.include_router(job_status.router)\n\n\n"
-        + _REGISTERED.split("\n\n", 1)[1]
+        "\nimport job_status\n\napp = FastAPI()\napp.include_router(job_status.router)\n\n\n"
+        + _REGISTERED.split("\n\n\n", 1)[1]
         + '\n\n@app.post("/images")\ndef upload(path: str):\n    job_handle = resize.enqueue(path)\n'
         '    return JSONResponse({"job_id": job_handle.id, "status_url": f"/jobs/{job_handle.id}"}, status_code=202)\n',
         site_at="thumb = resize",
@@ -247,7 +271,7 @@ EXAMPLES: list[Example] = [
         "needs_key job with a declared key template",
         Pattern.DIRECT_CALL,
         "def send_receipt(order_id, email):\n    ...\n\n\ndef checkout(order):\n    send_receipt(order.id, order.email)\n",
-        'from queue_runtime import job\n\n@job(pool="batch")\ndef send_receipt(order_id, email):\n    ...\n\n\ndef checkout(order):\n    send_receipt.enqueue(order.id, order.email, idempotency_key=f"receipt-{order.id}")\n',
+        'from queue_runtime import job\n\n\n@job(pool="batch")\ndef send_receipt(order_id, email):\n    ...\n\n\ndef checkout(order):\n    send_receipt.enqueue(order.id, order.email, idempotency_key=f"receipt-{order.id}")\n',
         site_at="send_receipt(order.id",
         job="send_receipt",
         verdict=Idempotency.NEEDS_KEY,
@@ -298,7 +322,7 @@ EXAMPLES: list[Example] = [
         "staticmethod: enqueued through the class",
         Pattern.DIRECT_CALL,
         "class Images:\n    @staticmethod\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize(path)\n",
-        'from queue_runtime import job\n\nclass Images:\n    @staticmethod\n    @job(pool="batch", idempotent=True)\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize.enqueue(path)\n',
+        'from queue_runtime import job\n\n\nclass Images:\n    @staticmethod\n    @job(pool="batch", idempotent=True)\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize.enqueue(path)\n',
         site_at="Images.resize(path)",
     ),
     Example(
