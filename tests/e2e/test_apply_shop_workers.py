@@ -56,10 +56,39 @@ def migrated_shop(dest: Path) -> Path:
     git(dest, "add", ".")
     git(dest, "-c", "user.email=dev@example.com", "-c", "user.name=Dev", "commit", "-qm", "shop")
     runner = CliRunner(env={"COLUMNS": "250"})
-    for command in (["scan", str(dest)], ["apply", str(dest), "--write"]):
-        done = runner.invoke(main, command)
-        assert done.exit_code == 0, done.output
+    scanned = runner.invoke(main, ["scan", str(dest)])
+    assert scanned.exit_code == 0, scanned.output
+    unsorted = import_problems(dest)
+    applied = runner.invoke(main, ["apply", str(dest), "--write"])
+    assert applied.exit_code == 0, applied.output
+    # The added imports sit where isort / ruff put them: no new import-order finding.
+    assert import_problems(dest) == unsorted
     return dest
+
+
+def import_problems(root: Path) -> list[str]:
+    """``ruff check --select I`` on the shop's code, as its own project (its own config)."""
+    found = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ruff",
+            "check",
+            "--select",
+            "I",
+            "--output-format",
+            "concise",
+            "--no-cache",
+            "shop",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert found.returncode in (0, 1), found.stderr  # 1: findings (the shop has one already)
+    findings = (line.split(":") for line in found.stdout.splitlines() if line.startswith("shop/"))
+    return sorted(f"{parts[0]}:{':'.join(parts[3:])}" for parts in findings)  # no line numbers
 
 
 def history(schema: str) -> tuple[dict[tuple[str, str], int], int]:
@@ -79,6 +108,10 @@ def history(schema: str) -> tuple[dict[tuple[str, str], int], int]:
 def test_the_migrated_shop_tests_pass_with_real_workers_running_the_jobs(tmp_path: Path) -> None:
     root = migrated_shop(tmp_path / "shop")
     assert "make_thumbnail.enqueue(" in (root / "shop/routes/products.py").read_text()
+    assert (
+        "from PIL import Image\nfrom queue_runtime import job\n\nfrom shop"
+        in (root / "shop/images.py").read_text()
+    )
 
     with private_queue(root) as schema:
         env = app_env(root, QUEUE_RUNTIME_MODE="queue")
