@@ -51,6 +51,7 @@ PROJECTS: dict[str, tuple[str, str]] = {
     "locust": ("locust==2.32.4", "locust"),
     "gunicorn": ("gunicorn==23.0.0", "gunicorn"),
     "celery": ("celery==5.4.0", "celery"),
+    "litellm": ("litellm==1.55.0", "litellm"),
 }
 
 
@@ -102,7 +103,17 @@ def head_source() -> Path:
     shutil.rmtree(dest, ignore_errors=True)
     dest.mkdir(parents=True)
     archive = subprocess.run(
-        ["git", "-C", str(repo), "archive", "HEAD", "inventory", "migrator", "codemods", "queue_runtime"],
+        [
+            "git",
+            "-C",
+            str(repo),
+            "archive",
+            "HEAD",
+            "inventory",
+            "migrator",
+            "codemods",
+            "queue_runtime",
+        ],
         capture_output=True,
         check=True,
     ).stdout
@@ -110,7 +121,14 @@ def head_source() -> Path:
     return dest
 
 
-def scan(name: str, tree: Path, no_cache: bool, jobs: int | None, src: Path | None = None) -> dict:
+def scan(
+    name: str,
+    tree: Path,
+    no_cache: bool,
+    jobs: int | None,
+    src: Path | None = None,
+    timeout: float | None = None,
+) -> dict:
     out = WORK / f"{name}.json"
     out.unlink(missing_ok=True)
     cmd = [str(BIN / "migrator"), "scan", str(tree), "--format", "json", "-o", str(out)]
@@ -122,7 +140,13 @@ def scan(name: str, tree: Path, no_cache: bool, jobs: int | None, src: Path | No
     env = dict(os.environ)
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH", "")]))
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, check=False, env=env, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        seconds = time.perf_counter() - start
+        return {"name": name, "seconds": seconds, "rc": "TIMEOUT", "stderr": "", "crash": True}
     seconds = time.perf_counter() - start
     row: dict = {"name": name, "seconds": seconds, "rc": proc.returncode, "stderr": proc.stderr}
     if not out.exists():
@@ -147,9 +171,19 @@ def _fmt(counter: collections.Counter) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--only", default="", help="comma-separated project names")
-    ap.add_argument("--no-cache", action="store_true", help="pass --no-cache to the scan (cold timing)")
+    ap.add_argument(
+        "--no-cache", action="store_true", help="pass --no-cache to the scan (cold timing)"
+    )
     ap.add_argument("--jobs", type=int, default=None)
-    ap.add_argument("--head", action="store_true", help="run the analyzer of git HEAD, not the working tree")
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="seconds per project before it counts as a hang",
+    )
+    ap.add_argument(
+        "--head", action="store_true", help="run the analyzer of git HEAD, not the working tree"
+    )
     args = ap.parse_args()
     src = head_source() if args.head else None
     names = [n for n in args.only.split(",") if n] or list(PROJECTS)
@@ -157,22 +191,28 @@ def main() -> int:
     for name in names:
         req, inner = PROJECTS[name]
         tree = _tree(name, req, inner)
-        row = scan(name, tree, args.no_cache, args.jobs, src)
+        row = scan(name, tree, args.no_cache, args.jobs, src, args.timeout)
         row["req"] = req
         rows.append(row)
-        status = "CRASH" if row["crash"] else "ok"
-        print(f"{name:15} {status:5} {row['seconds']:7.2f}s files={row.get('files', '?')}", flush=True)
-        if row["crash"]:
+        status = "HANG" if row["rc"] == "TIMEOUT" else "CRASH" if row["crash"] else "ok"
+        print(
+            f"{name:15} {status:5} {row['seconds']:7.2f}s files={row.get('files', '?')}", flush=True
+        )
+        if row["crash"] and row["stderr"]:
             print(row["stderr"][-4000:], file=sys.stderr)
         for err in row.get("internal", []):
             print(f"  internal error: {err['path']}: {err['reason'][:300]}", file=sys.stderr)
 
     print()
-    head = f"{'project':15} {'files':>6} {'lines':>7} {'secs':>6} {'rc':>3} {'sites':>5} {'unres':>5}"
+    head = (
+        f"{'project':15} {'files':>6} {'lines':>7} {'secs':>6} {'rc':>3} {'sites':>5} {'unres':>5}"
+    )
     print(head + "  sites per pattern | jobs per verdict | errors per kind")
     for r in rows:
         if "patterns" not in r:
-            print(f"{r['name']:15} CRASH rc={r['rc']}")
+            print(
+                f"{r['name']:15} {'HANG' if r['rc'] == 'TIMEOUT' else 'CRASH'} rc={r['rc']} after {r['seconds']:.0f}s"
+            )
             continue
         print(
             f"{r['name']:15} {r['files']:6} {r['lines']:7} {r['seconds']:6.1f} {r['rc']:3} "
