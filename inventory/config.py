@@ -17,10 +17,19 @@ Read from the *scanned* project's ``pyproject.toml``::
 
     [tool.migrator.jobs."shop.tasks.send_welcome"]
     key = "welcome:{user_id}"               # a declared idempotency key: the job is needs_key
+
+    [tool.migrator.jobs."shop.billing.send_invoice"]
+    key = "shop.keys:invoice_key"           # or a function computing it from the job's arguments
+
+A key template's ``{fields}`` must be parameters of the job (checked by the
+classifier, which knows them); a key function is ``package.module:function``
+and is called with the job's own arguments.
 """
 
 from __future__ import annotations
 
+import re
+import string
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -33,6 +42,58 @@ from inventory.models import Idempotency
 
 class ConfigError(ValueError):
     """The [tool.migrator] table of the scanned project is invalid."""
+
+
+_KEY_FUNCTION = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+
+
+def key_fields(template: str) -> list[str]:
+    """The ``{fields}`` of a key template, in order (raises ValueError on a malformed one)."""
+    return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+
+
+def key_function(key: str) -> tuple[str, str] | None:
+    """``(module, function)`` when ``key`` names a key function (``pkg.mod:func``), else None."""
+    if "{" in key or not _KEY_FUNCTION.match(key):
+        return None
+    module, _, name = key.partition(":")
+    return module, name
+
+
+def check_key(key: str) -> None:
+    """A declared key is a template of plain ``{parameter}`` fields or ``pkg.mod:func``."""
+    if key_function(key) is not None:
+        return
+    try:
+        fields = key_fields(key)
+    except ValueError as exc:
+        raise ValueError(f"key {key!r} is not a valid template: {exc}") from None
+    if not fields:
+        raise ValueError(
+            f"key {key!r} has no {{parameter}} field and is not a key function (pkg.module:function):"
+            " every call would share one key, so the job would run once, ever"
+        )
+    bad = [f for f in fields if not f.isidentifier()]
+    if bad or any(conversion or spec for _, _, spec, conversion in string.Formatter().parse(key)):
+        raise ValueError(
+            f"key {key!r}: fields must be plain parameter names like {{user_id}} "
+            "(no attributes, indexes, conversions or format specs)"
+        )
+
+
+def key_mismatch(job: str, key: str, parameters: list[str]) -> str | None:
+    """Why ``key`` cannot be built from ``job``'s parameters, or None when it can."""
+    if key_function(key) is not None:
+        return None
+    missing = [f for f in dict.fromkeys(key_fields(key)) if f not in parameters]
+    if not missing:
+        return None
+    fields = ", ".join(f"{{{f}}}" for f in missing)
+    params = ", ".join(parameters) or "none"
+    return (
+        f'[tool.migrator.jobs."{job}"] key {key!r}: {fields} is not a parameter of {job} '
+        f"(its parameters: {params})"
+    )
 
 
 class JobSetting(BaseModel):
@@ -49,6 +110,8 @@ class JobSetting(BaseModel):
         # A pinned verdict without a reason is an unreviewable override.
         if self.idempotency is not None and not self.reason.strip():
             raise ValueError("a pinned idempotency needs a reason")
+        if self.key is not None:
+            check_key(self.key)
         return self
 
 

@@ -179,6 +179,21 @@ class Job(BaseModel):
     pinned: bool = Field(default=False, description="Verdict pinned in [tool.migrator] configuration.")
     is_async: bool = False
     parameters: list[str] = Field(default_factory=list)
+    fast_track: bool = Field(
+        default=False,
+        description="Notification fast track: the only effects a retry repeats are notifications "
+        "(email, SMS, push), no money or account state; `migrator plan` puts it in phase 2.",
+    )
+    declared_key: str | None = Field(
+        default=None,
+        description='The idempotency key declared in [tool.migrator.jobs."<job>"]: a template of '
+        "its parameters ('welcome:{user_id}') or a key function ('pkg.module:function').",
+    )
+    keyless_idempotency: Idempotency | None = Field(
+        default=None,
+        description="The verdict its effects give without the declared key, when the key changed "
+        "it (e.g. non_idempotent): `migrator apply` moves such a job only when named with --job.",
+    )
 
 
 class ScanErrorKind(StrEnum):

@@ -61,14 +61,17 @@ def _config(root: Path) -> MigratorConfig:
 def scan_project(request: ScanRequest, progress: ProgressCallback | None = None) -> ScanOutcome:
     if not request.root.is_dir():
         raise ScanRootError(f"{request.root} is not a folder")
-    inventory = scan(
-        request.root,
-        config=_config(request.root.resolve()),
-        use_cache=request.use_cache,
-        jobs=request.jobs,
-        progress=progress,
-        include_tests=request.include_tests,
-    )
+    try:
+        inventory = scan(
+            request.root,
+            config=_config(request.root.resolve()),
+            use_cache=request.use_cache,
+            jobs=request.jobs,
+            progress=progress,
+            include_tests=request.include_tests,
+        )
+    except ConfigError as exc:  # a declared key that does not fit its job's parameters
+        raise ConfigurationError(str(exc)) from exc
     if request.update_baseline and request.baseline is not None:
         written = write_baseline(request.baseline, inventory)
         return ScanOutcome(

@@ -6,7 +6,7 @@ from inventory._classify._effects import EffectAnalysis
 from inventory._classify._index import SymbolIndex
 from inventory._classify._trace import location
 from inventory._classify._verdict import decide
-from inventory.config import JobSetting
+from inventory.config import ConfigError, JobSetting, key_mismatch
 from inventory.models import Job
 from inventory.summary import FunctionInfo
 
@@ -15,6 +15,11 @@ def build_job(
     fn: FunctionInfo, index: SymbolIndex, analysis: EffectAnalysis, setting: JobSetting | None
 ) -> Job:
     traces = analysis.traces(fn.qualname)
+    parameters = [p for p in fn.params if p not in ("self", "cls")]
+    if setting is not None and setting.key:
+        mismatch = key_mismatch(fn.qualname, setting.key, parameters)
+        if mismatch:
+            raise ConfigError(mismatch)
     verdict = decide(fn.qualname, fn.params, traces, setting)
     return Job(
         qualname=fn.qualname,
@@ -26,5 +31,8 @@ def build_job(
         suggested_key=verdict.suggested_key,
         pinned=verdict.pinned,
         is_async=fn.is_async,
-        parameters=[p for p in fn.params if p not in ("self", "cls")],
+        parameters=parameters,
+        fast_track=verdict.fast_track,
+        declared_key=verdict.declared_key,
+        keyless_idempotency=verdict.keyless,
     )

@@ -13,14 +13,22 @@
    append, send, POST, publish, enqueue, stored random id).
 7. ``idempotent``: reads, overwrites, upserts, deletes, GET/PUT/DELETE,
    cache set/delete, derived writes, or no effect at all.
+
+The **notification fast track**: a job whose only effects that repeat on a
+retry are notifications (email, SMS, push) and that touches no money or
+account state is flagged ``fast_track``; a duplicate is visible but harmless,
+so ``migrator plan`` moves it right after the idempotent jobs (phase 2). It
+gets a suggested key (the job, i.e. the template, + the recipient + the
+object it is about, from its parameters) whether or not a key is declared.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from inventory._classify._trace import Trace
-from inventory.config import JobSetting
+from inventory.config import JobSetting, key_function
 from inventory.models import Confidence, EffectKind, Evidence, Idempotency
 
 K = EffectKind
@@ -74,22 +82,64 @@ class Verdict:
     evidence: list[Evidence] = field(default_factory=list)
     suggested_key: str | None = None
     pinned: bool = False
+    fast_track: bool = False
+    declared_key: str | None = None
+    keyless: Idempotency | None = None  # the verdict without the declared key, when it differs
+
+
+FAST_TRACK = "notification fast track"
 
 
 def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting | None) -> Verdict:
     effects = [t for t in traces if t.is_effect]
     evidence = [effect_evidence(t) if t.is_effect else _note(t) for t in traces if not t.gap]
+    declared = setting.key if setting is not None and setting.key else None
     if setting is not None and setting.idempotency is not None:
         reason = Evidence(message=f"pinned in [tool.migrator.jobs]: {setting.reason}")
-        return Verdict(setting.idempotency, Confidence.HIGH, [*evidence, reason], pinned=True)
+        return Verdict(
+            setting.idempotency,
+            Confidence.HIGH,
+            [*evidence, reason],
+            pinned=True,
+            declared_key=declared,
+        )
     verdict, reason = _rule(effects, setting)
+    keyless = _rule(effects, None)[0] if declared else verdict
     confidence = _confidence(verdict, traces)
-    key = _suggested_key(job, params, effects) if verdict == Idempotency.NON_IDEMPOTENT else None
+    fast = _fast_track(effects) and verdict in (Idempotency.NON_IDEMPOTENT, Idempotency.NEEDS_KEY)
+    key = _suggested_key(job, params, effects) if fast else None
     gaps = sorted({t.api for t in traces if t.gap})
     if gaps:
         message = f"calls not found in the scanned code (lower confidence): {_some(gaps)}"
         evidence.append(Evidence(message=message))
-    return Verdict(verdict, confidence, [*evidence, Evidence(message=reason)], key)
+    if fast:
+        evidence.append(Evidence(message=_fast_track_message(effects, key, declared)))
+    return Verdict(
+        verdict,
+        confidence,
+        [*evidence, Evidence(message=reason)],
+        key,
+        fast_track=fast,
+        declared_key=declared,
+        keyless=keyless if keyless != verdict else None,
+    )
+
+
+def _fast_track(effects: list[Trace]) -> bool:
+    """Only notifications repeat on a retry, and nothing touches money or opaque code."""
+    if any(t.kind in MONEY or t.kind in OPAQUE for t in effects):
+        return False
+    repeats = {t.kind for t in effects if _repeats(t)}
+    return bool(repeats) and repeats <= NOTIFY
+
+
+def _fast_track_message(effects: list[Trace], suggested: str | None, declared: str | None) -> str:
+    kinds = ", ".join(sorted({t.kind.value for t in effects if _repeats(t)}))
+    key = f"declared key {declared!r}" if declared else f"suggested key {suggested!r}"
+    return (
+        f"{FAST_TRACK}: the only effects a retry repeats are notifications ({kinds}); "
+        f"a duplicate is visible but harmless: {key}"
+    )
 
 
 _Outcome = tuple[Idempotency, str] | None
@@ -129,9 +179,11 @@ def _unsafe(effects: list[Trace]) -> _Outcome:
 def _declared_key(setting: JobSetting | None) -> _Outcome:
     if setting is None or not setting.key:
         return None
+    what = "key function" if key_function(setting.key) else "key"
     return (
         Idempotency.NEEDS_KEY,
-        f"declared idempotency key {setting.key!r} in [tool.migrator.jobs]",
+        f"declared idempotency {what} {setting.key!r} in [tool.migrator.jobs]: "
+        "safe once every enqueue carries it",
     )
 
 
@@ -218,12 +270,27 @@ def _note(trace: Trace) -> Evidence:
     )
 
 
+_RECIPIENT = re.compile(
+    r"^(user|customer|account|member|recipient|subscriber|contact|device|to|email|phone)"
+    r"(_?(id|pk|email|address|number|token))?$|_(email|phone|recipient)$"
+)
+_TEMPLATE_PARAM = re.compile(r"^(template|kind|event|type|subject)(_\w+)?$")
+
+
+def _id_like(name: str) -> bool:
+    return name in ("id", "pk") or name.endswith(("_id", "_pk"))
+
+
 def _suggested_key(job: str, params: list[str], effects: list[Trace]) -> str | None:
-    """Notification-only jobs get a dedup key template: the fast track for email/SMS/push."""
-    repeats = {t.kind for t in effects if _repeats(t)}
-    if not repeats or not repeats <= NOTIFY:
+    """A dedup key for a notification: the template (the job, and a template parameter if any),
+    the recipient, and the objects it is about (id-like parameters), from the parameters."""
+    if not _fast_track(effects):
         return None
     real = [p for p in params if p not in ("self", "cls")]
-    id_like = [p for p in real if p in ("id", "pk") or p.endswith(("_id", "_pk"))]
-    chosen = (id_like or real)[:1]
-    return f"{job}:{{{chosen[0]}}}" if chosen else job
+    recipient = [p for p in real if _RECIPIENT.search(p)][:1]
+    template = [p for p in real if _TEMPLATE_PARAM.match(p) and p not in recipient][:1]
+    objects = [p for p in real if _id_like(p) and p not in recipient and p not in template]
+    chosen = [*template, *recipient, *objects]
+    if not chosen:
+        chosen = real[:1]
+    return ":".join([job, *(f"{{{p}}}" for p in chosen)])
