@@ -18,6 +18,31 @@ class Mode(StrEnum):
     QUEUE = "queue"  # enqueue stores the job in PostgreSQL for workers
 
 
+class Idempotency(StrEnum):
+    """A job's idempotency, declared (``@job(idempotency=...)``) or from the analyzer's inventory."""
+
+    IDEMPOTENT = "idempotent"
+    NEEDS_KEY = "needs_key"  # safe only with an idempotency key (the execution guard)
+    NON_IDEMPOTENT = "non_idempotent"
+    UNSAFE = "unsafe"  # money or account state
+    UNKNOWN = "unknown"
+
+
+class RolloutMode(StrEnum):
+    """Where a job's enqueues run: in-process as before, a share async, or all async."""
+
+    INLINE = "inline"
+    PERCENT = "percent"
+    ASYNC = "async"
+
+
+class GateAction(StrEnum):
+    """What enqueue does with a gated job that holds no certification for its current code."""
+
+    INLINE = "inline"  # run it in-process, exactly as before the migration
+    RAISE = "raise"  # raise GateClosed
+
+
 class RetryPolicy(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -33,9 +58,13 @@ class RetryPolicy(BaseModel):
 class PoolConfig(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    priority: int = Field(default=0, description="Higher pools are polled more often by shared workers.")
+    priority: int = Field(
+        default=0, description="Higher pools are polled more often by shared workers."
+    )
     concurrency: int = Field(default=8, ge=1)
-    weight: int = Field(default=1, ge=1, description="Claims per polling round when a worker serves several pools.")
+    weight: int = Field(
+        default=1, ge=1, description="Claims per polling round when a worker serves several pools."
+    )
 
 
 class JobConfig(BaseModel):
@@ -47,6 +76,10 @@ class JobConfig(BaseModel):
     retry: RetryPolicy | None = None
     timeout: float | None = Field(default=None, gt=0, description="Seconds.")
     priority: int | None = None
+    override_reason: str | None = Field(
+        default=None,
+        description="Why the job's declaration (idempotent) stands against the analyzer's verdict.",
+    )
 
 
 def _default_pools() -> dict[str, PoolConfig]:
@@ -58,34 +91,62 @@ def _default_pools() -> dict[str, PoolConfig]:
 
 class Settings(BaseModel):
     # validate_by_name: configure(schema_name=...) works as well as the alias `schema`.
-    model_config = ConfigDict(frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", validate_by_name=True, validate_by_alias=True
+    )
 
-    mode: Mode | None = Field(default=None, description="None: queue if database_url is set, else inline.")
+    mode: Mode | None = Field(
+        default=None, description="None: queue if database_url is set, else inline."
+    )
     database_url: str | None = None
     redis_url: str | None = "redis://127.0.0.1:6379/0"
-    schema_name: str = Field(default="queue_runtime", alias="schema", description="PostgreSQL schema.")
+    schema_name: str = Field(
+        default="queue_runtime", alias="schema", description="PostgreSQL schema."
+    )
     redis_prefix: str = "qr"
     pools: dict[str, PoolConfig] = Field(default_factory=_default_pools)
     default_pool: str = "batch"
     jobs: dict[str, JobConfig] = Field(default_factory=dict)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     job_timeout: float = Field(default=300.0, gt=0)
-    lease_ttl: float = Field(default=30.0, gt=0, description="Seconds a lease lives without renewal.")
+    lease_ttl: float = Field(
+        default=30.0, gt=0, description="Seconds a lease lives without renewal."
+    )
     claim_batch: int = Field(default=256, ge=1, le=1000)
-    poll_interval: float = Field(default=1.0, gt=0, description="Fallback polling when no NOTIFY arrives.")
+    poll_interval: float = Field(
+        default=1.0, gt=0, description="Fallback polling when no NOTIFY arrives."
+    )
     tenant_caps: dict[str, int] = Field(default_factory=dict)
     default_tenant_cap: int | None = None
     max_payload_bytes: int = Field(default=256 * 1024, ge=1)
     history_retention_days: float = Field(default=7.0, ge=0)
     shutdown_grace: float = Field(default=30.0, ge=0)
+    gate_action: GateAction = Field(
+        default=GateAction.INLINE, description="Gated job without a certification: inline | raise."
+    )
+    rollout_refresh: float = Field(
+        default=2.0,
+        gt=0,
+        description="Seconds a process caches the rollout and certification tables.",
+    )
+    default_rollout: RolloutMode = Field(
+        default=RolloutMode.ASYNC, description="Rollout mode of a job with no stored rollout."
+    )
+    inventory_path: str | None = Field(
+        default=None, description="The analyzer's inventory JSON (.migrator/inventory.json)."
+    )
 
     @model_validator(mode="after")
     def _pools_exist(self) -> Settings:
         if self.default_pool not in self.pools:
-            raise ValueError(f"default_pool {self.default_pool!r} is not one of the pools {sorted(self.pools)}")
+            raise ValueError(
+                f"default_pool {self.default_pool!r} is not one of the pools {sorted(self.pools)}"
+            )
         for name, cfg in self.jobs.items():
             if cfg.pool is not None and cfg.pool not in self.pools:
-                raise ValueError(f"job {name!r} is configured for pool {cfg.pool!r}, which is not defined")
+                raise ValueError(
+                    f"job {name!r} is configured for pool {cfg.pool!r}, which is not defined"
+                )
         return self
 
     @property

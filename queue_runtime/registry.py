@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
 
-from queue_runtime.config import RetryPolicy, Settings
+from queue_runtime.config import Idempotency, RetryPolicy, Settings
 from queue_runtime.errors import ConfigError, DuplicateJob, UnknownJob
 from queue_runtime.payload import PayloadCodec
 from queue_runtime.spec import JobSpec, resolve_spec
@@ -28,7 +28,9 @@ R = TypeVar("R")
 # Keyword arguments of .enqueue() that are queue options, unless the job itself
 # has a parameter of that name (then they go to the job; use .options()).
 OPTION_NAMES = ("idempotency_key", "run_at", "tenant", "conn", "priority")
-JOB_OPTIONS = frozenset({"pool", "name", "retry", "timeout", "priority", "idempotent", "registry"})
+JOB_OPTIONS = frozenset(
+    {"pool", "name", "retry", "timeout", "priority", "idempotent", "idempotency", "registry"}
+)
 
 
 class Registry:
@@ -59,6 +61,31 @@ class Registry:
 default_registry = Registry()
 
 
+def _declared_idempotency(name: str, options: dict[str, Any]) -> Idempotency | None:
+    """``idempotency=`` (a verdict), else ``idempotent=True/False`` when given, else None (undeclared).
+
+    ``idempotent=False`` declares the job non_idempotent: the gate holds it
+    until it is certified. Not saying anything leaves the verdict to the
+    inventory (``Settings.inventory_path``), if any.
+    """
+    given = options.get("idempotency")
+    flag = options.get("idempotent")
+    if given is not None:
+        try:
+            verdict = Idempotency(given)
+        except ValueError:
+            known = ", ".join(v.value for v in Idempotency)
+            raise ConfigError(f"{name}: idempotency={given!r}; expected one of {known}") from None
+        if flag is not None and bool(flag) != (verdict is Idempotency.IDEMPOTENT):
+            raise ConfigError(
+                f"{name}: idempotent={flag!r} contradicts idempotency={verdict.value!r}"
+            )
+        return verdict
+    if flag is None:
+        return None
+    return Idempotency.IDEMPOTENT if flag else Idempotency.NON_IDEMPOTENT
+
+
 def _origin(fn: Callable[..., Any]) -> str:
     return f"{fn.__module__}.{fn.__qualname__}"
 
@@ -74,7 +101,8 @@ class JobFunction(Generic[P, R]):
         self.retry: RetryPolicy | None = options.get("retry")
         self.timeout: float | None = options.get("timeout")
         self.priority: int | None = options.get("priority")
-        self.idempotent: bool = bool(options.get("idempotent", False))
+        self.idempotency: Idempotency | None = _declared_idempotency(name, options)
+        self.idempotent: bool = self.idempotency is Idempotency.IDEMPOTENT
         self.is_async = inspect.iscoroutinefunction(fn)
         self.codec = PayloadCodec(fn, name)
         self._spec: tuple[Settings, JobSpec] | None = None
@@ -167,7 +195,8 @@ def job(
     retry: RetryPolicy | None = None,
     timeout: float | None = None,
     priority: int | None = None,
-    idempotent: bool = False,
+    idempotent: bool | None = None,
+    idempotency: Idempotency | str | None = None,
     registry: Registry | None = None,
 ) -> Callable[[Callable[P, R]], JobFunction[P, R]]: ...
 

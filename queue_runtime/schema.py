@@ -107,6 +107,42 @@ EXPECTED = Schema(
             ),
             indexes={"job_audit_pkey": "UNIQUE btree (id)", "job_audit_job_idx": "btree (job_id)"},
         ),
+        "certifications": Table(
+            columns=_cols(
+                "id bigint!",
+                "job text!",
+                "fingerprint text!",
+                "certified_at timestamp with time zone!",
+                "certified_by text!",
+                "figures jsonb!",
+                "revoked_at timestamp with time zone",
+            ),
+            indexes={
+                "certifications_pkey": "UNIQUE btree (id)",
+                "certifications_job_idx": "btree (job, fingerprint)",
+            },
+        ),
+        "rollouts": Table(
+            columns=_cols(
+                "job text!",
+                "mode text!",
+                "percent smallint!",
+                "updated_at timestamp with time zone!",
+                "updated_by text",
+            ),
+            indexes={"rollouts_pkey": "UNIQUE btree (job)"},
+        ),
+        "job_keys": Table(
+            columns=_cols(
+                "key text!",
+                "job text!",
+                "state text!",
+                "result jsonb",
+                "job_id bigint",
+                "updated_at timestamp with time zone!",
+            ),
+            indexes={"job_keys_pkey": "UNIQUE btree (key)"},
+        ),
         "alembic_version": Table(
             columns=_cols("version_num character varying(32)!"),
             indexes={"alembic_version_pkc": "UNIQUE btree (version_num)"},

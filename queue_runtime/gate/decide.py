@@ -1,0 +1,148 @@
+"""The gate decision at enqueue: classification, rollout mode, certification.
+
+In order:
+
+1. The job's classification: declared in code (``@job(idempotency=...)``,
+   ``idempotent=True/False``) and, when ``Settings.inventory_path`` is set,
+   the analyzer's verdict. ``idempotent=True`` against a ``non_idempotent`` /
+   ``unsafe`` verdict is refused (:class:`ClassificationConflict`) unless
+   ``[tool.queue_runtime.jobs."NAME"] override_reason`` says why.
+2. The rollout mode (stored in PostgreSQL, cached per process): ``inline``
+   runs in-process; ``percent`` sends that share async (deterministic per
+   idempotency key, random without one); ``async`` sends all.
+3. The gate, for enqueues that would go async: a gated job (non_idempotent or
+   unsafe) needs a valid certification for its current fingerprint; without
+   one it runs inline (``gate_action = "inline"``, counted in
+   ``gate_inline_total{job}``) or :class:`GateClosed` is raised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from queue_runtime.config import GateAction, Idempotency, RolloutMode
+from queue_runtime.errors import ConfigError
+from queue_runtime.gate.cache import gate_cache
+from queue_runtime.gate.fingerprint import fingerprint
+from queue_runtime.gate.metrics import count_gate_inline
+from queue_runtime.gate.model import GATED, ClassificationConflict, Decision, GateClosed
+
+if TYPE_CHECKING:
+    from queue_runtime.registry import JobFunction
+    from queue_runtime.runtime import Runtime
+
+_fingerprints: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+_fingerprints_lock = threading.Lock()
+
+
+def current_fingerprint(job_function: Any) -> str:
+    """The fingerprint of the loaded code, computed once per function object in this process."""
+    fn = getattr(job_function, "fn", job_function)
+    with _fingerprints_lock:
+        found = _fingerprints.get(fn)
+    if found is None:
+        found = fingerprint(job_function)
+        with _fingerprints_lock:
+            _fingerprints[fn] = found
+    return found
+
+
+def declared(jf: JobFunction[..., Any]) -> Idempotency | None:
+    """What the code says: ``idempotency=``, else ``idempotent=True/False`` when given, else None."""
+    return getattr(jf, "idempotency", None)
+
+
+def inventory_verdicts(runtime: Runtime) -> dict[str, Idempotency]:
+    """Job qualname -> verdict from ``Settings.inventory_path`` (plain JSON; read once per Runtime)."""
+    return runtime._lazy("gate_inventory", lambda: _read_inventory(runtime.settings.inventory_path))
+
+
+def _read_inventory(path: str | None) -> dict[str, Idempotency]:
+    if not path:
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"inventory_path {path}: cannot read it: {exc}") from exc
+    verdicts: dict[str, Idempotency] = {}
+    for entry in data.get("jobs", []) if isinstance(data, dict) else []:
+        try:
+            verdicts[str(entry["qualname"])] = Idempotency(entry["idempotency"])
+        except (KeyError, TypeError, ValueError):
+            continue  # a newer inventory's entry we do not understand: no verdict
+    return verdicts
+
+
+def classification(runtime: Runtime, jf: JobFunction[..., Any]) -> Idempotency:
+    """The job's effective idempotency; raises ClassificationConflict on an unexplained disagreement."""
+    return runtime._lazy(f"gate_class:{jf.name}:{id(jf.fn)}", lambda: _classify(runtime, jf))
+
+
+def _classify(runtime: Runtime, jf: JobFunction[..., Any]) -> Idempotency:
+    code = declared(jf)
+    verdict = inventory_verdicts(runtime).get(jf.name)
+    config = runtime.settings.jobs.get(jf.name)
+    reason = (config.override_reason or "").strip() if config else ""
+    if code is Idempotency.IDEMPOTENT and verdict in GATED:
+        if not reason:
+            raise ClassificationConflict(
+                f"{jf.name} is declared idempotent but the inventory classifies it {verdict}; "
+                f'fix the job, or set [tool.queue_runtime.jobs."{jf.name}"] override_reason = "why"'
+            )
+        return Idempotency.IDEMPOTENT
+    for level in (Idempotency.UNSAFE, Idempotency.NON_IDEMPOTENT):
+        if level in (code, verdict):
+            return level  # the stricter of the declaration and the verdict
+    return code or verdict or Idempotency.UNKNOWN
+
+
+def is_gated(runtime: Runtime, jf: JobFunction[..., Any]) -> bool:
+    return classification(runtime, jf) in GATED
+
+
+def gate_decision(
+    runtime: Runtime, job_function: JobFunction[..., Any], idempotency_key: str | None = None
+) -> Decision:
+    """Where the next enqueue of ``job_function`` runs (raises GateClosed in raise mode)."""
+    gated = is_gated(runtime, job_function)
+    cache = gate_cache(runtime)
+    rollout = cache.rollout(job_function.name)
+    mode = rollout.mode if rollout else runtime.settings.default_rollout
+    if mode is RolloutMode.INLINE:
+        return Decision(False, "rollout: inline")
+    reason = "rollout: async"
+    if mode is RolloutMode.PERCENT:
+        share = rollout.percent if rollout else 0
+        if not _in_share(job_function.name, idempotency_key, share):
+            return Decision(False, f"rollout: {share}%, this enqueue inline")
+        reason = f"rollout: {share}%, this enqueue async"
+    if not gated:
+        return Decision(True, reason)
+    fp = current_fingerprint(job_function)
+    if cache.certified(job_function.name, fp):
+        return Decision(True, f"{reason}; certified at {fp[:12]}")
+    closed = (
+        f"gate closed: {job_function.name} is {classification(runtime, job_function)} "
+        f"and not certified for its current code (fingerprint {fp[:12]})"
+    )
+    if runtime.settings.gate_action is GateAction.RAISE:
+        raise GateClosed(closed)
+    count_gate_inline(job_function.name)
+    return Decision(False, closed)
+
+
+def _in_share(job: str, key: str | None, percent: int) -> bool:
+    if percent >= 100:
+        return True
+    if percent <= 0:
+        return False
+    if key is None:
+        return random.random() * 100 < percent
+    digest = hashlib.sha256(f"{job}\0{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") % 100 < percent

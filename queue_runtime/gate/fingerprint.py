@@ -1,0 +1,132 @@
+"""The fingerprint of a job's code: its source and the project code it calls.
+
+Starting at the job function, every function or class it references through
+its globals (names, ``module.attribute`` chains, closures, nested functions)
+that lives in the same top-level package is visited, transitively, up to
+``MAX_OBJECTS``. The sha256 covers each visited object's qualified name and
+source text, in sorted order, so it is stable across processes and machines
+with the same code. ``inspect`` only: no parsing library, no inventory.
+
+What it does not see: code reached dynamically (``getattr`` with a computed
+name, registries, dependency injection), other packages (their versions are
+the lock file's business), data files, and configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+MAX_OBJECTS = 256
+
+
+def fingerprint(job_function: Callable[..., Any]) -> str:
+    """sha256 (hex) of the job function's source and of the project code it calls."""
+    root = _unwrap(job_function)
+    package = _package(root)
+    sources: dict[str, str] = {}
+    queue: list[Any] = [root]
+    seen: set[int] = set()
+    while queue and len(sources) < MAX_OBJECTS:
+        obj = queue.pop(0)
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        name = "<job>" if obj is root else f"{obj.__module__}.{obj.__qualname__}"
+        sources[name] = _source(obj)
+        queue.extend(ref for ref in _references(obj) if _package(ref) == package)
+    digest = hashlib.sha256()
+    for name in sorted(sources):
+        digest.update(name.encode())
+        digest.update(b"\0")
+        digest.update(sources[name].encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _unwrap(obj: Any) -> Any:
+    """A JobFunction (or any functools.wraps wrapper) -> the function it wraps."""
+    inner = getattr(obj, "fn", None)
+    if callable(inner) and not isinstance(obj, type):
+        obj = inner
+    try:
+        return inspect.unwrap(obj)
+    except ValueError:  # a cycle of __wrapped__
+        return obj
+
+
+def _package(obj: Any) -> str | None:
+    if not isinstance(obj, types.FunctionType | type):
+        return None
+    module = getattr(obj, "__module__", None)
+    return module.split(".")[0] if isinstance(module, str) else None
+
+
+def _source(obj: Any) -> str:
+    try:
+        return inspect.getsource(obj)
+    except (OSError, TypeError):
+        code = getattr(obj, "__code__", None)
+        if code is not None:  # no file (exec, REPL): the bytecode and constants stand in
+            return f"{code.co_code.hex()}{_constants(code)}"
+        return repr(sorted(vars(obj))) if isinstance(obj, type) else repr(obj)
+
+
+def _constants(code: types.CodeType) -> str:
+    return repr([c for c in code.co_consts if not isinstance(c, types.CodeType)])
+
+
+def _references(obj: Any) -> Iterator[Any]:
+    """Functions and classes ``obj`` may call: through globals, closures, methods, bases."""
+    if isinstance(obj, type):
+        yield from (base for base in obj.__bases__ if base is not object)
+        for member in vars(obj).values():
+            function = _member_function(member)
+            if function is not None:
+                yield from _function_references(function)
+        return
+    yield from _function_references(obj)
+
+
+def _member_function(member: Any) -> types.FunctionType | None:
+    if isinstance(member, staticmethod | classmethod):
+        member = member.__func__
+    elif isinstance(member, property):
+        member = member.fget
+    return member if isinstance(member, types.FunctionType) else None
+
+
+def _function_references(fn: types.FunctionType) -> Iterator[Any]:
+    names = set(_names(fn.__code__))
+    namespace = fn.__globals__
+    for name in names:
+        value = namespace.get(name)
+        if value is None:
+            continue
+        if isinstance(value, types.ModuleType):
+            # `module.helper(...)`: the attribute names are in co_names too.
+            for attribute in names:
+                target = getattr(value, attribute, None)
+                if target is not None:
+                    yield _unwrap_safely(target)
+            continue
+        yield _unwrap_safely(value)
+    for cell in fn.__closure__ or ():
+        try:
+            yield _unwrap_safely(cell.cell_contents)
+        except ValueError:  # an empty cell
+            continue
+
+
+def _unwrap_safely(value: Any) -> Any:
+    return _unwrap(value) if callable(value) else value
+
+
+def _names(code: types.CodeType) -> Iterator[str]:
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):  # nested functions, lambdas, comprehensions
+            yield from _names(const)

@@ -1,0 +1,209 @@
+"""The execution guard: a keyed job's completion is recorded, and a redelivery returns it.
+
+A job enqueued with an idempotency key runs through :func:`run_guarded`
+(the worker wraps the function it resolves with :func:`wrap`; inline runs do
+the same). Before the function runs, ``job_keys`` gets the key
+``in_progress`` (a previous attempt that died leaves it so; the next attempt
+takes it over). After it returns, the key is ``completed`` with the JSON
+result. When a key is already ``completed``, the stored result is returned and
+the function does not run again.
+
+Completion in the job's own transaction: a job whose effect is written to
+the same PostgreSQL can call :func:`complete_in(conn, result)` inside the
+transaction that writes the effect; the key then commits with the effect, and
+a crash can no longer separate them.
+
+The remaining window (documented, not hidden): without ``complete_in``, the
+effect and the key's completion are two commits. A process killed after the
+job's effect committed and before the key's completion committed leaves the
+key ``in_progress``; the redelivery runs the function again, and a
+non-idempotent effect happens twice. Two attempts running at once (a worker
+that lost its lease but keeps running) both pass the guard; fencing stops
+the stale one from completing the job row, not from running the body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from psycopg.types.json import Jsonb
+
+from queue_runtime.errors import StoreError
+from queue_runtime.gate import store
+
+if TYPE_CHECKING:
+    import psycopg
+
+    from queue_runtime.registry import JobFunction
+    from queue_runtime.runtime import Runtime
+    from queue_runtime.store import ClaimedJob
+
+
+@dataclass(frozen=True, slots=True)
+class KeyState:
+    key: str
+    job: str
+    state: str  # in_progress | completed
+    result: Any
+    job_id: int | None
+
+
+@dataclass(slots=True)
+class _Guarded:
+    runtime: Runtime
+    job: str
+    key: str
+    job_id: int | None
+    completed_in_transaction: bool = False
+
+
+_current: contextvars.ContextVar[_Guarded | None] = contextvars.ContextVar(
+    "queue_runtime_guarded_key", default=None
+)
+
+
+class _Completed(Exception):
+    def __init__(self, result: Any) -> None:
+        self.result = result
+
+
+def wrap(
+    runtime: Runtime, job: ClaimedJob, function: JobFunction[..., Any]
+) -> Callable[..., Any] | None:
+    """The worker's hook: ``function.fn`` guarded by the job's idempotency key (None without one)."""
+    if job.idempotency_key is None:
+        return None
+    return guarded_callable(runtime, function, job.idempotency_key, job.id)
+
+
+def guarded_callable(
+    runtime: Runtime, function: JobFunction[..., Any], key: str, job_id: int | None
+) -> Callable[..., Any]:
+    """``function.fn`` that runs at most once to completion per key (sync or async alike)."""
+    fn = function.fn
+    if function.is_async:
+
+        @functools.wraps(fn)
+        async def run_async(*args: Any, **kwargs: Any) -> Any:
+            guarded = _Guarded(runtime, function.name, key, job_id)
+            try:
+                await asyncio.to_thread(_begin, guarded)
+            except _Completed as done:
+                return _decode_result(function, done.result)
+            token = _current.set(guarded)
+            try:
+                value = await fn(*args, **kwargs)
+            finally:
+                _current.reset(token)
+            await asyncio.to_thread(_complete, guarded, function, value)
+            return value
+
+        return run_async
+
+    @functools.wraps(fn)
+    def run_sync(*args: Any, **kwargs: Any) -> Any:
+        return run_guarded(runtime, function, key, job_id, lambda: fn(*args, **kwargs))
+
+    return run_sync
+
+
+def run_guarded(
+    runtime: Runtime,
+    function: JobFunction[..., Any],
+    key: str,
+    job_id: int | None,
+    call: Callable[[], Any],
+) -> Any:
+    """Run ``call`` under the key: the stored result if the key completed, else run and record."""
+    guarded = _Guarded(runtime, function.name, key, job_id)
+    try:
+        _begin(guarded)
+    except _Completed as done:
+        return _decode_result(function, done.result)
+    token = _current.set(guarded)
+    try:
+        value = call()
+    finally:
+        _current.reset(token)
+    _complete(guarded, function, value)
+    return value
+
+
+def complete_in(conn: psycopg.Connection[Any], result: Any = None) -> bool:
+    """Mark the running job's key completed inside the caller's transaction on ``conn``.
+
+    Call it in the transaction that writes the job's effect (same PostgreSQL
+    database as the queue): the key and the effect then commit together. The
+    result stored is ``result`` (JSON-ready); the job's return value is still
+    what the handle gets on this run. False when no guarded job runs here.
+    """
+    guarded = _current.get()
+    if guarded is None:
+        return False
+    params = {
+        "key": guarded.key,
+        "job": guarded.job,
+        "result": Jsonb(result),
+        "job_id": guarded.job_id,
+    }
+    conn.execute(store.query(guarded.runtime, store.COMPLETE_KEY), params)
+    guarded.completed_in_transaction = True
+    return True
+
+
+def key_state(runtime: Runtime, key: str) -> KeyState | None:
+    """The stored state of an idempotency key, or None."""
+    row = store.run(
+        runtime, lambda c: c.execute(store.query(runtime, store.KEY_ROW), (key,)).fetchone()
+    )
+    if row is None:
+        return None
+    return KeyState(row[0], row[1], row[2], row[3], row[4])
+
+
+def _begin(guarded: _Guarded) -> None:
+    """Take the key (in_progress); raise _Completed with the stored result if it completed."""
+    runtime = guarded.runtime
+    params = {"key": guarded.key, "job": guarded.job, "job_id": guarded.job_id}
+
+    def take(conn: Any) -> tuple[str, Any] | None:
+        if conn.execute(store.query(runtime, store.BEGIN_KEY), params).fetchone() is not None:
+            return None
+        row = conn.execute(store.query(runtime, store.STORED_KEY), (guarded.key,)).fetchone()
+        if row is None:  # deleted between the two statements: take it again next time
+            raise StoreError(f"idempotency key {guarded.key!r} vanished while being taken")
+        return row[0], row[1]
+
+    stored = store.run(runtime, take)
+    if stored is not None:
+        raise _Completed(stored[1])
+
+
+def _complete(guarded: _Guarded, function: JobFunction[..., Any], value: Any) -> None:
+    if guarded.completed_in_transaction:
+        return
+    result = function.encode_result(value)
+    params = {
+        "key": guarded.key,
+        "job": guarded.job,
+        "result": Jsonb(result),
+        "job_id": guarded.job_id,
+    }
+    store.run(
+        guarded.runtime,
+        lambda c: c.execute(store.query(guarded.runtime, store.COMPLETE_KEY), params),
+    )
+
+
+def _decode_result(function: JobFunction[..., Any], stored: Any) -> Any:
+    """The stored JSON result back as the value the function returned (typed when annotated)."""
+    adapter = getattr(function.codec, "_result_adapter", None)
+    if adapter is None:
+        return stored
+    return adapter.validate_json(json.dumps(stored))
