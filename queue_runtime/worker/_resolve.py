@@ -13,6 +13,7 @@ from typing import Any
 
 from queue_runtime.config import RetryPolicy
 from queue_runtime.errors import PayloadError, Permanent, QueueError, UnknownJob
+from queue_runtime.gate import guard
 from queue_runtime.registry import JobFunction, Registry
 from queue_runtime.spec import JobSpec
 from queue_runtime.store import ClaimedJob
@@ -26,10 +27,11 @@ class Invocation:
     spec: JobSpec
     args: list[Any]
     kwargs: dict[str, Any]
+    guarded: Callable[..., Any] | None = None  # the execution guard, for keyed jobs
 
     @property
     def func(self) -> Callable[..., Any]:
-        return self.function.fn
+        return self.guarded or self.function.fn
 
     @property
     def is_async(self) -> bool:
@@ -63,6 +65,7 @@ class Resolver:
     def __init__(self, runtime: Any) -> None:
         self._registry: Registry = runtime.registry
         self._settings = runtime.settings
+        self._runtime = runtime
 
     def resolve(self, job: ClaimedJob) -> Invocation | Outcome:
         try:
@@ -76,4 +79,6 @@ class Resolver:
             return Outcome.rejected(f"invalid payload: {exc}")
         except QueueError as exc:
             return Outcome.rejected(f"cannot run: {exc}")
-        return Invocation(job, function, spec, args, kwargs)
+        return Invocation(
+            job, function, spec, args, kwargs, guard.wrap(self._runtime, job, function)
+        )
