@@ -80,7 +80,7 @@ def build_plan(inventory: Inventory, config: PlanConfig | None = None) -> Plan:
     phases[PhaseId.PREREQUISITES].items = prerequisites()
     for job in sorted(inventory.jobs, key=lambda j: risk(j, inventory.sites_of(j.qualname))):
         sites = inventory.sites_of(job.qualname)
-        phase = phases[_PHASE_OF[job.idempotency]]
+        phase = phases[phase_of(job)]
         if job.idempotency is Idempotency.IDEMPOTENT:
             phase.items.append(_move_item(job, sites))
         elif job.idempotency is Idempotency.UNKNOWN:
@@ -96,6 +96,31 @@ def build_plan(inventory: Inventory, config: PlanConfig | None = None) -> Plan:
         inventory_summary=f"{len(inventory.jobs)} jobs, {len(inventory.sites)} call sites",
         phases=list(phases.values()),
     )
+
+
+def phase_of(job: Job) -> PhaseId:
+    """The phase a job belongs to.
+
+    A job on the notification fast track (only mail, SMS or push repeat on a
+    retry) goes to phase 2, right after the idempotent jobs, key declared or
+    not. A job that is ``needs_key`` only because a key was declared for it
+    while its effects are non-idempotent stays in phase 3: the key alone does
+    not make it safe until the guard and a load test prove it.
+    """
+    if job.fast_track and job.idempotency in (Idempotency.NON_IDEMPOTENT, Idempotency.NEEDS_KEY):
+        return PhaseId.NEEDS_KEY
+    if _keyed_over(job) is not None:
+        return _PHASE_OF[job.keyless_idempotency or job.idempotency]
+    return _PHASE_OF[job.idempotency]
+
+
+def _keyed_over(job: Job) -> Idempotency | None:
+    """The non-idempotent (or unknown) verdict a declared key stands over, if any."""
+    if job.idempotency is not Idempotency.NEEDS_KEY:
+        return None
+    if job.keyless_idempotency in (Idempotency.NON_IDEMPOTENT, Idempotency.UNKNOWN):
+        return job.keyless_idempotency
+    return None
 
 
 def risk(job: Job, sites: list[CallSite]) -> tuple[int, int, bool, str]:
@@ -217,25 +242,35 @@ def _group(job: Job, sites: list[CallSite], config: PlanConfig) -> JobGroup:
         details=[f"- {d}" for d in (*(_site_line(s) for s in sites), _why(job))],
         items=[key],
     )
-    if job.idempotency is Idempotency.NEEDS_KEY:
-        command = f"migrator apply --job {job.qualname}"
-        if not declared:
-            command += f" --key {job.qualname}={template}"
-        group.items.append(
-            PlanItem(
-                id=f"{job.qualname}/apply",
-                title=f"Move `{job.qualname}` onto the queue with its key",
-                verification=Verification.MANUAL,
-                job=job.qualname,
-                command=command,
-            )
+    command = f"migrator apply --job {job.qualname}"
+    if not declared:
+        command += f" --key {job.qualname}={template}"
+    gated = not (job.idempotency is Idempotency.NEEDS_KEY and _keyed_over(job) is None)
+    apply = PlanItem(
+        id=f"{job.qualname}/apply",
+        title=(
+            f"Move `{job.qualname}` onto the queue with its key and the execution guard "
+            "(the gate keeps it inline until certified)"
+            if gated
+            else f"Move `{job.qualname}` onto the queue with its key"
+        ),
+        verification=Verification.MANUAL,
+        job=job.qualname,
+        command=command,
+    )
+    if job.fast_track:
+        group.details.append(
+            "- notification fast track: only mail, SMS or push repeat on a retry; a duplicate is "
+            "visible but harmless, so it moves right after the idempotent jobs"
         )
+    if not gated:
+        group.items.append(apply)
         return group
-    group.items += _gated_steps(job)
+    group.items += _gated_steps(job, apply)
     return group
 
 
-def _gated_steps(job: Job) -> list[PlanItem]:
+def _gated_steps(job: Job, apply: PlanItem) -> list[PlanItem]:
     def gate(step: str, title: str, command: str | None) -> PlanItem:
         return PlanItem(
             id=f"{job.qualname}/{step}",
@@ -247,7 +282,9 @@ def _gated_steps(job: Job) -> list[PlanItem]:
             command=command,
         )
 
-    steps = [
+    unsafe = job.idempotency is Idempotency.UNSAFE
+    steps = [] if unsafe else [apply]
+    steps += [
         gate(
             "guard",
             "Run it behind the execution guard: a completed key returns its stored result",
@@ -260,16 +297,19 @@ def _gated_steps(job: Job) -> list[PlanItem]:
             f"--chaos {CHAOS}",
         ),
     ]
-    if job.idempotency is Idempotency.UNSAFE:
-        steps.append(
+    if unsafe:
+        # Signed before the move: `migrator apply --job` refuses an unsafe job without it.
+        steps[:0] = [
             PlanItem(
                 id=f"{job.qualname}/signoff",
                 title=SIGNOFF_BLANK,
                 verification=Verification.SIGNOFF,
                 job=job.qualname,
-                evidence="a named human reviewed the key, the guard and the load test",
-            )
-        )
+                evidence="a named human reviewed the key and the move; "
+                "`migrator apply --job` refuses this job until this line is signed",
+            ),
+            apply,
+        ]
     steps.append(
         gate(
             "rollout",

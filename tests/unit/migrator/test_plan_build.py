@@ -119,22 +119,29 @@ def test_a_declared_key_ticks_the_key_item_and_simplifies_apply() -> None:
     assert apply.command == "migrator apply --job app.capture"
 
 
-def test_non_idempotent_steps_are_key_guard_loadtest_rollout_and_gated_ones_not_checkable() -> None:
+def test_non_idempotent_steps_are_key_apply_guard_loadtest_rollout_and_gated_ones_not_checkable() -> (
+    None
+):
     (group,) = build_plan(one_of_each()).phase(PhaseId.NON_IDEMPOTENT).groups
-    assert [i.id.split("/")[1] for i in group.items] == ["key", "guard", "loadtest", "rollout"]
+    steps = [i.id.split("/")[1] for i in group.items]
+    assert steps == ["key", "apply", "guard", "loadtest", "rollout"]
     assert "app.mail:{order_id}" in group.items[0].title
-    for item in group.items[1:]:
+    assert (
+        group.items[1].command == "migrator apply --job app.mail --key app.mail=app.mail:{order_id}"
+    )
+    assert "execution guard" in group.items[1].title
+    for item in group.items[2:]:
         assert item.state is ItemState.NOT_CHECKABLE
         assert item.verification is Verification.GATE
         assert item.evidence == NOT_BUILT
-    assert "migrator loadtest app.mail" in (group.items[2].command or "")
+    assert "migrator loadtest app.mail" in (group.items[3].command or "")
 
 
-def test_unsafe_jobs_add_a_named_sign_off_before_the_rollout() -> None:
+def test_unsafe_jobs_add_a_named_sign_off_before_the_move() -> None:
     (group,) = build_plan(one_of_each()).phase(PhaseId.UNSAFE).groups
     steps = [i.id.split("/")[1] for i in group.items]
-    assert steps == ["key", "guard", "loadtest", "signoff", "rollout"]
-    signoff = group.items[3]
+    assert steps == ["key", "signoff", "apply", "guard", "loadtest", "rollout"]
+    signoff = group.items[1]
     assert signoff.title == SIGNOFF_BLANK == "Sign-off: ____ (name, date)"
     assert signoff.verification is Verification.SIGNOFF
     assert signoff.state is ItemState.UNTICKED

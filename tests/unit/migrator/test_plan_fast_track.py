@@ -1,0 +1,73 @@
+"""The notification fast track and declared keys in the plan (issue 6)."""
+
+from __future__ import annotations
+
+from inventory.models import Idempotency
+from migrator.plan import ItemState, PhaseId, PlanConfig, build_plan
+from migrator.plan.build import phase_of
+from tests.unit.migrator.plan_builders import inventory, make_job, make_site
+
+K, N, U = Idempotency.NEEDS_KEY, Idempotency.NON_IDEMPOTENT, Idempotency.UNSAFE
+
+
+def mail_job(verdict: Idempotency = N, **changes: object):
+    job = make_job(
+        "app.welcome", verdict, parameters=["user_id"], suggested_key="app.welcome:{user_id}"
+    )
+    return job.model_copy(update={"fast_track": True, **changes})
+
+
+def test_a_fast_track_job_goes_to_phase_2_with_apply_and_the_gated_steps() -> None:
+    plan = build_plan(inventory([mail_job()], [make_site("app.welcome", 3)]))
+    assert not plan.phase(PhaseId.NON_IDEMPOTENT).groups
+    (group,) = plan.phase(PhaseId.NEEDS_KEY).groups
+    steps = [i.id.split("/")[1] for i in group.items]
+    assert steps == ["key", "apply", "guard", "loadtest", "rollout"]
+    assert "`app.welcome:{user_id}`" in group.items[0].title
+    apply = group.items[1]
+    assert (
+        apply.command == "migrator apply --job app.welcome --key app.welcome=app.welcome:{user_id}"
+    )
+    assert any("notification fast track" in d for d in group.details)
+
+
+def test_a_declared_key_on_a_fast_track_job_ticks_the_key_and_keeps_phase_2() -> None:
+    job = mail_job(K, declared_key="welcome:{user_id}", keyless_idempotency=N)
+    config = PlanConfig(keys={"app.welcome": "welcome:{user_id}"})
+    plan = build_plan(inventory([job], [make_site("app.welcome", 3)]), config)
+    (group,) = plan.phase(PhaseId.NEEDS_KEY).groups
+    key, apply = group.items[:2]
+    assert key.state is ItemState.TICKED and "`welcome:{user_id}`" in key.title
+    assert apply.command == "migrator apply --job app.welcome"
+    assert "loadtest" in [i.id.split("/")[1] for i in group.items]
+
+
+def test_a_declared_key_over_a_non_idempotent_job_that_is_not_a_notification_stays_in_phase_3() -> (
+    None
+):
+    job = make_job("app.audit", K).model_copy(update={"keyless_idempotency": N})
+    assert phase_of(job) is PhaseId.NON_IDEMPOTENT
+    plan = build_plan(
+        inventory([job], [make_site("app.audit", 3)]),
+        PlanConfig(keys={"app.audit": "a:{order_id}"}),
+    )
+    (group,) = plan.phase(PhaseId.NON_IDEMPOTENT).groups
+    assert [i.id.split("/")[1] for i in group.items][:3] == ["key", "apply", "guard"]
+
+
+def test_a_plain_needs_key_job_stays_phase_2_with_key_and_apply_only() -> None:
+    job = make_job("app.capture", K)
+    assert phase_of(job) is PhaseId.NEEDS_KEY
+    (group,) = (
+        build_plan(inventory([job], [make_site("app.capture", 3)])).phase(PhaseId.NEEDS_KEY).groups
+    )
+    assert [i.id.split("/")[1] for i in group.items] == ["key", "apply"]
+
+
+def test_unsafe_is_never_fast_tracked_and_signs_off_before_the_move() -> None:
+    job = make_job("app.refund", U).model_copy(update={"fast_track": True})
+    assert phase_of(job) is PhaseId.UNSAFE
+    (group,) = (
+        build_plan(inventory([job], [make_site("app.refund", 3)])).phase(PhaseId.UNSAFE).groups
+    )
+    assert [i.id.split("/")[1] for i in group.items][:3] == ["key", "signoff", "apply"]
