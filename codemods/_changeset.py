@@ -21,10 +21,11 @@ from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
 from codemods import _background_tasks, _register, _status_endpoint
 from codemods._fastapi_202 import RESPONSE_IMPORT
-from codemods._imports import project_packages
+from codemods._imports import add_import, project_packages
 from codemods._rewriter import rewrite_sites
 from codemods._status_endpoint import AppModule
 from codemods._types import CodemodError, FileChange, SiteOutcome, Status, Target
+from inventory.config import key_function
 from inventory.models import Pattern
 
 NOT_FOUND = (
@@ -100,6 +101,7 @@ def _rewrite_file(path: str, source: str, targets: list[Target], plan: Plan) -> 
         updated = AddImportsVisitor(
             CodemodContext(), [ImportItem(*RESPONSE_IMPORT)]
         ).transform_module(updated)
+    updated = _import_key_functions(updated, targets, outcomes)
     for i, target in enumerate(targets):
         status, reason = outcomes.get(
             i, (Status.SKIPPED, NOT_FOUND.format(line=target.site.location.line))
@@ -109,6 +111,19 @@ def _rewrite_file(path: str, source: str, targets: list[Target], plan: Plan) -> 
             SiteOutcome(site=target.site, status=status, reason=reason, lines=lines)
         )
     return updated
+
+
+def _import_key_functions(
+    module: cst.Module, targets: list[Target], outcomes: dict[int, tuple[Status, str]]
+) -> cst.Module:
+    """``from pkg.mod import func`` for each key function a rewritten site now calls."""
+    for i, target in enumerate(targets):
+        found = key_function(target.key_template) if target.key_template else None
+        if found is None or outcomes.get(i, ("",))[0] is not Status.REWRITTEN:
+            continue
+        first_party = project_packages([target.site.location.path], [target.job.qualname])
+        module = add_import(module, found[0], found[1], first_party)
+    return module
 
 
 def _register_jobs(

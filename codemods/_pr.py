@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from codemods._select import guarded_verdict
 from codemods._types import ApplyResult, SiteOutcome, Status
 from inventory.models import Inventory, Job, Location
 
@@ -26,6 +27,31 @@ their old response. Revert their commits to roll them back.
 """
 
 
+GUARDED = """## Merging this alters no behaviour until the job is certified
+
+{jobs} {verb} not idempotent: {pronoun} {verb} registered with the runtime's execution
+guard (`@job(..., idempotency=...)`) and every rewritten site passes an
+`idempotency_key=` built from the call's own arguments. The gate keeps an
+uncertified non-idempotent job **inline**: `enqueue` runs it at once, in the
+caller's process, exactly as before. Nothing runs on a worker until a load test
+certifies the job for its current code (`migrator loadtest JOB --sandbox ...
+--chaos kill-workers,redis-restart,pg-terminate`) *and* its rollout mode is
+raised (`migrator rollout set JOB 25%`, then `async`). Changing the job's code
+closes the gate again until it is re-certified.
+"""
+
+TESTS = """## Tests of the application
+
+Run the test suite in inline mode (`QUEUE_RUNTIME_MODE=inline`, or
+`mode = "inline"` in the test settings): every `enqueue` runs the job at once,
+so assertions on its effects (an in-process mail outbox, rows written) still
+hold. The rewritten sites call `job.enqueue(...)` on the same name, so
+`mock.patch("module.job")` still intercepts them; a mock that asserted a direct
+call (`mocked.assert_called_once_with(x)`) now sees `mocked.enqueue(x, ...)`:
+update such assertions to `mocked.enqueue.assert_called_once_with(...)`.
+"""
+
+
 def render(
     name: str, jobs: list[str], result: ApplyResult, inventory: Inventory, base: str | None = None
 ) -> str:
@@ -36,6 +62,16 @@ def render(
         parts.append(f"Based on `{base}`: merge that one first.\n")
     parts.append("## What moved and why it is safe\n")
     parts.extend(_job_section(inventory.job(q), q) for q in jobs)
+    guarded = [q for q in jobs if (j := inventory.job(q)) is not None and guarded_verdict(j)]
+    if guarded:
+        many = len(guarded) > 1
+        parts.append(
+            GUARDED.format(
+                jobs=", ".join(f"`{q}`" for q in guarded),
+                verb="are" if many else "is",
+                pronoun="they" if many else "it",
+            )
+        )
     parts.append(_sites("Sites changed", [o for o in mine if o.status is Status.REWRITTEN]))
     parts.append(_sites("Sites left alone", [o for o in mine if o.status is not Status.REWRITTEN]))
     if base is None:
@@ -43,6 +79,7 @@ def render(
         parts.append(_sites("Other sites not moved, and why", others))
     accepted = any(o.site.result_used for o in mine if o.status is Status.REWRITTEN)
     parts.append(ROLLBACK + (ROLLBACK_202 if accepted else ""))
+    parts.append(TESTS)
     parts.append(_checklist(jobs, inventory))
     return "\n".join(p for p in parts if p)
 

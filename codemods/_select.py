@@ -2,10 +2,18 @@
 
 By default only ``idempotent`` jobs move. A ``needs_key`` job moves only
 once the user has declared where its idempotency key comes from; the rewrite
-then passes ``idempotency_key=``. ``non_idempotent``, ``unsafe`` and
-``unknown`` jobs never move. A site also stays put when the caller uses the
-result (``manual``), when an argument cannot be serialised, or when the job
-cannot be imported by a worker (bound method, nested function).
+then passes ``idempotency_key=``. ``unknown`` jobs never move.
+
+``non_idempotent`` and ``unsafe`` jobs (and a ``needs_key`` job whose verdict
+is ``non_idempotent`` without its declared key) are **guarded** jobs: never by
+default, only when named with ``--job`` *and* given a key; they are registered
+with the runtime's execution guard (``@job(..., idempotency="non_idempotent")``)
+so the gate keeps them inline until a load test certifies them. An ``unsafe``
+job also needs the human sign-off recorded in ``MIGRATION_PLAN.md``.
+
+A site also stays put when the caller uses the result (``manual``), when an
+argument cannot be serialised, or when the job cannot be imported by a worker
+(bound method, nested function).
 """
 
 from __future__ import annotations
@@ -22,6 +30,25 @@ _NEVER = {
     Idempotency.UNSAFE: "job is unsafe (money or account state): never moved until verified and load-tested",
     Idempotency.UNKNOWN: "job idempotency is unknown: classify it (or pin it in [tool.migrator]) first",
 }
+_OPT_IN = " (moved only when named: --job {job}, with a declared key{signoff})"
+_SIGNOFF_HINT = " and the sign-off recorded in MIGRATION_PLAN.md"
+
+
+def guarded_verdict(job: Job) -> Idempotency | None:
+    """``non_idempotent`` / ``unsafe`` when the job needs the execution guard to move, else None.
+
+    A ``needs_key`` verdict that only a declared key gives a non-idempotent job
+    counts as ``non_idempotent``: the key makes it safe only behind the guard.
+    """
+    if job.idempotency in (Idempotency.NON_IDEMPOTENT, Idempotency.UNSAFE):
+        return job.idempotency
+    if (
+        job.idempotency is Idempotency.NEEDS_KEY
+        and job.keyless_idempotency is Idempotency.NON_IDEMPOTENT
+    ):
+        return Idempotency.NON_IDEMPOTENT
+    return None
+
 
 _KIND_REASONS = {
     DefKind.METHOD: "bound method: the instance cannot be serialised",
@@ -109,6 +136,14 @@ def _place_reason(
 
 
 def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
+    guarded = guarded_verdict(job)
+    if guarded is not None:
+        return _guarded_reason(job, guarded, options)
+    if job.idempotency is Idempotency.NEEDS_KEY and job.keyless_idempotency is Idempotency.UNKNOWN:
+        return (
+            "job idempotency is unknown without its declared key: pin a verdict "
+            f'([tool.migrator.jobs."{job.qualname}"] idempotency, reason) first'
+        )
     if job.idempotency in _NEVER:
         return _NEVER[job.idempotency]
     if job.idempotency is Idempotency.NEEDS_KEY and job.qualname not in options.keys:
@@ -116,6 +151,32 @@ def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
         return (
             'job needs an idempotency key: declare its source ([tool.migrator.jobs."<job>"] key = ...) '
             f"or with --key {job.qualname}=TEMPLATE{hint}"
+        )
+    return None
+
+
+def _guarded_reason(job: Job, verdict: Idempotency, options: ApplyOptions) -> str | None:
+    """Why a non_idempotent / unsafe job named with --job still cannot move (None: it can)."""
+    unsafe = verdict is Idempotency.UNSAFE
+    if job.qualname not in options.jobs:
+        base = (
+            _NEVER[verdict]
+            if job.idempotency is verdict
+            else (f"job is non_idempotent without its declared key {job.declared_key!r}")
+        )
+        return base + _OPT_IN.format(job=job.qualname, signoff=_SIGNOFF_HINT if unsafe else "")
+    if unsafe and job.qualname not in options.signoffs:
+        return (
+            f"job is unsafe: no sign-off recorded for it in MIGRATION_PLAN.md: a named human "
+            f"fills in 'Sign-off: <name>, <date>' under its phase-4 item "
+            f"(<!-- plan:{job.qualname}/signoff -->) first"
+        )
+    if job.qualname not in options.keys:
+        hint = job.suggested_key or f"{job.qualname}:{{...}}"
+        return (
+            f"job is {verdict.value}: it moves only with an idempotency key: declare one "
+            f'([tool.migrator.jobs."{job.qualname}"] key = "...") or pass '
+            f"--key {job.qualname}={hint}"
         )
     return None
 

@@ -13,6 +13,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from codemods._types import Skip, Target
+from inventory.config import key_function
 
 _EMPTY = cst.Module(body=[])
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -123,7 +124,17 @@ def _append_arg(args: list[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
 def key_expression(
     template: str, args: Sequence[cst.Arg], params: list[str]
 ) -> cst.BaseExpression | Skip:
-    """An f-string for ``template`` whose ``{param}`` placeholders are the call's argument expressions."""
+    """An f-string for ``template`` whose ``{param}`` placeholders are the call's argument expressions.
+
+    A key function (``pkg.mod:func``) is called with the call's own arguments
+    instead: ``func(args...)`` (the caller imports it).
+    """
+    function = key_function(template)
+    if function is not None:
+        if any(arg.star for arg in args):
+            return Skip("idempotency key: arguments are unpacked with * or **")
+        copied = ", ".join(code(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in args)
+        return cst.parse_expression(f"{function[1]}({copied})")
     bound = bind(args, params)
     if isinstance(bound, Skip):
         return bound

@@ -53,6 +53,11 @@ class ApplyOptions(BaseModel):
         description="Job qualname -> idempotency key template, e.g. 'refund-{order_id}'.",
     )
     pools: dict[str, str] = Field(default_factory=dict, description="Job qualname -> pool.")
+    signoffs: dict[str, str] = Field(
+        default_factory=dict,
+        description="Job qualname -> its recorded human sign-off (MIGRATION_PLAN.md, phase 4): "
+        "an unsafe job named with --job moves only with one.",
+    )
     default_pool: str = "batch"
     allow_dirty: bool = False
     max_sites: int | None = Field(default=None, ge=1)

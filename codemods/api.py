@@ -15,7 +15,7 @@ from codemods._branches import BranchReport, create
 from codemods._changeset import plan_changes, read_source, write_changes
 from codemods._config import effective_options
 from codemods._register import decorator_arguments
-from codemods._select import select
+from codemods._select import guarded_verdict, select
 from codemods._status_endpoint import AppModule
 from codemods._types import (
     ApplyOptions,
@@ -82,12 +82,14 @@ def _blocked(top: Path, inventory: Inventory, stale: list[str], dirty: set[Path]
 
 def _decorations(targets: list[Target], opts: ApplyOptions) -> dict[str, str]:
     jobs = {t.job.qualname: t.job for t in targets}
-    return {
-        q: decorator_arguments(
-            opts.pools.get(q, opts.default_pool), j.idempotency is Idempotency.IDEMPOTENT
-        )
-        for q, j in jobs.items()
-    }
+    return {q: _decoration(j, opts.pools.get(q, opts.default_pool)) for q, j in jobs.items()}
+
+
+def _decoration(job: Job, pool: str) -> str:
+    """``@job(...)``'s arguments; a guarded job declares its verdict so the gate holds it inline."""
+    guarded = guarded_verdict(job)
+    arguments = decorator_arguments(pool, job.idempotency is Idempotency.IDEMPOTENT)
+    return arguments + (f', idempotency="{guarded.value}"' if guarded is not None else "")
 
 
 def _read_sources(top: Path, inventory: Inventory, blocked: dict[str, str]) -> dict[str, str]:

@@ -31,6 +31,7 @@ from codemods import (
 )
 from inventory.models import Inventory
 from migrator.console import stdout_console
+from migrator.plan import PLAN_FILE, recorded_signoffs
 
 OK, NOTHING, FAILED = 0, 1, 2
 
@@ -102,7 +103,13 @@ def apply(
 ) -> None:
     """Rewrite call sites of idempotent jobs (and keyed needs_key jobs) to enqueue."""
     console = stdout_console()
-    options = ApplyOptions(jobs=jobs, keys=keys, allow_dirty=allow_dirty, max_sites=max_sites)
+    options = ApplyOptions(
+        jobs=jobs,
+        keys=keys,
+        allow_dirty=allow_dirty,
+        max_sites=max_sites,
+        signoffs=_signoffs(path),
+    )
     mode = Output.BRANCH if branch else Output.DIFF if dry_run else Output.WRITE
     try:
         inventory = load_inventory(path)
@@ -113,7 +120,31 @@ def apply(
     if unknown:
         console.print(f"[yellow]not in the inventory:[/] {escape(', '.join(unknown))}")
     render(console, result, branches, mode)
+    for job, reason in _not_moved(result, jobs).items():
+        console.print(f"[red]not moved:[/] {escape(job)}: {escape(reason)}")
     click.get_current_context().exit(OK if result.changes and not result.refused else NOTHING)
+
+
+def _signoffs(root: Path) -> dict[str, str]:
+    """The phase-4 sign-offs a human recorded in the project's MIGRATION_PLAN.md."""
+    plan = root / PLAN_FILE
+    if not plan.is_file():
+        return {}
+    try:
+        return recorded_signoffs(plan.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ApplyFailed(f"cannot read {plan}: {exc}") from exc
+
+
+def _not_moved(result: ApplyResult, jobs: tuple[str, ...]) -> dict[str, str]:
+    """Jobs named with --job none of whose sites moved, with the first reason given."""
+    found: dict[str, str] = {}
+    moved = {o.site.job for o in result.outcomes if o.status in (Status.REWRITTEN, Status.ALREADY)}
+    for outcome in result.outcomes:
+        job = outcome.site.job
+        if job in jobs and job not in moved and outcome.reason:
+            found.setdefault(job, outcome.reason)
+    return found
 
 
 def _run(

@@ -10,7 +10,12 @@ See docs/plan.md for the phases, the file format and what --check verifies.
 from migrator.plan.build import build_plan, key_source, risk
 from migrator.plan.check import check
 from migrator.plan.config import CheckSettings, PlanConfig, load_check_settings, load_plan_config
-from migrator.plan.markdown import merge_previous, parse_markdown, render_markdown
+from migrator.plan.markdown import (
+    merge_previous,
+    parse_markdown,
+    recorded_signoffs,
+    render_markdown,
+)
 from migrator.plan.model import (
     NOT_BUILT,
     SIGNOFF_BLANK,
@@ -46,6 +51,7 @@ __all__ = [
     "load_plan_config",
     "merge_previous",
     "parse_markdown",
+    "recorded_signoffs",
     "render_markdown",
     "risk",
     "run_plan",

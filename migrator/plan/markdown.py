@@ -121,6 +121,24 @@ def _signed(text: str) -> bool:
     return BLANK_MARK not in text and bool(text.strip())
 
 
+_SIGNOFF = re.compile(r"^Sign-off:\s*(?P<who>[^,]*\S)\s*,\s*(?P<when>\S.*)$")
+
+
+def recorded_signoffs(text: str) -> dict[str, str]:
+    """Job -> its sign-off line, for each phase-4 ``<job>/signoff`` item filled in by a human.
+
+    Filled in means ``Sign-off: <name>, <date>`` with both parts written (the
+    blank ``Sign-off: ____ (name, date)`` and a line without a date do not count).
+    """
+    found: dict[str, str] = {}
+    for anchor, item in parse_markdown(text).items.items():
+        job, _, step = anchor.rpartition("/")
+        match = _SIGNOFF.match(item.text)
+        if step == "signoff" and job and match and _signed(item.text):
+            found[job] = item.text
+    return found
+
+
 class _Writer:
     def __init__(self, prev: Previous) -> None:
         self.prev = prev

@@ -1,0 +1,150 @@
+"""``migrator apply --job`` for non-idempotent and unsafe jobs with a key (issue 6)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from codemods import ApplyOptions, plan_apply
+from codemods._pr import render
+from inventory.models import Idempotency, Inventory, Pattern
+from migrator.commands.apply import apply
+
+N, U, K = Idempotency.NON_IDEMPOTENT, Idempotency.UNSAFE, Idempotency.NEEDS_KEY
+
+APP = """\
+def send_welcome(user_id):
+    return user_id
+
+
+def refund(order_id, amount):
+    return order_id
+
+
+def signup(user):
+    send_welcome(user.id)
+
+
+def refund_view(order):
+    refund(order.id, order.total)
+"""
+
+SIGNED = "- [x] Sign-off: Ana Lopes, 2026-11-29 <!-- plan:app.refund/signoff -->\n"
+BLANK = "- [ ] Sign-off: ____ (name, date) <!-- plan:app.refund/signoff -->\n"
+
+
+@pytest.fixture
+def project(tmp_path: Path, build_inventory: Callable[..., Inventory]) -> Path:
+    (tmp_path / "app.py").write_text(APP)
+    sites = [
+        ("app.py", "    send_welcome(user.id)", Pattern.DIRECT_CALL, "app.send_welcome"),
+        ("app.py", "    refund(order.id", Pattern.DIRECT_CALL, "app.refund"),
+    ]
+    inventory = build_inventory(tmp_path, sites, {"app.send_welcome": N, "app.refund": U})
+    (tmp_path / ".migrator").mkdir()
+    (tmp_path / ".migrator" / "inventory.json").write_text(inventory.model_dump_json())
+    return tmp_path
+
+
+def inventory_of(root: Path) -> Inventory:
+    return Inventory.model_validate_json((root / ".migrator" / "inventory.json").read_text())
+
+
+def declare(root: Path, job: str, key: str) -> None:
+    with (root / "pyproject.toml").open("a") as f:
+        f.write(f'[tool.migrator.jobs."{job}"]\nkey = "{key}"\n')
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(apply, list(args), env={"COLUMNS": "300"})
+    return result.exit_code, result.output
+
+
+def test_never_by_default_even_with_a_declared_key(project: Path) -> None:
+    declare(project, "app.send_welcome", "welcome:{user_id}")
+    result = plan_apply(project, inventory_of(project), ApplyOptions())
+    assert not result.changes
+    [why] = [o.reason for o in result.outcomes if o.site.job == "app.send_welcome"]
+    assert "non_idempotent" in why and "--job app.send_welcome" in why
+
+
+def test_named_without_a_key_is_refused_with_the_way_to_declare_one(project: Path) -> None:
+    code, out = run(str(project), "--job", "app.send_welcome")
+    assert code == 1
+    assert "not moved: app.send_welcome" in out and "moves only with an idempotency key" in out
+
+
+def test_named_with_a_declared_key_rewrites_with_the_key_and_registers_the_guard(
+    project: Path,
+) -> None:
+    declare(project, "app.send_welcome", "welcome:{user_id}")
+    result = plan_apply(project, inventory_of(project), ApplyOptions(jobs=("app.send_welcome",)))
+    [change] = result.changes
+    assert (
+        '    send_welcome.enqueue(user.id, idempotency_key=f"welcome:{user.id}")\n' in change.after
+    )
+    assert '@job(pool="batch", idempotency="non_idempotent")\ndef send_welcome(' in change.after
+    assert "    refund(order.id, order.total)\n" in change.after  # not named: untouched
+    text = render("b", result.jobs, result, inventory_of(project))
+    assert "alters no behaviour until the job is certified" in text
+    assert "mock.patch" in text
+
+
+def test_a_needs_key_verdict_over_a_non_idempotent_job_also_needs_job(
+    project: Path, build_inventory: Callable[..., Inventory]
+) -> None:
+    inventory = inventory_of(project)
+    job = inventory.job("app.send_welcome")
+    assert job is not None
+    job.idempotency, job.keyless_idempotency = K, N
+    declare(project, "app.send_welcome", "welcome:{user_id}")
+    assert not plan_apply(project, inventory, ApplyOptions()).changes
+    named = plan_apply(project, inventory, ApplyOptions(jobs=("app.send_welcome",)))
+    assert 'idempotency="non_idempotent"' in named.changes[0].after
+
+
+def test_a_key_function_is_called_with_the_sites_arguments_and_imported(project: Path) -> None:
+    options = ApplyOptions(
+        jobs=("app.send_welcome",), keys={"app.send_welcome": "app.keys:welcome"}
+    )
+    [change] = plan_apply(project, inventory_of(project), options).changes
+    assert "    send_welcome.enqueue(user.id, idempotency_key=welcome(user.id))\n" in change.after
+    assert "from app.keys import welcome\n" in change.after
+
+
+def test_unsafe_is_refused_without_a_recorded_sign_off_then_accepted_with_one_and_a_key(
+    project: Path,
+) -> None:
+    (project / "MIGRATION_PLAN.md").write_text(BLANK)
+    code, out = run(str(project), "--job", "app.refund", "--key", "app.refund=refund:{order_id}")
+    assert code == 1
+    assert "not moved: app.refund" in out and "no sign-off recorded" in out
+    assert (project / "app.py").read_text() == APP
+
+    (project / "MIGRATION_PLAN.md").write_text(SIGNED)
+    code, out = run(str(project), "--job", "app.refund")
+    assert code == 1 and "moves only with an idempotency key" in out  # signed, but no key
+
+    code, out = run(
+        str(project), "--job", "app.refund", "--key", "app.refund=refund:{order_id}", "--write"
+    )
+    assert code == 0, out
+    after = (project / "app.py").read_text()
+    assert (
+        '    refund.enqueue(order.id, order.total, idempotency_key=f"refund:{order.id}")' in after
+    )
+    assert '@job(pool="batch", idempotency="unsafe")' in after
+
+
+def test_unknown_is_never_moved_even_when_named(
+    project: Path, build_inventory: Callable[..., Inventory]
+) -> None:
+    inventory = inventory_of(project)
+    job = inventory.job("app.send_welcome")
+    assert job is not None
+    job.idempotency = Idempotency.UNKNOWN
+    options = ApplyOptions(jobs=("app.send_welcome",), keys={"app.send_welcome": "w:{user_id}"})
+    assert not plan_apply(project, inventory, options).changes
