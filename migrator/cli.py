@@ -14,6 +14,7 @@ from rich.console import Console
 
 from inventory import Idempotency
 from migrator.commands.apply import apply
+from migrator.commands.loadtest import loadtest
 from migrator.commands.plan import plan
 from migrator.console import stdout_console
 from migrator.errors import MigratorError, OutputError
@@ -130,4 +131,5 @@ def _report(
 
 
 main.add_command(apply)
+main.add_command(loadtest)
 main.add_command(plan)

@@ -1,0 +1,121 @@
+"""``migrator loadtest``: run a job through the real runtime under load and chaos; certify on a pass.
+
+Thin: parse options into a :class:`~migrator.loadtest.LoadTestSpec`, call
+:func:`~migrator.loadtest.run_loadtest`, render the report (terminal, and
+``--markdown`` / ``--json`` files). Exit status: 0 passed (and certified),
+1 failed (the reasons and any duplicate completions are printed), 2 it could
+not run (no ``--sandbox``, a bad option, an unreachable sandbox).
+
+Register it in ``migrator/cli.py`` with ``main.add_command(loadtest)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from pydantic import ValidationError
+from rich.console import Console
+
+from migrator.console import stdout_console
+from migrator.errors import MigratorError
+from migrator.loadtest import (
+    LoadTestSpec,
+    SpecError,
+    parse_burst,
+    parse_chaos,
+    parse_duration,
+    render_json,
+    render_markdown,
+    render_terminal,
+    run_loadtest,
+)
+
+FAILED = 2
+NO_SANDBOX = (
+    "refusing to run without --sandbox SETTINGS: name the settings module whose import"
+    " configures queue_runtime for a sandbox database and Redis (the job's effects really happen)"
+)
+
+
+class LoadTestFailed(click.ClickException):
+    """loadtest could not run: message on stderr, exit status 2."""
+
+    exit_code = FAILED
+
+
+@click.command("loadtest")
+@click.argument("job")
+@click.option(
+    "--sandbox", help="Settings module configuring queue_runtime for a sandbox (required)."
+)
+@click.option("--rate", required=True, type=float, help="Steady enqueue rate, jobs per second.")
+@click.option("--duration", required=True, help="How long the load lasts: 30s, 2m, 500ms.")
+@click.option("--burst", help="Burst profile: FACTORx:DURATION[@START],... e.g. 10x:30s.")
+@click.option("--chaos", help="Comma-separated: kill-workers, redis-restart, pg-terminate.")
+@click.option("--args", "args_", metavar="MODULE:FUNC", help="Argument generator, called with i.")
+@click.option("--key", metavar="TEMPLATE", help="Idempotency key per job, e.g. 'order-{run}-{i}'.")
+@click.option("--job-module", help="Module registering JOB (default: derived from its name).")
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 32))
+@click.option("--concurrency", type=click.IntRange(min=1), help="Per-pool concurrency of workers.")
+@click.option("--sla-p99-ms", default=1000.0, show_default=True, type=float)
+@click.option(
+    "--drain-timeout", default="60s", show_default=True, help="Wait for the queue after the load."
+)
+@click.option("--certify-by", help="Who certifies on a pass (default: $USER).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--markdown", "markdown_out", type=click.Path(dir_okay=False, path_type=Path))
+def loadtest(
+    job: str,
+    sandbox: str | None,
+    rate: float,
+    duration: str,
+    burst: str | None,
+    chaos: str | None,
+    args_: str | None,
+    key: str | None,
+    job_module: str | None,
+    workers: int,
+    concurrency: int | None,
+    sla_p99_ms: float,
+    drain_timeout: str,
+    certify_by: str | None,
+    json_out: Path | None,
+    markdown_out: Path | None,
+) -> None:
+    """Load-test JOB in the sandbox with chaos; a pass certifies its current code."""
+    if not sandbox:
+        raise LoadTestFailed(NO_SANDBOX)
+    try:
+        spec = LoadTestSpec(
+            job=job,
+            sandbox=sandbox,
+            job_module=job_module,
+            rate=rate,
+            duration=parse_duration(duration),
+            bursts=parse_burst(burst),
+            chaos=parse_chaos(chaos),
+            args=args_,
+            key=key,
+            workers=workers,
+            concurrency=concurrency,
+            sla_p99_ms=sla_p99_ms,
+            drain_timeout=parse_duration(drain_timeout),
+            certify_by=certify_by,
+        )
+    except (SpecError, ValidationError) as exc:
+        raise click.UsageError(str(exc)) from exc
+    err = Console(stderr=True)
+    try:
+        report = run_loadtest(spec, progress=lambda message: err.print(f"[dim]{message}[/]"))
+    except (MigratorError, SpecError) as exc:
+        raise LoadTestFailed(str(exc)) from exc
+    render_terminal(report, stdout_console())
+    for path, text in ((json_out, render_json(report)), (markdown_out, render_markdown(report))):
+        if path is None:
+            continue
+        try:
+            path.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise LoadTestFailed(f"cannot write {path}: {exc.strerror or exc}") from exc
+    click.get_current_context().exit(0 if report.passed else 1)

@@ -1,0 +1,48 @@
+"""``migrator loadtest``: certify a job by running it through the real runtime under load and chaos.
+
+``run_loadtest(spec, settings, progress) -> LoadTestReport``; renderers in
+:mod:`migrator.loadtest.render`. See docs/loadtest.md.
+"""
+
+from migrator.loadtest.render import render_json, render_markdown, render_terminal
+from migrator.loadtest.report import (
+    ChaosEvent,
+    DuplicateCompletion,
+    Execution,
+    Latency,
+    LoadTestReport,
+    evaluate,
+)
+from migrator.loadtest.run import LoadTestError, SandboxError, load_sandbox, run_loadtest
+from migrator.loadtest.spec import (
+    Burst,
+    ChaosKind,
+    LoadTestSpec,
+    SpecError,
+    parse_burst,
+    parse_chaos,
+    parse_duration,
+)
+
+__all__ = [
+    "Burst",
+    "ChaosEvent",
+    "ChaosKind",
+    "DuplicateCompletion",
+    "Execution",
+    "Latency",
+    "LoadTestError",
+    "LoadTestReport",
+    "LoadTestSpec",
+    "SandboxError",
+    "SpecError",
+    "evaluate",
+    "load_sandbox",
+    "parse_burst",
+    "parse_chaos",
+    "parse_duration",
+    "render_json",
+    "render_markdown",
+    "render_terminal",
+    "run_loadtest",
+]

@@ -1,0 +1,310 @@
+"""``run_loadtest``: the real job, the real runtime, real workers, load and chaos; a report.
+
+1. The sandbox settings module is imported (it configures queue_runtime); the
+   queue schema is migrated there and the ledger table created.
+2. ``spec.workers`` worker subprocesses start (``queue-runtime worker
+   migrator.loadtest._ledger_app``, one PostgreSQL application name each);
+   with ``redis-restart`` chaos they use a private redis-server the load test
+   starts (and may therefore restart).
+3. Jobs are enqueued on the schedule (steady rate, bursts) while the chaos
+   thread injects its faults; then the queue drains (``drain_timeout``).
+4. The ledger and the queue's history give the figures; the rules in
+   :mod:`migrator.loadtest.report` give the verdict; a pass certifies the
+   job's current fingerprint through the gate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import importlib
+import os
+import secrets
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from migrator.errors import MigratorError
+from migrator.loadtest import ledger
+from migrator.loadtest.chaos import Chaos
+from migrator.loadtest.fleet import Fleet, FleetError, PrivateRedis, env_for_workers, wait_for
+from migrator.loadtest.load import (
+    Enqueued,
+    Enqueuer,
+    as_call,
+    load_generator,
+    signature_generator,
+)
+from migrator.loadtest.report import LoadTestReport, evaluate, latency_of
+from migrator.loadtest.spec import ChaosKind, LoadTestSpec
+from queue_runtime import Mode, QueueError, Settings, current, migrate
+from queue_runtime.registry import JobFunction
+from queue_runtime.runtime import Runtime
+
+Progress = Callable[[str], None]
+
+
+class SandboxError(MigratorError):
+    """The load test cannot use the sandbox."""
+
+
+class LoadTestError(MigratorError):
+    """The load test could not run."""
+
+
+def load_sandbox(module: str, cwd: Path | None = None) -> Settings:
+    """Import the sandbox settings module (it configures queue_runtime); its Settings.
+
+    Refused unless it configures queue mode with a database: a load test never
+    runs a job's effects anywhere the user did not name.
+    """
+    root = str(cwd or Path.cwd())
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise SandboxError(f"--sandbox {module}: cannot import it: {exc}") from exc
+    settings = current().settings
+    if settings.effective_mode is not Mode.QUEUE or not settings.database_url:
+        raise SandboxError(
+            f"--sandbox {module} does not configure queue_runtime in queue mode with a"
+            " database_url (call queue_runtime.configure(...) in it)"
+        )
+    return settings
+
+
+def resolve_job(
+    name: str, job_module: str | None, runtime: Runtime
+) -> tuple[JobFunction[..., Any], str | None]:
+    """The registered job and the module that registers it (imported here)."""
+    candidates = [job_module] if job_module else _prefixes(name)
+    imported = None
+    for module in candidates:
+        if name in runtime.registry:
+            break
+        try:
+            importlib.import_module(module)
+            imported = module
+        except ImportError:
+            if job_module:
+                raise LoadTestError(f"cannot import the job module {job_module}") from None
+    if name not in runtime.registry:
+        raise LoadTestError(
+            f"no job named {name!r} is registered by the sandbox or {', '.join(candidates)}"
+        )
+    return runtime.registry.get(name), imported or job_module
+
+
+def _prefixes(name: str) -> list[str]:
+    parts = name.split(".")
+    return [".".join(parts[:n]) for n in range(len(parts) - 1, 0, -1)]
+
+
+def run_loadtest(
+    spec: LoadTestSpec,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+    cwd: Path | None = None,
+) -> LoadTestReport:
+    """Run the load test ``spec`` describes against the sandbox; certify the job when it passes."""
+    say = progress or (lambda message: None)
+    cwd = cwd or Path.cwd()
+    sandbox_settings = load_sandbox(spec.sandbox, cwd)
+    settings = settings or sandbox_settings
+    run_id = secrets.token_hex(4)
+    runtime = Runtime(settings)
+    jf, job_module = resolve_job(spec.job, spec.job_module, runtime)
+    generate = _generator(spec, jf)
+    fingerprint = _fingerprint(jf)
+    dsn = settings.database_url or ""
+    try:
+        migrate(settings)
+        ledger.create(dsn, settings.schema_name)
+    except (QueueError, psycopg.Error) as exc:
+        raise LoadTestError(f"cannot prepare the sandbox database: {exc}") from exc
+
+    started_at = datetime.now(UTC)
+    workdir = Path(tempfile.mkdtemp(prefix=f"migrator-loadtest-{run_id}-"))
+    redis_server = PrivateRedis(workdir) if ChaosKind.REDIS_RESTART in spec.chaos else None
+    env = env_for_workers(
+        {
+            "MIGRATOR_LOADTEST_SANDBOX": spec.sandbox,
+            "MIGRATOR_LOADTEST_JOB": spec.job,
+            "MIGRATOR_LOADTEST_JOB_MODULE": job_module or "",
+            "MIGRATOR_LOADTEST_RUN": run_id,
+            "MIGRATOR_LOADTEST_LEDGER_DSN": dsn,
+            "MIGRATOR_LOADTEST_SCHEMA": settings.schema_name,
+        },
+        cwd,
+    )
+    fleet_settings = settings
+    notes: list[str] = []
+    try:
+        if redis_server is not None:
+            redis_server.start()
+            fleet_settings = settings.model_copy(update={"redis_url": redis_server.url})
+            notes.append(f"workers used a private redis-server on port {redis_server.port}")
+        fleet = Fleet(run_id, fleet_settings, env, workdir, spec.concurrency, cwd)
+        try:
+            say(f"run {run_id}: starting {spec.workers} worker(s) for {spec.job}")
+            for _ in range(spec.workers):
+                fleet.start()
+            for worker in list(fleet.workers):
+                fleet.wait_connected(worker)
+            enqueuer = Enqueuer(runtime, jf, spec, run_id, generate)
+            chaos = Chaos(spec, fleet, redis_server, run_id, say)
+            say(f"load: {spec.rate:g}/s for {spec.duration:g}s, {spec.planned_jobs()} jobs")
+            began = time.monotonic()
+            enqueuer.start(began)
+            chaos.start(began)
+            load = enqueuer.join()
+            chaos.join()
+            say(f"enqueued {len(load.enqueued)}; draining (up to {spec.drain_timeout:g}s)")
+            ids = [e.job_id for e in load.enqueued]
+            _drain(dsn, settings.schema_name, ids, spec.drain_timeout)
+            rows = ledger.read(dsn, settings.schema_name, run_id)
+        finally:
+            fleet.stop_all()
+    except FleetError as exc:
+        raise LoadTestError(str(exc)) from exc
+    finally:
+        if redis_server is not None:
+            redis_server.stop()
+        runtime.close()
+
+    report = _report(spec, run_id, fingerprint, started_at, load, rows, settings)
+    report.chaos_events = chaos.events
+    report.notes = notes + [f"chaos {e}" for e in chaos.errors] + load.errors[:20]
+    if load.behind_seconds > 1.0:
+        report.notes.append(f"the enqueue loop fell {load.behind_seconds:.1f}s behind its schedule")
+    report.passed, report.reasons = evaluate(report)
+    if report.passed:
+        shutil.rmtree(workdir, ignore_errors=True)
+    else:
+        report.notes.append(f"worker logs kept in {workdir}")
+    if report.passed:
+        _certify(report, settings, jf)
+    ledger.delete_run(dsn, settings.schema_name, run_id)
+    return report
+
+
+def _generator(
+    spec: LoadTestSpec, jf: JobFunction[..., Any]
+) -> Callable[[int], tuple[tuple[Any, ...], dict[str, Any]]]:
+    if spec.args is None:
+        return signature_generator(jf)
+    function = load_generator(spec.args)
+    return lambda i: as_call(function(i))
+
+
+def _fingerprint(jf: JobFunction[..., Any]) -> str | None:
+    try:
+        from queue_runtime.gate import fingerprint
+    except ImportError:
+        return None
+    return fingerprint(jf)
+
+
+def _drain(dsn: str, schema: str, ids: list[int], timeout: float) -> None:
+    query = sql.SQL("SELECT count(*) FROM {}.job_history WHERE id = ANY(%s)").format(
+        sql.Identifier(schema)
+    )
+
+    def drained() -> bool:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            row = conn.execute(query, (ids,)).fetchone()
+        return bool(row) and int(row[0]) >= len(ids)
+
+    with contextlib.suppress(FleetError):  # what is left is reported as unfinished
+        wait_for(drained, timeout, "the queue to drain", interval=0.2)
+
+
+def _report(
+    spec: LoadTestSpec,
+    run_id: str,
+    fingerprint: str | None,
+    started_at: datetime,
+    load: Any,
+    rows: list[tuple[ledger.Execution, str | None]],
+    settings: Settings,
+) -> LoadTestReport:
+    enqueued: list[Enqueued] = load.enqueued
+    ids = [e.job_id for e in enqueued if e.created]
+    s = sql.Identifier(settings.schema_name)
+    with psycopg.connect(settings.database_url or "", autocommit=True) as conn:
+        history = conn.execute(
+            sql.SQL(
+                "SELECT id, status::text, attempt, enqueued_at, finished_at"
+                " FROM {}.job_history WHERE id = ANY(%s)"
+            ).format(s),
+            (ids,),
+        ).fetchall()
+        queued = {
+            r[0]
+            for r in conn.execute(
+                sql.SQL("SELECT id FROM {}.jobs WHERE id = ANY(%s)").format(s), (ids,)
+            ).fetchall()
+        }
+    finished = {r[0]: r for r in history}
+    succeeded = [r for r in history if r[1] == "succeeded"]
+    first_start: dict[int, datetime] = {}
+    for execution, _ in rows:
+        first_start.setdefault(execution.job_id, execution.started_at)
+    enqueued_at = {r[0]: r[3] for r in history}
+    latencies = [
+        (first_start[i] - enqueued_at[i]).total_seconds() * 1000.0
+        for i in ids
+        if i in first_start and i in enqueued_at
+    ]
+    throughput = 0.0
+    if succeeded:
+        span = (max(r[4] for r in succeeded) - min(r[3] for r in succeeded)).total_seconds()
+        throughput = len(succeeded) / span if span > 0 else float(len(succeeded))
+    return LoadTestReport(
+        job=spec.job,
+        run_id=run_id,
+        fingerprint=fingerprint,
+        spec=spec,
+        started_at=started_at,
+        finished_at=datetime.now(UTC),
+        enqueued=len(enqueued),
+        enqueue_deduplicated=sum(1 for e in enqueued if not e.created),
+        succeeded=len(succeeded),
+        dead=sum(1 for r in history if r[1] == "dead"),
+        unfinished=len(queued),
+        lost=sum(1 for i in ids if i not in finished and i not in queued),
+        throughput=round(throughput, 2),
+        latency=latency_of(latencies),
+        executions=len(rows),
+        duplicate_deliveries=ledger.duplicate_deliveries(rows),
+        duplicate_completions=ledger.duplicate_completions(rows),
+        retries=sum(max(0, r[2] - 1) for r in history),
+    )
+
+
+def _certify(report: LoadTestReport, settings: Settings, jf: JobFunction[..., Any]) -> None:
+    try:
+        from queue_runtime.gate import certify
+    except ImportError:
+        report.notes.append("not certified: queue_runtime.gate is not available")
+        return
+    if report.fingerprint is None:
+        report.notes.append("not certified: the job's fingerprint is unknown")
+        return
+    who = report.spec.certify_by or os.environ.get("USER") or getpass.getuser()
+    runtime = Runtime(settings)
+    try:
+        certify(runtime, jf.name, report.fingerprint, report.figures(), who)
+    finally:
+        runtime.close()
+    report.certified = True
+    report.certified_by = who
