@@ -40,10 +40,9 @@ PHASES = {
         "shop.reports.export_daily_report",
         "shop.reports.rebuild_reports",
     },
-    "phase-2": {"shop.payments.capture_payment"},
+    # the mail jobs are on the notification fast track: right after the idempotent jobs
+    "phase-2": {"shop.payments.capture_payment", "shop.mail.send_receipt", "shop.mail.send_welcome"},
     "phase-3": {
-        "shop.mail.send_receipt",
-        "shop.mail.Mailer.send_welcome",
         "shop.analytics.record_page_view",
         "shop.jobs.audit.write_audit",
     },

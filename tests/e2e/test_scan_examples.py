@@ -77,7 +77,7 @@ SHOP_SITES = [
     Site(ORDERS, Pattern.THREAD, "shop.jobs.audit.write_audit", "Thread(target=write_audit", NON, FASTAPI, False),
     Site(ORDERS, Pattern.THREAD, "shop.jobs.stock.decrement_stock", "Worker(target=decrement_stock", UNSAFE, FASTAPI, False),
     Site(PRODUCTS, Pattern.THREAD, "shop.jobs.cache.CacheWarmer.run", "CacheWarmer(product.id).start()", IDEM, FASTAPI, False),
-    Site(USERS, Pattern.EXECUTOR_SUBMIT, "shop.mail.Mailer.send_welcome", "EXECUTOR.submit(mailer.send_welcome", NON, FASTAPI, False),
+    Site(USERS, Pattern.EXECUTOR_SUBMIT, "shop.mail.send_welcome", "EXECUTOR.submit(send_welcome", NON, FASTAPI, False),
     Site(PRODUCTS, Pattern.EXECUTOR_SUBMIT, "shop.images.make_thumbnail", "EXECUTOR.map(make_thumbnail", IDEM, FASTAPI, False),
     Site(PRODUCTS, Pattern.ASYNCIO_TASK, "shop.analytics.record_page_view", "create_task(record_page_view", NON, FASTAPI),
     Site(ORDERS, Pattern.RUN_IN_EXECUTOR, "shop.payments.capture_payment", "to_thread(capture_payment", KEY, FASTAPI, True),
@@ -223,7 +223,7 @@ def _effects(inventory: Inventory, qualname: str) -> list[Effect]:
 
 SHOP_EFFECTS = [
     ("shop.mail.send_receipt", EffectKind.EMAIL_SEND),
-    ("shop.mail.Mailer.send_welcome", EffectKind.EMAIL_SEND),
+    ("shop.mail.send_welcome", EffectKind.EMAIL_SEND),
     ("shop.analytics.record_page_view", EffectKind.DB_INCREMENT),
     ("shop.jobs.stock.decrement_stock", EffectKind.ACCOUNT_STATE),
     ("shop.jobs.audit.write_audit", EffectKind.DB_INSERT),

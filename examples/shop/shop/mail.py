@@ -33,16 +33,17 @@ def deliver(msg: EmailMessage) -> None:
         smtp.send_message(msg)
 
 
-class Mailer:
-    def __init__(self, sender: str) -> None:
-        self.sender = sender
+def send_welcome(user_id: int) -> None:
+    """Job (non-idempotent: a second run sends a second mail), submitted to the thread pool.
 
-    def send_welcome(self, user_id: int) -> None:
-        """Job (non-idempotent: a second run sends a second mail)."""
-        with connect(current().settings.database) as conn:
-            user = load_user(conn, user_id)
-        body = f"Hello {user.name}, welcome to the shop!"
-        deliver(compose(self.sender, user.email, "Welcome to the shop", body))
+    A module-level function taking an id (not a method of a mailer object), so
+    a worker can import it and its argument is plain JSON: it can be moved.
+    """
+    services = current()
+    with connect(services.settings.database) as conn:
+        user = load_user(conn, user_id)
+    body = f"Hello {user.name}, welcome to the shop!"
+    deliver(compose(services.settings.mail_from, user.email, "Welcome to the shop", body))
 
 
 def send_receipt(order_id: int) -> None:

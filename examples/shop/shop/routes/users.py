@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from shop import workers
 from shop.db import connect
 from shop.deps import ServicesDep
-from shop.mail import Mailer
+from shop.mail import send_welcome
 from shop.models import SignupIn
 from shop.repo import insert_user
 
@@ -20,8 +20,7 @@ router = APIRouter()
 def signup(body: SignupIn, services: ServicesDep) -> dict[str, object]:
     with connect(services.settings.database) as conn:
         user = insert_user(conn, body.email, body.name)
-    mailer = Mailer(services.settings.mail_from)
-    # Site: executor submit of a bound method, on the module-level pool.
-    workers.EXECUTOR.submit(mailer.send_welcome, user.id)
+    # Site: executor submit on the module-level pool.
+    workers.EXECUTOR.submit(send_welcome, user.id)
     services.events.publish(f"user_signed_up:{user.id}")
     return asdict(user)
