@@ -2,6 +2,11 @@
 
 Validation happens first in both modes, so a call that would be refused in
 production is refused in tests and during an inline rollout too.
+
+In queue mode each enqueue asks the gate (:func:`queue_runtime.gate.gate_decision`):
+the job's rollout mode and, for a gated job, its certification decide whether
+this run is stored for workers or runs inline, as before the migration. A
+keyed run that goes inline passes through the execution guard too.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from queue_runtime._inline import run_inline
 from queue_runtime.config import Mode
 from queue_runtime.errors import PayloadError
+from queue_runtime.gate.decide import gate_decision
+from queue_runtime.gate.guard import run_guarded
 from queue_runtime.handle import JobHandle
 from queue_runtime.pg.connect import public_errors
 from queue_runtime.runtime import Runtime, current
@@ -41,6 +48,8 @@ def enqueue_one(
     payload = jf.codec.encode(args, kwargs, runtime.settings.max_payload_bytes)
     if runtime.mode is Mode.INLINE:
         return run_inline(jf, payload)
+    if not gate_decision(runtime, jf, options.idempotency_key).run_async:
+        return _run_inline_guarded(runtime, jf, payload, options.idempotency_key)
     new = _new_job(jf, runtime, payload, options)
     with public_errors():
         job_id, created = runtime.store.enqueue_returning(new, options.conn)
@@ -57,10 +66,24 @@ def enqueue_batch(
     payloads = [jf.codec.encode(tuple(args), dict(kwargs), limit) for args, kwargs in calls]
     if runtime.mode is Mode.INLINE:
         return [run_inline(jf, payload) for payload in payloads]
-    jobs = [_new_job(jf, runtime, payload, options) for payload in payloads]
+    routes = [gate_decision(runtime, jf).run_async for _ in payloads]
+    queued = [p for p, run_async in zip(payloads, routes, strict=True) if run_async]
+    jobs = [_new_job(jf, runtime, payload, options) for payload in queued]
     with public_errors():
-        ids = runtime.store.enqueue_many(jobs)
-    return [JobHandle(job_id, runtime) for job_id in ids]
+        ids = iter(runtime.store.enqueue_many(jobs))
+    handles: list[JobHandle] = []
+    for payload, run_async in zip(payloads, routes, strict=True):
+        handles.append(JobHandle(next(ids), runtime) if run_async else run_inline(jf, payload))
+    return handles
+
+
+def _run_inline_guarded(
+    runtime: Runtime, jf: JobFunction[..., Any], payload: dict[str, Any], key: str | None
+) -> JobHandle:
+    """Inline, as before the migration; a keyed run goes through the execution guard."""
+    if key is None:
+        return run_inline(jf, payload)
+    return run_inline(jf, payload, lambda call: run_guarded(runtime, jf, key, None, call))
 
 
 def _new_job(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from queue_runtime.handle import InlineHandle
@@ -21,12 +21,20 @@ if TYPE_CHECKING:
 log = logging.getLogger("queue_runtime")
 
 
-def run_inline(jf: JobFunction[..., Any], payload: dict[str, Any]) -> InlineHandle:
+def run_inline(
+    jf: JobFunction[..., Any],
+    payload: dict[str, Any],
+    guard: Callable[[Callable[[], Any]], Any] | None = None,
+) -> InlineHandle:
+    """Run the job now; ``guard`` (the execution guard of a keyed run) wraps the call."""
     try:
         args, kwargs = jf.codec.decode(payload)
-        value = jf.fn(*args, **kwargs)
-        if jf.is_async:
-            value = run_coroutine(value)
+
+        def call() -> Any:
+            value = jf.fn(*args, **kwargs)
+            return run_coroutine(value) if jf.is_async else value
+
+        value = call() if guard is None else guard(call)
         result = jf.codec.encode_result(value)
     except Exception as exc:  # the per-job runner: any failure is the job's outcome
         # Logged too: fire-and-forget callers never look at the handle, and the

@@ -13,6 +13,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from queue_runtime.config import Idempotency
 from queue_runtime.errors import QueueError
 from queue_runtime.gate import store
 from queue_runtime.gate.model import Rollout
@@ -29,6 +30,7 @@ class GateCache:
         self._lock = threading.Lock()
         self._loaded_at: float | None = None
         self._ever_loaded = False
+        self.classes: dict[tuple[str, int], Idempotency] = {}  # see decide.classification
         self._rollouts: dict[str, Rollout] = {}
         self._certified: frozenset[tuple[str, str]] = frozenset()
 

@@ -81,7 +81,12 @@ def _read_inventory(path: str | None) -> dict[str, Idempotency]:
 
 def classification(runtime: Runtime, jf: JobFunction[..., Any]) -> Idempotency:
     """The job's effective idempotency; raises ClassificationConflict on an unexplained disagreement."""
-    return runtime._lazy(f"gate_class:{jf.name}:{id(jf.fn)}", lambda: _classify(runtime, jf))
+    classes = gate_cache(runtime).classes  # computed once per job function and Runtime
+    key = (jf.name, id(jf.fn))
+    found = classes.get(key)
+    if found is None:
+        found = classes[key] = _classify(runtime, jf)
+    return found
 
 
 def _classify(runtime: Runtime, jf: JobFunction[..., Any]) -> Idempotency:
