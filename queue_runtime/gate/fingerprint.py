@@ -3,9 +3,9 @@
 Starting at the job function, every function or class it references through
 its globals (names, ``module.attribute`` chains, closures, nested functions)
 that lives in the same top-level package is visited, transitively, up to
-``MAX_OBJECTS``. The sha256 covers each visited object's qualified name and
-source text, in sorted order, so it is stable across processes and machines
-with the same code. ``inspect`` only: no parsing library, no inventory.
+``MAX_OBJECTS``. The sha256 covers each visited object's name (relative to the
+top-level package) and source text, in sorted order, so it is stable across
+processes and machines with the same code. ``inspect`` only: no parsing library, no inventory.
 
 What it does not see: code reached dynamically (``getattr`` with a computed
 name, registries, dependency injection), other packages (their versions are
@@ -35,7 +35,7 @@ def fingerprint(job_function: Callable[..., Any]) -> str:
         if id(obj) in seen:
             continue
         seen.add(id(obj))
-        name = "<job>" if obj is root else f"{obj.__module__}.{obj.__qualname__}"
+        name = "<job>" if obj is root else _relative_name(obj, package)
         sources[name] = _source(obj)
         queue.extend(ref for ref in _references(obj) if _package(ref) == package)
     digest = hashlib.sha256()
@@ -56,6 +56,14 @@ def _unwrap(obj: Any) -> Any:
         return inspect.unwrap(obj)
     except ValueError:  # a cycle of __wrapped__
         return obj
+
+
+def _relative_name(obj: Any, package: str | None) -> str:
+    """``shop.billing.rate`` -> ``.billing.rate``: the same code under another package name is the same."""
+    module = str(obj.__module__)
+    if package and (module == package or module.startswith(package + ".")):
+        module = module[len(package) :]
+    return f"{module}.{obj.__qualname__}"
 
 
 def _package(obj: Any) -> str | None:
