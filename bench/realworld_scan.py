@@ -52,6 +52,8 @@ PROJECTS: dict[str, tuple[str, str]] = {
     "gunicorn": ("gunicorn==23.0.0", "gunicorn"),
     "celery": ("celery==5.4.0", "celery"),
     "litellm": ("litellm==1.55.0", "litellm"),
+    "oscar": ("django-oscar==3.2.5", "oscar"),
+    "helpdesk": ("django-helpdesk==1.1.0", "helpdesk"),
 }
 
 
