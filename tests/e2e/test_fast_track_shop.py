@@ -29,6 +29,20 @@ DECLARED = f'\n[tool.migrator.jobs."{WELCOME}"]\nkey = "welcome:{{user_id}}"\n'
 REWRITTEN = '    send_welcome.enqueue(user.id, idempotency_key=f"welcome:{user.id}")\n'
 
 
+# Written into the shop copy after the move: a test that mocks the job by module path.
+MOCK_TEST = """\
+from unittest import mock
+
+
+def test_patching_the_moved_job_by_module_path_still_intercepts_it(client, outbox):
+    with mock.patch("shop.routes.users.send_welcome") as mocked:
+        user = client.post("/users", json={"email": "mo@example.com", "name": "Mo"}).json()
+    key = f"welcome:{user['id']}"
+    mocked.enqueue.assert_called_once_with(user["id"], idempotency_key=key)
+    assert outbox == []
+"""
+
+
 def cli(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(main, list(args), env={"COLUMNS": "300"})
     return result.exit_code, result.output
@@ -91,6 +105,8 @@ def test_apply_job_rewrites_with_the_key_and_the_shop_tests_pass_inline(shop: Pa
     assert '@job(pool="batch", idempotency="non_idempotent")\ndef send_welcome(' in mail
     assert "def send_receipt(" in mail and mail.count("@job(") == 1  # only the named job moved
 
+    mock_test = shop / "tests" / "test_mock_after_move.py"
+    mock_test.write_text(MOCK_TEST)
     env = {**os.environ, "QUEUE_RUNTIME_MODE": "inline", "PYTHONPATH": str(shop)}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
@@ -101,6 +117,8 @@ def test_apply_job_rewrites_with_the_key_and_the_shop_tests_pass_inline(shop: Pa
         timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "passed" in proc.stdout and " failed" not in proc.stdout
+    mock_test.unlink()
 
     git(shop, "commit", "-qam", "move the welcome mail")
     code, output = cli("apply", str(shop), "--job", WELCOME)
