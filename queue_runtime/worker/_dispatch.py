@@ -80,12 +80,15 @@ class Dispatcher:
             if buffer is None or not buffer.put(batch):  # closed: the worker is stopping
                 self.give_back(batch)
 
-    def run(self, job: ClaimedJob) -> None:
-        """Start one buffered job in the calling executor thread (returns when it is done)."""
+    def run(self, job: ClaimedJob) -> bool:
+        """Run one buffered job in the calling executor thread (returns when it is done).
+
+        False when it did not run: handed back, deferred by its tenant cap, or rejected.
+        """
         if self._stopping.is_set() or self.redis_down.is_set():
             self.give_back([job])
-            return
-        self._admit(job)
+            return False
+        return self._admit(job)
 
     def give_back(self, jobs: list[ClaimedJob]) -> None:
         """Return claimed, unstarted jobs to pending at once (attempt not consumed)."""
@@ -110,20 +113,21 @@ class Dispatcher:
     def _ttl(self) -> float:
         return self._settings.lease_ttl
 
-    def _admit(self, job: ClaimedJob) -> None:
+    def _admit(self, job: ClaimedJob) -> bool:
         try:
             tenant_held = self._take_tenant_slot(job)
         except LeasesUnavailable:
             self.redis_down.set()
             self.give_back([job])
-            return
+            return False
         if tenant_held is None:
-            return
+            return False
         resolved = self._resolver.resolve(job)
         if isinstance(resolved, Outcome):
             self._settler.submit(Settlement(job, resolved, self._settings.retry, tenant_held))
-            return
+            return False
         self._start(job, resolved, tenant_held)
+        return True
 
     def _take_tenant_slot(self, job: ClaimedJob) -> bool | None:
         """False: no cap applies; True: token taken; None: over the cap, deferred."""

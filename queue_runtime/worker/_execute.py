@@ -79,8 +79,11 @@ class Executor:
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
 
-    def serve(self, buffer: Prefetch, handle: Callable[[ClaimedJob], None]) -> None:
-        """Start the pool's executor threads: each runs ``handle(job)`` for job after job."""
+    def serve(self, buffer: Prefetch, handle: Callable[[ClaimedJob], bool]) -> None:
+        """Start the pool's executor threads: each runs ``handle(job)`` for job after job.
+
+        ``handle`` returns whether the job ran (its time then counts in the pool's pace).
+        """
         for index in range(buffer.slots):
             thread = threading.Thread(
                 target=_serve_pool,
@@ -132,15 +135,15 @@ class Executor:
             return self._loop
 
 
-def _serve_pool(buffer: Prefetch, handle: Callable[[ClaimedJob], None]) -> None:
+def _serve_pool(buffer: Prefetch, handle: Callable[[ClaimedJob], bool]) -> None:
     while (job := buffer.take()) is not None:
-        started = time.perf_counter()
+        started, ran = time.perf_counter(), False
         try:
-            handle(job)
+            ran = handle(job)
         except Exception:  # the executor must outlive any bug in dispatching one job
             log.exception("could not run %s", job.token)
         finally:
-            buffer.finished(time.perf_counter() - started)
+            buffer.finished(time.perf_counter() - started if ran else None)
 
 
 def _from_future(future: Future[Outcome]) -> Outcome:

@@ -119,10 +119,16 @@ class Prefetch:
             self._wake()
         return job
 
-    def finished(self, seconds: float) -> None:
-        """The caller's job returned after ``seconds``; its thread is free again."""
+    def finished(self, seconds: float | None) -> None:
+        """The caller's job returned after ``seconds``; its thread is free again.
+
+        None: it did not run (handed back, deferred by a tenant cap, rejected); such
+        quick returns say nothing about the pool's pace and are not counted.
+        """
         with self._cond:
             self._busy -= 1
+            if seconds is None:
+                return
             previous = self._run_time
             self._run_time = seconds if previous is None else previous + EWMA * (seconds - previous)
 

@@ -167,6 +167,18 @@ def test_prefetch_holds_nothing_beyond_free_slots_for_slow_jobs() -> None:
     assert buffer.wanted() == 3
 
 
+def test_prefetch_pace_ignores_jobs_that_did_not_run() -> None:
+    buffer = Prefetch("batch", slots=4, claim_batch=32, wake=lambda: None)
+    buffer.put([job_no(n) for n in range(3)])
+    buffer.take()
+    buffer.finished(1.0)  # ran for a second: slow jobs
+    for _ in range(2):  # deferred by a tenant cap, or rejected: back at once
+        buffer.take()
+        buffer.finished(None)
+    assert buffer.target() == 0  # still paced as slow: no hoarding of capped jobs
+    assert buffer.wanted() == 4
+
+
 def test_prefetch_close_returns_unstarted_jobs_and_releases_waiting_executors() -> None:
     buffer = Prefetch("batch", slots=2, claim_batch=32, wake=lambda: None)
     taken: list[ClaimedJob | None] = []
@@ -229,9 +241,10 @@ def test_executor_threads_are_reused_and_each_attempt_gets_a_fresh_context() -> 
     buffer = Prefetch("batch", slots=1, claim_batch=32, wake=lambda: None)
     outcomes: list[Outcome] = []
 
-    def handle(claimed: ClaimedJob) -> None:
+    def handle(claimed: ClaimedJob) -> bool:
         inv = Invocation(claimed, function, function.spec(Settings()), [claimed.id], {})
         executor.run(inv, outcomes.append)
+        return True
 
     executor.serve(buffer, handle)
     buffer.put([job_no(1), job_no(2), job_no(3)])
