@@ -51,6 +51,9 @@ class Dispatcher:
         self._inflight, self._executor, self._settler, self._resolver, self._metrics = parts
         self.redis_down = threading.Event()
         self.buffers: dict[str, Prefetch] = {}  # per pool, filled by the worker's wiring
+        # Starting an attempt (joining Inflight) and shutdown's check for running ones
+        # are serialised: after seal(), every attempt is either in Inflight or handed back.
+        self._gate = threading.Lock()
 
     def dispatch(self, jobs: list[ClaimedJob]) -> None:
         """Lease a freshly claimed batch (one Redis call) and hand it to its pool's executors."""
@@ -126,8 +129,7 @@ class Dispatcher:
         if isinstance(resolved, Outcome):
             self._settler.submit(Settlement(job, resolved, self._settings.retry, tenant_held))
             return False
-        self._start(job, resolved, tenant_held)
-        return True
+        return self._start(job, resolved, tenant_held)
 
     def _take_tenant_slot(self, job: ClaimedJob) -> bool | None:
         """False: no cap applies; True: token taken; None: over the cap, deferred."""
@@ -149,16 +151,29 @@ class Dispatcher:
             return None
         return self._settings.tenant_caps.get(tenant, self._settings.default_tenant_cap)
 
-    def _start(self, job: ClaimedJob, inv: Invocation, tenant_held: bool) -> None:
+    def _start(self, job: ClaimedJob, inv: Invocation, tenant_held: bool) -> bool:
         deadline = None if inv.is_async else time.monotonic() + inv.timeout
         running = Running(job, deadline, inv.timeout, inv.policy, tenant_held)
-        self._inflight.add(running)
+        with self._gate:
+            late = self._stopping.is_set()
+            if not late:
+                self._inflight.add(running)
+        if late:  # shutdown began while this job was being admitted: it never starts
+            self.give_back([job])
+            self.release([running])
+            return False
 
         def done(outcome: Outcome) -> None:
             self.settle(running, outcome)
             self._inflight.remove(running)
 
         self._executor.run(inv, done)
+        return True
+
+    def seal(self) -> None:
+        """From now on no attempt starts (``stopping`` is set): Inflight holds every running one."""
+        with self._gate:
+            pass
 
     def settle(self, running: Running, outcome: Outcome) -> None:
         """Report an attempt's outcome, once (a timed-out sync job's late result is dropped)."""

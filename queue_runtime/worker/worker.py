@@ -207,7 +207,9 @@ class Worker:
     def _shutdown(self) -> None:
         p = self._parts
         grace = self.settings.shutdown_grace
+        self.stopping.set()  # also when the claim loop ended by an exception
         self._give_back_buffered(close=True)
+        p.dispatcher.seal()
         if not self._drain(grace):
             self._hand_back_overdue()
         p.settler.close(timeout=max(10.0, grace))

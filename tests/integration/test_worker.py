@@ -416,3 +416,18 @@ def test_stopping_worker_returns_prefetched_jobs_at_once(
     record = get_job(ids[0]).record()
     # defer: the attempt is not consumed (max_attempts grows by one instead)
     assert (record.attempt, record.max_attempts) == (1, FAST_RETRY.max_attempts + 1)
+
+
+def test_a_job_admitted_while_shutdown_begins_is_handed_back_not_started(rt: Runtime) -> None:
+    handle = fault_app.work.enqueue(1)
+    worker = Worker(rt, ["batch"])
+    (job,) = rt.store.claim("batch", 1, worker.worker_id)
+    rt.leases.acquire([job.token], worker.worker_id, ttl=30)
+    worker.stopping.set()  # between the executor's take() and the attempt joining Inflight
+    assert worker._parts.dispatcher._admit(job) is False
+    worker._parts.dispatcher.seal()
+    assert len(worker._parts.inflight) == 0
+    assert get_job(handle.id).status() is JobStatus.QUEUED
+    assert rt.leases.alive([job.token]) == [False]
+    assert executions(rt) == []
+    worker._parts.close()
