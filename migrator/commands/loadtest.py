@@ -58,6 +58,13 @@ class LoadTestFailed(click.ClickException):
 @click.option("--job-module", help="Module registering JOB (default: derived from its name).")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 32))
 @click.option("--concurrency", type=click.IntRange(min=1), help="Per-pool concurrency of workers.")
+@click.option(
+    "--kills",
+    default=2,
+    show_default=True,
+    type=click.IntRange(1, 20),
+    help="SIGKILLs by kill-workers.",
+)
 @click.option("--sla-p99-ms", default=1000.0, show_default=True, type=float)
 @click.option(
     "--drain-timeout", default="60s", show_default=True, help="Wait for the queue after the load."
@@ -77,6 +84,7 @@ def loadtest(
     job_module: str | None,
     workers: int,
     concurrency: int | None,
+    kills: int,
     sla_p99_ms: float,
     drain_timeout: str,
     certify_by: str | None,
@@ -99,6 +107,7 @@ def loadtest(
             key=key,
             workers=workers,
             concurrency=concurrency,
+            kill_count=kills,
             sla_p99_ms=sla_p99_ms,
             drain_timeout=parse_duration(drain_timeout),
             certify_by=certify_by,
