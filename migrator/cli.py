@@ -14,8 +14,10 @@ from rich.console import Console
 
 from inventory import Idempotency
 from migrator.commands.apply import apply
+from migrator.commands.gate import gate
 from migrator.commands.loadtest import loadtest
 from migrator.commands.plan import plan
+from migrator.commands.rollout import rollout
 from migrator.console import stdout_console
 from migrator.errors import MigratorError, OutputError
 from migrator.progress import ScanProgress
@@ -133,3 +135,5 @@ def _report(
 main.add_command(apply)
 main.add_command(loadtest)
 main.add_command(plan)
+main.add_command(gate)
+main.add_command(rollout)

@@ -1,0 +1,149 @@
+"""What ``migrator gate`` and ``migrator rollout`` do, callable from Python too.
+
+The runtime is built from the project's ``[tool.queue_runtime]``, the
+``QUEUE_RUNTIME_*`` environment and explicit overrides (as ``migrator plan
+--check`` does); fingerprints need the app's job functions, so the app module
+named by ``--app`` is imported (its ``@job`` decorators register the jobs).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from migrator.errors import MigratorError
+from migrator.plan.config import load_check_settings
+from queue_runtime.errors import QueueError
+from queue_runtime.gate import (
+    Certification,
+    Rollout,
+    certifications,
+    certify,
+    classification,
+    current_fingerprint,
+    revoke,
+    rollouts,
+    set_rollout,
+)
+from queue_runtime.gate.api import default_rollout
+from queue_runtime.registry import JobFunction, default_registry
+from queue_runtime.runtime import Runtime
+
+
+class GateError(MigratorError):
+    """The gate command failed."""
+
+
+def open_runtime(
+    project: Path, database_url: str | None = None, redis_url: str | None = None
+) -> Runtime:
+    """A Runtime (not the process's current one) for the project's queue; close it after use."""
+    settings = load_check_settings(project, database_url=database_url, redis_url=redis_url).runtime
+    if not settings.database_url:
+        raise GateError(
+            "no database URL: set [tool.queue_runtime] database_url, "
+            "QUEUE_RUNTIME_DATABASE_URL or --database-url"
+        )
+    if settings.inventory_path and not Path(settings.inventory_path).is_absolute():
+        absolute = str((project / settings.inventory_path).resolve())
+        settings = settings.model_copy(update={"inventory_path": absolute})
+    return Runtime(settings)
+
+
+def load_app(module: str, project: Path) -> dict[str, JobFunction[..., Any]]:
+    """Import the app module (from the project folder) and return the registered jobs by name."""
+    root = str(project.resolve())
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    try:
+        importlib.import_module(module)
+    except Exception as exc:  # the app's own import failing is the user's error to see
+        raise GateError(f"cannot import --app {module}: {type(exc).__name__}: {exc}") from exc
+    return {name: default_registry.get(name) for name in default_registry.names()}
+
+
+@dataclass(frozen=True)
+class GateRow:
+    job: str
+    classification: str
+    gated: bool
+    fingerprint: str | None  # of the loaded code; None without --app
+    certified: bool  # a valid certification for the current fingerprint
+    latest: Certification | None  # the newest certification (any fingerprint, maybe revoked)
+    rollout: Rollout
+    runs: str  # what an enqueue does now: async | inline | percent | inline (gate closed)
+
+
+def gate_status(runtime: Runtime, jobs: dict[str, JobFunction[..., Any]]) -> list[GateRow]:
+    """One row per job known to the app or to the tables."""
+    history = _query(lambda: certifications(runtime))
+    stored = {r.job: r for r in _query(lambda: rollouts(runtime))}
+    names = sorted(set(jobs) | {c.job for c in history} | set(stored))
+    return [_row(runtime, name, jobs.get(name), history, stored) for name in names]
+
+
+def _row(
+    runtime: Runtime,
+    name: str,
+    jf: JobFunction[..., Any] | None,
+    history: list[Certification],
+    stored: dict[str, Rollout],
+) -> GateRow:
+    mine = [c for c in history if c.job == name]
+    rollout = stored.get(name) or default_rollout(runtime, name)
+    fp = current_fingerprint(jf) if jf is not None else None
+    certified = fp is not None and any(c.valid and c.fingerprint == fp for c in mine)
+    if jf is None:
+        verdict, gated = "? (not in --app)", False
+    else:
+        try:
+            level = classification(runtime, jf)
+            verdict, gated = level.value, level.value in {"non_idempotent", "unsafe"}
+        except QueueError as exc:
+            verdict, gated = f"conflict: {exc}", True
+    runs = rollout.label
+    if gated and not certified and rollout.label != "inline":
+        runs = "inline (gate closed)" if jf is not None else "unknown"
+    return GateRow(name, verdict, gated, fp, certified, mine[0] if mine else None, rollout, runs)
+
+
+def certify_job(
+    runtime: Runtime,
+    jobs: dict[str, JobFunction[..., Any]],
+    job: str,
+    figures_file: Path,
+    who: str,
+) -> Certification:
+    """Certify ``job`` at the fingerprint of its loaded code with the figures in a JSON file."""
+    if job not in jobs:
+        raise GateError(f"{job} is not a job of the --app module (known: {', '.join(jobs) or '-'})")
+    try:
+        figures = json.loads(figures_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise GateError(f"cannot read --figures {figures_file}: {exc}") from exc
+    if not isinstance(figures, dict):
+        raise GateError(f"--figures {figures_file}: expected a JSON object")
+    return _query(lambda: certify(runtime, job, current_fingerprint(jobs[job]), figures, who))
+
+
+def revoke_job(runtime: Runtime, job: str) -> int:
+    return _query(lambda: revoke(runtime, job))
+
+
+def set_job_rollout(runtime: Runtime, job: str, value: str, who: str | None) -> Rollout:
+    return _query(lambda: set_rollout(runtime, job, value, who=who))
+
+
+def rollout_status(runtime: Runtime) -> list[Rollout]:
+    return _query(lambda: rollouts(runtime))
+
+
+def _query(call: Any) -> Any:
+    try:
+        return call()
+    except QueueError as exc:
+        raise GateError(str(exc)) from exc
