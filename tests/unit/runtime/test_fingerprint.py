@@ -1,0 +1,128 @@
+"""The fingerprint of a job's code: what changes it, what does not, and that it is stable."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from queue_runtime.gate import fingerprint
+
+APP = {
+    "__init__.py": "",
+    "helpers.py": """
+        RATE = 2
+
+        def rate():
+            return RATE
+
+        def unrelated():
+            return "never called by the job"
+
+        class Ledger:
+            def add(self, amount):
+                return amount * rate()
+
+        def recurse_a(n):
+            return 0 if n == 0 else recurse_b(n - 1)
+
+        def recurse_b(n):
+            return recurse_a(n)
+    """,
+    "jobs.py": """
+        import json
+
+        from queue_runtime import job
+        from queue_runtime.registry import Registry
+
+        from {pkg} import helpers
+        from {pkg}.helpers import Ledger, recurse_a
+
+        @job(name="charge", registry=Registry())
+        def charge(order: int) -> int:
+            return Ledger().add(order) + helpers.rate() + recurse_a(2) + len(json.dumps(order))
+    """,
+}
+
+
+@pytest.fixture
+def make_app(tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """Write the app as package ``name`` (with replaced snippets) and import its job."""
+    created: list[str] = []
+
+    def make(name: str, **replace: str) -> Any:
+        folder = tmp_path / name
+        folder.mkdir()
+        for file, text in APP.items():
+            body = textwrap.dedent(text).replace("{pkg}", name)
+            for old, new in replace.items():
+                body = body.replace(old, new)
+            (folder / file).write_text(body)
+        created.append(name)
+        return importlib.import_module(f"{name}.jobs").charge
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield make
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in list(sys.modules):
+            if any(name == c or name.startswith(c + ".") for c in created):
+                del sys.modules[name]
+
+
+def test_same_code_same_fingerprint_under_another_package_name(make_app: Any) -> None:
+    assert fingerprint(make_app("fpa1")) == fingerprint(make_app("fpa2"))
+
+
+def test_a_change_in_code_the_job_calls_changes_it(make_app: Any) -> None:
+    base = fingerprint(make_app("fpb0"))
+    assert fingerprint(make_app("fpb1", **{"return RATE": "return RATE + 1"})) != base
+    assert fingerprint(make_app("fpb2", **{"amount * rate()": "amount * 3"})) != base  # a method
+    assert fingerprint(make_app("fpb3", **{"recurse_a(n)\n": "recurse_a(n - 0)\n"})) != base
+    assert fingerprint(make_app("fpb4", **{"len(json": "1 + len(json"})) != base  # the job itself
+
+
+def test_code_the_job_does_not_call_does_not_change_it(make_app: Any) -> None:
+    base = fingerprint(make_app("fpc0"))
+    assert fingerprint(make_app("fpc1", **{"never called": "still never called"})) == base
+
+
+def test_the_job_function_and_its_registration_agree(make_app: Any) -> None:
+    charge = make_app("fpd0")
+    assert fingerprint(charge) == fingerprint(charge.fn)
+    assert len(fingerprint(charge)) == 64
+
+
+def test_stable_across_processes(make_app: Any, tmp_path: Path) -> None:
+    here = fingerprint(make_app("fpe0"))
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "from queue_runtime.gate import fingerprint; from fpe0.jobs import charge;"
+        "print(fingerprint(charge))"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": ""},
+            cwd=Path(__file__).resolve().parents[3],
+        ).stdout.strip()
+        for seed in ("1", "2", "3")
+    }
+    assert runs == {here}
+
+
+def test_functions_without_source_still_fingerprint() -> None:
+    namespace: dict[str, Any] = {}
+    exec("def f(x):\n    return x + 1\n", namespace)  # a function with no file
+    exec("def g(x):\n    return x + 2\n", namespace)
+    assert fingerprint(namespace["f"]) != fingerprint(namespace["g"])
