@@ -36,6 +36,21 @@ EXAMPLES: list[RuleExample] = [
         evidence_mentions="welcome:{user_id}",
     ),
     example(
+        "declared key function in [tool.migrator.jobs]",
+        """
+        from django.core.mail import send_mail
+
+        def send_welcome(user_id):
+            send_mail("Welcome", "Hello", "shop@example.com", ["u@example.com"])
+        """,
+        "send_welcome",
+        V.NEEDS_KEY,
+        {K.EMAIL_SEND},
+        "The key is computed by a function of the job's arguments; `migrator apply` calls it at each site.",
+        pyproject='[tool.migrator.jobs."shop.jobs.send_welcome"]\nkey = "shop.keys:welcome_key"\n',
+        evidence_mentions="key function 'shop.keys:welcome_key'",
+    ),
+    example(
         "user catalogue additions: an in-house payment client",
         """
         from acme.billing import Gateway

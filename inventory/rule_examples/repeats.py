@@ -17,6 +17,22 @@ EXAMPLES: list[RuleExample] = [
         V.NON_IDEMPOTENT,
         {K.EMAIL_SEND},
         "A retry sends a second email; a dedup key like `shop.jobs.send_welcome:{user_id}` is suggested.",
+        evidence_mentions="notification fast track",
+    ),
+    example(
+        "notification fast track: the suggested key names the template, the recipient and the object",
+        """
+        from django.core.mail import send_mail
+
+        def notify(order_id, template, customer_id):
+            send_mail(template, "Your order", "shop@example.com", ["c@example.com"])
+        """,
+        "notify",
+        V.NON_IDEMPOTENT,
+        {K.EMAIL_SEND},
+        "Only a mail repeats on a retry: the job is on the fast track (`fast_track`, phase 2 of the plan) "
+        "and its suggested key is `shop.jobs.notify:{template}:{customer_id}:{order_id}`.",
+        evidence_mentions="shop.jobs.notify:{template}:{customer_id}:{order_id}",
     ),
     example(
         "needs_key: an insert whose only risk is a duplicate, with a natural key",
