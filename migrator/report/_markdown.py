@@ -48,14 +48,25 @@ def _summary(view: ReportView) -> list[str]:
 
 
 def _verdict_table(groups: list[JobGroup]) -> list[str]:
-    rows = ["| Job | Confidence | Sites | Suggested key |", "|---|---|---:|---|"]
+    rows = ["| Job | Confidence | Sites | Key |", "|---|---|---:|---|"]
     for group in groups:
         confidence = group.job.confidence.value if group.job else "-"
-        key = f"`{group.job.suggested_key}`" if group.job and group.job.suggested_key else ""
+        key = _key_cell(group)
         rows.append(
             f"| `{_cell(group.qualname)}` | {confidence} | {len(group.sites)} | {_cell(key)} |"
         )
     return rows
+
+
+def _key_cell(group: JobGroup) -> str:
+    """The declared key, else the suggested one; notification fast-track jobs say so."""
+    job = group.job
+    if job is None:
+        return ""
+    key = f"`{job.declared_key}` (declared)" if job.declared_key else ""
+    if not key and job.suggested_key:
+        key = f"`{job.suggested_key}` (suggested)"
+    return (key + " (notification fast track)").strip() if job.fast_track else key
 
 
 def _job_details(group: JobGroup) -> list[str]:
