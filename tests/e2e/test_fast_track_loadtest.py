@@ -55,7 +55,7 @@ from shop.services import Services, install
 from shop.settings import Settings as ShopSettings
 
 SETTINGS = Settings.model_validate_json(os.environ["SHOP_SANDBOX_SETTINGS"])
-configure(SETTINGS)
+RUNTIME = configure(SETTINGS)
 
 
 class PostgresOutbox(list):
@@ -76,6 +76,23 @@ install(Services(ShopSettings.from_env(os.environ), outbox=PostgresOutbox()))
 def users(i):
     return {"user_id": 1 + i % USERS}
 '''.replace("USERS", str(USERS))
+
+
+# After the certification, in the app's process: rollout async, then an enqueue is queued.
+RAISE_TO_ASYNC = """\
+import json, time
+import shop_sandbox
+from queue_runtime.gate import gate_decision, set_rollout
+from shop.mail import send_welcome
+
+set_rollout(shop_sandbox.RUNTIME, "shop.mail.send_welcome", "async", who="e2e")
+deadline = time.monotonic() + 10
+while not gate_decision(shop_sandbox.RUNTIME, send_welcome).run_async:
+    assert time.monotonic() < deadline, "the gate did not open"
+    time.sleep(0.1)
+handle = send_welcome.enqueue(1, idempotency_key="welcome:after-certification")
+print(json.dumps({"id": handle.id}))
+"""
 
 
 def cli(*args: str) -> tuple[int, str]:
@@ -205,3 +222,14 @@ def test_loadtest_certifies_the_moved_welcome_mail_and_each_mail_goes_out_once(
         assert cert is not None and cert.certified_by == "e2e"
     finally:
         runtime.close()
+
+    raised = subprocess.run(
+        [sys.executable, "-c", RAISE_TO_ASYNC],
+        cwd=migrated_shop,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert raised.returncode == 0, raised.stdout + raised.stderr
+    assert json.loads(raised.stdout.strip().splitlines()[-1])["id"] > 0  # queued for a worker
