@@ -54,3 +54,9 @@ def test_runbooks_start_from_a_metric_and_link_back() -> None:
         sections = re.findall(r"^## \d\. (\w+)", body, flags=re.MULTILINE)
         assert sections == ["The", "Diagnosis", "Actions"], name
         assert f"runbooks/{name}.md" in RUNTIME_MD.read_text(encoding="utf-8")
+
+
+def test_every_public_name_is_documented(text: str) -> None:
+    import queue_runtime
+
+    assert [name for name in queue_runtime.__all__ if f"`{name}`" not in text] == []
