@@ -14,13 +14,27 @@ Read-only, through queue_runtime's public pieces and catalog queries:
 - pools: every job of phases 1 and 2 maps to a pool defined for the runtime,
   through ``[tool.queue_runtime.jobs."<job>"] pool`` or an explicit ``default_pool``.
 
-Certifications and rollout modes do not exist yet: those items stay
-``not_checkable``. Each check turns its failure into evidence, never an exception.
+The gated jobs' steps (phases 3 and 4, and fast-tracked ones), against the
+gate's tables in the same schema:
+
+- ``<job>/guard``: ``job_keys`` holds keys of the job completed through the
+  execution guard (it really runs keyed, behind the guard);
+- ``<job>/loadtest``: a valid certification for the job's *current* code: the
+  job's module is imported from the scanned root and fingerprinted with
+  :func:`queue_runtime.gate.fingerprint`; a certification of older code does
+  not count;
+- ``<job>/rollout``: the stored rollout mode is ``async`` (or no row and the
+  configured default is async) and the job is certified for its current code,
+  so enqueues really go async.
+
+Each check turns its failure into evidence, never an exception.
 """
 
 from __future__ import annotations
 
+import importlib
 import secrets
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Callable
@@ -33,6 +47,7 @@ from psycopg import sql
 
 from migrator.plan.config import CheckSettings
 from migrator.plan.model import ItemState, Plan, Verification
+from queue_runtime.gate import fingerprint
 from queue_runtime.redis_leases import RedisLeaseStore
 
 Outcome = tuple[bool, str]
@@ -53,12 +68,16 @@ def check(plan: Plan, settings: CheckSettings) -> Plan:
         "prereq/runbooks": lambda: check_runbooks(settings),
         "prereq/pools": lambda: check_pools(settings, plan.moving_jobs()),
     }
+    gate = GateChecks(settings)
     stamp = now.strftime("%Y-%m-%d %H:%M UTC")
     for item in checked.items():
-        if item.verification is not Verification.LIVE or item.id not in checks:
+        if item.verification is not Verification.LIVE:
+            continue
+        run = checks.get(item.id) or gate.check_for(item.id, item.job)
+        if run is None:
             continue
         try:
-            ok, evidence = checks[item.id]()
+            ok, evidence = run()
         except Exception as exc:  # a check that breaks is a failed check, with the reason
             ok, evidence = False, f"{type(exc).__name__}: {exc}"
         item.state = ItemState.TICKED if ok else ItemState.UNTICKED
@@ -239,3 +258,134 @@ def check_pools(settings: CheckSettings, jobs: list[str]) -> Outcome:
     for pool in mapped.values():
         by_pool[pool] = by_pool.get(pool, 0) + 1
     return True, ", ".join(f"{n} job(s) -> {pool}" for pool, n in sorted(by_pool.items()))
+
+
+# -- the gate: guard, certification, rollout of one job ------------------------------
+GATE_TABLES = ("certifications", "rollouts", "job_keys")
+
+
+class GateChecks:
+    """The per-job gate checks; the job's current fingerprint is computed once per run."""
+
+    def __init__(self, settings: CheckSettings) -> None:
+        self.settings = settings
+        self._fingerprints: dict[str, Outcome] = {}
+
+    def check_for(self, item_id: str, job: str | None) -> Callable[[], Outcome] | None:
+        if job is None:
+            return None
+        step = item_id.rsplit("/", 1)[-1]
+        if step == "guard":
+            return lambda: self.guard(job)
+        if step == "loadtest":
+            return lambda: self.certified(job)
+        if step == "rollout":
+            return lambda: self.rollout(job)
+        return None
+
+    def _tables(self, conn: psycopg.Connection[Any]) -> str | None:
+        schema = self.settings.runtime.schema_name
+        missing = [t for t in GATE_TABLES if not _regclass(conn, schema, t)]
+        if missing:
+            return f"no gate tables in schema `{schema}` ({', '.join(missing)}): run queue-runtime migrate"
+        return None
+
+    def _query(self, text: str, *params: Any) -> tuple[str | None, list[Any]]:
+        if not self.settings.runtime.database_url:
+            return _NO_DATABASE, []
+        query = sql.SQL(text).format(s=sql.Identifier(self.settings.runtime.schema_name))
+        with _connect(self.settings) as conn:
+            problem = self._tables(conn)
+            if problem:
+                return problem, []
+            return None, conn.execute(query, params).fetchall()
+
+    def guard(self, job: str) -> Outcome:
+        problem, rows = self._query(
+            "SELECT count(*) FILTER (WHERE state = 'completed'), count(*)"
+            " FROM {s}.job_keys WHERE job = %s",
+            job,
+        )
+        if problem:
+            return False, problem
+        completed, total = rows[0]
+        if completed:
+            return True, f"{completed} keyed run(s) completed through the execution guard"
+        return False, (
+            f"no keyed run of `{job}` has completed through the execution guard yet"
+            + (f" ({total} in progress)" if total else "")
+        )
+
+    def current_fingerprint(self, job: str) -> Outcome:
+        """(True, fingerprint) or (False, why the job's code could not be fingerprinted)."""
+        if job not in self._fingerprints:
+            self._fingerprints[job] = _fingerprint_of(self.settings.root, job)
+        return self._fingerprints[job]
+
+    def certified(self, job: str) -> Outcome:
+        problem, rows = self._query(
+            "SELECT fingerprint, certified_by, certified_at FROM {s}.certifications"
+            " WHERE job = %s AND revoked_at IS NULL ORDER BY certified_at DESC",
+            job,
+        )
+        if problem:
+            return False, problem
+        if not rows:
+            return False, f"no valid certification of `{job}`: run `migrator loadtest`"
+        ok, current = self.current_fingerprint(job)
+        if not ok:
+            return False, f"certified, but its current code cannot be fingerprinted: {current}"
+        for fp, who, when in rows:
+            if fp == current:
+                return True, (
+                    f"certified by {who} at {when:%Y-%m-%d %H:%M} for the current code "
+                    f"(fingerprint {fp[:12]})"
+                )
+        fp, who, _ = rows[0]
+        return False, (
+            f"certified by {who} for fingerprint {fp[:12]}, but the code changed since "
+            f"(now {current[:12]}): the gate is closed until it is certified again"
+        )
+
+    def rollout(self, job: str) -> Outcome:
+        problem, rows = self._query(
+            "SELECT mode, percent, updated_by FROM {s}.rollouts WHERE job = %s", job
+        )
+        if problem:
+            return False, problem
+        if rows:
+            mode, percent, who = rows[0]
+            label = f"{percent}%" if mode == "percent" else mode
+            where = f"rollout {label} (set by {who or 'unknown'})"
+        else:
+            mode = self.settings.runtime.default_rollout.value
+            where = f"no rollout stored: the default ({mode}) applies"
+        if mode != "async":
+            return False, where
+        ok, evidence = self.certified(job)
+        if not ok:
+            return False, f"{where}, but the gate keeps it inline: {evidence}"
+        return True, f"{where}; {evidence}"
+
+
+def _fingerprint_of(root: Path, qualname: str) -> Outcome:
+    """Import the job's module from ``root`` and fingerprint the function."""
+    folder = str(root.resolve())
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    parts = qualname.split(".")
+    errors: list[str] = []
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            target: Any = importlib.import_module(".".join(parts[:cut]))
+        except Exception as exc:  # the app's import failing is evidence, not a crash
+            errors.append(f"{'.'.join(parts[:cut])}: {type(exc).__name__}: {exc}")
+            continue
+        try:
+            for name in parts[cut:]:
+                target = getattr(target, name)
+        except AttributeError as exc:
+            errors.append(str(exc))
+            continue
+        return True, fingerprint(target)
+    return False, f"cannot import `{qualname}` from {root}: {'; '.join(errors[:1]) or 'not found'}"

@@ -112,8 +112,12 @@ def merge_previous(plan: Plan, previous_text: str) -> Plan:
             item.title = old.text or item.title
             item.state = ItemState.TICKED if _signed(item.title) else ItemState.UNTICKED
         elif item.verification is Verification.LIVE and not item.verified:
-            item.state = ItemState.TICKED if old.checked else ItemState.UNTICKED
-            item.evidence = prev.evidence.get(item.id, item.evidence)
+            # Only a tick a check wrote (its evidence says "checked ...") is kept: a live
+            # item ticked by hand (a certification, a rollout) stays unticked until --check.
+            evidence = prev.evidence.get(item.id, item.evidence)
+            by_check = old.checked and evidence.startswith("checked ")
+            item.state = ItemState.TICKED if by_check else ItemState.UNTICKED
+            item.evidence = evidence
     return merged
 
 

@@ -160,10 +160,13 @@ def test_check_ticks_what_is_in_place_and_nothing_else(queue: tuple[Path, Settin
     evidence = parse_markdown(text).evidence
     assert "did not answer" in evidence["prereq/metrics"]
     assert "the alembic head" in evidence["prereq/schema"]
-    # Nothing the gate would decide is ticked, and it says so.
-    for line in text.splitlines():
-        if "/loadtest -->" in line or "/rollout -->" in line or "/guard -->" in line:
-            assert line.startswith("- [ ]") and "not checkable yet (the gate is not built)" in line
+    # The gate's steps are checked too: nothing is guarded, certified or rolled out yet.
+    gated = [i for i in evidence if i.endswith(("/guard", "/loadtest", "/rollout"))]
+    assert gated
+    for item_id in gated:
+        assert box(text, item_id) == " ", item_id
+        assert evidence[item_id].startswith("checked "), evidence[item_id]
+    assert any("no valid certification" in evidence[i] for i in gated if i.endswith("/loadtest"))
 
 
 @pytest.mark.pg

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from inventory.models import Confidence, Idempotency, Pattern
 from migrator.plan import (
-    NOT_BUILT,
     SIGNOFF_BLANK,
     ItemState,
     PhaseId,
@@ -13,6 +12,7 @@ from migrator.plan import (
     build_plan,
     key_source,
 )
+from migrator.plan.build import NOT_CHECKED
 from tests.unit.migrator.plan_builders import inventory, keyed_payment, make_job, make_site
 
 IDEM, K, N, U, X = (
@@ -119,9 +119,7 @@ def test_a_declared_key_ticks_the_key_item_and_simplifies_apply() -> None:
     assert apply.command == "migrator apply --job app.capture"
 
 
-def test_non_idempotent_steps_are_key_apply_guard_loadtest_rollout_and_gated_ones_not_checkable() -> (
-    None
-):
+def test_non_idempotent_steps_are_key_apply_guard_loadtest_rollout_and_gated_ones_live() -> None:
     (group,) = build_plan(one_of_each()).phase(PhaseId.NON_IDEMPOTENT).groups
     steps = [i.id.split("/")[1] for i in group.items]
     assert steps == ["key", "apply", "guard", "loadtest", "rollout"]
@@ -130,10 +128,10 @@ def test_non_idempotent_steps_are_key_apply_guard_loadtest_rollout_and_gated_one
         group.items[1].command == "migrator apply --job app.mail --key app.mail=app.mail:{order_id}"
     )
     assert "execution guard" in group.items[1].title
-    for item in group.items[2:]:
-        assert item.state is ItemState.NOT_CHECKABLE
-        assert item.verification is Verification.GATE
-        assert item.evidence == NOT_BUILT
+    for item in group.items[2:]:  # checked live against the gate's tables by --check
+        assert item.state is ItemState.UNTICKED
+        assert item.verification is Verification.LIVE
+        assert item.evidence == NOT_CHECKED
     assert "migrator loadtest app.mail" in (group.items[3].command or "")
 
 

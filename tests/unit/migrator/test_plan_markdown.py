@@ -44,7 +44,11 @@ def test_every_item_is_a_checkbox_line_with_its_id() -> None:
         pattern = rf"^- \[[ x]\] .+ <!-- plan:{re.escape(item.id)} -->$"
         assert re.search(pattern, text, re.M), item.id
     assert "- [ ] Sign-off: ____ (name, date) <!-- plan:app.refund/signoff -->" in text
-    assert "— not checkable yet (the gate is not built) <!-- plan:app.mail/loadtest -->" in text
+    assert (
+        "- [ ] Certify it with a load test (with chaos) for its current code <!-- plan:app.mail/loadtest -->"
+        in text
+    )
+    assert "not checkable yet" not in text  # the gate is built: --check verifies its steps
     for phase in ("Phase 0: prerequisites", "Phase 1: idempotent jobs", "Unknown: no verdict yet"):
         assert f"## {phase}" in text
     assert "No jobs in this phase." in text  # phase 2 and unknown are empty here
