@@ -13,6 +13,12 @@ when it is redelivered; a job without one runs to completion a second time,
 which is the duplicate completion the report shows. When no such moment comes
 within a few seconds the victim is killed while it has executions running
 (mid-batch), or at once. Then a replacement worker is started.
+
+Each moment is confirmed with the victim frozen (SIGSTOP): the kill never
+lands while one of its executions is between its return and the guard's
+record of its key. That window is the guard's documented limit (a job whose
+effect and key are two commits; ``complete_in`` closes it), not something a
+load test can certify away, so it is not aimed at.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from migrator.loadtest.spec import ChaosKind, LoadTestSpec
 CONTROL_APP_NAME = "migrator-loadtest"
 ACK_WINDOW_WAIT = 4.0  # seconds to wait for a returned-but-unacknowledged execution
 RUNNING_WAIT = 4.0  # then seconds to wait for any running execution
+FREEZE_SETTLE = 0.005  # seconds a frozen worker's statements in flight get to land
+_ALWAYS = sql.SQL("SELECT 1 WHERE %s::text IS NOT NULL AND %s::int IS NOT NULL")
 
 
 def plan(spec: LoadTestSpec) -> list[tuple[float, ChaosKind]]:
@@ -116,9 +124,8 @@ class Chaos:
         victim = live[self._victims % len(live)]
         self._victims += 1
         with psycopg.connect(self._dsn, autocommit=True, application_name=CONTROL_APP_NAME) as conn:
-            moment = self._await_moment(conn, victim)
-            victim.process.send_signal(signal.SIGKILL)
-            victim.process.wait(timeout=10)
+            moment = self._kill_at_the_moment(conn, victim)
+        victim.process.wait(timeout=10)
         replacement = self.fleet.start()
         self.fleet.wait_connected(replacement)
         return (
@@ -126,32 +133,53 @@ class Chaos:
             f"started worker {replacement.index} (pid {replacement.pid})"
         )
 
-    def _await_moment(self, conn: psycopg.Connection[Any], victim: WorkerProcess) -> str:
-        returned = self._returned_unacked_query()
-        running = sql.SQL(
-            "SELECT count(*) FROM {} WHERE run_id = %s AND pid = %s AND finished_at IS NULL"
-        ).format(table(self._schema))
-        deadline = time.monotonic() + ACK_WINDOW_WAIT
-        while time.monotonic() < deadline and victim.alive():
-            row = conn.execute(returned, (self.run_id, victim.pid)).fetchone()
-            if row is not None:
-                return f"right after job {row[0]} returned, before its acknowledgement"
-            time.sleep(0.0005)
-        deadline = time.monotonic() + RUNNING_WAIT
-        while time.monotonic() < deadline and victim.alive():
-            row = conn.execute(running, (self.run_id, victim.pid)).fetchone()
-            if row and row[0]:
-                return f"with {row[0]} execution(s) running"
-            time.sleep(0.005)
-        return "(no execution was running)"
+    def _kill_at_the_moment(self, conn: psycopg.Connection[Any], victim: WorkerProcess) -> str:
+        """SIGKILL ``victim`` at the first moment of the module docstring; returns which moment.
 
-    def _returned_unacked_query(self) -> sql.Composed:
-        """Job id of an execution of the victim that returned and whose attempt still runs.
+        Each candidate moment is confirmed with the worker frozen (SIGSTOP, then a few
+        milliseconds for statements already sent to land): if one of its executions is
+        then between its return and the guard's record of its key, the worker is
+        resumed (SIGCONT) and the search goes on.
+        """
+        returned, running, exposed = self._moment_queries()
+        params = (self.run_id, victim.pid)
 
-        For a key the execution guard holds (a ``job_keys`` row), only once the guard
-        recorded it completed: the moment the guard is there for.
+        def frozen_kill(query: sql.Composed) -> Any:
+            victim.process.send_signal(signal.SIGSTOP)
+            time.sleep(FREEZE_SETTLE)
+            row = conn.execute(query, params).fetchone()
+            window = conn.execute(exposed, params).fetchone() if exposed is not None else (0,)
+            if row is not None and row[0] and window is not None and not window[0]:
+                victim.process.send_signal(signal.SIGKILL)
+                return row[0]
+            victim.process.send_signal(signal.SIGCONT)
+            return None
+
+        for query, wait, describe in (
+            (returned, ACK_WINDOW_WAIT, "right after job {} returned, before its acknowledgement"),
+            (running, RUNNING_WAIT, "with {} execution(s) running"),
+            (_ALWAYS, RUNNING_WAIT, "(no execution was running)"),
+        ):
+            deadline = time.monotonic() + wait
+            while time.monotonic() < deadline and victim.alive():
+                row = conn.execute(query, params).fetchone()
+                if row is not None and row[0] and (found := frozen_kill(query)) is not None:
+                    return describe.format(found)
+                time.sleep(0.0005)
+        victim.process.send_signal(signal.SIGKILL)
+        return "at the end of the search"
+
+    def _moment_queries(self) -> tuple[sql.Composed, sql.Composed, sql.Composed | None]:
+        """(returned, running, exposed) for a victim pid.
+
+        ``returned``: the job id of an execution that returned while its attempt still
+        runs (not acknowledged); for a key the execution guard holds (a ``job_keys``
+        row), only once the guard recorded it completed. ``running``: how many
+        executions are running. ``exposed``: how many executions are between their
+        return and the guard's record of their key (None without a guard table).
         """
         s = sql.Identifier(self._schema)
+        ledger_ = table(self._schema)
         guarded = _has_table(self._dsn, self._schema, "job_keys")
         key_clause = (
             sql.SQL(
@@ -163,12 +191,26 @@ class Chaos:
             if guarded
             else sql.SQL("")
         )
-        return sql.SQL(
-            "SELECT l.job_id FROM {ledger} l JOIN {s}.jobs j"
+        unacked = sql.SQL(
+            " FROM {ledger} l JOIN {s}.jobs j"
             " ON j.id = l.job_id AND j.attempt = l.attempt AND j.state = 'running'"
-            " WHERE l.run_id = %s AND l.pid = %s AND l.finished_at IS NOT NULL"
-            " AND NOT l.failed{key_clause} LIMIT 1"
-        ).format(ledger=table(self._schema), s=s, key_clause=key_clause)
+            " WHERE l.run_id = %s AND l.pid = %s AND l.finished_at IS NOT NULL AND NOT l.failed"
+        ).format(ledger=ledger_, s=s)
+        returned = sql.SQL("SELECT l.job_id{unacked}{key_clause} LIMIT 1").format(
+            unacked=unacked, key_clause=key_clause
+        )
+        running = sql.SQL(
+            "SELECT count(*) FROM {} WHERE run_id = %s AND pid = %s AND finished_at IS NULL"
+        ).format(ledger_)
+        exposed = (
+            sql.SQL(
+                "SELECT count(*){unacked} AND EXISTS (SELECT 1 FROM {s}.job_keys k"
+                " WHERE k.key = l.idempotency_key AND k.state = 'in_progress')"
+            ).format(unacked=unacked, s=s)
+            if guarded
+            else None
+        )
+        return returned, running, exposed
 
     # -- redis-restart -----------------------------------------------------------
     def restart_redis(self) -> str:
