@@ -28,7 +28,7 @@ class Verification(StrEnum):
     CONFIG = "config"  # decided from the scanned project's configuration on every run
     MANUAL = "manual"  # a human ticks it in MIGRATION_PLAN.md; the tick is kept
     SIGNOFF = "signoff"  # a human writes a name and a date on the line; the line is kept
-    GATE = "gate"  # certifications / rollout modes: not checkable until the gate exists
+    GATE = "gate"  # unused since the gate exists: its steps are LIVE items checked by --check
 
 
 class PhaseId(StrEnum):
