@@ -46,6 +46,8 @@ class SymbolIndex:
             self._add(summary)
         self._roots = {module.split(".")[0] for module in self.modules}
         self._memo: dict[str, Resolved] = {}
+        self._busy: set[str] = set()  # names being resolved: met again = an import cycle
+        self._stars: dict[str, list[str]] = {}  # module -> its transitive star imports
         self._mro_busy: set[str] = set()  # re-entrancy guard for pathological base cycles
 
     def _add(self, summary: FileSummary) -> None:
@@ -56,22 +58,35 @@ class SymbolIndex:
             self.classes[cls.qualname] = cls
 
     def resolve(self, name: str) -> Resolved:
-        """What a locally resolved dotted name refers to, after re-exports and aliases."""
-        if name not in self._memo:
-            self._memo[name] = self._resolve(name, 0, frozenset())
-        return self._memo[name]
+        """What a locally resolved dotted name refers to, after re-exports and aliases.
 
-    def _resolve(self, name: str, depth: int, seen: frozenset[str]) -> Resolved:
+        Memoised for every name met on the way, not just the one asked for: a
+        star-import clique (litellm: dozens of modules star-importing each
+        other) would otherwise be explored once per path, factorially. A name
+        met again while it is being resolved is an import cycle: MISSING.
+        """
+        found = self._memo.get(name)
+        if found is not None:
+            return found
+        if name in self._busy or len(self._busy) > _MAX_DEPTH:
+            return Resolved(SymbolKind.MISSING, name)
+        self._busy.add(name)
+        try:
+            found = self._resolve(name)
+        finally:
+            self._busy.discard(name)
+        self._memo[name] = found
+        return found
+
+    def _resolve(self, name: str) -> Resolved:
         direct = self._direct(name)
         if direct is not None:
             return direct
-        if depth > _MAX_DEPTH or name in seen:
-            return Resolved(SymbolKind.MISSING, name)
         split = self._module_prefix(name)
         if split is None:
             return self._outside(name)
         module, rest = split
-        return self._in_module(module, rest, depth + 1, seen | {name})
+        return self._in_module(module, rest)
 
     def _direct(self, name: str) -> Resolved | None:
         if name in self.functions:
@@ -96,25 +111,58 @@ class SymbolIndex:
                 return module, parts[cut:]
         return None
 
-    def _in_module(
-        self, module: str, rest: list[str], depth: int, seen: frozenset[str]
-    ) -> Resolved:
+    def _in_module(self, module: str, rest: list[str]) -> Resolved:
         head, tail = rest[0], rest[1:]
-        local = f"{module}.{head}"
-        if local in self.classes or local in self.functions:
-            return self._member(local, tail)
-        summary = self.modules[module]
-        for table in (summary.imports, summary.assignments):
-            if head in table:
-                return self._resolve(".".join([table[head], *tail]), depth, seen)
-        for star in summary.star_imports:
-            found = self._resolve(".".join([star, head, *tail]), depth, seen)
-            if found.kind not in (SymbolKind.MISSING, SymbolKind.EXTERNAL):
+        found = self._defined_in(module, head, tail)
+        if found is not None:
+            return found
+        external: Resolved | None = None
+        for star in self._star_closure(module):
+            found = self._defined_in(star, head, tail)
+            if found is None or found.kind == SymbolKind.MISSING:
+                continue
+            if found.kind != SymbolKind.EXTERNAL:
                 return found
+            external = external or found  # a library name re-exported through a star
+        if external is not None:
+            return external
         if head in _BUILTINS:
             # Unimported names are qualified with their module; builtins are not project names.
             return Resolved(SymbolKind.EXTERNAL, ".".join(rest))
         return Resolved(SymbolKind.MISSING, ".".join([module, *rest]))
+
+    def _defined_in(self, module: str, head: str, tail: list[str]) -> Resolved | None:
+        """``head`` as defined, imported or assigned in ``module`` itself (not its stars)."""
+        local = f"{module}.{head}"
+        if local in self.classes or local in self.functions:
+            return self._member(local, tail) if tail else self._direct(local)
+        summary = self.modules[module]
+        for table in (summary.imports, summary.assignments):
+            if head in table:
+                return self.resolve(".".join([table[head], *tail]))
+        return None
+
+    def _star_closure(self, module: str) -> list[str]:
+        """Project modules whose names ``module`` gets through ``from x import *``, transitively.
+
+        Depth-first in import order, each module once: computed once per module,
+        so a clique of n modules costs n * n, not n!.
+        """
+        cached = self._stars.get(module)
+        if cached is not None:
+            return cached
+        order: list[str] = []
+        seen = {module}
+        stack = list(reversed(self.modules[module].star_imports))
+        while stack:
+            star = stack.pop()
+            if star in seen or star not in self.modules:
+                continue
+            seen.add(star)
+            order.append(star)
+            stack.extend(reversed(self.modules[star].star_imports))
+        self._stars[module] = order
+        return order
 
     def _member(self, owner: str, tail: list[str]) -> Resolved:
         """``C.m`` through the bases of C; anything else is a member we cannot see into."""
