@@ -54,6 +54,35 @@ _DJANGO_DECORATORS = (
     "django.views.decorators.",
     "django.contrib.auth.decorators.",
     "django.contrib.admin.views.",
+    "django.contrib.admin.action",  # an admin action runs inside the admin's POST request
+    "django.contrib.admin.decorators.action",
+)
+# Flask-AppBuilder (Superset, Airflow): ``@expose("/path")`` on BaseView / BaseApi methods.
+_FAB_EXPOSE = frozenset({"expose", "expose_api"})
+# ModelAdmin methods that run inside the admin's change-form or changelist request.
+ADMIN_METHODS = frozenset(
+    {
+        "save_model",
+        "delete_model",
+        "delete_queryset",
+        "save_related",
+        "save_formset",
+        "response_add",
+        "response_change",
+        "response_delete",
+        "response_action",
+    }
+)
+ADMIN_BASES = frozenset(
+    {
+        "django.contrib.admin.ModelAdmin",
+        "django.contrib.admin.options.ModelAdmin",
+        "django.contrib.admin.StackedInline",
+        "django.contrib.admin.TabularInline",
+        "django.contrib.admin.options.InlineModelAdmin",
+        "django.contrib.admin.options.StackedInline",
+        "django.contrib.admin.options.TabularInline",
+    }
 )
 _DRF_ACTIONS = frozenset(
     {"rest_framework.decorators.action", "rest_framework.decorators.detail_route"}
@@ -73,6 +102,8 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
     head, _, last = dotted.rpartition(".")
     if dotted.startswith(_DJANGO_DECORATORS) or last == "api_view" or dotted in _DRF_ACTIONS:
         return Framework.DJANGO
+    if last in _FAB_EXPOSE and dotted.startswith("flask_appbuilder."):
+        return Framework.FLASK
     if last not in ROUTE_VERBS:
         return None
     known = framework_of(head)
@@ -100,6 +131,11 @@ def class_view(bases: list[str], classes: dict[str, ClassCtx]) -> str | None:
         if found:
             return found
     return None
+
+
+def admin_class(bases: list[str], classes: dict[str, ClassCtx]) -> bool:
+    """A Django ``ModelAdmin`` (or inline), directly or through a class of this file."""
+    return any(b in ADMIN_BASES or (b in classes and classes[b].admin) for b in bases)
 
 
 def _view_base(base: str) -> str | None:
@@ -131,6 +167,8 @@ def function_handler(
             return found
     if cls is not None and cls.view and name in VIEW_METHODS:
         return Framework(cls.view)
+    if cls is not None and cls.admin and (name in ADMIN_METHODS or name in cls.admin_actions):
+        return Framework.DJANGO
     if top_level and views_module and params[:1] == ["request"]:
         return Framework.DJANGO
     return None

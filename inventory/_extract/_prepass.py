@@ -12,7 +12,7 @@ import ast
 from collections.abc import Iterator
 
 from inventory._extract._imports import bindings_of
-from inventory._extract._resolve import Resolver, public_name
+from inventory._extract._resolve import Resolver, capitalised, public_name
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope
 from inventory._extract._source import clean
 from inventory._extract._values import annotation_type, binding_for_value
@@ -53,6 +53,66 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
     for stmt in top:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _assign(stmt, summary, scope, resolver)
+    _return_types(top, scope.prefix, resolver)
+
+
+_UNTYPED_RETURNS = ("builtins.", "typing.", "collections.", "?")
+
+
+def _return_types(top: list[ast.stmt], prefix: str, resolver: Resolver) -> None:
+    """Which functions and methods of this file return an instance of a known class.
+
+    ``def get_adapter() -> Adapter`` and ``msg = EmailMessage(...); return msg`` let
+    ``get_adapter().send_mail()`` and ``self.render_mail().send()`` resolve to the method
+    that runs. Builtin and typing annotations are left out: they name no project code.
+    """
+    for stmt in top:
+        if isinstance(stmt, _DEFS):
+            _return_type(stmt, f"{prefix}.{stmt.name}", resolver)
+        elif isinstance(stmt, ast.ClassDef):
+            for inner in stmt.body:
+                if isinstance(inner, _DEFS):
+                    _return_type(inner, f"{prefix}.{stmt.name}.{inner.name}", resolver)
+
+
+def _return_type(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, resolver: Resolver
+) -> None:
+    found = annotation_type(node.returns, resolver) if node.returns is not None else ""
+    if not found and not isinstance(node, ast.AsyncFunctionDef):
+        found = _returned_instance(node, resolver)
+    if found and capitalised(found) and not found.startswith(_UNTYPED_RETURNS):
+        resolver.returns[qualname] = found
+
+
+def _returned_instance(node: ast.FunctionDef, resolver: Resolver) -> str:
+    """The one class every ``return`` of the body constructs (directly or through a local)."""
+    body = list(statements(node.body))
+    found: set[str] = set()
+    for stmt in body:
+        if not isinstance(stmt, ast.Return) or stmt.value is None:
+            continue
+        value = stmt.value
+        if isinstance(value, ast.Name):
+            value = _local_value(body, value.id)
+        if not isinstance(value, ast.Call):
+            return ""
+        binding = binding_for_value(value, resolver)
+        if binding.kind is not BindingKind.INSTANCE:
+            return ""
+        found.add(binding.target)
+    return found.pop() if len(found) == 1 else ""
+
+
+def _local_value(body: list[ast.stmt], name: str) -> ast.expr | None:
+    """The value of the only plain assignment to ``name`` in the body."""
+    values = [
+        stmt.value
+        for stmt in body
+        if isinstance(stmt, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+    ]
+    return values[0] if len(values) == 1 else None
 
 
 def _declare(stmt: ast.stmt, summary: FileSummary, scope: Scope) -> None:

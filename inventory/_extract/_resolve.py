@@ -74,15 +74,25 @@ def capitalised(dotted: str) -> bool:
 class Resolver:
     """Resolves expressions in one scope of one file."""
 
-    __slots__ = ("classes", "module", "scope", "text")
+    __slots__ = ("classes", "module", "returns", "scope", "text")
 
     def __init__(
-        self, module: str, scope: Scope, classes: dict[str, ClassCtx], text: SourceText
+        self,
+        module: str,
+        scope: Scope,
+        classes: dict[str, ClassCtx],
+        text: SourceText,
+        returns: dict[str, str] | None = None,
     ) -> None:
         self.module = module
         self.scope = scope
         self.classes = classes
         self.text = text
+        # function of this file -> the class it returns (annotation or ``return Ctor()``)
+        self.returns = returns if returns is not None else {}
+
+    def child(self, scope: Scope) -> Resolver:
+        return Resolver(self.module, scope, self.classes, self.text, self.returns)
 
     def name(self, name: str) -> Resolved:
         binding = self.scope.lookup(name)
@@ -157,7 +167,11 @@ class Resolver:
         inner = self.expr(root.func)
         if inner.receiver is ReceiverKind.UNKNOWN:
             return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
-        made = FACTORIES.get(inner.target) or (inner.target if capitalised(inner.target) else None)
+        made = (
+            FACTORIES.get(inner.target)
+            or self.returns.get(inner.target)
+            or (inner.target if capitalised(inner.target) else None)
+        )
         if made is not None:
             rtype = made if len(attrs) == 1 else None
             return Resolved(".".join([made, *attrs]), ReceiverKind.INSTANCE, source, rtype)

@@ -1,14 +1,17 @@
 """Handlers registered by a call rather than a decorator.
 
 ``Route("/", homepage)`` (Starlette), ``app.add_api_route("/x", endpoint)``
-(FastAPI), ``app.add_url_rule("/", view_func=index)`` (Flask) and
-``path("x/", view)`` (Django) make a function of the same file a request handler.
+(FastAPI), ``app.add_url_rule("/", view_func=index)`` (Flask),
+``path("x/", view)`` (Django) and a route decorator applied by hand
+(``bp.route("/x", methods=["POST"])(view)``, Flask-Security's style) make a
+function of the same file a request handler.
 """
 
 from __future__ import annotations
 
 import ast
 
+from inventory._extract._handlers import decorator_framework
 from inventory._extract._resolve import Resolver
 from inventory._extract._site_common import argument_node
 from inventory.models import Framework
@@ -38,3 +41,15 @@ def registered_endpoint(
     endpoint = argument_node(call, spec[0], spec[1])
     dotted = resolver.dotted(endpoint) if endpoint is not None else None
     return (dotted, spec[2]) if dotted else None
+
+
+def decorated_endpoint(
+    call: ast.Call, resolver: Resolver, imported: set[Framework]
+) -> tuple[str, Framework] | None:
+    """``bp.route("/x")(view)``: a route decorator called on a function of this file."""
+    inner = call.func
+    if not isinstance(inner, ast.Call) or len(call.args) != 1 or call.keywords:
+        return None
+    framework = decorator_framework(resolver.expr(inner.func).target, imported)
+    dotted = resolver.dotted(call.args[0]) if framework is not None else None
+    return (dotted, framework) if dotted and framework else None

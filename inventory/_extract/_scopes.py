@@ -73,3 +73,5 @@ class ClassCtx:
     thread_like: bool = False  # derives from threading.Thread (through local classes too)
     external_bases: bool = False  # some base is defined elsewhere
     view: str | None = None  # Framework value when a class-based view
+    admin: bool = False  # a Django ModelAdmin: save_model and its actions run in a request
+    admin_actions: frozenset[str] = frozenset()  # names in ``actions = [...]`` of the body

@@ -76,6 +76,12 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     target = resolved.target
     if target in FACTORIES:
         return Binding(BindingKind.INSTANCE, FACTORIES[target], call)
+    loaded = _class_loader(call, target)
+    if loaded:
+        return Binding(BindingKind.ALIAS, loaded)
+    returned = resolver.returns.get(target)
+    if returned:
+        return Binding(BindingKind.INSTANCE, returned, call)
     if target in _FILE_OPENERS or target == "?.open":  # open(...), path.open(...)
         return Binding(BindingKind.FILE, "io.IOBase", call)
     model = orm_model(call, resolver, target)
@@ -84,6 +90,24 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     if resolved.receiver is not ReceiverKind.UNKNOWN and capitalised(target):
         return Binding(BindingKind.INSTANCE, target, call)
     return Binding(BindingKind.OTHER, node=call)
+
+
+_CLASS_LOADERS = {"oscar.core.loading.get_class": "oscar.apps"}
+
+
+def _class_loader(call: ast.Call, target: str) -> str:
+    """``get_class("checkout.mixins", "Mixin")`` (django-oscar) imports ``oscar.apps.checkout.mixins.Mixin``
+    (a forked app overrides it at run time; the default is what a scan can see)."""
+    root = _CLASS_LOADERS.get(target)
+    args = call.args
+    if (
+        root is None
+        or len(args) < 2
+        or not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in args[:2])
+    ):
+        return ""
+    module, name = args[0].value, args[1].value  # type: ignore[attr-defined]
+    return f"{root}.{module}.{name}" if module and name.isidentifier() else ""
 
 
 def orm_model(call: ast.Call, resolver: Resolver, target: str) -> str | None:

@@ -34,6 +34,7 @@ class WalkerBase:
     module: str
     classes: dict[str, ClassCtx]
     frameworks: set[Framework]
+    routes: dict[str, Framework]  # functions registered as handlers by a call -> framework
     consumers: set[str]  # functions running a ``while True`` loop over a queue or socket
     uses: dict[int, Use]  # id(node) -> what its parent does with its value
     state: FunctionState

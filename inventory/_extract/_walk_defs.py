@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._handlers import class_view, function_handler, is_views_module
+from inventory._extract._handlers import (
+    admin_class,
+    class_view,
+    function_handler,
+    is_views_module,
+)
 from inventory._extract._prepass import class_attributes, thread_like
 from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
@@ -33,7 +38,7 @@ class DefsMixin(WalkerBase):
         params = _bind_params(node, scope, cls, decorators, outer.resolver)
         info = self._function_info(node, qualname, params, decorators, cls)
         info.handler = self._handler(node, decorators, params, cls, parent)
-        resolver = Resolver(self.module, scope, self.classes, self.text)
+        resolver = outer.resolver.child(scope)
         state = FunctionState(info, resolver, info.handler, frozenset(params))
         self._walk_body(node.body, state)
         info.calls, info.facts = state.calls, state.facts
@@ -125,7 +130,7 @@ class DefsMixin(WalkerBase):
         self.summary.classes.append(self._class_info(node, ctx))
         scope = parent.child(ScopeKind.CLASS, node.name)
         # The class body runs where the class is defined: its calls belong there.
-        resolver = Resolver(self.module, scope, self.classes, self.text)
+        resolver = outer.resolver.child(scope)
         self._walk_body(node.body, FunctionState(None, resolver, calls=outer.calls))
 
     def _class_info(self, node: ast.ClassDef, ctx: ClassCtx) -> ClassInfo:
@@ -145,7 +150,30 @@ class DefsMixin(WalkerBase):
         ctx.thread_like = thread_like(bases, self.classes)
         ctx.external_bases = any(b not in self.classes and b != "builtins.object" for b in bases)
         ctx.view = class_view(bases, self.classes)
+        ctx.admin = admin_class(bases, self.classes)
+        if ctx.admin:
+            ctx.admin_actions = self._admin_actions(node, resolver)
         return ctx
+
+    def _admin_actions(self, node: ast.ClassDef, resolver: Resolver) -> frozenset[str]:
+        """``actions = [notify, "mark_shipped"]``: functions run by the admin's changelist POST.
+
+        Named methods become handlers through the class; functions are registered like routes.
+        """
+        names: set[str] = set()
+        for stmt in node.body:
+            if not (
+                isinstance(stmt, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == "actions" for t in stmt.targets)
+                and isinstance(stmt.value, ast.List | ast.Tuple)
+            ):
+                continue
+            for element in stmt.value.elts:
+                if isinstance(element, ast.Constant) and isinstance(element.value, str):
+                    names.add(element.value)
+                elif (dotted := resolver.dotted(element)) is not None:
+                    self.routes[dotted] = Framework.DJANGO
+        return frozenset(names)
 
 
 def _decorator_name(node: ast.expr, resolver: Resolver) -> str:

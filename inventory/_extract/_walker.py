@@ -9,7 +9,7 @@ from inventory._extract._facts import consumes, dispatch_fact
 from inventory._extract._handlers import framework_of
 from inventory._extract._prepass import gather_module
 from inventory._extract._resolve import Resolved, Resolver, dotted_source
-from inventory._extract._routes import registered_endpoint
+from inventory._extract._routes import decorated_endpoint, registered_endpoint
 from inventory._extract._scopes import Scope, ScopeKind
 from inventory._extract._site_common import CallSite
 from inventory._extract._sites import detect, may_be_site, settle
@@ -121,6 +121,8 @@ class Walker(DefsMixin, FlowMixin):
                 loop.consumes = True
         self._note_arguments(node, resolved.target, method)
         route = registered_endpoint(node, resolved.target, state.resolver)
+        if route is None and isinstance(node.func, ast.Call):
+            route = decorated_endpoint(node, state.resolver, self.frameworks)
         if route is not None:
             self.routes[route[0]] = route[1]
 

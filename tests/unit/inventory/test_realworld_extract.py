@@ -1,0 +1,110 @@
+"""The extractor and walker findings of the real-world QA (tests/fixtures/realworld/), end to end.
+
+Each test copies one reproduction into a temporary folder and runs the real
+extractor and classifier on it (``inventory.scan``), then asserts what a user
+sees: sites (pattern, job, handler), jobs and their verdicts, skipped files.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from inventory import Idempotency, Inventory, scan
+
+REALWORLD = Path(__file__).resolve().parents[2] / "fixtures" / "realworld"
+
+
+def scan_fixture(tmp_path: Path, name: str) -> Inventory:
+    source = REALWORLD / name
+    if source.is_dir():
+        shutil.copytree(source, tmp_path / "app")
+    else:
+        (tmp_path / "app").mkdir()
+        shutil.copy(source, tmp_path / "app" / source.name)
+    return scan(tmp_path / "app", use_cache=False, jobs=1)
+
+
+def sites(inventory: Inventory) -> list[tuple[str, str, str | None]]:
+    return sorted((s.pattern.value, s.job, s.handler) for s in inventory.sites)
+
+
+def verdicts(inventory: Inventory) -> dict[str, Idempotency]:
+    return {j.qualname: j.idempotency for j in inventory.jobs}
+
+
+# --- 4. request handlers the scan did not recognise ---------------------------------------
+
+
+def test_flask_appbuilder_expose_methods_are_flask_handlers(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "fab_expose_handler.py")
+    job = "fab_expose_handler.AlertView.notify"
+    assert sites(inventory) == [("direct_call", job, "flask")]
+    assert verdicts(inventory) == {job: Idempotency.NON_IDEMPOTENT}
+
+
+def test_a_route_decorator_applied_by_hand_registers_a_flask_handler(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "flask_add_url_rule.py")
+    found = sorted((s.enclosing_function, s.handler) for s in inventory.sites)
+    assert found == [
+        ("flask_add_url_rule.forgot", "flask"),
+        ("flask_add_url_rule.register", "flask"),
+    ]
+    assert verdicts(inventory) == {"flask_add_url_rule.send_reset": Idempotency.NON_IDEMPOTENT}
+
+
+def test_django_admin_actions_and_save_model_are_handlers(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "django_admin_action.py")
+    assert sites(inventory) == [
+        ("direct_call", "django_admin_action.OrderAdmin.save_model", "django"),
+        ("direct_call", "django_admin_action.notify_customers", "django"),
+    ]
+    assert set(verdicts(inventory).values()) == {Idempotency.NON_IDEMPOTENT}
+
+
+def test_admin_actions_named_by_string_are_handlers_and_plain_methods_are_not(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "admin.py").write_text(
+        "from django.contrib import admin\n"
+        "from django.core.mail import send_mail\n\n"
+        "class Base(admin.ModelAdmin):\n"
+        "    pass\n\n"
+        "class OrderAdmin(Base):\n"
+        '    actions = ["resend"]\n\n'
+        "    def resend(self, request, queryset):\n"
+        '        send_mail("s", "b", "f@x", ["a@x"])\n\n'
+        "    def helper(self):\n"
+        '        send_mail("s", "b", "f@x", ["a@x"])\n',
+        encoding="utf-8",
+    )
+    inventory = scan(tmp_path / "app", use_cache=False, jobs=1)
+    assert sites(inventory) == [("direct_call", "admin.OrderAdmin.resend", "django")]
+
+
+def test_return_types_type_the_adapter_and_the_rendered_message(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "adapter_return_type.py")
+    send_mail = "adapter_return_type.DefaultAccountAdapter.send_mail"
+    send_direct = "adapter_return_type.DefaultAccountAdapter.send_direct"
+    assert sites(inventory) == [
+        ("direct_call", send_direct, "django"),
+        ("direct_call", send_mail, "django"),
+        ("direct_call", send_mail, "django"),
+    ]
+    assert verdicts(inventory) == {
+        send_mail: Idempotency.NON_IDEMPOTENT,
+        send_direct: Idempotency.NON_IDEMPOTENT,
+    }
+    evidence = "\n".join(e.message for j in inventory.jobs for e in j.evidence)
+    assert "django.core.mail.EmailMessage.send: sends an email" in evidence
+
+
+def test_oscar_get_class_with_literal_arguments_is_a_static_import(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "oscar_get_class")
+    job = "oscar.apps.checkout.mixins.OrderPlacementMixin.send_order_placed_email"
+    assert sites(inventory) == [("direct_call", job, "django")]
+    assert (
+        inventory.sites[0].enclosing_function == "oscar.apps.checkout.views.PaymentDetailsView.post"
+    )
+    assert verdicts(inventory) == {job: Idempotency.NON_IDEMPOTENT}
