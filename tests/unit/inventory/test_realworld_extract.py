@@ -8,6 +8,7 @@ sees: sites (pattern, job, handler), jobs and their verdicts, skipped files.
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 from inventory import Idempotency, Inventory, scan
@@ -108,3 +109,22 @@ def test_oscar_get_class_with_literal_arguments_is_a_static_import(tmp_path: Pat
         inventory.sites[0].enclosing_function == "oscar.apps.checkout.views.PaymentDetailsView.post"
     )
     assert verdicts(inventory) == {job: Idempotency.NON_IDEMPOTENT}
+
+
+# --- 10. files skipped ----------------------------------------------------------------------
+
+
+def test_startproject_settings_are_scanned(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "generated_by_startproject.py")
+    assert sites(inventory) == [("scheduler", "generated_by_startproject.purge_sessions", None)]
+    assert inventory.errors == []
+
+
+def test_python_312_syntax_is_named_in_the_error(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "py312_syntax.py")
+    if sys.version_info >= (3, 12):
+        assert sites(inventory) == [("thread", "py312_syntax.send_receipt", None)]
+        return
+    (error,) = inventory.errors
+    assert error.kind.value == "syntax" and "needs Python >= 3.12 to parse" in error.reason
+    assert inventory.stats.files_skipped == 1
