@@ -12,11 +12,18 @@ trip (``PREFETCH_WINDOW`` seconds of work at the pool's observed pace), at most
 (one worker does not hoard work that other workers could start now); no-op
 jobs prefetch a full ``claim_batch``, and the next claim is made while the
 buffer still holds half of it, so claims overlap execution.
+
+The pace is an average: a pool of fast jobs whose slots all get stuck in slow
+ones would keep its buffer waiting. A buffer no executor has taken from for
+``STALL`` seconds is handed back (other workers can run those jobs now), and
+the wait counts as a slow run, so the pool prefetches little until fast runs
+bring its pace back.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 
@@ -24,13 +31,21 @@ from queue_runtime.store import ClaimedJob
 
 PREFETCH_WINDOW = 0.05  # seconds of work to hold beyond the free slots
 EWMA = 0.2  # weight of the newest run in the average run time
+STALL = 2.0  # seconds a buffer may wait with no job taken before its jobs go back
 
 
 class Prefetch:
     """One pool's buffer; thread-safe. ``take`` blocks until a job comes or it is closed."""
 
-    def __init__(self, pool: str, slots: int, claim_batch: int, wake: Callable[[], None]) -> None:
-        self.pool, self.slots, self.claim_batch = pool, slots, claim_batch
+    def __init__(
+        self,
+        pool: str,
+        slots: int,
+        claim_batch: int,
+        wake: Callable[[], None],
+        stall: float = STALL,
+    ) -> None:
+        self.pool, self.slots, self.claim_batch, self.stall = pool, slots, claim_batch, stall
         self._wake = wake  # the claim loop: the buffer ran low, or a slot is idle
         self._jobs: deque[ClaimedJob] = deque()
         self._cond = threading.Condition(threading.Lock())
@@ -38,6 +53,7 @@ class Prefetch:
         self._idle = 0  # executor threads waiting in take()
         self._busy = 0  # executor threads running a job (stuck timed-out ones included)
         self._run_time: float | None = None  # average seconds per run, None until one ran
+        self._moved = time.monotonic()  # last take(), or put() into an empty buffer
 
     # -- the claim loop's side -------------------------------------------------
     def target(self) -> int:
@@ -62,6 +78,8 @@ class Prefetch:
         with self._cond:
             if self._closed:
                 return False
+            if not self._jobs:
+                self._moved = time.monotonic()
             self._jobs.extend(jobs)
             self._cond.notify(len(jobs))
             return True
@@ -71,6 +89,18 @@ class Prefetch:
         with self._cond:
             jobs = list(self._jobs)
             self._jobs.clear()
+            return jobs
+
+    def drain_if_stalled(self, now: float) -> list[ClaimedJob]:
+        """The buffered jobs, taken out, when no executor took one for ``stall`` seconds."""
+        with self._cond:
+            waited = now - self._moved
+            if not self._jobs or waited < self.stall:
+                return []
+            jobs = list(self._jobs)
+            self._jobs.clear()
+            self._moved = now
+            self._observe(waited)  # the slots are held by runs at least this slow
             return jobs
 
     def close(self) -> list[ClaimedJob]:
@@ -114,6 +144,7 @@ class Prefetch:
                 return None
             job = self._jobs.popleft()
             self._busy += 1
+            self._moved = time.monotonic()
             low = len(self._jobs) == self._low_water()
         if low:
             self._wake()
@@ -127,10 +158,12 @@ class Prefetch:
         """
         with self._cond:
             self._busy -= 1
-            if seconds is None:
-                return
-            previous = self._run_time
-            self._run_time = seconds if previous is None else previous + EWMA * (seconds - previous)
+            if seconds is not None:
+                self._observe(seconds)
+
+    def _observe(self, seconds: float) -> None:
+        previous = self._run_time
+        self._run_time = seconds if previous is None else previous + EWMA * (seconds - previous)
 
     def _low_water(self) -> int:
         return self.target() // 2

@@ -125,6 +125,7 @@ class Worker:
             if now >= next_poll:  # polling tick: every pool may have due jobs again
                 signals.notify_all()
                 next_poll = now + poll
+            self._give_back_stalled(now)
             try:
                 claimed = self._round(schedule)
                 failures = 0
@@ -170,6 +171,19 @@ class Worker:
         jobs = self._parts.store.claim(pool, limit, self.worker_id)
         self.metrics.claim_latency.labels(pool).observe(time.perf_counter() - started)
         return jobs
+
+    def _give_back_stalled(self, now: float) -> None:
+        """Buffers stuck behind slow jobs go back, so idle workers can run them now."""
+        p = self._parts
+        for buffer in p.buffers.values():
+            jobs = buffer.drain_if_stalled(now)
+            if jobs:
+                log.info(
+                    "returning %d prefetched job(s) of %s: its slots are busy",
+                    len(jobs),
+                    buffer.pool,
+                )
+                p.dispatcher.give_back(jobs)
 
     def _give_back_buffered(self, close: bool = False) -> None:
         """Claimed jobs not started yet go back to pending now (attempt not consumed)."""

@@ -358,14 +358,16 @@ def test_jobs_running_past_the_grace_are_handed_back(
 
 
 def _prefetching_worker(
-    rt: Runtime, start_worker: Callable[..., Worker], slow_seconds: float
+    rt: Runtime, start_worker: Callable[..., Worker], slow_seconds: float, stall: float = 60.0
 ) -> tuple[Worker, list[int], list[str]]:
     """A worker with both slots busy on slow jobs and quick jobs waiting in its prefetch buffer.
 
     Returns the worker, the slow job ids and the tokens of the buffered (claimed,
-    leased, not started) quick jobs.
+    leased, not started) quick jobs. ``stall``: seconds before a buffer that does
+    not move is handed back (long by default: the tests look at the buffer).
     """
     worker = start_worker(pools=["batch"], concurrency=2)
+    worker._parts.buffers["batch"].stall = stall
     for handle in [fault_app.work.enqueue(n) for n in range(4)]:  # learn the pool's pace
         handle.wait(timeout=20)
     slow = [fault_app.work.enqueue(n, seconds=slow_seconds).id for n in range(2)]
@@ -431,3 +433,25 @@ def test_a_job_admitted_while_shutdown_begins_is_handed_back_not_started(rt: Run
     assert rt.leases.alive([job.token]) == [False]
     assert executions(rt) == []
     worker._parts.close()
+
+
+def test_prefetched_jobs_stuck_behind_slow_ones_go_back_for_other_workers(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    worker, slow, tokens = _prefetching_worker(rt, start_worker, slow_seconds=8.0, stall=1.0)
+    ids = [int(token.split(":")[0]) for token in tokens]
+    wait_until(
+        lambda: {get_job(i).status() for i in ids} == {JobStatus.QUEUED},
+        timeout=4,
+        message="the stalled buffer handed back",
+    )
+    assert rt.leases.alive(tokens) == [False] * len(tokens)
+    assert worker._parts.buffers["batch"].target() == 0  # the wait counted: no prefetch now
+    other = start_worker(pools=["batch"], concurrency=2)
+    wait_until(lambda: all(finished(i) for i in ids), timeout=10, message="another worker")
+    assert {get_job(i).status() for i in slow} == {JobStatus.RUNNING}  # still on the first
+    wait_until(
+        lambda: other.metrics.value("jobs_completed_total", "batch") >= len(ids),
+        timeout=5,
+        message="the other worker's acks",
+    )

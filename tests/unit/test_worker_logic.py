@@ -179,6 +179,19 @@ def test_prefetch_pace_ignores_jobs_that_did_not_run() -> None:
     assert buffer.wanted() == 4
 
 
+def test_a_buffer_no_executor_takes_from_goes_back_and_slows_the_pace() -> None:
+    buffer = Prefetch("batch", slots=4, claim_batch=32, wake=lambda: None, stall=2.0)
+    buffer.put([job_no(1)])
+    buffer.take()
+    buffer.finished(0.0001)
+    buffer.put([job_no(n) for n in range(2, 6)])
+    now = time.monotonic()
+    assert buffer.drain_if_stalled(now + 1.0) == []  # not stalled yet
+    assert buffer.drain_if_stalled(now + 2.5) == [job_no(n) for n in range(2, 6)]
+    assert buffer.drain_if_stalled(now + 5.0) == []  # empty: nothing to hand back
+    assert buffer.target() == 0  # waiting 2.5 s counted as a slow run
+
+
 def test_prefetch_close_returns_unstarted_jobs_and_releases_waiting_executors() -> None:
     buffer = Prefetch("batch", slots=2, claim_batch=32, wake=lambda: None)
     taken: list[ClaimedJob | None] = []
