@@ -78,4 +78,7 @@ class GateCache:
 
 def gate_cache(runtime: Runtime) -> GateCache:
     """The Runtime's cache (one per Runtime, created on first use)."""
+    found = runtime._parts.get("gate_cache")  # enqueue's fast path: no lock once created
+    if found is not None:
+        return found
     return runtime._lazy("gate_cache", lambda: GateCache(runtime))
