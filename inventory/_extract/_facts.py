@@ -108,3 +108,33 @@ def loop_fact(node: ast.While, text: SourceText) -> Fact:
 
 def forever(test: ast.expr) -> bool:
     return isinstance(test, ast.Constant) and bool(test.value) and test.value is not Ellipsis
+
+
+# Words of a loop condition that runs until the process stops it (a stop flag or Event).
+_SERVICE_WORDS = (
+    "stop",
+    "running",
+    "is_set",
+    "shutdown",
+    "alive",
+    "state",
+    "closed",
+    "closing",
+    "quit",
+    "terminat",
+    "exit",
+)
+_SLEEPS = frozenset({"time.sleep", "asyncio.sleep", "gevent.sleep", "eventlet.sleep"})
+
+
+def service_loop(test: ast.expr, text: SourceText) -> bool:
+    """``while not self._stop.is_set()``, ``while self.state != STOPPED``, ``while self.running``."""
+    if isinstance(test, ast.Constant):
+        return False
+    source = text.segment(test).lower()
+    return any(word in source for word in _SERVICE_WORDS)
+
+
+def blocks(method: str, target: str) -> bool:
+    """Does this call wait inside a service loop's round (``self._event.wait(10)``, ``sleep``)?"""
+    return method == "wait" or target in _SLEEPS

@@ -22,6 +22,7 @@ from inventory._extract._sites_hooks import (
 )
 from inventory._extract._sites_threads import (
     CONSTRUCTORS,
+    handoff_waited,
     pool_call,
     thread_constructor,
     thread_start,
@@ -95,6 +96,8 @@ def _settle(found: Candidate, state: FunctionState) -> RawSite | None:
     started = found.start_lines + [line for method, line in uses if method == "start"]
     if found.drop_when_waited and bound and _waited(found, bound, waited, state):
         return None
+    if found.handoffs and handoff_waited(found, state.method_uses):
+        return None  # the thread sets an Event (fills a queue) this function waits on
     if "join" in found.waits:
         _thread_detail(site, started)
         lines = waited

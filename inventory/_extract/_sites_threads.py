@@ -39,6 +39,22 @@ POOL_TYPES = frozenset(
 _POOL_WAITS = frozenset({"get", "wait"})
 _THREAD_WAITS = frozenset({"join"})
 _LOOP_RUNNERS = (".serve_forever", ".run_forever")
+# A Timer or thread running one of these is a watchdog or a timeout, not application work.
+_WATCHDOGS = frozenset(
+    {
+        "_thread.interrupt_main",
+        "os.kill",
+        "os._exit",
+        "os.abort",
+        "signal.raise_signal",
+        "signal.pthread_kill",
+        "sys.exit",
+        "faulthandler.dump_traceback",
+    }
+)
+# Methods on a name passed to the thread (an Event it sets, a queue it fills, a barrier)
+# by which the starting function waits for the thread to finish.
+_HANDOFF_WAITS = frozenset({"wait", "get", "join", "recv"})
 POOL_METHODS = frozenset({"apply_async", "apply", "map_async", "starmap_async"})
 # ``X().start()`` on these is not a Thread subclass being started.
 _NOT_SUBCLASSES = ("threading.", "multiprocessing.", "apscheduler.", "asyncio.", "builtins.", "?")
@@ -52,13 +68,49 @@ def thread_constructor(call: CallSite) -> Candidate | None:
     job = job_target(target_node, call.state.resolver)
     if job.target is not None and job.target.endswith(_LOOP_RUNNERS):
         return None  # a server's accept loop or an event loop: infrastructure, not a job
+    if job.target in _WATCHDOGS:
+        return None  # Timer(s, _thread.interrupt_main): a timeout, not a job
     daemon = "daemon" if keyword_true(call.node, "daemon") else ""
     found = candidate(spec[0], call.node, job, call, _packed(call, spec[3], "kwargs"), daemon)
     found.waits = _THREAD_WAITS
     found.site.result_used = False  # start() returns nothing; only join() makes the caller wait
     if call.use is not None and call.use.kind is UseKind.RECEIVER and call.use.name == "start":
         found.start_lines.append(call.node.lineno)
+    found.handoffs = _handed_names(call, spec[3])
+    for name in found.handoffs:
+        call.state.watch_name(name)
     return found
+
+
+def _handed_names(call: CallSite, args_index: int) -> list[str]:
+    """Plain local names in ``args=(...)`` / ``kwargs={...}``: an Event or queue the
+    function may wait on (``done.wait()``) until the thread is finished."""
+    node = call.node
+    packed = [
+        argument_node(node, args_index, "args"),
+        argument_node(node, args_index + 1, "kwargs"),
+    ]
+    names: list[str] = []
+    for value in packed:
+        elements = []
+        if isinstance(value, ast.Tuple | ast.List):
+            elements = value.elts
+        elif isinstance(value, ast.Dict):
+            elements = value.values
+        names += [
+            e.id for e in elements if isinstance(e, ast.Name) and e.id not in call.state.watch
+        ]
+    return names
+
+
+def handoff_waited(found: Candidate, uses: dict[str, list[tuple[str, int]]]) -> bool:
+    """The function waits on an Event or queue it handed to the thread, after starting it."""
+    start = min(found.start_lines, default=found.site.span.line)
+    return any(
+        method in _HANDOFF_WAITS and line >= start
+        for name in found.handoffs
+        for method, line in uses.get(name, [])
+    )
 
 
 def _packed(call: CallSite, args_index: int, kwargs_name: str) -> list[Argument]:

@@ -41,6 +41,9 @@ class Candidate:
     drop_when_waited: bool = False  # executors and tasks waited on in place are not background work
     iterator: bool = False  # Executor.map: iterating its result waits for the work
     start_lines: list[int] = field(default_factory=list)
+    handoffs: list[str] = field(
+        default_factory=list
+    )  # names passed to a thread (an Event, a queue)
 
 
 @dataclass(slots=True)
@@ -48,6 +51,8 @@ class Loop:
     forever: bool  # ``while True``
     broken: bool = False
     consumes: bool = False
+    service: bool = False  # ``while not self._stop.is_set()``: runs until the process stops it
+    blocks: bool = False  # waits each round: Event.wait, sleep
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ from inventory._extract._facts import (
     forever,
     loop_fact,
     self_increment_fact,
+    service_loop,
     sql_fact,
 )
 from inventory._extract._imports import bindings_of
@@ -158,7 +159,7 @@ class FlowMixin(WalkerBase):
 
     def visit_while(self, node: ast.While) -> None:
         self.visit(node.test)
-        loop = Loop(forever=forever(node.test))
+        loop = Loop(forever=forever(node.test), service=service_loop(node.test, self.text))
         self.state.loops.append(loop)
         for stmt in node.body:
             self.visit(stmt)
@@ -167,6 +168,9 @@ class FlowMixin(WalkerBase):
             self.state.facts.append(loop_fact(node, self.text))
         if loop.forever and loop.consumes:
             # A consumer loop, even one that stops on a sentinel: a worker, not a job.
+            self.state.consumer = True
+        if loop.service and (loop.consumes or loop.blocks):
+            # A flusher or scheduler loop on a stop flag, waiting each round: a service thread.
             self.state.consumer = True
         for stmt in node.orelse:
             self.visit(stmt)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._calls import call_info
-from inventory._extract._facts import consumes, dispatch_fact
+from inventory._extract._facts import blocks, consumes, dispatch_fact
 from inventory._extract._handlers import framework_of
 from inventory._extract._prepass import gather_module
 from inventory._extract._resolve import Resolved, Resolver, dotted_source
@@ -116,9 +116,13 @@ class Walker(DefsMixin, FlowMixin):
         fact = dispatch_fact(node, resolved, state.params, self.text)
         if fact is not None:
             state.facts.append(fact)
-        if state.loops and consumes(method, resolved):
-            for loop in state.loops:
-                loop.consumes = True
+        if state.loops:
+            if consumes(method, resolved):
+                for loop in state.loops:
+                    loop.consumes = True
+            if blocks(method, resolved.target):
+                for loop in state.loops:
+                    loop.blocks = True
         self._note_arguments(node, resolved.target, method)
         route = registered_endpoint(node, resolved.target, state.resolver)
         if route is None and isinstance(node.func, ast.Call):

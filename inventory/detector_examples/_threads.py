@@ -152,6 +152,50 @@ threading.Thread(target=consume, daemon=True).start()
     ),
     example(
         Pattern.THREAD,
+        "INVALID: service loops, watchdogs, threads waited on through an Event",
+        [],
+        "A thread looping until a stop Event is set and waiting each round lives as long as the "
+        "process (a flusher, a scheduler); a Timer that interrupts the process is a timeout; a "
+        "function waiting on the Event (or queue) it handed to the thread runs it in parallel, "
+        "not in the background.",
+        """
+import _thread
+import threading
+
+class Flusher:
+    def __init__(self):
+        self._stop = threading.Event()
+
+    def start(self):
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            self._stop.wait(10)
+            self.flush()
+
+    def flush(self): ...
+
+def with_timeout(seconds, work):
+    timer = threading.Timer(seconds, _thread.interrupt_main)
+    timer.start()
+    try:
+        return work()
+    finally:
+        timer.cancel()
+
+def execute(results, done): ...
+
+def run_query(sql):
+    results = {}
+    done = threading.Event()
+    threading.Thread(target=execute, args=(results, done)).start()
+    done.wait()
+    return results
+""",
+    ),
+    example(
+        Pattern.THREAD,
         "INVALID: wait primitives",
         [],
         "Waiting on an Event or joining is not starting work.",

@@ -128,3 +128,37 @@ def test_python_312_syntax_is_named_in_the_error(tmp_path: Path) -> None:
     (error,) = inventory.errors
     assert error.kind.value == "syntax" and "needs Python >= 3.12 to parse" in error.reason
     assert inventory.stats.files_skipped == 1
+
+
+# --- 9. thread infrastructure is not a job --------------------------------------------------
+
+
+def test_a_watchdog_timer_on_interrupt_main_is_not_a_site(tmp_path: Path) -> None:
+    assert scan_fixture(tmp_path, "timer_watchdog_stdlib_target.py").sites == []
+
+
+def test_a_thread_waited_on_through_the_event_it_sets_is_not_a_site(tmp_path: Path) -> None:
+    assert scan_fixture(tmp_path, "thread_joined_via_event.py").sites == []
+
+
+def test_a_service_loop_on_a_stop_event_is_not_a_site(tmp_path: Path) -> None:
+    assert scan_fixture(tmp_path, "service_loop_thread.py").sites == []
+
+
+def test_an_event_the_function_never_waits_on_keeps_the_thread_a_site(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "views.py").write_text(
+        "import threading\n\n"
+        "def work(done): ...\n\n"
+        "def loop(): \n"
+        "    while retries < 3:\n"
+        "        time.sleep(1)\n\n"
+        "def start(request):\n"
+        "    done = threading.Event()\n"
+        "    done.wait()\n"
+        "    threading.Thread(target=work, args=(done,)).start()\n"
+        "    threading.Thread(target=loop).start()\n",
+        encoding="utf-8",
+    )
+    inventory = scan(tmp_path / "app", use_cache=False, jobs=1)
+    assert sorted(s.job for s in inventory.sites) == ["views.loop", "views.work"]
