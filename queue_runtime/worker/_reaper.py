@@ -11,6 +11,11 @@ on this reaper's first round), nothing is rescued until a full ``lease_ttl``
 plus one heartbeat interval has passed, by which time every live worker has
 re-asserted its leases. The epoch is read again after the lease check, so a
 flush between the two reads cannot turn live jobs into rescues.
+
+Retention rides on the same thread: every ``purge_every`` seconds the reaper
+drops succeeded and cancelled history older than ``history_retention_days``
+(batched deletes; dead jobs are never purged), so the history table does not
+grow without bound and no separate cron is needed.
 """
 
 from __future__ import annotations
@@ -40,9 +45,13 @@ class Reaper:
         ttl: float,
         metrics: WorkerMetrics,
         clock: Callable[[], float] = time.monotonic,
+        retention_seconds: float | None = None,
+        purge_every: float = 600.0,
     ) -> None:
         self._store, self._leases, self._ttl, self._metrics = store, leases, ttl, metrics
         self._clock = clock
+        self._retention, self._purge_every = retention_seconds, purge_every
+        self._next_purge = clock()
         self.interval = ttl / 2
         self._quiet = ttl + ttl / 3  # lease ttl + one heartbeat interval
         self._epoch: str | None = None
@@ -52,6 +61,7 @@ class Reaper:
         while not stop.wait(self.interval):
             try:
                 self.sweep()
+                self.retain()
             except TRANSIENT as exc:
                 log.warning("reaper round skipped (%s: %s)", type(exc).__name__, exc)
             except (psycopg.Error, QueueError):
@@ -73,6 +83,17 @@ class Reaper:
             log.warning("reaper rescued %d attempt(s) without a lease: %s", rescued, dead)
             self._metrics.lost_leases.labels(ALL_POOLS).inc(rescued)
         return rescued
+
+    def retain(self) -> int:
+        """Purge history past retention when it is due; returns the rows purged."""
+        now = self._clock()
+        if self._retention is None or now < self._next_purge:
+            return 0
+        self._next_purge = now + self._purge_every
+        purged = self._store.purge_finished(self._retention)
+        if purged:
+            log.info("retention purged %d finished job(s) from history", purged)
+        return purged
 
     def _epoch_settled(self, epoch: str) -> bool:
         now = self._clock()

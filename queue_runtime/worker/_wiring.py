@@ -129,7 +129,13 @@ def _loops(
             dispatcher.buffers,
         ),
         Watchdog(inflight, dispatcher.settle),
-        Reaper(runtime.store, leases, s.lease_ttl, worker.metrics),
+        Reaper(
+            runtime.store,
+            leases,
+            s.lease_ttl,
+            worker.metrics,
+            retention_seconds=s.history_retention_days * 86_400,
+        ),
         Listener(s, signals, set(worker.pools), wake, app_name),
     )
 

@@ -18,7 +18,7 @@ from queue_runtime import JobStatus, RetryPolicy, Settings, configure, get_job
 from queue_runtime.config import JobConfig
 from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.runtime import Runtime
-from queue_runtime.store import NewJob
+from queue_runtime.store import Completion, NewJob
 from queue_runtime.worker import Worker, claim_schedule
 from queue_runtime.worker._reaper import Reaper
 from tests.integration import fault_app
@@ -455,3 +455,30 @@ def test_prefetched_jobs_stuck_behind_slow_ones_go_back_for_other_workers(
         timeout=5,
         message="the other worker's acks",
     )
+
+
+def test_the_reaper_applies_history_retention_when_due(rt: Runtime) -> None:
+    now = [0.0]
+    reaper = Reaper(
+        rt.store,
+        rt.leases,
+        ttl=0.2,
+        metrics=WorkerMetrics(),
+        clock=lambda: now[0],
+        retention_seconds=0.0,
+        purge_every=60.0,
+    )
+    handle = fault_app.work.enqueue(1)
+    (claimed,) = rt.store.claim("batch", 10, "w-test")
+    rt.store.complete_many([Completion(claimed.id, claimed.attempt, result=1)])
+    assert get_job(handle.id).status() is JobStatus.SUCCEEDED
+
+    assert reaper.retain() == 1  # due at once: retention 0 s keeps nothing finished
+    assert rt.store.get(handle.id) is None  # gone from history
+    second = fault_app.work.enqueue(2)
+    (claimed,) = rt.store.claim("batch", 10, "w-test")
+    rt.store.complete_many([Completion(claimed.id, claimed.attempt, result=2)])
+    assert reaper.retain() == 0  # not due again before purge_every
+    assert get_job(second.id).status() is JobStatus.SUCCEEDED
+    now[0] += 61
+    assert reaper.retain() == 1
