@@ -124,7 +124,10 @@ def _declare(stmt: ast.stmt, summary: FileSummary, scope: Scope) -> None:
                 summary.imports[local] = target
                 scope.names[local] = Binding(BindingKind.IMPORT, target)
     elif isinstance(stmt, _DEFS):
-        scope.names[stmt.name] = Binding(BindingKind.FUNCTION, f"{scope.prefix}.{stmt.name}")
+        # the def itself: ``f.submit()`` on an ``@executor.job`` function reads its decorators
+        scope.names[stmt.name] = Binding(
+            BindingKind.FUNCTION, f"{scope.prefix}.{stmt.name}", node=stmt
+        )
     elif isinstance(stmt, ast.ClassDef):
         scope.names[stmt.name] = Binding(BindingKind.CLASS, f"{scope.prefix}.{stmt.name}")
 

@@ -6,9 +6,13 @@ from collections.abc import Callable
 
 from inventory._extract._site_common import CallSite
 from inventory._extract._sites_futures import (
+    ANYIO_RUNNERS,
+    LOOP_CALLBACKS,
     TASK_FUNCTIONS,
+    THREADPOOL_RUNNERS,
     TO_THREAD,
     executor_call,
+    loop_callback,
     task_call,
     thread_call,
 )
@@ -22,6 +26,9 @@ from inventory._extract._sites_hooks import (
 )
 from inventory._extract._sites_threads import (
     CONSTRUCTORS,
+    GREENLET_METHODS,
+    GREENLET_SPAWNERS,
+    greenlet_call,
     handoff_waited,
     pool_call,
     thread_constructor,
@@ -49,16 +56,32 @@ _METHODS = frozenset(
         "connect",
         "add_job",
         "do",
+        "submit_stored",
+        *LOOP_CALLBACKS,
+        *GREENLET_METHODS,
     }
 )
-_TARGETS = frozenset({*CONSTRUCTORS, *TASK_FUNCTIONS, *TO_THREAD, *BACKGROUND_TASK, *ON_COMMIT})
+_TARGETS = frozenset(
+    {
+        *CONSTRUCTORS,
+        *TASK_FUNCTIONS,
+        *TO_THREAD,
+        *THREADPOOL_RUNNERS,
+        *ANYIO_RUNNERS,
+        *GREENLET_SPAWNERS,
+        *BACKGROUND_TASK,
+        *ON_COMMIT,
+    }
+)
 _DETECTORS: tuple[Detector, ...] = (
     thread_constructor,
     thread_start,
     pool_call,
     executor_call,
     task_call,
+    loop_callback,
     thread_call,
+    greenlet_call,
     background_call,
     on_commit_call,
     signal_connect,

@@ -34,8 +34,12 @@ EXECUTOR_TYPES = frozenset(
         "concurrent.futures.thread.ThreadPoolExecutor",
         "concurrent.futures.process.ProcessPoolExecutor",
         "concurrent.futures._base.Executor",
+        # Flask-Executor: a ThreadPoolExecutor bound to the app
+        "flask_executor.Executor",
+        "flask_executor.executor.Executor",
     }
 )
+FLASK_EXECUTORS = frozenset({"flask_executor.Executor", "flask_executor.executor.Executor"})
 TASK_FUNCTIONS = frozenset(
     {
         "asyncio.create_task",
@@ -45,12 +49,27 @@ TASK_FUNCTIONS = frozenset(
     }
 )
 TO_THREAD = frozenset({"asyncio.to_thread", "asyncio.threads.to_thread"})
+# Same shape as to_thread: ``await run_in_threadpool(f, *args)`` (kwargs go to f too).
+THREADPOOL_RUNNERS = frozenset(
+    {
+        "starlette.concurrency.run_in_threadpool",
+        "fastapi.concurrency.run_in_threadpool",
+    }
+)
+# ``await anyio.to_thread.run_sync(f, *args)``: its keywords configure the runner, not f.
+ANYIO_RUNNERS = frozenset({"anyio.to_thread.run_sync"})
+# ``loop.call_later(delay, f, *args)``: index of the callback.
+LOOP_CALLBACKS = {"call_soon": 0, "call_soon_threadsafe": 0, "call_later": 1, "call_at": 1}
 TASK_GROUPS = frozenset({"asyncio.TaskGroup", "asyncio.taskgroups.TaskGroup"})
 _FUTURE_WAITS = frozenset({"result", "exception"})
 _AWAITED = (UseKind.AWAITED, UseKind.AWAITED_DISCARDED)
 
 
 def executor_call(call: CallSite) -> Candidate | None:
+    if call.method == "submit_stored":
+        return _submit_stored(call)
+    if call.method == "submit" and _flask_executor_job(call):
+        return _executor_job(call)
     if call.method not in ("submit", "map") or call.scoped or _waited_in_place(call):
         return None
     # Pool.map blocks, so only "executor" names are trusted for map.
@@ -67,11 +86,66 @@ def executor_call(call: CallSite) -> Candidate | None:
     return found
 
 
+def _submit_stored(call: CallSite) -> Candidate | None:
+    """Flask-Executor ``submit_stored(future_key, fn, *args)``: fn is the second argument."""
+    if call.receiver_type not in FLASK_EXECUTORS:
+        return None
+    target_node = argument_node(call.node, 1, "fn")
+    if target_node is None:
+        return None
+    resolver = call.state.resolver
+    job = job_target(target_node, resolver)
+    arguments = call_arguments(call.node.args[2:], call.node.keywords, resolver)
+    detail = "Flask-Executor stored future"
+    return candidate(Pattern.EXECUTOR_SUBMIT, call.node, job, call, arguments, detail)
+
+
+def _flask_executor_job(call: CallSite) -> bool:
+    """``f.submit(...)`` on a function of this file decorated with ``@executor.job``."""
+    binding = call.resolved.binding
+    node = binding.node if binding is not None else None
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    resolver = call.state.resolver
+    for decorator in node.decorator_list:
+        head, _, last = resolver.expr(decorator).target.rpartition(".")
+        if last == "job" and head in FLASK_EXECUTORS:
+            return True
+    return False
+
+
+def _executor_job(call: CallSite) -> Candidate:
+    resolver = call.state.resolver
+    func = call.node.func
+    assert isinstance(func, ast.Attribute)
+    job = job_target(func.value, resolver)
+    arguments = call_arguments(call.node.args, call.node.keywords, resolver)
+    detail = "Flask-Executor @job function submitted"
+    found = candidate(Pattern.EXECUTOR_SUBMIT, call.node, job, call, arguments, detail)
+    found.waits, found.drop_when_waited = _FUTURE_WAITS, True
+    return found
+
+
 def _waited_in_place(call: CallSite) -> bool:
     """``list(ex.map(...))``, ``for r in ex.map(...)``, ``ex.submit(f).result()``."""
     if call.method == "map" and call.use is not None and call.use.kind is UseKind.ITERATED:
         return True
     return waited_at_once(call.use, _FUTURE_WAITS)
+
+
+def loop_callback(call: CallSite) -> Candidate | None:
+    """``loop.call_later(delay, f, *args)`` / ``call_soon(f)``: f runs on the event loop later."""
+    index = LOOP_CALLBACKS.get(call.method)
+    if index is None or not _owns_tasks(call):
+        return None
+    node = call.node
+    if len(node.args) <= index or any(isinstance(a, ast.Starred) for a in node.args[: index + 1]):
+        return None
+    resolver = call.state.resolver
+    job = job_target(node.args[index], resolver)
+    arguments = call_arguments(node.args[index + 1 :], [], resolver)
+    detail = f"loop.{call.method}: runs on the event loop after the caller returns"
+    return candidate(Pattern.ASYNCIO_TASK, node, job, call, arguments, detail)
 
 
 def task_call(call: CallSite) -> Candidate | None:
@@ -120,8 +194,10 @@ def thread_call(call: CallSite) -> Candidate | None:
     node = call.node
     if call.method == "run_in_executor":
         target_node, rest, keywords = argument_node(node, 1, "func"), node.args[2:], []
-    elif call.target in TO_THREAD:
+    elif call.target in TO_THREAD or call.target in THREADPOOL_RUNNERS:
         target_node, rest, keywords = argument_node(node, 0, "func"), node.args[1:], node.keywords
+    elif call.target in ANYIO_RUNNERS:
+        target_node, rest, keywords = argument_node(node, 0, "func"), node.args[1:], []
     else:
         return None
     if target_node is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from inventory._extract._scopes import BindingKind
 from inventory._extract._site_common import CallSite, argument_node, candidate
 from inventory._extract._source import SourceText, span_of
 from inventory._extract._state import Candidate
@@ -31,6 +32,15 @@ SIGNAL_TYPES = frozenset(
     }
 )
 RECEIVER_DECORATORS = frozenset({"django.dispatch.receiver", "django.dispatch.dispatcher.receiver"})
+# Django signals sent by tests, ``manage.py migrate`` or at import: framework lifecycle
+# hooks, never request-path work (moving "create permissions after migrate" to a worker
+# would break migrate).
+LIFECYCLE_SIGNALS = frozenset({"setting_changed", "pre_migrate", "post_migrate", "class_prepared"})
+# Signals of libraries that fire outside the request path (inside the Celery worker).
+_NOT_DJANGO_SIGNALS = ("celery.", "kombu.", "billiard.", "blinker.", "flask.", "gunicorn.")
+FLASK_APSCHEDULER = frozenset(
+    {"flask_apscheduler.APScheduler", "flask_apscheduler.scheduler.APScheduler"}
+)
 
 
 def background_call(call: CallSite) -> Candidate | None:
@@ -66,10 +76,13 @@ def on_commit_call(call: CallSite) -> Candidate | None:
 
 
 def signal_connect(call: CallSite) -> Candidate | None:
-    if call.method != "connect" or not _is_signal(call):
+    if call.method != "connect":
+        return None
+    head = call.target.removesuffix(".connect")
+    if head.rpartition(".")[2] in LIFECYCLE_SIGNALS:
         return None
     target_node = argument_node(call.node, 0, "receiver")
-    if target_node is None:
+    if target_node is None or not (_is_signal(call) or _imported_signal(call, target_node)):
         return None
     text = call.state.resolver.text
     detail = f"connected to {call.resolved.receiver_source}{_sender(call.node, text)}"
@@ -87,10 +100,36 @@ def _is_signal(call: CallSite) -> bool:
     if call.receiver_type in SIGNAL_TYPES:
         return True
     head = call.target.removesuffix(".connect")
+    if head.startswith(_NOT_DJANGO_SIGNALS):
+        return False
     if head.startswith("django.") and ".signals." in head:
         return True
     # A project's own ``signals`` module, in a Django project.
     return Framework.DJANGO in call.frameworks and ".signals." in head and not head.startswith("?")
+
+
+def _imported_signal(call: CallSite, receiver: ast.expr) -> bool:
+    """``order_paid.connect(send_invoice)`` in a Django file, ``order_paid`` imported from a
+    project module (``shop.events``) and ``send_invoice`` a function of this file.
+
+    The signal's type is in another file; a lowercase imported object connected to one of
+    this file's functions is taken for a signal (a DB driver's ``connect(dsn)`` takes no
+    function).
+    """
+    binding = call.resolved.binding
+    if Framework.DJANGO not in call.frameworks or binding is None:
+        return False
+    if binding.kind is not BindingKind.IMPORT or not isinstance(call.node.func, ast.Attribute):
+        return False
+    if not isinstance(call.node.func.value, ast.Name):
+        return False  # ``module.attr.connect``: handled by the ``.signals.`` rule
+    head = call.target.removesuffix(".connect")
+    if head.startswith((*_NOT_DJANGO_SIGNALS, "django.", "?")) or not head.islower():
+        return False
+    if not isinstance(receiver, ast.Name):
+        return False
+    found = call.state.resolver.scope.lookup(receiver.id)
+    return found is not None and found.kind is BindingKind.FUNCTION
 
 
 def _sender(node: ast.Call, text: SourceText) -> str:
@@ -100,7 +139,13 @@ def _sender(node: ast.Call, text: SourceText) -> str:
 
 def scheduler_call(call: CallSite) -> Candidate | None:
     node, resolver = call.node, call.state.resolver
-    if call.method == "add_job" and (call.receiver_type or "").startswith("apscheduler."):
+    if call.method == "add_job" and call.receiver_type in FLASK_APSCHEDULER:
+        # Flask-APScheduler: add_job(id, func, **trigger_args)
+        target_node = argument_node(node, 1, "func")
+        arguments = packed_arguments(
+            argument_node(node, 99, "args"), argument_node(node, 99, "kwargs"), resolver
+        )
+    elif call.method == "add_job" and (call.receiver_type or "").startswith("apscheduler."):
         target_node = argument_node(node, 0, "func")
         arguments = packed_arguments(
             argument_node(node, 2, "args"), argument_node(node, 3, "kwargs"), resolver
@@ -120,8 +165,10 @@ def decorator_site(
 ) -> RawSite | None:
     """``@receiver(post_save, sender=X)`` and ``@scheduler.scheduled_job(...)`` make the function a job."""
     if dotted in RECEIVER_DECORATORS:
+        if _lifecycle_only(decorator):
+            return None
         pattern, detail = Pattern.SIGNAL_RECEIVER, f"receiver of {_signals(decorator, text)}"
-    elif dotted.startswith("apscheduler.") and dotted.endswith(".scheduled_job"):
+    elif _scheduler_decorator(dotted):
         pattern, detail = Pattern.SCHEDULER, f"scheduled by {text.segment(decorator)}"
     else:
         return None
@@ -135,6 +182,29 @@ def decorator_site(
         enclosing_function=enclosing,
         detail=detail,
     )
+
+
+def _scheduler_decorator(dotted: str) -> bool:
+    """``@scheduler.scheduled_job(...)`` (APScheduler), ``@scheduler.task(...)`` (Flask-APScheduler)."""
+    if dotted.startswith("apscheduler.") and dotted.endswith(".scheduled_job"):
+        return True
+    head, _, last = dotted.rpartition(".")
+    return last == "task" and head in FLASK_APSCHEDULER
+
+
+def _lifecycle_only(decorator: ast.expr) -> bool:
+    """``@receiver(setting_changed)``, ``@receiver([pre_migrate, post_migrate])``."""
+    if not isinstance(decorator, ast.Call) or not decorator.args:
+        return False
+    signal = decorator.args[0]
+    names = signal.elts if isinstance(signal, ast.List | ast.Tuple) else [signal]
+    return bool(names) and all(_last_name(n) in LIFECYCLE_SIGNALS for n in names)
+
+
+def _last_name(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
 
 
 def _signals(decorator: ast.expr, text: SourceText) -> str:

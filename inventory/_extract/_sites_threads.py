@@ -190,3 +190,57 @@ def _pool_arguments(call: CallSite) -> list[Argument]:
         return _packed(call, 1, "kwds")
     iterable = argument_node(call.node, 1, "iterable")
     return [] if iterable is None else [argument("iterable", iterable, call.state.resolver)]
+
+
+# Greenlets and green threads: fire-and-forget in the web process, like a thread.
+# callable -> index of the function it runs
+GREENLET_SPAWNERS = {
+    "gevent.spawn": 0,
+    "gevent.spawn_raw": 0,
+    "gevent.spawn_later": 1,
+    "gevent.Greenlet.spawn": 0,
+    "gevent.greenlet.Greenlet.spawn": 0,
+    "gevent.Greenlet.spawn_later": 1,
+    "eventlet.spawn": 0,
+    "eventlet.spawn_n": 0,
+    "eventlet.spawn_after": 1,
+    "eventlet.greenthread.spawn": 0,
+    "eventlet.greenthread.spawn_n": 0,
+    "eventlet.greenthread.spawn_after": 1,
+}
+GREENLET_METHODS = frozenset(
+    {"spawn", "spawn_n", "spawn_later", "spawn_after", "start_background_task"}
+)
+_GREEN_POOLS = ("gevent.pool.", "eventlet.greenpool.", "eventlet.GreenPool")
+_SOCKETIO = ("flask_socketio.SocketIO", "socketio.Server", "socketio.AsyncServer")
+_GREENLET_WAITS = frozenset({"join", "get", "wait"})
+
+
+def greenlet_call(call: CallSite) -> Candidate | None:
+    """``gevent.spawn(f, *a)``, ``eventlet.spawn_after(s, f)``, ``pool.spawn(f)``,
+    ``socketio.start_background_task(f, *a)``."""
+    index = _greenlet_index(call)
+    node = call.node
+    if index is None or waited_at_once(call.use, _GREENLET_WAITS):
+        return None
+    if len(node.args) <= index or any(isinstance(a, ast.Starred) for a in node.args[: index + 1]):
+        return None
+    resolver = call.state.resolver
+    job = job_target(node.args[index], resolver)
+    arguments = call_arguments(node.args[index + 1 :], node.keywords, resolver)
+    detail = f"{call.target.rpartition('.')[2]}: a greenlet in the web process"
+    found = candidate(Pattern.THREAD, node, job, call, arguments, detail)
+    found.waits, found.drop_when_waited = _GREENLET_WAITS, True
+    return found
+
+
+def _greenlet_index(call: CallSite) -> int | None:
+    index = GREENLET_SPAWNERS.get(call.target)
+    if index is not None:
+        return index
+    rtype = call.receiver_type or ""
+    if call.method in ("spawn", "spawn_n") and rtype.startswith(_GREEN_POOLS):
+        return 0
+    if call.method == "start_background_task" and rtype.startswith(_SOCKETIO):
+        return 0
+    return None

@@ -104,6 +104,27 @@ class FlowMixin(WalkerBase):
             binding = binding_for_value(value, self.state.resolver)
             self.state.resolver.scope.names[target.id] = binding
 
+    def _element_binding(self, iterable: ast.expr) -> Binding | None:
+        """``for sig in [password_set, password_changed]``: the loop variable stands for
+        elements of one kind: instances of one class, or objects of one module (the first
+        element stands for all, so ``sig.connect(f)`` is seen as a connect to a signal)."""
+        if not isinstance(iterable, ast.List | ast.Tuple) or not iterable.elts:
+            return None
+        scope = self.state.resolver.scope
+        found: list[Binding] = []
+        for element in iterable.elts:
+            binding = scope.lookup(element.id) if isinstance(element, ast.Name) else None
+            if binding is None:
+                return None
+            found.append(binding)
+        kinds = {b.kind for b in found}
+        if kinds == {BindingKind.INSTANCE} and len({b.target for b in found}) == 1:
+            return found[0]
+        modules = {b.target.rpartition(".")[0] for b in found}
+        if kinds <= {BindingKind.IMPORT, BindingKind.ALIAS} and len(modules) == 1:
+            return Binding(BindingKind.ALIAS, found[0].target)
+        return None
+
     def _bind_unknown(self, target: ast.expr) -> None:
         if not self.in_function:
             return
@@ -124,6 +145,9 @@ class FlowMixin(WalkerBase):
         self._iterate(node.iter, node.target)
         self.visit(node.iter)
         self._bind_unknown(node.target)
+        element = self._element_binding(node.iter)
+        if element is not None and isinstance(node.target, ast.Name):
+            self.state.resolver.scope.names[node.target.id] = element
         self.visit(node.target)
         self.state.loops.append(Loop(forever=False))
         for stmt in node.body:

@@ -126,6 +126,22 @@ async def pages(urls):
             tg.create_task(fetch(url))
 """,
     ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "loop.call_later and call_soon",
+        [("app.expire_cart", F), ("app.expire_cart", F)],
+        "The event loop runs the callback after the handler returns, like a threading.Timer.",
+        """
+import asyncio
+
+def expire_cart(cart_id): ...
+
+async def add_to_cart(cart_id):
+    loop = asyncio.get_running_loop()
+    loop.call_later(1800, expire_cart, cart_id)
+    loop.call_soon(expire_cart, cart_id)
+""",
+    ),
 ]
 
 RUN_IN_EXECUTOR = [
@@ -200,6 +216,22 @@ async def main(): ...
 def cli(loop):
     loop.run_until_complete(main())
     asyncio.run(main())
+""",
+    ),
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "Starlette run_in_threadpool and anyio to_thread",
+        [("app.send_receipt", F), ("app.send_receipt", F)],
+        "FastAPI and Starlette apps run blocking functions in the thread pool the same way.",
+        """
+import anyio
+from starlette.concurrency import run_in_threadpool
+
+def send_receipt(order_id): ...
+
+async def pay(order_id):
+    await run_in_threadpool(send_receipt, order_id)
+    await anyio.to_thread.run_sync(send_receipt, order_id)
 """,
     ),
 ]

@@ -152,4 +152,28 @@ def save(form, board):
     board.add_job("title")
 """,
     ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "Flask-Executor",
+        [("app.send_sms", F), ("app.send_sms", F), ("app.send_sms_job", F)],
+        "Flask-Executor wraps a thread pool: submit, submit_stored (the function comes second) "
+        "and .submit() on an @executor.job function.",
+        """
+from flask import Flask
+from flask_executor import Executor
+
+app = Flask(__name__)
+executor = Executor(app)
+
+def send_sms(phone): ...
+
+@executor.job
+def send_sms_job(phone): ...
+
+def verify():
+    executor.submit(send_sms, "123")
+    executor.submit_stored("sms-123", send_sms, "123")
+    send_sms_job.submit("123")
+""",
+    ),
 ]

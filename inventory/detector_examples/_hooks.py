@@ -261,6 +261,53 @@ def wire(button, db, handler):
     db.connect()
 """,
     ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "Signals in a loop, and a signal imported from another module",
+        [("app.on_password_changed", F), ("app.send_invoice", F)],
+        "A loop over a literal list of signals connects to each; a lowercase object imported "
+        "into a Django file and connected to one of its functions is taken for a signal.",
+        """
+from django.dispatch import Signal
+
+from shop.events import order_paid
+
+password_changed = Signal()
+password_set = Signal()
+
+def on_password_changed(sender, **kwargs): ...
+
+def send_invoice(sender, **kwargs): ...
+
+for sig in [password_set, password_changed]:
+    sig.connect(receiver=on_password_changed)
+
+order_paid.connect(send_invoice)
+""",
+    ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "INVALID: lifecycle and Celery signals",
+        [],
+        "setting_changed (tests), pre/post_migrate (manage.py migrate) and class_prepared "
+        "(import) never run in a request; Celery's signals fire inside the worker.",
+        """
+from celery.signals import task_failure
+from django.core.signals import setting_changed
+from django.db.models.signals import post_migrate
+from django.dispatch import receiver
+
+@receiver(setting_changed)
+def reset_cache(**kwargs): ...
+
+def create_permissions(**kwargs): ...
+
+def report_failure(**kwargs): ...
+
+post_migrate.connect(create_permissions)
+task_failure.connect(report_failure)
+""",
+    ),
 ]
 
 SCHEDULER = [
@@ -344,6 +391,25 @@ def setup(scheduler: AsyncIOScheduler):
         """
 def post(board, title):
     board.add_job(title)
+""",
+    ),
+    example(
+        Pattern.SCHEDULER,
+        "Flask-APScheduler",
+        [("app.ping", F), ("app.purge", F)],
+        "@scheduler.task(...) schedules the function; Flask-APScheduler's add_job takes the id "
+        "first and the function second.",
+        """
+from flask_apscheduler import APScheduler
+
+scheduler = APScheduler()
+
+@scheduler.task("interval", id="ping", seconds=30)
+def ping(): ...
+
+def purge(): ...
+
+scheduler.add_job("purge", purge, trigger="cron", hour=3)
 """,
     ),
 ]

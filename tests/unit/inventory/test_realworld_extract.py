@@ -162,3 +162,110 @@ def test_an_event_the_function_never_waits_on_keeps_the_thread_a_site(tmp_path: 
     )
     inventory = scan(tmp_path / "app", use_cache=False, jobs=1)
     assert sorted(s.job for s in inventory.sites) == ["views.loop", "views.work"]
+
+
+# --- 8. background-work patterns the scan missed --------------------------------------------
+
+
+def test_run_in_threadpool_and_anyio_to_thread_are_run_in_executor(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "starlette_threadpool_anyio.py")
+    job = "starlette_threadpool_anyio.send_receipt"
+    assert sites(inventory) == [("run_in_executor", job, "fastapi")] * 2
+    assert verdicts(inventory) == {job: Idempotency.NON_IDEMPOTENT}
+
+
+def test_greenlets_and_socketio_background_tasks_are_threads(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "gevent_spawn_in_handler.py")
+    report, expire = "gevent_spawn_in_handler.send_report", "gevent_spawn_in_handler.expire"
+    assert sites(inventory) == [
+        ("thread", expire, "flask"),
+        ("thread", report, "flask"),
+        ("thread", report, "flask"),
+    ]
+    assert verdicts(inventory) == {
+        report: Idempotency.NON_IDEMPOTENT,
+        expire: Idempotency.IDEMPOTENT,
+    }
+
+
+def test_a_greenlet_joined_at_once_is_not_background(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "views.py").write_text(
+        "import gevent\n\ndef work(): ...\n\n"
+        "def view(request):\n"
+        "    gevent.spawn(work).join()\n"
+        "    g = gevent.spawn(work)\n"
+        "    return g.get()\n",
+        encoding="utf-8",
+    )
+    assert scan(tmp_path / "app", use_cache=False, jobs=1).sites == []
+
+
+def test_flask_executor_submit_submit_stored_and_job_functions(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "flask_executor_submit.py")
+    sms, job = "flask_executor_submit.send_sms", "flask_executor_submit.send_sms_job"
+    assert sites(inventory) == [
+        ("executor_submit", sms, "flask"),
+        ("executor_submit", sms, "flask"),
+        ("executor_submit", job, "flask"),
+    ]
+    assert set(verdicts(inventory).values()) == {Idempotency.NON_IDEMPOTENT}
+
+
+def test_flask_apscheduler_task_decorator_and_add_job(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "flask_apscheduler_task.py")
+    assert sites(inventory) == [
+        ("scheduler", "flask_apscheduler_task.ping", None),
+        ("scheduler", "flask_apscheduler_task.purge", None),
+    ]
+    assert verdicts(inventory) == {
+        "flask_apscheduler_task.ping": Idempotency.NON_IDEMPOTENT,
+        "flask_apscheduler_task.purge": Idempotency.IDEMPOTENT,
+    }
+
+
+def test_loop_call_later_and_call_soon_are_asyncio_tasks(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "loop_call_later.py")
+    job = "loop_call_later.expire_cart"
+    assert sites(inventory) == [("asyncio_task", job, "fastapi")] * 2
+    assert verdicts(inventory) == {job: Idempotency.NON_IDEMPOTENT}
+
+
+def test_a_signal_imported_from_another_module_is_connected(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "signal_from_other_module")
+    assert sites(inventory) == [
+        ("signal_receiver", "shop.handlers.notify", None),
+        ("signal_receiver", "shop.handlers.send_invoice", None),
+    ]
+    assert set(verdicts(inventory).values()) == {Idempotency.NON_IDEMPOTENT}
+
+
+def test_connect_in_a_loop_over_signals(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "signal_connect_in_loop.py")
+    job = "signal_connect_in_loop.on_password_changed"
+    assert sites(inventory) == [("signal_receiver", job, None)]
+    assert verdicts(inventory) == {job: Idempotency.NON_IDEMPOTENT}
+
+
+def test_a_db_connect_with_a_dsn_is_not_a_signal(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "db.py").write_text(
+        "from django.conf import settings\nfrom psycopg import connect\n"
+        "from shop.events import order_paid\n\n"
+        "def dsn(): ...\n\n"
+        "conn = connect(dsn())\n"
+        "order_paid.connect(settings.HANDLER)\n",
+        encoding="utf-8",
+    )
+    assert scan(tmp_path / "app", use_cache=False, jobs=1).sites == []
+
+
+# --- 7. signals that are not request-path work ------------------------------------------------
+
+
+def test_lifecycle_signal_receivers_are_not_sites(tmp_path: Path) -> None:
+    assert scan_fixture(tmp_path, "signal_setting_changed_migrate.py").sites == []
+
+
+def test_celery_signals_are_not_django_signals(tmp_path: Path) -> None:
+    assert scan_fixture(tmp_path, "celery_signals_not_django.py").sites == []
