@@ -130,8 +130,10 @@ class ModuleNamer:
     """Dotted module names from paths: climb while the folder is a package.
 
     ``root/shop/views.py`` with ``shop/__init__.py`` is ``shop.views``; in a
-    ``src/`` layout the climb stops below ``src``; a file whose folder is not a
-    package is a loose script named by its stem. The climb may go above the
+    ``src/`` layout the climb stops below ``src``; a folder without
+    ``__init__.py`` right inside a package is a namespace portion of it and is
+    climbed through; a file whose folder is neither is a loose script named by
+    its stem. The climb may go above the
     scan root, so scanning ``django/`` itself still names ``django.db``.
     """
 
@@ -155,12 +157,19 @@ class ModuleNamer:
         stem = filename[: -len(".py")] if filename.endswith(".py") else filename
         is_package = stem == "__init__"
         parts = [] if is_package else [stem]
-        while self._package_dir(directory):
+        while self._package_dir(directory) or self._namespace_portion(directory):
             directory, package = os.path.split(directory)
             if not package:
                 break
             parts.append(package)
         return ".".join(reversed(parts)) or stem, is_package
+
+    def _namespace_portion(self, directory: str) -> bool:
+        """A folder without ``__init__.py`` right inside a package is a PEP 420 portion of it:
+        ``litellm/proxy/management_helpers/audit_logs.py`` is imported as
+        ``litellm.proxy.management_helpers.audit_logs``."""
+        parent = os.path.dirname(directory)
+        return parent != directory and self._package_dir(parent)
 
 
 @dataclass

@@ -26,7 +26,11 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements of a body, through if/try/with/for/match blocks, not into defs or classes."""
     for stmt in body:
         yield stmt
-        if isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While):
+        if isinstance(stmt, ast.If) and _type_checking(stmt.test):
+            # ``if TYPE_CHECKING: X = Real`` / ``else: X = Any``: the real type wins.
+            yield from statements(stmt.orelse)
+            yield from statements(stmt.body)
+        elif isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While):
             yield from statements(stmt.body)
             yield from statements(stmt.orelse)
         elif isinstance(stmt, ast.With | ast.AsyncWith):
@@ -36,6 +40,12 @@ def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
                 yield from statements(case.body)
+
+
+def _type_checking(test: ast.expr) -> bool:
+    if isinstance(test, ast.Name):
+        return test.id == "TYPE_CHECKING"
+    return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
 
 
 def _try_statements(stmt: ast.Try | ast.TryStar) -> Iterator[ast.stmt]:
@@ -237,8 +247,33 @@ def _value_type(
         return params[value.id]
     if isinstance(value, ast.Call):
         binding = binding_for_value(value, resolver)
+        if binding.kind is BindingKind.INSTANCE and _model_field(binding.target):
+            return _related_model(value, resolver, binding.target)
         if binding.kind in (BindingKind.INSTANCE, BindingKind.FILE):
             return binding.target
+    return ""
+
+
+_FIELD_MODULES = ("django.db.models.", "django.contrib.", "modelcluster.", "taggit.")
+_RELATIONS = ("ForeignKey", "OneToOneField", "ParentalKey")
+
+
+def _model_field(ctor: str) -> bool:
+    """``models.ForeignKey(...)``, ``models.CharField(...)``: a descriptor, not the value type."""
+    last = ctor.rpartition(".")[2]
+    return ctor.startswith(_FIELD_MODULES) and last.endswith(("Field", "Key"))
+
+
+def _related_model(call: ast.Call, resolver: Resolver, ctor: str) -> str:
+    """``ticket = models.ForeignKey(Ticket, ...)``: ``self.ticket`` is a Ticket; other
+    fields (and a model named by a string) give no type."""
+    if not ctor.endswith(_RELATIONS):
+        return ""
+    to = next((k.value for k in call.keywords if k.arg == "to"), None)
+    if to is None and call.args:
+        to = call.args[0]
+    if isinstance(to, ast.Name | ast.Attribute):
+        return resolver.dotted(to) or ""
     return ""
 
 

@@ -134,6 +134,10 @@ def _model_from_arg(call: ast.Call, resolver: Resolver) -> str:
     return ""
 
 
+# Annotations that say nothing about the value: a receiver typed ``Any`` is untyped.
+_UNTYPED = frozenset({"typing.Any", "typing_extensions.Any", "builtins.object"})
+
+
 def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
     """``x: Foo``, ``x: Foo | None``, ``x: Optional[Foo]``, ``x: "Foo"`` -> resolved Foo."""
     if node is None:
@@ -150,7 +154,8 @@ def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
         return ""
     if isinstance(node, ast.Constant) and node.value is None:
         return ""
-    return resolver.dotted(node) or ""
+    found = resolver.dotted(node) or ""
+    return "" if found in _UNTYPED else found
 
 
 def _string_annotation(text: str, resolver: Resolver) -> str:

@@ -269,3 +269,30 @@ def test_lifecycle_signal_receivers_are_not_sites(tmp_path: Path) -> None:
 
 def test_celery_signals_are_not_django_signals(tmp_path: Path) -> None:
     assert scan_fixture(tmp_path, "celery_signals_not_django.py").sites == []
+
+
+# --- 5. wrong job resolution ------------------------------------------------------------------
+
+
+def test_a_folder_without_init_inside_a_package_is_part_of_it(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "namespace_subpackage")
+    job = "app.helpers.audit.create_audit_log"
+    assert sites(inventory) == [("asyncio_task", job, "fastapi")]
+    assert verdicts(inventory) == {job: Idempotency.NON_IDEMPOTENT}
+
+
+def test_the_type_checking_branch_wins_over_its_any_fallback(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "type_checking_else_any.py")
+    assert sites(inventory) == [
+        ("asyncio_task", "type_checking_else_any.UsageCache.async_batch_set_cache", None)
+    ]
+    assert "typing.Any" not in (inventory.sites[0].unresolved_reason or "")
+
+
+def test_a_foreign_key_attribute_is_an_instance_of_the_related_model(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "fk_attribute_type.py")
+    (job,) = inventory.jobs
+    messages = "\n".join(e.message for e in job.evidence)
+    assert job.idempotency is Idempotency.NON_IDEMPOTENT
+    assert "fk_attribute_type.Audit.objects.create: inserts a row" in messages
+    assert "ForeignKey" not in messages

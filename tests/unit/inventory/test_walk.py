@@ -44,6 +44,16 @@ def test_module_names_follow_packages_src_layouts_and_loose_scripts(tmp_path: Pa
     }
 
 
+def test_a_folder_without_init_inside_a_package_is_a_namespace_portion(tmp_path: Path) -> None:
+    # litellm: proxy/management_helpers/ has no __init__.py, proxy/ does.
+    make(tmp_path, "proxy/__init__.py", "proxy/helpers/audit.py", "tools/x/run.py")
+    assert modules(tmp_path) == {
+        "proxy/__init__.py": ("proxy", True),
+        "proxy/helpers/audit.py": ("proxy.helpers.audit", False),
+        "tools/x/run.py": ("run", False),
+    }
+
+
 def test_scanning_a_package_folder_names_modules_from_above_it(tmp_path: Path) -> None:
     make(tmp_path, "django/__init__.py", "django/db/__init__.py", "django/db/models.py")
     names = {f.rel: f.module for f in walk(tmp_path / "django").files}
