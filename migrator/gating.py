@@ -106,8 +106,10 @@ def _row(
         except QueueError as exc:
             verdict, gated = f"conflict: {exc}", True
     runs = rollout.label
-    if gated and not certified and rollout.label != "inline":
-        runs = "inline (gate closed)" if jf is not None else "unknown"
+    if jf is None and rollout.label != "inline":
+        runs = f"{rollout.label} unless gated (pass --app)"
+    elif gated and not certified and rollout.label != "inline":
+        runs = "inline (gate closed)"
     return GateRow(name, verdict, gated, fp, certified, mine[0] if mine else None, rollout, runs)
 
 
