@@ -237,3 +237,18 @@ def test_the_inventory_verdict_gates_an_undeclared_job(settings: Settings, tmp_p
         assert not isinstance(undeclared.enqueue(1), InlineHandle)
     finally:
         rt.close()
+
+
+def test_enqueue_many_routes_each_call(runtime: Runtime) -> None:
+    ran.clear()
+    handles = charge.enqueue_many([((n,), {}) for n in range(3)])
+    assert all(isinstance(h, InlineHandle) for h in handles) and ran == [0, 1, 2]
+    certify(runtime, charge.name, fingerprint(charge), FIGURES, who="loadtest")
+    set_rollout(runtime, charge.name, "50%", who="test")
+    handles = charge.enqueue_many([((n,), {}) for n in range(200)])
+    went_async = [h for h in handles if not isinstance(h, InlineHandle)]
+    assert 50 <= len(went_async) <= 150, len(went_async)
+    assert queued(runtime.settings, charge.name) == len(went_async)
+    assert [h.result() for h in handles if isinstance(h, InlineHandle)] == [
+        n * 10 for n, h in enumerate(handles) if isinstance(h, InlineHandle)
+    ]
