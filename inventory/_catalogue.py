@@ -127,6 +127,9 @@ class CallMatch:
     keyed_by: str | None
     exact: bool  # an exact dotted entry, as opposed to a suffix or keyword heuristic
     key_matches: str | None = None
+    # The source of a ``sql_arg`` that is no literal and no SQL rule classifies (``sql``
+    # in ``cursor.execute(sql)``): the effect given is the entry's default, a guess.
+    sql_unknown: str | None = None
 
 
 def load_shipped() -> CatalogueSpec:
@@ -255,11 +258,23 @@ def _apply(
     exact: bool,
 ) -> CallMatch | None:
     kind = next((r.effect for r in entry.when if _holds(r, call)), entry.effect)
+    unknown = None
     if entry.sql_arg is not None:
-        kind = _sql_kind(entry.sql_arg, call, cat, sql_hint) or kind
+        sql = _sql_kind(entry.sql_arg, call, cat, sql_hint)
+        unknown = None if sql else _non_literal(call, entry.sql_arg)
+        kind = sql or kind
     if kind is None:
         return None
-    return CallMatch(kind, api_name(call, target), entry.keyed_by, exact, entry.key_matches)
+    return CallMatch(
+        kind, api_name(call, target), entry.keyed_by, exact, entry.key_matches, unknown
+    )
+
+
+def _non_literal(call: CallInfo, index: int) -> str | None:
+    """The source of argument ``index`` when it is an expression, not a literal."""
+    if index >= len(call.args) or call.args[index] != _EXPR or index >= len(call.arg_sources):
+        return None
+    return call.arg_sources[index]
 
 
 def _sql_kind(

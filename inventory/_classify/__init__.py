@@ -7,16 +7,18 @@ handlers are analysed.
 
 from __future__ import annotations
 
+import re
+
 from inventory._catalogue import Catalogue
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._fingerprint import with_fingerprints
 from inventory._classify._graph import CallGraph
-from inventory._classify._index import SymbolIndex
+from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._jobs import build_job
 from inventory._classify._local import LocalEffects
 from inventory._classify._sites import direct_call_sites, raw_call_site, resolve_site
 from inventory.config import JobSetting, MigratorConfig
-from inventory.models import CallSite, Job
+from inventory.models import CallSite, Job, Pattern
 from inventory.summary import FileSummary, RawSite, Span, TargetKind
 
 __all__ = ["classify"]
@@ -56,10 +58,30 @@ def _raw_sites(
             target = resolve_site(index, raw)
             if target is None:
                 continue
-            if target.job and raw.enclosing_function:
+            if target.job and raw.enclosing_function and raw.pattern != Pattern.SIGNAL_RECEIVER:
+                # Connecting a receiver runs nothing: the connecting function (ready(),
+                # module setup) does not do the receiver's work.
                 graph.add_site_edge(raw.enclosing_function, target.job)
+            if target.job and raw.pattern == Pattern.SIGNAL_RECEIVER:
+                _type_instance(index, graph, summary.module, raw, target.job)
             sites.append(raw_call_site(summary, raw, target))
     return sites
+
+
+_SENDER = re.compile(r"\(sender=([A-Za-z_][\w.]*)\)")
+
+
+def _type_instance(
+    index: SymbolIndex, graph: CallGraph, module: str, raw: RawSite, job: str
+) -> None:
+    """A model signal's ``instance`` is the sender: ``connect(f, sender=Page)``."""
+    found = _SENDER.search(raw.detail)
+    fn = index.functions.get(job)
+    if found is None or fn is None or "instance" not in fn.params:
+        return
+    sender = index.resolve(f"{module}.{found.group(1)}")
+    if sender.kind == SymbolKind.CLASS:
+        graph.type_parameter(job, "instance", sender.name)
 
 
 def _job_settings(config: MigratorConfig, index: SymbolIndex) -> dict[str, JobSetting]:

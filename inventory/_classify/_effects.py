@@ -73,8 +73,11 @@ class EffectAnalysis:
         # What the body does itself is always the shortest chain: never shadow it.
         own = {t.found.summary_key for t in mine.values() if len(t.chain) == 1}
         changed = False
+        bound = self.local.sql_bound
         for callee in self.graph.callees(qualname):
             for trace in list(self._traces.get(callee, {}).values()):
+                if trace.found.sql_param and (qualname, callee) in bound:
+                    continue  # the caller passes the SQL as a literal: its own effect says what
                 candidate = trace.via(qualname)
                 if candidate.key in own:
                     continue

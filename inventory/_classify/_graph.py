@@ -7,6 +7,7 @@ from job sites and request handlers are ever looked at.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
 from inventory.summary import CallInfo, FunctionInfo
@@ -31,10 +32,30 @@ class CallGraph:
         self.catalogued = catalogued
         self._targets: dict[str, list[CallTarget]] = {}
         self._site_edges: dict[str, list[str]] = {}
+        self._called: dict[str, frozenset[str]] = {}
+        # function -> parameter -> project class, from ``connect(f, sender=Page)``: ``instance``
+        # of a model signal receiver is a Page. None when two senders disagree.
+        self._param_types: dict[str, dict[str, str | None]] = {}
 
     def add_site_edge(self, enclosing: str, job: str) -> None:
         """Work started in-process by ``enclosing`` (a thread, a task...) is part of what it does."""
         self._site_edges.setdefault(enclosing, []).append(job)
+
+    def type_parameter(self, function: str, param: str, cls: str) -> None:
+        types = self._param_types.setdefault(function, {})
+        types[param] = cls if types.get(param, cls) == cls else None
+
+    def called(self, qualname: str) -> frozenset[str]:
+        """The project functions ``qualname`` calls (call edges only, no site edges)."""
+        found = self._called.get(qualname)
+        if found is None:
+            found = frozenset(t.function for t in self.targets(qualname) if t.function)
+            self._called[qualname] = found
+        return found
+
+    def crosses_site_edge(self, chain: tuple[str, ...]) -> bool:
+        """A call path with a step that is work started in the background, not a call."""
+        return any(b not in self.called(a) for a, b in pairwise(chain))
 
     def targets(self, qualname: str) -> list[CallTarget]:
         if qualname not in self._targets:
@@ -48,7 +69,9 @@ class CallGraph:
         return sorted({*called, *self._site_edges.get(qualname, [])})
 
     def resolve_call(self, call: CallInfo, caller: FunctionInfo | None) -> CallTarget:
-        name = self._through_attribute(call, caller) or call.target
+        name = (
+            self._through_attribute(call, caller) or self._typed_parameter(call, caller) or call.target
+        )
         if name.startswith(_UNKNOWN_PREFIX):
             return CallTarget(call, name, SymbolKind.EXTERNAL, None)
         found = self.index.resolve(name)
@@ -60,6 +83,13 @@ class CallGraph:
         if found.kind == SymbolKind.CLASS:
             return self.index.method(found.name, "__init__")
         return None
+
+    def _typed_parameter(self, call: CallInfo, caller: FunctionInfo | None) -> str | None:
+        """``instance.unpublish()`` in a receiver connected with ``sender=Page``."""
+        if caller is None or not call.target.startswith(_UNKNOWN_PREFIX):
+            return None
+        cls = self._param_types.get(caller.qualname, {}).get(call.receiver_source)
+        return f"{cls}.{call.target.rsplit('.', 1)[-1]}" if cls else None
 
     def _through_attribute(self, call: CallInfo, caller: FunctionInfo | None) -> str | None:
         """``self.mailer.send()`` where some method did ``self.mailer = Mailer()``."""

@@ -48,6 +48,7 @@ class SymbolIndex:
         self._memo: dict[str, Resolved] = {}
         self._busy: set[str] = set()  # names being resolved: met again = an import cycle
         self._stars: dict[str, list[str]] = {}  # module -> its transitive star imports
+        self._by_method: dict[str, list[str]] | None = None
         self._mro_busy: set[str] = set()  # re-entrancy guard for pathological base cycles
 
     def _add(self, summary: FileSummary) -> None:
@@ -171,7 +172,23 @@ class SymbolIndex:
             method = self.method(owner, tail[0])
             if method is not None:
                 return Resolved(SymbolKind.FUNCTION, method)
+        if len(tail) == 2 and owner in self.classes:
+            # ``Session.objects.create_from_request()`` with ``objects = SessionManager()``.
+            held = self.attribute_class(owner, tail[0])
+            method = self.method(held, tail[1]) if held else None
+            if method is not None:
+                return Resolved(SymbolKind.FUNCTION, method)
         return Resolved(SymbolKind.MEMBER, name)
+
+    def attribute_class(self, cls: str, attr: str) -> str | None:
+        """The project class of ``cls.attr`` when the class (or a base) assigns it one."""
+        for owner in self.mro(cls):
+            info = self.classes.get(owner)
+            ctor = info.attributes.get(attr) if info else None
+            if ctor is not None:
+                found = self.resolve(ctor)
+                return found.name if found.kind == SymbolKind.CLASS else None
+        return None
 
     def mro(self, cls: str) -> list[str]:
         """C, then its bases depth-first (MRO-ish): project class names and external names."""
@@ -207,6 +224,17 @@ class SymbolIndex:
             if qualname in self.functions:
                 return qualname
         return None
+
+    def classes_defining(self, method: str) -> list[str]:
+        """Project classes with a method of that name (for calls on receivers of unknown type)."""
+        if self._by_method is None:
+            by_method: dict[str, list[str]] = {}
+            for qualname, fn in self.functions.items():
+                if fn.class_name is not None:
+                    owner, name = qualname.rsplit(".", 1)
+                    by_method.setdefault(name, []).append(owner)
+            self._by_method = {k: sorted(v) for k, v in by_method.items()}
+        return self._by_method.get(method, [])
 
     def derives_from(self, cls: str, external: str) -> bool:
         return external in self.mro(cls)

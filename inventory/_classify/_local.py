@@ -17,9 +17,40 @@ from inventory._classify._keys import key_detail, key_status, natural_key
 from inventory._classify._money import MoneyWords
 from inventory._classify._trace import Found, Trace, location
 from inventory.models import Effect, EffectKind
-from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, Span
+from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, ReceiverKind, Span
 
 _AUGASSIGN = re.compile(r"\s*([\w.\[\]()]+?)\.(\w+)\s*(?:[-+*/%|&^]?=|$)")
+_UNKNOWN = "?."
+_ROOT = re.compile(r"^\s*(?:self\.)?([A-Za-z_]\w*)")
+_TIME = re.compile(r"(^|\.)(time|now|utcnow|today|monotonic|perf_counter)$")
+# Attributes that hold a callable: ``job.func(...)`` runs whatever was stored.
+_CALLABLE_ATTRS = frozenset(
+    {"func", "callback", "fn", "handler", "target", "hook", "callable", "function", "cb"}
+)
+# Method names of builtins and loggers: a call of one on an unknown receiver is not a gap.
+_PLAIN_METHODS = frozenset(
+    {n for t in (dict, list, str, set, bytes, tuple, int, float) for n in dir(t)}
+    | {"info", "debug", "warning", "warn", "error", "exception", "critical", "log"}
+    | {"get", "save", "delete", "update", "create", "filter", "exclude", "all", "first"}
+    | {"close", "open", "read", "write", "flush", "send", "run", "start", "stop", "join"}
+    | {"render", "clean", "validate", "is_valid", "full_clean", "as_view", "dispatch"}
+)
+# Module-level ``Name = factory("Name", ...)``: calling Name builds a value.
+_TYPE_FACTORIES = frozenset(
+    {
+        "collections.namedtuple",
+        "typing.NamedTuple",
+        "typing.TypedDict",
+        "typing.NewType",
+        "typing_extensions.NamedTuple",
+        "typing_extensions.TypedDict",
+        "typing_extensions.NewType",
+        "dataclasses.make_dataclass",
+        "enum.Enum",
+        "enum.IntEnum",
+        "enum.StrEnum",
+    }
+)
 _MODEL_BASE = ".Model"  # django.db.models.Model, flask_sqlalchemy's db.Model
 _PERSISTING = frozenset(
     {
@@ -31,6 +62,8 @@ _PERSISTING = frozenset(
         EffectKind.CACHE_SET,
     }
 )
+# Writes a random or time value can become the identity of: a new row, a file, an object.
+_NEW_ROWS = frozenset({EffectKind.DB_INSERT, EffectKind.FILE_WRITE, EffectKind.OBJECT_PUT})
 
 
 class LocalEffects:
@@ -43,12 +76,18 @@ class LocalEffects:
         self.catalogue = catalogue
         self.dynamic_sites = dynamic_sites
         self.money = MoneyWords(graph, catalogue)
+        # (caller, callee) where the caller passes the callee's SQL as a literal.
+        self.sql_bound: set[tuple[str, str]] = set()
+        self._sql_param_memo: dict[str, set[str]] = {}
+        self._value_types: dict[str, set[str]] = {}  # module -> namedtuple & co. it defines
 
     def of(self, fn: FunctionInfo) -> list[Trace]:
         path = self.graph.index.function_path(fn.qualname)
         targets = self.graph.targets(fn.qualname)
         calls = [self._call(t, fn, path) for t in targets if t.function is None]
         calls += [self._money_word(t, fn, path) for t in targets if t.function is not None]
+        calls += [self._new_instance_save(t, fn, path) for t in targets if t.function is not None]
+        calls += [self._sql_passed(t, fn, path) for t in targets if t.function is not None]
         traces = [t for t in calls if t is not None]
         traces += [t for f in fn.facts if (t := self._fact(f, fn, path)) is not None]
         traces += [self._dynamic_site(s, fn, path) for s in self.dynamic_sites.get(fn.qualname, [])]
@@ -60,12 +99,92 @@ class LocalEffects:
         if found is None and target.kind != SymbolKind.FUNCTION:
             found = self.catalogue.match_keyword(call, target.name)
         if found is not None:
-            return _matched(found, call, fn, path)
+            param = _parameter_root(found.sql_unknown, fn)
+            if param is not None:
+                detail = f"the SQL text comes from parameter {param!r}: what it does is only known at run time"
+                effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, found.api, fn, detail)
+                return Found(effect, exact=False, sql_param=param)
+            matched = _matched(found, call, fn, path)
+            ctor = _fresh_instance(call, fn)
+            if matched.effect.kind == EffectKind.DB_OVERWRITE and ctor is not None:
+                return replace(matched, effect=_insert(matched.effect, call, ctor))
+            return matched
         if target.kind == SymbolKind.MISSING:
             detail = f"{target.name} looks like a project name but is defined nowhere in the scan"
             effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, target.name, fn, detail)
             return Found(effect, exact=False, gap=True)
+        if target.name.startswith(_UNKNOWN):
+            return self._unknown_receiver(call, fn, path)
         return None
+
+    def _unknown_receiver(self, call: CallInfo, fn: FunctionInfo, path: str) -> Found | None:
+        """``job.func(...)``, ``instance.unpublish()``: a call no catalogue entry explains
+        on a receiver of unknown type must not vanish (a job would look like a no-op)."""
+        method = call.target.rsplit(".", 1)[-1]
+        api = f"{call.receiver_source}.{method}" if call.receiver_source else method
+        if method in _CALLABLE_ATTRS and call.receiver_source:
+            detail = f"calls the callable stored in {_short(api)}: what it runs is only known at run time"
+            effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, _short(api), fn, detail)
+            return Found(effect, exact=False)
+        if method in _PLAIN_METHODS or method.startswith("__"):
+            return None
+        owners = self.graph.index.classes_defining(method)
+        if not owners:
+            return None
+        names = ", ".join(o.rsplit(".", 1)[-1] for o in owners[:3])
+        more = f" and {len(owners) - 3} more" if len(owners) > 3 else ""
+        detail = f"the receiver's type is unknown; {method} is defined on {names}{more}"
+        effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, _short(api), fn, detail)
+        return Found(effect, exact=False, gap=True)
+
+    def _new_instance_save(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
+        """``Page(slug=x).save()`` where Page overrides save(): the override's body is
+        followed, and the call itself inserts a row."""
+        call = target.call
+        ctor = _fresh_instance(call, fn)
+        if ctor is None or not self._is_model(call.target.rsplit(".", 1)[0]):
+            return None
+        effect = _effect(EffectKind.DB_OVERWRITE, path, call.span, _short(f"{ctor}.save"), fn, "")
+        return Found(_insert(effect, call, ctor), exact=False)
+
+    def _sql_passed(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
+        """``run_sql("INSERT ...")`` where run_sql executes its parameter: the caller's
+        literal says what the SQL does."""
+        callee = self.graph.index.functions.get(target.function or "")
+        params = self._sql_params(callee) if callee is not None else set()
+        if not params or callee is None:
+            return None
+        call = target.call
+        passed = _bound_literals(call, callee, params)
+        kinds = [(k, text) for text in passed if (k := self.catalogue.classify_sql(text))]
+        if not kinds:
+            return None
+        self.sql_bound.add((fn.qualname, callee.qualname))
+        kind, text = kinds[0]
+        api = f"{callee.name}({_short(text, 40)})"
+        detail = f"SQL passed to {callee.qualname}: {_short(text)}"
+        return Found(_effect(kind, path, call.span, api, fn, detail), exact=False)
+
+    def _sql_params(self, fn: FunctionInfo) -> set[str]:
+        """Parameters of ``fn`` whose value it executes as SQL (``cursor.execute(sql)``)."""
+        cached = self._sql_param_memo.get(fn.qualname)
+        if cached is None:
+            cached = set()
+            for target in self.graph.targets(fn.qualname):
+                if target.function is None:
+                    found = self.catalogue.match_call(target.call, target.name)
+                    param = _parameter_root(found.sql_unknown if found else None, fn)
+                    if param is not None:
+                        cached.add(param)
+            self._sql_param_memo[fn.qualname] = cached
+        return cached
+
+    def _is_model(self, cls: str) -> bool:
+        index = self.graph.index
+        found = index.resolve(cls)
+        if found.kind != SymbolKind.CLASS:
+            return False
+        return any(b not in index.classes and b.endswith(_MODEL_BASE) for b in index.mro(found.name))
 
     def _money_word(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         found = self.money.match(target)
@@ -73,6 +192,8 @@ class LocalEffects:
 
     def _fact(self, fact: Fact, fn: FunctionInfo, path: str) -> Found | None:
         if fact.kind == FactKind.DYNAMIC_DISPATCH:
+            if self._constructs(fact, fn):
+                return None
             detail = "dynamic dispatch: the callee is only known at run time"
             return Found(
                 _effect(EffectKind.DYNAMIC_CALL, path, fact.span, _short(fact.text), fn, detail)
@@ -96,6 +217,27 @@ class LocalEffects:
             return Found(effect, exact=False)
         return None
 
+    def _constructs(self, fact: Fact, fn: FunctionInfo) -> bool:
+        """``cls(...)`` in a classmethod, ``Point(...)`` with ``Point = namedtuple("Point", ...)``:
+        building a value, not a call only known at run time."""
+        if fact.target == "parameter cls":
+            return bool(fn.params) and fn.params[0] == "cls"
+        if not fact.target.startswith("variable "):
+            return False
+        name = fact.target.removeprefix("variable ")
+        summary = self.graph.index.home.get(fn.qualname)
+        if summary is None:
+            return False
+        made = self._value_types.get(summary.module)
+        if made is None:
+            made = {
+                str(c.args[0])
+                for c in summary.module_calls
+                if c.target in _TYPE_FACTORIES and c.args and isinstance(c.args[0], str)
+            }
+            self._value_types[summary.module] = made
+        return name in made
+
     def _on_model(self, fn: FunctionInfo) -> bool:
         """A method of an ORM model (``django.db.models.Model``, ``db.Model``...)."""
         if fn.class_name is None:
@@ -108,6 +250,58 @@ class LocalEffects:
         detail = site.unresolved_reason or "starts work whose target is only known at run time"
         api = _short(site.target_source) or site.pattern.value
         return Found(_effect(EffectKind.DYNAMIC_CALL, path, site.span, api, fn, detail))
+
+
+def _parameter_root(source: str | None, fn: FunctionInfo) -> str | None:
+    """``sql`` / ``self.sql`` / ``query.text``: the parameter an expression starts from."""
+    if not source:
+        return None
+    root = _ROOT.match(source)
+    name = root.group(1) if root else ""
+    return name if name in fn.params and name not in ("self", "cls") else None
+
+
+def _bound_literals(call: CallInfo, callee: FunctionInfo, params: set[str]) -> list[str]:
+    """String literals the call passes for ``params`` of ``callee``."""
+    real = [p for p in callee.params if p not in ("self", "cls")]
+    texts = [
+        v for i, v in enumerate(call.args) if i < len(real) and real[i] in params and _is_text(v)
+    ]
+    texts += [v for k, v in call.kwargs.items() if k in params and _is_text(v)]
+    return [str(t) for t in texts]
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str) and value != "<expr>"
+
+
+_PK_KWARG = re.compile(r"^(pk|id|\w+_ptr(_id)?)$")
+
+
+def _fresh_instance(call: CallInfo, fn: FunctionInfo) -> str | None:
+    """``obj = Model(...); obj.save()`` / ``Model(...).save()`` without a primary key:
+    the constructor call's name (``Model(...)``), else None."""
+    if not call.target.endswith(".save") or call.receiver != ReceiverKind.INSTANCE:
+        return None
+    receiver = call.receiver_source.split("(", 1)[0]
+    if receiver in fn.params or receiver in ("self", "cls"):
+        return None
+    cls = call.target.rsplit(".", 1)[0]
+    for ctor in fn.calls:
+        if ctor.target != cls or ctor.span.line > call.span.line:
+            continue
+        if ctor.args or any(_PK_KWARG.match(k) for k in ctor.kwargs) or "**" in ctor.kwarg_sources:
+            return None  # a primary key from the inputs: a retry updates the same row
+        return f"{cls.rsplit('.', 1)[-1]}(...)"
+    return None
+
+
+def _insert(effect: Effect, call: CallInfo, ctor: str) -> Effect:
+    detail = (
+        f"{call.receiver_source}.save() on a new {ctor} without a primary key inserts a row: "
+        "a retry inserts another"
+    )
+    return _with(effect, kind=EffectKind.DB_INSERT, detail=detail)
 
 
 def _saved_after(fn: FunctionInfo, receiver: str, fact: Fact) -> bool:
@@ -176,8 +370,10 @@ def _sql_before(fn: FunctionInfo, line: int) -> str | None:
 
 def _post_process(traces: list[Found], fn: FunctionInfo) -> list[Found]:
     bumped = _bumped_receivers(fn)
-    persisting = any(t.effect.kind in _PERSISTING for t in traces)
-    return [_refine(t, bumped, persisting) for t in traces]
+    kinds = {t.effect.kind for t in traces}
+    persisting = bool(kinds & _PERSISTING)
+    new_rows = bool(kinds & _NEW_ROWS)
+    return [_refine(t, bumped, persisting, new_rows) for t in traces]
 
 
 def _bumped_receivers(fn: FunctionInfo) -> dict[str, int]:
@@ -190,8 +386,12 @@ def _bumped_receivers(fn: FunctionInfo) -> dict[str, int]:
     return bumped
 
 
-def _refine(trace: Found, bumped: dict[str, int], persisting: bool) -> Found:
+def _refine(trace: Found, bumped: dict[str, int], persisting: bool, new_rows: bool) -> Found:
     effect = trace.effect
+    if effect.kind == EffectKind.RANDOM_ID and _TIME.search(effect.api) and not new_rows:
+        # ``updated_at = now(); save()``: an overwrite with a later time converges.
+        detail = "a time value: overwriting an existing row with it converges on a retry"
+        return replace(trace, effect=_with(effect, detail=detail))
     if effect.kind == EffectKind.RANDOM_ID and persisting:
         return replace(
             trace, stored=True, effect=_with(effect, detail="random or time-based value stored")

@@ -84,7 +84,9 @@ def direct_call_sites(
     sites = [
         _direct(handler, path, t.call, t.function, _written(t))
         for t in targets
-        if t.function and t.function != handler.qualname and _is_slow(analysis.traces(t.function))
+        if t.function
+        and t.function != handler.qualname
+        and _is_slow(graph, analysis.traces(t.function))
     ]
     inline = [
         t
@@ -108,8 +110,12 @@ def _within(span: Span | Location, outer: list[Span]) -> bool:
     )
 
 
-def _is_slow(traces: list[Trace]) -> bool:
-    return any(t.kind in SLOW and t.is_effect for t in traces)
+def _is_slow(graph: CallGraph, traces: list[Trace]) -> bool:
+    """Slow work the call does inline: not work it starts in the background (a site edge),
+    which already has its own site."""
+    return any(
+        t.kind in SLOW and t.is_effect and not graph.crosses_site_edge(t.chain) for t in traces
+    )
 
 
 def _inline_slow(trace: Trace, handler: str) -> bool:

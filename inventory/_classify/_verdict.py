@@ -4,14 +4,20 @@
 2. ``unsafe``: a payment / account-state effect without a key derived from
    the job's inputs (money may move twice). Wins over everything else.
 3. ``needs_key``: the user declared an idempotency key for the job.
-4. ``unknown``: dynamic calls (or subprocesses) in the reachable code.
-5. ``needs_key``: every payment, and every repeat-on-retry effect, is keyed
+4. ``non_idempotent``: an effect that repeats on retry (insert, increment,
+   append, send, POST, publish, enqueue, stored random id) with neither a
+   derived key nor a natural key. Wins over ``unknown``: what is known to
+   repeat is the lower bound, an opaque call can only make it worse (it is
+   kept as evidence, and lowers the confidence).
+5. ``unknown``: dynamic calls (or subprocesses) in the reachable code.
+6. ``needs_key``: every payment, and every repeat-on-retry effect, is keyed
    by a key derived from the inputs: safe only with that key; or the only
    repeats are inserts carrying an id-like column from the inputs (a natural
    key to deduplicate on).
-6. ``non_idempotent``: an effect that repeats on retry (insert, increment,
-   append, send, POST, publish, enqueue, stored random id).
-7. ``idempotent``: reads, overwrites, upserts, deletes, GET/PUT/DELETE,
+7. ``unknown``: no effect at all, but calls that could not be followed
+   (a project name defined nowhere, a method of a receiver of unknown type):
+   finding nothing is no evidence of a no-op.
+8. ``idempotent``: reads, overwrites, upserts, deletes, GET/PUT/DELETE,
    cache set/delete, derived writes, or no effect at all.
 
 The **notification fast track**: a job whose only effects that repeat on a
@@ -103,12 +109,12 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
             pinned=True,
             declared_key=declared,
         )
-    verdict, reason = _rule(effects, setting)
-    keyless = _rule(effects, None)[0] if declared else verdict
+    gaps = sorted({t.api for t in traces if t.gap})
+    verdict, reason = _rule(effects, setting, gaps)
+    keyless = _rule(effects, None, gaps)[0] if declared else verdict
     confidence = _confidence(verdict, traces)
     fast = _fast_track(effects) and verdict in (Idempotency.NON_IDEMPOTENT, Idempotency.NEEDS_KEY)
     key = _suggested_key(job, params, effects) if fast else None
-    gaps = sorted({t.api for t in traces if t.gap})
     if gaps:
         message = f"calls not found in the scanned code (lower confidence): {_some(gaps)}"
         evidence.append(Evidence(message=message))
@@ -145,19 +151,29 @@ def _fast_track_message(effects: list[Trace], suggested: str | None, declared: s
 _Outcome = tuple[Idempotency, str] | None
 
 
-def _rule(effects: list[Trace], setting: JobSetting | None) -> tuple[Idempotency, str]:
+def _rule(
+    effects: list[Trace], setting: JobSetting | None, gaps: list[str] | None = None
+) -> tuple[Idempotency, str]:
     """The first rule that decides, in the order of the module docstring."""
     repeats = [t for t in effects if _repeats(t)]
+    bare = [t for t in repeats if not t.keyed and not t.natural_key]
     for outcome in (
         _unsafe(effects),
         _declared_key(setting),
+        _non_idempotent(bare, effects),
         _unknown(effects),
         _keyed(effects, repeats),
         _natural_key(repeats),
-        _non_idempotent(repeats),
+        _non_idempotent(repeats, effects),
     ):
         if outcome is not None:
             return outcome
+    if not effects and gaps:
+        return (
+            Idempotency.UNKNOWN,
+            f"no effect found, but calls could not be followed ({_some(gaps)}): "
+            "what they do is unknown",
+        )
     if not effects:
         return Idempotency.IDEMPOTENT, "no effect found in the reachable code"
     return (
@@ -217,9 +233,17 @@ def _natural_key(repeats: list[Trace]) -> _Outcome:
     )
 
 
-def _non_idempotent(repeats: list[Trace]) -> _Outcome:
+def _non_idempotent(repeats: list[Trace], effects: list[Trace]) -> _Outcome:
+    """What is known to repeat decides the lower bound: an opaque call can only make it
+    worse, so it does not hide a known insert or send behind ``unknown``."""
     names = sorted({t.kind.value for t in repeats})
-    return (Idempotency.NON_IDEMPOTENT, f"a retry repeats {', '.join(names)}") if names else None
+    if not names:
+        return None
+    reason = f"a retry repeats {', '.join(names)}"
+    opaque = sorted({t.api for t in effects if t.kind in OPAQUE})
+    if opaque:
+        reason += f"; effects hidden behind {_some(opaque)} are only known at run time"
+    return Idempotency.NON_IDEMPOTENT, reason
 
 
 def _some(names: list[str], shown: int = 3) -> str:
@@ -235,7 +259,7 @@ def _repeats(trace: Trace) -> bool:
 
 def _confidence(verdict: Idempotency, traces: list[Trace]) -> Confidence:
     effects = [t for t in traces if t.is_effect]
-    if verdict == Idempotency.UNKNOWN or any(t.gap for t in traces):
+    if verdict == Idempotency.UNKNOWN or any(t.gap or t.kind in OPAQUE for t in traces):
         return Confidence.LOW
     if not effects or not all(t.exact for t in effects):
         return Confidence.MEDIUM

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from inventory import Inventory, Pattern, scan
+from inventory import Idempotency, Inventory, Pattern, scan
 from inventory._classify._index import Resolved, SymbolIndex
-from inventory.models import Job
+from inventory.models import Confidence, EffectKind, Job
 
 REALWORLD = Path(__file__).resolve().parents[2] / "fixtures" / "realworld"
 
@@ -108,3 +108,248 @@ def test_star_import_resolution_steps_are_bounded(tmp_path: Path) -> None:
             f"helper_{(i + 3) % 14}"
         )
     assert steps < 200
+
+
+# --- 2. jobs wrongly called idempotent ---------------------------------------------------
+
+
+def test_sql_passed_to_a_helper_that_executes_its_parameter(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "raw_sql_through_helper.py")
+    audit = job(inventory, ".audit_login")
+    assert audit.idempotency == Idempotency.NON_IDEMPOTENT
+    assert [e.kind for e in audit.effects] == [EffectKind.DB_INSERT]
+    assert "run_sql(INSERT INTO audit_log" in messages(inventory, ".audit_login")
+
+
+def test_execute_of_a_parameter_alone_is_unknown_not_a_read(tmp_path: Path) -> None:
+    inventory = scan_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": """\
+import threading
+
+from django.db import connection
+
+
+def run_sql(sql, params=()):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def view(request):
+    threading.Thread(target=run_sql, args=(request.GET["q"],)).start()
+""",
+        },
+    )
+    run_sql = job(inventory, ".run_sql")
+    assert run_sql.idempotency == Idempotency.UNKNOWN
+    assert "SQL text comes from parameter 'sql'" in run_sql.effects[0].detail
+
+
+def test_a_select_passed_to_the_helper_is_a_read(tmp_path: Path) -> None:
+    inventory = scan_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": """\
+import threading
+
+from django.db import connection
+
+
+def run_sql(sql, params=()):
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def report(user_id):
+    run_sql("SELECT * FROM audit_log WHERE user_id = %s", [user_id])
+
+
+def view(request):
+    threading.Thread(target=report, args=(request.user.id,)).start()
+""",
+        },
+    )
+    report = job(inventory, ".report")
+    assert report.idempotency == Idempotency.IDEMPOTENT
+    assert [e.kind for e in report.effects] == [EffectKind.DB_READ]
+
+
+def test_save_on_a_new_instance_is_an_insert(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "new_instance_save_is_insert.py")
+    add = job(inventory, ".add_comment")
+    assert add.idempotency == Idempotency.NON_IDEMPOTENT
+    assert [e.kind for e in add.effects] == [EffectKind.DB_INSERT]
+    assert "comment.save() on a new Comment(...) without a primary key" in add.effects[0].detail
+    page = job(inventory, ".make_page")
+    assert page.idempotency == Idempotency.NON_IDEMPOTENT
+    assert "Page(...).save: inserts a row" in messages(inventory, ".make_page")
+
+
+def test_save_on_an_instance_built_with_its_pk_stays_an_overwrite(tmp_path: Path) -> None:
+    # django-cms cms/signals/permissions.py:48: PageUserGroup(group_ptr_id=instance.pk, ...)
+    inventory = scan_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/models.py": """\
+from django.db import models
+from django.db.models.signals import post_save
+
+
+class PageUserGroup(models.Model):
+    name = models.CharField(max_length=10)
+
+
+def sync_group(sender, instance, **kwargs):
+    group = PageUserGroup(group_ptr_id=instance.pk, name=instance.name)
+    group.save()
+
+
+post_save.connect(sync_group, sender="auth.Group")
+""",
+        },
+    )
+    sync = job(inventory, ".sync_group")
+    assert sync.idempotency == Idempotency.IDEMPOTENT
+    assert [e.kind for e in sync.effects] == [EffectKind.DB_OVERWRITE]
+
+
+def test_receiver_instance_is_typed_from_the_sender(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "receiver_instance_method_dropped.py")
+    unpublish = job(inventory, ".unpublish_on_delete")
+    assert unpublish.idempotency == Idempotency.NON_IDEMPOTENT
+    assert unpublish.effects[0].chain[-1].endswith("Page.unpublish")
+
+
+def test_an_unresolved_project_method_is_a_gap_and_alone_it_is_unknown(tmp_path: Path) -> None:
+    source = (REALWORLD / "receiver_instance_method_dropped.py").read_text(encoding="utf-8")
+    inventory = scan_files(
+        tmp_path, {"app/signals.py": source.replace(", sender=Page)", ")")}
+    )
+    unpublish = job(inventory, ".unpublish_on_delete")
+    assert (unpublish.idempotency, unpublish.confidence) == (Idempotency.UNKNOWN, Confidence.LOW)
+    text = messages(inventory, ".unpublish_on_delete")
+    assert "instance.unpublish" in text and "no effect found, but calls could not be" in text
+
+
+def test_a_stored_callable_is_a_dynamic_call(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "stored_callable_call.py")
+    run_stored = job(inventory, ".run_stored")
+    assert (run_stored.idempotency, run_stored.confidence) == (
+        Idempotency.UNKNOWN,
+        Confidence.LOW,
+    )
+    assert "calls the callable stored in job.func" in run_stored.effects[0].detail
+
+
+def test_a_custom_manager_method_is_followed(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "custom_manager_method.py")
+    login = job(inventory, ".on_login")
+    assert login.idempotency != Idempotency.IDEMPOTENT
+    [insert] = login.effects
+    assert insert.kind == EffectKind.DB_INSERT
+    assert insert.chain[-1].endswith("SessionManager.create_from_request")
+
+
+def test_logentry_log_action_inserts(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "catalogue_logentry_log_action.py")
+    assert job(inventory, ".log_operation").idempotency == Idempotency.NON_IDEMPOTENT
+    assert "LogEntry.objects.log_action: inserts a row" in messages(inventory, ".log_operation")
+    assert job(inventory, ".record_direct").idempotency == Idempotency.NON_IDEMPOTENT
+
+
+def test_spend_on_a_model_is_account_state(tmp_path: Path) -> None:
+    inventory = scan_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": """\
+import threading
+
+
+def add_spend(team, cost):
+    team.spend += cost
+    team.save()
+
+
+def view(request):
+    threading.Thread(target=add_spend, args=(request.team, 1)).start()
+""",
+        },
+    )
+    assert job(inventory, ".add_spend").idempotency == Idempotency.UNSAFE
+
+
+# --- 6. verdict noise and rule order ------------------------------------------------------
+
+
+def test_a_timestamp_overwrite_is_idempotent(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "timestamp_overwrite.py")
+    assert job(inventory, ".touch").idempotency == Idempotency.IDEMPOTENT
+    assert job(inventory, ".touch2").idempotency == Idempotency.IDEMPOTENT
+    [now] = [e for e in job(inventory, ".touch").effects if e.kind == EffectKind.RANDOM_ID]
+    assert "converges" in now.detail
+
+
+def test_a_time_value_naming_a_new_file_still_repeats(tmp_path: Path) -> None:
+    inventory = scan_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": """\
+import threading
+import time
+
+
+def export(rows):
+    with open(f"/tmp/export-{time.time()}.csv", "w") as out:
+        out.write(str(rows))
+
+
+def view(request):
+    threading.Thread(target=export, args=(request.GET,)).start()
+""",
+        },
+    )
+    assert job(inventory, ".export").idempotency == Idempotency.NON_IDEMPOTENT
+
+
+def test_a_known_insert_wins_over_a_dynamic_call(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "known_insert_hidden_by_dynamic.py")
+    visit = job(inventory, ".record_visit")
+    assert (visit.idempotency, visit.confidence) == (Idempotency.NON_IDEMPOTENT, Confidence.LOW)
+    assert {e.kind for e in visit.effects} == {EffectKind.DB_INSERT, EffectKind.DYNAMIC_CALL}
+    assert "effects hidden behind hook(instance)" in visit.evidence[-1].message
+
+
+def test_namedtuple_and_cls_calls_are_not_dynamic(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "constructor_calls_not_dynamic.py")
+    roots = job(inventory, ".refresh_roots")
+    assert (roots.idempotency, roots.confidence) == (Idempotency.IDEMPOTENT, Confidence.HIGH)
+    index = job(inventory, ".Reference.index_object")
+    assert index.idempotency == Idempotency.NON_IDEMPOTENT
+    assert EffectKind.DYNAMIC_CALL not in {e.kind for e in index.effects}
+
+
+# --- 3. no direct_call for work a helper only starts in the background --------------------
+
+
+def test_no_direct_call_through_a_site_edge(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "direct_call_through_site_edge.py")
+    assert [(s.pattern, s.job.rsplit(".", 1)[-1]) for s in inventory.sites] == [
+        (Pattern.BACKGROUND_TASKS, "send_welcome")
+    ]
+
+
+# --- 7. connecting a receiver runs nothing -------------------------------------------------
+
+
+def test_connect_does_not_inherit_the_receivers_effects(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "connect_is_not_a_call.py")
+    enable = job(inventory, ".enable_indexing")
+    assert enable.idempotency == Idempotency.IDEMPOTENT
+    assert enable.effects == []
+    assert job(inventory, ".index_on_save").idempotency == Idempotency.NON_IDEMPOTENT
