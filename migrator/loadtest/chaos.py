@@ -33,14 +33,15 @@ import psycopg
 from psycopg import sql
 
 from migrator.loadtest.fleet import Fleet, PrivateRedis, WorkerProcess
-from migrator.loadtest.ledger import table
+from migrator.loadtest.ledger import ledger_app_name, table
 from migrator.loadtest.report import ChaosEvent
 from migrator.loadtest.spec import ChaosKind, LoadTestSpec
 
 CONTROL_APP_NAME = "migrator-loadtest"
 ACK_WINDOW_WAIT = 4.0  # seconds to wait for a returned-but-unacknowledged execution
 RUNNING_WAIT = 4.0  # then seconds to wait for any running execution
-FREEZE_SETTLE = 0.005  # seconds a frozen worker's statements in flight get to land
+FREEZE_SETTLE = 0.02  # seconds a frozen worker's statements in flight get to land
+FREEZE_SETTLE_MAX = 0.5  # at most this long while its ledger connection is still active
 _ALWAYS = sql.SQL("SELECT 1 WHERE %s::text IS NOT NULL AND %s::int IS NOT NULL")
 
 
@@ -77,6 +78,7 @@ class Chaos:
         self._thread: threading.Thread | None = None
         self._started = 0.0
         self._victims = 0
+        self._struck: tuple[datetime, float] | None = None
         settings = fleet.settings
         self._dsn = settings.database_url or ""
         self._schema = settings.schema_name
@@ -95,16 +97,15 @@ class Chaos:
             delay = self._started + offset - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
+            self._struck = None
             try:
                 detail = self._inject(kind)
             except Exception as exc:  # chaos must not stop the run; a missed kind fails it
                 self.errors.append(f"{kind.value}: {type(exc).__name__}: {exc}")
                 continue
+            at, mono = self._struck or (datetime.now(UTC), time.monotonic())
             event = ChaosEvent(
-                kind=kind,
-                at=datetime.now(UTC),
-                offset=round(time.monotonic() - self._started, 3),
-                detail=detail,
+                kind=kind, at=at, offset=round(mono - self._started, 3), detail=detail
             )
             self.events.append(event)
             self.progress(f"chaos {kind.value} at {event.offset:.1f}s: {detail}")
@@ -125,6 +126,7 @@ class Chaos:
         self._victims += 1
         with psycopg.connect(self._dsn, autocommit=True, application_name=CONTROL_APP_NAME) as conn:
             moment = self._kill_at_the_moment(conn, victim)
+        self._struck = (datetime.now(UTC), time.monotonic())  # the event's time: the kill's
         victim.process.wait(timeout=10)
         replacement = self.fleet.start()
         self.fleet.wait_connected(replacement)
@@ -136,19 +138,29 @@ class Chaos:
     def _kill_at_the_moment(self, conn: psycopg.Connection[Any], victim: WorkerProcess) -> str:
         """SIGKILL ``victim`` at the first moment of the module docstring; returns which moment.
 
-        Each candidate moment is confirmed with the worker frozen (SIGSTOP, then a few
-        milliseconds for statements already sent to land): if one of its executions is
-        then between its return and the guard's record of its key, the worker is
-        resumed (SIGCONT) and the search goes on.
+        Each candidate moment is confirmed with the worker frozen (SIGSTOP, then 20 ms,
+        and longer while its ledger connection still runs a statement, so that writes it
+        already sent land): if one of its executions is then between its return and the
+        guard's record of its key, the worker is resumed (SIGCONT) and the search goes on.
         """
         returned, running, exposed = self._moment_queries()
         params = (self.run_id, victim.pid)
+        began, freezes = time.monotonic(), 0
 
         def frozen_kill(query: sql.Composed) -> Any:
+            nonlocal freezes
+            freezes += 1
             victim.process.send_signal(signal.SIGSTOP)
-            time.sleep(FREEZE_SETTLE)
-            row = conn.execute(query, params).fetchone()
-            window = conn.execute(exposed, params).fetchone() if exposed is not None else (0,)
+            try:
+                time.sleep(FREEZE_SETTLE)
+                settle = time.monotonic() + FREEZE_SETTLE_MAX
+                while time.monotonic() < settle and _active(conn, ledger_app_name(victim.pid)):
+                    time.sleep(0.002)  # a ledger write the worker sent is still being run
+                row = conn.execute(query, params).fetchone()
+                window = conn.execute(exposed, params).fetchone() if exposed is not None else (0,)
+            except BaseException:
+                victim.process.send_signal(signal.SIGCONT)  # never leave a worker frozen
+                raise
             if row is not None and row[0] and window is not None and not window[0]:
                 victim.process.send_signal(signal.SIGKILL)
                 return row[0]
@@ -164,7 +176,10 @@ class Chaos:
             while time.monotonic() < deadline and victim.alive():
                 row = conn.execute(query, params).fetchone()
                 if row is not None and row[0] and (found := frozen_kill(query)) is not None:
-                    return describe.format(found)
+                    searched = time.monotonic() - began
+                    return (
+                        f"{describe.format(found)} (found in {searched:.2f}s, {freezes} freeze(s))"
+                    )
                 time.sleep(0.0005)
         victim.process.send_signal(signal.SIGKILL)
         return "at the end of the search"
@@ -249,4 +264,12 @@ class Chaos:
 def _has_table(dsn: str, schema: str, name: str) -> bool:
     with psycopg.connect(dsn, autocommit=True) as conn:
         row = conn.execute("SELECT to_regclass(%s)", (f'"{schema}"."{name}"',)).fetchone()
+    return bool(row and row[0])
+
+
+def _active(conn: psycopg.Connection[Any], app_name: str) -> bool:
+    row = conn.execute(
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND state = 'active'",
+        (app_name,),
+    ).fetchone()
     return bool(row and row[0])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -137,6 +138,7 @@ class Fleet:
     def stop_all(self, grace: float = 20.0) -> None:
         for worker in self.workers:
             if worker.alive():
+                worker.process.send_signal(signal.SIGCONT)  # in case chaos left it frozen
                 worker.process.terminate()
         deadline = time.monotonic() + grace
         for worker in self.workers:

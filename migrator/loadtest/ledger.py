@@ -4,7 +4,7 @@
 job id, attempt, idempotency key, worker pid, start, end, whether the body
 raised. The worker app (:mod:`migrator.loadtest._ledger_app`) writes it around
 the real job function on its own connection (application name
-``migrator-loadtest-ledger``, so ``pg-terminate`` chaos spares it); the load
+``migrator-loadtest-ledger-<pid>``, so ``pg-terminate`` chaos spares it); the load
 test reads it to measure dispatch latency, duplicate deliveries and duplicate
 completions.
 """
@@ -12,6 +12,7 @@ completions.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections import defaultdict
@@ -40,6 +41,11 @@ CREATE TABLE IF NOT EXISTS {t} (
 );
 CREATE INDEX IF NOT EXISTS {i} ON {t} (run_id, job_id);
 """
+
+
+def ledger_app_name(pid: int) -> str:
+    """The application name of a worker's ledger connections (chaos waits for them to settle)."""
+    return f"{LEDGER_APP_NAME}-{pid}"
 
 
 def with_application_name(dsn: str, name: str) -> str:
@@ -72,7 +78,7 @@ class LedgerWriter:
     """Writes ledger rows from a worker: one connection per thread, reconnected on failure."""
 
     def __init__(self, dsn: str, schema: str, run_id: str) -> None:
-        self._dsn = with_application_name(dsn, LEDGER_APP_NAME)
+        self._dsn = with_application_name(dsn, ledger_app_name(os.getpid()))
         self._table = table(schema)
         self._run_id = run_id
         self._local = threading.local()

@@ -71,7 +71,8 @@ def _duplicate_line(d: DuplicateCompletion) -> str:
         )
         for e in d.executions
     )
-    return f"{label}: completed {d.completions} times ({runs})"
+    why = f"; failed attempts: {'; '.join(d.attempt_errors)}" if d.attempt_errors else ""
+    return f"{label}: completed {d.completions} times ({runs}){why}"
 
 
 def render_terminal(report: LoadTestReport, console: Console) -> None:

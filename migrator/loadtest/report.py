@@ -44,6 +44,9 @@ class DuplicateCompletion(BaseModel):
     keyed: bool = Field(description="False: the job had no idempotency key (its id is the key)")
     completions: int
     executions: list[Execution]
+    attempt_errors: list[str] = Field(
+        default_factory=list, description="why attempts of these jobs failed (queue history)"
+    )
 
 
 class Latency(BaseModel):

@@ -243,7 +243,7 @@ def _report(
     with psycopg.connect(settings.database_url or "", autocommit=True) as conn:
         history = conn.execute(
             sql.SQL(
-                "SELECT id, status::text, attempt, enqueued_at, finished_at"
+                "SELECT id, status::text, attempt, enqueued_at, finished_at, errors"
                 " FROM {}.job_history WHERE id = ANY(%s)"
             ).format(s),
             (ids,),
@@ -255,6 +255,7 @@ def _report(
             ).fetchall()
         }
     finished = {r[0]: r for r in history}
+    errors = {r[0]: r[5] for r in history}
     succeeded = [r for r in history if r[1] == "succeeded"]
     first_start: dict[int, datetime] = {}
     for execution, _ in rows:
@@ -269,6 +270,15 @@ def _report(
     if succeeded:
         span = (max(r[4] for r in succeeded) - min(r[3] for r in succeeded)).total_seconds()
         throughput = len(succeeded) / span if span > 0 else float(len(succeeded))
+    duplicates = ledger.duplicate_completions(rows)
+    for duplicate in duplicates:
+        job_ids = {e.job_id for e in duplicate.executions}
+        duplicate.attempt_errors = [
+            f"job {job_id} attempt {err.get('attempt')}: {err.get('error')}"
+            for job_id in sorted(job_ids)
+            for err in errors.get(job_id) or []
+            if isinstance(err, dict)
+        ]
     return LoadTestReport(
         job=spec.job,
         run_id=run_id,
@@ -286,7 +296,7 @@ def _report(
         latency=latency_of(latencies),
         executions=len(rows),
         duplicate_deliveries=ledger.duplicate_deliveries(rows),
-        duplicate_completions=ledger.duplicate_completions(rows),
+        duplicate_completions=duplicates,
         retries=sum(max(0, r[2] - 1) for r in history),
     )
 
