@@ -16,7 +16,12 @@ from inventory._classify._graph import CallGraph
 from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._jobs import build_job
 from inventory._classify._local import LocalEffects
-from inventory._classify._sites import direct_call_sites, raw_call_site, resolve_site
+from inventory._classify._sites import (
+    direct_call_sites,
+    raw_call_site,
+    resolve_site,
+    signal_receivers,
+)
 from inventory.config import JobSetting, MigratorConfig
 from inventory.models import CallSite, Job, Pattern
 from inventory.summary import FileSummary, RawSite, Span, TargetKind
@@ -53,9 +58,10 @@ def _raw_sites(
     summaries: list[FileSummary], index: SymbolIndex, graph: CallGraph
 ) -> list[CallSite]:
     sites: list[CallSite] = []
+    receivers = signal_receivers(summaries, index)
     for summary in summaries:
         for raw in summary.sites:
-            target = resolve_site(index, raw)
+            target = resolve_site(index, raw, receivers)
             if target is None:
                 continue
             if target.job and raw.enclosing_function and raw.pattern != Pattern.SIGNAL_RECEIVER:

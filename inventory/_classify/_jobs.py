@@ -7,7 +7,7 @@ from inventory._classify._index import SymbolIndex
 from inventory._classify._trace import location
 from inventory._classify._verdict import decide
 from inventory.config import ConfigError, JobSetting, key_mismatch
-from inventory.models import Job
+from inventory.models import Evidence, Job
 from inventory.summary import FunctionInfo
 
 
@@ -27,7 +27,7 @@ def build_job(
         idempotency=verdict.idempotency,
         confidence=verdict.confidence,
         effects=[t.effect for t in traces if t.is_effect],
-        evidence=verdict.evidence,
+        evidence=_with_closure(fn.qualname, verdict.evidence),
         suggested_key=verdict.suggested_key,
         pinned=verdict.pinned,
         is_async=fn.is_async,
@@ -36,3 +36,18 @@ def build_job(
         declared_key=verdict.declared_key,
         keyless_idempotency=verdict.keyless,
     )
+
+
+_LOCALS = ".<locals>."
+
+
+def _with_closure(qualname: str, evidence: list[Evidence]) -> list[Evidence]:
+    """A job nested in another function: a worker cannot import it (before the verdict's reason)."""
+    if _LOCALS not in qualname:
+        return evidence
+    outer = qualname.rsplit(_LOCALS, 1)[0]
+    note = Evidence(
+        message=f"defined inside {outer}: a worker cannot import a closure; lift it to module "
+        "level, passing what it uses from the enclosing scope as parameters, before moving it"
+    )
+    return [*evidence[:-1], note, *evidence[-1:]]

@@ -34,6 +34,7 @@ _PLAIN_METHODS = frozenset(
     | {"get", "save", "delete", "update", "create", "filter", "exclude", "all", "first"}
     | {"close", "open", "read", "write", "flush", "send", "run", "start", "stop", "join"}
     | {"render", "clean", "validate", "is_valid", "full_clean", "as_view", "dispatch"}
+    | {"cache_clear", "cache_info", "cache_parameters"}  # functools caches
 )
 # Module-level ``Name = factory("Name", ...)``: calling Name builds a value.
 _TYPE_FACTORIES = frozenset(
@@ -109,6 +110,8 @@ class LocalEffects:
             if matched.effect.kind == EffectKind.DB_OVERWRITE and ctor is not None:
                 return replace(matched, effect=_insert(matched.effect, call, ctor))
             return matched
+        if target.kind == SymbolKind.MISSING and self._local_variable(call, fn):
+            return self._unknown_receiver(call, fn, path)
         if target.kind == SymbolKind.MISSING:
             detail = f"{target.name} looks like a project name but is defined nowhere in the scan"
             effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, target.name, fn, detail)
@@ -136,6 +139,27 @@ class LocalEffects:
         detail = f"the receiver's type is unknown; {method} is defined on {names}{more}"
         effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, _short(api), fn, detail)
         return Found(effect, exact=False, gap=True)
+
+    def _local_variable(self, call: CallInfo, fn: FunctionInfo) -> bool:
+        """``backend.accepts()`` on a comprehension or loop variable, ``type(x).m()``: the
+        extractor qualified a local as a module global; it is a receiver of unknown type."""
+        summary = self.graph.index.home.get(fn.qualname)
+        if summary is None or not call.receiver_source:
+            return False
+        head = re.split(r"[.(\[]", call.receiver_source, maxsplit=1)[0]
+        if "(" in call.receiver_source.split(".", 1)[0]:
+            return True  # type(obj).method(), getattr(...).all()
+        if summary.star_imports or not call.target.startswith(f"{summary.module}.{head}."):
+            return False
+        known = (summary.imports, summary.assignments)
+        qualified = f"{summary.module}.{head}"
+        index = self.graph.index
+        return (
+            all(head not in table for table in known)
+            and qualified not in index.functions
+            and qualified not in index.classes
+            and qualified not in index.modules
+        )
 
     def _new_instance_save(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         """``Page(slug=x).save()`` where Page overrides save(): the override's body is

@@ -11,6 +11,7 @@ function to move, and the reviewer must extract one.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from inventory._classify._effects import EffectAnalysis
@@ -27,6 +28,9 @@ SLOW = frozenset(
     | {K.MESSAGE_PUBLISH, K.SUBPROCESS, K.SLEEP}
 )
 UNKNOWN_JOB = "unknown"
+_UNKNOWN = "?."
+_SIGNAL_SEND = (".Signal.send", ".Signal.send_robust", ".ModelSignal.send")
+_CONNECTED = re.compile(r"^(?:connected to|receiver of) ([\w.]+)")
 _THREAD = "threading.Thread"
 
 
@@ -36,11 +40,20 @@ class SiteTarget:
     reason: str = ""
 
 
-def resolve_site(index: SymbolIndex, raw: RawSite) -> SiteTarget | None:
-    """The job a raw site runs; None when the site turns out not to be one."""
+def resolve_site(
+    index: SymbolIndex, raw: RawSite, receivers: dict[str, list[str]] | None = None
+) -> SiteTarget | None:
+    """The job a raw site runs; None when the site turns out not to be one.
+
+    ``receivers``: signal name as written -> the receivers connected to it in the scan.
+    """
     if raw.target is None or raw.target_kind == TargetKind.DYNAMIC:
         return SiteTarget(None, raw.unresolved_reason or "the target is only known at run time")
+    if raw.target.startswith(_UNKNOWN):
+        return SiteTarget(None, _unknown_method(raw))
     found = index.resolve(raw.target)
+    if found.kind == SymbolKind.EXTERNAL and found.name.endswith(_SIGNAL_SEND):
+        return SiteTarget(None, _signal_sent(raw, receivers or {}))
     if raw.target_kind == TargetKind.THREAD_SUBCLASS:
         return _thread_subclass(index, found.name) if found.kind == SymbolKind.CLASS else None
     if found.kind == SymbolKind.FUNCTION:
@@ -51,6 +64,39 @@ def resolve_site(index: SymbolIndex, raw: RawSite) -> SiteTarget | None:
     if found.kind == SymbolKind.EXTERNAL:
         return SiteTarget(None, f"{found.name} is not defined in the scanned project")
     return SiteTarget(None, f"{found.name} could not be resolved to a project function")
+
+
+def _unknown_method(raw: RawSite) -> str:
+    """``lambda: instance.file.delete(False)``: say what is called, never the ``?.`` marker."""
+    method = (raw.target or "").rsplit(".", 1)[-1]
+    written = re.search(rf"([\w.()\[\]]+)\.{re.escape(method)}\s*\(", raw.target_source)
+    call = f"{written.group(1)}.{method}" if written else method
+    return f"{call}: a method of an object whose type is not known here, so its work is not analysed"
+
+
+def _signal_sent(raw: RawSite, receivers: dict[str, list[str]]) -> str:
+    """``lambda: slug_changed.send(...)``: the work is whatever the receivers do."""
+    written = re.search(r"([\w.]+)\.send(?:_robust)?\s*\(", raw.target_source)
+    signal = written.group(1) if written else "a signal"
+    found = receivers.get(signal.rsplit(".", 1)[-1], []) if written else []
+    if not found:
+        return f"sends {signal}: its receivers run here, and none is connected in the scan"
+    names = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    return f"sends {signal}: its receivers run here ({names}, each a job of its own)"
+
+
+def signal_receivers(summaries: list[FileSummary], index: SymbolIndex) -> dict[str, list[str]]:
+    """Signal name (last dotted part, as connected) -> the receivers connected to it."""
+    found: dict[str, list[str]] = {}
+    for summary in summaries:
+        for raw in summary.sites:
+            written = _CONNECTED.match(raw.detail)
+            if raw.pattern != Pattern.SIGNAL_RECEIVER or raw.target is None or written is None:
+                continue
+            job = index.resolve(raw.target)
+            if job.kind == SymbolKind.FUNCTION:
+                found.setdefault(written.group(1).rsplit(".", 1)[-1], []).append(job.name)
+    return {name: sorted(set(jobs)) for name, jobs in found.items()}
 
 
 def _thread_subclass(index: SymbolIndex, cls: str) -> SiteTarget | None:

@@ -353,3 +353,34 @@ def test_connect_does_not_inherit_the_receivers_effects(tmp_path: Path) -> None:
     assert enable.idempotency == Idempotency.IDEMPOTENT
     assert enable.effects == []
     assert job(inventory, ".index_on_save").idempotency == Idempotency.NON_IDEMPOTENT
+
+
+# --- 11. evidence a reviewer can act on ----------------------------------------------------
+
+
+def test_on_commit_reasons_name_the_call_and_the_signal_receivers(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "on_commit_lambda_unresolved.py")
+    reasons = [s.unresolved_reason for s in inventory.sites if s.pattern == Pattern.ON_COMMIT]
+    assert reasons == [
+        "sends slug_changed: its receivers run here "
+        "(on_commit_lambda_unresolved.on_slug_changed, each a job of its own)",
+        "instance.file.delete: a method of an object whose type is not known here, "
+        "so its work is not analysed",
+    ]
+    assert not any("?." in s.unresolved_reason for s in inventory.sites)
+
+
+def test_a_comprehension_variable_is_no_missing_project_name(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "comprehension_variable_gap.py")
+    purge = job(inventory, ".purge_urls")
+    assert purge.idempotency == Idempotency.IDEMPOTENT
+    assert purge.confidence != Confidence.LOW
+    assert "calls not found" not in messages(inventory, ".purge_urls")
+
+
+def test_a_closure_job_says_a_worker_cannot_import_it(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "closure_job_captures.py")
+    closure = job(inventory, ".track_cost.<locals>._update_team_db")
+    assert "defined inside closure_job_captures.track_cost: a worker cannot import" in (
+        closure.evidence[-2].message
+    )
