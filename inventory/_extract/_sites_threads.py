@@ -227,6 +227,8 @@ def greenlet_call(call: CallSite) -> Candidate | None:
         return None
     resolver = call.state.resolver
     job = job_target(node.args[index], resolver)
+    if job.target is not None and job.target.endswith(_LOOP_RUNNERS):
+        return None  # gevent.spawn(server.serve_forever): infrastructure
     arguments = call_arguments(node.args[index + 1 :], node.keywords, resolver)
     detail = f"{call.target.rpartition('.')[2]}: a greenlet in the web process"
     found = candidate(Pattern.THREAD, node, job, call, arguments, detail)

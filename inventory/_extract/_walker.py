@@ -38,6 +38,7 @@ _ITERATING_NAMES += ("any", "all", "max", "min")
 ITERATING = frozenset(f"builtins.{name}" for name in _ITERATING_NAMES)
 COLLECTING = frozenset({"append", "add", "extend", "appendleft"})
 _DISCARDED = (UseKind.DISCARDED, UseKind.AWAITED_DISCARDED)
+_SERVER_LOOPS = frozenset({"serve_forever", "run_forever"})
 _THREADED = (Pattern.THREAD, Pattern.PROCESS)
 
 
@@ -116,6 +117,8 @@ class Walker(DefsMixin, FlowMixin):
         fact = dispatch_fact(node, resolved, state.params, self.text)
         if fact is not None:
             state.facts.append(fact)
+        if method in _SERVER_LOOPS and state.info is not None:
+            state.consumer = True  # a wrapper around a server's accept loop: infrastructure
         if state.loops:
             if consumes(method, resolved):
                 for loop in state.loops:

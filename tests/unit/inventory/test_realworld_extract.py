@@ -296,3 +296,20 @@ def test_a_foreign_key_attribute_is_an_instance_of_the_related_model(tmp_path: P
     assert job.idempotency is Idempotency.NON_IDEMPOTENT
     assert "fk_attribute_type.Audit.objects.create: inserts a row" in messages
     assert "ForeignKey" not in messages
+
+
+def test_a_greenlet_or_thread_running_a_server_wrapper_is_infrastructure(tmp_path: Path) -> None:
+    # locust web.py: gevent.spawn(self.start_server), start_server calls serve_forever().
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "web.py").write_text(
+        "import threading\n\nimport gevent\n\n"
+        "class WebUI:\n"
+        "    def start(self):\n"
+        "        gevent.spawn(self.start_server)\n"
+        "        gevent.spawn(self.server.serve_forever)\n"
+        "        threading.Thread(target=self.start_server).start()\n\n"
+        "    def start_server(self):\n"
+        "        self.server.serve_forever()\n",
+        encoding="utf-8",
+    )
+    assert scan(tmp_path / "app", use_cache=False, jobs=1).sites == []
