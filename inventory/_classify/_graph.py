@@ -70,7 +70,9 @@ class CallGraph:
 
     def resolve_call(self, call: CallInfo, caller: FunctionInfo | None) -> CallTarget:
         name = (
-            self._through_attribute(call, caller) or self._typed_parameter(call, caller) or call.target
+            self._through_attribute(call, caller)
+            or self._typed_parameter(call, caller)
+            or call.target
         )
         if name.startswith(_UNKNOWN_PREFIX):
             return CallTarget(call, name, SymbolKind.EXTERNAL, None)

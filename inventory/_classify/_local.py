@@ -208,7 +208,9 @@ class LocalEffects:
         found = index.resolve(cls)
         if found.kind != SymbolKind.CLASS:
             return False
-        return any(b not in index.classes and b.endswith(_MODEL_BASE) for b in index.mro(found.name))
+        return any(
+            b not in index.classes and b.endswith(_MODEL_BASE) for b in index.mro(found.name)
+        )
 
     def _money_word(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         found = self.money.match(target)

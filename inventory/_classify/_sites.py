@@ -71,7 +71,9 @@ def _unknown_method(raw: RawSite) -> str:
     method = (raw.target or "").rsplit(".", 1)[-1]
     written = re.search(rf"([\w.()\[\]]+)\.{re.escape(method)}\s*\(", raw.target_source)
     call = f"{written.group(1)}.{method}" if written else method
-    return f"{call}: a method of an object whose type is not known here, so its work is not analysed"
+    return (
+        f"{call}: a method of an object whose type is not known here, so its work is not analysed"
+    )
 
 
 def _signal_sent(raw: RawSite, receivers: dict[str, list[str]]) -> str:

@@ -27,7 +27,7 @@ class Found:
     note: bool = False  # not an effect: in-memory state a reviewer should know about
     receiver: str = ""  # the receiver as written, for "+= then save()" on the same object
     natural_key: str | None = None  # an insert carrying an id-like column from the inputs
-    sql_param: str | None = None  # SQL text from this parameter: a caller passing a literal binds it
+    sql_param: str | None = None  # SQL from this parameter: a caller's literal binds it
 
     @cached_property
     def summary_key(self) -> tuple[object, ...]:

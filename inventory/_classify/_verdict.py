@@ -284,6 +284,8 @@ def _message(trace: Trace) -> str:
         return f"{api} without {keyed_by}: money may move twice"
     if trace.stored:
         return f"{api}: a random or time-based value stored next to a write: a retry stores a different one"
+    if kind in OPAQUE and trace.effect.detail:
+        return f"{api}: {trace.effect.detail}"  # why it is opaque: a stored callable, SQL text...
     return f"{api}: {_WHAT[kind]}"
 
 

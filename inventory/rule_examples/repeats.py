@@ -80,6 +80,63 @@ EXAMPLES: list[RuleExample] = [
         {K.DB_INSERT},
         "SQL text is classified: a plain INSERT adds a row per run (INSERT ... ON CONFLICT would be an upsert).",
     ),
+    example(
+        "non_idempotent: save() on a new instance inserts a row",
+        """
+        from shop.models import Comment
+
+        def thank(order_id):
+            comment = Comment(text="thanks", order_id=order_id)
+            comment.save()
+        """,
+        "thank",
+        V.NON_IDEMPOTENT,
+        {K.DB_INSERT},
+        "The instance is built in the job without a primary key, so `save()` is an INSERT: a "
+        "retry adds a second row. `Comment(pk=..., ...)` or a fetched instance would be an "
+        "overwrite.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Comment(models.Model):\n    pass\n"
+        },
+        evidence_mentions="a retry inserts another",
+    ),
+    example(
+        "non_idempotent: a known insert wins over a dynamic call",
+        """
+        from shop.models import Visit
+
+        HOOKS = {}
+
+        def record(page_id, kind):
+            Visit.objects.create(page_id=page_id)
+            HOOKS[kind](page_id)
+        """,
+        "record",
+        V.NON_IDEMPOTENT,
+        {K.DB_INSERT, K.DYNAMIC_CALL},
+        "The insert repeats on a retry whatever the hook does: the dynamic call cannot make the "
+        "job safe, only worse, so it is evidence (and low confidence), not the verdict.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Visit(models.Model):\n    pass\n"
+        },
+        evidence_mentions="effects hidden behind HOOKS[kind](page_id)",
+    ),
+    example(
+        "unknown: SQL text from a parameter",
+        """
+        from django.db import connection
+
+        def run_sql(sql, params=()):
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params)
+        """,
+        "run_sql",
+        V.UNKNOWN,
+        {K.DYNAMIC_CALL},
+        "What `execute(sql)` does depends on the caller's SQL: not a read by default. A caller "
+        'that passes a literal (`run_sql("INSERT ...")`) gets that literal\'s effect.',
+        evidence_mentions="SQL text comes from parameter 'sql'",
+    ),
     RuleExample(
         title="non_idempotent: += on a field of a model instance",
         files={

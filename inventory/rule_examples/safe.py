@@ -66,6 +66,26 @@ EXAMPLES: list[RuleExample] = [
         evidence_mentions="in-memory state",
     ),
     example(
+        "idempotent: a timestamp written by an overwrite",
+        """
+        from django.utils import timezone
+        from shop.models import Ticket
+
+        def touch(ticket_id):
+            ticket = Ticket.objects.get(pk=ticket_id)
+            ticket.modified = timezone.now()
+            ticket.save()
+        """,
+        "touch",
+        V.IDEMPOTENT,
+        {K.DB_READ, K.DB_OVERWRITE, K.RANDOM_ID},
+        "A retry leaves the same row with a slightly later time: it converges. A time or random "
+        "value only matters when it names a new row, file or object.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Ticket(models.Model):\n    pass\n"
+        },
+    ),
+    example(
         "unknown: dynamic dispatch",
         """
         import requests

@@ -226,9 +226,7 @@ def test_receiver_instance_is_typed_from_the_sender(tmp_path: Path) -> None:
 
 def test_an_unresolved_project_method_is_a_gap_and_alone_it_is_unknown(tmp_path: Path) -> None:
     source = (REALWORLD / "receiver_instance_method_dropped.py").read_text(encoding="utf-8")
-    inventory = scan_files(
-        tmp_path, {"app/signals.py": source.replace(", sender=Page)", ")")}
-    )
+    inventory = scan_files(tmp_path, {"app/signals.py": source.replace(", sender=Page)", ")")})
     unpublish = job(inventory, ".unpublish_on_delete")
     assert (unpublish.idempotency, unpublish.confidence) == (Idempotency.UNKNOWN, Confidence.LOW)
     text = messages(inventory, ".unpublish_on_delete")
