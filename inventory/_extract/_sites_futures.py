@@ -56,6 +56,8 @@ THREADPOOL_RUNNERS = frozenset(
         "fastapi.concurrency.run_in_threadpool",
     }
 )
+# ``await sync_to_async(f)(*args)`` (Django async views, Channels): f runs in a thread.
+SYNC_TO_ASYNC = frozenset({"asgiref.sync.sync_to_async", "channels.db.database_sync_to_async"})
 # ``await anyio.to_thread.run_sync(f, *args)``: its keywords configure the runner, not f.
 ANYIO_RUNNERS = frozenset({"anyio.to_thread.run_sync"})
 # ``loop.call_later(delay, f, *args)``: index of the callback.
@@ -189,6 +191,13 @@ def coroutine_target(coro: ast.expr, resolver: Resolver) -> JobTarget:
     return JobTarget(inner.target, TargetKind.CALL_RESULT, source, "", arguments)
 
 
+def _sync_to_async(call: CallSite) -> bool:
+    inner = call.node.func
+    if not isinstance(inner, ast.Call):
+        return False
+    return call.state.resolver.expr(inner.func).target in SYNC_TO_ASYNC
+
+
 def thread_call(call: CallSite) -> Candidate | None:
     """``loop.run_in_executor(ex, f, *a)`` / ``asyncio.to_thread(f, *a)``: a site even when awaited."""
     node = call.node
@@ -198,6 +207,9 @@ def thread_call(call: CallSite) -> Candidate | None:
         target_node, rest, keywords = argument_node(node, 0, "func"), node.args[1:], node.keywords
     elif call.target in ANYIO_RUNNERS:
         target_node, rest, keywords = argument_node(node, 0, "func"), node.args[1:], []
+    elif _sync_to_async(call):
+        assert isinstance(node.func, ast.Call)
+        target_node, rest, keywords = argument_node(node.func, 0, "func"), node.args, node.keywords
     else:
         return None
     if target_node is None:

@@ -99,7 +99,7 @@ class Walker(DefsMixin, FlowMixin):
         info = call_info(node, resolved, used, self.module, self.text)
         state.calls.append(info)
         self._note_call(node, resolved, method)
-        if may_be_site(method, resolved.target):
+        if may_be_site(method, resolved.target) or isinstance(func, ast.Call):
             site = CallSite(node, resolved, method, use, state, self.classes, self.frameworks)
             found = detect(site)
             if found is not None:

@@ -234,4 +234,18 @@ async def pay(order_id):
     await anyio.to_thread.run_sync(send_receipt, order_id)
 """,
     ),
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "sync_to_async in a Django async view",
+        [("app.send_receipt", F)],
+        "asgiref runs the sync function in a thread, like asyncio.to_thread.",
+        """
+from asgiref.sync import sync_to_async
+
+def send_receipt(order_id): ...
+
+async def pay(request, order_id):
+    await sync_to_async(send_receipt)(order_id)
+""",
+    ),
 ]
