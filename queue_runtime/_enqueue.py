@@ -16,8 +16,9 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from queue_runtime._inline import run_inline
-from queue_runtime.config import Mode
+from queue_runtime.config import Mode, RolloutMode
 from queue_runtime.errors import PayloadError
+from queue_runtime.gate.cache import gate_cache
 from queue_runtime.gate.decide import gate_decision
 from queue_runtime.gate.guard import run_guarded
 from queue_runtime.handle import JobHandle
@@ -63,18 +64,31 @@ def enqueue_batch(
 ) -> list[JobHandle]:
     runtime = current()
     limit = runtime.settings.max_payload_bytes
-    payloads = [jf.codec.encode(tuple(args), dict(kwargs), limit) for args, kwargs in calls]
+    payloads = jf.codec.encode_many(calls, limit)
     if runtime.mode is Mode.INLINE:
         return [run_inline(jf, payload) for payload in payloads]
-    routes = [gate_decision(runtime, jf).run_async for _ in payloads]
+    routes = _routes(runtime, jf, len(payloads))
     queued = [p for p, run_async in zip(payloads, routes, strict=True) if run_async]
-    jobs = [_new_job(jf, runtime, payload, options) for payload in queued]
+    jobs = _new_jobs(jf, runtime, queued, options)
     with public_errors():
         ids = iter(runtime.store.enqueue_many(jobs))
     handles: list[JobHandle] = []
     for payload, run_async in zip(payloads, routes, strict=True):
         handles.append(JobHandle(next(ids), runtime) if run_async else run_inline(jf, payload))
     return handles
+
+
+def _routes(runtime: Runtime, jf: JobFunction[..., Any], count: int) -> list[bool]:
+    """``gate_decision(...).run_async`` of each call of a batch. Unless a percentage rollout
+    splits the batch, the first call's async decision holds for all (the same cached state)."""
+    if count == 0:
+        return []
+    first = gate_decision(runtime, jf).run_async
+    rollout = gate_cache(runtime).rollout(jf.name)
+    mode = rollout.mode if rollout else runtime.settings.default_rollout
+    if first and mode is not RolloutMode.PERCENT:
+        return [True] * count
+    return [first] + [gate_decision(runtime, jf).run_async for _ in range(count - 1)]
 
 
 def _run_inline_guarded(
@@ -100,6 +114,17 @@ def _new_job(
         tenant=options.tenant,
         max_attempts=spec.retry.max_attempts,
     )
+
+
+def _new_jobs(
+    jf: JobFunction[..., Any], runtime: Runtime, payloads: list[Any], options: EnqueueOptions
+) -> list[NewJob]:
+    """``_new_job`` of each payload; the spec and ``run_at`` are worked out once for the batch."""
+    if not payloads:
+        return []
+    t = _new_job(jf, runtime, payloads[0], options)
+    fields = (t.priority, t.run_at, t.idempotency_key, t.tenant, t.max_attempts)
+    return [t, *(NewJob(t.name, t.pool, p, *fields) for p in payloads[1:])]
 
 
 def _absolute(run_at: datetime | timedelta | None) -> datetime | None:
