@@ -14,7 +14,10 @@ Conventions on top of those documented in :mod:`inventory.summary`:
   ``shop.models.Order.objects.filter().update``).
 * ``assignments`` maps a module-level instance to its class
   (``pool = ThreadPoolExecutor()`` -> ``concurrent.futures.ThreadPoolExecutor``),
-  so ``mailer.send()`` elsewhere resolves to the method that runs.
+  so ``mailer.send()`` elsewhere resolves to the method that runs; it also maps
+  ``"f()"`` to the class a module-level function returns (its annotation, or
+  the one class all its returns construct), so ``get_adapter().send_mail()``
+  in another module resolves to ``Adapter.send_mail``.
 * A Thread-subclass site (``TargetKind.THREAD_SUBCLASS``) names the class as
   its target; the classifier checks it derives from Thread and takes ``run``.
 * An executor or process pool whose type this file cannot see (defined in

@@ -64,6 +64,14 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _assign(stmt, summary, scope, resolver)
     _return_types(top, scope.prefix, resolver)
+    for stmt in top:
+        returned = (
+            resolver.returns.get(f"{scope.prefix}.{stmt.name}") if isinstance(stmt, _DEFS) else None
+        )
+        if returned:
+            # ``get_adapter().send_mail()`` in another module is written
+            # ``pkg.adapter.get_adapter().send_mail``: the index reads ``get_adapter()`` here.
+            summary.assignments[f"{stmt.name}()"] = public_name(returned, summary.module)
 
 
 _UNTYPED_RETURNS = ("builtins.", "typing.", "collections.", "?")

@@ -313,3 +313,37 @@ def test_a_greenlet_or_thread_running_a_server_wrapper_is_infrastructure(tmp_pat
         encoding="utf-8",
     )
     assert scan(tmp_path / "app", use_cache=False, jobs=1).sites == []
+
+
+def test_a_return_annotation_types_the_call_in_another_module(tmp_path: Path) -> None:
+    # allauth: flows/signup.py calls get_adapter(request).send_mail(...), get_adapter is
+    # annotated -> DefaultAccountAdapter in account/adapter.py.
+    files = {
+        "acct/__init__.py": "",
+        "acct/adapter.py": (
+            "from django.core.mail import EmailMessage\n\n"
+            "class DefaultAccountAdapter:\n"
+            "    def render_mail(self, subject, email):\n"
+            "        msg = EmailMessage(subject, 'body', to=[email])\n"
+            "        return msg\n\n"
+            "    def send_mail(self, subject, email):\n"
+            "        msg = self.render_mail(subject, email)\n"
+            "        msg.send()\n\n"
+            "def get_adapter(request=None) -> DefaultAccountAdapter:\n"
+            "    return import_string('x')(request)\n"
+        ),
+        "acct/views.py": (
+            "from django.views.decorators.http import require_POST\n\n"
+            "from acct.adapter import get_adapter\n\n"
+            "@require_POST\n"
+            "def password_reset(request):\n"
+            "    get_adapter(request).send_mail('Reset', request.POST['email'])\n"
+        ),
+    }
+    for rel, text in files.items():
+        (tmp_path / "app" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "app" / rel).write_text(text, encoding="utf-8")
+    inventory = scan(tmp_path / "app", use_cache=False, jobs=1)
+    job = "acct.adapter.DefaultAccountAdapter.send_mail"
+    assert sites(inventory) == [("direct_call", job, "django")]
+    assert verdicts(inventory) == {job: Idempotency.NON_IDEMPOTENT}
