@@ -52,6 +52,14 @@ ALLOCATE_IDS = """
 SELECT now(), array(SELECT nextval(%s::regclass) FROM generate_series(1, %s))
 """
 
+# allocate_ids_notify: the same, inside the bulk transaction, with one NOTIFY per
+# pool of the batch queued for its commit (a batch without idempotency keys
+# inserts every row, so the pools are known before the COPY).
+ALLOCATE_IDS_NOTIFY = """
+SELECT now(), array(SELECT nextval(%s::regclass) FROM generate_series(1, %s)),
+       (SELECT count(pg_notify(%s, pool)) FROM unnest(%s::text[]) AS p(pool))
+"""
+
 # claim_keys: reserve the idempotency keys of a batch; returns the keys that were new.
 CLAIM_KEYS = """
 INSERT INTO {s}.idempotency_keys (key, job_id)
