@@ -134,7 +134,7 @@ def run_loadtest(
 
     started_at = datetime.now(UTC)
     workdir = Path(tempfile.mkdtemp(prefix=f"migrator-loadtest-{run_id}-"))
-    redis_server = PrivateRedis(workdir) if ChaosKind.REDIS_RESTART in spec.chaos else None
+    redis_server: PrivateRedis | None = None
     env = env_for_workers(
         {
             "MIGRATOR_LOADTEST_SANDBOX": spec.sandbox,
@@ -149,7 +149,8 @@ def run_loadtest(
     fleet_settings = settings
     notes: list[str] = []
     try:
-        if redis_server is not None:
+        if ChaosKind.REDIS_RESTART in spec.chaos:
+            redis_server = PrivateRedis(workdir)
             redis_server.start()
             fleet_settings = settings.model_copy(update={"redis_url": redis_server.url})
             notes.append(f"workers used a private redis-server on port {redis_server.port}")
