@@ -104,33 +104,43 @@ def _return_type(
 
 
 def _returned_instance(node: ast.FunctionDef, resolver: Resolver) -> str:
-    """The one class every ``return`` of the body constructs (directly or through a local)."""
+    """The class every ``return`` of the body constructs (directly or through a local).
+
+    Several library classes of one module (``EmailMultiAlternatives`` in one branch,
+    ``EmailMessage`` in the other: allauth's render_mail) stand for one another: the
+    first is taken. Classes of this file must agree, their methods are followed.
+    """
     body = list(statements(node.body))
-    found: set[str] = set()
+    found: list[str] = []
     for stmt in body:
         if not isinstance(stmt, ast.Return) or stmt.value is None:
             continue
         value = stmt.value
-        if isinstance(value, ast.Name):
-            value = _local_value(body, value.id)
-        if not isinstance(value, ast.Call):
-            return ""
-        binding = binding_for_value(value, resolver)
-        if binding.kind is not BindingKind.INSTANCE:
-            return ""
-        found.add(binding.target)
-    return found.pop() if len(found) == 1 else ""
+        values = _local_values(body, value.id) if isinstance(value, ast.Name) else [value]
+        for each in values:
+            binding = binding_for_value(each, resolver) if isinstance(each, ast.Call) else None
+            if binding is None or binding.kind is not BindingKind.INSTANCE:
+                return ""
+            found.append(binding.target)
+    kinds = set(found)
+    if len(kinds) == 1:
+        return found[0]
+    modules = {kind.rpartition(".")[0] for kind in kinds}
+    own = resolver.module
+    if len(modules) == 1 and not any(k.startswith(f"{own}.") for k in kinds):
+        return found[0]
+    return ""
 
 
-def _local_value(body: list[ast.stmt], name: str) -> ast.expr | None:
-    """The value of the only plain assignment to ``name`` in the body."""
+def _local_values(body: list[ast.stmt], name: str) -> list[ast.expr]:
+    """The values of the plain assignments to ``name`` in the body (none: unknown)."""
     values = [
         stmt.value
         for stmt in body
         if isinstance(stmt, ast.Assign)
         and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
     ]
-    return values[0] if len(values) == 1 else None
+    return values or [ast.Constant(None)]
 
 
 def _declare(stmt: ast.stmt, summary: FileSummary, scope: Scope) -> None:

@@ -347,3 +347,42 @@ def test_a_return_annotation_types_the_call_in_another_module(tmp_path: Path) ->
     job = "acct.adapter.DefaultAccountAdapter.send_mail"
     assert sites(inventory) == [("direct_call", job, "django")]
     assert verdicts(inventory) == {job: Idempotency.NON_IDEMPOTENT}
+
+
+def test_library_classes_of_one_module_returned_in_branches_type_the_result(
+    tmp_path: Path,
+) -> None:
+    # allauth render_mail: EmailMultiAlternatives in one branch, EmailMessage in the other.
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "views.py").write_text(
+        "from django.core.mail import EmailMessage, EmailMultiAlternatives\n\n"
+        "class Mailer:\n"
+        "    def render(self, html):\n"
+        "        if html:\n"
+        "            msg = EmailMultiAlternatives('s', 'b')\n"
+        "        else:\n"
+        "            msg = EmailMessage('s', 'b')\n"
+        "        return msg\n\n"
+        "class Other:\n"
+        "    pass\n\n"
+        "class Ours:\n"
+        "    pass\n\n"
+        "def pick(x):\n"
+        "    if x:\n"
+        "        return Other()\n"
+        "    return Ours()\n\n"
+        "def index(request):\n"
+        "    Mailer().render(True).send()\n"
+        "    pick(1).run()\n",
+        encoding="utf-8",
+    )
+    inventory = scan(tmp_path / "app", use_cache=False, jobs=1)
+    (job,) = inventory.jobs
+    assert job.idempotency is Idempotency.NON_IDEMPOTENT
+    assert "EmailMultiAlternatives.send: sends an email" in "\n".join(
+        e.message for e in job.evidence
+    )
+    from inventory._extract import extract_source
+
+    summary = extract_source((tmp_path / "app" / "views.py").read_text(), "views.py", "views")
+    assert "pick()" not in summary.assignments  # two classes of this file: no type
