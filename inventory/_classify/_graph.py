@@ -10,10 +10,19 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
-from inventory.summary import CallInfo, FunctionInfo
+from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo
 
 _UNKNOWN_PREFIX = "?."
 _SELF_PREFIX = "self."
+_TABLE = "table "
+
+
+def dispatch_table(fact: Fact) -> list[str] | None:
+    """The functions a call through a literal table can run (``table NAME: a b``), else None."""
+    if fact.kind != FactKind.DYNAMIC_DISPATCH or not fact.target.startswith(_TABLE):
+        return None
+    _, _, values = fact.target.partition(":")
+    return values.split()
 
 
 @dataclass(frozen=True)
@@ -49,7 +58,8 @@ class CallGraph:
         """The project functions ``qualname`` calls (call edges only, no site edges)."""
         found = self._called.get(qualname)
         if found is None:
-            found = frozenset(t.function for t in self.targets(qualname) if t.function)
+            called = [t.function for t in self.targets(qualname) if t.function]
+            found = frozenset([*called, *self.dispatched(qualname)])
             self._called[qualname] = found
         return found
 
@@ -65,8 +75,24 @@ class CallGraph:
         return self._targets[qualname]
 
     def callees(self, qualname: str) -> list[str]:
-        called = [t.function for t in self.targets(qualname) if t.function]
-        return sorted({*called, *self._site_edges.get(qualname, [])})
+        return sorted({*self.called(qualname), *self._site_edges.get(qualname, [])})
+
+    def dispatched(self, qualname: str) -> list[str]:
+        """``COMPLEX[name]()`` through a module-level table of functions: each of them.
+
+        The extractor writes such a call as a DYNAMIC_DISPATCH fact whose target is
+        ``table NAME: a.b c.d`` (the table's values, locally resolved).
+        """
+        fn = self.index.functions.get(qualname)
+        found: list[str] = []
+        for fact in fn.facts if fn else []:
+            functions = self.table_functions(dispatch_table(fact) or [])
+            found += [f for f in functions if f is not None]
+        return found
+
+    def table_functions(self, values: list[str]) -> list[str | None]:
+        """The project function each table value runs, None for anything else."""
+        return [self._runs(self.index.resolve(name)) for name in values]
 
     def resolve_call(self, call: CallInfo, caller: FunctionInfo | None) -> CallTarget:
         name = (

@@ -11,7 +11,7 @@ import re
 from dataclasses import replace
 
 from inventory._catalogue import CallMatch, Catalogue
-from inventory._classify._graph import CallGraph, CallTarget
+from inventory._classify._graph import CallGraph, CallTarget, dispatch_table
 from inventory._classify._index import SymbolKind
 from inventory._classify._keys import key_detail, key_status, natural_key
 from inventory._classify._money import MoneyWords
@@ -246,6 +246,10 @@ class LocalEffects:
     def _constructs(self, fact: Fact, fn: FunctionInfo) -> bool:
         """``cls(...)`` in a classmethod, ``Point(...)`` with ``Point = namedtuple("Point", ...)``:
         building a value, not a call only known at run time."""
+        table = dispatch_table(fact)
+        if table:
+            # Every value a project function: followed as calls (CallGraph.dispatched).
+            return None not in self.graph.table_functions(table)
         if fact.target == "parameter cls":
             return bool(fn.params) and fn.params[0] == "cls"
         if not fact.target.startswith("variable "):

@@ -12,7 +12,7 @@ from inventory._classify._effects import EffectAnalysis
 from inventory._classify._graph import CallGraph
 from inventory._classify._index import SymbolIndex
 from inventory._classify._local import LocalEffects
-from inventory.models import EffectKind
+from inventory.models import EffectKind, Idempotency
 from inventory.summary import Fact, FactKind, FileSummary, Span
 from tests.unit.inventory.classify_builders import (
     CATALOGUE,
@@ -148,3 +148,37 @@ def test_thread_started_inside_a_job_is_part_of_its_effects() -> None:
     _, jobs = run(summary)
     email = job_of(jobs, "t.job").effects[0]
     assert email.kind == EffectKind.EMAIL_SEND and email.chain == ["t.job", "t.worker"]
+
+
+def test_a_call_through_a_literal_table_of_functions_follows_each_of_them() -> None:
+    # dispatch_dict_literal.py (django-cms cms/utils/conf.py COMPLEX[name]()): the extractor
+    # writes the table's values into the DYNAMIC_DISPATCH fact as "table NAME: a b".
+    table = Fact(
+        kind=FactKind.DYNAMIC_DISPATCH,
+        span=Span(line=3),
+        text="COMPLEX[name]()",
+        target="table COMPLEX: app.get_media_root app.get_languages",
+    )
+    body = [
+        fn("app.job", call("app.get_setting", line=2)),
+        fn("app.get_setting", facts=[table], params=["name"]),
+        fn("app.get_media_root"),
+        fn("app.get_languages", call("?.create", receiver_source="Lang.objects", line=9)),
+    ]
+    sites = [thread_site("app.job", "app.view", line=99)]
+    _, jobs = run(module("app", *body, sites=sites))
+    job = job_of(jobs, "app.job")
+    assert job.idempotency == Idempotency.NON_IDEMPOTENT
+    assert [e.chain for e in job.effects] == [["app.job", "app.get_setting", "app.get_languages"]]
+
+
+def test_a_table_with_a_value_outside_the_project_stays_dynamic() -> None:
+    table = Fact(
+        kind=FactKind.DYNAMIC_DISPATCH,
+        span=Span(line=3),
+        text="COMPLEX[name]()",
+        target="table COMPLEX: app.get_media_root os.system",
+    )
+    body = [fn("app.job", facts=[table]), fn("app.get_media_root")]
+    _, jobs = run(module("app", *body, sites=[thread_site("app.job", "app.view", line=99)]))
+    assert job_of(jobs, "app.job").idempotency == Idempotency.UNKNOWN
