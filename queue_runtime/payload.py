@@ -173,24 +173,27 @@ class PayloadCodec:
     ) -> EncodedArgs | None:
         """The payload when every value is of a type stored unchanged; None: take the checked path."""
         positional, names, required = self._simple  # type: ignore[misc]  # set when fast is
-        if type(args) is not tuple or type(kwargs) is not dict or len(args) > len(positional):
-            return None
-        payload = EncodedArgs(zip(positional, args, strict=False))
-        if kwargs:
-            if not kwargs.keys() <= names or kwargs.keys() & payload.keys():
+        if args:
+            if type(args) is not tuple or type(kwargs) is not dict or len(args) > len(positional):
                 return None
-            payload.update(kwargs)
-        if not required <= payload.keys():
+            payload = EncodedArgs(zip(positional, args, strict=False))
+            if kwargs:
+                if kwargs.keys() & payload.keys():
+                    return None
+                payload.update(kwargs)
+        elif type(kwargs) is dict:
+            payload = EncodedArgs(kwargs)
+        else:
+            return None
+        keys = payload.keys()
+        if not (required <= keys and keys <= names):
             return None
         for name, value in payload.items():
             if type(value) not in fast[name]:
                 return None
         try:
             text = _encode_flat(payload)
-        except (
-            ValueError,
-            TypeError,
-        ):  # NaN / infinity: the checked path says what pydantic makes of it
+        except (ValueError, TypeError):  # NaN, infinity: the checked path says what they become
             return None
         if len(text) > max_bytes:
             return None  # the checked path raises PayloadTooLarge with the same size
