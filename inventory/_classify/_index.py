@@ -225,6 +225,19 @@ class SymbolIndex:
                 return qualname
         return None
 
+    def module_variable_member(self, name: str) -> bool:
+        """``pkg.log.logger.debug``: a member of a module-level variable the index has no type
+        for (``logger = logging.getLogger()``), not a project name missing from the scan."""
+        split = self._module_prefix(name)
+        if split is None:
+            return False
+        module, rest = split
+        if len(rest) < 2 or (rest[0][:1].isupper() and not rest[0].isupper()):
+            return False  # a missing CamelCase name is a class the scan lacks: a real gap
+        if self.modules[module].is_package and len(rest) > 2:
+            return False  # pkg.missing_module.Name.method: a module the scan lacks
+        return self.resolve(f"{module}.{rest[0]}").kind == SymbolKind.MISSING
+
     def classes_defining(self, method: str) -> list[str]:
         """Project classes with a method of that name (for calls on receivers of unknown type)."""
         if self._by_method is None:

@@ -110,7 +110,9 @@ class LocalEffects:
             if matched.effect.kind == EffectKind.DB_OVERWRITE and ctor is not None:
                 return replace(matched, effect=_insert(matched.effect, call, ctor))
             return matched
-        if target.kind == SymbolKind.MISSING and self._local_variable(call, fn):
+        if target.kind == SymbolKind.MISSING and (
+            self._local_variable(call, fn) or self.graph.index.module_variable_member(target.name)
+        ):
             return self._unknown_receiver(call, fn, path)
         if target.kind == SymbolKind.MISSING:
             detail = f"{target.name} looks like a project name but is defined nowhere in the scan"

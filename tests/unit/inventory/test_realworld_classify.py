@@ -382,3 +382,39 @@ def test_a_closure_job_says_a_worker_cannot_import_it(tmp_path: Path) -> None:
     assert "defined inside closure_job_captures.track_cost: a worker cannot import" in (
         closure.evidence[-2].message
     )
+
+
+def test_a_module_level_logger_is_no_missing_project_name(tmp_path: Path) -> None:
+    # litellm: verbose_logger = logging.getLogger("LiteLLM") in litellm/_logging.py, imported
+    # everywhere; the jobs that only log were "unknown: calls could not be followed".
+    inventory = scan_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/_logging.py": 'import logging\n\nverbose_logger = logging.getLogger("app")\n',
+            "app/jobs.py": """\
+import threading
+
+from app._logging import verbose_logger
+from app.models import Missing
+
+
+def flush(batch):
+    verbose_logger.debug("flushing %s", batch)
+
+
+def sync(batch):
+    Missing.sync_all(batch)
+
+
+def view(request):
+    threading.Thread(target=flush, args=(request.GET,)).start()
+    threading.Thread(target=sync, args=(request.GET,)).start()
+""",
+        },
+    )
+    flush = job(inventory, ".flush")
+    assert (flush.idempotency, flush.confidence) == (Idempotency.IDEMPOTENT, Confidence.MEDIUM)
+    sync = job(inventory, ".sync")
+    assert sync.idempotency == Idempotency.UNKNOWN
+    assert "app.models.Missing.sync_all" in messages(inventory, ".sync")
