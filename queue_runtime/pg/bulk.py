@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 import psycopg
+from psycopg.errors import NumericValueOutOfRange
 from psycopg.pq import TransactionStatus
 
 from queue_runtime.payload import dumps
@@ -41,29 +42,26 @@ class Rendered(Protocol):
 def copy_jobs(
     conn: Conn, sql: Rendered, sequence: str, channel: str, jobs: list[NewJob]
 ) -> list[int]:
-    idle = conn.info.transaction_status is TransactionStatus.IDLE
-    if idle and all(_plain(job) for job in jobs):
-        return _copy_unkeyed(conn, sql, sequence, channel, jobs)
+    if conn.info.transaction_status is TransactionStatus.IDLE and not any(
+        job.idempotency_key is not None for job in jobs
+    ):
+        ids = _copy_unkeyed(conn, sql, sequence, channel, jobs)
+        if ids is not None:
+            return ids
     return _copy_keyed(conn, sql, sequence, channel, jobs)
 
 
-def _plain(job: NewJob) -> bool:
-    """No key, an aware run_at (or none), numbers in their column's range: the direct COPY."""
-    run_at = job.run_at
-    return (
-        job.idempotency_key is None
-        and (run_at is None or (isinstance(run_at, datetime) and run_at.utcoffset() is not None))
-        and type(job.priority) is int
-        and -(2**15) <= job.priority < 2**15
-        and type(job.max_attempts) is int
-        and -(2**31) <= job.max_attempts < 2**31
-    )
+class _NotPlain(Exception):
+    """A job the direct COPY does not write (naive run_at, a number out of its column's range)."""
 
 
 def _copy_unkeyed(
     conn: Conn, sql: Rendered, sequence: str, channel: str, jobs: list[NewJob]
-) -> list[int]:
-    """Every job is inserted: BEGIN + ids + NOTIFY in one round trip, the COPY, COMMIT."""
+) -> list[int] | None:
+    """Every job is inserted: BEGIN + ids + NOTIFY in one round trip, the COPY, COMMIT.
+
+    None (rolled back, nothing written) when a job needs the checked COPY instead.
+    """
     pools = sorted({job.pool for job in jobs})
     try:
         with conn.pipeline():
@@ -72,7 +70,11 @@ def _copy_unkeyed(
         row = cur.fetchone()
         assert row is not None, "SELECT now(), array(...) returns one row"
         now, ids, _ = row
-        data = binary_copy(ids, jobs, now)
+        try:
+            data = binary_copy(ids, jobs, now)
+        except _NotPlain:
+            conn.rollback()
+            return None
         with conn.cursor().copy(sql.COPY_JOBS) as copy:
             copy.write(data)
         conn.execute("COMMIT", prepare=False)
@@ -91,39 +93,68 @@ _NULL = struct.pack("!i", -1)
 _ROW_START = struct.Struct("!hiq").pack  # 9 columns; id: int8
 _JSONB_HEAD = struct.Struct("!ib").pack  # length, jsonb format version 1
 _PG_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+_INT2 = range(-(2**15), 2**15)
+_INT4 = range(-(2**31), 2**31)
 
 
 def binary_copy(ids: list[int], jobs: list[NewJob], now: datetime) -> bytes:
-    """The COPY_JOBS data (columns in COPY_TYPES order) for jobs without idempotency keys."""
-    heads: dict[tuple[str, str, int], bytes] = {}
-    tails: dict[tuple[int, datetime, str | None], bytes] = {}
+    """The COPY_JOBS data (columns in COPY_TYPES order) for jobs without idempotency keys.
+
+    Raises _NotPlain for a job it does not write. The columns around ``args`` are
+    encoded once per distinct (name, pool, priority, max_attempts, run_at, tenant).
+    """
+    fixed: dict[tuple[Any, ...], tuple[bytes, bytes]] = {}
     out = [_SIGNATURE]
     append = out.append
     for job_id, job in zip(ids, jobs, strict=True):
-        head_key = (job.name, job.pool, job.priority)
-        head = heads.get(head_key)
-        if head is None:
-            head = heads[head_key] = (
-                _text(job.name) + _text(job.pool) + struct.pack("!ih", 2, job.priority)
-            )
-        tail_key = (job.max_attempts, job.run_at or now, job.tenant)
-        tail = tails.get(tail_key)
-        if tail is None:
-            tail = tails[tail_key] = (
-                struct.pack("!ii", 4, job.max_attempts)
-                + struct.pack("!iq", 8, _microseconds(tail_key[1]))
-                + (_NULL if job.tenant is None else _text(job.tenant))
-                + _NULL  # idempotency_key
-            )
+        key = (job.name, job.pool, job.priority, job.max_attempts, job.run_at, job.tenant)
+        around = fixed.get(key)
+        if around is None:
+            around = fixed[key] = _around_args(job, now)
         text = getattr(job.args, "json", None)
         args = (dumps(job.args, job.name) if text is None else text).encode()
         append(_ROW_START(9, 8, job_id))
-        append(head)
+        append(around[0])
         append(_JSONB_HEAD(len(args) + 1, 1))
         append(args)
-        append(tail)
+        append(around[1])
     append(_TRAILER)
     return b"".join(out)
+
+
+def _around_args(job: NewJob, now: datetime) -> tuple[bytes, bytes]:
+    """The columns before ``args`` (name, pool, priority) and after it."""
+    run_at = now if job.run_at is None else job.run_at
+    if (
+        job.idempotency_key is not None
+        or type(job.name) is not str
+        or type(job.pool) is not str
+        or not (job.tenant is None or type(job.tenant) is str)
+        or type(job.priority) is not int
+        or type(job.max_attempts) is not int
+        or not isinstance(run_at, datetime)
+        or run_at.utcoffset() is None
+    ):
+        raise _NotPlain(job.name)
+    check_ranges(job)
+    before = _text(job.name) + _text(job.pool) + struct.pack("!ih", 2, job.priority)
+    after = (
+        struct.pack("!ii", 4, job.max_attempts)
+        + struct.pack("!iq", 8, _microseconds(run_at))
+        + (_NULL if job.tenant is None else _text(job.tenant))
+        + _NULL  # idempotency_key
+    )
+    return before, after
+
+
+def check_ranges(job: NewJob) -> None:
+    """What the server says of an INSERT; a binary COPY would wrap the number around silently."""
+    if isinstance(job.priority, int) and job.priority not in _INT2:
+        raise NumericValueOutOfRange(f"{job.name}: priority {job.priority}: smallint out of range")
+    if isinstance(job.max_attempts, int) and job.max_attempts not in _INT4:
+        raise NumericValueOutOfRange(
+            f"{job.name}: max_attempts {job.max_attempts}: integer out of range"
+        )
 
 
 def _text(value: str) -> bytes:
@@ -157,6 +188,7 @@ def _copy_keyed(
 
 
 def _copy_row(job_id: int, job: NewJob, now: Any) -> tuple[Any, ...]:
+    check_ranges(job)
     run_at = job.run_at or now
     return (
         job_id,

@@ -99,3 +99,15 @@ def test_keyed_and_naive_batches_take_the_checked_copy(store: PgJobStore) -> Non
     keyed = [NewJob("app.a", "batch", encoded(n=i), idempotency_key="k") for i in range(2)]
     first, second = store.enqueue_many(keyed)
     assert first == second
+
+
+def test_unusual_jobs_fall_back_to_the_checked_copy(store: PgJobStore) -> None:
+    naive = datetime(2031, 1, 1, 12, 0)  # no timezone: refused by the checked COPY, as before
+    with pytest.raises(TypeError, match="offset-naive"):
+        store.enqueue_many([NewJob("app.a", "batch", encoded(n=1), run_at=naive)])
+    for bad in ({"priority": 2**15}, {"max_attempts": -(2**31) - 1}):
+        for key in (None, "k"):  # both COPYs refuse it, as INSERT does (no silent wrap-around)
+            job = NewJob("app.a", "batch", encoded(), idempotency_key=key, **bad)  # type: ignore[arg-type]
+            with pytest.raises(psycopg.errors.NumericValueOutOfRange, match="out of range"):
+                store.enqueue_many([job])
+    assert store.enqueue_many([NewJob("app.a", "batch", encoded(n=2))])  # the connection is fine
