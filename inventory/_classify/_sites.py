@@ -119,8 +119,35 @@ def raw_call_site(summary: FileSummary, raw: RawSite, target: SiteTarget) -> Cal
         handler=raw.handler,
         result_used=raw.result_used,
         result_use_lines=raw.result_use_lines,
-        arguments=raw.arguments,
+        arguments=[_typed_value(a) for a in raw.arguments],
     )
+
+
+_TYPED_VALUES = (
+    (
+        re.compile(
+            r"^(datetime\.)?(datetime|date)\b|^(timezone|django\.utils\.timezone)\.now\("
+        ),
+        "a datetime",
+    ),
+    (re.compile(r"^(decimal\.)?Decimal\("), "a Decimal"),
+    (re.compile(r"^(uuid\.)?(UUID\(|uuid[1345]\()"), "a UUID"),
+)
+
+
+def _typed_value(argument: Argument) -> Argument:
+    """``datetime.now()``, ``Decimal("1.5")``, ``UUID(...)``: not plain JSON, but stored as
+    their JSON form when the job's parameter is annotated with the type."""
+    if argument.serialisable is not None or argument.reason:
+        return argument
+    for pattern, what in _TYPED_VALUES:
+        if pattern.search(argument.source):
+            reason = (
+                f"{what}: stored as JSON only if the job's parameter is annotated with its type "
+                "(queue_runtime converts it back); unannotated it is refused at enqueue"
+            )
+            return argument.model_copy(update={"reason": reason})
+    return argument
 
 
 def direct_call_sites(

@@ -418,3 +418,13 @@ def view(request):
     sync = job(inventory, ".sync")
     assert sync.idempotency == Idempotency.UNKNOWN
     assert "app.models.Missing.sync_all" in messages(inventory, ".sync")
+
+
+def test_datetime_decimal_uuid_arguments_say_what_they_need(tmp_path: Path) -> None:
+    inventory = scan_fixture(tmp_path, "argument_serialisable_unknowns.py")
+    first = inventory.sites[0].arguments
+    reasons = {a.source: a.reason for a in first}
+    assert reasons["datetime.now()"].startswith("a datetime: stored as JSON only if")
+    assert reasons['Decimal("1.5")'].startswith("a Decimal: ")
+    assert reasons["UUID(int=1)"].startswith("a UUID: ")
+    assert [a.serialisable for a in first[1:4]] == [None, None, None]  # depends on annotations
