@@ -114,7 +114,7 @@ def loadtest(
         )
     except (SpecError, ValidationError) as exc:
         raise click.UsageError(str(exc)) from exc
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)
     try:
         report = run_loadtest(spec, progress=lambda message: err.print(f"[dim]{message}[/]"))
     except (MigratorError, SpecError) as exc:

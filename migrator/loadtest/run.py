@@ -190,10 +190,9 @@ def run_loadtest(
     report.passed, report.reasons = evaluate(report)
     if report.passed:
         shutil.rmtree(workdir, ignore_errors=True)
+        _certify(report, settings, jf)
     else:
         report.notes.append(f"worker logs kept in {workdir}")
-    if report.passed:
-        _certify(report, settings, jf)
     ledger.delete_run(dsn, settings.schema_name, run_id)
     return report
 
