@@ -428,3 +428,38 @@ def test_datetime_decimal_uuid_arguments_say_what_they_need(tmp_path: Path) -> N
     assert reasons['Decimal("1.5")'].startswith("a Decimal: ")
     assert reasons["UUID(int=1)"].startswith("a UUID: ")
     assert [a.serialisable for a in first[1:4]] == [None, None, None]  # depends on annotations
+
+
+def test_receiver_decorator_sender_types_the_instance_too(tmp_path: Path) -> None:
+    inventory = scan_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/models.py": """\
+from django.db import models
+
+
+class LogEntry(models.Model):
+    action = models.CharField(max_length=50)
+
+
+class Page(models.Model):
+    def unpublish(self):
+        LogEntry.objects.create(action="unpublish")
+""",
+            "app/signals.py": """\
+from django.db.models.signals import pre_delete
+from django.dispatch import receiver
+
+from app.models import Page
+
+
+@receiver(pre_delete, sender=Page)
+def unpublish_on_delete(sender, instance, **kwargs):
+    instance.unpublish()
+""",
+        },
+    )
+    unpublish = job(inventory, ".unpublish_on_delete")
+    assert unpublish.idempotency == Idempotency.NON_IDEMPOTENT
+    assert unpublish.effects[0].chain[-1] == "app.models.Page.unpublish"
