@@ -107,7 +107,9 @@ class LocalEffects:
                 return Found(effect, exact=False, sql_param=param)
             matched = _matched(found, call, fn, path)
             ctor = _fresh_instance(call, fn)
-            if matched.effect.kind == EffectKind.DB_OVERWRITE and ctor is not None:
+            owner = call.target.rsplit(".", 1)[0]
+            model = ctor is not None and (self._is_model(owner) or ".models." in f".{owner}.")
+            if matched.effect.kind == EffectKind.DB_OVERWRITE and ctor is not None and model:
                 return replace(matched, effect=_insert(matched.effect, call, ctor))
             return matched
         if target.kind == SymbolKind.MISSING and (

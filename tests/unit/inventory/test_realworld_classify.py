@@ -463,3 +463,37 @@ def unpublish_on_delete(sender, instance, **kwargs):
     unpublish = job(inventory, ".unpublish_on_delete")
     assert unpublish.idempotency == Idempotency.NON_IDEMPOTENT
     assert unpublish.effects[0].chain[-1] == "app.models.Page.unpublish"
+
+
+def test_save_on_a_new_non_model_object_is_not_an_insert(tmp_path: Path) -> None:
+    inventory = scan_files(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": """\
+import threading
+
+from django.contrib.auth.models import User
+from shelf import Store
+
+
+def remember(name):
+    prefs = Store(name=name)
+    prefs.save()
+
+
+def register(name):
+    user = User(username=name)
+    user.save()
+
+
+def view(request):
+    threading.Thread(target=remember, args=(request.GET,)).start()
+    threading.Thread(target=register, args=(request.GET,)).start()
+""",
+        },
+    )
+    assert job(inventory, ".remember").idempotency == Idempotency.IDEMPOTENT
+    register = job(inventory, ".register")
+    assert register.idempotency == Idempotency.NON_IDEMPOTENT
+    assert [e.kind for e in register.effects] == [EffectKind.DB_INSERT]
