@@ -235,9 +235,10 @@ def test_the_shop_audit_job_is_certified_with_a_key_and_fails_without_one(
     strict=False,
 )
 def test_the_keyed_shop_audit_job_survives_pg_terminate(shop: Path, queue: Settings) -> None:
-    status, output, report = loadtest(
-        shop, queue, *COMMON, "--rate", "60", "--duration", "3s", "--key", "audit-{run}-{i}",
-        "--chaos", "pg-terminate",
-    )  # fmt: skip
-    errors = [e for d in report["duplicate_completions"] for e in d["attempt_errors"]]
-    assert status == 0, errors or output
+    for _ in range(3):  # one termination per run: three runs to hit a key being completed
+        status, output, report = loadtest(
+            shop, queue, *COMMON, "--rate", "60", "--duration", "3s",
+            "--key", "audit-{run}-{i}", "--chaos", "pg-terminate",
+        )  # fmt: skip
+        errors = [e for d in report["duplicate_completions"] for e in d["attempt_errors"]]
+        assert status == 0, errors or output
