@@ -11,6 +11,7 @@ keyed run that goes inline passes through the execution guard too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from queue_runtime.gate.cache import gate_cache
 from queue_runtime.gate.decide import gate_decision
 from queue_runtime.gate.guard import run_guarded
 from queue_runtime.handle import JobHandle
+from queue_runtime.pg.bulk import JobBatch
 from queue_runtime.pg.connect import public_errors
 from queue_runtime.runtime import Runtime, current
 from queue_runtime.store import NewJob
@@ -118,13 +120,11 @@ def _new_job(
 
 def _new_jobs(
     jf: JobFunction[..., Any], runtime: Runtime, payloads: list[Any], options: EnqueueOptions
-) -> list[NewJob]:
+) -> Sequence[NewJob]:
     """``_new_job`` of each payload; the spec and ``run_at`` are worked out once for the batch."""
     if not payloads:
         return []
-    t = _new_job(jf, runtime, payloads[0], options)
-    fields = (t.priority, t.run_at, t.idempotency_key, t.tenant, t.max_attempts)
-    return [t, *(NewJob(t.name, t.pool, p, *fields) for p in payloads[1:])]
+    return JobBatch(_new_job(jf, runtime, payloads[0], options), payloads)
 
 
 def _absolute(run_at: datetime | timedelta | None) -> datetime | None:

@@ -15,8 +15,10 @@ JSON text the payload codec already made (no per-row adapter objects).
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 import psycopg
 from psycopg.errors import NumericValueOutOfRange
@@ -30,6 +32,32 @@ from queue_runtime.store import NewJob
 Conn = psycopg.Connection[Any]
 
 
+class JobBatch(Sequence[NewJob]):
+    """The jobs of one ``enqueue_many`` call: the same job but for its arguments.
+
+    A Sequence of NewJob for any JobStore (a NewJob is made when asked for);
+    the direct COPY reads ``template`` and ``payloads`` and makes none.
+    """
+
+    __slots__ = ("payloads", "template")
+
+    def __init__(self, template: NewJob, payloads: list[Any]) -> None:
+        self.template = template  # its args are unused
+        self.payloads = payloads
+
+    def __len__(self) -> int:
+        return len(self.payloads)
+
+    @overload
+    def __getitem__(self, index: int) -> NewJob: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[NewJob]: ...
+    def __getitem__(self, index: int | slice) -> NewJob | list[NewJob]:
+        if isinstance(index, slice):
+            return [replace(self.template, args=args) for args in self.payloads[index]]
+        return replace(self.template, args=self.payloads[index])
+
+
 class Rendered(Protocol):
     ALLOCATE_IDS: str
     ALLOCATE_IDS_NOTIFY: str
@@ -40,15 +68,17 @@ class Rendered(Protocol):
 
 
 def copy_jobs(
-    conn: Conn, sql: Rendered, sequence: str, channel: str, jobs: list[NewJob]
+    conn: Conn, sql: Rendered, sequence: str, channel: str, jobs: Sequence[NewJob]
 ) -> list[int]:
-    if conn.info.transaction_status is TransactionStatus.IDLE and not any(
-        job.idempotency_key is not None for job in jobs
-    ):
+    if isinstance(jobs, JobBatch):
+        keyed = jobs.template.idempotency_key is not None
+    else:
+        keyed = any(job.idempotency_key is not None for job in jobs)
+    if conn.info.transaction_status is TransactionStatus.IDLE and not keyed:
         ids = _copy_unkeyed(conn, sql, sequence, channel, jobs)
         if ids is not None:
             return ids
-    return _copy_keyed(conn, sql, sequence, channel, jobs)
+    return _copy_keyed(conn, sql, sequence, channel, list(jobs))
 
 
 class _NotPlain(Exception):
@@ -56,13 +86,16 @@ class _NotPlain(Exception):
 
 
 def _copy_unkeyed(
-    conn: Conn, sql: Rendered, sequence: str, channel: str, jobs: list[NewJob]
+    conn: Conn, sql: Rendered, sequence: str, channel: str, jobs: Sequence[NewJob]
 ) -> list[int] | None:
     """Every job is inserted: BEGIN + ids + NOTIFY in one round trip, the COPY, COMMIT.
 
     None (rolled back, nothing written) when a job needs the checked COPY instead.
     """
-    pools = sorted({job.pool for job in jobs})
+    if isinstance(jobs, JobBatch):
+        pools = [jobs.template.pool]
+    else:
+        pools = sorted({job.pool for job in jobs})
     try:
         with conn.pipeline():
             conn.execute("BEGIN", prepare=False)
@@ -97,15 +130,28 @@ _INT2 = range(-(2**15), 2**15)
 _INT4 = range(-(2**31), 2**31)
 
 
-def binary_copy(ids: list[int], jobs: list[NewJob], now: datetime) -> bytes:
+def binary_copy(ids: list[int], jobs: Sequence[NewJob], now: datetime) -> bytes:
     """The COPY_JOBS data (columns in COPY_TYPES order) for jobs without idempotency keys.
 
     Raises _NotPlain for a job it does not write. The columns around ``args`` are
     encoded once per distinct (name, pool, priority, max_attempts, run_at, tenant).
     """
-    fixed: dict[tuple[Any, ...], tuple[bytes, bytes]] = {}
     out = [_SIGNATURE]
     append = out.append
+    if isinstance(jobs, JobBatch):
+        before, after = _around_args(jobs.template, now)
+        name = jobs.template.name
+        for job_id, payload in zip(ids, jobs.payloads, strict=True):
+            text = getattr(payload, "json", None)
+            args = (dumps(payload, name) if text is None else text).encode()
+            append(_ROW_START(9, 8, job_id))
+            append(before)
+            append(_JSONB_HEAD(len(args) + 1, 1))
+            append(args)
+            append(after)
+        append(_TRAILER)
+        return b"".join(out)
+    fixed: dict[tuple[Any, ...], tuple[bytes, bytes]] = {}
     for job_id, job in zip(ids, jobs, strict=True):
         key = (job.name, job.pool, job.priority, job.max_attempts, job.run_at, job.tenant)
         around = fixed.get(key)

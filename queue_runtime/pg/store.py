@@ -10,7 +10,7 @@ the caller passed ``conn=`` (its transaction is its own to retry).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -120,7 +120,7 @@ class PgJobStore:
                 return row[0], row[1]
         raise psycopg.errors.SerializationFailure("idempotency key kept changing under us")
 
-    def enqueue_many(self, jobs: list[NewJob]) -> list[int]:
+    def enqueue_many(self, jobs: Sequence[NewJob]) -> list[int]:
         if not jobs:
             return []
         return self._run(lambda c: copy_jobs(c, self._sql, self.sequence, self._channel, jobs))

@@ -11,7 +11,7 @@ import pytest
 from psycopg import sql
 
 from queue_runtime.config import Settings
-from queue_runtime.payload import PayloadCodec
+from queue_runtime.payload import EncodedArgs, dumps
 from queue_runtime.pg.connect import channel, open_pool
 from queue_runtime.pg.store import PgJobStore
 from queue_runtime.store import NewJob
@@ -40,9 +40,10 @@ def rows(settings: Settings, ids: list[int]) -> list[tuple[Any, ...]]:
 
 
 def encoded(**args: Any) -> dict[str, Any]:
-    def fn(**kwargs: Any) -> None: ...
-
-    return PayloadCodec(fn, "t.fn").encode((), args, 100_000)
+    """Arguments as the payload codec hands them over: with their JSON text."""
+    payload = EncodedArgs(args)
+    payload.json = dumps(payload)
+    return payload
 
 
 def batch() -> list[NewJob]:
@@ -111,3 +112,19 @@ def test_unusual_jobs_fall_back_to_the_checked_copy(store: PgJobStore) -> None:
             with pytest.raises(psycopg.errors.NumericValueOutOfRange, match="out of range"):
                 store.enqueue_many([job])
     assert store.enqueue_many([NewJob("app.a", "batch", encoded(n=2))])  # the connection is fine
+
+
+def test_a_job_batch_is_a_sequence_of_new_jobs(store: PgJobStore, settings: Settings) -> None:
+    from queue_runtime.pg.bulk import JobBatch
+
+    template = NewJob("app.a", "transactional", {}, priority=3, tenant="t1", max_attempts=2)
+    batch = JobBatch(template, [encoded(n=i) for i in range(4)])
+    assert len(batch) == 4 and batch[1].args == {"n": 1} and batch[1].tenant == "t1"
+    assert [job.args for job in batch[2:]] == [{"n": 2}, {"n": 3}]
+    ids = store.enqueue_many(batch)
+    assert [row[:5] for row in rows(settings, ids)] == [
+        ("app.a", "transactional", 3, {"n": i}, 2) for i in range(4)
+    ]
+    keyed = JobBatch(NewJob("app.a", "batch", {}, idempotency_key="same"), [encoded(n=1)] * 2)
+    first, second = store.enqueue_many(keyed)  # keys: the checked COPY, one job per key
+    assert first == second
