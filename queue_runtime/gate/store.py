@@ -18,6 +18,7 @@ from psycopg.types.json import Jsonb
 from queue_runtime.config import RolloutMode
 from queue_runtime.errors import SchemaNotMigrated, StoreError
 from queue_runtime.gate.model import Certification, Rollout
+from queue_runtime.retry import retry_transient
 
 if TYPE_CHECKING:
     from queue_runtime.runtime import Runtime
@@ -35,11 +36,10 @@ def query(runtime: Runtime, text: str) -> sql.Composed:
 
 
 @contextmanager
-def connection(runtime: Runtime) -> Iterator[Conn]:
-    """A pooled connection; missing gate tables become SchemaNotMigrated, other errors StoreError."""
+def _translated(runtime: Runtime) -> Iterator[None]:
+    """Missing gate tables become SchemaNotMigrated, other database errors StoreError."""
     try:
-        with runtime.pool.connection() as conn:
-            yield conn
+        yield
     except psycopg.errors.UndefinedTable as exc:
         raise SchemaNotMigrated(
             f"no gate tables in schema {runtime.settings.schema_name!r} (revision 0002): {exc}"
@@ -48,9 +48,28 @@ def connection(runtime: Runtime) -> Iterator[Conn]:
         raise StoreError(f"{type(exc).__name__}: {exc}") from exc
 
 
+@contextmanager
+def connection(runtime: Runtime) -> Iterator[Conn]:
+    """A pooled connection, errors translated as in :func:`_translated`."""
+    with _translated(runtime), runtime.pool.connection() as conn:
+        yield conn
+
+
 def run(runtime: Runtime, fn: Callable[[Conn], T]) -> T:
-    with connection(runtime) as conn:
-        return fn(conn)
+    """``fn`` on a pooled connection, again on a fresh one after a transient error.
+
+    Every statement here is safe to repeat (upserts, conditional updates), and
+    a lost connection must not fail an attempt whose body already ran: the
+    guard's "key completed" write after ``pg_terminate_backend`` is the case
+    the load test found.
+    """
+
+    def once() -> T:
+        with runtime.pool.connection() as conn:
+            return fn(conn)
+
+    with _translated(runtime):
+        return retry_transient(once)
 
 
 # -- certifications -----------------------------------------------------------

@@ -9,8 +9,8 @@ queue_runtime at a schema and Redis prefix of the test's own.
 - uncertified, the gate runs its enqueues inline;
 - with an idempotency key per job, under kill-workers and redis-restart, the
   load test passes and certifies it; enqueues then go async, and every order
-  got one audit row (under pg-terminate it does not, today: see the xfail
-  test at the end, a gap in the execution guard the load test found);
+  got one audit row, also under pg-terminate (the guard's writes retry on
+  a fresh connection, a gap the load test found and that is now closed);
 - changing one line of the job closes the gate again (a new fingerprint);
 - without a key, under kill-workers, the load test fails and reports the
   duplicate completions: the audit log has a second row for those orders.
@@ -227,13 +227,6 @@ def test_the_shop_audit_job_is_certified_with_a_key_and_fails_without_one(
     )
 
 
-@pytest.mark.xfail(
-    reason="the execution guard does not retry recording a key completed: when pg-terminate"
-    " ends the worker connection it uses, the attempt fails after the body ran, is retried,"
-    " and the body runs again (a job whose effect cannot use complete_in, like the shop's"
-    " SQLite audit row, completes twice); reported, queue_runtime.gate.guard._complete",
-    strict=False,
-)
 def test_the_keyed_shop_audit_job_survives_pg_terminate(shop: Path, queue: Settings) -> None:
     for _ in range(3):  # one termination per run: three runs to hit a key being completed
         status, output, report = loadtest(
