@@ -14,6 +14,9 @@ from queue_runtime.config import Settings
 from queue_runtime.payload import EncodedArgs, dumps
 from queue_runtime.pg.connect import channel, open_pool
 from queue_runtime.pg.store import PgJobStore
+from queue_runtime.registry import Registry
+from queue_runtime.registry import job as register
+from queue_runtime.runtime import Runtime
 from queue_runtime.store import NewJob
 
 COLUMNS = (
@@ -128,3 +131,26 @@ def test_a_job_batch_is_a_sequence_of_new_jobs(store: PgJobStore, settings: Sett
     keyed = JobBatch(NewJob("app.a", "batch", {}, idempotency_key="same"), [encoded(n=1)] * 2)
     first, second = store.enqueue_many(keyed)  # keys: the checked COPY, one job per key
     assert first == second
+
+
+def test_a_fully_async_batch_asks_the_gate_once(
+    runtime: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from queue_runtime import _enqueue
+
+    asked: list[str] = []
+    real = _enqueue.gate_decision
+
+    def counting(rt: Runtime, jf: Any, key: str | None = None) -> Any:
+        asked.append(jf.name)
+        return real(rt, jf, key)
+
+    monkeypatch.setattr(_enqueue, "gate_decision", counting)
+
+    @register(name="t.bulk.scale", registry=Registry())
+    def scale(n: int, factor: float = 1.0) -> None: ...
+
+    handles = scale.enqueue_many([((n,), {"factor": n / 2}) for n in range(5)])
+    assert asked == ["t.bulk.scale"]
+    assert len({h.id for h in handles}) == 5
+    assert [h.record().args for h in handles] == [{"n": n, "factor": n / 2} for n in range(5)]
