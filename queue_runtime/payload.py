@@ -44,9 +44,11 @@ _SCALAR_HINTS: dict[Any, frozenset[type]] = {
     bool: frozenset({bool}),
     type(None): frozenset({type(None)}),
     None: frozenset({type(None)}),
-    Any: frozenset(_JSON_SCALARS),
+    Any: frozenset({*_JSON_SCALARS, list, dict}),
 }
-_UNANNOTATED = frozenset(_JSON_SCALARS)  # what _plain_json returns unchanged (finite floats)
+# Unannotated: what _plain_json keeps (finite floats); a list or dict of them is copied.
+_UNANNOTATED = frozenset({*_JSON_SCALARS, list, dict})
+_ANY_ITEMS = {list: frozenset(_JSON_SCALARS), dict: frozenset(_JSON_SCALARS)}
 _SIMPLE_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
@@ -118,20 +120,29 @@ class PayloadCodec:
 
     @cached_property
     def _fast_types(self) -> dict[str, frozenset[type]] | None:
-        """Parameter name -> value types stored as they are; None: no fast path for this job."""
+        """Parameter name -> value types stored as they are; None: no fast path for this job.
+
+        ``list`` / ``dict`` in a set: a list (a dict with str keys) whose items are
+        of the types ``_fast_items[name][list]`` (``[dict]``) is stored as a copy.
+        """
         if self._simple is None:
             return None
         hints = _type_hints(self._fn, self._job_name)
         found: dict[str, frozenset[type]] = {}
         for name in self.signature.parameters:
             if name not in hints:
-                found[name] = _UNANNOTATED
+                found[name], self._fast_items[name] = _UNANNOTATED, _ANY_ITEMS
                 continue
-            exact = _scalar_types(hints[name])
+            items: dict[type, frozenset[type]] = {}
+            exact = _scalar_types(hints[name], items)
             if exact is None:
                 return None
-            found[name] = exact
+            found[name], self._fast_items[name] = exact, items
         return found
+
+    @cached_property
+    def _fast_items(self) -> dict[str, dict[type, frozenset[type]]]:
+        return {}  # filled by _fast_types
 
     @cached_property
     def _simple(self) -> tuple[list[str], frozenset[str], frozenset[str]] | None:
@@ -189,8 +200,14 @@ class PayloadCodec:
         if not (required <= keys and keys <= names):
             return None
         for name, value in payload.items():
-            if type(value) not in fast[name]:
+            kind = type(value)
+            if kind not in fast[name]:
                 return None
+            if kind is list or kind is dict:
+                copied = _copy_flat(value, self._fast_items[name][kind])
+                if copied is None:
+                    return None
+                payload[name] = copied  # same keys: safe while iterating
         try:
             text = _encode_flat(payload)
         except (ValueError, TypeError):  # NaN, infinity: the checked path says what they become
@@ -288,19 +305,55 @@ def dumps(payload: Any, job_name: str = "job") -> str:
         raise PayloadError(f"{job_name}: not JSON: {exc}") from exc
 
 
-def _scalar_types(hint: Any) -> frozenset[type] | None:
-    """The exact types a JSON-scalar annotation (or a union of them) keeps unchanged; else None."""
+def _scalar_types(hint: Any, items: dict[type, frozenset[type]]) -> frozenset[type] | None:
+    """The exact types a JSON-scalar annotation (or a list / dict of scalars, or a union of
+    them) keeps unchanged, their item types added to ``items``; None: not such an annotation."""
     try:
         found = _SCALAR_HINTS.get(hint)
     except TypeError:  # an unhashable annotation
         return None
     if found is not None:
+        if hint is Any:
+            if items.keys() & _ANY_ITEMS.keys():
+                return None  # list[int] | Any: pydantic picks per value, no single check
+            items.update(_ANY_ITEMS)
         return found
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        parts = [_scalar_types(arg) for arg in typing.get_args(hint)]
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint in (list, dict) or origin in (list, dict):
+        container = hint if origin is None else origin
+        if container in items:
+            return None  # list[int] | list[str]: pydantic picks per value, no single check
+        item_hint = Any
+        if container is list and args:
+            item_hint = args[0]
+        elif container is dict and args:
+            if args[0] not in (str, Any):
+                return None
+            item_hint = args[1]
+        inner: dict[type, frozenset[type]] = {}
+        item_types = _scalar_types(item_hint, inner)
+        if item_types is None or (inner and item_hint is not Any):
+            return None  # list[list[int]] and such: pydantic
+        items[container] = item_types - {list, dict}  # flat: nested containers go to pydantic
+        return frozenset({container})
+    if origin in (typing.Union, types.UnionType):
+        parts = [_scalar_types(arg, items) for arg in args]
         if all(part is not None for part in parts):
             return frozenset().union(*parts)  # type: ignore[arg-type]
     return None
+
+
+def _copy_flat(value: Any, item_types: frozenset[type]) -> Any:
+    """A copy of a list, or of a dict with str keys, whose items are all of ``item_types``."""
+    if type(value) is list:
+        for item in value:
+            if type(item) not in item_types:
+                return None
+        return list(value)
+    for key, item in value.items():
+        if type(key) is not str or type(item) not in item_types:
+            return None
+    return dict(value)
 
 
 def _plain_json(value: Any, where: str) -> Any:

@@ -139,3 +139,68 @@ def test_size_limit_on_the_fast_path() -> None:
 def test_rich_annotations_still_convert() -> None:
     codec = PayloadCodec(rich, "t.rich")
     assert codec.encode_many([(("2030-01-02", 1), {})], LIMIT)[0] == {"day": "2030-01-02", "n": 1}
+
+
+def containers(  # type: ignore[no-untyped-def]
+    ids: list[int],
+    scores: dict[str, float],
+    tags: list[str] | None = None,
+    raw: list = None,  # type: ignore[assignment]  # noqa: RUF013
+    anything: Any = None,
+    untyped=None,
+) -> None: ...
+
+
+def test_lists_and_dicts_of_scalars_have_a_fast_path() -> None:
+    assert PayloadCodec(containers, "t.containers")._fast_types is not None
+
+    def nested(rows: list[list[int]]) -> None: ...
+
+    def two_lists(v: list[int] | list[str]) -> None: ...
+
+    def int_keys(v: dict[int, str]) -> None: ...
+
+    for fn in (nested, two_lists, int_keys):
+        assert PayloadCodec(fn, "t.fn")._fast_types is None, fn
+
+
+def test_containers_are_copied_not_shared() -> None:
+    ids, scores = [1, 2], {"a": 1.5}
+    payload = PayloadCodec(containers, "t.containers").encode((ids, scores), {}, LIMIT)
+    assert payload == {"ids": [1, 2], "scores": {"a": 1.5}}
+    assert payload["ids"] is not ids and payload["scores"] is not scores
+
+
+CONTAINER_CASES: list[tuple[Any, ...]] = [
+    ([1, 2], {"a": 1.5}),
+    ([1, True], {"a": 1.5}),  # bool in list[int]
+    ([1, 2], {"a": 1}),  # int in dict[str, float]
+    ((1, 2), {"a": 1.5}),  # tuple for a list
+    ([1, "2"], {"a": 1.5}),  # lax str in list[int]
+    ([1, "x"], {"a": 1.5}),  # refused
+    ([1], {1: 1.5}),  # int key
+    ([1], {"a": math.nan}),
+    ([], {}, ["x"], [1, "a", None, 2.5], [1, {"k": [2]}], {"k": (1, 2)}),
+    ([], {}, None, [[1]], {"a": 1}, [{1, 2}]),
+    ([], {}, ["x", 1], None, [True], {"k": math.inf}),
+]
+
+
+@pytest.mark.parametrize("args", CONTAINER_CASES)
+def test_container_calls_agree(args: tuple[Any, ...]) -> None:
+    codec = PayloadCodec(containers, "t.containers")
+    assert fast(codec, args, {}) == checked(codec, args, {})
+
+
+flat_lists = st.lists(scalar_values, max_size=4)
+flat_dicts = st.dictionaries(
+    st.one_of(st.text(max_size=3), st.integers()), scalar_values, max_size=3
+)
+container_values = st.one_of(scalar_values, flat_lists, flat_dicts, st.tuples(st.integers()))
+
+
+@given(st.lists(container_values, min_size=2, max_size=6))
+def test_any_container_call_agrees(values: list[Any]) -> None:
+    codec = PayloadCodec(containers, "t.containers")
+    args = tuple(values)
+    assert fast(codec, args, {}) == checked(codec, args, {})
