@@ -12,7 +12,7 @@ import os
 import secrets
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,6 +20,8 @@ import psycopg
 import redis
 from psycopg import sql
 
+from queue_runtime import Mode, Settings
+from queue_runtime import migrate as migrate_schema
 from tests.support import pg_admin_url, redis_test_url
 
 
@@ -35,6 +37,36 @@ def private_queue(app_root: Path) -> Iterator[str]:
     pyproject.write_text((pyproject.read_text() if pyproject.exists() else "") + table)
     try:
         yield name
+    finally:
+        _drop(name)
+
+
+@contextmanager
+def fast_sandbox(prefix: str, setup: Callable[[str], None] | None = None) -> Iterator[Settings]:
+    """Queue-mode Settings on a fresh migrated schema and Redis prefix, short timings for tests.
+
+    ``setup(schema)`` runs after the migration (sandbox tables of the test's app);
+    the schema is dropped and the prefix's keys deleted afterwards.
+    """
+    name = f"{prefix}_{secrets.token_hex(4)}"
+    settings = Settings(
+        mode=Mode.QUEUE,
+        database_url=pg_admin_url(),
+        redis_url=redis_test_url(),
+        schema=name,
+        redis_prefix=name,
+        lease_ttl=2.0,
+        poll_interval=0.1,
+        shutdown_grace=2.0,
+        rollout_refresh=0.1,
+    )
+    with psycopg.connect(pg_admin_url(), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(name)))
+    try:
+        migrate_schema(settings)
+        if setup is not None:
+            setup(name)
+        yield settings
     finally:
         _drop(name)
 

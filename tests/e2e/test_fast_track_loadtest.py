@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -27,15 +26,15 @@ from pathlib import Path
 
 import psycopg
 import pytest
-import redis
 from click.testing import CliRunner
 from psycopg import sql
 
 from migrator.cli import main
-from queue_runtime import Mode, Settings, configure, migrate
+from queue_runtime import Settings, configure
 from queue_runtime.gate import certification
+from tests.e2e._queue_env import fast_sandbox
 from tests.e2e.test_apply_shop import git, shop_repo
-from tests.support import pg_admin_url, redis_test_url
+from tests.support import pg_admin_url
 
 JOB = "shop.mail.send_welcome"
 USERS = 600
@@ -129,41 +128,20 @@ def migrated_shop(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def sandbox() -> Iterator[Settings]:
-    name = f"qr_ft_{secrets.token_hex(4)}"
-    settings = Settings(
-        mode=Mode.QUEUE,
-        database_url=pg_admin_url(),
-        redis_url=redis_test_url(),
-        schema=name,
-        redis_prefix=name,
-        lease_ttl=2.0,
-        poll_interval=0.1,
-        shutdown_grace=2.0,
-        rollout_refresh=0.1,
-    )
+def _mail_table(schema: str) -> None:
     with psycopg.connect(pg_admin_url(), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(name)))
         conn.execute(
             sql.SQL(
                 "CREATE TABLE {}.sandbox_mail (id bigserial PRIMARY KEY,"
                 " recipient text NOT NULL, subject text NOT NULL)"
-            ).format(sql.Identifier(name))
+            ).format(sql.Identifier(schema))
         )
-    try:
-        migrate(settings)
+
+
+@pytest.fixture
+def sandbox() -> Iterator[Settings]:
+    with fast_sandbox("qr_ft", _mail_table) as settings:
         yield settings
-    finally:
-        with psycopg.connect(pg_admin_url(), autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
-        client = redis.Redis.from_url(redis_test_url())
-        try:
-            keys = list(client.scan_iter(match=f"{name}:*", count=500))
-            if keys:
-                client.delete(*keys)
-        finally:
-            client.close()
 
 
 def mails(settings: Settings) -> dict[str, int]:

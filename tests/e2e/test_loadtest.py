@@ -27,15 +27,15 @@ from pathlib import Path
 
 import psycopg
 import pytest
-import redis
 from click.testing import CliRunner
 from psycopg import sql
 
 from migrator.cli import main
-from queue_runtime import Mode, Settings, configure, migrate
+from queue_runtime import Settings, configure
 from queue_runtime.gate import certification, gate_decision
+from tests.e2e._queue_env import fast_sandbox
 from tests.e2e.loadtest_app import jobs
-from tests.support import pg_admin_url, redis_test_url, wait_until
+from tests.support import pg_admin_url, wait_until
 
 REPO = Path(__file__).resolve().parents[2]
 JOB = "tests.e2e.loadtest_app.jobs.record_payment"
@@ -47,34 +47,10 @@ SLA_MS = "15000"
 
 @pytest.fixture
 def sandbox() -> Iterator[Settings]:
-    name = f"qr_lt_{secrets.token_hex(4)}"
-    settings = Settings(
-        mode=Mode.QUEUE,
-        database_url=pg_admin_url(),
-        redis_url=redis_test_url(),
-        schema=name,
-        redis_prefix=name,
-        lease_ttl=2.0,
-        poll_interval=0.1,
-        shutdown_grace=2.0,
-        rollout_refresh=0.1,
-    )
-    with psycopg.connect(pg_admin_url(), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(name)))
-    try:
-        migrate(settings)
-        jobs.create_tables(pg_admin_url(), name)
+    with fast_sandbox(
+        "qr_lt", lambda schema: jobs.create_tables(pg_admin_url(), schema)
+    ) as settings:
         yield settings
-    finally:
-        with psycopg.connect(pg_admin_url(), autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
-        client = redis.Redis.from_url(redis_test_url())
-        try:
-            keys = list(client.scan_iter(match=f"{name}:*", count=500))
-            if keys:
-                client.delete(*keys)
-        finally:
-            client.close()
 
 
 def run_cli(settings: Settings, tmp_path: Path, *options: str) -> tuple[int, str, dict]:

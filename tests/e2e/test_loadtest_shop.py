@@ -31,15 +31,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import psycopg
 import pytest
-import redis
 from click.testing import CliRunner
-from psycopg import sql
 
 from migrator.cli import main
-from queue_runtime import Mode, Settings, migrate
-from tests.support import pg_admin_url, redis_test_url
+from queue_runtime import Settings
+from tests.e2e._queue_env import fast_sandbox
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
 
@@ -102,33 +99,8 @@ def shop(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def queue() -> Iterator[Settings]:
-    name = f"qr_ltshop_{secrets.token_hex(4)}"
-    settings = Settings(
-        mode=Mode.QUEUE,
-        database_url=pg_admin_url(),
-        redis_url=redis_test_url(),
-        schema=name,
-        redis_prefix=name,
-        lease_ttl=2.0,
-        poll_interval=0.1,
-        shutdown_grace=2.0,
-        rollout_refresh=0.1,
-    )
-    with psycopg.connect(pg_admin_url(), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(name)))
-    try:
-        migrate(settings)
+    with fast_sandbox("qr_ltshop") as settings:
         yield settings
-    finally:
-        with psycopg.connect(pg_admin_url(), autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
-        client = redis.Redis.from_url(redis_test_url())
-        try:
-            keys = list(client.scan_iter(match=f"{name}:*", count=500))
-            if keys:
-                client.delete(*keys)
-        finally:
-            client.close()
 
 
 def env_for(root: Path, queue: Settings) -> dict[str, str]:
