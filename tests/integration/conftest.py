@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -22,15 +21,14 @@ import pytest
 import redis
 from psycopg import sql
 
+from migrator.loadtest.fleet import PrivateRedis as LoadTestRedis
 from queue_runtime.config import Mode, Settings
 from queue_runtime.runtime import Runtime
 from tests.support import (
-    free_port,
     pg_admin_url,
     redis_problem,
     redis_test_url,
     require,
-    wait_until,
 )
 
 
@@ -126,53 +124,15 @@ def _delete_redis_prefix(settings: Settings) -> None:
         client.close()
 
 
-class PrivateRedis:
-    """A redis-server this test owns: safe to FLUSHALL, stop, restart."""
-
-    def __init__(self, workdir: Path) -> None:
-        self.workdir = workdir
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+class PrivateRedis(LoadTestRedis):
+    """A redis-server this test owns: safe to FLUSHALL, stop, restart (by its PID only)."""
 
     @property
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
-    def start(self) -> None:
-        args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        args += ["--save", "", "--appendonly", "no", "--dir", str(self.workdir)]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(self._answers, timeout=30, message=f"private redis on port {self.port}")
-
-    def stop(self) -> None:
-        """Stop the server we started (by its PID only); its data is gone."""
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        self.process = None
-
-    def restart(self) -> None:
-        self.stop()
-        self.start()
-
     def client(self) -> redis.Redis:
         return redis.Redis.from_url(self.url)
-
-    def _answers(self) -> bool:
-        try:
-            with redis.Redis.from_url(self.url, socket_connect_timeout=0.5) as client:
-                return bool(client.ping())
-        except redis.ConnectionError:
-            return False
 
 
 @pytest.fixture
