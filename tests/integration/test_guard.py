@@ -11,10 +11,7 @@ redelivery runs the body again (the effect happens twice).
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,11 +26,11 @@ from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import ClaimedJob
 from tests.integration import guard_app
+from tests.integration.workers import Spawner
 from tests.support import wait_until
 
 pytestmark = [pytest.mark.pg]
 
-ROOT = Path(__file__).resolve().parents[2]
 jobs = Registry()
 calls: list[int] = []
 
@@ -114,36 +111,9 @@ def test_inline_runs_with_a_key_are_guarded(runtime: Runtime) -> None:
 # -- real workers, SIGKILL ----------------------------------------------------
 
 
-class Workers:
-    def __init__(self, logdir: Path) -> None:
-        self.logdir = logdir
-        self.procs: list[subprocess.Popen[bytes]] = []
-
-    def start(self, settings: Settings) -> subprocess.Popen[bytes]:
-        env = {**os.environ, "QR_TEST_SETTINGS": settings.model_dump_json(by_alias=True)}
-        command = [sys.executable, "-m", "queue_runtime.cli", "worker"]
-        command += ["tests.integration.guard_app", "--pool", "batch", "--concurrency", "1"]
-        log = self.logdir / f"worker-{len(self.procs)}.log"
-        with log.open("ab") as out:
-            proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=out)
-        self.procs.append(proc)
-        return proc
-
-    def stop_all(self) -> None:
-        for proc in self.procs:  # only the processes this test started, by PID
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=5)
-
-
 @pytest.fixture
-def workers(tmp_path: Path) -> Iterator[Workers]:
-    spawned = Workers(tmp_path)
+def workers(tmp_path: Path) -> Iterator[Spawner]:
+    spawned = Spawner(tmp_path, app="tests.integration.guard_app")
     try:
         yield spawned
     finally:
@@ -151,18 +121,18 @@ def workers(tmp_path: Path) -> Iterator[Workers]:
 
 
 def _kill_mid_run_then_redeliver(
-    settings: Settings, workers: Workers, atomic: bool
+    settings: Settings, workers: Spawner, atomic: bool
 ) -> tuple[Runtime, int, list[tuple[int, int]], int]:
     tuned = settings.model_copy(update={"lease_ttl": 2.0, "poll_interval": 0.1})
     guard_app.create_tables(tuned.database_url or "", tuned.schema_name)
     rt = configure(tuned)
     dsn, schema = tuned.database_url or "", tuned.schema_name
     handle = guard_app.charge.enqueue(42, atomic=atomic, linger=60.0, idempotency_key="order-42")
-    victim = workers.start(tuned)
+    victim = workers.start(tuned, "--pool", "batch", "--concurrency", "1")
     wait_until(lambda: guard_app.charges(dsn, schema), timeout=30, message="the charge")
     victim.send_signal(signal.SIGKILL)  # lingering after the effect: the job is not acked
     victim.wait(timeout=10)
-    workers.start(tuned)
+    workers.start(tuned, "--pool", "batch", "--concurrency", "1")
     wait_until(
         lambda: rt.store.get(handle.id).status is JobStatus.SUCCEEDED,  # type: ignore[union-attr]
         timeout=60,
@@ -174,7 +144,7 @@ def _kill_mid_run_then_redeliver(
 @pytest.mark.redis
 @pytest.mark.slow
 def test_sigkill_after_the_key_completed_the_redelivery_does_not_charge_again(
-    settings: Settings, workers: Workers
+    settings: Settings, workers: Spawner
 ) -> None:
     rt, job_id, charged, victim = _kill_mid_run_then_redeliver(settings, workers, atomic=True)
     try:
@@ -189,7 +159,7 @@ def test_sigkill_after_the_key_completed_the_redelivery_does_not_charge_again(
 @pytest.mark.redis
 @pytest.mark.slow
 def test_the_window_a_kill_between_effect_and_key_completion_charges_twice(
-    settings: Settings, workers: Workers
+    settings: Settings, workers: Spawner
 ) -> None:
     """Documented, not hidden: the effect committed alone, the key still in progress."""
     rt, _, charged, victim = _kill_mid_run_then_redeliver(settings, workers, atomic=False)

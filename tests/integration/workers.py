@@ -43,10 +43,10 @@ def db_now(settings: Settings) -> datetime:
 
 
 class Spawner:
-    """Starts ``queue-runtime worker tests.integration.fault_app`` processes; kills leftovers."""
+    """Starts ``queue-runtime worker APP`` processes (fault_app by default); kills leftovers."""
 
-    def __init__(self, logdir: Path) -> None:
-        self.logdir = logdir
+    def __init__(self, logdir: Path, app: str = "tests.integration.fault_app") -> None:
+        self.logdir, self.app = logdir, app
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def start(self, settings: Settings, *args: str) -> subprocess.Popen[bytes]:
@@ -56,7 +56,7 @@ class Spawner:
             "-m",
             "queue_runtime.cli",
             "worker",
-            "tests.integration.fault_app",
+            self.app,
         ]
         log = self.logdir / f"worker-{len(self.procs)}.log"
         with log.open("ab") as out:
