@@ -38,6 +38,6 @@ def test_example_second_run_changes_nothing(tmp_path: Path, example: Example) ->
 
 
 def test_docs_show_the_current_examples() -> None:
-    docs = Path(__file__).parents[3] / "docs" / "apply.md"
+    docs = Path(__file__).parents[5] / "docs" / "apply.md"
 
     assert render_markdown() in docs.read_text(encoding="utf-8"), "run: python -m codemods.examples"

@@ -33,7 +33,7 @@ from tests.support import pg_admin_url
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
 
-SHOP = Path(__file__).resolve().parents[2] / "examples" / "shop"
+SHOP = Path(__file__).resolve().parents[4] / "examples" / "shop"
 IGNORE = shutil.ignore_patterns(
     ".migrator", "__pycache__", "*.egg-info", "build", "data", "media", ".pytest_cache"
 )

@@ -24,7 +24,7 @@ from inventory.models import Idempotency, Inventory
 from migrator.commands.apply import apply
 from tests.e2e._queue_env import app_env, migrate, private_queue, run_python, worker
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[4]
 SHOP = REPO / "examples" / "shop"
 IGNORE = shutil.ignore_patterns(
     ".migrator", "__pycache__", "*.egg-info", "build", "data", "media", ".pytest_cache"

@@ -35,7 +35,7 @@ from inventory.models import (
 )
 from migrator.docs_render import field_table, render_detectors, render_rules, verdict_rows
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[4]  # the repository (a dev-only command)
 TEMPLATE = REPO / "docs" / "_templates" / "scan.md"
 OUTPUT = REPO / "docs" / "scan.md"
 SCHEMA_MODELS: tuple[type[BaseModel], ...] = (

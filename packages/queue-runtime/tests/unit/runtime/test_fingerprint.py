@@ -114,7 +114,7 @@ def test_stable_across_processes(make_app: Any, tmp_path: Path) -> None:
             text=True,
             check=True,
             env={"PYTHONHASHSEED": seed, "PATH": ""},
-            cwd=Path(__file__).resolve().parents[3],
+            cwd=Path(__file__).resolve().parents[5],
         ).stdout.strip()
         for seed in ("1", "2", "3")
     }

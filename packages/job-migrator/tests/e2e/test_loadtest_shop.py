@@ -40,7 +40,7 @@ from tests.e2e._queue_env import fast_sandbox
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
 
-SHOP = Path(__file__).resolve().parents[2] / "examples" / "shop"
+SHOP = Path(__file__).resolve().parents[4] / "examples" / "shop"
 JOB = "shop.jobs.audit.write_audit"
 IGNORE = shutil.ignore_patterns(
     ".migrator", "__pycache__", "*.egg-info", "build", "data", "media", ".pytest_cache"

@@ -35,9 +35,9 @@ from inventory.models import (
     ScanErrorKind,
 )
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[4]
 SHOP = REPO / "examples" / "shop"
-FIXTURES = REPO / "tests" / "fixtures"
+FIXTURES = REPO / "packages" / "job-migrator" / "tests" / "fixtures"
 COPY_IGNORE = shutil.ignore_patterns(
     ".migrator", "__pycache__", "*.egg-info", "build", "data", "media", ".pytest_cache"
 )

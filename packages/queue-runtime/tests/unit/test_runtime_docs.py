@@ -11,7 +11,7 @@ from queue_runtime import cli
 from queue_runtime.config import JobConfig, PoolConfig, RetryPolicy, Settings
 from queue_runtime.metrics import WorkerMetrics
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[4] / "docs"
 RUNTIME_MD = DOCS / "runtime.md"
 
 

@@ -26,7 +26,7 @@ from migrator.plan import parse_markdown
 from queue_runtime import Settings, downgrade, migrate
 from tests.support import free_port, pg_admin_url, redis_test_url
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[4]
 SHOP = REPO / "examples" / "shop"
 IGNORE = shutil.ignore_patterns(
     ".migrator", "__pycache__", "*.egg-info", "build", "data", "media", ".pytest_cache"

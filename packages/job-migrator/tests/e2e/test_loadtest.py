@@ -37,7 +37,8 @@ from tests.e2e._queue_env import fast_sandbox
 from tests.e2e.loadtest_app import jobs
 from tests.support import pg_admin_url, wait_until
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[4]
+DIST = Path(__file__).resolve().parents[2]  # packages/job-migrator: ``tests.e2e`` imports from here
 JOB = "tests.e2e.loadtest_app.jobs.record_payment"
 SANDBOX = "tests.e2e.loadtest_app.sandbox"
 # A job a killed worker had claimed but not started waits for the lease TTL (2 s), and
@@ -62,7 +63,7 @@ def run_cli(settings: Settings, tmp_path: Path, *options: str) -> tuple[int, str
     command = [sys.executable, "-c", "from migrator.cli import main; main()", "loadtest", JOB]
     command += ["--sandbox", SANDBOX, "--json", str(report), "--markdown", str(report) + ".md"]
     done = subprocess.run(
-        [*command, *options], cwd=REPO, env=env, capture_output=True, text=True, timeout=110
+        [*command, *options], cwd=DIST, env=env, capture_output=True, text=True, timeout=110
     )
     output = done.stdout + done.stderr
     assert report.exists(), output
@@ -171,7 +172,7 @@ def test_refuses_a_sandbox_that_does_not_configure_queue_mode(tmp_path: Path) ->
             "--sandbox", "not_a_sandbox", "--rate", "5", "--duration", "2s",
         ],
         cwd=tmp_path,
-        env={**os.environ, "QUEUE_RUNTIME_MODE": "inline", "PYTHONPATH": str(REPO)},
+        env={**os.environ, "QUEUE_RUNTIME_MODE": "inline", "PYTHONPATH": str(DIST)},
         capture_output=True,
         text=True,
         timeout=60,
