@@ -1,12 +1,17 @@
-"""Import boundaries (pyproject's [tool.importlinter] contracts) hold."""
+"""Import boundaries hold: the import-linter contracts, and no import cycle inside any package."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import grimp
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
+PACKAGES = ("queue_runtime", "inventory", "codemods", "migrator")
 
 
 def test_import_linter_contracts_are_kept() -> None:
@@ -16,3 +21,70 @@ def test_import_linter_contracts_are_kept() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert " 0 broken." in result.stdout
+
+
+def _cycles(graph: grimp.ImportGraph, package: str) -> Iterator[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    modules = sorted(m for m in graph.modules if m == package or m.startswith(package + "."))
+    inside = set(modules)
+    edges = {m: sorted(graph.find_modules_directly_imported_by(m) & inside) for m in modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    for root in modules:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            if i < len(edges[node]):
+                work.append((node, i + 1))
+                nxt = edges[node][i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    yield sorted(component)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+
+
+@pytest.fixture(scope="module")
+def graph() -> grimp.ImportGraph:
+    # Imports inside functions count (a lazy import that closes a circle is still a circle);
+    # imports under `if TYPE_CHECKING:` do not run, so they do not.
+    return grimp.build_graph(*PACKAGES, exclude_type_checking_imports=True)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_cycle_inside_the_package(graph: grimp.ImportGraph, package: str) -> None:
+    assert list(_cycles(graph, package)) == []
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "knot"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from knot import b\n")
+    (pkg / "b.py").write_text("def f():\n    from knot import c\n")
+    (pkg / "c.py").write_text("import knot.a\n")
+    (pkg / "d.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import knot.a\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = list(_cycles(grimp.build_graph("knot", exclude_type_checking_imports=True), "knot"))
+    assert found == [["knot.a", "knot.b", "knot.c"]]
