@@ -266,12 +266,14 @@ def test_tenant_cap_holds_under_redelivery_after_sigkill(
     rt = use(tuned(settings, tenant_caps={"acme": 2}))
     ids = [fault_app.work.enqueue(n, seconds=0.5, tenant="acme").id for n in range(12)]
     victim = spawner.start(rt.settings, "--pool", "batch", "--concurrency", "4")
-    spawner.start(rt.settings, "--pool", "batch", "--concurrency", "4")
     wait_until(
         lambda: any(e.pid == victim.pid and e.finished_at is None for e in executions(rt.settings)),
         timeout=30,
         message="the victim running an acme job",
     )
+    # The second worker starts only now: started together, it could win every freed tenant
+    # token while the victim polls, and the victim would never hold an acme job to die with.
+    spawner.start(rt.settings, "--pool", "batch", "--concurrency", "4")
     victim.send_signal(signal.SIGKILL)
     killed_at = db_now(rt.settings)
     victim.wait(timeout=10)
