@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemods._targets import dotted
+from codemods._syntax import dotted
 from codemods._types import DefKind
 from inventory.models import Job
 

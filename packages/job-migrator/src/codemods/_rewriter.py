@@ -1,9 +1,11 @@
 """One pass over a module that rewrites the selected call sites, statement by statement.
 
-Each site is dispatched on its pattern to the transformer module for that
-pattern. A site is only rewritten where the statement at its recorded line
-has the expected shape and names the job: anything else leaves the code
+Each site is dispatched on its pattern to the module for that pattern in
+``_rewrites``. A site is only rewritten where the statement at its recorded
+line has the expected shape and names the job: anything else leaves the code
 alone and reports the site (a stale or moved position is never guessed at).
+:func:`rewrite_file` then applies the module-level edits the rewrites asked
+for (imports) and returns one typed outcome per target; it never raises.
 """
 
 from __future__ import annotations
@@ -17,35 +19,53 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemods import (
-    _asyncio,
-    _background_tasks,
-    _direct_call,
-    _executor,
-    _fastapi_202,
-    _on_commit,
-    _signal,
-    _thread,
+from codemods._edits.imports import add_import, project_packages, remove_unused_imports
+from codemods._edits.params import drop_unused_params
+from codemods._rewrites import (
+    asyncio_handoff,
+    background_tasks,
+    direct_call,
+    executor,
+    fastapi_202,
+    on_commit,
+    signal_receiver,
+    thread,
 )
-from codemods._targets import already_enqueues, is_job_ref, statement_call
-from codemods._types import Block, Edit, Skip, Status, Target
+from codemods._rewrites.enqueue import already_enqueues, is_job_ref
+from codemods._syntax import statement_call
+from codemods._types import (
+    Block,
+    Edit,
+    Failed,
+    Import,
+    Rewritten,
+    Skip,
+    Skipped,
+    Status,
+    Target,
+    TargetOutcome,
+)
+from inventory.config import key_function
 from inventory.models import Pattern
 
-Rewriter = Callable[[Block, int, Target], Edit | Skip | None]
+Rewrite = Callable[[Block, int, Target], Edit | Skip | None]
 
-REWRITERS: dict[Pattern, Rewriter] = {
-    Pattern.DIRECT_CALL: _direct_call.rewrite,
-    Pattern.THREAD: _thread.rewrite,
-    Pattern.PROCESS: _thread.rewrite,
-    Pattern.EXECUTOR_SUBMIT: _executor.rewrite,
-    Pattern.BACKGROUND_TASKS: _background_tasks.rewrite,
-    Pattern.ASYNCIO_TASK: _asyncio.rewrite,
-    Pattern.RUN_IN_EXECUTOR: _asyncio.rewrite,
-    Pattern.ON_COMMIT: _on_commit.rewrite,
-    Pattern.SIGNAL_RECEIVER: _signal.rewrite,
+# Looked up per site (not bound at import), so a test can swap one rewrite.
+REWRITERS: dict[Pattern, Rewrite] = {
+    Pattern.DIRECT_CALL: direct_call.rewrite,
+    Pattern.THREAD: thread.rewrite,
+    Pattern.PROCESS: thread.rewrite,
+    Pattern.EXECUTOR_SUBMIT: executor.rewrite,
+    Pattern.BACKGROUND_TASKS: background_tasks.rewrite,
+    Pattern.ASYNCIO_TASK: asyncio_handoff.rewrite,
+    Pattern.RUN_IN_EXECUTOR: asyncio_handoff.rewrite,
+    Pattern.ON_COMMIT: on_commit.rewrite,
+    Pattern.SIGNAL_RECEIVER: signal_receiver.rewrite,
 }
 
-Outcome = tuple[Status, str]
+NOT_FOUND = (
+    "not found at the recorded position (line {line}): the code there has another shape; rescan"
+)
 
 
 @dataclass
@@ -69,7 +89,9 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
     def __init__(self, targets: list[Target]) -> None:
         super().__init__()
         self.targets = targets
-        self.outcomes: dict[int, Outcome] = {}  # index in targets -> outcome
+        self.outcomes: dict[int, TargetOutcome] = {}  # index in targets -> outcome
+        self.adds: list[Import] = []  # what the rewritten code needs imported
+        self.removes: list[Import] = []  # imports it may no longer need
         self._scopes: list[_Scope] = []
 
     def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -91,11 +113,19 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         body_line = self._lines(original_node.body)[0]
         for i, target in enumerate(self.targets):
             in_header = scope.first <= target.site.location.line < body_line
-            if in_header and i not in self.outcomes and _is_receiver_job(original_node, target):
-                self.outcomes[i] = (Status.SKIPPED, _signal.RECEIVER_IS_JOB)
+            if in_header and i not in self.outcomes:
+                self._check_receiver(original_node, i, target)
         if scope.dropped:
-            return _background_tasks.drop_unused_params(updated_node, frozenset(scope.dropped))
+            return drop_unused_params(updated_node, frozenset(scope.dropped))
         return updated_node
+
+    def _check_receiver(self, func: cst.FunctionDef, i: int, target: Target) -> None:
+        """A signal site recorded at the receiver's header, when the receiver is the job."""
+        if target.site.pattern is not Pattern.SIGNAL_RECEIVER:
+            return
+        skip = signal_receiver.check_receiver(func, target)
+        if skip is not None:
+            self.outcomes[i] = Skipped(target, skip.reason, skip.status)
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
@@ -149,27 +179,26 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         ]
 
     def _apply(self, block: Block, index: int, i: int, target: Target) -> Edit | None:
-        done = self.outcomes.get(i, (None,))[0] is Status.REWRITTEN
+        done = isinstance(self.outcomes.get(i), Rewritten)
         if done and target.site.pattern is not Pattern.SIGNAL_RECEIVER:
             return None  # a receiver may call its job several times; other sites are one call
         if already_enqueues(block.statements[index], target):
-            self.outcomes.setdefault(i, (Status.ALREADY, "already enqueues"))
+            self.outcomes.setdefault(i, Skipped(target, "already enqueues", Status.ALREADY))
             return None
-        rewriter = _fastapi_202.rewrite if target.accepted else REWRITERS[target.site.pattern]
-        result = rewriter(block, index, target)
+        rewrite = fastapi_202.rewrite if target.accepted else REWRITERS[target.site.pattern]
+        result = rewrite(block, index, target)
         if isinstance(result, Skip):
-            self.outcomes[i] = (result.status, result.reason)
-        elif isinstance(result, Edit):
-            self.outcomes[i] = (Status.REWRITTEN, "")
-        return result if isinstance(result, Edit) else None
+            self.outcomes[i] = Skipped(target, result.reason, result.status)
+            return None
+        if isinstance(result, Edit):
+            self.outcomes[i] = Rewritten(target)
+            self.adds.extend(result.adds)
+            self.removes.extend(result.removes)
+        return result
 
 
 def _names(node: cst.CSTNode) -> Counter[str]:
     return Counter(n.value for n in m.findall(node, m.Name()) if isinstance(n, cst.Name))
-
-
-def _is_receiver_job(func: cst.FunctionDef, target: Target) -> bool:
-    return target.site.pattern is Pattern.SIGNAL_RECEIVER and _signal.receiver_is_job(func, target)
 
 
 def _calls_job(stmt: cst.SimpleStatementLine, target: Target) -> bool:
@@ -177,11 +206,46 @@ def _calls_job(stmt: cst.SimpleStatementLine, target: Target) -> bool:
     return call is not None and is_job_ref(call.func, target)
 
 
-def rewrite_sites(
-    module: cst.Module, targets: list[Target]
-) -> tuple[cst.Module, dict[int, Outcome]]:
-    """Rewrite ``targets`` in ``module``; targets without an outcome were not found."""
+@dataclass(frozen=True)
+class FileRewrite:
+    """One file after the pass: its new module (None: left as it was) and an outcome per target."""
+
+    module: cst.Module | None
+    outcomes: list[TargetOutcome]
+
+
+def rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
+    """Rewrite ``targets`` (all sites in ``path``) in ``source``. Never raises."""
+    try:
+        return _rewrite_file(path, source, targets)
+    # The per-file runner: whatever a rewrite raises becomes that file's outcome.
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        return FileRewrite(None, [Failed(t, error) for t in targets])
+
+
+def _rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
     transformer = RewriteCallSitesTransformer(targets)
     # The module was parsed for this pass alone: no defensive deep copy needed.
-    updated = MetadataWrapper(module, unsafe_skip_copy=True).visit(transformer)
-    return updated, transformer.outcomes
+    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    module = wrapper.visit(transformer)
+    outcomes = [
+        transformer.outcomes.get(i) or Skipped(t, NOT_FOUND.format(line=t.site.location.line))
+        for i, t in enumerate(targets)
+    ]
+    first_party = project_packages([path], [t.job.qualname for t in targets])
+    module = remove_unused_imports(module, transformer.removes)
+    for wanted in dict.fromkeys([*transformer.adds, *_key_functions(outcomes)]):
+        module = add_import(module, wanted.module, wanted.name, first_party)
+    return FileRewrite(module, outcomes)
+
+
+def _key_functions(outcomes: list[TargetOutcome]) -> list[Import]:
+    """``from pkg.mod import func`` for each key function a rewritten site now calls."""
+    wanted: list[Import] = []
+    for outcome in outcomes:
+        template = outcome.target.key_template
+        found = key_function(template) if template is not None else None
+        if found is not None and isinstance(outcome, Rewritten):
+            wanted.append(Import(found[0], found[1]))
+    return wanted

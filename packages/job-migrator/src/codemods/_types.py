@@ -1,13 +1,16 @@
 """Every type the codemods share: options in, outcomes out.
 
-One small module, read by all the others (the Fixit habit): a transformer
-never raises for a site it cannot handle, it returns a :class:`Skip`, and a
-run over the tree returns an :class:`ApplyResult` that says, per site,
-what happened and why.
+One small module, read by all the others and importing none of them (the
+Fixit habit): a transformer never raises for a site it cannot handle, it
+returns a :class:`Skip`; a pass over a file returns one :data:`TargetOutcome`
+per target (:class:`Rewritten`, :class:`Skipped` or :class:`Failed`); a run
+over the tree returns an :class:`ApplyResult` that says, per site, what
+happened and why.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -79,6 +82,16 @@ class FileChange(BaseModel):
     after: str
     created: bool = Field(default=False, description="A new file (``before`` is empty).")
 
+    def unified_diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                self.before.splitlines(keepends=True),
+                self.after.splitlines(keepends=True),
+                fromfile="/dev/null" if self.created else f"a/{self.path}",
+                tofile=f"b/{self.path}",
+            )
+        )
+
 
 class JobBatch(BaseModel):
     """Jobs that go into one branch, smallest risk first."""
@@ -104,10 +117,7 @@ class ApplyResult(BaseModel):
 
     @property
     def diff(self) -> str:
-        # Imported here: _changeset builds on these types, so it cannot be imported at the top.
-        from codemods._changeset import unified_diff
-
-        return unified_diff(self.changes)
+        return "".join(change.unified_diff() for change in self.changes)
 
 
 @dataclass(frozen=True)
@@ -146,8 +156,64 @@ class Skip:
 
 
 @dataclass(frozen=True)
+class Import:
+    """``from module import name``; ``import module`` when ``name`` is None."""
+
+    module: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
 class Edit:
-    """Statement index (in one block) -> the statements replacing it (empty: removed)."""
+    """What one rewrite changes: statements in its block, and what the module must then do.
+
+    ``replacements`` maps a statement index (in one block) to the statements
+    replacing it (empty: removed). The whole-module edits a rewrite needs are
+    declared, not done: the pass applies them once per file, through the one
+    import API (``codemods._edits.imports``).
+    """
 
     replacements: dict[int, list[cst.BaseStatement]] = field(default_factory=dict)
-    dropped_params: frozenset[str] = frozenset()
+    dropped_params: frozenset[str] = frozenset()  # parameters to drop if nothing else uses them
+    adds: tuple[Import, ...] = ()  # imports the new code needs
+    removes: tuple[Import, ...] = ()  # imports to drop when nothing uses them any more
+
+
+@dataclass(frozen=True)
+class Rewritten:
+    """The target's site now enqueues."""
+
+    target: Target
+
+    def site_outcome(self) -> SiteOutcome:
+        return SiteOutcome(site=self.target.site, status=Status.REWRITTEN)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """The target's site was left as it is, for ``reason`` (``status``: skipped, manual, already)."""
+
+    target: Target
+    reason: str
+    status: Status = Status.SKIPPED
+
+    def site_outcome(self) -> SiteOutcome:
+        lines = self.target.site.result_use_lines if self.status is Status.MANUAL else []
+        return SiteOutcome(
+            site=self.target.site, status=self.status, reason=self.reason, lines=lines
+        )
+
+
+@dataclass(frozen=True)
+class Failed:
+    """Rewriting the target's file raised ``error``: the file is left as it is."""
+
+    target: Target
+    error: str
+
+    def site_outcome(self) -> SiteOutcome:
+        reason = f"the rewrite failed, the file is left as it is: {self.error}"
+        return SiteOutcome(site=self.target.site, status=Status.SKIPPED, reason=reason)
+
+
+TargetOutcome = Rewritten | Skipped | Failed

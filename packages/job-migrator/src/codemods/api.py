@@ -10,13 +10,15 @@ from pathlib import Path
 
 import libcst as cst
 
-from codemods import _git, _jobdefs, _stale, _status_endpoint
-from codemods._branches import BranchReport, create
-from codemods._changeset import plan_changes, read_source, write_changes
+from codemods import _jobdefs, _stale
+from codemods._changes import git
+from codemods._changes.branches import BranchReport, create
+from codemods._changes.changeset import plan_changes, read_source, write_changes
 from codemods._config import effective_options
-from codemods._register import decorator_arguments
+from codemods._edits import status_endpoint
+from codemods._edits.register import decorator_arguments
+from codemods._edits.status_endpoint import AppModule
 from codemods._select import guarded_verdict, select
-from codemods._status_endpoint import AppModule
 from codemods._types import (
     ApplyOptions,
     ApplyResult,
@@ -52,7 +54,7 @@ def plan_apply(
     top = Path(root).resolve()
     opts = effective_options(top, options or ApplyOptions())
     inventory, rescanned, stale = _stale.refresh(top, inventory, scanner if opts.rescan else None)
-    dirty = set() if opts.allow_dirty else _git.dirty_files(top)
+    dirty = set() if opts.allow_dirty else git.dirty_files(top)
     blocked = _blocked(top, inventory, stale, dirty)
     sources = _read_sources(top, inventory, blocked)
     defs = _definitions(inventory, sources)
@@ -131,7 +133,7 @@ def _app_for_202(top: Path, inventory: Inventory, dirty: set[Path]) -> AppModule
     """The FastAPI app to add the status endpoint to, when a handler could answer 202."""
     if not any(s.result_used and s.handler is Framework.FASTAPI for s in inventory.sites):
         return None
-    app = _status_endpoint.find_app(top)
+    app = status_endpoint.find_app(top)
     if app is None or (top / app.path).resolve() in dirty:
         return None
     return app

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods._examples_doc import site_line
+from codemods.examples._doc import site_line
 from inventory.models import (
     Argument,
     CallSite,

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from codemods import ApplyOptions, plan_apply
-from codemods._pr import render
+from codemods._changes.pr import render
 from inventory.models import Idempotency, Inventory, Pattern
 from migrator.commands.apply import apply
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from codemods import ApplyOptions, Status, plan_apply
-from codemods._examples_doc import inventory_for, render_markdown
 from codemods.examples import EXAMPLES, Example
+from codemods.examples._doc import inventory_for, render_markdown
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.title for e in EXAMPLES])

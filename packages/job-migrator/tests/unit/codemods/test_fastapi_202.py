@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from codemods import ApplyResult, Status, plan_apply, write
-from codemods._examples_doc import site_line
+from codemods.examples._doc import site_line
 from inventory.models import Framework, Inventory, Pattern
 
 Build = Callable[..., Inventory]

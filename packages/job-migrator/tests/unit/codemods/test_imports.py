@@ -5,7 +5,8 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from codemods._imports import add_import, project_packages
+from codemods._edits.imports import add_import, project_packages, remove_unused_imports
+from codemods._types import Import
 
 
 @pytest.mark.parametrize(
@@ -120,3 +121,12 @@ def test_project_packages() -> None:
     assert project_packages(
         ["shop/images.py", "app.py", "src/pkg/mod.py", "tests/test_x.py"], ["shop.a.f", "other.g"]
     ) == {"shop", "app", "pkg", "tests", "other"}
+
+
+def test_remove_unused_imports_drops_only_names_nothing_uses() -> None:
+    module = cst.parse_module("from fastapi import BackgroundTasks, FastAPI\n\napp = FastAPI()\n")
+    unused = [Import("fastapi", "BackgroundTasks"), Import("fastapi", "FastAPI")]
+
+    assert remove_unused_imports(module, unused).code == (
+        "from fastapi import FastAPI\n\napp = FastAPI()\n"
+    )

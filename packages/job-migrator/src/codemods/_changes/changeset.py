@@ -1,4 +1,4 @@
-"""Turn selected targets into file changes: rewrite, register, verify, diff, write.
+"""Turn selected targets into file changes: rewrite, register, verify, write.
 
 Pure until :func:`write_changes`: planning reads sources from a dict and
 returns new texts, so the same plan can be shown as a diff, written, or
@@ -8,7 +8,6 @@ module parses (libcst and CPython's own compiler both accept it).
 
 from __future__ import annotations
 
-import difflib
 import os
 import shutil
 from collections import defaultdict
@@ -16,21 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, ImportItem
 
-from codemods import _background_tasks, _register, _status_endpoint
-from codemods._fastapi_202 import RESPONSE_IMPORT
-from codemods._imports import add_import, project_packages
-from codemods._rewriter import rewrite_sites
-from codemods._status_endpoint import AppModule
+from codemods._edits import register, status_endpoint
+from codemods._edits.imports import project_packages
+from codemods._edits.status_endpoint import AppModule
+from codemods._rewriter import rewrite_file
 from codemods._types import CodemodError, FileChange, SiteOutcome, Status, Target
-from inventory.config import key_function
-from inventory.models import Pattern
-
-NOT_FOUND = (
-    "not found at the recorded position (line {line}): the code there has another shape; rescan"
-)
 
 
 class ConcurrentChangeError(CodemodError):
@@ -81,49 +71,16 @@ def _add_status_endpoint(
 ) -> None:
     sources.setdefault(app.path, app.source)
     module = modules.get(app.path) or cst.parse_module(sources[app.path])
-    modules[app.path] = _status_endpoint.add_to_app(app, module)
+    modules[app.path] = status_endpoint.add_to_app(app, module)
     if not app.router_exists:
-        after = _status_endpoint.ROUTER_SOURCE
+        after = status_endpoint.ROUTER_SOURCE
         plan.changes.append(FileChange(path=app.router_path, before="", after=after, created=True))
 
 
 def _rewrite_file(path: str, source: str, targets: list[Target], plan: Plan) -> cst.Module:
-    module = cst.parse_module(source)
-    updated, outcomes = rewrite_sites(module, targets)
-    if any(
-        t.site.pattern is Pattern.BACKGROUND_TASKS and outcomes.get(i, ("",))[0] is Status.REWRITTEN
-        for i, t in enumerate(targets)
-    ):
-        updated = _background_tasks.remove_unused_imports(updated)
-    if any(
-        t.accepted and outcomes.get(i, ("",))[0] is Status.REWRITTEN for i, t in enumerate(targets)
-    ):
-        updated = AddImportsVisitor(
-            CodemodContext(), [ImportItem(*RESPONSE_IMPORT)]
-        ).transform_module(updated)
-    updated = _import_key_functions(updated, targets, outcomes)
-    for i, target in enumerate(targets):
-        status, reason = outcomes.get(
-            i, (Status.SKIPPED, NOT_FOUND.format(line=target.site.location.line))
-        )
-        lines = target.site.result_use_lines if status is Status.MANUAL else []
-        plan.outcomes.append(
-            SiteOutcome(site=target.site, status=status, reason=reason, lines=lines)
-        )
-    return updated
-
-
-def _import_key_functions(
-    module: cst.Module, targets: list[Target], outcomes: dict[int, tuple[Status, str]]
-) -> cst.Module:
-    """``from pkg.mod import func`` for each key function a rewritten site now calls."""
-    for i, target in enumerate(targets):
-        found = key_function(target.key_template) if target.key_template else None
-        if found is None or outcomes.get(i, ("",))[0] is not Status.REWRITTEN:
-            continue
-        first_party = project_packages([target.site.location.path], [target.job.qualname])
-        module = add_import(module, found[0], found[1], first_party)
-    return module
+    rewritten = rewrite_file(path, source, targets)
+    plan.outcomes.extend(o.site_outcome() for o in rewritten.outcomes)
+    return rewritten.module or cst.parse_module(source)
 
 
 def _register_jobs(
@@ -141,7 +98,7 @@ def _register_jobs(
     first_party = project_packages(sources, (t.job.qualname for t in moved))
     for path, arguments in sorted(by_path.items()):
         module = modules.get(path) or cst.parse_module(sources[path])
-        modules[path], added = _register.register(module, arguments, first_party)
+        modules[path], added = register.register(module, arguments, first_party)
         decorated.update((path, qualpath) for qualpath in added)
     rewritten = {o.site.job for o in plan.outcomes if o.status is Status.REWRITTEN}
     changed = [
@@ -187,20 +144,6 @@ def verify(text: str, path: str) -> str | None:
     except (cst.ParserSyntaxError, SyntaxError, ValueError) as exc:
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return None
-
-
-def unified_diff(changes: list[FileChange]) -> str:
-    chunks: list[str] = []
-    for change in changes:
-        chunks.extend(
-            difflib.unified_diff(
-                change.before.splitlines(keepends=True),
-                change.after.splitlines(keepends=True),
-                fromfile="/dev/null" if change.created else f"a/{change.path}",
-                tofile=f"b/{change.path}",
-            )
-        )
-    return "".join(chunks)
 
 
 def read_source(path: Path) -> str:

@@ -1,7 +1,7 @@
 """FastAPI handlers that use the job's result: enqueue and answer ``202 Accepted``.
 
 The response carries the job id and the URL of the generated status endpoint
-(``GET /jobs/{job_id}``, see ``_status_endpoint``). Only shapes where the
+(``GET /jobs/{job_id}``, see ``codemods._edits.status_endpoint``). Only shapes where the
 result's sole consumer is the handler's response are rewritten:
 
 * ``return fn(a)`` / ``return await asyncio.to_thread(fn, a)``
@@ -17,13 +17,12 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from codemods import _asyncio
-from codemods._targets import enqueue_call, is_job_ref
-from codemods._types import Block, Edit, Skip, Status, Target
+from codemods._rewrites.enqueue import enqueue_call, enqueue_handoff, is_job_ref
+from codemods._types import Block, Edit, Import, Skip, Status, Target
 from inventory.models import Pattern
 
 MANUAL = "the result is used beyond the response: enqueueing would change what the handler does"
-RESPONSE_IMPORT = ("fastapi.responses", "JSONResponse")
+RESPONSE_IMPORT = Import("fastapi.responses", "JSONResponse")
 
 
 def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
@@ -38,15 +37,19 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
     handle = _fresh(block)
     first = stmt.with_changes(body=[_assign(handle, enqueue)])
     if isinstance(small, cst.Return):
-        return Edit({index: [first, cst.SimpleStatementLine([_accepted(handle)])]})
+        response = cst.SimpleStatementLine([_accepted(handle)])
+        return Edit({index: [first, response]}, adds=(RESPONSE_IMPORT,))
+    assert isinstance(small, cst.Assign)  # _handoff_value accepts a return or an assignment
     return _assigned(block, index, small, first, handle)
 
 
 def _handoff_value(small: cst.BaseSmallStatement) -> cst.BaseExpression | None:
     if isinstance(small, cst.Return):
         return small.value
-    if m.matches(small, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
-        return small.value  # type: ignore[attr-defined]
+    if isinstance(small, cst.Assign) and m.matches(
+        small, m.Assign(targets=[m.AssignTarget(target=m.Name())])
+    ):
+        return small.value
     return None
 
 
@@ -57,26 +60,30 @@ def _enqueue(value: cst.BaseExpression, target: Target) -> cst.Call | Skip | Non
     if target.site.pattern is Pattern.DIRECT_CALL and is_job_ref(call.func, target):
         return enqueue_call(call.func, list(call.args), target, like=call)
     if target.site.pattern is Pattern.RUN_IN_EXECUTOR:
-        return _asyncio.enqueue_for(call, target)
+        return enqueue_handoff(call, target)
     return None
 
 
 def _assigned(
     block: Block,
     index: int,
-    small: cst.BaseSmallStatement,
+    small: cst.Assign,
     first: cst.SimpleStatementLine,
     handle: str,
 ) -> Edit | Skip:
-    name = small.targets[0].target.value  # type: ignore[attr-defined]
+    """``x = fn(a)`` whose only other use is the ``return`` that ends the block."""
+    name = cst.ensure_type(small.targets[0].target, cst.Name).value
     last = len(block.statements) - 1
     final = block.statements[last]
-    is_return = m.matches(final, m.SimpleStatementLine(body=[m.Return()]))
+    is_return = isinstance(final, cst.SimpleStatementLine) and m.matches(
+        final, m.SimpleStatementLine(body=[m.Return()])
+    )
     uses = len(m.findall(final, m.Name(name))) if is_return else 0
     if last == index or not uses or block.scope_names.get(name, 0) != uses + 1:
         return Skip(MANUAL, Status.MANUAL)
-    response = final.with_changes(body=[_accepted(handle)])  # type: ignore[attr-defined]
-    return Edit({index: [first], last: [response]})
+    assert isinstance(final, cst.SimpleStatementLine)
+    response = final.with_changes(body=[_accepted(handle)])
+    return Edit({index: [first], last: [response]}, adds=(RESPONSE_IMPORT,))
 
 
 def _assign(name: str, value: cst.BaseExpression) -> cst.Assign:

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods import _direct_call
-from codemods._targets import is_job_ref, last_name, statement_call
+from codemods._rewrites.enqueue import enqueue_statement, is_job_ref
+from codemods._syntax import last_name, statement_call
 from codemods._types import Block, Edit, Skip, Target
 
 RECEIVER_IS_JOB = (
@@ -35,8 +35,9 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
         and is_job_ref(call.args[0].value, target)
     ):
         return Skip(RECEIVER_IS_JOB)
-    return _direct_call.rewrite(block, index, target)
+    return enqueue_statement(block, index, target)
 
 
-def receiver_is_job(func: cst.FunctionDef, target: Target) -> bool:
-    return func.name.value == target.name
+def check_receiver(func: cst.FunctionDef, target: Target) -> Skip | None:
+    """A site recorded at the receiver's header: a Skip when the receiver is the job itself."""
+    return Skip(RECEIVER_IS_JOB) if func.name.value == target.name else None

@@ -9,14 +9,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._targets import (
-    code,
-    enqueue_call,
-    join_args,
-    replace_expression,
-    statement_call,
-    unwrap,
-)
+from codemods._rewrites.enqueue import enqueue_call, join_args, unwrap
+from codemods._syntax import code, replace_expression, statement_call
 from codemods._types import Block, Edit, Skip, Target
 
 

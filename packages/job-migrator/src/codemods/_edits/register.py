@@ -10,10 +10,12 @@ move relied on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
-from codemods._imports import add_import
-from codemods._targets import dotted
+from codemods._edits.imports import add_import
+from codemods._syntax import dotted
 
 _REGISTERED = frozenset({"job", "queue_runtime.job"})
 _DESCRIPTORS = frozenset({"staticmethod", "classmethod"})
@@ -64,7 +66,7 @@ class AddJobDecoratorTransformer(cst.CSTTransformer):
 
 
 def _with_job(
-    decorators: tuple[cst.Decorator, ...] | list[cst.Decorator], prefix: str, arguments: str
+    decorators: Sequence[cst.Decorator], prefix: str, arguments: str
 ) -> list[cst.Decorator]:
     new = cst.Decorator(decorator=cst.parse_expression(f"{prefix}({arguments})"))
     at = 0

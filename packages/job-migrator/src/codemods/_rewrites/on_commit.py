@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._targets import enqueue_call, is_job_ref, last_name, statement_call
+from codemods._rewrites.enqueue import enqueue_call, is_job_ref
+from codemods._syntax import last_name, statement_call
 from codemods._types import Block, Edit, Skip, Target
 
 
@@ -23,7 +24,8 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
     if callback is None or isinstance(callback, Skip):
         return callback
     new_args = [call.args[0].with_changes(value=callback), *call.args[1:]]
-    return Edit({index: [stmt.deep_replace(call, call.with_changes(args=new_args))]})  # type: ignore[list-item]
+    new = stmt.deep_replace(call, call.with_changes(args=new_args))
+    return Edit({index: [cst.ensure_type(new, cst.SimpleStatementLine)]})
 
 
 def _rewrite_callback(expr: cst.BaseExpression, target: Target) -> cst.BaseExpression | Skip | None:

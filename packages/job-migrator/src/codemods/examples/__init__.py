@@ -3,15 +3,14 @@
 Each example is one module, ``app.py``, that defines the job and calls it.
 The site is recorded on the first line containing ``site_at`` (as the
 scanner would record it). ``tests/unit/codemods/test_examples.py`` runs
-every example through :func:`codemods.plan_apply` (``_examples_doc`` builds
-the inventory the scanner would give); ``docs/apply.md`` shows
-them (``python -m codemods.examples`` regenerates that section).
+every example through :func:`codemods.plan_apply` (``codemods.examples._doc``
+builds the inventory the scanner would give); ``docs/apply.md`` shows them
+(``python -m codemods.examples`` regenerates that section).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from codemods._types import Status
 from inventory.models import Framework, Idempotency, Pattern
@@ -33,10 +32,8 @@ class Example:
     result_used_at: tuple[str, ...] = ()
     unserialisable: tuple[str, ...] = ()  # argument sources the scanner flags
     keys: dict[str, str] = field(default_factory=dict)
-    target_source: str = ""
-    handler: Framework | None = (
-        None  # the scanner's verdict on the enclosing request handler  # how the scanner saw the target written, when aliased
-    )
+    target_source: str = ""  # how the scanner saw the target written, when aliased
+    handler: Framework | None = None  # the scanner's verdict on the enclosing request handler
 
 
 _JOB = "def resize(path, width=800):\n    ...\n"
@@ -335,9 +332,3 @@ EXAMPLES: list[Example] = [
         reason="no periodic-job declaration",
     ),
 ]
-
-
-if __name__ == "__main__":
-    from codemods._examples_doc import update_docs
-
-    print("updated" if update_docs(Path("docs/apply.md")) else "up to date")

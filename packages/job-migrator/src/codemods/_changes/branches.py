@@ -1,6 +1,6 @@
 """Review branches: one commit per job, stacked branches of at most N sites, PR texts.
 
-Commits are made with git plumbing beside the checkout (see ``_git``). Each
+Commits are made with git plumbing beside the checkout (see ``git``). Each
 commit is the plan for the jobs so far, computed from the original files, so
 positions never go stale between commits.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from codemods import _git, _pr
+from codemods._changes import git, pr
 from codemods._types import ApplyOptions, ApplyResult, CodemodError, JobBatch, Status
 from inventory.models import Inventory
 
@@ -52,12 +52,12 @@ def create(
 ) -> tuple[ApplyResult, list[BranchReport]]:
     """Plan everything, then build the branches (refusing names that exist)."""
     result = plan(opts)
-    repo = _git.toplevel(top)
+    repo = git.toplevel(top)
     if repo is None:
         raise CodemodError(f"{top} is not inside a git repository: --branch needs one")
     groups = batches(result, opts.max_sites)
     names = [name] if len(groups) == 1 else [f"{name}-{i}" for i in range(1, len(groups) + 1)]
-    taken = [n for n in names if _git.branch_exists(repo, n)]
+    taken = [n for n in names if git.branch_exists(repo, n)]
     if taken:
         raise CodemodError(f"branch {taken[0]} already exists: choose another --branch name")
     return result, _build(
@@ -74,7 +74,7 @@ def _build(
     result: ApplyResult,
     groups: list[tuple[str, JobBatch]],
 ) -> list[BranchReport]:
-    parent, done, reports, base = _git.resolve(repo, "HEAD"), [], [], None
+    parent, done, reports, base = git.resolve(repo, "HEAD"), [], [], None
     for branch, group in groups:
         commits = []
         for qualname in group.jobs:
@@ -88,9 +88,11 @@ def _build(
                 inventory,
             )
             commits.append(parent)
-        _git.create_branch(repo, branch, parent)
-        pr = _write_pr(top, branch, group, result, inventory, base)
-        reports.append(BranchReport(name=branch, jobs=group.jobs, commits=commits, pr_path=str(pr)))
+        git.create_branch(repo, branch, parent)
+        pr_path = _write_pr(top, branch, group, result, inventory, base)
+        reports.append(
+            BranchReport(name=branch, jobs=group.jobs, commits=commits, pr_path=str(pr_path))
+        )
         base = branch
     return reports
 
@@ -100,7 +102,7 @@ def _commit_job(
 ) -> str:
     """A commit holding the plan for every job so far (``step``), on top of ``parent``."""
     files = {(top / c.path).resolve(): c.after for c in step.changes}
-    return _git.commit_files(repo, parent, files, _commit_message(qualname, step, inventory))
+    return git.commit_files(repo, parent, files, _commit_message(qualname, step, inventory))
 
 
 def _write_pr(
@@ -111,10 +113,10 @@ def _write_pr(
     inventory: Inventory,
     base: str | None,
 ) -> Path:
-    pr = top / PRS_DIR / f"{branch}.md"
-    pr.parent.mkdir(parents=True, exist_ok=True)
-    pr.write_text(_pr.render(branch, group.jobs, result, inventory, base), encoding="utf-8")
-    return pr
+    path = top / PRS_DIR / f"{branch}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(pr.render(branch, group.jobs, result, inventory, base), encoding="utf-8")
+    return path
 
 
 def _commit_message(qualname: str, step: ApplyResult, inventory: Inventory) -> str:

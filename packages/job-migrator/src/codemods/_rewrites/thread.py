@@ -13,12 +13,9 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from codemods._targets import enqueue_call, join_args, replace_expression, statement_call, unwrap
+from codemods._rewrites.enqueue import KEYWORD_EQUAL, enqueue_call, join_args, unwrap
+from codemods._syntax import replace_expression, statement_call
 from codemods._types import Block, Edit, Skip, Target
-
-_EQ = cst.AssignEqual(
-    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-)
 
 
 def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
@@ -97,7 +94,7 @@ def _identifier_key(element: cst.BaseDictElement) -> bool:
 def _keyword_arg(element: cst.BaseDictElement) -> cst.Arg:
     assert isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)
     return cst.Arg(
-        keyword=cst.Name(str(element.key.evaluated_value)), value=element.value, equal=_EQ
+        keyword=cst.Name(str(element.key.evaluated_value)), value=element.value, equal=KEYWORD_EQUAL
     )
 
 
@@ -113,10 +110,10 @@ def _assigned_thread(stmt: cst.BaseStatement) -> str | None:
             )
         ]
     )
-    if not m.matches(stmt, pattern):
+    if not isinstance(stmt, cst.SimpleStatementLine) or not m.matches(stmt, pattern):
         return None
-    assign = stmt.body[0]  # type: ignore[attr-defined]
-    return assign.targets[0].target.value
+    assign = cst.ensure_type(stmt.body[0], cst.Assign)
+    return cst.ensure_type(assign.targets[0].target, cst.Name).value
 
 
 def _start_of(body: Sequence[cst.BaseStatement], index: int, name: str) -> int | None:
@@ -148,7 +145,8 @@ def _two_statements(
     assert name is not None and isinstance(assign_stmt, cst.SimpleStatementLine)
     if block.scope_names.get(name, 0) != 2:  # the assignment and .start(), nothing else
         return Skip(f"the thread object {name!r} is used after start(): rewrite by hand")
-    new = _enqueue_from_ctor(assign_stmt.body[0].value, target)  # type: ignore[attr-defined]
+    ctor = cst.ensure_type(cst.ensure_type(assign_stmt.body[0], cst.Assign).value, cst.Call)
+    new = _enqueue_from_ctor(ctor, target)
     if new is None or isinstance(new, Skip):
         return new
     assert isinstance(start_stmt, cst.SimpleStatementLine)

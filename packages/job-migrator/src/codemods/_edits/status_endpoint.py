@@ -7,13 +7,14 @@ second run finds the module and the include and adds nothing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
 import libcst.matchers as m
 
-from codemods._imports import add_import
+from codemods._edits.imports import add_import
 
 MODULE_NAME = "job_status"
 SKIP_DIRS = frozenset(
@@ -79,7 +80,10 @@ def _app_name(source: str) -> str | None:
         targets=[m.AssignTarget(target=m.Name())], value=m.Call(func=m.Name("FastAPI"))
     )
     found = m.findall(module, pattern)
-    return found[0].targets[0].target.value if found else None  # type: ignore[attr-defined]
+    if not found:
+        return None
+    assign = cst.ensure_type(found[0], cst.Assign)
+    return cst.ensure_type(assign.targets[0].target, cst.Name).value
 
 
 def _module(root: Path, rel: Path, source: str, name: str) -> AppModule:
@@ -107,9 +111,7 @@ class IncludeStatusRouterTransformer(cst.CSTTransformer):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         return updated_node.with_changes(body=self._insert(updated_node.body))
 
-    def _insert(
-        self, body: tuple[cst.BaseStatement, ...] | list[cst.BaseStatement]
-    ) -> list[cst.BaseStatement]:
+    def _insert(self, body: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement]:
         out = list(body)
         for i, stmt in enumerate(body):
             if not self.done and m.matches(stmt, _creates(self.app_name)):

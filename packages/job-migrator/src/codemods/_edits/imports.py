@@ -1,14 +1,19 @@
-"""Add one import cheaply, where isort / ruff would put it.
+"""The one API that edits a module's imports: add one cheaply, drop one nobody uses.
+
+Every import a codemod adds goes through :func:`add_import` (the ``@job``
+import, the status router, ``JSONResponse``, a key function) and every one
+it drops through :func:`remove_unused_imports`.
 
 libcst's ``AddImportsVisitor`` resolves scopes for the whole module, which
-costs more than the rest of a rewrite together; registering a job only needs
-``from queue_runtime import job`` once. The import goes into the module's
-leading import block (after the docstring and ``__future__`` imports), never
-after code: a decorator above it would not see the name. Within the block it
-goes where ``ruff check --select I`` (isort's default profile) expects it: in
-the third-party section, sorted among its ``from`` imports (straight
-``import x`` lines first), before the project's own and relative imports; a
-section of its own, set off by blank lines, when the module has none.
+costs more than the rest of a rewrite together; a rewrite only needs a name
+imported once. The import goes into the module's leading import block (after
+the docstring and ``__future__`` imports), never after code: a decorator
+above it would not see the name. Within the block it goes where
+``ruff check --select I`` (isort's default profile) expects it: in its
+section, sorted among the section's ``from`` imports (straight ``import x``
+lines first); a section of its own, set off by blank lines, when the module
+has none. Removing does need scopes (is the name still used?), so it is
+libcst's ``RemoveImportsVisitor``, behind this module's API.
 
 Which modules are the project's own is passed in (the top-level packages of the
 scanned files); the standard library is ``sys.stdlib_module_names``; anything
@@ -18,13 +23,18 @@ else is third-party.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from pathlib import PurePosixPath
 
 import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import RemoveImportsVisitor
 
-from codemods._targets import dotted
+from codemods._syntax import dotted
+from codemods._types import Import
+
+_Statement = cst.SimpleStatementLine | cst.BaseCompoundStatement
 
 
 class Section(IntEnum):
@@ -82,6 +92,14 @@ def add_import(
     return module.with_changes(body=[*body[:start], *placed, *rest])
 
 
+def remove_unused_imports(module: cst.Module, imports: Iterable[Import]) -> cst.Module:
+    """Drop each of ``imports`` from ``module``, but only where nothing uses the name any more."""
+    unused = [(i.module, i.name, None) for i in dict.fromkeys(imports)]
+    if not unused:
+        return module
+    return RemoveImportsVisitor(CodemodContext(), unused).transform_module(module)
+
+
 def _position(
     block: list[cst.SimpleStatementLine],
     sections: list[Section],
@@ -125,16 +143,14 @@ def _placed(
     return [*block[:at], new, *block[at:]]
 
 
-def _with_blank_first(
-    lines: tuple[cst.EmptyLine, ...] | list[cst.EmptyLine],
-) -> list[cst.EmptyLine]:
+def _with_blank_first(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
     lines = list(lines)
     if lines and lines[0].comment is None:
         return lines
     return [cst.EmptyLine(), *lines]
 
 
-def _set_off_from_imports(stmt: cst.BaseStatement) -> cst.BaseStatement:
+def _set_off_from_imports(stmt: _Statement) -> _Statement:
     """At least the blank lines isort leaves after imports: two before a def or class, else one."""
     wanted = 2 if isinstance(stmt, cst.FunctionDef | cst.ClassDef) else 1
     lines = list(stmt.leading_lines)
@@ -172,7 +188,9 @@ def _sort_key(stmt: cst.SimpleStatementLine) -> tuple[bool, str]:
     return isinstance(small, cst.ImportFrom), _module(small).lower()
 
 
-def _merged(stmt: cst.BaseStatement, package: str, name: str | None) -> cst.BaseStatement | None:
+def _merged(
+    stmt: cst.BaseStatement, package: str, name: str | None
+) -> cst.SimpleStatementLine | None:
     """``stmt`` if it already imports the name, itself extended if it imports from ``package``."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
         return None
@@ -214,7 +232,7 @@ def _member_key(name: str) -> tuple[int, str]:
     return kind, name.lower()
 
 
-def _after_leading_imports(body: list[cst.BaseStatement]) -> int:
+def _after_leading_imports(body: Sequence[cst.BaseStatement]) -> int:
     at = 1 if body and _is_docstring(body[0]) else 0
     while at < len(body) and _is_import(body[at]):
         at += 1

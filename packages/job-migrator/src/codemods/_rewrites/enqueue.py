@@ -1,7 +1,8 @@
-"""Shared pieces of every transformer: recognise the job, build ``fn.enqueue(...)``.
+"""Shared pieces of every rewrite: recognise the job, build ``fn.enqueue(...)``.
 
 The rewritten call reuses the argument nodes of the original call, so the
 whitespace, line breaks and comments inside them survive byte for byte.
+Rewrites share only what is here: none imports another rewrite.
 """
 
 from __future__ import annotations
@@ -12,30 +13,15 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from codemods._types import Skip, Target
+from codemods._syntax import code, dotted, last_name, replace_expression, statement_call
+from codemods._types import Block, Edit, Skip, Target
 from inventory.config import key_function
 
-_EMPTY = cst.Module(body=[])
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-def code(node: cst.CSTNode) -> str:
-    return _EMPTY.code_for_node(node)
-
-
-def dotted(expr: cst.BaseExpression) -> str | None:
-    """``a.b.c`` for a Name/Attribute chain, None for anything else."""
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        head = dotted(expr.value)
-        return None if head is None else f"{head}.{expr.attr.value}"
-    return None
-
-
-def last_name(expr: cst.BaseExpression) -> str | None:
-    name = dotted(expr)
-    return None if name is None else name.rsplit(".", 1)[-1]
+# ``k=v`` as a keyword argument is written: no spaces around the sign.
+KEYWORD_EQUAL = cst.AssignEqual(
+    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+)
 
 
 def is_job_ref(expr: cst.BaseExpression, target: Target) -> bool:
@@ -56,9 +42,7 @@ def unwrap(
         head, *rest = expr.args
         if head.keyword is None and not head.star and is_job_ref(head.value, target):
             return head.value, list(rest)
-    if m.matches(expr, m.Lambda(params=m.Parameters(params=[]))) and isinstance(
-        expr.body, cst.Call
-    ):
+    if isinstance(expr, cst.Lambda) and isinstance(expr.body, cst.Call):
         body = expr.body
         if is_job_ref(body.func, target) and not _lambda_has_params(expr):
             return body.func, list(body.args)
@@ -94,7 +78,7 @@ def enqueue_call(
         key = key_expression(target.key_template, args, target.job.parameters)
         if isinstance(key, Skip):
             return key
-        key_arg = cst.Arg(keyword=cst.Name("idempotency_key"), value=key, equal=_EQ)
+        key_arg = cst.Arg(keyword=cst.Name("idempotency_key"), value=key, equal=KEYWORD_EQUAL)
         if "idempotency_key" in target.job.parameters:
             # The job has a parameter of that name: the key goes through .options() instead.
             options = cst.Call(
@@ -106,11 +90,6 @@ def enqueue_call(
     if like is None:
         return cst.Call(func=attr, args=args)
     return like.with_changes(func=attr, args=args)
-
-
-_EQ = cst.AssignEqual(
-    whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-)
 
 
 def _append_arg(args: list[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
@@ -165,24 +144,6 @@ def bind(args: Sequence[cst.Arg], params: list[str]) -> dict[str, str] | Skip:
     return bound
 
 
-def statement_call(stmt: cst.BaseStatement) -> cst.Call | None:
-    """The call of an expression statement (``await`` unwrapped), else None."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
-        return None
-    expr = stmt.body[0]
-    if not isinstance(expr, cst.Expr):
-        return None
-    value = expr.value.expression if isinstance(expr.value, cst.Await) else expr.value
-    return value if isinstance(value, cst.Call) else None
-
-
-def replace_expression(stmt: cst.SimpleStatementLine, call: cst.Call) -> cst.SimpleStatementLine:
-    """The statement with its expression (and any ``await``) replaced by ``call``."""
-    expr = stmt.body[0]
-    assert isinstance(expr, cst.Expr)
-    return stmt.with_changes(body=[expr.with_changes(value=call)])
-
-
 def already_enqueues(stmt: cst.CSTNode, target: Target) -> bool:
     """A second run: the statement already calls ``<job>.enqueue(...)``."""
     for call in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("enqueue")))):
@@ -190,3 +151,42 @@ def already_enqueues(stmt: cst.CSTNode, target: Target) -> bool:
         if is_job_ref(call.func.value, target):
             return True
     return False
+
+
+def enqueue_statement(block: Block, index: int, target: Target) -> Edit | Skip | None:
+    """A statement that calls the job (``fn(a)``, ``await fn(a)``) -> ``fn.enqueue(a)``."""
+    stmt = block.statements[index]
+    call = statement_call(stmt)
+    if call is None or not is_job_ref(call.func, target):
+        return None
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    new = enqueue_call(call.func, list(call.args), target, like=call)
+    if isinstance(new, Skip):
+        return new
+    return Edit({index: [replace_expression(stmt, new)]})
+
+
+_TASKS = frozenset({"create_task", "ensure_future"})
+_HANDED_AT = {"run_in_executor": 1, "to_thread": 0}  # the index of the function argument
+
+
+def enqueue_handoff(call: cst.Call, target: Target) -> cst.Call | Skip | None:
+    """``fn.enqueue(a)`` for an asyncio hand-off of the job: a task, an executor, a thread."""
+    method = (
+        last_name(call.func) if not isinstance(call.func, cst.Attribute) else call.func.attr.value
+    )
+    positional = [a for a in call.args if a.keyword is None]
+    if method in _TASKS and positional and isinstance(positional[0].value, cst.Call):
+        coro = positional[0].value
+        return (
+            enqueue_call(coro.func, list(coro.args), target, like=coro)
+            if is_job_ref(coro.func, target)
+            else None
+        )
+    skip = _HANDED_AT.get(method or "")
+    if skip is None or len(call.args) <= skip:
+        return None
+    found = unwrap(call.args[skip].value, target)
+    if found is None:
+        return None
+    return enqueue_call(found[0], join_args(found[1], call.args[skip + 1 :]), target, like=call)
