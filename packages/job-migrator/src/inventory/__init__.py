@@ -4,6 +4,7 @@ Never imports or executes the code it reads.
 """
 
 from inventory._scan import ProgressCallback, scan
+from inventory.errors import InventoryError
 from inventory.models import (
     Argument,
     CallSite,
@@ -32,6 +33,7 @@ __all__ = [
     "Framework",
     "Idempotency",
     "Inventory",
+    "InventoryError",
     "Job",
     "Location",
     "Pattern",

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from inventory._walk import SourceFile
+from inventory.errors import InventoryError
 from inventory.models import ScanErrorKind
 from inventory.summary import FileSummary
 
@@ -53,7 +54,7 @@ class Failed:
 Outcome = Summarised | Failed
 
 
-class _Unreadable(Exception):
+class _Unreadable(InventoryError):
     """The file is skipped for a reason the user can act on."""
 
     def __init__(self, kind: ScanErrorKind, reason: str) -> None:

@@ -37,10 +37,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from inventory._catalogue import CatalogueSpec
+from inventory.errors import InventoryError
 from inventory.models import Idempotency
 
 
-class ConfigError(ValueError):
+class ConfigError(InventoryError, ValueError):
     """The [tool.migrator] table of the scanned project is invalid."""
 
 

@@ -116,7 +116,9 @@ class Location(BaseModel):
 class Effect(BaseModel):
     kind: EffectKind
     location: Location
-    api: str = Field(description="The call or statement that has the effect, e.g. 'stripe.Refund.create'.")
+    api: str = Field(
+        description="The call or statement that has the effect, e.g. 'stripe.Refund.create'."
+    )
     chain: list[str] = Field(
         default_factory=list,
         description="Qualified names from the job down to the function that has the effect.",
@@ -161,7 +163,9 @@ class CallSite(BaseModel):
     result_use_lines: list[int] = Field(default_factory=list)
     arguments: list[Argument] = Field(default_factory=list)
     idempotency: Idempotency = Idempotency.UNKNOWN
-    fingerprint: str = Field(default="", description="Stable across line moves; used by baselines and SARIF.")
+    fingerprint: str = Field(
+        default="", description="Stable across line moves; used by baselines and SARIF."
+    )
     baselined: bool = Field(
         default=False,
         description="Set by `migrator scan --baseline`: the finding is accepted and does not fail CI.",
@@ -176,7 +180,9 @@ class Job(BaseModel):
     effects: list[Effect] = Field(default_factory=list)
     evidence: list[Evidence] = Field(default_factory=list)
     suggested_key: str | None = None
-    pinned: bool = Field(default=False, description="Verdict pinned in [tool.migrator] configuration.")
+    pinned: bool = Field(
+        default=False, description="Verdict pinned in [tool.migrator] configuration."
+    )
     is_async: bool = False
     parameters: list[str] = Field(default_factory=list)
     fast_track: bool = Field(

@@ -48,25 +48,35 @@ class ReceiverKind(StrEnum):
     UNKNOWN = "unknown"  # ``obj.save()`` with obj of unknown type: ``target`` is ``?.save``
 
 
-class CallInfo(BaseModel):
+# The pydantic mypy plugin gives __init__ a ``**kwargs`` that clashes with the ``kwargs``
+# field (pydantic/pydantic#3125); renaming the field would change the cached JSON.
+class CallInfo(BaseModel):  # type: ignore[no-redef]
     """One call expression inside a function body (or at module level)."""
 
-    target: str = Field(description="Locally resolved dotted name; '?.meth' when the receiver is unknown.")
+    target: str = Field(
+        description="Locally resolved dotted name; '?.meth' when the receiver is unknown."
+    )
     receiver: ReceiverKind = ReceiverKind.NONE
-    receiver_source: str = Field(default="", description="Receiver expression as written, e.g. 'self.client'.")
+    receiver_source: str = Field(
+        default="", description="Receiver expression as written, e.g. 'self.client'."
+    )
     span: Span
     args: list[str | int | float | bool | None] = Field(
         default_factory=list,
         description="Positional arguments: literal values; non-literal ones as '<expr>' strings.",
     )
-    arg_sources: list[str] = Field(default_factory=list, description="Positional argument expressions as written.")
+    arg_sources: list[str] = Field(
+        default_factory=list, description="Positional argument expressions as written."
+    )
     kwargs: dict[str, str | int | float | bool | None] = Field(
-        default_factory=dict, description="Keyword arguments: literal value, or '<expr>' for others."
+        default_factory=dict,
+        description="Keyword arguments: literal value, or '<expr>' for others.",
     )
     kwarg_sources: dict[str, str] = Field(default_factory=dict)
     result_used: bool = True
     uses_param: list[str] = Field(
-        default_factory=list, description="Parameters of the enclosing function the arguments mention."
+        default_factory=list,
+        description="Parameters of the enclosing function the arguments mention.",
     )
 
 
@@ -89,19 +99,25 @@ class Fact(BaseModel):
 
 
 class FunctionInfo(BaseModel):
-    qualname: str = Field(description="module.func, module.Class.method, module.outer.<locals>.inner")
+    qualname: str = Field(
+        description="module.func, module.Class.method, module.outer.<locals>.inner"
+    )
     name: str
     span: Span
     is_async: bool = False
     is_method: bool = False
     class_name: str | None = None
     params: list[str] = Field(default_factory=list)
-    decorators: list[str] = Field(default_factory=list, description="Locally resolved dotted names.")
+    decorators: list[str] = Field(
+        default_factory=list, description="Locally resolved dotted names."
+    )
     decorator_sources: list[str] = Field(default_factory=list)
     handler: Framework | None = None
     calls: list[CallInfo] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
-    source_hash: str = Field(default="", description="Hash of the function's source text (gate fingerprints).")
+    source_hash: str = Field(
+        default="", description="Hash of the function's source text (gate fingerprints)."
+    )
 
 
 class ClassInfo(BaseModel):
@@ -109,7 +125,9 @@ class ClassInfo(BaseModel):
     name: str
     span: Span
     bases: list[str] = Field(default_factory=list, description="Locally resolved dotted names.")
-    methods: list[str] = Field(default_factory=list, description="Method names defined in the body.")
+    methods: list[str] = Field(
+        default_factory=list, description="Method names defined in the body."
+    )
     attributes: dict[str, str] = Field(
         default_factory=dict,
         description="self.attr = Ctor(...) in any method: attr -> locally resolved ctor name.",
@@ -131,7 +149,9 @@ class RawSite(BaseModel):
 
     pattern: Pattern
     span: Span
-    target: str | None = Field(description="Locally resolved dotted name of the job, None if dynamic.")
+    target: str | None = Field(
+        description="Locally resolved dotted name of the job, None if dynamic."
+    )
     target_kind: TargetKind
     target_source: str = ""
     unresolved_reason: str = ""
@@ -153,7 +173,9 @@ class FileSummary(BaseModel):
         default_factory=dict, description="Local name -> dotted name it refers to (for re-exports)."
     )
     star_imports: list[str] = Field(default_factory=list)
-    all_names: list[str] | None = Field(default=None, description="__all__ when it is a literal list.")
+    all_names: list[str] | None = Field(
+        default=None, description="__all__ when it is a literal list."
+    )
     functions: list[FunctionInfo] = Field(default_factory=list)
     classes: list[ClassInfo] = Field(default_factory=list)
     sites: list[RawSite] = Field(default_factory=list)

@@ -125,9 +125,7 @@ def raw_call_site(summary: FileSummary, raw: RawSite, target: SiteTarget) -> Cal
 
 _TYPED_VALUES = (
     (
-        re.compile(
-            r"^(datetime\.)?(datetime|date)\b|^(timezone|django\.utils\.timezone)\.now\("
-        ),
+        re.compile(r"^(datetime\.)?(datetime|date)\b|^(timezone|django\.utils\.timezone)\.now\("),
         "a datetime",
     ),
     (re.compile(r"^(decimal\.)?Decimal\("), "a Decimal"),

@@ -101,11 +101,11 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
     evidence = [effect_evidence(t) if t.is_effect else _note(t) for t in traces if not t.gap]
     declared = setting.key if setting is not None and setting.key else None
     if setting is not None and setting.idempotency is not None:
-        reason = Evidence(message=f"pinned in [tool.migrator.jobs]: {setting.reason}")
+        pin_note = Evidence(message=f"pinned in [tool.migrator.jobs]: {setting.reason}")
         return Verdict(
             setting.idempotency,
             Confidence.HIGH,
-            [*evidence, reason],
+            [*evidence, pin_note],
             pinned=True,
             declared_key=declared,
         )

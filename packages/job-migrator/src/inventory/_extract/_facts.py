@@ -6,7 +6,7 @@ import ast
 import re
 
 from inventory._extract._resolve import Resolved, dotted_source
-from inventory._extract._source import SourceText, clean, span_of
+from inventory._extract._source import Located, SourceText, clean, span_of
 from inventory.summary import Fact, FactKind, ReceiverKind
 
 # Statements that change data; requiring the second keyword keeps prose ("Update the docs") out.
@@ -35,7 +35,7 @@ _DYNAMIC_CALLS = frozenset(
 )
 
 
-def sql_fact(text: str, node: ast.AST) -> Fact | None:
+def sql_fact(text: str, node: Located) -> Fact | None:
     stripped = text.lstrip()
     if len(stripped) < 10 or stripped[0] not in _SQL_STARTS or not _SQL.match(stripped):
         return None

@@ -65,9 +65,9 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
             _assign(stmt, summary, scope, resolver)
     _return_types(top, scope.prefix, resolver)
     for stmt in top:
-        returned = (
-            resolver.returns.get(f"{scope.prefix}.{stmt.name}") if isinstance(stmt, _DEFS) else None
-        )
+        if not isinstance(stmt, _DEFS):
+            continue
+        returned = resolver.returns.get(f"{scope.prefix}.{stmt.name}")
         if returned:
             # ``get_adapter().send_mail()`` in another module is written
             # ``pkg.adapter.get_adapter().send_mail``: the index reads ``get_adapter()`` here.

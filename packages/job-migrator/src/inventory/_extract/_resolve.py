@@ -133,7 +133,7 @@ class Resolver:
     def _on_name(self, name: str, attrs: list[str], node: ast.Attribute) -> Resolved:
         binding = self.scope.lookup(name)
         kind = binding.kind if binding else None
-        if kind is BindingKind.SELF or kind is BindingKind.CLS:
+        if binding is not None and (kind is BindingKind.SELF or kind is BindingKind.CLS):
             return self._on_self(binding, attrs, node)
         source = self.text.segment(node.value)
         if binding is not None and kind in _TYPED and binding.target:

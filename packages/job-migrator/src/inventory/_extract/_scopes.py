@@ -26,7 +26,8 @@ class BindingKind(StrEnum):
 class Binding:
     kind: BindingKind
     target: str = ""
-    node: ast.AST | None = None  # the constructor call of an INSTANCE
+    # the constructor call of an INSTANCE, the def of a FUNCTION (its decorators are read)
+    node: ast.Call | ast.FunctionDef | ast.AsyncFunctionDef | None = None
     scoped: bool = False  # bound by ``with X() as name``: X's exit waits for its work
 
 

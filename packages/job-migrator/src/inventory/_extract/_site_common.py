@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from inventory._extract._resolve import Resolved, public_name
 from inventory._extract._scopes import ClassCtx
-from inventory._extract._source import span_of
+from inventory._extract._source import Located, span_of
 from inventory._extract._state import Candidate, FunctionState, Use, UseKind
 from inventory._extract._targets import JobTarget
 from inventory.models import Argument, Framework, Pattern
@@ -114,7 +114,7 @@ def result_of(use: Use | None) -> tuple[bool, str, str | None]:
 
 def candidate(
     pattern: Pattern,
-    node: ast.AST,
+    node: Located,
     job: JobTarget,
     call: CallSite,
     arguments: list[Argument],

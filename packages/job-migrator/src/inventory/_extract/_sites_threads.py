@@ -147,7 +147,7 @@ def thread_start(call: CallSite) -> Candidate | None:
 
 def _started_object(
     call: CallSite, value: ast.expr
-) -> tuple[ast.AST | None, str | None, str | None]:
+) -> tuple[ast.expr | ast.stmt | None, str | None, str | None]:
     """(constructor call, constructor, name the object is bound to) of the started object."""
     if isinstance(value, ast.Call):
         inner = call.state.resolver.expr(value.func)

@@ -10,10 +10,24 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from typing import Protocol
 
 from inventory.summary import Span
 
 TEXT_LIMIT = 200
+
+
+class Located(Protocol):
+    """Any ``ast`` node with a position: ``ast.AST`` itself declares none (contexts have none)."""
+
+    @property
+    def lineno(self) -> int: ...
+    @property
+    def col_offset(self) -> int: ...
+    @property
+    def end_lineno(self) -> int | None: ...
+    @property
+    def end_col_offset(self) -> int | None: ...
 
 
 class SourceText:
@@ -24,7 +38,7 @@ class SourceText:
     def __init__(self, source: str) -> None:
         self.lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
-    def segment(self, node: ast.AST, limit: int = TEXT_LIMIT) -> str:
+    def segment(self, node: Located, limit: int = TEXT_LIMIT) -> str:
         """The text of ``node``, cut to ``limit`` characters."""
         first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
         start, end = node.col_offset, node.end_col_offset or 0
@@ -71,7 +85,7 @@ def clean(text: str) -> str:
     return text
 
 
-def span_of(node: ast.AST) -> Span:
+def span_of(node: Located) -> Span:
     return Span(
         line=node.lineno,
         column=node.col_offset,

@@ -110,14 +110,15 @@ def packed_arguments(
         found += call_arguments(args.elts, [], resolver)
     elif args is not None:
         found.append(argument("*args", args, resolver))
-    if isinstance(kwargs, ast.Dict) and all(_text_key(k) for k in kwargs.keys):
-        found += [
-            argument(k.value, v, resolver) for k, v in zip(kwargs.keys, kwargs.values, strict=True)
-        ]
+    names = _text_keys(kwargs.keys) if isinstance(kwargs, ast.Dict) else None
+    if isinstance(kwargs, ast.Dict) and names is not None:
+        found += [argument(name, v, resolver) for name, v in zip(names, kwargs.values, strict=True)]
     elif kwargs is not None:
         found.append(argument("**kwargs", kwargs, resolver))
     return found
 
 
-def _text_key(key: ast.expr | None) -> bool:
-    return isinstance(key, ast.Constant) and isinstance(key.value, str)
+def _text_keys(keys: list[ast.expr | None]) -> list[str] | None:
+    """The keys of ``{"a": ..., "b": ...}``, or None when one is not a string literal."""
+    names = [k.value for k in keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    return names if len(names) == len(keys) else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from typing import TypeVar, cast
 
 from inventory._extract._scopes import ClassCtx, ScopeKind
 from inventory._extract._source import SourceText
@@ -16,10 +17,10 @@ Visit = Callable[["WalkerBase", ast.AST], None]
 _LEAF_FIELDS = frozenset(
     {"ctx", "op", "ops", "id", "attr", "arg", "asname", "level", "kind", "type_comment"}
 )
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 
 
-def child_fields(kind: type) -> tuple[str, ...]:
+def child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
     fields = _CHILD_FIELDS.get(kind)
     if fields is None:
         fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
@@ -41,7 +42,7 @@ class WalkerBase:
     lambda_depth: int
     sinks: list[set[str]]  # parameters mentioned by the arguments of the calls being visited
     # type -> unbound visitor; class-level so a walker holds no cycle through bound methods
-    dispatch: dict[type, Visit] = {}
+    dispatch: dict[type[ast.AST], Visit] = {}
 
     def visit(self, node: ast.AST) -> None:
         handler = self.dispatch.get(type(node))
@@ -73,3 +74,14 @@ class WalkerBase:
     @property
     def in_function(self) -> bool:
         return self.state.resolver.scope.kind is ScopeKind.FUNCTION
+
+
+N = TypeVar("N", bound=ast.AST)
+W = TypeVar("W", bound=WalkerBase)
+
+
+def visitor(kind: type[N], visit: Callable[[W, N], None]) -> tuple[type[ast.AST], Visit]:
+    """One entry of a ``dispatch`` table; mypy checks that ``visit`` takes a ``kind`` node."""
+    # The cast forgets the node type the signature just checked: sound, because ``visit``
+    # keys the table on ``type(node)`` and so only ever hands ``visit`` a ``kind`` node.
+    return kind, cast(Visit, visit)

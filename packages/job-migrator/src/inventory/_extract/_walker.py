@@ -15,6 +15,7 @@ from inventory._extract._site_common import CallSite
 from inventory._extract._sites import detect, may_be_site, settle
 from inventory._extract._source import SourceText
 from inventory._extract._state import FunctionState, UseKind
+from inventory._extract._walk_base import visitor
 from inventory._extract._walk_defs import DefsMixin
 from inventory._extract._walk_flow import FlowMixin
 from inventory.models import Framework, Pattern
@@ -33,7 +34,7 @@ WAIT_FUNCTIONS = frozenset(
     }
 )
 # Builtins that iterate their first argument to the end (so ``list(ex.map(...))`` waits).
-_ITERATING_NAMES = ("list", "tuple", "set", "frozenset", "sorted", "sum", "dict")
+_ITERATING_NAMES: tuple[str, ...] = ("list", "tuple", "set", "frozenset", "sorted", "sum", "dict")
 _ITERATING_NAMES += ("any", "all", "max", "min")
 ITERATING = frozenset(f"builtins.{name}" for name in _ITERATING_NAMES)
 COLLECTING = frozenset({"append", "add", "extend", "appendleft"})
@@ -87,8 +88,9 @@ class Walker(DefsMixin, FlowMixin):
 
     def visit_call(self, node: ast.Call) -> None:
         state, func = self.state, node.func
-        method = func.attr if isinstance(func, ast.Attribute) else ""
-        if method:
+        method = ""
+        if isinstance(func, ast.Attribute):
+            method = func.attr
             self._note_method(node, func)
         if self.lambda_depth:
             self.visit_children(node)
@@ -189,35 +191,37 @@ class Walker(DefsMixin, FlowMixin):
             self.state.iterated.add(self.state.watch[arg.id])
 
 
-Walker.dispatch = {
-    ast.FunctionDef: Walker.visit_function,
-    ast.AsyncFunctionDef: Walker.visit_function,
-    ast.ClassDef: Walker.visit_class,
-    ast.Call: Walker.visit_call,
-    ast.Expr: Walker.visit_expr,
-    ast.Await: Walker.visit_await,
-    ast.Assign: Walker.visit_assign,
-    ast.AnnAssign: Walker.visit_annassign,
-    ast.AugAssign: Walker.visit_augassign,
-    ast.Return: Walker.visit_return,
-    ast.For: Walker.visit_for,
-    ast.AsyncFor: Walker.visit_for,
-    ast.comprehension: Walker.visit_comprehension,
-    ast.ListComp: Walker.visit_comprehension_expr,
-    ast.SetComp: Walker.visit_comprehension_expr,
-    ast.GeneratorExp: Walker.visit_comprehension_expr,
-    ast.DictComp: Walker.visit_comprehension_expr,
-    ast.While: Walker.visit_while,
-    ast.Break: Walker.visit_break,
-    ast.With: Walker.visit_with,
-    ast.AsyncWith: Walker.visit_with,
-    ast.Import: Walker.visit_import,
-    ast.ImportFrom: Walker.visit_import,
-    ast.Global: Walker.visit_global,
-    ast.Nonlocal: Walker.visit_global,
-    ast.Constant: Walker.visit_constant,
-    ast.JoinedStr: Walker.visit_joinedstr,
-    ast.BinOp: Walker.visit_binop,
-    ast.Name: Walker.visit_name,
-    ast.Lambda: Walker.visit_lambda,
-}
+Walker.dispatch = dict(
+    [
+        visitor(ast.FunctionDef, Walker.visit_function),
+        visitor(ast.AsyncFunctionDef, Walker.visit_function),
+        visitor(ast.ClassDef, Walker.visit_class),
+        visitor(ast.Call, Walker.visit_call),
+        visitor(ast.Expr, Walker.visit_expr),
+        visitor(ast.Await, Walker.visit_await),
+        visitor(ast.Assign, Walker.visit_assign),
+        visitor(ast.AnnAssign, Walker.visit_annassign),
+        visitor(ast.AugAssign, Walker.visit_augassign),
+        visitor(ast.Return, Walker.visit_return),
+        visitor(ast.For, Walker.visit_for),
+        visitor(ast.AsyncFor, Walker.visit_for),
+        visitor(ast.comprehension, Walker.visit_comprehension),
+        visitor(ast.ListComp, Walker.visit_comprehension_expr),
+        visitor(ast.SetComp, Walker.visit_comprehension_expr),
+        visitor(ast.GeneratorExp, Walker.visit_comprehension_expr),
+        visitor(ast.DictComp, Walker.visit_comprehension_expr),
+        visitor(ast.While, Walker.visit_while),
+        visitor(ast.Break, Walker.visit_break),
+        visitor(ast.With, Walker.visit_with),
+        visitor(ast.AsyncWith, Walker.visit_with),
+        visitor(ast.Import, Walker.visit_import),
+        visitor(ast.ImportFrom, Walker.visit_import),
+        visitor(ast.Global, Walker.visit_global),
+        visitor(ast.Nonlocal, Walker.visit_global),
+        visitor(ast.Constant, Walker.visit_constant),
+        visitor(ast.JoinedStr, Walker.visit_joinedstr),
+        visitor(ast.BinOp, Walker.visit_binop),
+        visitor(ast.Name, Walker.visit_name),
+        visitor(ast.Lambda, Walker.visit_lambda),
+    ]
+)
