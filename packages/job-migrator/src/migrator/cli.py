@@ -1,33 +1,25 @@
 """The ``migrator`` command line: parse options, call one library function, render.
 
-Exit status: 0 clean, 1 findings at or above ``--fail-on`` (after the
-baseline), 2 usage errors and anything that stopped the command.
+Exit status (:class:`~migrator.errors.ExitCode`): OK clean, FINDINGS at or
+above ``--fail-on`` (after the baseline), USAGE / ERROR for bad options and
+anything that stopped the command (mapped in :mod:`migrator.entry`).
 """
 
 from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Any
 
 import click
 from rich.console import Console
 
 from inventory import Idempotency
 from migrator.console import stdout_console
-from migrator.errors import MigratorError, OutputError
+from migrator.entry import MigratorGroup, finish
+from migrator.errors import OutputError
 from migrator.progress import ScanProgress
 from migrator.report import ReportFormat, ReportView, render
 from migrator.scan import ScanOutcome, ScanRequest, scan_project
-
-FAILED = 2
-
-
-class CommandFailed(click.ClickException):
-    """A command stopped: message on stderr, exit status 2."""
-
-    exit_code = FAILED
-
 
 # Commands other than scan are imported when used: libcst, psycopg and the
 # runtime cost ~0.5 s of import time a warm `migrator scan` in CI should not pay.
@@ -40,7 +32,7 @@ LAZY_COMMANDS = {
 }
 
 
-class _Group(click.Group):
+class _Group(MigratorGroup):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
 
@@ -52,16 +44,6 @@ class _Group(click.Group):
         assert isinstance(command, click.Command), module
         return command
 
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
-            raise
-        except MigratorError as exc:
-            raise CommandFailed(str(exc)) from exc
-        except Exception as exc:  # the command runner: a bug becomes a message and status 2
-            raise CommandFailed(f"internal error: {type(exc).__name__}: {exc}") from exc
-
 
 @click.group(cls=_Group)
 @click.version_option(package_name="job-migrator", prog_name="migrator")
@@ -69,7 +51,7 @@ def main() -> None:
     """Find in-process background work and move it onto a job queue safely."""
 
 
-def _choice(enum: type[ReportFormat] | type[Idempotency]) -> click.Choice:
+def _choice(enum: type[ReportFormat] | type[Idempotency]) -> click.Choice[str]:
     return click.Choice([member.value for member in enum])
 
 
@@ -130,8 +112,7 @@ def scan(
     if outcome.baseline_written is not None:
         click.echo(f"wrote {outcome.baseline_written} fingerprints to {baseline}", err=True)
         return
-    if outcome.exit_code:
-        click.get_current_context().exit(outcome.exit_code)
+    finish(outcome.exit_code)
 
 
 def _report(
@@ -148,4 +129,3 @@ def _report(
             render(fmt, view, Console(file=handle, width=160, no_color=True))
     except OSError as exc:
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from exc
-

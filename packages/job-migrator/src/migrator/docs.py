@@ -34,6 +34,7 @@ from inventory.models import (
     ScanStats,
 )
 from migrator.docs_render import field_table, render_detectors, render_rules, verdict_rows
+from migrator.errors import ExitCode
 
 REPO = Path(__file__).resolve().parents[4]  # the repository (a dev-only command)
 TEMPLATE = REPO / "docs" / "_templates" / "scan.md"
@@ -52,7 +53,9 @@ SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
 
 
 def _catalogue_header() -> str:
-    text = (REPO / "inventory" / "catalogue.toml").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "inventory" / "catalogue.toml").read_text(
+        encoding="utf-8"
+    )
     header = []
     for line in text.splitlines():
         if not line.startswith("#") or line.startswith("# ---"):
@@ -89,7 +92,7 @@ def render() -> str:
     return text.rstrip() + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> ExitCode:
     parser = argparse.ArgumentParser(
         prog="python -m migrator.docs", description=__doc__.split("\n")[0]
     )
@@ -99,10 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         stale = not OUTPUT.exists() or OUTPUT.read_text(encoding="utf-8") != text
         print(f"{OUTPUT} is {'stale: run python -m migrator.docs' if stale else 'up to date'}")
-        return 1 if stale else 0
+        return ExitCode.FINDINGS if stale else ExitCode.OK
     OUTPUT.write_text(text, encoding="utf-8")
     print(f"wrote {OUTPUT}")
-    return 0
+    return ExitCode.OK
 
 
 if __name__ == "__main__":

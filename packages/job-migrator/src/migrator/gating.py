@@ -11,11 +11,12 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from migrator.errors import MigratorError
+from migrator.errors import GateError
 from migrator.plan.config import load_check_settings
 from queue_runtime.errors import QueueError
 from queue_runtime.gate import (
@@ -33,9 +34,7 @@ from queue_runtime.gate.api import default_rollout
 from queue_runtime.registry import JobFunction, default_registry
 from queue_runtime.runtime import Runtime
 
-
-class GateError(MigratorError):
-    """The gate command failed."""
+T = TypeVar("T")
 
 
 def open_runtime(
@@ -144,7 +143,8 @@ def rollout_status(runtime: Runtime) -> list[Rollout]:
     return _query(lambda: rollouts(runtime))
 
 
-def _query(call: Any) -> Any:
+def _query(call: Callable[[], T]) -> T:
+    """Run one call on the runtime's tables; its errors are the gate command's to report."""
     try:
         return call()
     except QueueError as exc:

@@ -12,7 +12,7 @@ from pathlib import Path
 from inventory import CallSite, Idempotency, Inventory, ProgressCallback, scan
 from inventory.config import ConfigError, MigratorConfig
 from migrator.baseline import load_baseline, write_baseline
-from migrator.errors import ConfigurationError, ScanRootError
+from migrator.errors import ConfigurationError, ExitCode, ScanRootError
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,9 @@ class ScanOutcome:
     baseline_written: int | None = None  # how many fingerprints --update-baseline wrote
 
     @property
-    def exit_code(self) -> int:
-        """0 clean, 1 findings at or above ``--fail-on`` that the baseline does not accept."""
-        return 1 if self.failing else 0
+    def exit_code(self) -> ExitCode:
+        """FINDINGS when a site at or above ``--fail-on`` is not accepted by the baseline."""
+        return ExitCode.FINDINGS if self.failing else ExitCode.OK
 
 
 def failing_sites(

@@ -1,8 +1,9 @@
 """``migrator apply``: rewrite the call sites of safe jobs to enqueue through queue_runtime.
 
 Thin: parse options, call :mod:`codemods` (``plan_apply`` / ``write`` /
-``create_branches``), render. Exit status: 0 changes shown or applied,
-1 nothing applicable or something refused, 2 error.
+``create_branches``), render. Exit status: OK changes shown or applied,
+FINDINGS nothing applicable or something refused, ERROR (mapped by
+:mod:`migrator.entry`) when it could not run.
 
 Register it in ``migrator/cli.py`` with ``main.add_command(apply)``.
 """
@@ -22,7 +23,6 @@ from codemods import (
     ApplyOptions,
     ApplyResult,
     BranchReport,
-    CodemodError,
     Status,
     create_branches,
     load_inventory,
@@ -31,9 +31,9 @@ from codemods import (
 )
 from inventory.models import Inventory
 from migrator.console import stdout_console
+from migrator.entry import MigratorCommand, finish
+from migrator.errors import ExitCode, PlanFileError
 from migrator.plan import PLAN_FILE, recorded_signoffs
-
-OK, NOTHING, FAILED = 0, 1, 2
 
 _STYLE = {
     Status.REWRITTEN: "green",
@@ -47,12 +47,6 @@ class Output(StrEnum):
     DIFF = "diff"  # show, write nothing
     WRITE = "write"
     BRANCH = "branch"  # commits on review branches; the checkout is untouched
-
-
-class ApplyFailed(click.ClickException):
-    """apply stopped: message on stderr, exit status 2."""
-
-    exit_code = FAILED
 
 
 def _parse_keys(
@@ -69,7 +63,7 @@ def _parse_keys(
     return keys
 
 
-@click.command("apply")
+@click.command("apply", cls=MigratorCommand)
 @click.argument("path", default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option(
     "--job", "jobs", multiple=True, metavar="QUALNAME", help="Only this job (repeatable)."
@@ -111,18 +105,15 @@ def apply(
         signoffs=_signoffs(path),
     )
     mode = Output.BRANCH if branch else Output.DIFF if dry_run else Output.WRITE
-    try:
-        inventory = load_inventory(path)
-        result, branches = _run(path, inventory, options, mode, branch)
-    except CodemodError as exc:
-        raise ApplyFailed(str(exc)) from exc
+    inventory = load_inventory(path)
+    result, branches = _run(path, inventory, options, mode, branch)
     unknown = sorted(set(jobs) - {j.qualname for j in inventory.jobs})
     if unknown:
         console.print(f"[yellow]not in the inventory:[/] {escape(', '.join(unknown))}")
     render(console, result, branches, mode)
     for job, reason in _not_moved(result, jobs).items():
         console.print(f"[red]not moved:[/] {escape(job)}: {escape(reason)}")
-    click.get_current_context().exit(OK if result.changes and not result.refused else NOTHING)
+    finish(ExitCode.OK if result.changes and not result.refused else ExitCode.FINDINGS)
 
 
 def _signoffs(root: Path) -> dict[str, str]:
@@ -133,7 +124,7 @@ def _signoffs(root: Path) -> dict[str, str]:
     try:
         return recorded_signoffs(plan.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
-        raise ApplyFailed(f"cannot read {plan}: {exc}") from exc
+        raise PlanFileError(f"cannot read {plan}: {exc}") from exc
 
 
 def _not_moved(result: ApplyResult, jobs: tuple[str, ...]) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """``migrator gate status|certify|revoke``: certifications, from the terminal.
 
-Thin: parse options, call :mod:`migrator.gating`, render. Exit status 0, or 2
-when the command could not be done.
+Thin: parse options, call :mod:`migrator.gating`, render. Exit status OK, or
+ERROR (mapped by :mod:`migrator.entry`) when the command could not be done.
 
 Register it in ``migrator/cli.py`` with ``main.add_command(gate)``.
 """
@@ -17,15 +17,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from migrator.console import stdout_console
-from migrator.errors import MigratorError
+from migrator.entry import MigratorGroup
 from migrator.gating import certify_job, gate_status, load_app, open_runtime, revoke_job
-from queue_runtime.runtime import Runtime
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class GateFailed(click.ClickException):
-    exit_code = 2
 
 
 def runtime_options(fn: F) -> F:
@@ -43,14 +38,7 @@ def runtime_options(fn: F) -> F:
     )(fn)
 
 
-def with_runtime(project: Path, database_url: str | None, redis_url: str | None) -> Runtime:
-    try:
-        return open_runtime(project, database_url, redis_url)
-    except MigratorError as exc:
-        raise GateFailed(str(exc)) from exc
-
-
-@click.group("gate")
+@click.group("gate", cls=MigratorGroup)
 def gate() -> None:
     """Certifications: which gated jobs may run async, for which code."""
 
@@ -60,12 +48,10 @@ def gate() -> None:
 @click.option("--app", "app", help="The app module defining the jobs (for current fingerprints).")
 def status(project: Path, database_url: str | None, redis_url: str | None, app: str | None) -> None:
     """Every job: classification, current fingerprint, certification, rollout, where it runs."""
-    runtime = with_runtime(project, database_url, redis_url)
+    runtime = open_runtime(project, database_url, redis_url)
     try:
         jobs = load_app(app, project) if app else {}
         rows = gate_status(runtime, jobs)
-    except MigratorError as exc:
-        raise GateFailed(str(exc)) from exc
     finally:
         runtime.close()
     table = Table("job", "class", "fingerprint", "certified", "by / at", "rollout", "runs")
@@ -102,11 +88,9 @@ def certify_command(
     who: str,
 ) -> None:
     """Certify JOB for its current code (the fingerprint of the loaded --app)."""
-    runtime = with_runtime(project, database_url, redis_url)
+    runtime = open_runtime(project, database_url, redis_url)
     try:
         cert = certify_job(runtime, load_app(app, project), job, figures, who)
-    except MigratorError as exc:
-        raise GateFailed(str(exc)) from exc
     finally:
         runtime.close()
     click.echo(
@@ -121,11 +105,9 @@ def revoke_command(
     job: str, project: Path, database_url: str | None, redis_url: str | None
 ) -> None:
     """Revoke JOB's certifications: the gate closes (within the processes' refresh interval)."""
-    runtime = with_runtime(project, database_url, redis_url)
+    runtime = open_runtime(project, database_url, redis_url)
     try:
         count = revoke_job(runtime, job)
-    except MigratorError as exc:
-        raise GateFailed(str(exc)) from exc
     finally:
         runtime.close()
     click.echo(f"revoked {count} certification(s) of {job}")

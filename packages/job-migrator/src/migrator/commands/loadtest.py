@@ -2,9 +2,10 @@
 
 Thin: parse options into a :class:`~migrator.loadtest.LoadTestSpec`, call
 :func:`~migrator.loadtest.run_loadtest`, render the report (terminal, and
-``--markdown`` / ``--json`` files). Exit status: 0 passed (and certified),
-1 failed (the reasons and any duplicate completions are printed), 2 it could
-not run (no ``--sandbox``, a bad option, an unreachable sandbox).
+``--markdown`` / ``--json`` files). Exit status: OK passed (and certified),
+FINDINGS failed (the reasons and any duplicate completions are printed),
+USAGE / ERROR it could not run (a bad option; no ``--sandbox``, an
+unreachable sandbox: mapped by :mod:`migrator.entry`).
 
 Register it in ``migrator/cli.py`` with ``main.add_command(loadtest)``.
 """
@@ -18,7 +19,8 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from migrator.console import stdout_console
-from migrator.errors import MigratorError
+from migrator.entry import MigratorCommand, finish
+from migrator.errors import ExitCode, NoSandbox, OutputError
 from migrator.loadtest import (
     LoadTestSpec,
     SpecError,
@@ -31,20 +33,13 @@ from migrator.loadtest import (
     run_loadtest,
 )
 
-FAILED = 2
 NO_SANDBOX = (
     "refusing to run without --sandbox SETTINGS: name the settings module whose import"
     " configures queue_runtime for a sandbox database and Redis (the job's effects really happen)"
 )
 
 
-class LoadTestFailed(click.ClickException):
-    """loadtest could not run: message on stderr, exit status 2."""
-
-    exit_code = FAILED
-
-
-@click.command("loadtest")
+@click.command("loadtest", cls=MigratorCommand)
 @click.argument("job")
 @click.option(
     "--sandbox", help="Settings module configuring queue_runtime for a sandbox (required)."
@@ -93,7 +88,7 @@ def loadtest(
 ) -> None:
     """Load-test JOB in the sandbox with chaos; a pass certifies its current code."""
     if not sandbox:
-        raise LoadTestFailed(NO_SANDBOX)
+        raise NoSandbox(NO_SANDBOX)
     try:
         spec = LoadTestSpec(
             job=job,
@@ -115,10 +110,7 @@ def loadtest(
     except (SpecError, ValidationError) as exc:
         raise click.UsageError(str(exc)) from exc
     err = Console(stderr=True, soft_wrap=True)
-    try:
-        report = run_loadtest(spec, progress=lambda message: err.print(f"[dim]{message}[/]"))
-    except (MigratorError, SpecError) as exc:
-        raise LoadTestFailed(str(exc)) from exc
+    report = run_loadtest(spec, progress=lambda message: err.print(f"[dim]{message}[/]"))
     render_terminal(report, stdout_console())
     for path, text in ((json_out, render_json(report)), (markdown_out, render_markdown(report))):
         if path is None:
@@ -126,5 +118,5 @@ def loadtest(
         try:
             path.write_text(text + "\n", encoding="utf-8")
         except OSError as exc:
-            raise LoadTestFailed(f"cannot write {path}: {exc.strerror or exc}") from exc
-    click.get_current_context().exit(0 if report.passed else 1)
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    finish(ExitCode.OK if report.passed else ExitCode.FINDINGS)

@@ -1,9 +1,9 @@
 """``migrator plan``: write the phased rollout checklist, optionally verified live.
 
 Thin: parse options, call :func:`migrator.plan.run_plan`, render a tree per
-phase. Exit status: 0 written (with ``--check``: and every checkable
-prerequisite is in place), 1 with ``--check`` when one is not, 2 errors (no
-inventory: run ``migrator scan`` first).
+phase. Exit status: OK written (with ``--check``: and every checkable
+prerequisite is in place), FINDINGS with ``--check`` when one is not, ERROR
+(mapped by :mod:`migrator.entry`; no inventory: run ``migrator scan`` first).
 
 Register it in ``migrator/cli.py`` with ``main.add_command(plan)``.
 """
@@ -18,11 +18,9 @@ from rich.markup import escape
 from rich.tree import Tree
 
 from migrator.console import stdout_console
-from migrator.errors import MigratorError
+from migrator.entry import MigratorCommand, finish
 from migrator.plan import ItemState, Phase, Plan, PlanItem, run_plan
 from migrator.plan.model import NOT_BUILT
-
-FAILED = 2
 
 _MARK = {
     ItemState.TICKED: "[green]✔[/]",
@@ -31,13 +29,7 @@ _MARK = {
 }
 
 
-class PlanFailed(click.ClickException):
-    """plan stopped: message on stderr, exit status 2."""
-
-    exit_code = FAILED
-
-
-@click.command("plan")
+@click.command("plan", cls=MigratorCommand)
 @click.argument("path", default=".", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--check", "live", is_flag=True, help="Verify the prerequisites on the live servers.")
 @click.option("--database-url", help="PostgreSQL of the runtime (overrides the configuration).")
@@ -61,17 +53,14 @@ def plan(
     output: Path | None,
 ) -> None:
     """Write PATH/MIGRATION_PLAN.md: prerequisites, then the jobs phase by phase."""
-    try:
-        outcome = run_plan(
-            path,
-            output,
-            live=live,
-            database_url=database_url,
-            redis_url=redis_url,
-            metrics_url=metrics_url,
-        )
-    except MigratorError as exc:
-        raise PlanFailed(str(exc)) from exc
+    outcome = run_plan(
+        path,
+        output,
+        live=live,
+        database_url=database_url,
+        redis_url=redis_url,
+        metrics_url=metrics_url,
+    )
     console = stdout_console()
     render(console, outcome.plan)
     verdict = ""
@@ -82,7 +71,7 @@ def plan(
             else "; some prerequisites are not in place"
         )
     console.print(f"wrote {escape(str(outcome.path))}{verdict}")
-    click.get_current_context().exit(outcome.exit_code)
+    finish(outcome.exit_code)
 
 
 def render(console: Console, plan: Plan) -> None:

@@ -15,13 +15,13 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
-from migrator.commands.gate import GateFailed, runtime_options, with_runtime
+from migrator.commands.gate import runtime_options
 from migrator.console import stdout_console
-from migrator.errors import MigratorError
-from migrator.gating import rollout_status, set_job_rollout
+from migrator.entry import MigratorGroup
+from migrator.gating import open_runtime, rollout_status, set_job_rollout
 
 
-@click.group("rollout")
+@click.group("rollout", cls=MigratorGroup)
 def rollout() -> None:
     """Rollout modes per job: inline, a percentage, async."""
 
@@ -40,11 +40,9 @@ def set_command(
     who: str | None,
 ) -> None:
     """Set JOB's rollout mode; every process follows within seconds."""
-    runtime = with_runtime(project, database_url, redis_url)
+    runtime = open_runtime(project, database_url, redis_url)
     try:
         stored = set_job_rollout(runtime, job, mode, who)
-    except MigratorError as exc:
-        raise GateFailed(str(exc)) from exc
     finally:
         runtime.close()
     click.echo(f"{stored.job}: {stored.label}")
@@ -54,12 +52,10 @@ def set_command(
 @runtime_options
 def status(project: Path, database_url: str | None, redis_url: str | None) -> None:
     """Every stored rollout (jobs without one use the configured default)."""
-    runtime = with_runtime(project, database_url, redis_url)
+    runtime = open_runtime(project, database_url, redis_url)
     try:
         rows = rollout_status(runtime)
         default = runtime.settings.default_rollout
-    except MigratorError as exc:
-        raise GateFailed(str(exc)) from exc
     finally:
         runtime.close()
     table = Table("job", "rollout", "updated", "by")

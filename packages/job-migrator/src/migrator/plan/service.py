@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from inventory.models import Inventory
-from migrator.errors import MigratorError, OutputError
+from migrator.errors import ExitCode, NoInventory, OutputError
 from migrator.plan.build import build_plan
 from migrator.plan.check import check
 from migrator.plan.config import load_check_settings, load_plan_config
@@ -19,10 +19,6 @@ PLAN_FILE = "MIGRATION_PLAN.md"
 INVENTORY_FILE = Path(".migrator") / "inventory.json"
 
 
-class NoInventory(MigratorError):
-    """No inventory to plan from."""
-
-
 @dataclass(frozen=True)
 class PlanOutcome:
     plan: Plan
@@ -30,9 +26,11 @@ class PlanOutcome:
     checked: bool
 
     @property
-    def exit_code(self) -> int:
-        """0 written; with --check, 1 when a checkable prerequisite is not in place."""
-        return 0 if not self.checked or self.plan.prerequisites_pass else 1
+    def exit_code(self) -> ExitCode:
+        """OK written; with --check, FINDINGS when a checkable prerequisite is not in place."""
+        return (
+            ExitCode.OK if not self.checked or self.plan.prerequisites_pass else ExitCode.FINDINGS
+        )
 
 
 def load_inventory(root: Path) -> Inventory:
