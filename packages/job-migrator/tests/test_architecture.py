@@ -84,7 +84,9 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path: Path, monkeypatch: pytest.Monk
     (pkg / "a.py").write_text("from knot import b\n")
     (pkg / "b.py").write_text("def f():\n    from knot import c\n")
     (pkg / "c.py").write_text("import knot.a\n")
-    (pkg / "d.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import knot.a\n")
+    (pkg / "d.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import knot.a\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     found = list(_cycles(grimp.build_graph("knot", exclude_type_checking_imports=True), "knot"))
     assert found == [["knot.a", "knot.b", "knot.c"]]

@@ -41,7 +41,11 @@ PHASES = {
         "shop.reports.rebuild_reports",
     },
     # the mail jobs are on the notification fast track: right after the idempotent jobs
-    "phase-2": {"shop.payments.capture_payment", "shop.mail.send_receipt", "shop.mail.send_welcome"},
+    "phase-2": {
+        "shop.payments.capture_payment",
+        "shop.mail.send_receipt",
+        "shop.mail.send_welcome",
+    },
     "phase-3": {
         "shop.analytics.record_page_view",
         "shop.jobs.audit.write_audit",
