@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.support import pg_problem, redis_problem, require, wait_until
+from queue_runtime.testing import pg_problem, redis_problem, require, wait_until
 
 
 @pytest.fixture(scope="session")

@@ -16,13 +16,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import psycopg
-import redis
-from psycopg import sql
-
-from queue_runtime import Mode, Settings
-from queue_runtime import migrate as migrate_schema
-from tests.support import pg_admin_url, redis_test_url
+from queue_runtime import Settings
+from queue_runtime.pg import admin
+from queue_runtime.testing import (
+    delete_redis_prefix,
+    isolated_settings,
+    pg_admin_url,
+    redis_test_url,
+)
 
 
 @contextmanager
@@ -48,39 +49,22 @@ def fast_sandbox(prefix: str, setup: Callable[[str], None] | None = None) -> Ite
     ``setup(schema)`` runs after the migration (sandbox tables of the test's app);
     the schema is dropped and the prefix's keys deleted afterwards.
     """
-    name = f"{prefix}_{secrets.token_hex(4)}"
-    settings = Settings(
-        mode=Mode.QUEUE,
-        database_url=pg_admin_url(),
-        redis_url=redis_test_url(),
-        schema=name,
-        redis_prefix=name,
+    with isolated_settings(
+        pg_admin_url(),
+        f"{prefix}_{secrets.token_hex(4)}",
         lease_ttl=2.0,
         poll_interval=0.1,
         shutdown_grace=2.0,
         rollout_refresh=0.1,
-    )
-    with psycopg.connect(pg_admin_url(), autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(name)))
-    try:
-        migrate_schema(settings)
+    ) as settings:
         if setup is not None:
-            setup(name)
+            setup(settings.schema_name)
         yield settings
-    finally:
-        _drop(name)
 
 
 def _drop(name: str) -> None:
-    with psycopg.connect(pg_admin_url(), autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
-    client = redis.Redis.from_url(redis_test_url())
-    try:
-        keys = list(client.scan_iter(match=f"{name}:*", count=500))
-        if keys:
-            client.delete(*keys)
-    finally:
-        client.close()
+    admin.drop_schema(pg_admin_url(), name)
+    delete_redis_prefix(redis_test_url(), name)
 
 
 def app_env(app_root: Path, **extra: str) -> dict[str, str]:

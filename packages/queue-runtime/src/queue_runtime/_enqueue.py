@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 from queue_runtime._inline import run_inline
 from queue_runtime.config import Mode, RolloutMode
 from queue_runtime.errors import PayloadError
-from queue_runtime.gate.cache import gate_cache
 from queue_runtime.gate.decide import gate_decision
 from queue_runtime.gate.guard import run_guarded
 from queue_runtime.handle import JobHandle
@@ -86,7 +85,7 @@ def _routes(runtime: Runtime, jf: JobFunction[..., Any], count: int) -> list[boo
     if count == 0:
         return []
     first = gate_decision(runtime, jf).run_async
-    rollout = gate_cache(runtime).rollout(jf.name)
+    rollout = runtime.gate_cache.rollout(jf.name)
     mode = rollout.mode if rollout else runtime.settings.default_rollout
     if first and mode is not RolloutMode.PERCENT:
         return [True] * count

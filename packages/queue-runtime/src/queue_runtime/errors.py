@@ -65,5 +65,13 @@ class StoreError(QueueError):
     """The job store (PostgreSQL) failed."""
 
 
+class StoreUnavailable(StoreError):
+    """The job store (PostgreSQL) cannot be reached right now (connection lost, refused, pool timeout)."""
+
+
+class LeasesUnavailable(QueueError):
+    """Redis (leases, tenant tokens) cannot be reached right now."""
+
+
 class SchemaNotMigrated(StoreError):
     """The queue schema is missing or out of date: run `queue-runtime migrate` (queue_runtime.migrate)."""

@@ -14,7 +14,20 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+try:
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+except ImportError:  # the optional extra is not installed: count in-process only
+    from queue_runtime._prometheus import FallbackCounter as Counter  # type: ignore[assignment]
+    from queue_runtime._prometheus import FallbackGauge as Gauge  # type: ignore[assignment]
+    from queue_runtime._prometheus import (  # type: ignore[assignment]
+        FallbackHistogram as Histogram,
+    )
+    from queue_runtime._prometheus import (  # type: ignore[assignment]
+        FallbackRegistry as CollectorRegistry,
+    )
+    from queue_runtime._prometheus import (  # type: ignore[assignment]
+        fallback_serve as start_http_server,
+    )
 
 from queue_runtime.store import PoolStats
 

@@ -23,27 +23,14 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import StrEnum
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import redis
 
-from queue_runtime.errors import QueueError
-
-
-class LeasesUnavailable(QueueError):
-    """Redis (leases, tenant tokens) cannot be reached right now."""
-
-
-class Renewal(StrEnum):
-    """What a heartbeat found for one lease."""
-
-    RENEWED = "renewed"  # still ours, ttl reset
-    REASSERTED = "reasserted"  # key was gone (flush/restart): set again to us
-    LOST = "lost"  # another worker holds the token: stop caring about this job
-
+from queue_runtime.errors import LeasesUnavailable
+from queue_runtime.store import Renewal
 
 _RENEWAL_CODES = {1: Renewal.RENEWED, 2: Renewal.REASSERTED, 0: Renewal.LOST}
 
@@ -55,6 +42,9 @@ def _lua(name: str) -> str:
 
 def _ms(seconds: float) -> int:
     return max(1, int(seconds * 1000))
+
+
+__all__ = ["LeasesUnavailable", "RedisLeaseStore", "Renewal"]
 
 
 class RedisLeaseStore:

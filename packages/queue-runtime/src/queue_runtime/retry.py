@@ -4,33 +4,20 @@ Full jitter (AWS architecture blog): the delay is uniform in
 ``[0, min(cap, base * 2 ** (attempt - 1))]``, so retries of many jobs that
 failed together spread out instead of hammering the database in waves. The
 clock and the random source are injectable: tests check the delays exactly.
+Retrying a database statement on transient errors is :mod:`queue_runtime.pg.retry`.
 """
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
-import psycopg
-from psycopg import errors as pg_errors
-from psycopg_pool import PoolTimeout
-
 from queue_runtime.config import RetryPolicy
 
 T = TypeVar("T")
-
-# Transient: the same statement can succeed if simply run again later.
-TRANSIENT_ERRORS: tuple[type[BaseException], ...] = (
-    pg_errors.DeadlockDetected,
-    pg_errors.SerializationFailure,
-    pg_errors.LockNotAvailable,
-    psycopg.OperationalError,  # connection lost, server restarting, admin shutdown, PoolTimeout
-    psycopg.InterfaceError,  # the connection was already closed under us
-)
 
 
 def backoff_ceiling(attempt: int, base_delay: float, max_delay: float) -> float:
@@ -55,36 +42,3 @@ class Backoff:
         if attempt >= policy.max_attempts:
             return None
         return self.now() + timedelta(seconds=self.delay(attempt, policy))
-
-
-@dataclass(frozen=True)
-class TransientRetry:
-    """Runs a database operation again on transient errors, with full jitter, never at once."""
-
-    attempts: int = 5
-    base_delay: float = 0.05
-    max_delay: float = 2.0
-    rng: random.Random = field(default_factory=random.Random)
-    sleep: Callable[[float], None] = time.sleep
-
-    def __call__(self, fn: Callable[[], T]) -> T:
-        for attempt in range(1, self.attempts + 1):
-            try:
-                return fn()
-            except TRANSIENT_ERRORS as exc:
-                # No pooled connection within the pool's timeout: waiting again
-                # would only multiply the caller's wait.
-                if attempt == self.attempts or isinstance(exc, PoolTimeout):
-                    raise
-                self.sleep(self._delay(attempt))
-        raise AssertionError("unreachable: the loop returns or raises")
-
-    def _delay(self, attempt: int) -> float:
-        # Never zero: an immediate retry of a deadlock usually deadlocks again.
-        ceiling = backoff_ceiling(attempt, self.base_delay, self.max_delay)
-        return max(self.rng.uniform(0.0, ceiling), ceiling / 100)
-
-
-def retry_transient(fn: Callable[[], T], policy: TransientRetry | None = None) -> T:
-    """``fn()``, retried on deadlocks, serialization failures and lost connections."""
-    return (policy or TransientRetry())(fn)

@@ -1,4 +1,4 @@
-"""The composition root: Settings plus the connections built from them, lazily.
+"""The composition root: Settings, the registry, the stores and the gate cache, typed.
 
 ``configure()`` builds the Runtime once (from the config sources and explicit
 overrides); the job functions and ``get_job`` use ``current()``. Nothing
@@ -11,32 +11,79 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from queue_runtime._settings_load import load_settings, with_overrides
 from queue_runtime.config import Mode, Settings
 from queue_runtime.errors import NotConfigured
+from queue_runtime.gate_cache import GateCache
 from queue_runtime.registry import Registry, default_registry
+from queue_runtime.store import GateSnapshot, GateStore, Inspector, JobStore, LeaseStore, Stores
 
 if TYPE_CHECKING:
-    import redis
-    from psycopg_pool import ConnectionPool
-
-    from queue_runtime.pg.store import PgJobStore
-    from queue_runtime.redis_leases import RedisLeaseStore
+    from queue_runtime.pg.connect import Connections
 
 log = logging.getLogger("queue_runtime")
 T = TypeVar("T")
 
 
-class Runtime:
-    """Settings, the job registry, and (created on first use) the pool, store and Redis client."""
+class _Once(Generic[T]):
+    """A value made on first use, once, even when threads race to make it."""
 
-    def __init__(self, settings: Settings, registry: Registry | None = None) -> None:
+    __slots__ = ("_lock", "_make", "value")
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self.value: T | None = None
+
+    @classmethod
+    def of(cls, value: T) -> _Once[T]:
+        once = cls(lambda: value)
+        once.value = value
+        return once
+
+    def get(self) -> T:
+        value = self.value  # the fast path, without the lock: enqueue reads this often
+        if value is None:
+            with self._lock:
+                if self.value is None:
+                    self.value = self._make()
+                value = self.value
+        return value
+
+    def take(self) -> T | None:
+        """The value if it was made, and forget it (closing)."""
+        with self._lock:
+            value, self.value = self.value, None
+        return value
+
+
+class Runtime:
+    """Settings, the job registry, the four stores, the gate's per-process cache.
+
+    ``Runtime(settings)`` runs on PostgreSQL and Redis, opened on first use;
+    ``Runtime(settings, stores=Stores(...))`` on the stores given (the
+    in-memory ones of ``queue_runtime.testing``, a wrapper in a test).
+    """
+
+    def __init__(
+        self, settings: Settings, registry: Registry | None = None, stores: Stores | None = None
+    ) -> None:
         self.settings = settings
         self.registry = registry or default_registry
-        self._lock = threading.Lock()
-        self._parts: dict[str, Any] = {}
+        self.gate_cache = GateCache(self._gate_snapshot, settings.rollout_refresh)
+        self._pool: _Once[Connections] = _Once(self._open_pool)  # unused with stores given
+        if stores is not None:
+            self._jobs: _Once[JobStore] = _Once.of(stores.jobs)
+            self._gate: _Once[GateStore] = _Once.of(stores.gate)
+            self._inspector: _Once[Inspector] = _Once.of(stores.inspector)
+            self._leases: _Once[LeaseStore] = _Once.of(stores.leases)
+            return
+        self._jobs = _Once(self._pg_jobs)
+        self._gate = _Once(self._pg_gate)
+        self._inspector = _Once(self._pg_inspector)
+        self._leases = _Once(self._redis_leases)
 
     def __repr__(self) -> str:
         return f"Runtime(mode={self.mode}, schema={self.settings.schema_name!r})"
@@ -45,65 +92,76 @@ class Runtime:
     def mode(self) -> Mode:
         return self.settings.effective_mode
 
-    def _lazy(self, name: str, factory: Callable[[], T]) -> T:
-        """One instance per Runtime even when threads race to create it."""
-        with self._lock:
-            if name not in self._parts:
-                self._parts[name] = factory()
-            return self._parts[name]
+    @property
+    def store(self) -> JobStore:
+        """The job store (PostgreSQL unless other stores were given)."""
+        return self._jobs.get()
 
     @property
-    def pool(self) -> ConnectionPool:
-        from queue_runtime.pg.connect import open_pool
-
-        return self._lazy("pool", lambda: open_pool(self.settings))
+    def gate_store(self) -> GateStore:
+        return self._gate.get()
 
     @property
-    def store(self) -> PgJobStore:
+    def inspector(self) -> Inspector:
+        return self._inspector.get()
+
+    @property
+    def leases(self) -> LeaseStore:
+        return self._leases.get()
+
+    @property
+    def opened(self) -> bool:
+        """Whether any store was built yet (``configure()`` builds none)."""
+        parts = (self._jobs, self._gate, self._inspector, self._leases)
+        return any(part.value is not None for part in parts)
+
+    def _gate_snapshot(self) -> GateSnapshot:
+        return self.gate_store.snapshot()
+
+    # -- the default stores: PostgreSQL (one pool for the three) and Redis ---------
+
+    def _open_pool(self) -> Connections:
+        # Opened by its first connection(), inside the store's error translation.
+        from queue_runtime.pg.connect import LazyPool
+
+        return LazyPool(self.settings)
+
+    def _pg_jobs(self) -> JobStore:
         from queue_runtime.pg.store import PgJobStore
 
-        if "store" not in self._parts:  # fast path without the lock: enqueue reads this often
-            pool = self.pool
-            self._lazy("store", lambda: PgJobStore(pool, self.settings))
-        return self._parts["store"]
+        return PgJobStore(self._pool.get(), self.settings)
 
-    @property
-    def redis(self) -> redis.Redis:
-        return self._lazy("redis", self._redis_client)
+    def _pg_gate(self) -> GateStore:
+        from queue_runtime.pg.gate import PgGateStore
 
-    def _redis_client(self) -> redis.Redis:
-        import redis
+        return PgGateStore(self._pool.get(), self.settings.schema_name)
 
-        return redis.Redis.from_url(
-            self._redis_url(), socket_timeout=5.0, socket_connect_timeout=2.0
-        )
+    def _pg_inspector(self) -> Inspector:
+        from queue_runtime.pg.inspect import PgInspector
 
-    def _redis_url(self) -> str:
-        if not self.settings.redis_url:
-            raise NotConfigured("redis_url is not set")
-        return self.settings.redis_url
+        return PgInspector(self._pool.get(), self.settings.schema_name)
 
-    @property
-    def leases(self) -> RedisLeaseStore:
+    def _redis_leases(self) -> LeaseStore:
         from queue_runtime.redis_leases import RedisLeaseStore
 
-        url, prefix = self._redis_url(), self.settings.redis_prefix
-        return self._lazy("leases", lambda: RedisLeaseStore.from_url(url, prefix))
+        if not self.settings.redis_url:
+            raise NotConfigured("redis_url is not set")
+        return RedisLeaseStore.from_url(self.settings.redis_url, self.settings.redis_prefix)
 
     def close(self) -> None:
-        """Close what was opened (pool, Redis clients); safe to call twice.
+        """Close what was opened (stores, pool, Redis client); safe to call twice.
 
         Closing the current Runtime also unsets it: the next ``current()``
         configures a fresh one from the config sources.
         """
         _forget(self)
-        with self._lock:
-            parts, self._parts = self._parts, {}
-        if "pool" in parts:
-            parts["pool"].close()
-        for name in ("redis", "leases"):
-            if name in parts:
-                parts[name].close()
+        for part in (self._jobs, self._gate, self._inspector, self._leases):
+            found = part.take()
+            if found is not None:
+                found.close()
+        pool = self._pool.take()
+        if pool is not None:
+            pool.close()
 
 
 _current: Runtime | None = None

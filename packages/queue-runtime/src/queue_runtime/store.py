@@ -1,9 +1,18 @@
-"""Storage seams, at the domain level (after River).
+"""Storage seams, at the domain level (after River's ``rivertype``).
 
-``JobStore`` is what PostgreSQL does for the runtime; ``LeaseStore`` is what
-Redis does. Each operation takes or returns small typed records. One contract
-suite (``tests/integration/test_store_contract.py``) runs against every
-implementation.
+Four protocols, each taking and returning small typed records:
+
+- ``JobStore``: the jobs themselves (enqueue, claim, settle, DLQ, stats);
+- ``GateStore``: certifications, rollouts and idempotency-key state (the gate
+  and the execution guard);
+- ``Inspector``: what the tools read (``migrator plan --check``, the load
+  test): history of ids, dead count, schema revisions, per-job key counts;
+- ``LeaseStore``: leases, the dataset epoch, tenant tokens (Redis).
+
+``queue_runtime.pg`` implements the first three on PostgreSQL,
+``queue_runtime.redis_leases`` the fourth, ``queue_runtime.testing`` all four
+in memory. One contract suite (``tests/integration/test_store_contract.py``)
+runs against every implementation.
 
 Fencing: every claim increments ``attempt``; ``(job_id, attempt)`` is the
 fencing token. ``complete`` / ``fail`` / ``retry`` only act on a row whose
@@ -18,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
+
+from queue_runtime.config import RolloutMode
 
 
 class JobStatus(StrEnum):
@@ -123,14 +134,219 @@ class JobStore(Protocol):
     def enqueue_returning(self, job: NewJob, conn: Any = None) -> tuple[int, bool]: ...
     def cancel(self, job_id: int) -> bool: ...
     def purge_finished(self, older_than_seconds: float, batch: int = 10_000) -> int: ...
+    def close(self) -> None:
+        """Release connections; idempotent (the stores of one Runtime may share them)."""
+        ...
+
+
+class Renewal(StrEnum):
+    """What a heartbeat found for one lease."""
+
+    RENEWED = "renewed"  # still ours, ttl reset
+    REASSERTED = "reasserted"  # key was gone (flush/restart): set again to us
+    LOST = "lost"  # another worker holds the token: stop caring about this job
 
 
 class LeaseStore(Protocol):
+    """Leases of fencing tokens, the dataset epoch, per-tenant tokens.
+
+    Failures to reach the store raise :class:`queue_runtime.errors.LeasesUnavailable`.
+    """
+
     def acquire(self, tokens: list[str], worker_id: str, ttl: float) -> list[bool]: ...
+    def heartbeat(self, tokens: list[str], worker_id: str, ttl: float) -> list[Renewal]:
+        """Renew every lease of a worker, re-asserting missing ones."""
+        ...
+
     def renew(self, tokens: list[str], worker_id: str, ttl: float) -> list[bool]: ...
     def release(self, tokens: list[str], worker_id: str) -> None: ...
     def alive(self, tokens: list[str]) -> list[bool]: ...
-    def epoch(self) -> str: ...
-    def tenant_acquire(self, tenant: str, job_id: int, cap: int, ttl: float) -> bool: ...
+    def epoch(self) -> str:
+        """The dataset's epoch: it changes when the leases may have vanished (flush, restart)."""
+        ...
+
+    def ping(self) -> bool: ...
+    def tenant_acquire(
+        self, tenant: str, job_id: int, cap: int, ttl: float, settle: float | None = None
+    ) -> bool: ...
     def tenant_renew(self, held: list[tuple[str, int]], ttl: float) -> int: ...
     def tenant_release(self, tenant: str, job_id: int) -> None: ...
+    def tenant_release_many(self, held: list[tuple[str, int]]) -> None: ...
+    def tenant_running(self, tenant: str) -> int: ...
+    def close(self) -> None: ...
+
+
+# -- the gate's records -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Rollout:
+    """A job's rollout mode; ``percent`` is the async share (100 for async, 0 for inline)."""
+
+    job: str
+    mode: RolloutMode
+    percent: int = 100
+    updated_at: datetime | None = None  # None: no row stored, the configured default applies
+    updated_by: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``inline``, ``25%`` or ``async``: what ``migrator rollout set`` takes."""
+        return f"{self.percent}%" if self.mode is RolloutMode.PERCENT else self.mode.value
+
+
+@dataclass(frozen=True, slots=True)
+class Certification:
+    """A passed load test of ``job`` at one fingerprint of its code."""
+
+    job: str
+    fingerprint: str
+    certified_at: datetime
+    certified_by: str
+    figures: dict[str, Any] = field(default_factory=dict)
+    revoked_at: datetime | None = None
+
+    @property
+    def valid(self) -> bool:
+        """Not revoked (whether it matches the job's current code is the caller's question)."""
+        return self.revoked_at is None
+
+
+@dataclass(frozen=True, slots=True)
+class GateSnapshot:
+    """Every stored rollout and, per job, the fingerprints with a valid certification.
+
+    ``certified`` maps job name to fingerprints (not a set of pairs): the
+    enqueue path then looks up without building a tuple per call.
+    """
+
+    rollouts: dict[str, Rollout]
+    certified: dict[str, frozenset[str]]
+
+
+class KeyStatus(StrEnum):
+    IN_PROGRESS = "in_progress"
+    COMPLETED = "completed"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyState:
+    """The stored state of one idempotency key (the execution guard's ``job_keys`` row)."""
+
+    key: str
+    job: str
+    state: KeyStatus
+    result: Any  # JSON-ready; None until completed
+    job_id: int | None
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyCounts:
+    """How many keys of one job the guard holds, and how many of them completed."""
+
+    completed: int
+    total: int
+
+
+class GateStore(Protocol):
+    """Certifications, rollouts, idempotency keys: what the gate and the guard store."""
+
+    def insert_certification(
+        self, job: str, fingerprint: str, figures: dict[str, Any], who: str
+    ) -> Certification: ...
+    def revoke_certifications(self, job: str, fingerprint: str | None) -> int: ...
+    def certifications(
+        self, job: str | None, fingerprint: str | None, valid_only: bool
+    ) -> list[Certification]:
+        """Newest first."""
+        ...
+
+    def upsert_rollout(
+        self, job: str, mode: RolloutMode, percent: int, who: str | None
+    ) -> Rollout: ...
+    def rollouts(self) -> list[Rollout]:
+        """Every stored rollout, by job name."""
+        ...
+
+    def snapshot(self) -> GateSnapshot: ...
+    def begin_key(self, key: str, job: str, job_id: int | None) -> KeyState | None:
+        """Take ``key`` for this attempt (in progress; a previous attempt's is taken over).
+
+        None: the key is this attempt's now, run the job. A ``KeyState``: the
+        key already completed, its stored result answers the attempt.
+        """
+        ...
+
+    def complete_key(self, key: str, job: str, result: Any, job_id: int | None) -> None:
+        """Record ``key`` completed with ``result`` (JSON-ready); a completed key stays as it is."""
+        ...
+
+    def complete_key_in(
+        self, conn: object, key: str, job: str, result: Any, job_id: int | None
+    ) -> None:
+        """As ``complete_key``, inside the caller's transaction on ``conn`` (its own connection)."""
+        ...
+
+    def key_state(self, key: str) -> KeyState | None: ...
+    def key_counts(self, job: str) -> KeyCounts: ...
+    def close(self) -> None: ...
+
+
+# -- what the tools read --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One finished job as the history keeps it."""
+
+    id: int
+    status: JobStatus
+    attempt: int
+    enqueued_at: datetime
+    finished_at: datetime
+    errors: list[dict[str, Any]] | None = None
+
+
+class Inspector(Protocol):
+    """Read-only questions the tools ask about the runtime's state."""
+
+    def history(self, job_ids: Sequence[int]) -> list[HistoryEntry]:
+        """The finished jobs among ``job_ids`` (any order)."""
+        ...
+
+    def finished_count(self, job_ids: Sequence[int]) -> int: ...
+    def unfinished_ids(self, job_ids: Sequence[int]) -> set[int]:
+        """The ids among ``job_ids`` still in the hot table (queued, running, retrying)."""
+        ...
+
+    def dead_count(self) -> int: ...
+    def revisions(self) -> list[str] | None:
+        """The schema's migration revision(s); None when it was never migrated."""
+        ...
+
+    def missing(self, names: Sequence[str]) -> list[str]:
+        """Which of these tables or indexes the schema lacks (in the order given)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Stores:
+    """The four seams one Runtime runs on (``Runtime(settings, stores=...)``).
+
+    The default is PostgreSQL plus Redis built from the settings
+    (:func:`queue_runtime.pg.stores`); ``queue_runtime.testing`` builds
+    in-memory ones.
+    """
+
+    jobs: JobStore
+    gate: GateStore
+    inspector: Inspector
+    leases: LeaseStore
+
+    def close(self) -> None:
+        """Close every store (each close is idempotent, so shared connections are fine)."""
+        for part in (self.jobs, self.gate, self.inspector, self.leases):
+            part.close()

@@ -4,77 +4,53 @@ Isolation: one fresh database per test session (dropped at the end), one fresh
 schema and one unique Redis key prefix per test (dropped / deleted after it,
 with SCAN, never FLUSHALL: other engineers share the Redis on 6379). Tests
 that must kill or flush Redis use ``private_redis``: a redis-server of their
-own on a free port, stopped by PID at teardown.
+own on a free port, stopped by PID at teardown. The helpers behind them are
+public, in :mod:`queue_runtime.testing`.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
 import pytest
 import redis
-from psycopg import sql
 
-from migrator.loadtest.fleet import PrivateRedis as LoadTestRedis
-from queue_runtime.config import Mode, Settings
+from queue_runtime.config import Settings
 from queue_runtime.runtime import Runtime
-from tests.support import (
-    pg_admin_url,
-    redis_problem,
+from queue_runtime.testing import (
+    PrivateRedis,
+    fresh_database,
+    isolated_settings,
     redis_test_url,
     require,
 )
+from queue_runtime.testing import (
+    unique_name as make_unique_name,
+)
 
-
-def _with_database(url: str, dbname: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, f"/{dbname}", parts.query, parts.fragment))
+__all__ = ["PrivateRedis"]  # test modules import it from here
 
 
 @pytest.fixture(scope="session")
 def pg_dsn(require_pg: None) -> Iterator[str]:
     """A database of our own for this test session: ``qr_test_<pid>_<rand>``."""
-    dbname = f"qr_test_{os.getpid()}_{secrets.token_hex(3)}"
-    admin = pg_admin_url()
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
-    try:
-        yield _with_database(admin, dbname)
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(dbname))
-            )
+    with fresh_database() as dsn:
+        yield dsn
 
 
 @pytest.fixture
 def unique_name() -> str:
     """A short random identifier, usable as a schema name or key prefix."""
-    return f"t{secrets.token_hex(5)}"
+    return make_unique_name()
 
 
 @pytest.fixture
 def bare_settings(pg_dsn: str, unique_name: str) -> Iterator[Settings]:
     """Queue-mode Settings on a fresh, NOT migrated schema (dropped afterwards)."""
-    settings = Settings(
-        mode=Mode.QUEUE,
-        database_url=pg_dsn,
-        redis_url=redis_test_url(),
-        schema=f"qr_{unique_name}",
-        redis_prefix=f"qrtest:{unique_name}",
-        poll_interval=0.2,
-    )
-    try:
+    with isolated_settings(pg_dsn, unique_name, migrated=False) as settings:
         yield settings
-    finally:
-        _drop_schema(pg_dsn, settings.schema_name)
-        _delete_redis_prefix(settings)
 
 
 @pytest.fixture
@@ -105,34 +81,6 @@ def redis_client(require_redis: None) -> Iterator[redis.Redis]:
         yield client
     finally:
         client.close()
-
-
-def _drop_schema(dsn: str, schema: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
-
-
-def _delete_redis_prefix(settings: Settings) -> None:
-    if redis_problem() is not None or settings.redis_url is None:
-        return
-    client = redis.Redis.from_url(settings.redis_url)
-    try:
-        batch = list(client.scan_iter(match=f"{settings.redis_prefix}:*", count=500))
-        for start in range(0, len(batch), 500):
-            client.delete(*batch[start : start + 500])
-    finally:
-        client.close()
-
-
-class PrivateRedis(LoadTestRedis):
-    """A redis-server this test owns: safe to FLUSHALL, stop, restart (by its PID only)."""
-
-    @property
-    def pid(self) -> int | None:
-        return self.process.pid if self.process else None
-
-    def client(self) -> redis.Redis:
-        return redis.Redis.from_url(self.url)
 
 
 @pytest.fixture

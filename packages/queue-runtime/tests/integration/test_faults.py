@@ -23,7 +23,7 @@ import pytest
 from queue_runtime import JobStatus, RetryPolicy, Settings, configure, get_job
 from queue_runtime.retry import Backoff
 from queue_runtime.runtime import Runtime
-from queue_runtime.store import Failure
+from queue_runtime.store import Failure, Stores
 from queue_runtime.worker import Worker
 from tests.integration import fault_app
 from tests.integration.conftest import PrivateRedis
@@ -217,9 +217,10 @@ class RecordingStore:
         return getattr(self._store, name)
 
 
-class RuntimeWith:
-    def __init__(self, runtime: Runtime, store: Any) -> None:
-        self.settings, self.registry, self.store = runtime.settings, runtime.registry, store
+def RuntimeWith(runtime: Runtime, store: Any) -> Runtime:
+    """``runtime`` with its job store replaced (the other stores shared)."""
+    stores = Stores(store, runtime.gate_store, runtime.inspector, runtime.leases)
+    return Runtime(runtime.settings, runtime.registry, stores=stores)
 
 
 def test_poison_job_backs_off_by_the_policy_then_dies(settings: Settings) -> None:

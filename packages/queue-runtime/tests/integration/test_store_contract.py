@@ -1,7 +1,11 @@
 """The JobStore contract: every implementation must pass this suite (after River).
 
-Runs against the real PostgreSQL, one fresh schema per test. Times in the
-past make jobs due at once; times in the future keep them waiting: no sleeps.
+One test body, a parametrised ``store`` fixture (dramatiq's habit): the real
+PostgreSQL (one fresh schema per test) and the in-memory store of
+``queue_runtime.testing``. Tests of what only PostgreSQL has (row locks,
+NOTIFY, lost connections, an unmigrated schema) take ``pg_store`` instead, and
+say why. Times in the past make jobs due at once; times in the future keep
+them waiting: no sleeps.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 import psycopg
@@ -20,16 +25,31 @@ from queue_runtime.errors import SchemaNotMigrated
 from queue_runtime.pg.connect import channel, open_pool
 from queue_runtime.pg.store import PgJobStore
 from queue_runtime.store import Completion, Failure, JobStatus, JobStore, NewJob
+from queue_runtime.testing import MemoryJobStore
 
 
-@pytest.fixture(params=["pg"])
-def store(request: pytest.FixtureRequest, settings: Settings) -> Iterator[PgJobStore]:
-    """Every JobStore implementation (only PostgreSQL today)."""
+class Backend(StrEnum):
+    PG = "pg"
+    MEMORY = "memory"
+
+
+@pytest.fixture
+def pg_store(settings: Settings) -> Iterator[PgJobStore]:
+    """The PostgreSQL store on a fresh migrated schema."""
     pool = open_pool(settings, max_size=8)
     try:
         yield PgJobStore(pool, settings)
     finally:
         pool.close()
+
+
+@pytest.fixture(params=list(Backend))
+def store(request: pytest.FixtureRequest) -> Iterator[JobStore]:
+    """Every JobStore implementation: PostgreSQL and memory."""
+    if request.param is Backend.MEMORY:
+        yield MemoryJobStore(pools=list(Settings().pools))
+        return
+    yield request.getfixturevalue("pg_store")
 
 
 def ago(seconds: float) -> datetime:
@@ -50,16 +70,18 @@ def status(store: JobStore, job_id: int) -> JobStatus:
     return found.status
 
 
-def test_implements_every_operation_of_the_seam(store: PgJobStore) -> None:
+def test_implements_every_operation_of_the_seam(store: JobStore) -> None:
     operations = {m for m, v in vars(JobStore).items() if callable(v) and not m.startswith("_")}
+    operations.discard("close")  # lifecycle, not a domain operation (checked just below)
     assert len(operations) == 16
+    assert callable(getattr(store, "close", None))
     assert all(callable(getattr(store, op, None)) for op in operations)
 
 
 # -- enqueue -------------------------------------------------------------------
 
 
-def test_enqueue_stores_a_queued_job(store: PgJobStore) -> None:
+def test_enqueue_stores_a_queued_job(store: JobStore) -> None:
     job_id = store.enqueue(new(7, tenant="acme", max_attempts=3))
     found = store.get(job_id)
     assert found is not None
@@ -72,9 +94,11 @@ def test_enqueue_stores_a_queued_job(store: PgJobStore) -> None:
     assert found.tenant == "acme" and found.pool == "batch" and found.name == "app.jobs.work"
 
 
+# PostgreSQL only: NOTIFY is how its workers wake up (memory has no listeners).
 def test_enqueue_many_keeps_order_and_notifies_once_per_pool(
-    store: PgJobStore, settings: Settings
+    pg_store: PgJobStore, settings: Settings
 ) -> None:
+    store = pg_store
     with psycopg.connect(settings.database_url or "", autocommit=True) as listener:
         listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(settings))))
         jobs = [new(i, pool="batch" if i % 2 else "transactional") for i in range(10)]
@@ -85,14 +109,21 @@ def test_enqueue_many_keeps_order_and_notifies_once_per_pool(
     assert sorted(n.payload for n in notes) == ["batch", "transactional"]
 
 
-def test_enqueue_many_of_nothing_is_nothing(store: PgJobStore) -> None:
+def test_enqueue_many_keeps_order(store: JobStore) -> None:
+    jobs = [new(i, pool="batch" if i % 2 else "transactional") for i in range(10)]
+    ids = store.enqueue_many(jobs)
+    assert len(ids) == len(set(ids)) == 10
+    assert [store.get(i).args["n"] for i in ids] == list(range(10))  # type: ignore[union-attr]
+
+
+def test_enqueue_many_of_nothing_is_nothing(store: JobStore) -> None:
     assert store.enqueue_many([]) == []
 
 
 # -- claim ---------------------------------------------------------------------
 
 
-def test_claim_orders_by_priority_then_run_at(store: PgJobStore) -> None:
+def test_claim_orders_by_priority_then_run_at(store: JobStore) -> None:
     low_old = store.enqueue(new(1, priority=0, run_at=ago(30)))
     high_new = store.enqueue(new(2, priority=5, run_at=ago(1)))
     high_old = store.enqueue(new(3, priority=5, run_at=ago(20)))
@@ -103,7 +134,7 @@ def test_claim_orders_by_priority_then_run_at(store: PgJobStore) -> None:
     assert status(store, low_new) is JobStatus.RUNNING
 
 
-def test_claim_respects_limit_pool_and_run_at(store: PgJobStore) -> None:
+def test_claim_respects_limit_pool_and_run_at(store: JobStore) -> None:
     due = [store.enqueue(new(i)) for i in range(3)]
     store.enqueue(new(9, run_at=later(3600)))
     store.enqueue(new(8, pool="transactional"))
@@ -113,7 +144,9 @@ def test_claim_respects_limit_pool_and_run_at(store: PgJobStore) -> None:
     assert sorted(c.id for c in first + rest) == due
 
 
-def test_skip_locked_leaves_locked_rows_to_others(store: PgJobStore, settings: Settings) -> None:
+# PostgreSQL only: row locks of another transaction (memory has one lock, no rows to lock).
+def test_skip_locked_leaves_locked_rows_to_others(pg_store: PgJobStore, settings: Settings) -> None:
+    store = pg_store
     first, second = store.enqueue(new(1, run_at=ago(10))), store.enqueue(new(2))
     table = sql.SQL("{}.jobs").format(sql.Identifier(settings.schema_name))
     with psycopg.connect(settings.database_url or "") as holder:
@@ -122,7 +155,7 @@ def test_skip_locked_leaves_locked_rows_to_others(store: PgJobStore, settings: S
     assert [c.id for c in store.claim("batch", 10, "w3")] == [first]
 
 
-def test_concurrent_claimers_never_share_a_job(store: PgJobStore) -> None:
+def test_concurrent_claimers_never_share_a_job(store: JobStore) -> None:
     ids = set(store.enqueue_many([new(i) for i in range(300)]))
     seen: list[list[int]] = [[] for _ in range(4)]
     start = threading.Barrier(4)
@@ -145,7 +178,7 @@ def test_concurrent_claimers_never_share_a_job(store: PgJobStore) -> None:
 # -- completion and fencing ----------------------------------------------------
 
 
-def test_complete_many_moves_jobs_to_history_with_results(store: PgJobStore) -> None:
+def test_complete_many_moves_jobs_to_history_with_results(store: JobStore) -> None:
     ids = store.enqueue_many([new(i) for i in range(3)])
     claimed = store.claim("batch", 10, "w1")
     done = [Completion(c.id, c.attempt, {"double": c.args["n"] * 2}) for c in claimed]
@@ -156,7 +189,7 @@ def test_complete_many_moves_jobs_to_history_with_results(store: PgJobStore) -> 
     assert store.claim("batch", 10, "w1") == []
 
 
-def test_stale_token_cannot_complete_fail_or_defer(store: PgJobStore) -> None:
+def test_stale_token_cannot_complete_fail_or_defer(store: JobStore) -> None:
     job_id = store.enqueue(new(1))
     [first] = store.claim("batch", 1, "w1")
     assert store.rescue([(job_id, first.attempt)]) == 1  # w1 lost its lease
@@ -173,7 +206,7 @@ def test_stale_token_cannot_complete_fail_or_defer(store: PgJobStore) -> None:
     assert store.get(job_id).result == "fresh"  # type: ignore[union-attr]
 
 
-def test_fail_with_retry_time_goes_back_to_the_queue_later(store: PgJobStore) -> None:
+def test_fail_with_retry_time_goes_back_to_the_queue_later(store: JobStore) -> None:
     job_id = store.enqueue(new(1))
     [c] = store.claim("batch", 1, "w1")
     assert store.fail(Failure(c.id, c.attempt, "boom", retry_at=later(3600))) is JobStatus.RETRYING
@@ -183,7 +216,7 @@ def test_fail_with_retry_time_goes_back_to_the_queue_later(store: PgJobStore) ->
     assert store.claim("batch", 1, "w1") == []  # not due yet
 
 
-def test_retry_when_due_is_claimed_with_the_next_attempt(store: PgJobStore) -> None:
+def test_retry_when_due_is_claimed_with_the_next_attempt(store: JobStore) -> None:
     store.enqueue(new(1))
     [c] = store.claim("batch", 1, "w1")
     store.fail(Failure(c.id, c.attempt, "boom", retry_at=ago(1)))
@@ -191,7 +224,7 @@ def test_retry_when_due_is_claimed_with_the_next_attempt(store: PgJobStore) -> N
     assert (again.id, again.attempt) == (c.id, 2)
 
 
-def test_fail_without_retry_time_dead_letters_the_job(store: PgJobStore) -> None:
+def test_fail_without_retry_time_dead_letters_the_job(store: JobStore) -> None:
     job_id = store.enqueue(new(5, max_attempts=1))
     [c] = store.claim("batch", 1, "w1")
     assert store.fail(Failure(c.id, c.attempt, "ValueError: bad", traceback="Traceback...")) is (
@@ -207,7 +240,7 @@ def test_fail_without_retry_time_dead_letters_the_job(store: PgJobStore) -> None
     assert store.claim("batch", 1, "w1") == []
 
 
-def test_defer_does_not_consume_an_attempt(store: PgJobStore) -> None:
+def test_defer_does_not_consume_an_attempt(store: JobStore) -> None:
     job_id = store.enqueue(new(1, max_attempts=2))
     [c] = store.claim("batch", 1, "w1")
     assert store.defer(c.id, c.attempt, later(3600)) is True
@@ -220,7 +253,7 @@ def test_defer_does_not_consume_an_attempt(store: PgJobStore) -> None:
 # -- rescue --------------------------------------------------------------------
 
 
-def test_running_tokens_and_rescue(store: PgJobStore) -> None:
+def test_running_tokens_and_rescue(store: JobStore) -> None:
     store.enqueue_many([new(1), new(2)])
     claimed = store.claim("batch", 2, "w1")
     tokens = sorted((c.id, c.attempt) for c in claimed)
@@ -232,7 +265,7 @@ def test_running_tokens_and_rescue(store: PgJobStore) -> None:
     assert sorted((c.id, c.attempt) for c in again) == [(i, 2) for i, _ in tokens]
 
 
-def test_rescue_on_the_last_attempt_dead_letters(store: PgJobStore) -> None:
+def test_rescue_on_the_last_attempt_dead_letters(store: JobStore) -> None:
     job_id = store.enqueue(new(1, max_attempts=1))
     [c] = store.claim("batch", 1, "w1")
     assert store.rescue([(c.id, c.attempt)]) == 1
@@ -244,14 +277,14 @@ def test_rescue_on_the_last_attempt_dead_letters(store: PgJobStore) -> None:
 # -- dead-letter queue ---------------------------------------------------------
 
 
-def _dead(store: PgJobStore, n: int, **fields: Any) -> int:
+def _dead(store: JobStore, n: int, **fields: Any) -> int:
     job_id = store.enqueue(new(n, max_attempts=1, **fields))
     [c] = store.claim("batch", 1, "w1")
     store.fail(Failure(c.id, c.attempt, f"error {n}"))
     return job_id
 
 
-def test_dead_letters_filter_by_name_newest_first(store: PgJobStore) -> None:
+def test_dead_letters_filter_by_name_newest_first(store: JobStore) -> None:
     a = _dead(store, 1)
     b = _dead(store, 2, name="app.other")
     c = _dead(store, 3)
@@ -260,7 +293,7 @@ def test_dead_letters_filter_by_name_newest_first(store: PgJobStore) -> None:
     assert [r.id for r in store.dead_letters(limit=1)] == [c]
 
 
-def test_replay_requeues_as_a_new_job_and_handles_follow(store: PgJobStore) -> None:
+def test_replay_requeues_as_a_new_job_and_handles_follow(store: JobStore) -> None:
     old = _dead(store, 4, idempotency_key="order-4")
     [new_id] = store.replay([old])
     assert new_id != old and store.dead_letters() == []
@@ -273,12 +306,12 @@ def test_replay_requeues_as_a_new_job_and_handles_follow(store: PgJobStore) -> N
     assert (c.id, c.attempt) == (new_id, 1)
 
 
-def test_replay_ignores_jobs_that_are_not_dead(store: PgJobStore) -> None:
+def test_replay_ignores_jobs_that_are_not_dead(store: JobStore) -> None:
     queued = store.enqueue(new(1))
     assert store.replay([queued, 123456]) == []
 
 
-def test_purge_dead_all_or_some_and_frees_keys(store: PgJobStore) -> None:
+def test_purge_dead_all_or_some_and_frees_keys(store: JobStore) -> None:
     a = _dead(store, 1, idempotency_key="k-a")
     b = _dead(store, 2)
     assert store.purge_dead([a]) == 1
@@ -288,7 +321,7 @@ def test_purge_dead_all_or_some_and_frees_keys(store: PgJobStore) -> None:
     assert created and fresh != a
 
 
-def test_retention_purges_old_successes_never_dead_jobs(store: PgJobStore) -> None:
+def test_retention_purges_old_successes_never_dead_jobs(store: JobStore) -> None:
     ok = store.enqueue(new(1, idempotency_key="done-1"))
     [c] = store.claim("batch", 1, "w1")
     store.complete_many([Completion(c.id, c.attempt)])
@@ -298,7 +331,7 @@ def test_retention_purges_old_successes_never_dead_jobs(store: PgJobStore) -> No
     assert store.get(ok) is None and status(store, dead) is JobStatus.DEAD
 
 
-def test_retention_purges_in_batches(store: PgJobStore) -> None:
+def test_retention_purges_in_batches(store: JobStore) -> None:
     store.enqueue_many([new(i) for i in range(7)])
     claimed = store.claim("batch", 10, "w1")
     store.complete_many([Completion(c.id, c.attempt) for c in claimed])
@@ -306,7 +339,7 @@ def test_retention_purges_in_batches(store: PgJobStore) -> None:
     assert all(store.get(c.id) is None for c in claimed)
 
 
-def test_cancel_only_before_it_runs(store: PgJobStore) -> None:
+def test_cancel_only_before_it_runs(store: JobStore) -> None:
     waiting, running = store.enqueue(new(1, run_at=later(60))), store.enqueue(new(2))
     store.claim("batch", 1, "w1")
     assert store.cancel(waiting) is True and status(store, waiting) is JobStatus.CANCELLED
@@ -316,7 +349,7 @@ def test_cancel_only_before_it_runs(store: PgJobStore) -> None:
 # -- idempotency keys ----------------------------------------------------------
 
 
-def test_known_key_returns_the_same_job_in_every_state(store: PgJobStore) -> None:
+def test_known_key_returns_the_same_job_in_every_state(store: JobStore) -> None:
     job_id, created = store.enqueue_returning(new(1, idempotency_key="k1"))
     assert created
     assert store.enqueue_returning(new(2, idempotency_key="k1")) == (job_id, False)  # queued
@@ -328,7 +361,7 @@ def test_known_key_returns_the_same_job_in_every_state(store: PgJobStore) -> Non
     assert record is not None and (record.status, record.result) == (JobStatus.SUCCEEDED, "ok")
 
 
-def test_keys_in_a_batch_dedupe_against_the_table_and_each_other(store: PgJobStore) -> None:
+def test_keys_in_a_batch_dedupe_against_the_table_and_each_other(store: JobStore) -> None:
     known = store.enqueue(new(0, idempotency_key="known"))
     ids = store.enqueue_many(
         [
@@ -342,7 +375,7 @@ def test_keys_in_a_batch_dedupe_against_the_table_and_each_other(store: PgJobSto
     assert len(store.claim("batch", 10, "w1")) == 3
 
 
-def test_concurrent_enqueues_of_one_key_make_one_job(store: PgJobStore) -> None:
+def test_concurrent_enqueues_of_one_key_make_one_job(store: JobStore) -> None:
     results: list[tuple[int, bool]] = []
     start = threading.Barrier(6)
 
@@ -362,7 +395,7 @@ def test_concurrent_enqueues_of_one_key_make_one_job(store: PgJobStore) -> None:
 # -- stats, robustness ---------------------------------------------------------
 
 
-def test_stats_per_pool(store: PgJobStore) -> None:
+def test_stats_per_pool(store: JobStore) -> None:
     store.enqueue_many([new(i, run_at=ago(5)) for i in range(4)])
     store.enqueue(new(9, run_at=later(3600)))
     store.enqueue(new(8, pool="transactional"))
@@ -376,9 +409,11 @@ def test_stats_per_pool(store: PgJobStore) -> None:
     assert stats["transactional"].depth == 1
 
 
+# PostgreSQL only: a terminated backend (memory has no connection to lose).
 def test_store_reconnects_after_losing_its_connection(
-    store: PgJobStore, settings: Settings
+    pg_store: PgJobStore, settings: Settings
 ) -> None:
+    store = pg_store
     store.enqueue(new(1))
     with psycopg.connect(settings.database_url or "", autocommit=True) as admin:
         admin.execute(
@@ -388,6 +423,7 @@ def test_store_reconnects_after_losing_its_connection(
     assert len(store.claim("batch", 10, "w1")) == 1
 
 
+# PostgreSQL only: memory has no schema to migrate.
 def test_unmigrated_schema_is_a_clear_error(bare_settings: Settings) -> None:
     pool = open_pool(bare_settings, max_size=1)
     try:

@@ -12,13 +12,14 @@ from typing import Any
 
 import psycopg
 import pytest
+import redis
 from psycopg import sql
 
 from queue_runtime import JobStatus, RetryPolicy, Settings, configure, get_job
 from queue_runtime.config import JobConfig
 from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.runtime import Runtime
-from queue_runtime.store import Completion, NewJob
+from queue_runtime.store import Completion, NewJob, Stores
 from queue_runtime.worker import Worker, claim_schedule
 from queue_runtime.worker._reaper import Reaper
 from tests.integration import fault_app
@@ -157,9 +158,10 @@ class CountingStore:
         return getattr(self._store, name)
 
 
-class RuntimeWith:
-    def __init__(self, runtime: Runtime, store: Any) -> None:
-        self.settings, self.registry, self.store = runtime.settings, runtime.registry, store
+def RuntimeWith(runtime: Runtime, store: Any) -> Runtime:
+    """``runtime`` with its job store replaced (the other stores shared)."""
+    stores = Stores(store, runtime.gate_store, runtime.inspector, runtime.leases)
+    return Runtime(runtime.settings, runtime.registry, stores=stores)
 
 
 def test_polling_rounds_claim_high_priority_pools_more_often(
@@ -253,7 +255,8 @@ def test_reaper_waits_out_a_new_epoch_then_rescues_only_attempts_without_a_lease
     assert get_job(alive.id).status() is JobStatus.RUNNING
 
     # A flush: the epoch and the live lease vanish together.
-    rt.redis.delete(f"{rt.settings.redis_prefix}:epoch", leases.lease_key(alive.token))
+    with redis.Redis.from_url(rt.settings.redis_url or "") as client:
+        client.delete(f"{rt.settings.redis_prefix}:epoch", leases.lease_key(alive.token))
     assert reaper.sweep() == 0  # new epoch: no rescue although the lease is missing
     leases.heartbeat([alive.token], "w-test", ttl=30)  # the live worker re-asserts
     now[0] += 0.3

@@ -26,23 +26,22 @@ from __future__ import annotations
 import signal
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import psycopg
-from psycopg import sql
-
 from migrator.loadtest.fleet import Fleet, PrivateRedis, WorkerProcess
-from migrator.loadtest.ledger import ledger_app_name, table
+from migrator.loadtest.ledger import ledger_app_name
 from migrator.loadtest.report import ChaosEvent
 from migrator.loadtest.spec import ChaosKind, LoadTestSpec
+from queue_runtime.pg.ledger import Probe
 
 CONTROL_APP_NAME = "migrator-loadtest"
+_RETURNED = "right after job {} returned, before its acknowledgement"
 ACK_WINDOW_WAIT = 4.0  # seconds to wait for a returned-but-unacknowledged execution
 RUNNING_WAIT = 4.0  # then seconds to wait for any running execution
 FREEZE_SETTLE = 0.02  # seconds a frozen worker's statements in flight get to land
 FREEZE_SETTLE_MAX = 0.5  # at most this long while its ledger connection is still active
-_ALWAYS = sql.SQL("SELECT 1 WHERE %s::text IS NOT NULL AND %s::int IS NOT NULL")
 
 
 def plan(spec: LoadTestSpec) -> list[tuple[float, ChaosKind]]:
@@ -124,8 +123,8 @@ class Chaos:
             raise RuntimeError("no live worker to kill")
         victim = live[self._victims % len(live)]
         self._victims += 1
-        with psycopg.connect(self._dsn, autocommit=True, application_name=CONTROL_APP_NAME) as conn:
-            moment = self._kill_at_the_moment(conn, victim)
+        with self._probe() as probe:
+            moment = self._kill_at_the_moment(probe, victim)
         self._struck = (datetime.now(UTC), time.monotonic())  # the event's time: the kill's
         victim.process.wait(timeout=10)
         replacement = self.fleet.start()
@@ -135,7 +134,10 @@ class Chaos:
             f"started worker {replacement.index} (pid {replacement.pid})"
         )
 
-    def _kill_at_the_moment(self, conn: psycopg.Connection[Any], victim: WorkerProcess) -> str:
+    def _probe(self) -> Probe:
+        return Probe(self._dsn, self._schema, self.run_id, CONTROL_APP_NAME)
+
+    def _kill_at_the_moment(self, probe: Probe, victim: WorkerProcess) -> str:
         """SIGKILL ``victim`` at the first moment of the module docstring; returns which moment.
 
         Each candidate moment is confirmed with the worker frozen (SIGSTOP, then 20 ms,
@@ -143,89 +145,42 @@ class Chaos:
         already sent land): if one of its executions is then between its return and the
         guard's record of its key, the worker is resumed (SIGCONT) and the search goes on.
         """
-        returned, running, exposed = self._moment_queries()
-        params = (self.run_id, victim.pid)
+        pid = victim.pid
         began, freezes = time.monotonic(), 0
 
-        def frozen_kill(query: sql.Composed) -> Any:
+        def frozen_kill(found: Callable[[], int]) -> int | None:
             nonlocal freezes
             freezes += 1
             victim.process.send_signal(signal.SIGSTOP)
             try:
                 time.sleep(FREEZE_SETTLE)
                 settle = time.monotonic() + FREEZE_SETTLE_MAX
-                while time.monotonic() < settle and _active(conn, ledger_app_name(victim.pid)):
+                while time.monotonic() < settle and probe.active(ledger_app_name(pid)):
                     time.sleep(0.002)  # a ledger write the worker sent is still being run
-                row = conn.execute(query, params).fetchone()
-                window = conn.execute(exposed, params).fetchone() if exposed is not None else (0,)
+                hit, window = found(), probe.exposed(pid)
             except BaseException:
                 victim.process.send_signal(signal.SIGCONT)  # never leave a worker frozen
                 raise
-            if row is not None and row[0] and window is not None and not window[0]:
+            if hit and not window:
                 victim.process.send_signal(signal.SIGKILL)
-                return row[0]
+                return hit
             victim.process.send_signal(signal.SIGCONT)
             return None
 
-        for query, wait, describe in (
-            (returned, ACK_WINDOW_WAIT, "right after job {} returned, before its acknowledgement"),
-            (running, RUNNING_WAIT, "with {} execution(s) running"),
-            (_ALWAYS, RUNNING_WAIT, "(no execution was running)"),
-        ):
+        moments: list[tuple[Callable[[], int], float, str]] = [
+            (lambda: probe.returned(pid), ACK_WINDOW_WAIT, _RETURNED),
+            (lambda: probe.running(pid), RUNNING_WAIT, "with {} execution(s) running"),
+            (lambda: 1, RUNNING_WAIT, "(no execution was running)"),
+        ]
+        for found, wait, describe in moments:
             deadline = time.monotonic() + wait
             while time.monotonic() < deadline and victim.alive():
-                row = conn.execute(query, params).fetchone()
-                if row is not None and row[0] and (found := frozen_kill(query)) is not None:
+                if found() and (hit := frozen_kill(found)) is not None:
                     searched = time.monotonic() - began
-                    return (
-                        f"{describe.format(found)} (found in {searched:.2f}s, {freezes} freeze(s))"
-                    )
+                    return f"{describe.format(hit)} (found in {searched:.2f}s, {freezes} freeze(s))"
                 time.sleep(0.0005)
         victim.process.send_signal(signal.SIGKILL)
         return "at the end of the search"
-
-    def _moment_queries(self) -> tuple[sql.Composed, sql.Composed, sql.Composed | None]:
-        """(returned, running, exposed) for a victim pid.
-
-        ``returned``: the job id of an execution that returned while its attempt still
-        runs (not acknowledged); for a key the execution guard holds (a ``job_keys``
-        row), only once the guard recorded it completed. ``running``: how many
-        executions are running. ``exposed``: how many executions are between their
-        return and the guard's record of their key (None without a guard table).
-        """
-        s = sql.Identifier(self._schema)
-        ledger_ = table(self._schema)
-        guarded = _has_table(self._dsn, self._schema, "job_keys")
-        key_clause = (
-            sql.SQL(
-                " AND (l.idempotency_key IS NULL OR NOT EXISTS"
-                " (SELECT 1 FROM {s}.job_keys k WHERE k.key = l.idempotency_key)"
-                " OR EXISTS (SELECT 1 FROM {s}.job_keys k WHERE k.key = l.idempotency_key"
-                " AND k.state = 'completed'))"
-            ).format(s=s)
-            if guarded
-            else sql.SQL("")
-        )
-        unacked = sql.SQL(
-            " FROM {ledger} l JOIN {s}.jobs j"
-            " ON j.id = l.job_id AND j.attempt = l.attempt AND j.state = 'running'"
-            " WHERE l.run_id = %s AND l.pid = %s AND l.finished_at IS NOT NULL AND NOT l.failed"
-        ).format(ledger=ledger_, s=s)
-        returned = sql.SQL("SELECT l.job_id{unacked}{key_clause} LIMIT 1").format(
-            unacked=unacked, key_clause=key_clause
-        )
-        running = sql.SQL(
-            "SELECT count(*) FROM {} WHERE run_id = %s AND pid = %s AND finished_at IS NULL"
-        ).format(ledger_)
-        exposed = (
-            sql.SQL(
-                "SELECT count(*){unacked} AND EXISTS (SELECT 1 FROM {s}.job_keys k"
-                " WHERE k.key = l.idempotency_key AND k.state = 'in_progress')"
-            ).format(unacked=unacked, s=s)
-            if guarded
-            else None
-        )
-        return returned, running, exposed
 
     # -- redis-restart -----------------------------------------------------------
     def restart_redis(self) -> str:
@@ -245,31 +200,12 @@ class Chaos:
         prefix = self.fleet.app_prefix
         assert prefix.startswith("mlt-") and self.run_id in prefix  # only this run's workers
         deadline = time.monotonic() + 5.0
-        with psycopg.connect(self._dsn, autocommit=True, application_name=CONTROL_APP_NAME) as conn:
+        with self._probe() as probe:
             while True:
-                rows = conn.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    " WHERE starts_with(application_name, %s) AND pid <> pg_backend_pid()",
-                    (prefix,),
-                ).fetchall()
-                killed = sum(1 for (ok,) in rows if ok)
+                killed = probe.terminate(prefix)
                 if killed or time.monotonic() > deadline:
                     break
                 time.sleep(0.1)
         if not killed:
             raise RuntimeError("no worker backend to terminate")
         return f"pg_terminate_backend on {killed} worker connection(s) ({prefix}*)"
-
-
-def _has_table(dsn: str, schema: str, name: str) -> bool:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute("SELECT to_regclass(%s)", (f'"{schema}"."{name}"',)).fetchone()
-    return bool(row and row[0])
-
-
-def _active(conn: psycopg.Connection[Any], app_name: str) -> bool:
-    row = conn.execute(
-        "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s AND state = 'active'",
-        (app_name,),
-    ).fetchone()
-    return bool(row and row[0])

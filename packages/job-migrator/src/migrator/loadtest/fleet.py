@@ -9,7 +9,6 @@ exactly the workers' backends.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -19,11 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
-import redis
-
 from migrator.loadtest.ledger import with_application_name
 from queue_runtime import Settings
+from queue_runtime.pg.ledger import backends
+from queue_runtime.testing import PrivateRedis
+
+__all__ = ["Fleet", "FleetError", "PrivateRedis", "WorkerProcess", "env_for_workers", "wait_for"]
 
 APP_MODULE = "migrator.loadtest._ledger_app"
 
@@ -122,11 +122,7 @@ class Fleet:
         wait_for(connected, timeout, f"worker {worker.index} to connect to PostgreSQL", 0.1)
 
     def backends(self, app_name: str) -> int:
-        with psycopg.connect(self.settings.database_url or "", autocommit=True) as conn:
-            row = conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s", (app_name,)
-            ).fetchone()
-        return int(row[0]) if row else 0
+        return backends(self.settings.database_url or "", app_name)
 
     def log_tail(self, worker: WorkerProcess, lines: int = 30) -> str:
         path = self.logdir / f"worker-{worker.index}.log"
@@ -157,46 +153,3 @@ def env_for_workers(extra: dict[str, str], cwd: Path) -> dict[str, str]:
     env.pop("QUEUE_RUNTIME_MODE", None)  # the sandbox decides; never forced inline
     env.update(extra)
     return env
-
-
-class PrivateRedis:
-    """A redis-server of the load test's own (for redis-restart chaos): stopped by its PID."""
-
-    def __init__(self, workdir: Path) -> None:
-        if shutil.which("redis-server") is None:
-            raise FleetError("redis-restart chaos needs the redis-server binary on PATH")
-        self.workdir = workdir
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
-        args += ["--save", "", "--appendonly", "no", "--dir", str(self.workdir)]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for(self._answers, 30, f"the private redis-server on port {self.port}")
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        self.process = None
-
-    def restart(self) -> None:
-        self.stop()
-        self.start()
-
-    def _answers(self) -> bool:
-        try:
-            with redis.Redis.from_url(self.url, socket_connect_timeout=0.5) as client:
-                return bool(client.ping())
-        except redis.ConnectionError:
-            return False

@@ -11,36 +11,17 @@ completions.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
-import time
 from collections import defaultdict
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
-from psycopg import sql
-
 from migrator.loadtest.report import DuplicateCompletion, Execution
+from queue_runtime.pg import ledger as pg_ledger
 
-TABLE = "loadtest_ledger"
+TABLE = pg_ledger.TABLE
 LEDGER_APP_NAME = "migrator-loadtest-ledger"
-
-DDL = """
-CREATE TABLE IF NOT EXISTS {t} (
-    id bigserial PRIMARY KEY,
-    run_id text NOT NULL,
-    job_id bigint NOT NULL,
-    attempt integer NOT NULL,
-    idempotency_key text,
-    pid integer NOT NULL,
-    started_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-    finished_at timestamptz,
-    failed boolean NOT NULL DEFAULT false
-);
-CREATE INDEX IF NOT EXISTS {i} ON {t} (run_id, job_id);
-"""
+create = pg_ledger.create
+delete_run = pg_ledger.delete_run
 
 
 def ledger_app_name(pid: int) -> str:
@@ -60,81 +41,28 @@ def with_application_name(dsn: str, name: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
 
 
-def table(schema: str) -> sql.Composed:
-    return sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(TABLE))
-
-
-def create(dsn: str, schema: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(sql.SQL(DDL).format(t=table(schema), i=sql.Identifier(f"{TABLE}_run_idx")))
-
-
-def delete_run(dsn: str, schema: str, run_id: str) -> None:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(sql.SQL("DELETE FROM {} WHERE run_id = %s").format(table(schema)), (run_id,))
-
-
-class LedgerWriter:
-    """Writes ledger rows from a worker: one connection per thread, reconnected on failure."""
+class LedgerWriter(pg_ledger.LedgerWriter):
+    """The runtime's ledger writer under this worker's ledger application name."""
 
     def __init__(self, dsn: str, schema: str, run_id: str) -> None:
-        self._dsn = with_application_name(dsn, ledger_app_name(os.getpid()))
-        self._table = table(schema)
-        self._run_id = run_id
-        self._local = threading.local()
-
-    def start(self, job_id: int, attempt: int, key: str | None, pid: int) -> int:
-        query = sql.SQL(
-            "INSERT INTO {} (run_id, job_id, attempt, idempotency_key, pid)"
-            " VALUES (%s, %s, %s, %s, %s) RETURNING id"
-        ).format(self._table)
-        row = self._execute(query, (self._run_id, job_id, attempt, key, pid))
-        return int(row[0])
-
-    def finish(self, entry: int, failed: bool) -> None:
-        query = sql.SQL(
-            "UPDATE {} SET finished_at = clock_timestamp(), failed = %s WHERE id = %s RETURNING id"
-        ).format(self._table)
-        self._execute(query, (failed, entry))
-
-    def _execute(self, query: sql.Composed, params: tuple[Any, ...]) -> tuple[Any, ...]:
-        for attempt in range(20):  # the ledger must not lose a row to a transient failure
-            conn = self._connection()
-            try:
-                row = conn.execute(query, params).fetchone()
-                assert row is not None
-                return tuple(row)
-            except psycopg.OperationalError:
-                self._local.conn = None
-                with contextlib.suppress(psycopg.Error):
-                    conn.close()
-                time.sleep(min(0.5, 0.01 * 2**attempt))
-        raise RuntimeError("the load-test ledger is unreachable")
-
-    def _connection(self) -> psycopg.Connection[Any]:
-        conn = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            conn = psycopg.connect(self._dsn, autocommit=True)
-            self._local.conn = conn
-        return conn
+        super().__init__(with_application_name(dsn, ledger_app_name(os.getpid())), schema, run_id)
 
 
 def read(dsn: str, schema: str, run_id: str) -> list[tuple[Execution, str | None]]:
     """Every ledger row of the run: (execution, idempotency key), in insertion order."""
-    query = sql.SQL(
-        "SELECT job_id, attempt, pid, started_at, finished_at, failed, idempotency_key"
-        " FROM {} WHERE run_id = %s ORDER BY id"
-    ).format(table(schema))
-    with psycopg.connect(dsn) as conn:
-        rows = conn.execute(query, (run_id,)).fetchall()
     return [
         (
             Execution(
-                job_id=r[0], attempt=r[1], pid=r[2], started_at=r[3], finished_at=r[4], failed=r[5]
+                job_id=r.job_id,
+                attempt=r.attempt,
+                pid=r.pid,
+                started_at=r.started_at,
+                finished_at=r.finished_at,
+                failed=r.failed,
             ),
-            r[6],
+            r.idempotency_key,
         )
-        for r in rows
+        for r in pg_ledger.read(dsn, schema, run_id)
     ]
 
 

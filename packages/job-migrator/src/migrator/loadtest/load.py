@@ -35,7 +35,8 @@ def load_generator(target: str) -> Callable[[int], Any]:
     function = getattr(module, name, None)
     if not callable(function):
         raise SpecError(f"--args {target}: {module_name} has no function {name}")
-    return function
+    generator: Callable[[int], Any] = function
+    return generator
 
 
 def as_call(value: Any) -> Call:
@@ -80,7 +81,8 @@ def _maker(job: str, param: inspect.Parameter) -> Callable[[int], Any]:
     if annotation in (inspect.Parameter.empty, int):
         return lambda i: i
     if annotation is str:
-        return lambda i, n=param.name: f"{n}-{i}"
+        name = param.name
+        return lambda i: f"{name}-{i}"
     if annotation is float:
         return float
     if annotation is bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
@@ -81,7 +81,7 @@ def render_terminal(report: LoadTestReport, console: Console) -> None:
     table.add_column()
     for name, value in _rows(report):
         table.add_row(name, escape(value))
-    parts: list[object] = [table]
+    parts: list[RenderableType] = [table]
     if report.chaos_events:
         chaos = Table("at", "kind", "what happened", box=None, pad_edge=False)
         for e in report.chaos_events:
@@ -104,7 +104,7 @@ def render_terminal(report: LoadTestReport, console: Console) -> None:
             Group(*parts),
             title=f"loadtest {escape(report.job)} (run {report.run_id})",
             border_style=style,
-        )  # type: ignore[arg-type]
+        )
     )
 
 

@@ -29,9 +29,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import psycopg
-from psycopg import sql
-
 from migrator.errors import MigratorError
 from migrator.loadtest import ledger
 from migrator.loadtest.chaos import Chaos
@@ -43,11 +40,14 @@ from migrator.loadtest.load import (
     load_generator,
     signature_generator,
 )
-from migrator.loadtest.report import LoadTestReport, evaluate, latency_of
+from migrator.loadtest.report import Execution, LoadTestReport, evaluate, latency_of
 from migrator.loadtest.spec import ChaosKind, LoadTestSpec
 from queue_runtime import Mode, QueueError, Settings, current, migrate
+from queue_runtime.pg.inspect import read_only
 from queue_runtime.registry import JobFunction
 from queue_runtime.runtime import Runtime
+from queue_runtime.store import Inspector, JobStatus
+from queue_runtime.testing import RedisServerMissing
 
 Progress = Callable[[str], None]
 
@@ -129,7 +129,7 @@ def run_loadtest(
     try:
         migrate(settings)
         ledger.create(dsn, settings.schema_name)
-    except (QueueError, psycopg.Error) as exc:
+    except QueueError as exc:
         raise LoadTestError(f"cannot prepare the sandbox database: {exc}") from exc
 
     started_at = datetime.now(UTC)
@@ -171,11 +171,11 @@ def run_loadtest(
             chaos.join()
             say(f"enqueued {len(load.enqueued)}; draining (up to {spec.drain_timeout:g}s)")
             ids = [e.job_id for e in load.enqueued]
-            _drain(dsn, settings.schema_name, ids, spec.drain_timeout)
+            _drain(_inspector(settings), ids, spec.drain_timeout)
             rows = ledger.read(dsn, settings.schema_name, run_id)
         finally:
             fleet.stop_all()
-    except FleetError as exc:
+    except (FleetError, RedisServerMissing) as exc:
         raise LoadTestError(str(exc)) from exc
     finally:
         if redis_server is not None:
@@ -214,15 +214,14 @@ def _fingerprint(jf: JobFunction[..., Any]) -> str | None:
     return fingerprint(jf)
 
 
-def _drain(dsn: str, schema: str, ids: list[int], timeout: float) -> None:
-    query = sql.SQL("SELECT count(*) FROM {}.job_history WHERE id = ANY(%s)").format(
-        sql.Identifier(schema)
-    )
+def _inspector(settings: Settings) -> Inspector:
+    """The runtime's inspector on connections of its own (the load's Runtime may be closed)."""
+    return read_only(settings, timeout=10.0).inspector
 
+
+def _drain(inspector: Inspector, ids: list[int], timeout: float) -> None:
     def drained() -> bool:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            row = conn.execute(query, (ids,)).fetchone()
-        return bool(row) and int(row[0]) >= len(ids)
+        return inspector.finished_count(ids) >= len(ids)
 
     with contextlib.suppress(FleetError):  # what is left is reported as unfinished
         wait_for(drained, timeout, "the queue to drain", interval=0.2)
@@ -234,33 +233,21 @@ def _report(
     fingerprint: str | None,
     started_at: datetime,
     load: Any,
-    rows: list[tuple[ledger.Execution, str | None]],
+    rows: list[tuple[Execution, str | None]],
     settings: Settings,
 ) -> LoadTestReport:
     enqueued: list[Enqueued] = load.enqueued
     ids = [e.job_id for e in enqueued if e.created]
-    s = sql.Identifier(settings.schema_name)
-    with psycopg.connect(settings.database_url or "", autocommit=True) as conn:
-        history = conn.execute(
-            sql.SQL(
-                "SELECT id, status::text, attempt, enqueued_at, finished_at, errors"
-                " FROM {}.job_history WHERE id = ANY(%s)"
-            ).format(s),
-            (ids,),
-        ).fetchall()
-        queued = {
-            r[0]
-            for r in conn.execute(
-                sql.SQL("SELECT id FROM {}.jobs WHERE id = ANY(%s)").format(s), (ids,)
-            ).fetchall()
-        }
-    finished = {r[0]: r for r in history}
-    errors = {r[0]: r[5] for r in history}
-    succeeded = [r for r in history if r[1] == "succeeded"]
+    inspector = _inspector(settings)
+    history = inspector.history(ids)
+    queued = inspector.unfinished_ids(ids)
+    finished = {h.id: h for h in history}
+    errors = {h.id: h.errors for h in history}
+    succeeded = [h for h in history if h.status is JobStatus.SUCCEEDED]
     first_start: dict[int, datetime] = {}
     for execution, _ in rows:
         first_start.setdefault(execution.job_id, execution.started_at)
-    enqueued_at = {r[0]: r[3] for r in history}
+    enqueued_at = {h.id: h.enqueued_at for h in history}
     latencies = [
         (first_start[i] - enqueued_at[i]).total_seconds() * 1000.0
         for i in ids
@@ -268,7 +255,9 @@ def _report(
     ]
     throughput = 0.0
     if succeeded:
-        span = (max(r[4] for r in succeeded) - min(r[3] for r in succeeded)).total_seconds()
+        span = (
+            max(h.finished_at for h in succeeded) - min(h.enqueued_at for h in succeeded)
+        ).total_seconds()
         throughput = len(succeeded) / span if span > 0 else float(len(succeeded))
     duplicates = ledger.duplicate_completions(rows)
     for duplicate in duplicates:
@@ -289,7 +278,7 @@ def _report(
         enqueued=len(enqueued),
         enqueue_deduplicated=sum(1 for e in enqueued if not e.created),
         succeeded=len(succeeded),
-        dead=sum(1 for r in history if r[1] == "dead"),
+        dead=sum(1 for h in history if h.status is JobStatus.DEAD),
         unfinished=len(queued),
         lost=sum(1 for i in ids if i not in finished and i not in queued),
         throughput=round(throughput, 2),
@@ -297,7 +286,7 @@ def _report(
         executions=len(rows),
         duplicate_deliveries=ledger.duplicate_deliveries(rows),
         duplicate_completions=duplicates,
-        retries=sum(max(0, r[2] - 1) for r in history),
+        retries=sum(max(0, h.attempt - 1) for h in history),
     )
 
 

@@ -13,6 +13,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from migrator.errors import MigratorError
+
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 _BURST = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*x\s*:\s*([^@]+?)\s*(?:@\s*(.+?))?\s*$", re.IGNORECASE)
 
@@ -25,7 +27,7 @@ class ChaosKind(StrEnum):
     PG_TERMINATE = "pg-terminate"  # pg_terminate_backend of the workers' connections
 
 
-class SpecError(ValueError):
+class SpecError(MigratorError, ValueError):
     """An invalid load-test option (burst profile, duration, chaos kind, generator)."""
 
 

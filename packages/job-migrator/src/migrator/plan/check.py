@@ -42,13 +42,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import psycopg
-from psycopg import sql
-
 from migrator.plan.config import CheckSettings
 from migrator.plan.model import ItemState, Plan, Verification
+from queue_runtime.config import RolloutMode
 from queue_runtime.gate import fingerprint
+from queue_runtime.pg.inspect import ReadOnly, read_only
 from queue_runtime.redis_leases import RedisLeaseStore
+from queue_runtime.store import Rollout
 
 Outcome = tuple[bool, str]
 LEASE_WORKER = "migrator-plan-check"
@@ -96,15 +96,9 @@ def alembic_heads() -> list[str]:
     return list(ScriptDirectory(str(Path(migrations.__file__).parent)).get_heads())
 
 
-def _connect(settings: CheckSettings) -> psycopg.Connection[Any]:
-    url = settings.runtime.database_url or ""
-    url = url.replace("postgresql+psycopg://", "postgresql://", 1)
-    return psycopg.connect(
-        url,
-        connect_timeout=max(1, int(settings.timeout)),
-        autocommit=True,
-        options="-c default_transaction_read_only=on",
-    )
+def _stores(settings: CheckSettings) -> ReadOnly:
+    """The runtime's gate store and inspector, on read-only connections with the check's timeout."""
+    return read_only(settings.runtime, settings.timeout)
 
 
 _NO_DATABASE = (
@@ -113,22 +107,14 @@ _NO_DATABASE = (
 )
 
 
-def _regclass(conn: psycopg.Connection[Any], schema: str, name: str) -> bool:
-    row = conn.execute("SELECT to_regclass(format('%%I.%%I', %s::text, %s::text))", (schema, name))
-    found = row.fetchone()
-    return found is not None and found[0] is not None
-
-
 def check_schema(settings: CheckSettings) -> Outcome:
     if not settings.runtime.database_url:
         return False, _NO_DATABASE
     schema = settings.runtime.schema_name
     heads = alembic_heads()
-    with _connect(settings) as conn:
-        if not _regclass(conn, schema, "alembic_version"):
-            return False, f"schema `{schema}` is not migrated (no alembic_version table)"
-        query = sql.SQL("SELECT version_num FROM {}.alembic_version").format(sql.Identifier(schema))
-        versions = [row[0] for row in conn.execute(query).fetchall()]
+    versions = _stores(settings).inspector.revisions()
+    if versions is None:
+        return False, f"schema `{schema}` is not migrated (no alembic_version table)"
     if sorted(versions) == sorted(heads):
         return True, f"schema `{schema}` at {', '.join(versions)}, the alembic head"
     return False, (
@@ -140,19 +126,11 @@ def check_dlq(settings: CheckSettings) -> Outcome:
     if not settings.runtime.database_url:
         return False, _NO_DATABASE
     schema = settings.runtime.schema_name
-    with _connect(settings) as conn:
-        missing = [
-            name
-            for name in ("job_history", "job_history_dead_idx")
-            if not _regclass(conn, schema, name)
-        ]
-        if missing:
-            return False, f"missing in schema `{schema}`: {', '.join(missing)}"
-        query = sql.SQL("SELECT count(*) FROM {}.job_history WHERE status = 'dead'").format(
-            sql.Identifier(schema)
-        )
-        row = conn.execute(query).fetchone()
-    dead = row[0] if row else 0
+    inspector = _stores(settings).inspector
+    missing = inspector.missing(["job_history", "job_history_dead_idx"])
+    if missing:
+        return False, f"missing in schema `{schema}`: {', '.join(missing)}"
+    dead = inspector.dead_count()
     return True, f"`{schema}.job_history` with its dead-letter index; {dead} dead job(s) now"
 
 
@@ -283,37 +261,29 @@ class GateChecks:
             return lambda: self.rollout(job)
         return None
 
-    def _tables(self, conn: psycopg.Connection[Any]) -> str | None:
-        schema = self.settings.runtime.schema_name
-        missing = [t for t in GATE_TABLES if not _regclass(conn, schema, t)]
-        if missing:
-            return f"no gate tables in schema `{schema}` ({', '.join(missing)}): run queue-runtime migrate"
-        return None
-
-    def _query(self, text: str, *params: Any) -> tuple[str | None, list[Any]]:
+    def _stores(self) -> tuple[str | None, ReadOnly | None]:
+        """(the problem, None) when the gate tables cannot be read, else (None, the stores)."""
         if not self.settings.runtime.database_url:
-            return _NO_DATABASE, []
-        query = sql.SQL(text).format(s=sql.Identifier(self.settings.runtime.schema_name))
-        with _connect(self.settings) as conn:
-            problem = self._tables(conn)
-            if problem:
-                return problem, []
-            return None, conn.execute(query, params).fetchall()
+            return _NO_DATABASE, None
+        stores = _stores(self.settings)
+        missing = stores.inspector.missing(GATE_TABLES)
+        if missing:
+            schema = self.settings.runtime.schema_name
+            return (
+                f"no gate tables in schema `{schema}` ({', '.join(missing)}): run queue-runtime migrate"
+            ), None
+        return None, stores
 
     def guard(self, job: str) -> Outcome:
-        problem, rows = self._query(
-            "SELECT count(*) FILTER (WHERE state = 'completed'), count(*)"
-            " FROM {s}.job_keys WHERE job = %s",
-            job,
-        )
-        if problem:
-            return False, problem
-        completed, total = rows[0]
-        if completed:
-            return True, f"{completed} keyed run(s) completed through the execution guard"
+        problem, stores = self._stores()
+        if stores is None:
+            return False, problem or ""
+        counts = stores.gate.key_counts(job)
+        if counts.completed:
+            return True, f"{counts.completed} keyed run(s) completed through the execution guard"
         return False, (
             f"no keyed run of `{job}` has completed through the execution guard yet"
-            + (f" ({total} in progress)" if total else "")
+            + (f" ({counts.total} in progress)" if counts.total else "")
         )
 
     def current_fingerprint(self, job: str) -> Outcome:
@@ -323,44 +293,40 @@ class GateChecks:
         return self._fingerprints[job]
 
     def certified(self, job: str) -> Outcome:
-        problem, rows = self._query(
-            "SELECT fingerprint, certified_by, certified_at FROM {s}.certifications"
-            " WHERE job = %s AND revoked_at IS NULL ORDER BY certified_at DESC",
-            job,
-        )
-        if problem:
-            return False, problem
-        if not rows:
+        problem, stores = self._stores()
+        if stores is None:
+            return False, problem or ""
+        found = stores.gate.certifications(job, None, valid_only=True)
+        if not found:
             return False, f"no valid certification of `{job}`: run `migrator loadtest`"
         ok, current = self.current_fingerprint(job)
         if not ok:
             return False, f"certified, but its current code cannot be fingerprinted: {current}"
-        for fp, who, when in rows:
-            if fp == current:
+        for cert in found:
+            if cert.fingerprint == current:
                 return True, (
-                    f"certified by {who} at {when:%Y-%m-%d %H:%M} for the current code "
-                    f"(fingerprint {fp[:12]})"
+                    f"certified by {cert.certified_by} at {cert.certified_at:%Y-%m-%d %H:%M}"
+                    f" for the current code (fingerprint {cert.fingerprint[:12]})"
                 )
-        fp, who, _ = rows[0]
+        newest = found[0]
         return False, (
-            f"certified by {who} for fingerprint {fp[:12]}, but the code changed since "
-            f"(now {current[:12]}): the gate is closed until it is certified again"
+            f"certified by {newest.certified_by} for fingerprint {newest.fingerprint[:12]}, "
+            f"but the code changed since (now {current[:12]}): the gate is closed until it is "
+            "certified again"
         )
 
     def rollout(self, job: str) -> Outcome:
-        problem, rows = self._query(
-            "SELECT mode, percent, updated_by FROM {s}.rollouts WHERE job = %s", job
-        )
-        if problem:
-            return False, problem
-        if rows:
-            mode, percent, who = rows[0]
-            label = f"{percent}%" if mode == "percent" else mode
-            where = f"rollout {label} (set by {who or 'unknown'})"
+        problem, stores = self._stores()
+        if stores is None:
+            return False, problem or ""
+        stored: Rollout | None = next((r for r in stores.gate.rollouts() if r.job == job), None)
+        if stored is not None:
+            mode = stored.mode
+            where = f"rollout {stored.label} (set by {stored.updated_by or 'unknown'})"
         else:
-            mode = self.settings.runtime.default_rollout.value
-            where = f"no rollout stored: the default ({mode}) applies"
-        if mode != "async":
+            mode = self.settings.runtime.default_rollout
+            where = f"no rollout stored: the default ({mode.value}) applies"
+        if mode is not RolloutMode.ASYNC:
             return False, where
         ok, evidence = self.certified(job)
         if not ok:

@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from queue_runtime.config import RolloutMode
 from queue_runtime.errors import ConfigError
-from queue_runtime.gate import store
-from queue_runtime.gate.cache import gate_cache
 from queue_runtime.gate.model import Certification, Rollout
 
 if TYPE_CHECKING:
@@ -36,15 +34,15 @@ def certify(
         raise ConfigError("a certification needs a name: who certified it")
     if not fingerprint.strip():
         raise ConfigError("a certification needs the job's fingerprint")
-    row = store.insert_certification(runtime, job_name, fingerprint, dict(figures), who)
-    gate_cache(runtime).invalidate()
+    row = runtime.gate_store.insert_certification(job_name, fingerprint, dict(figures), who)
+    runtime.gate_cache.invalidate()
     return row
 
 
 def revoke(runtime: Runtime, job_name: str, fingerprint: str | None = None) -> int:
     """Revoke the job's valid certifications (only ``fingerprint``'s if given); returns how many."""
-    count = store.revoke_certifications(runtime, job_name, fingerprint)
-    gate_cache(runtime).invalidate()
+    count = runtime.gate_store.revoke_certifications(job_name, fingerprint)
+    runtime.gate_cache.invalidate()
     return count
 
 
@@ -52,13 +50,13 @@ def certification(
     runtime: Runtime, job_name: str, fingerprint: str | None = None
 ) -> Certification | None:
     """The newest valid (unrevoked) certification of the job, for ``fingerprint`` if given."""
-    found = store.select_certifications(runtime, job_name, fingerprint, valid_only=True)
+    found = runtime.gate_store.certifications(job_name, fingerprint, valid_only=True)
     return found[0] if found else None
 
 
 def certifications(runtime: Runtime, job_name: str | None = None) -> list[Certification]:
     """Every certification (revoked ones too), newest first; of one job if ``job_name``."""
-    return store.select_certifications(runtime, job_name, None, valid_only=False)
+    return runtime.gate_store.certifications(job_name, None, valid_only=False)
 
 
 def parse_rollout(text: str) -> tuple[RolloutMode, int]:
@@ -95,20 +93,20 @@ def set_rollout(
             raise ConfigError(f"rollout percent must be 0..100, not {percent!r}")
     else:
         percent = 100 if mode is RolloutMode.ASYNC else 0
-    row = store.upsert_rollout(runtime, job_name, mode, percent, who)
-    gate_cache(runtime).invalidate()
+    row = runtime.gate_store.upsert_rollout(job_name, mode, percent, who)
+    runtime.gate_cache.invalidate()
     return row
 
 
 def get_rollout(runtime: Runtime, job_name: str) -> Rollout:
     """The job's stored rollout, or the configured default (``updated_at`` None) when none is stored."""
-    found = {r.job: r for r in store.select_rollouts(runtime)}.get(job_name)
+    found = {r.job: r for r in runtime.gate_store.rollouts()}.get(job_name)
     return found or default_rollout(runtime, job_name)
 
 
 def rollouts(runtime: Runtime) -> list[Rollout]:
     """Every stored rollout, by job name (jobs without one use the default)."""
-    return store.select_rollouts(runtime)
+    return runtime.gate_store.rollouts()
 
 
 def default_rollout(runtime: Runtime, job_name: str) -> Rollout:

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 from queue_runtime.config import GateAction, Idempotency, RolloutMode
 from queue_runtime.errors import ConfigError
-from queue_runtime.gate.cache import gate_cache
 from queue_runtime.gate.fingerprint import fingerprint
 from queue_runtime.gate.metrics import count_gate_inline
 from queue_runtime.gate.model import GATED, ClassificationConflict, Decision, GateClosed
@@ -60,7 +59,11 @@ def declared(jf: JobFunction[..., Any]) -> Idempotency | None:
 
 def inventory_verdicts(runtime: Runtime) -> dict[str, Idempotency]:
     """Job qualname -> verdict from ``Settings.inventory_path`` (plain JSON; read once per Runtime)."""
-    return runtime._lazy("gate_inventory", lambda: _read_inventory(runtime.settings.inventory_path))
+    cache = runtime.gate_cache
+    found = cache.inventory
+    if found is None:  # two threads may both read it: the same answer, no lock needed
+        found = cache.inventory = _read_inventory(runtime.settings.inventory_path)
+    return found
 
 
 def _read_inventory(path: str | None) -> dict[str, Idempotency]:
@@ -81,7 +84,7 @@ def _read_inventory(path: str | None) -> dict[str, Idempotency]:
 
 def classification(runtime: Runtime, jf: JobFunction[..., Any]) -> Idempotency:
     """The job's effective idempotency; raises ClassificationConflict on an unexplained disagreement."""
-    classes = gate_cache(runtime).classes  # computed once per job function and Runtime
+    classes = runtime.gate_cache.classes  # computed once per job function and Runtime
     key = (jf.name, id(jf.fn))
     found = classes.get(key)
     if found is None:
@@ -116,7 +119,7 @@ def gate_decision(
 ) -> Decision:
     """Where the next enqueue of ``job_function`` runs (raises GateClosed in raise mode)."""
     gated = is_gated(runtime, job_function)
-    cache = gate_cache(runtime)
+    cache = runtime.gate_cache
     rollout = cache.rollout(job_function.name)
     mode = rollout.mode if rollout else runtime.settings.default_rollout
     if mode is RolloutMode.INLINE:

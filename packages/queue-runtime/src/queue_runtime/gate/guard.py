@@ -32,26 +32,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from psycopg.types.json import Jsonb
-
-from queue_runtime.errors import StoreError
-from queue_runtime.gate import store
+from queue_runtime.store import KeyState
 
 if TYPE_CHECKING:
-    import psycopg
-
     from queue_runtime.registry import JobFunction
     from queue_runtime.runtime import Runtime
     from queue_runtime.store import ClaimedJob
 
-
-@dataclass(frozen=True, slots=True)
-class KeyState:
-    key: str
-    job: str
-    state: str  # in_progress | completed
-    result: Any
-    job_id: int | None
+__all__ = ["KeyState", "complete_in", "guarded_callable", "key_state", "run_guarded", "wrap"]
 
 
 @dataclass(slots=True)
@@ -135,7 +123,7 @@ def run_guarded(
     return value
 
 
-def complete_in(conn: psycopg.Connection[Any], result: Any = None) -> bool:
+def complete_in(conn: Any, result: Any = None) -> bool:
     """Mark the running job's key completed inside the caller's transaction on ``conn``.
 
     Call it in the transaction that writes the job's effect (same PostgreSQL
@@ -146,59 +134,29 @@ def complete_in(conn: psycopg.Connection[Any], result: Any = None) -> bool:
     guarded = _current.get()
     if guarded is None:
         return False
-    params = {
-        "key": guarded.key,
-        "job": guarded.job,
-        "result": Jsonb(result),
-        "job_id": guarded.job_id,
-    }
-    conn.execute(store.query(guarded.runtime, store.COMPLETE_KEY), params)
+    store = guarded.runtime.gate_store
+    store.complete_key_in(conn, guarded.key, guarded.job, result, guarded.job_id)
     guarded.completed_in_transaction = True
     return True
 
 
 def key_state(runtime: Runtime, key: str) -> KeyState | None:
     """The stored state of an idempotency key, or None."""
-    row = store.run(
-        runtime, lambda c: c.execute(store.query(runtime, store.KEY_ROW), (key,)).fetchone()
-    )
-    if row is None:
-        return None
-    return KeyState(row[0], row[1], row[2], row[3], row[4])
+    return runtime.gate_store.key_state(key)
 
 
 def _begin(guarded: _Guarded) -> None:
     """Take the key (in_progress); raise _Completed with the stored result if it completed."""
-    runtime = guarded.runtime
-    params = {"key": guarded.key, "job": guarded.job, "job_id": guarded.job_id}
-
-    def take(conn: Any) -> tuple[str, Any] | None:
-        if conn.execute(store.query(runtime, store.BEGIN_KEY), params).fetchone() is not None:
-            return None
-        row = conn.execute(store.query(runtime, store.STORED_KEY), (guarded.key,)).fetchone()
-        if row is None:  # deleted between the two statements: take it again next time
-            raise StoreError(f"idempotency key {guarded.key!r} vanished while being taken")
-        return row[0], row[1]
-
-    stored = store.run(runtime, take)
+    stored = guarded.runtime.gate_store.begin_key(guarded.key, guarded.job, guarded.job_id)
     if stored is not None:
-        raise _Completed(stored[1])
+        raise _Completed(stored.result)
 
 
 def _complete(guarded: _Guarded, function: JobFunction[..., Any], value: Any) -> None:
     if guarded.completed_in_transaction:
         return
     result = function.encode_result(value)
-    params = {
-        "key": guarded.key,
-        "job": guarded.job,
-        "result": Jsonb(result),
-        "job_id": guarded.job_id,
-    }
-    store.run(
-        guarded.runtime,
-        lambda c: c.execute(store.query(guarded.runtime, store.COMPLETE_KEY), params),
-    )
+    guarded.runtime.gate_store.complete_key(guarded.key, guarded.job, result, guarded.job_id)
 
 
 def _decode_result(function: JobFunction[..., Any], stored: Any) -> Any:

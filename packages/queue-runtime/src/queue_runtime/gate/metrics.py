@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import threading
 
-from prometheus_client import Counter
+try:
+    from prometheus_client import Counter
+except ImportError:  # the optional extra is not installed: the in-process count remains
+    from queue_runtime._prometheus import FallbackCounter as Counter  # type: ignore[assignment]
 
 GATE_INLINE = Counter(
     "gate_inline",

@@ -8,15 +8,21 @@ after their first use (``prepare_threshold=1``): the hot queries run many times.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Protocol
 
 import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from queue_runtime.config import Settings
-from queue_runtime.errors import NotConfigured, StoreError
+from queue_runtime.errors import NotConfigured
+from queue_runtime.pg.errors import translated
+
+Conn = psycopg.Connection[Any]
 
 CONNECTION_KWARGS: dict[str, Any] = {"autocommit": True, "prepare_threshold": 1}
 # Seconds to wait for a pooled connection (and for the first one at open): an
@@ -52,15 +58,94 @@ def connect(settings: Settings, **overrides: Any) -> psycopg.Connection[Any]:
     return psycopg.connect(settings.database_url, **{**CONNECTION_KWARGS, **overrides})
 
 
+def application_name(url: str) -> str | None:
+    """The ``application_name`` a DSN sets, if any."""
+    found = conninfo_to_dict(url).get("application_name")
+    return str(found) if found else None
+
+
+NOTIFY_TIMEOUT = 0.5  # seconds between checks of the stop flag
+
+
+def notifications(
+    settings: Settings, app_name: str, stop: threading.Event, connected: Callable[[], None]
+) -> Iterator[str]:
+    """Payloads (pool names) NOTIFYed on the channel, until ``stop``; ``connected()`` once listening.
+
+    A lost connection raises :class:`StoreUnavailable` (the caller reconnects).
+    """
+    with translated(), connect(settings, application_name=app_name, connect_timeout=5) as conn:
+        conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(settings))))
+        connected()
+        while not stop.is_set():
+            for note in conn.notifies(timeout=NOTIFY_TIMEOUT):
+                yield note.payload
+
+
 def channel(settings: Settings) -> str:
     """The NOTIFY channel workers LISTEN on; the payload is the pool name."""
     return f"{settings.schema_name}_jobs"
 
 
-@contextmanager
-def public_errors() -> Iterator[None]:
+def public_errors() -> AbstractContextManager[None]:
     """At the public API edge (enqueue, handles): database failures become StoreError."""
-    try:
-        yield
-    except psycopg.Error as exc:
-        raise StoreError(f"{type(exc).__name__}: {exc}") from exc
+    return translated()
+
+
+class Connections(Protocol):
+    """Where the pg stores get a connection: a ``ConnectionPool`` or a :class:`LazyPool`."""
+
+    def connection(self) -> AbstractContextManager[Conn]: ...
+    def close(self) -> None: ...
+
+
+class LazyPool:
+    """A Runtime's pool, opened on first use: building the stores never connects.
+
+    After the first open, ``connection()`` is one attribute read more than the
+    pool's own (no lock on the enqueue path).
+    """
+
+    def __init__(self, settings: Settings, max_size: int = 10) -> None:
+        self._settings = settings
+        self._max_size = max_size
+        self._pool: ConnectionPool | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def opened(self) -> bool:
+        return self._pool is not None
+
+    def get(self) -> ConnectionPool:
+        pool = self._pool
+        if pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = open_pool(self._settings, self._max_size)
+                pool = self._pool
+        return pool
+
+    def connection(self) -> AbstractContextManager[Conn]:
+        return self.get().connection()
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+
+class Direct:
+    """A fresh connection per use (read-only tools with their own timeout): no pool."""
+
+    def __init__(self, url: str, **kwargs: Any) -> None:
+        self._url = url.replace("postgresql+psycopg://", "postgresql://", 1)
+        self._kwargs = {**CONNECTION_KWARGS, **kwargs}
+
+    @contextmanager
+    def connection(self) -> Iterator[Conn]:
+        with psycopg.connect(self._url, **self._kwargs) as conn:
+            yield conn
+
+    def close(self) -> None:
+        """Nothing is kept open between uses."""

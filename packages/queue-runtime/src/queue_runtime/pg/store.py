@@ -16,15 +16,14 @@ from typing import Any, TypeVar
 
 import psycopg
 from psycopg import sql
-from psycopg_pool import ConnectionPool
 
 from queue_runtime.config import Settings
 from queue_runtime.errors import SchemaNotMigrated
 from queue_runtime.pg import queries as q
 from queue_runtime.pg import rows
 from queue_runtime.pg.bulk import copy_jobs
-from queue_runtime.pg.connect import channel
-from queue_runtime.retry import TransientRetry
+from queue_runtime.pg.connect import Connections, channel
+from queue_runtime.pg.retry import TransientRetry
 from queue_runtime.store import (
     ClaimedJob,
     Completion,
@@ -58,7 +57,7 @@ class _Sql:
 
 class PgJobStore:
     def __init__(
-        self, pool: ConnectionPool, settings: Settings, retry: TransientRetry | None = None
+        self, pool: Connections, settings: Settings, retry: TransientRetry | None = None
     ) -> None:
         self._pool = pool
         self._sql = _Sql(settings.schema_name)
@@ -66,6 +65,9 @@ class PgJobStore:
         self._pools = list(settings.pools)
         self._retry = retry or TransientRetry()
         self._sequence: str | None = None
+
+    def close(self) -> None:
+        self._pool.close()
 
     # -- plumbing -----------------------------------------------------------
 

@@ -8,20 +8,22 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-import psycopg
-
-from queue_runtime.redis_leases import LeasesUnavailable
+from queue_runtime.errors import LeasesUnavailable, StoreError, StoreUnavailable
+from queue_runtime.pg.errors import DATABASE_ERRORS
+from queue_runtime.pg.retry import TRANSIENT_ERRORS
 
 T = TypeVar("T")
 log = logging.getLogger("queue_runtime.worker")
 
-# Connection loss, deadlocks and serialization failures are OperationalErrors in
-# psycopg 3 (so is psycopg_pool.PoolTimeout); a closed connection is an InterfaceError.
+# Connection loss, deadlocks, serialization failures (what pg retries in place), a
+# store that cannot be reached, Redis away: all pass if simply tried again later.
 TRANSIENT: tuple[type[BaseException], ...] = (
-    psycopg.OperationalError,
-    psycopg.InterfaceError,
+    *TRANSIENT_ERRORS,
+    StoreUnavailable,
     LeasesUnavailable,
 )
+# Any failure of the job store, translated or not (a PgJobStore raises psycopg's own).
+STORE_ERRORS: tuple[type[BaseException], ...] = (*DATABASE_ERRORS, StoreError)
 BASE_DELAY = 0.05
 MAX_DELAY = 2.0
 

@@ -13,6 +13,7 @@ payload is decoded and the attempt runs in that thread.
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import threading
@@ -20,9 +21,9 @@ import time
 from datetime import timedelta
 
 from queue_runtime.config import Settings
+from queue_runtime.errors import LeasesUnavailable
 from queue_runtime.metrics import WorkerMetrics
-from queue_runtime.redis_leases import LeasesUnavailable, RedisLeaseStore
-from queue_runtime.store import ClaimedJob, JobStore
+from queue_runtime.store import ClaimedJob, JobStore, LeaseStore
 from queue_runtime.worker._backoff import retrying
 from queue_runtime.worker._execute import Executor
 from queue_runtime.worker._inflight import Inflight, Running
@@ -40,7 +41,7 @@ class Dispatcher:
         self,
         settings: Settings,
         store: JobStore,
-        leases: RedisLeaseStore,
+        leases: LeaseStore,
         worker_id: str,
         parts: tuple[Inflight, Executor, Settler, Resolver, WorkerMetrics],
         clock: Clock,
@@ -100,7 +101,7 @@ class Dispatcher:
         now = self._clock()
         for job in jobs:
             retrying(
-                lambda j=job: self._store.defer(j.id, j.attempt, now),
+                functools.partial(self._store.defer, job.id, job.attempt, now),
                 threading.Event(),
                 "defer",
                 10,

@@ -18,8 +18,9 @@ import threading
 import time
 from collections.abc import Callable
 
+from queue_runtime.errors import LeasesUnavailable
 from queue_runtime.metrics import WorkerMetrics
-from queue_runtime.redis_leases import LeasesUnavailable, RedisLeaseStore, Renewal
+from queue_runtime.store import LeaseStore, Renewal
 from queue_runtime.worker._inflight import Inflight, Running
 from queue_runtime.worker._outcome import Outcome
 from queue_runtime.worker._prefetch import Prefetch
@@ -31,7 +32,7 @@ WATCHDOG_TICK = 0.05  # seconds: timeout resolution of sync jobs
 class Heartbeat:
     def __init__(
         self,
-        leases: RedisLeaseStore,
+        leases: LeaseStore,
         worker_id: str,
         ttl: float,
         inflight: Inflight,

@@ -11,15 +11,12 @@ from __future__ import annotations
 import logging
 import threading
 
-from psycopg import sql
-
 from queue_runtime.config import Settings
-from queue_runtime.pg.connect import channel, connect
+from queue_runtime.pg.connect import notifications
 from queue_runtime.worker._backoff import TRANSIENT, jitter
 from queue_runtime.worker._prefetch import PoolSignals
 
 log = logging.getLogger("queue_runtime.worker")
-NOTIFY_TIMEOUT = 0.5  # seconds between checks of the stop flag
 
 
 class Listener:
@@ -31,7 +28,7 @@ class Listener:
         wake: threading.Event,
         app_name: str,
     ) -> None:
-        self._settings, self._channel, self._pools = settings, channel(settings), pools
+        self._settings, self._pools = settings, pools
         self._signals, self._wake, self._app_name = signals, wake, app_name
         self.connected = threading.Event()
 
@@ -49,13 +46,12 @@ class Listener:
                 stop.wait(delay)
 
     def _listen(self, stop: threading.Event) -> None:
-        with connect(self._settings, application_name=self._app_name, connect_timeout=5) as conn:
-            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
-            self.connected.set()
-            self._signals.notify_all()  # we may have missed notifications while (re)connecting
-            self._wake.set()
-            while not stop.is_set():
-                for note in conn.notifies(timeout=NOTIFY_TIMEOUT):
-                    if note.payload in self._pools:
-                        self._signals.notify(note.payload)
-                        self._wake.set()
+        for pool in notifications(self._settings, self._app_name, stop, self._on_connect):
+            if pool in self._pools:
+                self._signals.notify(pool)
+                self._wake.set()
+
+    def _on_connect(self) -> None:
+        self.connected.set()
+        self._signals.notify_all()  # we may have missed notifications while (re)connecting
+        self._wake.set()

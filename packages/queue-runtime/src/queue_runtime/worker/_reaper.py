@@ -25,15 +25,13 @@ import threading
 import time
 from collections.abc import Callable
 
-import psycopg
-
 from queue_runtime.errors import QueueError
 from queue_runtime.metrics import WorkerMetrics
-from queue_runtime.redis_leases import RedisLeaseStore
-from queue_runtime.store import JobStore
-from queue_runtime.worker._backoff import TRANSIENT
+from queue_runtime.store import JobStore, LeaseStore
+from queue_runtime.worker._backoff import STORE_ERRORS, TRANSIENT
 
 log = logging.getLogger("queue_runtime.worker")
+_ROUND_ERRORS: tuple[type[BaseException], ...] = (*STORE_ERRORS, QueueError)
 ALL_POOLS = "*"  # rescues are counted without a pool: running_tokens does not carry it
 
 
@@ -41,7 +39,7 @@ class Reaper:
     def __init__(
         self,
         store: JobStore,
-        leases: RedisLeaseStore,
+        leases: LeaseStore,
         ttl: float,
         metrics: WorkerMetrics,
         clock: Callable[[], float] = time.monotonic,
@@ -64,7 +62,7 @@ class Reaper:
                 self.retain()
             except TRANSIENT as exc:
                 log.warning("reaper round skipped (%s: %s)", type(exc).__name__, exc)
-            except (psycopg.Error, QueueError):
+            except _ROUND_ERRORS:
                 log.exception("reaper round failed")  # keep reaping: the next round may work
 
     def sweep(self) -> int:

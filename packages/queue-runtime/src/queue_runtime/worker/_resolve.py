@@ -15,6 +15,7 @@ from queue_runtime.config import RetryPolicy
 from queue_runtime.errors import PayloadError, Permanent, QueueError, UnknownJob
 from queue_runtime.gate import guard
 from queue_runtime.registry import JobFunction, Registry
+from queue_runtime.runtime import Runtime
 from queue_runtime.spec import JobSpec
 from queue_runtime.store import ClaimedJob
 from queue_runtime.worker._outcome import Outcome
@@ -62,7 +63,7 @@ def _names(cls: type) -> set[str]:
 
 
 class Resolver:
-    def __init__(self, runtime: Any) -> None:
+    def __init__(self, runtime: Runtime) -> None:
         self._registry: Registry = runtime.registry
         self._settings = runtime.settings
         self._runtime = runtime

@@ -16,14 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import psycopg
-
 from queue_runtime.config import RetryPolicy
 from queue_runtime.metrics import WorkerMetrics
-from queue_runtime.redis_leases import RedisLeaseStore
 from queue_runtime.retry import Backoff
-from queue_runtime.store import ClaimedJob, Completion, Failure, JobStatus, JobStore
-from queue_runtime.worker._backoff import retrying
+from queue_runtime.store import ClaimedJob, Completion, Failure, JobStatus, JobStore, LeaseStore
+from queue_runtime.worker._backoff import STORE_ERRORS, retrying
 from queue_runtime.worker._outcome import Outcome, OutcomeKind
 
 log = logging.getLogger("queue_runtime.worker")
@@ -74,7 +71,7 @@ class Settler:
     def __init__(
         self,
         store: JobStore,
-        leases: RedisLeaseStore,
+        leases: LeaseStore,
         worker_id: str,
         metrics: WorkerMetrics,
         backoff: Backoff,
@@ -107,7 +104,7 @@ class Settler:
                 continue
             try:
                 self._persist(batch)
-            except psycopg.Error:
+            except STORE_ERRORS:
                 # Not transient (retried inside): the outcomes are lost, the leases
                 # expire and the reaper hands the jobs out again. Keep acking others.
                 log.exception("could not store %d outcome(s)", len(batch))

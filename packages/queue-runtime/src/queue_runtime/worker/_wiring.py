@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from psycopg.conninfo import conninfo_to_dict
 
 from queue_runtime.config import Settings
-from queue_runtime.errors import ConfigError
-from queue_runtime.redis_leases import RedisLeaseStore
+from queue_runtime.errors import ConfigError, NotConfigured
+from queue_runtime.metrics import WorkerMetrics
+from queue_runtime.pg.connect import application_name as dsn_application_name
 from queue_runtime.retry import Backoff
-from queue_runtime.store import JobStore
+from queue_runtime.runtime import Runtime
+from queue_runtime.store import JobStore, LeaseStore
 from queue_runtime.worker._dispatch import Dispatcher
 from queue_runtime.worker._execute import Executor
 from queue_runtime.worker._heartbeat import Heartbeat, Watchdog
@@ -23,8 +22,17 @@ from queue_runtime.worker._reaper import Reaper
 from queue_runtime.worker._resolve import Resolver
 from queue_runtime.worker._settle import Settler
 
-if TYPE_CHECKING:
-    from queue_runtime.worker.worker import Worker
+
+@dataclass(frozen=True, slots=True)
+class WorkerOptions:
+    """What a worker adds to its Runtime: which pools, how wide, who it is."""
+
+    pools: list[str]
+    concurrency: int | None
+    worker_id: str
+    metrics: WorkerMetrics
+    stopping: threading.Event
+    backoff: Backoff
 
 
 def claim_schedule(settings: Settings, pools: list[str]) -> list[str]:
@@ -47,14 +55,14 @@ def pool_capacity(settings: Settings, pools: list[str], override: int | None) ->
 
 def application_name(settings: Settings, worker_id: str) -> str:
     """The DSN's application_name when set (operators group a fleet by it), else the worker id."""
-    configured = conninfo_to_dict(settings.database_url or "").get("application_name")
-    return str(configured) if configured else f"qr-worker {worker_id}"[:63]
+    configured = dsn_application_name(settings.database_url or "")
+    return configured or f"qr-worker {worker_id}"[:63]
 
 
 @dataclass
 class WorkerParts:
     store: JobStore
-    leases: RedisLeaseStore
+    leases: LeaseStore
     wake: threading.Event
     signals: PoolSignals
     buffers: dict[str, Prefetch]
@@ -66,12 +74,12 @@ class WorkerParts:
     watchdog: Watchdog
     reaper: Reaper
     listener: Listener
-    owns_leases: bool
 
     @classmethod
-    def build(cls, runtime: Any, worker: Worker, backoff: Backoff) -> WorkerParts:
-        s: Settings = runtime.settings
-        leases, owns = _lease_store(runtime)
+    def build(cls, runtime: Runtime, worker: WorkerOptions) -> WorkerParts:
+        s = runtime.settings
+        leases = _lease_store(runtime)
+        backoff = worker.backoff
         wake = threading.Event()
         signals = PoolSignals(worker.pools)
         buffers = {
@@ -98,25 +106,23 @@ class WorkerParts:
             settler,
             dispatcher,
             *loops,
-            owns,
         )
 
     def close(self) -> None:
+        # The leases are the Runtime's: closing it closes them.
         self.executor.close()
-        if self.owns_leases:
-            self.leases.close()
 
 
 def _loops(
-    runtime: Any,
-    worker: Worker,
-    leases: RedisLeaseStore,
+    runtime: Runtime,
+    worker: WorkerOptions,
+    leases: LeaseStore,
     inflight: Inflight,
     dispatcher: Dispatcher,
     signals: PoolSignals,
     wake: threading.Event,
 ) -> tuple[Heartbeat, Watchdog, Reaper, Listener]:
-    s: Settings = runtime.settings
+    s = runtime.settings
     app_name = application_name(s, worker.worker_id)
     return (
         Heartbeat(
@@ -140,11 +146,10 @@ def _loops(
     )
 
 
-def _lease_store(runtime: Any) -> tuple[RedisLeaseStore, bool]:
-    existing = getattr(runtime, "leases", None)
-    if isinstance(existing, RedisLeaseStore):
-        return existing, False
-    s: Settings = runtime.settings
-    if not s.redis_url:
-        raise ConfigError("a worker needs redis_url (leases and tenant caps live in Redis)")
-    return RedisLeaseStore.from_url(s.redis_url, s.redis_prefix), True
+def _lease_store(runtime: Runtime) -> LeaseStore:
+    try:
+        return runtime.leases
+    except NotConfigured as exc:
+        raise ConfigError(
+            "a worker needs redis_url (leases and tenant caps live in Redis)"
+        ) from exc

@@ -39,13 +39,13 @@ import threading
 import time
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
 
 from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.retry import Backoff
+from queue_runtime.runtime import Runtime
 from queue_runtime.store import ClaimedJob
 from queue_runtime.worker._backoff import TRANSIENT, jitter, retrying
-from queue_runtime.worker._wiring import WorkerParts, claim_schedule
+from queue_runtime.worker._wiring import WorkerOptions, WorkerParts, claim_schedule
 
 log = logging.getLogger("queue_runtime.worker")
 
@@ -59,7 +59,7 @@ class Worker:
 
     def __init__(
         self,
-        runtime: Any,
+        runtime: Runtime,
         pools: list[str] | None = None,
         concurrency: int | None = None,
         *,
@@ -74,7 +74,15 @@ class Worker:
         self.concurrency = concurrency
         self.stopping, self._stopped = threading.Event(), threading.Event()
         self._hurry = threading.Event()  # a second signal: skip the rest of the grace
-        self._parts = WorkerParts.build(runtime, self, backoff or Backoff())
+        options = WorkerOptions(
+            self.pools,
+            concurrency,
+            self.worker_id,
+            self.metrics,
+            self.stopping,
+            backoff or Backoff(),
+        )
+        self._parts = WorkerParts.build(runtime, options)
         self._wake = self._parts.wake
         self._threads: list[threading.Thread] = []
         self._run_thread: threading.Thread | None = None

@@ -10,7 +10,8 @@ import pytest
 from psycopg import errors as pg_errors
 
 from queue_runtime.config import RetryPolicy
-from queue_runtime.retry import Backoff, TransientRetry, backoff_ceiling, retry_transient
+from queue_runtime.pg.retry import TransientRetry, retry_transient
+from queue_runtime.retry import Backoff, backoff_ceiling
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 

@@ -23,7 +23,7 @@ def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 def test_configure_connects_nothing() -> None:
     rt = configure(database_url="postgresql://nobody@127.0.0.1:1/none")
-    assert rt.mode is Mode.QUEUE and rt._parts == {}
+    assert rt.mode is Mode.QUEUE and not rt.opened
     rt.close()
 
 

@@ -1,0 +1,110 @@
+"""PgInspector: the Inspector seam on PostgreSQL (what the tools read)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from psycopg import sql
+from psycopg.rows import TupleRow
+
+from queue_runtime.config import Settings
+from queue_runtime.errors import NotConfigured
+from queue_runtime.pg.connect import Conn, Connections, Direct
+from queue_runtime.pg.errors import translated
+from queue_runtime.pg.gate import PgGateStore
+from queue_runtime.store import GateStore, HistoryEntry, Inspector, JobStatus
+
+T = TypeVar("T")
+
+HISTORY = (
+    "SELECT id, status::text, attempt, enqueued_at, finished_at, errors"
+    " FROM {s}.job_history WHERE id = ANY(%s)"
+)
+FINISHED_COUNT = "SELECT count(*) FROM {s}.job_history WHERE id = ANY(%s)"
+UNFINISHED = "SELECT id FROM {s}.jobs WHERE id = ANY(%s)"
+DEAD_COUNT = "SELECT count(*) FROM {s}.job_history WHERE status = 'dead'"
+REVISIONS = "SELECT version_num FROM {s}.alembic_version"
+EXISTS = "SELECT to_regclass(format('%%I.%%I', %s::text, %s::text)) IS NOT NULL"
+
+
+class PgInspector:
+    def __init__(self, connections: Connections, schema: str) -> None:
+        self._connections = connections
+        self._schema = schema
+        ident = sql.Identifier(schema)
+        self._render: Callable[[str], sql.Composed] = lambda text: sql.SQL(text).format(s=ident)
+
+    def close(self) -> None:
+        self._connections.close()
+
+    def _run(self, fn: Callable[[Conn], T]) -> T:
+        with translated(self._schema), self._connections.connection() as conn:
+            return fn(conn)
+
+    def _count(self, text: str, params: Any = None) -> int:
+        row: TupleRow | None = self._run(lambda c: c.execute(self._render(text), params).fetchone())
+        return int(row[0]) if row else 0
+
+    def history(self, job_ids: Sequence[int]) -> list[HistoryEntry]:
+        found = self._run(lambda c: c.execute(self._render(HISTORY), (list(job_ids),)).fetchall())
+        return [_history(row) for row in found]
+
+    def finished_count(self, job_ids: Sequence[int]) -> int:
+        return self._count(FINISHED_COUNT, (list(job_ids),))
+
+    def unfinished_ids(self, job_ids: Sequence[int]) -> set[int]:
+        found = self._run(
+            lambda c: c.execute(self._render(UNFINISHED), (list(job_ids),)).fetchall()
+        )
+        return {int(job_id) for (job_id,) in found}
+
+    def dead_count(self) -> int:
+        return self._count(DEAD_COUNT)
+
+    def revisions(self) -> list[str] | None:
+        if self.missing(["alembic_version"]):
+            return None
+        found = self._run(lambda c: c.execute(self._render(REVISIONS)).fetchall())
+        return [str(version) for (version,) in found]
+
+    def missing(self, names: Sequence[str]) -> list[str]:
+        def absent(conn: Conn) -> list[str]:
+            return [n for n in names if not _exists(conn, self._schema, n)]
+
+        return self._run(absent)
+
+
+def _exists(conn: Conn, schema: str, name: str) -> bool:
+    row: TupleRow | None = conn.execute(EXISTS, (schema, name)).fetchone()
+    return bool(row and row[0])
+
+
+def _history(row: TupleRow) -> HistoryEntry:
+    job_id, status, attempt, enqueued_at, finished_at, errors = row
+    return HistoryEntry(job_id, JobStatus(status), attempt, enqueued_at, finished_at, errors)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOnly:
+    """A gate store and an inspector on read-only connections of their own (no pool)."""
+
+    gate: GateStore
+    inspector: Inspector
+
+
+def read_only(settings: Settings, timeout: float) -> ReadOnly:
+    """For the tools (``migrator plan --check``): one short-lived read-only connection per query.
+
+    Raises NotConfigured without a database URL.
+    """
+    if not settings.database_url:
+        raise NotConfigured()
+    connections = Direct(
+        settings.database_url,
+        connect_timeout=max(1, int(timeout)),
+        options="-c default_transaction_read_only=on",
+    )
+    schema = settings.schema_name
+    return ReadOnly(PgGateStore(connections, schema), PgInspector(connections, schema))
