@@ -3,7 +3,10 @@
 The runtime is built from the project's ``[tool.queue_runtime]``, the
 ``QUEUE_RUNTIME_*`` environment and explicit overrides (as ``migrator plan
 --check`` does); fingerprints need the app's job functions, so the app module
-named by ``--app`` is imported (its ``@job`` decorators register the jobs).
+named by ``--app`` is imported (its ``@job`` decorators register the jobs),
+after the app's framework is set up exactly as ``queue-runtime worker`` does it
+(``django_settings`` / ``flask_app`` in ``[tool.queue_runtime]``: see
+:mod:`queue_runtime.bootstrap`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import Any, TypeVar
 
 from migrator.errors import GateError
 from migrator.plan.config import load_check_settings
+from queue_runtime.bootstrap import BootstrapError, bootstrap
+from queue_runtime.config import Settings
 from queue_runtime.errors import QueueError
 from queue_runtime.gate import (
     Certification,
@@ -31,7 +36,8 @@ from queue_runtime.gate import (
     set_rollout,
 )
 from queue_runtime.gate.api import default_rollout
-from queue_runtime.registry import JobFunction, default_registry
+from queue_runtime.jobs import JobFunction
+from queue_runtime.registry import default_registry
 from queue_runtime.runtime import Runtime
 
 T = TypeVar("T")
@@ -53,16 +59,25 @@ def open_runtime(
     return Runtime(settings)
 
 
-def load_app(module: str, project: Path) -> dict[str, JobFunction[..., Any]]:
-    """Import the app module (from the project folder) and return the registered jobs by name."""
+def load_app(
+    module: str, project: Path, settings: Settings | None = None
+) -> dict[str, JobFunction[..., Any]]:
+    """Import the app module (from the project folder) and return the registered jobs by name.
+
+    The framework named by ``settings`` (default: the project's) is set up first.
+    """
     root = str(project.resolve())
     if root not in sys.path:
         sys.path.insert(0, root)
     try:
+        bootstrap(settings or load_check_settings(project).runtime)
+    except BootstrapError as exc:
+        raise GateError(f"cannot set up the app for --app {module}: {exc}") from exc
+    try:
         importlib.import_module(module)
     except Exception as exc:  # the app's own import failing is the user's error to see
         raise GateError(f"cannot import --app {module}: {type(exc).__name__}: {exc}") from exc
-    return {name: default_registry.get(name) for name in default_registry.names()}
+    return {name: default_registry.get(name, JobFunction) for name in default_registry.names()}
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ handle.result(timeout=5)
 from queue_runtime.config import Mode, PoolConfig, RetryPolicy, Settings
 from queue_runtime.errors import Permanent, QueueError
 from queue_runtime.handle import JobHandle
+from queue_runtime.jobs import JobFunction, job
 from queue_runtime.migrations import downgrade, migrate
-from queue_runtime.registry import JobFunction, job
 from queue_runtime.runtime import Runtime, configure, current
 from queue_runtime.store import JobStatus
 

@@ -14,21 +14,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from queue_runtime._inline import run_inline
 from queue_runtime.config import Mode, RolloutMode
+from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import PayloadError
 from queue_runtime.gate.decide import gate_decision
 from queue_runtime.gate.guard import run_guarded
 from queue_runtime.handle import JobHandle
 from queue_runtime.pg.bulk import JobBatch
-from queue_runtime.pg.connect import public_errors
 from queue_runtime.runtime import Runtime, current
 from queue_runtime.store import NewJob
-
-if TYPE_CHECKING:
-    from queue_runtime.registry import JobFunction
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,73 +37,74 @@ class EnqueueOptions:
     priority: int | None = None
 
 
+NO_OPTIONS = EnqueueOptions()  # shared: most enqueues give none, and the record is frozen
+
+
 def enqueue_one(
-    jf: JobFunction[..., Any],
+    job: JobDefinition,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
     options: EnqueueOptions,
 ) -> JobHandle:
     runtime = current()
-    payload = jf.codec.encode(args, kwargs, runtime.settings.max_payload_bytes)
+    payload = job.codec.encode(args, kwargs, runtime.settings.max_payload_bytes)
     if runtime.mode is Mode.INLINE:
-        return run_inline(jf, payload)
-    if not gate_decision(runtime, jf, options.idempotency_key).run_async:
-        return _run_inline_guarded(runtime, jf, payload, options.idempotency_key)
-    new = _new_job(jf, runtime, payload, options)
-    with public_errors():
-        job_id, created = runtime.store.enqueue_returning(new, options.conn)
+        return run_inline(job, payload)
+    if not gate_decision(runtime, job, options.idempotency_key).run_async:
+        return _run_inline_guarded(runtime, job, payload, options.idempotency_key)
+    new = _new_job(job, runtime, payload, options)
+    job_id, created = runtime.store.enqueue_returning(new, options.conn)
     return JobHandle(job_id, runtime, created=created)
 
 
 def enqueue_batch(
-    jf: JobFunction[..., Any],
+    job: JobDefinition,
     calls: list[tuple[tuple[Any, ...], dict[str, Any]]],
     options: EnqueueOptions,
 ) -> list[JobHandle]:
     runtime = current()
     limit = runtime.settings.max_payload_bytes
-    payloads = jf.codec.encode_many(calls, limit)
+    payloads = job.codec.encode_many(calls, limit)
     if runtime.mode is Mode.INLINE:
-        return [run_inline(jf, payload) for payload in payloads]
-    routes = _routes(runtime, jf, len(payloads))
+        return [run_inline(job, payload) for payload in payloads]
+    routes = _routes(runtime, job, len(payloads))
     queued = [p for p, run_async in zip(payloads, routes, strict=True) if run_async]
-    jobs = _new_jobs(jf, runtime, queued, options)
-    with public_errors():
-        ids = iter(runtime.store.enqueue_many(jobs))
+    jobs = _new_jobs(job, runtime, queued, options)
+    ids = iter(runtime.store.enqueue_many(jobs))
     handles: list[JobHandle] = []
     for payload, run_async in zip(payloads, routes, strict=True):
-        handles.append(JobHandle(next(ids), runtime) if run_async else run_inline(jf, payload))
+        handles.append(JobHandle(next(ids), runtime) if run_async else run_inline(job, payload))
     return handles
 
 
-def _routes(runtime: Runtime, jf: JobFunction[..., Any], count: int) -> list[bool]:
+def _routes(runtime: Runtime, job: JobDefinition, count: int) -> list[bool]:
     """``gate_decision(...).run_async`` of each call of a batch. Unless a percentage rollout
     splits the batch, the first call's async decision holds for all (the same cached state)."""
     if count == 0:
         return []
-    first = gate_decision(runtime, jf).run_async
-    rollout = runtime.gate_cache.rollout(jf.name)
+    first = gate_decision(runtime, job).run_async
+    rollout = runtime.gate_cache.rollout(job.name)
     mode = rollout.mode if rollout else runtime.settings.default_rollout
     if first and mode is not RolloutMode.PERCENT:
         return [True] * count
-    return [first] + [gate_decision(runtime, jf).run_async for _ in range(count - 1)]
+    return [first] + [gate_decision(runtime, job).run_async for _ in range(count - 1)]
 
 
 def _run_inline_guarded(
-    runtime: Runtime, jf: JobFunction[..., Any], payload: dict[str, Any], key: str | None
+    runtime: Runtime, job: JobDefinition, payload: dict[str, Any], key: str | None
 ) -> JobHandle:
     """Inline, as before the migration; a keyed run goes through the execution guard."""
     if key is None:
-        return run_inline(jf, payload)
-    return run_inline(jf, payload, lambda call: run_guarded(runtime, jf, key, None, call))
+        return run_inline(job, payload)
+    return run_inline(job, payload, lambda call: run_guarded(runtime, job, key, None, call))
 
 
 def _new_job(
-    jf: JobFunction[..., Any], runtime: Runtime, payload: dict[str, Any], options: EnqueueOptions
+    job: JobDefinition, runtime: Runtime, payload: dict[str, Any], options: EnqueueOptions
 ) -> NewJob:
-    spec = jf.spec(runtime.settings)
+    spec = runtime.spec(job)
     return NewJob(
-        name=jf.name,
+        name=job.name,
         pool=spec.pool,
         args=payload,
         priority=spec.priority if options.priority is None else options.priority,
@@ -118,12 +116,12 @@ def _new_job(
 
 
 def _new_jobs(
-    jf: JobFunction[..., Any], runtime: Runtime, payloads: list[Any], options: EnqueueOptions
+    job: JobDefinition, runtime: Runtime, payloads: list[Any], options: EnqueueOptions
 ) -> Sequence[NewJob]:
     """``_new_job`` of each payload; the spec and ``run_at`` are worked out once for the batch."""
     if not payloads:
         return []
-    return JobBatch(_new_job(jf, runtime, payloads[0], options), payloads)
+    return JobBatch(_new_job(job, runtime, payloads[0], options), payloads)
 
 
 def _absolute(run_at: datetime | timedelta | None) -> datetime | None:

@@ -11,37 +11,35 @@ import asyncio
 import concurrent.futures
 import logging
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from queue_runtime.definition import JobDefinition
 from queue_runtime.handle import InlineHandle
-
-if TYPE_CHECKING:
-    from queue_runtime.registry import JobFunction
 
 log = logging.getLogger("queue_runtime")
 
 
 def run_inline(
-    jf: JobFunction[..., Any],
+    job: JobDefinition,
     payload: dict[str, Any],
     guard: Callable[[Callable[[], Any]], Any] | None = None,
 ) -> InlineHandle:
     """Run the job now; ``guard`` (the execution guard of a keyed run) wraps the call."""
     try:
-        args, kwargs = jf.codec.decode(payload)
+        args, kwargs = job.codec.decode(payload)
 
         def call() -> Any:
-            value = jf.fn(*args, **kwargs)
-            return run_coroutine(value) if jf.is_async else value
+            value = job.fn(*args, **kwargs)
+            return run_coroutine(value) if job.is_async else value
 
         value = call() if guard is None else guard(call)
-        result = jf.codec.encode_result(value)
+        result = job.codec.encode_result(value)
     except Exception as exc:  # the per-job runner: any failure is the job's outcome
         # Logged too: fire-and-forget callers never look at the handle, and the
         # failure must not vanish (a thread would at least have printed it).
-        log.error("job %s failed inline: %s", jf.name, exc, exc_info=exc)
-        return InlineHandle(jf.name, error=exc)
-    return InlineHandle(jf.name, result=result)
+        log.error("job %s failed inline: %s", job.name, exc, exc_info=exc)
+        return InlineHandle(job.name, error=exc)
+    return InlineHandle(job.name, result=result)
 
 
 def run_coroutine(coro: Coroutine[Any, Any, Any]) -> Any:

@@ -11,13 +11,11 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from queue_runtime.errors import JobFailed, JobNotFound, JobTimeout
+from queue_runtime.runtime import Runtime, current
 from queue_runtime.store import JobRecord, JobStatus
-
-if TYPE_CHECKING:
-    from queue_runtime.runtime import Runtime
 
 FINAL = frozenset({JobStatus.SUCCEEDED, JobStatus.DEAD, JobStatus.CANCELLED})
 _inline_ids = itertools.count(-1, -1)  # inline jobs are never stored: negative ids never clash
@@ -35,15 +33,8 @@ class JobHandle:
         return f"JobHandle(id={self.id})"
 
     def record(self) -> JobRecord:
-        runtime = self._runtime
-        if runtime is None:
-            from queue_runtime.runtime import current
-
-            runtime = current()
-        from queue_runtime.pg.connect import public_errors
-
-        with public_errors():
-            found = runtime.store.get(self.id)
+        runtime = self._runtime or current()
+        found = runtime.store.get(self.id)  # the store raises StoreError / StoreUnavailable
         if found is None:
             raise JobNotFound(str(self.id))
         return found

@@ -35,7 +35,7 @@ from pydantic.errors import PydanticSchemaGenerationError
 
 from queue_runtime.errors import PayloadError, PayloadTooLarge
 
-_JSON_SCALARS = (str, int, float, bool, type(None))
+_JSON_SCALARS: tuple[type, ...] = (str, int, float, bool, type(None))
 # Annotation -> the exact value types pydantic returns unchanged in JSON mode.
 _SCALAR_HINTS: dict[Any, frozenset[type]] = {
     int: frozenset({int}),
@@ -47,8 +47,11 @@ _SCALAR_HINTS: dict[Any, frozenset[type]] = {
     Any: frozenset({*_JSON_SCALARS, list, dict}),
 }
 # Unannotated: what _plain_json keeps (finite floats); a list or dict of them is copied.
-_UNANNOTATED = frozenset({*_JSON_SCALARS, list, dict})
-_ANY_ITEMS = {list: frozenset(_JSON_SCALARS), dict: frozenset(_JSON_SCALARS)}
+_UNANNOTATED: frozenset[type] = frozenset({*_JSON_SCALARS, list, dict})
+_ANY_ITEMS: dict[type, frozenset[type]] = {
+    list: frozenset(_JSON_SCALARS),
+    dict: frozenset(_JSON_SCALARS),
+}
 _SIMPLE_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
@@ -270,7 +273,7 @@ class PayloadCodec:
             values[name] = self._load(param, value)
         # BoundArguments splits positional / keyword correctly (positional-only, *args).
         ordered = {name: values[name] for name in self.signature.parameters if name in values}
-        bound = inspect.BoundArguments(self.signature, ordered)  # type: ignore[arg-type]
+        bound = inspect.BoundArguments(self.signature, ordered)
         try:
             self.signature.bind(*bound.args, **bound.kwargs)
         except TypeError as exc:
@@ -286,6 +289,12 @@ class PayloadCodec:
             raise PayloadError(
                 f"{self._job_name}: parameter {param.name!r}: {_first(exc)}"
             ) from exc
+
+    def decode_result(self, stored: Any) -> Any:
+        """A stored JSON result back as the value the function returned (typed when annotated)."""
+        if self._result_adapter is None:
+            return stored
+        return self._result_adapter.validate_json(json.dumps(stored))
 
     def encode_result(self, value: Any) -> Any:
         """The job's return value as JSON (what ``JobHandle.result()`` gives back)."""

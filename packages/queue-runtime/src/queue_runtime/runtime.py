@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from queue_runtime._settings_load import load_settings, with_overrides
 from queue_runtime.config import Mode, Settings
+from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import NotConfigured
 from queue_runtime.gate_cache import GateCache
 from queue_runtime.registry import Registry, default_registry
+from queue_runtime.spec import JobSpec, resolve_spec
 from queue_runtime.store import GateSnapshot, GateStore, Inspector, JobStore, LeaseStore, Stores
 
 if TYPE_CHECKING:
@@ -73,6 +75,9 @@ class Runtime:
         self.settings = settings
         self.registry = registry or default_registry
         self.gate_cache = GateCache(self._gate_snapshot, settings.rollout_refresh)
+        # Definition -> its spec under these settings: enqueue and the worker read it per job.
+        # No lock: two threads may both resolve it, to the same answer.
+        self._specs: dict[JobDefinition, JobSpec] = {}
         self._pool: _Once[Connections] = _Once(self._open_pool)  # unused with stores given
         if stores is not None:
             self._jobs: _Once[JobStore] = _Once.of(stores.jobs)
@@ -91,6 +96,13 @@ class Runtime:
     @property
     def mode(self) -> Mode:
         return self.settings.effective_mode
+
+    def spec(self, definition: JobDefinition) -> JobSpec:
+        """The job's pool, retry policy, timeout and priority under these settings (cached)."""
+        found = self._specs.get(definition)
+        if found is None:
+            found = self._specs[definition] = resolve_spec(definition, self.settings)
+        return found
 
     @property
     def store(self) -> JobStore:
@@ -168,19 +180,23 @@ _current: Runtime | None = None
 _current_lock = threading.Lock()
 
 
-def configure(settings: Settings | None = None, **overrides: Any) -> Runtime:
+def configure(
+    settings: Settings | None = None, *, stores: Stores | None = None, **overrides: Any
+) -> Runtime:
     """Build the Runtime every job uses: ``settings`` as given, or from the config sources.
 
     ``configure()`` reads ``[tool.queue_runtime]`` and the environment;
     ``configure(database_url=...)`` overrides fields; ``configure(settings)``
-    uses a ready Settings. A previously configured Runtime is closed.
+    uses a ready Settings; ``stores=`` runs it on those stores instead of
+    PostgreSQL and Redis (``queue_runtime.testing.memory_stores()`` in an app's
+    tests). A previously configured Runtime is closed.
     """
     global _current
     if settings is None:
         built = load_settings(**overrides)
     else:
         built = with_overrides(settings, **overrides) if overrides else settings
-    runtime = Runtime(built)
+    runtime = Runtime(built, stores=stores)
     with _current_lock:
         previous, _current = _current, runtime
     if previous is not None:

@@ -8,13 +8,10 @@ where it runs; someone must decide), as is a pool that is not configured.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from queue_runtime.config import JobConfig, RetryPolicy, Settings
+from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import PoolMismatchError
-
-if TYPE_CHECKING:
-    from queue_runtime.registry import JobFunction
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,27 +23,27 @@ class JobSpec:
     priority: int
 
 
-def resolve_spec(jf: JobFunction[..., Any], settings: Settings) -> JobSpec:
-    cfg = settings.jobs.get(jf.name) or JobConfig()
+def resolve_spec(job: JobDefinition, settings: Settings) -> JobSpec:
+    cfg = settings.jobs.get(job.name) or JobConfig()
     return JobSpec(
-        name=jf.name,
-        pool=_pool(jf, cfg, settings),
-        retry=cfg.retry or jf.retry or settings.retry,
-        timeout=cfg.timeout or jf.timeout or settings.job_timeout,
-        priority=_first_set(cfg.priority, jf.priority, 0),
+        name=job.name,
+        pool=_pool(job, cfg, settings),
+        retry=cfg.retry or job.retry or settings.retry,
+        timeout=cfg.timeout or job.timeout or settings.job_timeout,
+        priority=_first_set(cfg.priority, job.priority, 0),
     )
 
 
-def _pool(jf: JobFunction[..., Any], cfg: JobConfig, settings: Settings) -> str:
-    declared = jf.declared_pool
+def _pool(job: JobDefinition, cfg: JobConfig, settings: Settings) -> str:
+    declared = job.declared_pool
     if cfg.pool and declared and cfg.pool != declared:
         raise PoolMismatchError(
-            f"{jf.name} is declared with @job(pool={declared!r}) but configured for pool {cfg.pool!r}"
+            f"{job.name} is declared with @job(pool={declared!r}) but configured for pool {cfg.pool!r}"
         )
     pool = cfg.pool or declared or settings.default_pool
     if pool not in settings.pools:
         raise PoolMismatchError(
-            f"{jf.name} wants pool {pool!r}, which is not configured (pools: {sorted(settings.pools)})"
+            f"{job.name} wants pool {pool!r}, which is not configured (pools: {sorted(settings.pools)})"
         )
     return pool
 

@@ -9,7 +9,8 @@ from queue_runtime import downgrade, migrate
 from queue_runtime.config import Settings
 from queue_runtime.migrations import current_revision
 from queue_runtime.migrations.naming import checked
-from queue_runtime.schema import EXPECTED, Schema, inspect_schema
+from queue_runtime.pg.catalog import inspect_schema
+from queue_runtime.schema import EXPECTED, Schema
 
 
 def actual(settings: Settings) -> Schema:

@@ -15,8 +15,8 @@ from queue_runtime import Permanent, RetryPolicy, Settings
 from queue_runtime.cli import render_status
 from queue_runtime.config import PoolConfig
 from queue_runtime.errors import ConfigError
+from queue_runtime.jobs import JobFunction
 from queue_runtime.metrics import _Window
-from queue_runtime.registry import JobFunction
 from queue_runtime.retry import Backoff
 from queue_runtime.store import ClaimedJob, Completion, Failure, PoolStats
 from queue_runtime.worker import claim_schedule, current_job

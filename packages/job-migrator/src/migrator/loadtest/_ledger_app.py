@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from migrator.loadtest.ledger import LedgerWriter
-from queue_runtime import current
+from queue_runtime import JobFunction, current
 from queue_runtime.worker import current_job
 
 
@@ -73,7 +73,7 @@ def install() -> None:
     if job_module:
         importlib.import_module(job_module)
     runtime = current()
-    jf = runtime.registry.get(os.environ["MIGRATOR_LOADTEST_JOB"])
+    jf = runtime.registry.get(os.environ["MIGRATOR_LOADTEST_JOB"], JobFunction)
     if getattr(jf.fn, "_migrator_loadtest_ledger", False):
         return
     ledger = LedgerWriter(

@@ -3,7 +3,8 @@
 Every process here is started by the load test and stopped by its PID; no
 other process is ever signalled. Each worker connects to PostgreSQL under its
 own application name ``mlt-<run>-w<n>`` so ``pg-terminate`` chaos can end
-exactly the workers' backends.
+exactly the workers' backends. Workers set up the sandbox's framework (Django,
+Flask) with the same flags a production worker takes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from migrator.loadtest.ledger import with_application_name
 from queue_runtime import Settings
+from queue_runtime.bootstrap import FrameworkSpec
 from queue_runtime.pg.ledger import backends
 from queue_runtime.testing import PrivateRedis
 
@@ -103,7 +105,7 @@ class Fleet:
         command += ["--redis-prefix", self.settings.redis_prefix, "--log-level", "WARNING"]
         if self.redis_url:
             command += ["--redis-url", self.redis_url]
-        command += ["worker", APP_MODULE]
+        command += ["worker", APP_MODULE, *FrameworkSpec.of(self.settings).worker_flags()]
         if self.concurrency:
             command += ["--concurrency", str(self.concurrency)]
         log = self.logdir / f"worker-{index}.log"

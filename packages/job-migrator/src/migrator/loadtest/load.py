@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from migrator.loadtest.spec import LoadTestSpec, SpecError, schedule
-from queue_runtime.registry import JobFunction
+from queue_runtime.jobs import JobFunction
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import NewJob
 

@@ -43,8 +43,9 @@ from migrator.loadtest.load import (
 from migrator.loadtest.report import Execution, LoadTestReport, evaluate, latency_of
 from migrator.loadtest.spec import ChaosKind, LoadTestSpec
 from queue_runtime import Mode, QueueError, Settings, current, migrate
+from queue_runtime.bootstrap import bootstrap, bootstrap_project
+from queue_runtime.jobs import JobFunction
 from queue_runtime.pg.inspect import read_only
-from queue_runtime.registry import JobFunction
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import Inspector, JobStatus
 from queue_runtime.testing import RedisServerMissing
@@ -70,10 +71,16 @@ def load_sandbox(module: str, cwd: Path | None = None) -> Settings:
     if root not in sys.path:
         sys.path.insert(0, root)
     try:
+        # The framework first, as `queue-runtime worker` does: the sandbox and the job's
+        # module may import models (Django) or need the app (Flask).
+        bootstrap_project(Path(root))
         importlib.import_module(module)
+        settings = current().settings
+        bootstrap(settings)  # a framework the sandbox itself names
     except ImportError as exc:
         raise SandboxError(f"--sandbox {module}: cannot import it: {exc}") from exc
-    settings = current().settings
+    except QueueError as exc:
+        raise SandboxError(f"--sandbox {module}: cannot set up the app: {exc}") from exc
     if settings.effective_mode is not Mode.QUEUE or not settings.database_url:
         raise SandboxError(
             f"--sandbox {module} does not configure queue_runtime in queue mode with a"
@@ -101,7 +108,7 @@ def resolve_job(
         raise LoadTestError(
             f"no job named {name!r} is registered by the sandbox or {', '.join(candidates)}"
         )
-    return runtime.registry.get(name), imported or job_module
+    return runtime.registry.get(name, JobFunction), imported or job_module
 
 
 def _prefixes(name: str) -> list[str]:

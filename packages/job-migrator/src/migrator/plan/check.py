@@ -38,6 +38,7 @@ import sys
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -242,6 +243,14 @@ def check_pools(settings: CheckSettings, jobs: list[str]) -> Outcome:
 GATE_TABLES = ("certifications", "rollouts", "job_keys")
 
 
+@dataclass(frozen=True, slots=True)
+class _GateStores:
+    """The gate's stores when its tables can be read; else None and the reason."""
+
+    stores: ReadOnly | None
+    problem: str = ""
+
+
 class GateChecks:
     """The per-job gate checks; the job's current fingerprint is computed once per run."""
 
@@ -261,23 +270,25 @@ class GateChecks:
             return lambda: self.rollout(job)
         return None
 
-    def _stores(self) -> tuple[str | None, ReadOnly | None]:
-        """(the problem, None) when the gate tables cannot be read, else (None, the stores)."""
+    def _stores(self) -> _GateStores:
+        """The stores, or (``stores`` None) why the gate tables cannot be read."""
         if not self.settings.runtime.database_url:
-            return _NO_DATABASE, None
+            return _GateStores(None, _NO_DATABASE)
         stores = _stores(self.settings)
         missing = stores.inspector.missing(GATE_TABLES)
         if missing:
             schema = self.settings.runtime.schema_name
-            return (
-                f"no gate tables in schema `{schema}` ({', '.join(missing)}): run queue-runtime migrate"
-            ), None
-        return None, stores
+            return _GateStores(
+                None,
+                f"no gate tables in schema `{schema}` ({', '.join(missing)}): run queue-runtime migrate",
+            )
+        return _GateStores(stores)
 
     def guard(self, job: str) -> Outcome:
-        problem, stores = self._stores()
-        if stores is None:
-            return False, problem or ""
+        gate = self._stores()
+        if gate.stores is None:
+            return False, gate.problem
+        stores = gate.stores
         counts = stores.gate.key_counts(job)
         if counts.completed:
             return True, f"{counts.completed} keyed run(s) completed through the execution guard"
@@ -293,9 +304,10 @@ class GateChecks:
         return self._fingerprints[job]
 
     def certified(self, job: str) -> Outcome:
-        problem, stores = self._stores()
-        if stores is None:
-            return False, problem or ""
+        gate = self._stores()
+        if gate.stores is None:
+            return False, gate.problem
+        stores = gate.stores
         found = stores.gate.certifications(job, None, valid_only=True)
         if not found:
             return False, f"no valid certification of `{job}`: run `migrator loadtest`"
@@ -316,9 +328,10 @@ class GateChecks:
         )
 
     def rollout(self, job: str) -> Outcome:
-        problem, stores = self._stores()
-        if stores is None:
-            return False, problem or ""
+        gate = self._stores()
+        if gate.stores is None:
+            return False, gate.problem
+        stores = gate.stores
         stored: Rollout | None = next((r for r in stores.gate.rollouts() if r.job == job), None)
         if stored is not None:
             mode = stored.mode

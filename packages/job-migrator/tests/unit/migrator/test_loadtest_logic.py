@@ -34,7 +34,8 @@ from migrator.loadtest.ledger import (
 from migrator.loadtest.load import as_call, signature_generator
 from migrator.loadtest.report import Latency, latency_of, percentile
 from migrator.loadtest.spec import schedule
-from queue_runtime.registry import Registry, job
+from queue_runtime.jobs import job
+from queue_runtime.registry import Registry
 
 T0 = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 

@@ -23,38 +23,39 @@ import json
 import random
 import threading
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from queue_runtime.config import GateAction, Idempotency, RolloutMode
+from queue_runtime.definition import Defined, JobDefinition
 from queue_runtime.errors import ConfigError
 from queue_runtime.gate.fingerprint import fingerprint
 from queue_runtime.gate.metrics import count_gate_inline
 from queue_runtime.gate.model import GATED, ClassificationConflict, Decision, GateClosed
 
 if TYPE_CHECKING:
-    from queue_runtime.registry import JobFunction
     from queue_runtime.runtime import Runtime
 
-_fingerprints: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+_fingerprints: weakref.WeakKeyDictionary[Callable[..., Any], str] = weakref.WeakKeyDictionary()
 _fingerprints_lock = threading.Lock()
 
 
-def current_fingerprint(job_function: Any) -> str:
+def current_fingerprint(job: Defined) -> str:
     """The fingerprint of the loaded code, computed once per function object in this process."""
-    fn = getattr(job_function, "fn", job_function)
+    fn = job.definition.fn
     with _fingerprints_lock:
         found = _fingerprints.get(fn)
     if found is None:
-        found = fingerprint(job_function)
+        found = fingerprint(fn)
         with _fingerprints_lock:
             _fingerprints[fn] = found
     return found
 
 
-def declared(jf: JobFunction[..., Any]) -> Idempotency | None:
+def declared(job: Defined) -> Idempotency | None:
     """What the code says: ``idempotency=``, else ``idempotent=True/False`` when given, else None."""
-    return getattr(jf, "idempotency", None)
+    return job.definition.idempotency
 
 
 def inventory_verdicts(runtime: Runtime) -> dict[str, Idempotency]:
@@ -82,8 +83,9 @@ def _read_inventory(path: str | None) -> dict[str, Idempotency]:
     return verdicts
 
 
-def classification(runtime: Runtime, jf: JobFunction[..., Any]) -> Idempotency:
+def classification(runtime: Runtime, job: Defined) -> Idempotency:
     """The job's effective idempotency; raises ClassificationConflict on an unexplained disagreement."""
+    jf = job.definition
     classes = runtime.gate_cache.classes  # computed once per job function and Runtime
     key = (jf.name, id(jf.fn))
     found = classes.get(key)
@@ -92,8 +94,8 @@ def classification(runtime: Runtime, jf: JobFunction[..., Any]) -> Idempotency:
     return found
 
 
-def _classify(runtime: Runtime, jf: JobFunction[..., Any]) -> Idempotency:
-    code = declared(jf)
+def _classify(runtime: Runtime, jf: JobDefinition) -> Idempotency:
+    code = jf.idempotency
     verdict = inventory_verdicts(runtime).get(jf.name)
     config = runtime.settings.jobs.get(jf.name)
     reason = (config.override_reason or "").strip() if config else ""
@@ -110,14 +112,13 @@ def _classify(runtime: Runtime, jf: JobFunction[..., Any]) -> Idempotency:
     return code or verdict or Idempotency.UNKNOWN
 
 
-def is_gated(runtime: Runtime, jf: JobFunction[..., Any]) -> bool:
-    return classification(runtime, jf) in GATED
+def is_gated(runtime: Runtime, job: Defined) -> bool:
+    return classification(runtime, job) in GATED
 
 
-def gate_decision(
-    runtime: Runtime, job_function: JobFunction[..., Any], idempotency_key: str | None = None
-) -> Decision:
-    """Where the next enqueue of ``job_function`` runs (raises GateClosed in raise mode)."""
+def gate_decision(runtime: Runtime, job: Defined, idempotency_key: str | None = None) -> Decision:
+    """Where the next enqueue of ``job`` runs (raises GateClosed in raise mode)."""
+    job_function = job.definition
     gated = is_gated(runtime, job_function)
     cache = runtime.gate_cache
     rollout = cache.rollout(job_function.name)

@@ -27,15 +27,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from queue_runtime.definition import Defined, JobDefinition
 from queue_runtime.store import KeyState
 
 if TYPE_CHECKING:
-    from queue_runtime.registry import JobFunction
     from queue_runtime.runtime import Runtime
     from queue_runtime.store import ClaimedJob
 
@@ -61,9 +60,7 @@ class _Completed(Exception):
         self.result = result
 
 
-def wrap(
-    runtime: Runtime, job: ClaimedJob, function: JobFunction[..., Any]
-) -> Callable[..., Any] | None:
+def wrap(runtime: Runtime, job: ClaimedJob, function: Defined) -> Callable[..., Any] | None:
     """The worker's hook: ``function.fn`` guarded by the job's idempotency key (None without one)."""
     if job.idempotency_key is None:
         return None
@@ -71,9 +68,10 @@ def wrap(
 
 
 def guarded_callable(
-    runtime: Runtime, function: JobFunction[..., Any], key: str, job_id: int | None
+    runtime: Runtime, job: Defined, key: str, job_id: int | None
 ) -> Callable[..., Any]:
     """``function.fn`` that runs at most once to completion per key (sync or async alike)."""
+    function = job.definition
     fn = function.fn
     if function.is_async:
 
@@ -103,12 +101,13 @@ def guarded_callable(
 
 def run_guarded(
     runtime: Runtime,
-    function: JobFunction[..., Any],
+    job: Defined,
     key: str,
     job_id: int | None,
     call: Callable[[], Any],
 ) -> Any:
     """Run ``call`` under the key: the stored result if the key completed, else run and record."""
+    function = job.definition
     guarded = _Guarded(runtime, function.name, key, job_id)
     try:
         _begin(guarded)
@@ -152,16 +151,13 @@ def _begin(guarded: _Guarded) -> None:
         raise _Completed(stored.result)
 
 
-def _complete(guarded: _Guarded, function: JobFunction[..., Any], value: Any) -> None:
+def _complete(guarded: _Guarded, function: JobDefinition, value: Any) -> None:
     if guarded.completed_in_transaction:
         return
-    result = function.encode_result(value)
+    result = function.codec.encode_result(value)
     guarded.runtime.gate_store.complete_key(guarded.key, guarded.job, result, guarded.job_id)
 
 
-def _decode_result(function: JobFunction[..., Any], stored: Any) -> Any:
+def _decode_result(function: JobDefinition, stored: Any) -> Any:
     """The stored JSON result back as the value the function returned (typed when annotated)."""
-    adapter = getattr(function.codec, "_result_adapter", None)
-    if adapter is None:
-        return stored
-    return adapter.validate_json(json.dumps(stored))
+    return function.codec.decode_result(stored)

@@ -87,11 +87,6 @@ def channel(settings: Settings) -> str:
     return f"{settings.schema_name}_jobs"
 
 
-def public_errors() -> AbstractContextManager[None]:
-    """At the public API edge (enqueue, handles): database failures become StoreError."""
-    return translated()
-
-
 class Connections(Protocol):
     """Where the pg stores get a connection: a ``ConnectionPool`` or a :class:`LazyPool`."""
 

@@ -1,8 +1,10 @@
 """psycopg's errors as the runtime's own, at the edge of the pg package.
 
-Lost, refused or terminated connections and pool timeouts are transient:
-:class:`StoreUnavailable`. A missing table is :class:`SchemaNotMigrated`.
-Everything else is :class:`StoreError`. The message keeps the psycopg class
+Lost, refused or terminated connections, pool timeouts, and what the in-place
+retry (:mod:`queue_runtime.pg.retry`) treats as transient once its attempts are
+spent (a deadlock, a serialization failure) are :class:`StoreUnavailable`: the
+caller may try again later (the worker does). A missing table is
+:class:`SchemaNotMigrated`. Everything else is :class:`StoreError`. The message keeps the psycopg class
 name (``PoolTimeout: ...``) and the original is the ``__cause__``.
 """
 
@@ -15,11 +17,9 @@ import psycopg
 from psycopg_pool import PoolTimeout
 
 from queue_runtime.errors import SchemaNotMigrated, StoreError, StoreUnavailable
+from queue_runtime.pg.retry import TRANSIENT_ERRORS
 
-# What a pg store may raise untranslated (its own tests pin psycopg's classes).
-DATABASE_ERRORS: tuple[type[BaseException], ...] = (psycopg.Error,)
-# Not the deadlock/serialization OperationalErrors: those are retried in place (pg.retry).
-_UNAVAILABLE: tuple[type[BaseException], ...] = (PoolTimeout, psycopg.InterfaceError)
+_UNAVAILABLE: tuple[type[BaseException], ...] = (PoolTimeout, *TRANSIENT_ERRORS)
 
 
 def translate(exc: psycopg.Error, schema: str | None = None) -> StoreError:

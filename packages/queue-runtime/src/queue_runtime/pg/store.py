@@ -23,6 +23,7 @@ from queue_runtime.pg import queries as q
 from queue_runtime.pg import rows
 from queue_runtime.pg.bulk import copy_jobs
 from queue_runtime.pg.connect import Connections, channel
+from queue_runtime.pg.errors import translate
 from queue_runtime.pg.retry import TransientRetry
 from queue_runtime.store import (
     ClaimedJob,
@@ -56,10 +57,14 @@ class _Sql:
 
 
 class PgJobStore:
+    """Every operation raises the runtime's errors (``StoreUnavailable``, ``StoreError``),
+    psycopg's own as the ``__cause__``, after the transient ones were retried in place."""
+
     def __init__(
         self, pool: Connections, settings: Settings, retry: TransientRetry | None = None
     ) -> None:
         self._pool = pool
+        self._schema = settings.schema_name
         self._sql = _Sql(settings.schema_name)
         self._channel = channel(settings)
         self._pools = list(settings.pools)
@@ -72,10 +77,14 @@ class PgJobStore:
     # -- plumbing -----------------------------------------------------------
 
     def _run(self, fn: Callable[[Conn], T], conn: Conn | None = None) -> T:
-        if conn is not None:
-            self._ensure_schema(conn)
-            return fn(conn)
-        return self._retry(lambda: self._with_pooled(fn))
+        # try/except rather than a context manager: nothing is allocated per call.
+        try:
+            if conn is not None:
+                self._ensure_schema(conn)
+                return fn(conn)
+            return self._retry(lambda: self._with_pooled(fn))
+        except psycopg.Error as exc:
+            raise translate(exc, self._schema) from exc
 
     def _with_pooled(self, fn: Callable[[Conn], T]) -> T:
         with self._pool.connection() as conn:

@@ -38,8 +38,10 @@ def memory_runtime(
 ) -> Runtime:
     """A Runtime in queue mode (unless ``settings`` say otherwise) on in-memory stores.
 
-    It is not made the current Runtime (``configure()`` builds PostgreSQL
-    stores): pass it where a Runtime is taken (a Worker, a JobHandle, the gate).
+    It is not made the current Runtime: pass it where a Runtime is taken (a
+    Worker, a JobHandle, the gate), or make the current one with
+    ``configure(settings, stores=memory_stores(settings))`` so that
+    ``job.enqueue()`` stores into memory.
     """
     settings = settings or Settings(mode=Mode.QUEUE)
     return Runtime(settings, registry=registry, stores=memory_stores(settings, clock))

@@ -9,21 +9,16 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from queue_runtime.errors import LeasesUnavailable, StoreError, StoreUnavailable
-from queue_runtime.pg.errors import DATABASE_ERRORS
-from queue_runtime.pg.retry import TRANSIENT_ERRORS
 
 T = TypeVar("T")
 log = logging.getLogger("queue_runtime.worker")
 
-# Connection loss, deadlocks, serialization failures (what pg retries in place), a
-# store that cannot be reached, Redis away: all pass if simply tried again later.
-TRANSIENT: tuple[type[BaseException], ...] = (
-    *TRANSIENT_ERRORS,
-    StoreUnavailable,
-    LeasesUnavailable,
-)
-# Any failure of the job store, translated or not (a PgJobStore raises psycopg's own).
-STORE_ERRORS: tuple[type[BaseException], ...] = (*DATABASE_ERRORS, StoreError)
+# A store that cannot be reached (connection loss; deadlocks and serialization
+# failures that outlived pg's retries in place), Redis away: all pass if simply
+# tried again later. The stores translate their drivers' errors into these.
+TRANSIENT: tuple[type[BaseException], ...] = (StoreUnavailable, LeasesUnavailable)
+# Any failure of the job store.
+STORE_ERRORS: tuple[type[BaseException], ...] = (StoreError,)
 BASE_DELAY = 0.05
 MAX_DELAY = 2.0
 

@@ -1,0 +1,213 @@
+"""``@job``: registering functions as jobs, addressed by name.
+
+A job's name is its qualified name ``module.function`` unless ``name=`` says
+otherwise; workers find the function by that name in the registry (the app's
+modules are imported, which runs the decorators). Decorating never connects
+anything and never changes what calling the function does.
+
+``JobFunction`` is the top of the runtime: it wraps a
+:class:`~queue_runtime.definition.JobDefinition` (what everything below works
+with) and adds calling and enqueueing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
+from typing import Any, Generic, ParamSpec, TypeVar, overload
+
+from queue_runtime._enqueue import NO_OPTIONS, EnqueueOptions, enqueue_batch, enqueue_one
+from queue_runtime.config import Idempotency, RetryPolicy, Settings
+from queue_runtime.definition import JobDefinition, origin
+from queue_runtime.errors import ConfigError
+from queue_runtime.handle import JobHandle
+from queue_runtime.payload import PayloadCodec
+from queue_runtime.registry import Registry, default_registry
+from queue_runtime.spec import JobSpec, resolve_spec
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# Keyword arguments of .enqueue() that are queue options, unless the job itself
+# has a parameter of that name (then they go to the job; use .options()).
+OPTION_NAMES = ("idempotency_key", "run_at", "tenant", "conn", "priority")
+JOB_OPTIONS = frozenset(
+    {"pool", "name", "retry", "timeout", "priority", "idempotent", "idempotency", "registry"}
+)
+
+
+class JobFunction(Generic[P, R]):
+    """A registered job: call it to run inline, ``.enqueue(...)`` to queue it."""
+
+    def __init__(
+        self, fn: Callable[P, R], name: str, pool: str | None = None, **options: Any
+    ) -> None:
+        """``options``: ``retry``, ``timeout``, ``priority``, ``idempotent``, ``idempotency``."""
+        functools.update_wrapper(self, fn)
+        definition = JobDefinition.declare(fn, name, pool, **options)
+        self.definition = definition
+        self._spec: tuple[Settings, JobSpec] | None = None
+        params = definition.codec.signature.parameters
+        self._option_names = tuple(o for o in OPTION_NAMES if o not in params)
+
+    def __repr__(self) -> str:
+        return f"<job {self.name} pool={self.declared_pool}>"
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self.fn(*args, **kwargs)
+
+    # -- what the definition says (read-only views) ---------------------------
+
+    @property
+    def fn(self) -> Callable[P, R]:
+        return self.definition.fn
+
+    @fn.setter
+    def fn(self, wrapped: Callable[P, R]) -> None:
+        """Run ``wrapped`` instead (a wrapper of the function: the load test's ledger is one).
+
+        The definition is replaced, codec and all else kept: workers and enqueue
+        read the registered job's current definition.
+        """
+        self.definition = dataclasses.replace(self.definition, fn=wrapped)
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+    @property
+    def declared_pool(self) -> str | None:
+        return self.definition.declared_pool
+
+    @property
+    def pool(self) -> str | None:
+        """The pool declared in code (``@job(pool=...)``); config may set it for undecorated pools."""
+        return self.definition.declared_pool
+
+    @property
+    def retry(self) -> RetryPolicy | None:
+        return self.definition.retry
+
+    @property
+    def timeout(self) -> float | None:
+        return self.definition.timeout
+
+    @property
+    def priority(self) -> int | None:
+        return self.definition.priority
+
+    @property
+    def idempotency(self) -> Idempotency | None:
+        return self.definition.idempotency
+
+    @property
+    def idempotent(self) -> bool:
+        return self.definition.idempotent
+
+    @property
+    def is_async(self) -> bool:
+        return self.definition.is_async
+
+    @property
+    def codec(self) -> PayloadCodec:
+        return self.definition.codec
+
+    def spec(self, settings: Settings) -> JobSpec:
+        """Pool, retry policy, timeout and priority under ``settings`` (config beats code)."""
+        cached = self._spec
+        if cached is not None and cached[0] is settings:
+            return cached[1]
+        spec = resolve_spec(self.definition, settings)
+        self._spec = (settings, spec)
+        return spec
+
+    def decode(self, payload: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        """Stored JSON -> call arguments (worker side)."""
+        return self.definition.codec.decode(payload)
+
+    def encode_result(self, value: Any) -> Any:
+        return self.definition.codec.encode_result(value)
+
+    # -- enqueueing -----------------------------------------------------------
+
+    def enqueue(self, *args: P.args, **kwargs: P.kwargs) -> JobHandle:
+        """Queue one run; options: idempotency_key=, run_at= (datetime | timedelta), tenant=, conn=, priority=."""
+        options = self._split_options(kwargs) if kwargs else NO_OPTIONS
+        return enqueue_one(self.definition, args, kwargs, options)
+
+    def _split_options(self, kwargs: dict[str, Any]) -> EnqueueOptions:
+        """Pop the queue options out of ``kwargs`` (the rest are the job's arguments)."""
+        found: dict[str, Any] = {n: kwargs.pop(n) for n in self._option_names if n in kwargs}
+        return EnqueueOptions(**found) if found else NO_OPTIONS
+
+    def options(
+        self,
+        *,
+        idempotency_key: str | None = None,
+        run_at: datetime | timedelta | None = None,
+        tenant: str | None = None,
+        conn: Any = None,
+        priority: int | None = None,
+    ) -> BoundEnqueue[P]:
+        """Queue options given apart from the arguments (for jobs with a parameter named like one)."""
+        options = EnqueueOptions(idempotency_key, run_at, tenant, conn, priority)
+        return BoundEnqueue(self.definition, options)
+
+    def enqueue_many(
+        self,
+        calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]],
+        *,
+        run_at: datetime | timedelta | None = None,
+        tenant: str | None = None,
+        priority: int | None = None,
+    ) -> list[JobHandle]:
+        """Queue many runs in one transaction (COPY); ``calls`` are ``(args, kwargs)`` pairs."""
+        options = EnqueueOptions(None, run_at, tenant, None, priority)
+        return enqueue_batch(self.definition, list(calls), options)
+
+
+class BoundEnqueue(Generic[P]):
+    """A job with its queue options bound: ``.enqueue(...)`` takes only the job's arguments."""
+
+    def __init__(self, definition: JobDefinition, options: EnqueueOptions) -> None:
+        self._definition = definition
+        self._options = options
+
+    def enqueue(self, *args: P.args, **kwargs: P.kwargs) -> JobHandle:
+        return enqueue_one(self._definition, args, kwargs, self._options)
+
+
+@overload
+def job(fn: Callable[P, R], /) -> JobFunction[P, R]: ...
+@overload
+def job(
+    *,
+    pool: str | None = None,
+    name: str | None = None,
+    retry: RetryPolicy | None = None,
+    timeout: float | None = None,
+    priority: int | None = None,
+    idempotent: bool | None = None,
+    idempotency: Idempotency | str | None = None,
+    registry: Registry | None = None,
+) -> Callable[[Callable[P, R]], JobFunction[P, R]]: ...
+
+
+def job(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
+    """Register a function as a job: ``@job`` or ``@job(pool="batch", retry=RetryPolicy(...))``."""
+
+    unknown = sorted(set(options) - JOB_OPTIONS)
+    if unknown:
+        raise ConfigError(f"@job() got unknown option(s) {unknown}; known: {sorted(JOB_OPTIONS)}")
+
+    def register(func: Callable[P, R]) -> JobFunction[P, R]:
+        opts = dict(options)  # the same decorator may register several functions
+        registry: Registry = opts.pop("registry", None) or default_registry
+        name = opts.pop("name", None) or origin(func)
+        jf = JobFunction(func, name, opts.pop("pool", None), **opts)
+        registry.add(jf)
+        return jf
+
+    return register(fn) if fn is not None else register
