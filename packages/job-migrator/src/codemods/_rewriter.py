@@ -19,8 +19,14 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemods._edits.imports import add_import, project_packages, remove_unused_imports
-from codemods._edits.params import drop_unused_params
+from codemods._edits.imports import (
+    add_import,
+    project_packages,
+    remove_imports_made_unused,
+    remove_unused_imports,
+)
+from codemods._edits.params import drop_dead_lookups, drop_unused_params
+from codemods._project import module_name
 from codemods._rewrites import (
     asyncio_handoff,
     background_tasks,
@@ -76,6 +82,7 @@ class _Scope:
     last: int
     node: cst.CSTNode  # the original function or module
     dropped: set[str] = field(default_factory=set)  # parameters a rewrite made removable
+    rewrote: bool = False  # a site in this scope was rewritten: dead lookups may be left
 
     @cached_property
     def names(self) -> Counter[str]:
@@ -115,6 +122,8 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             in_header = scope.first <= target.site.location.line < body_line
             if in_header and i not in self.outcomes:
                 self._check_receiver(original_node, i, target)
+        if scope.rewrote:
+            updated_node = drop_dead_lookups(original_node, updated_node)
         if scope.dropped:
             return drop_unused_params(updated_node, frozenset(scope.dropped))
         return updated_node
@@ -158,6 +167,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             if edit is not None:
                 replacements.update(edit.replacements)
                 scope.dropped.update(edit.dropped_params)
+                scope.rewrote = True
         return [
             new for index, stmt in enumerate(updated) for new in replacements.get(index, [stmt])
         ]
@@ -226,8 +236,9 @@ def rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
 
 def _rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
     transformer = RewriteCallSitesTransformer(targets)
+    original = cst.parse_module(source)
     # The module was parsed for this pass alone: no defensive deep copy needed.
-    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    wrapper = MetadataWrapper(original, unsafe_skip_copy=True)
     module = wrapper.visit(transformer)
     outcomes = [
         transformer.outcomes.get(i) or Skipped(t, NOT_FOUND.format(line=t.site.location.line))
@@ -235,9 +246,21 @@ def _rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
     ]
     first_party = project_packages([path], [t.job.qualname for t in targets])
     module = remove_unused_imports(module, transformer.removes)
-    for wanted in dict.fromkeys([*transformer.adds, *_key_functions(outcomes)]):
-        module = add_import(module, wanted.module, wanted.name, first_party)
+    module = remove_imports_made_unused(original, module)
+    wanted = [*transformer.adds, *_key_functions(outcomes), *_wrapper_imports(path, outcomes)]
+    for found in dict.fromkeys(wanted):
+        module = add_import(module, found.module, found.name, first_party)
     return FileRewrite(module, outcomes)
+
+
+def _wrapper_imports(path: str, outcomes: list[TargetOutcome]) -> list[Import]:
+    """``from pkg.mod import run_x`` for each wrapper a rewritten site of another module enqueues."""
+    here = module_name(path)
+    return [
+        Import(o.target.wrapper.module, o.target.wrapper.name)
+        for o in outcomes
+        if isinstance(o, Rewritten) and o.target.wrapper and o.target.wrapper.module != here
+    ]
 
 
 def _key_functions(outcomes: list[TargetOutcome]) -> list[Import]:

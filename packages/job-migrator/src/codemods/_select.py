@@ -12,14 +12,20 @@ so the gate keeps them inline until a load test certifies them. An ``unsafe``
 job also needs the human sign-off recorded in ``MIGRATION_PLAN.md``.
 
 A site also stays put when the caller uses the result (``manual``), when an
-argument cannot be serialised, or when the job cannot be imported by a worker
-(bound method, nested function).
+argument is not provably storable (``codemods._storable``: unknown means skip),
+or when the job cannot be imported by a worker (bound method, nested function).
+A ``Thread`` subclass whose ``run`` uses only constructor data moves as a job of
+that data (``codemods._threadjob``).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from codemods import _storable, _threadjob
 from codemods._jobdefs import FunctionDefInfo
-from codemods._types import ApplyOptions, DefKind, SiteOutcome, Status, Target
+from codemods._project import Project
+from codemods._types import ApplyOptions, DefKind, SiteOutcome, Status, Target, Wrapper
 from inventory.models import CallSite, Framework, Idempotency, Inventory, Job, Pattern
 
 NO_PERIODIC = "the runtime has no periodic-job declaration yet"
@@ -64,6 +70,7 @@ def select(
     defs: dict[str, FunctionDefInfo | None],
     blocked: dict[str, str] | None = None,
     accept_202: bool = False,
+    project: Project | None = None,
 ) -> tuple[list[Target], list[SiteOutcome]]:
     """Split the inventory's sites into rewrite targets and outcomes decided up front.
 
@@ -74,10 +81,12 @@ def select(
     """
     targets: list[Target] = []
     outcomes: list[SiteOutcome] = []
+    project = project or Project(Path(inventory.root))
     for site in inventory.sites:
         if options.jobs and site.job not in options.jobs:
             continue
-        decided = _decide(site, inventory.job(site.job), options, defs, blocked or {}, accept_202)
+        job = inventory.job(site.job)
+        decided = _decide(site, job, options, defs, blocked or {}, accept_202, project)
         if isinstance(decided, Target):
             targets.append(decided)
         else:
@@ -92,10 +101,12 @@ def _decide(
     defs: dict[str, FunctionDefInfo | None],
     blocked: dict[str, str],
     accept_202: bool,
+    project: Project,
 ) -> Target | SiteOutcome:
     if job is None:
         return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
-    reason = _verdict_reason(job, options) or _place_reason(site, job, defs, blocked)
+    threaded = _thread_job(site, job, project)
+    reason = _verdict_reason(job, options) or _place_reason(site, job, defs, blocked, threaded)
     if reason:
         return _skip(site, reason)
     if site.result_used and not (accept_202 and _can_answer_202(site)):
@@ -105,15 +116,35 @@ def _decide(
             reason=_manual_reason(site),
             lines=site.result_use_lines,
         )
-    unserialisable = [a for a in site.arguments if a.serialisable is False]
-    if unserialisable:
-        return _skip(
-            site, "; ".join(_arg_reason(a.name, a.source, a.reason) for a in unserialisable)
-        )
+    wrapper, params = threaded if isinstance(threaded, tuple) else (None, job.parameters)
+    storable = _storable.check(site, job, params, project)
+    if isinstance(storable, str):
+        return _skip(site, storable)
     key = options.keys.get(job.qualname)
     found = defs[job.qualname]
     assert found is not None  # _place_reason rules out jobs without a definition
-    return Target(site, job, found.kind, key, accepted=site.result_used, qualpath=found.qualpath)
+    return Target(
+        site,
+        job,
+        found.kind,
+        key,
+        accepted=site.result_used,
+        qualpath=found.qualpath,
+        edits=storable.edits,
+        wrapper=wrapper or storable.wrapper,
+    )
+
+
+def _thread_job(
+    site: CallSite, job: Job, project: Project
+) -> tuple[Wrapper, list[str]] | str | None:
+    """A Thread-subclass site: its wrapper plan or why not; None for any other site."""
+    if (
+        site.pattern not in (Pattern.THREAD, Pattern.PROCESS)
+        or _threadjob.thread_class(job) is None
+    ):
+        return None
+    return _threadjob.plan(job, project)
 
 
 def _can_answer_202(site: CallSite) -> bool:
@@ -122,7 +153,11 @@ def _can_answer_202(site: CallSite) -> bool:
 
 
 def _place_reason(
-    site: CallSite, job: Job, defs: dict[str, FunctionDefInfo | None], blocked: dict[str, str]
+    site: CallSite,
+    job: Job,
+    defs: dict[str, FunctionDefInfo | None],
+    blocked: dict[str, str],
+    threaded: tuple[Wrapper, list[str]] | str | None = None,
 ) -> str | None:
     """Why the site's pattern, its files or the job's definition rule a rewrite out."""
     if site.pattern is Pattern.SCHEDULER:
@@ -132,7 +167,10 @@ def _place_reason(
     if held:
         return "; ".join(held)
     found = defs.get(job.qualname)
-    return _KIND_REASONS.get(found.kind if found else DefKind.NOT_FOUND)
+    kind = found.kind if found else DefKind.NOT_FOUND
+    if kind is DefKind.METHOD and threaded is not None:
+        return threaded if isinstance(threaded, str) else None
+    return _KIND_REASONS.get(kind)
 
 
 def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
@@ -182,12 +220,15 @@ def _guarded_reason(job: Job, verdict: Idempotency, options: ApplyOptions) -> st
 
 
 def _manual_reason(site: CallSite) -> str:
-    lines = ", ".join(str(n) for n in site.result_use_lines) or "unknown lines"
-    return f"the caller uses the result (lines {lines}): enqueueing would change its meaning"
-
-
-def _arg_reason(name: str, source: str, reason: str) -> str:
-    return f"argument {name} ({source}) cannot be serialised" + (f": {reason}" if reason else "")
+    """Which lines read the result, what an enqueue would change, and the two ways on."""
+    lines = ", ".join(str(n) for n in site.result_use_lines)
+    where = f"lines {lines}" if lines else f"the statement at line {site.location.line}"
+    return (
+        f"the caller uses the result ({where} read it): an enqueue returns a job handle at once, "
+        "not the job's outcome, so what those lines decide (a message, a redirect) would no "
+        "longer reflect what the job did; either keep this site inline, or change what the "
+        'user is told to "we will send ..." and rewrite it by hand'
+    )
 
 
 def _skip(site: CallSite, reason: str) -> SiteOutcome:

@@ -121,6 +121,29 @@ class ApplyResult(BaseModel):
 
 
 @dataclass(frozen=True)
+class ArgEdit:
+    """An argument rewritten on its way into the queue: ``_("Hi")`` -> ``str(_("Hi"))``, ``order`` -> ``order.pk``."""
+
+    source: str  # the argument as written at the site
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    """A thin module-level job written next to what it runs (a by-id re-fetch, a Thread subclass).
+
+    ``source`` is the function without its ``@job`` line; it goes after the
+    top-level definition ``after`` in ``path`` (module ``module``).
+    """
+
+    module: str
+    path: str
+    name: str
+    after: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Target:
     """A selected site with what its transformer needs to rewrite it."""
 
@@ -130,6 +153,8 @@ class Target:
     key_template: str | None = None
     accepted: bool = False  # the handler uses the result: answer 202 with the job's status URL
     qualpath: str = ""  # the job's definition inside its module: "fn", "Class.fn"
+    edits: tuple[ArgEdit, ...] = ()  # arguments changed on the way in (str(), .pk)
+    wrapper: Wrapper | None = None  # the site enqueues this wrapper instead of the job
 
     @property
     def name(self) -> str:
@@ -157,10 +182,11 @@ class Skip:
 
 @dataclass(frozen=True)
 class Import:
-    """``from module import name``; ``import module`` when ``name`` is None."""
+    """``from module import name``; ``import module`` when ``name`` is None (``as alias``)."""
 
     module: str
     name: str | None = None
+    alias: str | None = None  # ``import module as alias``, ``from module import name as alias``
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from codemods._edits import register, status_endpoint
+from codemods._edits import register, status_endpoint, wrappers
 from codemods._edits.imports import project_packages
 from codemods._edits.status_endpoint import AppModule
 from codemods._rewriter import rewrite_file
@@ -93,7 +93,12 @@ def _register_jobs(
     """Decorate each moved job where it is defined (its module may also hold sites)."""
     by_path: dict[str, dict[str, str]] = defaultdict(dict)
     for target in moved:
-        by_path[_def_path(target)][target.qualpath] = decorations[target.job.qualname]
+        wrapper = target.wrapper
+        if wrapper is not None:  # the wrapper is the job; the function it calls stays as it is
+            module = modules.get(wrapper.path) or cst.parse_module(sources[wrapper.path])
+            modules[wrapper.path] = wrappers.add_wrapper(module, wrapper)
+        qualpath = wrapper.name if wrapper is not None else target.qualpath
+        by_path[_def_path(target)][qualpath] = decorations[target.job.qualname]
     decorated: set[tuple[str, str]] = set()
     first_party = project_packages(sources, (t.job.qualname for t in moved))
     for path, arguments in sorted(by_path.items()):
@@ -102,7 +107,10 @@ def _register_jobs(
         decorated.update((path, qualpath) for qualpath in added)
     rewritten = {o.site.job for o in plan.outcomes if o.status is Status.REWRITTEN}
     changed = [
-        t for t in moved if t.job.qualname in rewritten or (_def_path(t), t.qualpath) in decorated
+        t
+        for t in moved
+        if t.job.qualname in rewritten
+        or (_def_path(t), t.wrapper.name if t.wrapper else t.qualpath) in decorated
     ]
     plan.moved.extend(dict.fromkeys(t.job.qualname for t in changed))
 

@@ -23,6 +23,7 @@ else is third-party.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from pathlib import PurePosixPath
@@ -94,7 +95,7 @@ def add_import(
 
 def remove_unused_imports(module: cst.Module, imports: Iterable[Import]) -> cst.Module:
     """Drop each of ``imports`` from ``module``, but only where nothing uses the name any more."""
-    unused = [(i.module, i.name, None) for i in dict.fromkeys(imports)]
+    unused = [(i.module, i.name, i.alias) for i in dict.fromkeys(imports)]
     if not unused:
         return module
     return RemoveImportsVisitor(CodemodContext(), unused).transform_module(module)
@@ -252,3 +253,100 @@ def _is_import(stmt: cst.BaseStatement) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and all(
         isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body
     )
+
+
+def remove_imports_made_unused(original: cst.Module, updated: cst.Module) -> cst.Module:
+    """Drop the imports a rewrite left unused (``BackgroundTasks``, ``workers``, ``Thread``).
+
+    Only names the original module did use: an import that was unused before
+    is the application's business, and stays.
+    """
+    before, after = _used_names(original), _used_names(updated)
+    gone = {i for i in _imported(updated) if before[_bound(i)] and not after[_bound(i)]}
+    return remove_unused_imports(_drop_whole_lines(updated, gone), gone)
+
+
+def _bound(imported: Import) -> str:
+    return imported.alias or imported.name or imported.module
+
+
+def _drop_whole_lines(module: cst.Module, gone: set[Import]) -> cst.Module:
+    """Remove import lines that import only gone names; their blank lines (a section break) stay."""
+    body: list[cst.BaseStatement] = []
+    carried: Sequence[cst.EmptyLine] | None = None
+    for stmt in module.body:
+        names = _imported_by(stmt)
+        if names and len(names) == _alias_count(stmt) and set(names) <= gone:
+            carried = carried if carried is not None else stmt.leading_lines
+            continue
+        if carried is not None and not stmt.leading_lines:
+            stmt = stmt.with_changes(leading_lines=carried)
+        carried = None
+        body.append(stmt)
+    return module.with_changes(body=body)
+
+
+def _alias_count(stmt: cst.BaseStatement) -> int:
+    if not isinstance(stmt, cst.SimpleStatementLine):
+        return 0
+    smalls = [s for s in stmt.body if isinstance(s, cst.Import | cst.ImportFrom)]
+    if len(smalls) != len(stmt.body):
+        return -1  # an import sharing its line with other code: never removed whole
+    return sum(0 if isinstance(s.names, cst.ImportStar) else len(s.names) for s in smalls)
+
+
+def _imported(module: cst.Module) -> list[Import]:
+    """Top-level imports, as (module, bound name) pairs ``RemoveImportsVisitor`` understands."""
+    return [found for stmt in module.body for found in _imported_by(stmt)]
+
+
+def _imported_by(stmt: cst.BaseStatement) -> list[Import]:
+    found: list[Import] = []
+    smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else []
+    for small in smalls:
+        if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None:
+            if not isinstance(small.names, cst.ImportStar):
+                package = dotted(small.module) or ""
+                found += [Import(package, dotted(a.name), _alias(a)) for a in small.names]
+        elif isinstance(small, cst.Import):
+            found += [
+                Import(dotted(a.name) or "", None, _alias(a))
+                for a in small.names
+                if a.asname is not None or "." not in (dotted(a.name) or ".")
+            ]
+    return found
+
+
+def _alias(alias: cst.ImportAlias) -> str | None:
+    asname = alias.asname.name if alias.asname is not None else None
+    return asname.value if isinstance(asname, cst.Name) else None
+
+
+def _used_names(module: cst.Module) -> Counter[str]:
+    """How often each name is read outside import statements (attributes' own names excluded)."""
+    visitor = _GatherNameUses()
+    module.visit(visitor)
+    return visitor.names
+
+
+class _GatherNameUses(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: Counter[str] = Counter()
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names[node.value] += 1

@@ -72,7 +72,14 @@ def join_args(*groups: Sequence[cst.Arg]) -> list[cst.Arg]:
 def enqueue_call(
     func: cst.BaseExpression, args: list[cst.Arg], target: Target, like: cst.Call | None = None
 ) -> cst.Call | Skip:
-    """``func.enqueue(args...)`` (plus ``idempotency_key=`` when the job needs one)."""
+    """``func.enqueue(args...)`` (plus ``idempotency_key=`` when the job needs one).
+
+    A target with a wrapper enqueues the wrapper (imported by its bare name);
+    arguments with an edit (``str(...)``, ``.pk``) go in edited.
+    """
+    if target.wrapper is not None:
+        func = cst.Name(target.wrapper.name)
+    args = [_edited(arg, target) for arg in args]
     attr = cst.Attribute(value=func, attr=cst.Name("enqueue"))
     if target.key_template is not None:
         key = key_expression(target.key_template, args, target.job.parameters)
@@ -90,6 +97,14 @@ def enqueue_call(
     if like is None:
         return cst.Call(func=attr, args=args)
     return like.with_changes(func=attr, args=args)
+
+
+def _edited(arg: cst.Arg, target: Target) -> cst.Arg:
+    written = code(arg.value).strip()
+    for edit in target.edits:
+        if edit.source.strip() == written:
+            return arg.with_changes(value=cst.parse_expression(edit.replacement))
+    return arg
 
 
 def _append_arg(args: list[cst.Arg], new: cst.Arg) -> list[cst.Arg]:

@@ -3,7 +3,10 @@
 Also ``multiprocessing.Process`` (same constructor), an aliased ``Thread``,
 ``partial(fn, a)`` and ``lambda: fn(a)`` targets, and the two-statement form
 ``t = Thread(...)`` / ``t.start()`` when ``t`` is used nowhere else in the
-block (otherwise ``t.join()`` or ``t.daemon`` would lose their thread).
+block (otherwise ``t.join()`` or ``t.daemon`` would lose their thread), or only
+kept in a list to be joined at shutdown (``procs.append(t)``: that statement goes).
+A ``Thread`` subclass started as ``Cls(a, b).start()`` (``codemods._threadjob``)
+becomes ``run_cls.enqueue(a, b)``.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from codemods._rewrites.enqueue import KEYWORD_EQUAL, enqueue_call, join_args, unwrap
+from codemods._rewrites.enqueue import KEYWORD_EQUAL, enqueue_call, is_job_ref, join_args, unwrap
 from codemods._syntax import replace_expression, statement_call
 from codemods._types import Block, Edit, Skip, Target
 
@@ -53,6 +56,9 @@ def _replace(
 
 def _enqueue_from_ctor(ctor: cst.Call, target: Target) -> cst.Call | Skip | None:
     kw = {a.keyword.value: a.value for a in ctor.args if a.keyword is not None}
+    if target.wrapper is not None and is_job_ref(ctor.func, target):
+        # A Thread subclass: its constructor's arguments are the job's.
+        return enqueue_call(ctor.func, list(ctor.args), target)
     if "target" not in kw:
         return None
     found = unwrap(kw["target"], target)
@@ -143,7 +149,9 @@ def _two_statements(
     assign_stmt, start_stmt = block.statements[assign_at], block.statements[start_at]
     name = _assigned_thread(assign_stmt)
     assert name is not None and isinstance(assign_stmt, cst.SimpleStatementLine)
-    if block.scope_names.get(name, 0) != 2:  # the assignment and .start(), nothing else
+    kept = _kept_for_join(block.statements, start_at, name)
+    uses = 2 + (kept is not None)  # the assignment and .start(), and maybe a join list
+    if block.scope_names.get(name, 0) != uses:
         return Skip(f"the thread object {name!r} is used after start(): rewrite by hand")
     ctor = cst.ensure_type(cst.ensure_type(assign_stmt.body[0], cst.Assign).value, cst.Call)
     new = _enqueue_from_ctor(ctor, target)
@@ -155,4 +163,18 @@ def _two_statements(
     moved = moved.with_changes(
         leading_lines=[*assign_stmt.leading_lines, *start_stmt.leading_lines]
     )
-    return Edit({assign_at: [], start_at: [moved]})
+    dropped: dict[int, list[cst.BaseStatement]] = {kept: []} if kept is not None else {}
+    return Edit({assign_at: [], start_at: [moved], **dropped})
+
+
+def _kept_for_join(body: Sequence[cst.BaseStatement], start_at: int, name: str) -> int | None:
+    """``workers.append(t)`` right after ``t.start()``: kept only to be joined later.
+
+    A queued job needs no join (it is stored, and a worker runs it), so the
+    statement goes with the thread.
+    """
+    if start_at + 1 >= len(body):
+        return None
+    call = statement_call(body[start_at + 1])
+    append = m.Call(func=m.Attribute(attr=m.Name("append")), args=[m.Arg(value=m.Name(name))])
+    return start_at + 1 if call is not None and m.matches(call, append) else None

@@ -99,9 +99,7 @@ EXAMPLES: list[Example] = [
         "import threading\n\n"
         + _JOB
         + '\n\ndef upload(path):\n    threading.Thread(target=resize, args=(path,), kwargs={"width": 400}).start()\n',
-        'import threading\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
-        + _JOB
-        + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
+        _REGISTERED + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
         site_at="Thread(",
     ),
     Example(
@@ -110,8 +108,7 @@ EXAMPLES: list[Example] = [
         "from functools import partial\nfrom threading import Thread as T\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    # resize in the background\n    t = T(target=partial(resize, path), daemon=True)\n    t.start()\n",
-        'from functools import partial\nfrom threading import Thread as T\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
-        + _JOB
+        _REGISTERED
         + "\n\ndef upload(path):\n    # resize in the background\n    resize.enqueue(path)\n",
         site_at="t = T(",
     ),
@@ -134,9 +131,7 @@ EXAMPLES: list[Example] = [
         "from threading import Thread\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    Thread(target=lambda: resize(path, 200)).start()\n",
-        'from threading import Thread\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
-        + _JOB
-        + "\n\ndef upload(path):\n    resize.enqueue(path, 200)\n",
+        _REGISTERED + "\n\ndef upload(path):\n    resize.enqueue(path, 200)\n",
         site_at="Thread(",
     ),
     Example(
@@ -176,7 +171,7 @@ EXAMPLES: list[Example] = [
         "asyncio.create_task",
         Pattern.ASYNCIO_TASK,
         "import asyncio\n\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    asyncio.create_task(resize(path))\n",
-        'import asyncio\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.enqueue(path)\n',
+        'from queue_runtime import job\n\n\n@job(pool="batch", idempotent=True)\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.enqueue(path)\n',
         site_at="create_task",
     ),
     Example(
@@ -185,9 +180,7 @@ EXAMPLES: list[Example] = [
         "import asyncio\n\n"
         + _JOB
         + "\n\nasync def upload(path):\n    await asyncio.to_thread(resize, path)\n",
-        'import asyncio\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
-        + _JOB
-        + "\n\nasync def upload(path):\n    resize.enqueue(path)\n",
+        _REGISTERED + "\n\nasync def upload(path):\n    resize.enqueue(path)\n",
         site_at="to_thread",
     ),
     Example(
@@ -196,9 +189,7 @@ EXAMPLES: list[Example] = [
         "import asyncio\n\n"
         + _JOB
         + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    loop.run_in_executor(None, resize, path)\n",
-        'import asyncio\n\nfrom queue_runtime import job\n\n@job(pool="batch", idempotent=True)\n'
-        + _JOB
-        + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    resize.enqueue(path)\n",
+        _REGISTERED + "\n\nasync def upload(path):\n    resize.enqueue(path)\n",
         site_at="run_in_executor",
     ),
     Example(

@@ -1,0 +1,222 @@
+"""Argument safety: a site moves only when every argument is provably storable.
+
+Provably storable means one of: plain JSON (a literal, a container of them, a
+value whose declared type is a JSON scalar or container); a type the runtime
+encodes (``datetime``, ``Decimal``, ``UUID``, ``Path``, an enum, a pydantic
+model) passed to a job parameter that declares that very type; a lazy
+translation string, forced in the caller's active language with ``str(...)``
+at the call site; or a model instance whose re-fetch by primary key is
+provably the same object (the by-id form, see :func:`_by_id`). The scan's own
+verdict counts too (``serialisable=True``, ``False`` with its reason). Anything
+else is unknown, and unknown means skip, with the missing fact in the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from codemods._declared import (
+    Declared,
+    Kind,
+    Where,
+    annotation,
+    assignments,
+    declared,
+    primary_key_is_int,
+)
+from codemods._project import ModuleInfo, Project, enclosing_function, module_name
+from codemods._types import ArgEdit, Wrapper
+from inventory.models import Argument, CallSite, Job
+
+_Def = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True)
+class Storable:
+    edits: tuple[ArgEdit, ...] = ()
+    wrapper: Wrapper | None = None
+
+
+@dataclass(frozen=True)
+class _Model:
+    argument: Argument
+    model: str
+    param: str
+
+
+def check(site: CallSite, job: Job, params: list[str], project: Project) -> Storable | str:
+    """What the site's arguments need on their way into the queue, or why it cannot move."""
+    where = _caller(site, project)
+    edits: list[ArgEdit] = []
+    models: list[_Model] = []
+    for index, arg in enumerate(site.arguments):
+        param = _param_name(arg, index, params)
+        found = _declared(arg, where)
+        if found.kind is Kind.LAZY_TEXT:
+            edits.append(ArgEdit(arg.source, f"str({arg.source.strip()})"))
+        elif found.kind is Kind.MODEL and param is not None:
+            models.append(_Model(arg, found.type, param))
+        else:
+            reason = _reason(arg, found, param, job, project)
+            if reason:
+                return reason
+    if not models:
+        return Storable(tuple(edits))
+    return _by_id(site, job, models, where, edits)
+
+
+def _caller(site: CallSite, project: Project) -> Where | None:
+    info = project.module_at(site.location.path)
+    if info is None:
+        return None
+    return Where(project, info, enclosing_function(info.tree, site.location.line))
+
+
+def _param_name(arg: Argument, index: int, params: list[str]) -> str | None:
+    if arg.name.startswith("#"):
+        position = int(arg.name[1:])
+        return params[position] if position < len(params) else None
+    return None if arg.name.startswith("*") else arg.name
+
+
+def _declared(arg: Argument, where: Where | None) -> Declared:
+    if where is None or arg.name.startswith("*"):
+        return Declared(Kind.UNKNOWN, why="unpacked with * or **")
+    try:
+        node = ast.parse(f"({arg.source.strip()})", mode="eval").body
+    except SyntaxError:
+        return Declared(Kind.UNKNOWN, why="the argument does not parse")
+    return declared(node, where)
+
+
+def _reason(arg: Argument, found: Declared, param: str | None, job: Job, project: Project) -> str:
+    """Empty when the argument is storable, else why not (naming the missing fact)."""
+    said = f"argument {arg.name} ({arg.source.strip()})"
+    if arg.serialisable is False:
+        return f"{said} cannot be serialised" + (f": {arg.reason}" if arg.reason else "")
+    if found.kind is Kind.JSON:
+        return ""
+    if found.kind is Kind.NOT_DATA:
+        return f"{said} cannot be serialised: {found.why}"
+    if found.kind is Kind.ENCODED:
+        return _encoded(said, found.type, param, job, project)
+    if found.kind is Kind.MODEL:
+        return f"{said} is a {found.type} instance: pass its primary key"
+    if arg.serialisable:
+        return ""  # the scan found it storable (a literal, a scalar by type or name)
+    return f"{said} is not provably storable: {found.why or 'its type is unknown'}"
+
+
+def _encoded(said: str, rtype: str, param: str | None, job: Job, project: Project) -> str:
+    """A type the runtime encodes only through the job's annotation of that very type."""
+    fn = _job_def(job, project)
+    arg = _param_def(fn[1], param) if fn is not None and param is not None else None
+    if fn is not None and arg is not None and arg.annotation is not None:
+        declared_type = annotation(arg.annotation, Where(project, fn[0]))
+        if declared_type.kind is Kind.ENCODED and declared_type.type == rtype:
+            return ""
+    return f"{said} is a {rtype}: the job's parameter {param or '?'} must declare `{rtype}` for the runtime to store it"
+
+
+def _job_def(job: Job, project: Project) -> tuple[ModuleInfo, _Def] | None:
+    if job.location is None:
+        return None
+    info = project.module_at(job.location.path)
+    name = job.qualname.rsplit(".", 1)[-1]
+    if info is None or name not in info.functions:
+        return None
+    return info, info.functions[name]
+
+
+def _param_def(fn: _Def, name: str) -> ast.arg | None:
+    return next((a for a in [*fn.args.args, *fn.args.kwonlyargs] if a.arg == name), None)
+
+
+def _by_id(
+    site: CallSite, job: Job, models: list[_Model], where: Where | None, edits: list[ArgEdit]
+) -> Storable | str:
+    """Enqueue the primary key, re-fetch in a thin job: only when the re-fetch is provably the same.
+
+    Provably the same: a project Django model with an integer primary key; the
+    argument is a local name the caller never writes an attribute of, and calls
+    no method on, before the site (so the row holds everything the instance
+    does); the job is a module-level function taking the instance as one
+    parameter.
+    """
+    if len(models) != 1 or where is None or where.function is None:
+        return "more than one model instance as argument: rewrite by hand"
+    found = models[0]
+    name = found.argument.source.strip()
+    problem = _changed_before(where.function, name, site.location.line)
+    problem = problem or (
+        None if primary_key_is_int(found.model, where) else "its primary key is not an integer"
+    )
+    fn = _job_def(job, where.project)
+    if fn is not None and not problem and not _plain(fn[1]):
+        problem = "a job signature without defaults, * or keyword-only parameters"
+    if problem or fn is None:
+        said = f"argument {found.argument.name} ({name}) is a {found.model} instance"
+        return f"{said}: the by-id form needs {problem or 'the job as a module-level function'}"
+    wrapper = _wrapper(job, fn[1], found, where.project)
+    return Storable((*edits, ArgEdit(found.argument.source, f"{name}.pk")), wrapper)
+
+
+def _plain(fn: _Def) -> bool:
+    args = fn.args
+    return not (args.defaults or args.kwonlyargs or args.vararg or args.kwarg or args.posonlyargs)
+
+
+def _changed_before(fn: _Def, name: str, line: int) -> str | None:
+    if not name.isidentifier():
+        return "the instance as a plain local name"
+    if len(assignments(fn, name)) > 1:
+        return f"`{name}` bound once in the caller"
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.stmt | ast.expr) or node.lineno >= line:
+            continue
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AugAssign | ast.AnnAssign)
+            else []
+        )
+        if any(isinstance(t, ast.Attribute) and _is(t.value, name) for t in targets):
+            return f"no change to `{name}` before the call (line {node.lineno} sets an attribute)"
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and _is(node.func.value, name)
+        ):
+            return f"no method call on `{name}` before the call (line {node.lineno})"
+    return None
+
+
+def _is(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _wrapper(job: Job, fn: _Def, found: _Model, project: Project) -> Wrapper:
+    assert job.location is not None
+    info = project.module_at(job.location.path)
+    assert info is not None
+    model_module, _, model = found.model.rpartition(".")
+    key = f"{found.param}_id"
+    params = ", ".join(
+        f"{key}: int" if a.arg == found.param else info.segment(a) for a in fn.args.args
+    )
+    calls = ", ".join(
+        f"{a.arg}={model}._default_manager.get(pk={key})"
+        if a.arg == found.param
+        else f"{a.arg}={a.arg}"
+        for a in fn.args.args
+    )
+    name = f"{fn.name}_by_id"
+    source = (
+        f"def {name}({params}):\n"
+        f'    """`{fn.name}` on the {model} re-fetched by its primary key (written by `migrator apply`)."""\n'
+        f"    from {model_module} import {model}\n\n"
+        f"    return {fn.name}({calls})\n"
+    )
+    return Wrapper(module_name(job.location.path), job.location.path, name, fn.name, source)
