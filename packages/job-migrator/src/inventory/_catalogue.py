@@ -107,12 +107,31 @@ class SqlRule(BaseModel):
     effect: EffectKind
 
 
+class PureEntry(BaseModel):
+    """``[[pure]]``: calls known to have no effect a retry could repeat (the soundness rule
+    needs every reached call explained: by its source, an effect entry, or one of these)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    call: str = Field(
+        description="Exact dotted name or glob; '?.meth' for a receiver of unknown type."
+    )
+    receiver: Regex | None = Field(
+        default=None, description="For '?.' entries: regex the receiver as written must match."
+    )
+
+    @property
+    def is_suffix(self) -> bool:
+        return self.call.startswith(_SUFFIX)
+
+
 class CatalogueSpec(BaseModel):
     """The whole catalogue as written in TOML (shipped file or ``[tool.migrator.catalogue]``)."""
 
     model_config = ConfigDict(extra="forbid")
 
     effect: list[EffectEntry] = Field(default_factory=list)
+    pure: list[PureEntry] = Field(default_factory=list)
     keyword: list[KeywordEntry] = Field(default_factory=list)
     augassign: list[AugassignEntry] = Field(default_factory=list)
     sql: list[SqlRule] = Field(default_factory=list)
@@ -143,6 +162,7 @@ def merge(shipped: CatalogueSpec, user: CatalogueSpec) -> CatalogueSpec:
     kept = [entry for entry in shipped.effect if entry.call not in overridden]
     return CatalogueSpec(
         effect=[*user.effect, *kept],
+        pure=[*user.pure, *shipped.pure],
         keyword=[*user.keyword, *shipped.keyword],
         augassign=[*user.augassign, *shipped.augassign],
         sql=[*user.sql, *shipped.sql],
@@ -168,6 +188,7 @@ class Catalogue:
             if entry.is_suffix:
                 self._by_method.setdefault(entry.call.rsplit(".", 1)[-1], []).append(entry)
         self._exact_memo: dict[str, EffectEntry | None] = {}
+        self._pure = _PureIndex(spec.pure)
 
     def _exact_entry(self, target: str) -> EffectEntry | None:
         """The first exact entry matching ``target`` (literal or glob), in catalogue order."""
@@ -203,6 +224,19 @@ class Catalogue:
                 return _apply(entry, call, target, self, sql_hint, exact=False)
         return None
 
+    def explains(self, call: CallInfo, target: str) -> bool:
+        """An entry says what the call does (an effect, or nothing): no need to read its source."""
+        return (
+            self.match_call(call, target) is not None
+            or self.match_keyword(call, target) is not None
+            or self.is_pure(call, target, unknown_receiver=False)
+        )
+
+    def is_pure(self, call: CallInfo, target: str, *, unknown_receiver: bool) -> bool:
+        """A ``[[pure]]`` entry explains the call: exact names for resolved targets, and
+        ``?.`` method entries only when the receiver's type is unknown."""
+        return self._pure.explains(call, target, unknown_receiver)
+
     def match_keyword(self, call: CallInfo, target: str) -> CallMatch | None:
         """Money words (``gateway.charge``) on receivers that look like payment APIs."""
         name = target.rsplit(".", 1)[-1]
@@ -218,6 +252,42 @@ class Catalogue:
     def classify_sql(self, text: str) -> EffectKind | None:
         body = _strip_literal(text)
         return next((kind for rx, kind in self._sql if rx.search(body)), None)
+
+
+class _PureIndex:
+    """``[[pure]]`` entries, indexed: asked once per unresolved call in the reachable code."""
+
+    def __init__(self, entries: list[PureEntry]) -> None:
+        exact = [e.call for e in entries if not e.is_suffix]
+        self._literal = frozenset(c for c in exact if not _GLOB.search(c))
+        globs = [translate(c) for c in exact if _GLOB.search(c)]
+        self._glob = re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None
+        self._methods: dict[str, list[PureEntry]] = {}
+        for entry in entries:
+            if entry.is_suffix:
+                self._methods.setdefault(entry.call.rsplit(".", 1)[-1], []).append(entry)
+        self._memo: dict[str, bool] = {}
+
+    def explains(self, call: CallInfo, target: str, unknown_receiver: bool) -> bool:
+        if unknown_receiver:
+            return any(_pure_hit(e, call, target) for e in self._methods.get(_method(target), ()))
+        found = self._memo.get(target)
+        if found is None:
+            found = target in self._literal or bool(self._glob and self._glob.match(target))
+            self._memo[target] = found
+        return found
+
+
+def _method(target: str) -> str:
+    return target.rsplit(".", 1)[-1]
+
+
+def _pure_hit(entry: PureEntry, call: CallInfo, target: str) -> bool:
+    suffix = entry.call[len(_SUFFIX) :]
+    subject = f"{call.receiver_source}.{_method(target)}" if call.receiver_source else target
+    if "." in suffix and not subject.endswith("." + suffix):
+        return False
+    return entry.receiver is None or re.search(entry.receiver, call.receiver_source) is not None
 
 
 def api_name(call: CallInfo, target: str) -> str:

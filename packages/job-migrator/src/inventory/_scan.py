@@ -8,12 +8,14 @@ anything changed, and its result is reused only when nothing did).
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from inventory import _cache, _store
+from inventory._env import Environment, find_environment
 from inventory._files import Summarised
 from inventory._memo import load_memo, result_key, save_memo
 from inventory._pool import summarise_all
@@ -36,14 +38,17 @@ class _Run:
     use_cache: bool
     include_tests: bool
     index: _cache.Index
+    env: Environment
     found: _cache.Lookup = field(default_factory=_cache.Lookup)
 
     def key(self) -> str | None:
-        """The memo key, when every file is a cache hit."""
+        """The memo key, when every file is a cache hit (and the environment is unchanged:
+        a library installed or upgraded can change a verdict)."""
         if not self.use_cache or self.found.misses:
             return None
         stamps, errors = self.found.hits, self.walked.errors
-        return result_key(self.top, stamps, errors, self.config, self.include_tests)
+        key = result_key(self.top, stamps, errors, self.config, self.include_tests)
+        return hashlib.sha256(f"{key}:{self.env.fingerprint()}".encode()).hexdigest()[:32]
 
 
 def scan(
@@ -54,18 +59,22 @@ def scan(
     jobs: int | None = None,
     progress: ProgressCallback | None = None,
     include_tests: bool = False,
+    python: str | None = None,
 ) -> Inventory:
     """Scan the tree at ``root`` and return (and write) its Inventory.
 
     ``config`` defaults to ``[tool.migrator]`` of ``root/pyproject.toml``;
     ``jobs`` is the number of worker processes (default: one per core, or
-    in-process for small sets); ``progress(done, total)`` follows the files.
+    in-process for small sets); ``progress(done, total)`` follows the files;
+    ``python`` is the project's interpreter, whose installed libraries are read
+    where jobs call them (default: ``[tool.migrator] python``, the project's
+    virtualenv, else the interpreter running the scan; see ``inventory._env``).
     """
     started = time.perf_counter()
     top = Path(root).resolve()
     if not top.is_dir():
         raise NotADirectoryError(f"{top} is not a folder")  # never create .migrator/ in a typo
-    run = _prepare(top, config, use_cache, include_tests)
+    run = _prepare(top, config, use_cache, include_tests, python)
     key = run.key()
     inventory = load_memo(run.top, key) if key else None
     if inventory is None:
@@ -82,12 +91,17 @@ def scan(
 
 
 def _prepare(
-    top: Path, config: MigratorConfig | None, use_cache: bool, include_tests: bool
+    top: Path,
+    config: MigratorConfig | None,
+    use_cache: bool,
+    include_tests: bool,
+    python: str | None,
 ) -> _Run:
     config = config or MigratorConfig.from_project(top)
     walked = walk(top, include_tests=include_tests, exclude=config.exclude)
     index = _cache.load_index(top) if use_cache else _cache.Index(tool_key=_cache.tool_key())
-    run = _Run(top, config, walked, use_cache, include_tests, index)
+    env = find_environment(top, python, config.python)
+    run = _Run(top, config, walked, use_cache, include_tests, index, env)
     run.found = _cache.lookup(index, walked.files)
     return run
 
@@ -128,11 +142,15 @@ def _classify(
 ) -> Inventory:
     from inventory._catalogue import Catalogue
     from inventory._classify import classify
+    from inventory._thirdparty import Library
 
     ordered = [summaries[rel] for rel in sorted(summaries)]
     failed = [error for rel in sorted(stamps) if (error := stamps[rel].error) is not None]
     errors: list[ScanError] = [*run.walked.errors, *failed]
-    sites, jobs = classify(ordered, run.config, Catalogue.load(run.config.catalogue))
+    library = Library(run.env, run.top)
+    sites, jobs = classify(ordered, run.config, Catalogue.load(run.config.catalogue), library)
+    if run.use_cache:
+        library.save()
     cached = sum(1 for rel in summaries if rel in run.found.hits)
     return Inventory(
         tool_version=_tool_version(),

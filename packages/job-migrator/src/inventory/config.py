@@ -11,6 +11,12 @@ Read from the *scanned* project's ``pyproject.toml``::
     effect = "payment"
     keyed_by = "request_key"
 
+    [tool.migrator.per-file-ignores]        # like ruff's: sites of these patterns go unreported
+    "shop/legacy/*.py" = ["thread"]         # gitignore-style glob -> pattern names
+    "scripts/**" = ["all"]                  # "all": every pattern
+
+    python = ".venv/bin/python"             # where the libraries jobs call are installed
+
     [tool.migrator.jobs."shop.tasks.rebuild_index"]
     idempotency = "idempotent"              # a pinned verdict ...
     reason = "rebuilds from scratch, reviewed by Ana 2026-03"   # ... always with a reason
@@ -34,11 +40,11 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from inventory._catalogue import CatalogueSpec
 from inventory.errors import InventoryError
-from inventory.models import Idempotency
+from inventory.models import Idempotency, Pattern
 
 
 class ConfigError(InventoryError, ValueError):
@@ -116,8 +122,20 @@ class JobSetting(BaseModel):
         return self
 
 
+IGNORE_ALL = "all"  # in a suppression: every pattern
+
+
+def check_ignored_patterns(codes: list[str]) -> list[str]:
+    """Pattern names of a suppression (``thread``, ``on_commit``...), or ``all``."""
+    known = {p.value for p in Pattern} | {IGNORE_ALL}
+    bad = [code for code in codes if code not in known]
+    if bad:
+        raise ValueError(f"unknown pattern {', '.join(bad)} (known: {', '.join(sorted(known))})")
+    return codes
+
+
 class MigratorConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     catalogue: CatalogueSpec = Field(default_factory=CatalogueSpec)
     jobs: dict[str, JobSetting] = Field(default_factory=dict)
@@ -125,10 +143,25 @@ class MigratorConfig(BaseModel):
     max_file_size: int = Field(
         default=1_000_000, gt=0, description="Bytes; larger files are skipped."
     )
+    python: str | None = Field(
+        default=None,
+        description="The project's interpreter (relative to the project root, or absolute): "
+        "its site-packages are where the scan reads the libraries jobs call.",
+    )
+    per_file_ignores: dict[str, list[str]] = Field(
+        default_factory=dict,
+        alias="per-file-ignores",
+        description="Gitignore-style glob -> pattern names (or 'all') not reported in those files.",
+    )
     # Tables that belong to other commands share [tool.migrator]; scan accepts and ignores them.
     plan: dict[str, Any] = Field(
         default_factory=dict, description="[tool.migrator.plan], read by `migrator plan`."
     )
+
+    @field_validator("per_file_ignores")
+    @classmethod
+    def _known_patterns(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        return {glob: check_ignored_patterns(codes) for glob, codes in value.items()}
 
     @classmethod
     def from_toml(cls, text: str) -> MigratorConfig:

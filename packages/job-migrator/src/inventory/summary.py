@@ -84,8 +84,9 @@ class FactKind(StrEnum):
     """Syntactic effects that are not calls."""
 
     AUGASSIGN_ATTR = "augassign_attr"  # obj.count += 1  (persisted if obj is later saved)
-    AUGASSIGN_SUBSCRIPT = "augassign_subscript"  # counts[key] += 1
+    AUGASSIGN_SUBSCRIPT = "augassign_subscript"  # counts[key] += 1, d[k] = d.get(k, 0) + v
     AUGASSIGN_GLOBAL = "augassign_global"  # global counter; counter += 1
+    STATE_ASSIGN = "state_assign"  # obj.spend = 0.0: a money or business-state field is set
     SQL_LITERAL = "sql_literal"  # a string literal that is SQL (INSERT/UPDATE/DELETE ...)
     DYNAMIC_DISPATCH = "dynamic_dispatch"  # getattr(x, name)(), registry[name](), importlib
     LOOP_FOREVER = "loop_forever"  # while True: without a break (long-lived consumer)

@@ -56,7 +56,7 @@ def _choice(enum: type[ReportFormat] | type[Idempotency]) -> click.Choice[str]:
 
 
 @main.command()
-@click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--format",
     "fmt",
@@ -83,6 +83,18 @@ def _choice(enum: type[ReportFormat] | type[Idempotency]) -> click.Choice[str]:
 @click.option(
     "--jobs", type=click.IntRange(min=1), help="Worker processes (default: one per core)."
 )
+@click.option(
+    "--ignore-errors",
+    is_flag=True,
+    help="Files that do not parse are listed but do not fail the run.",
+)
+@click.option(
+    "--python",
+    "python",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The project's interpreter: jobs' calls into its installed libraries are followed "
+    "(default: [tool.migrator] python, the project's virtualenv, else this interpreter).",
+)
 def scan(
     path: Path,
     fmt: str,
@@ -93,8 +105,13 @@ def scan(
     no_cache: bool,
     include_tests: bool,
     jobs: int | None,
+    ignore_errors: bool,
+    python: Path | None,
 ) -> None:
-    """Find every place PATH starts work in-process and classify each job."""
+    """Find every place PATH starts work in-process and classify each job.
+
+    PATH is a folder, or one Python file (scanned with the rest of its project, reported alone).
+    """
     if update_baseline and baseline is None:
         raise click.UsageError("--update-baseline needs --baseline FILE")
     request = ScanRequest(
@@ -105,6 +122,8 @@ def scan(
         use_cache=not no_cache,
         include_tests=include_tests,
         jobs=jobs,
+        ignore_errors=ignore_errors,
+        python=str(python) if python else None,
     )
     with ScanProgress(Console(stderr=True)) as progress:
         outcome = scan_project(request, progress)
@@ -112,7 +131,18 @@ def scan(
     if outcome.baseline_written is not None:
         click.echo(f"wrote {outcome.baseline_written} fingerprints to {baseline}", err=True)
         return
+    if outcome.unparsed:
+        click.echo(_unparsed_message(outcome), err=True)
     finish(outcome.exit_code)
+
+
+def _unparsed_message(outcome: ScanOutcome) -> str:
+    first = outcome.unparsed[0]
+    more = f" and {len(outcome.unparsed) - 1} more" if len(outcome.unparsed) > 1 else ""
+    return (
+        f"error: {first.path}{more} could not be parsed ({first.reason}): the scan is "
+        "incomplete, so the run fails (pass --ignore-errors to list them only)"
+    )
 
 
 def _report(

@@ -9,10 +9,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inventory import CallSite, Idempotency, Inventory, ProgressCallback, scan
+from inventory import (
+    CallSite,
+    Idempotency,
+    Inventory,
+    ProgressCallback,
+    ScanError,
+    ScanErrorKind,
+    scan,
+)
+from inventory._env import PythonEnvError
+from inventory._walk import TEST_DIRS, is_test_file
 from inventory.config import ConfigError, MigratorConfig
 from migrator.baseline import load_baseline, write_baseline
 from migrator.errors import ConfigurationError, ExitCode, ScanRootError
+from migrator.suppress import Suppressions, without_suppressed
+
+# A file that does not parse is code the scan could not read: it may hold the very
+# finding --fail-on is there to catch, so it fails the run (as ruff does) unless
+# --ignore-errors says otherwise.
+PARSE_ERRORS = frozenset({ScanErrorKind.SYNTAX, ScanErrorKind.ENCODING})
+_PROJECT_MARKERS = ("pyproject.toml", ".git")
 
 
 @dataclass(frozen=True)
@@ -24,6 +41,8 @@ class ScanRequest:
     use_cache: bool = True
     include_tests: bool = False
     jobs: int | None = None
+    ignore_errors: bool = False  # files that do not parse are listed but do not fail the run
+    python: str | None = None  # the project's interpreter: where its libraries are read
 
 
 @dataclass
@@ -32,11 +51,14 @@ class ScanOutcome:
     baseline: frozenset[str] = frozenset()
     failing: list[CallSite] = field(default_factory=list)
     baseline_written: int | None = None  # how many fingerprints --update-baseline wrote
+    unparsed: list[ScanError] = field(default_factory=list)  # failing the run
+    suppressed: int = 0  # sites taken out by comments or per-file-ignores
 
     @property
     def exit_code(self) -> ExitCode:
-        """FINDINGS when a site at or above ``--fail-on`` is not accepted by the baseline."""
-        return ExitCode.FINDINGS if self.failing else ExitCode.OK
+        """FINDINGS when a site at or above ``--fail-on`` is not accepted by the baseline,
+        or when a file does not parse (unless ``--ignore-errors``)."""
+        return ExitCode.FINDINGS if self.failing or self.unparsed else ExitCode.OK
 
 
 def failing_sites(
@@ -58,26 +80,75 @@ def _config(root: Path) -> MigratorConfig:
         raise ConfigurationError(str(exc)) from exc
 
 
+def project_root(file: Path) -> Path:
+    """The project a single file belongs to: the nearest folder above it with a
+    ``pyproject.toml`` or ``.git`` (its verdicts need the rest of the project), else its folder."""
+    for folder in file.resolve().parents:
+        if any((folder / marker).exists() for marker in _PROJECT_MARKERS):
+            return folder
+    return file.resolve().parent
+
+
+def narrowed(inventory: Inventory, rel: str) -> Inventory:
+    """The sites (and their jobs, and the errors) of one file of a whole-project inventory."""
+    sites = [site for site in inventory.sites if site.location.path == rel]
+    jobs = {site.job for site in sites}
+    return inventory.model_copy(
+        update={
+            "sites": sites,
+            "jobs": [job for job in inventory.jobs if job.qualname in jobs],
+            "errors": [error for error in inventory.errors if error.path == rel],
+        }
+    )
+
+
 def scan_project(request: ScanRequest, progress: ProgressCallback | None = None) -> ScanOutcome:
-    if not request.root.is_dir():
-        raise ScanRootError(f"{request.root} is not a folder")
+    """Scan a folder, or one ``.py`` file in the context of its project."""
+    root, only = _target(request.root)
+    include_tests = request.include_tests or (only is not None and _test_code(only))
+    config = _config(root)
     try:
         inventory = scan(
-            request.root,
-            config=_config(request.root.resolve()),
+            root,
+            config=config,
             use_cache=request.use_cache,
             jobs=request.jobs,
             progress=progress,
-            include_tests=request.include_tests,
+            include_tests=include_tests,
+            python=request.python,
         )
-    except ConfigError as exc:  # a declared key that does not fit its job's parameters
+    except (ConfigError, PythonEnvError) as exc:  # a declared key that does not fit its job's parameters
         raise ConfigurationError(str(exc)) from exc
+    if only is not None:
+        inventory = narrowed(inventory, only)
+    suppressed = without_suppressed(inventory, Suppressions.of(root, config))
     if request.update_baseline and request.baseline is not None:
         written = write_baseline(request.baseline, inventory)
-        return ScanOutcome(
-            inventory, frozenset(s.fingerprint for s in inventory.sites), [], written
-        )
+        fingerprints = frozenset(s.fingerprint for s in inventory.sites)
+        return ScanOutcome(inventory, fingerprints, [], written, suppressed=suppressed)
     baseline = load_baseline(request.baseline) if request.baseline else frozenset()
     for site in inventory.sites:
         site.baselined = site.fingerprint in baseline
-    return ScanOutcome(inventory, baseline, failing_sites(inventory, request.fail_on, baseline))
+    failing = failing_sites(inventory, request.fail_on, baseline)
+    unparsed = [] if request.ignore_errors else unparsed_files(inventory)
+    return ScanOutcome(inventory, baseline, failing, unparsed=unparsed, suppressed=suppressed)
+
+
+def unparsed_files(inventory: Inventory) -> list[ScanError]:
+    return [error for error in inventory.errors if error.kind in PARSE_ERRORS]
+
+
+def _test_code(rel: str) -> bool:
+    """A single file named on the command line is scanned even when it is test code."""
+    *folders, name = rel.split("/")
+    return is_test_file(name) or any(folder in TEST_DIRS for folder in folders)
+
+
+def _target(path: Path) -> tuple[Path, str | None]:
+    """(folder to scan, the one file to report on, relative to it, or None)."""
+    if path.is_dir():
+        return path.resolve(), None
+    if path.is_file() and path.suffix == ".py":
+        root = project_root(path)
+        return root, path.resolve().relative_to(root).as_posix()
+    raise ScanRootError(f"{path} is not a folder or a Python file")

@@ -8,39 +8,52 @@ handlers are analysed.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from inventory._catalogue import Catalogue
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._fingerprint import with_fingerprints
 from inventory._classify._graph import CallGraph
-from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory._classify._index import SymbolIndex
 from inventory._classify._jobs import build_job
 from inventory._classify._local import LocalEffects
 from inventory._classify._sites import (
     direct_call_sites,
     raw_call_site,
     resolve_site,
+    sender_class,
     signal_receivers,
 )
+from inventory._classify._wrappers import with_wrapped_calls
 from inventory.config import JobSetting, MigratorConfig
 from inventory.models import CallSite, Job, Pattern
 from inventory.summary import FileSummary, RawSite, Span, TargetKind
+
+if TYPE_CHECKING:
+    from inventory._thirdparty import Library
 
 __all__ = ["classify"]
 
 
 def classify(
-    summaries: list[FileSummary], config: MigratorConfig, catalogue: Catalogue
+    summaries: list[FileSummary],
+    config: MigratorConfig,
+    catalogue: Catalogue,
+    library: Library | None = None,
 ) -> tuple[list[CallSite], list[Job]]:
+    """``library``: the environment's installed source, read where jobs call into it."""
     ordered = sorted(summaries, key=lambda s: s.path)
-    index = SymbolIndex(ordered)
-    graph = CallGraph(index, catalogue.names_exactly(index.functions))
+    index = SymbolIndex(ordered, library)
+    graph = CallGraph(index, catalogue.names_exactly(index.functions), catalogue.explains)
     sites = _raw_sites(ordered, index, graph)
+    sites, wrapped = with_wrapped_calls(sites, ordered, index, graph)  # project spawn wrappers
     dynamic = _dynamic_by_function(ordered)
     analysis = EffectAnalysis(graph, LocalEffects(graph, catalogue, dynamic))
     handlers = [fn for fn in index.functions.values() if fn.handler is not None]
     analysis.analyse([*(s.job for s in sites), *(h.qualname for h in handlers)])
     taken = _site_spans(ordered)
+    for function, spans in wrapped.items():
+        taken.setdefault(function, []).extend(spans)
     for handler in sorted(handlers, key=lambda f: f.qualname):
         sites += direct_call_sites(handler, graph, analysis, taken.get(handler.qualname, []))
     names = sorted({s.job for s in sites if s.job in index.functions})
@@ -85,9 +98,9 @@ def _type_instance(
     fn = index.functions.get(job)
     if found is None or fn is None or "instance" not in fn.params:
         return
-    sender = index.resolve(f"{module}.{found.group(1)}")
-    if sender.kind == SymbolKind.CLASS:
-        graph.type_parameter(job, "instance", sender.name)
+    sender = sender_class(index, module, found.group(1))
+    if sender is not None:
+        graph.type_parameter(job, "instance", sender)
 
 
 def _job_settings(config: MigratorConfig, index: SymbolIndex) -> dict[str, JobSetting]:

@@ -14,7 +14,7 @@ from collections import deque
 from collections.abc import Iterable
 
 from inventory._classify._graph import CallGraph
-from inventory._classify._local import LocalEffects
+from inventory._classify._local import LocalEffects, repeats_on_retry
 from inventory._classify._trace import Trace
 
 
@@ -78,7 +78,7 @@ class EffectAnalysis:
             for trace in list(self._traces.get(callee, {}).values()):
                 if trace.found.sql_param and (qualname, callee) in bound:
                     continue  # the caller passes the SQL as a literal: its own effect says what
-                candidate = trace.via(qualname)
+                candidate = self._behind_guard(qualname, callee, trace)
                 if candidate.key in own:
                     continue
                 old = mine.get(candidate.key)
@@ -86,6 +86,15 @@ class EffectAnalysis:
                     mine[candidate.key] = candidate
                     changed = True
         return changed
+
+    def _behind_guard(self, caller: str, callee: str, trace: Trace) -> Trace:
+        """``trace`` seen from ``caller``: a repeat behind the caller's dedup guard is marked."""
+        found = trace.found
+        if found.guard is None and repeats_on_retry(found):
+            what = self.local.callee_guard(caller, callee)
+            if what is not None:
+                return Trace(self.local.guarded(found, what), (caller, *trace.chain))
+        return trace.via(caller)
 
 
 def _order(trace: Trace) -> tuple[str, int, int, str, str]:

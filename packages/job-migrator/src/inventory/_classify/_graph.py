@@ -6,6 +6,7 @@ from job sites and request handlers are ever looked at.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -34,8 +35,16 @@ class CallTarget:
 
 
 class CallGraph:
-    def __init__(self, index: SymbolIndex, catalogued: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        index: SymbolIndex,
+        catalogued: frozenset[str] = frozenset(),
+        explained: Callable[[CallInfo, str], bool] | None = None,
+    ) -> None:
         self.index = index
+        # Does the catalogue say what a call does (an effect, or pure)? Then a library's
+        # source is not read for it: the entry speaks for it.
+        self.explained = explained or (lambda _call, _name: False)
         # Project functions named by an exact catalogue entry: the entry speaks for them
         # (a user declaring what an in-house client does), so their bodies are not followed.
         self.catalogued = catalogued
@@ -45,6 +54,13 @@ class CallGraph:
         # function -> parameter -> project class, from ``connect(f, sender=Page)``: ``instance``
         # of a model signal receiver is a Page. None when two senders disagree.
         self._param_types: dict[str, dict[str, str | None]] = {}
+
+    def library_gap(self, top_level: str) -> str | None:
+        """Why a library's source was not read (for a gap's evidence), None if it was."""
+        library = self.index.library
+        if library is None:
+            return "no environment was read"
+        return library.missing(top_level)
 
     def add_site_edge(self, enclosing: str, job: str) -> None:
         """Work started in-process by ``enclosing`` (a thread, a task...) is part of what it does."""
@@ -75,7 +91,14 @@ class CallGraph:
         return self._targets[qualname]
 
     def callees(self, qualname: str) -> list[str]:
-        return sorted({*self.called(qualname), *self._site_edges.get(qualname, [])})
+        started = [*self._site_edges.get(qualname, []), *self._library_starts(qualname)]
+        return sorted({*self.called(qualname), *started})
+
+    def _library_starts(self, qualname: str) -> list[str]:
+        """Work a library function starts in-process (``Thread(target=send).start()``)."""
+        names = self.index.library_starts.get(qualname, [])
+        found = [self._runs(self.index.resolve(name)) for name in names]
+        return [f for f in found if f is not None]
 
     def dispatched(self, qualname: str) -> list[str]:
         """``COMPLEX[name]()`` through a module-level table of functions: each of them.
@@ -103,7 +126,21 @@ class CallGraph:
         if name.startswith(_UNKNOWN_PREFIX):
             return CallTarget(call, name, SymbolKind.EXTERNAL, None)
         found = self.index.resolve(name)
+        if found.kind == SymbolKind.EXTERNAL or self.index.is_library(found.name):
+            found = self._outside(call, name, found)
         return CallTarget(call, found.name, found.kind, self._runs(found))
+
+    def _outside(self, call: CallInfo, written: str, found: Resolved) -> Resolved:
+        """A library name: the catalogue's entry when it has one (by the name as written,
+        ``django.core.mail.EmailMessage.send``, or as resolved), else its installed source."""
+        for name in dict.fromkeys((written, found.name)):
+            if self.explained(call, name):
+                return Resolved(SymbolKind.EXTERNAL, name)
+        if found.kind == SymbolKind.EXTERNAL:
+            found = self.index.resolve_in_library(found.name)
+        if self.index.is_library(found.name) and self.explained(call, found.name):
+            return Resolved(SymbolKind.EXTERNAL, found.name)
+        return found
 
     def _runs(self, found: Resolved) -> str | None:
         if found.kind == SymbolKind.FUNCTION:
@@ -116,7 +153,11 @@ class CallGraph:
         """``instance.unpublish()`` in a receiver connected with ``sender=Page``."""
         if caller is None or not call.target.startswith(_UNKNOWN_PREFIX):
             return None
-        cls = self._param_types.get(caller.qualname, {}).get(call.receiver_source)
+        head, _, attr = call.receiver_source.partition(".")
+        cls = self._param_types.get(caller.qualname, {}).get(head)
+        if cls and attr:
+            # ``instance.billing.check_limits()``: a ForeignKey of the sender's model.
+            cls = self.index.attribute_class(cls, attr) if attr.isidentifier() else None
         return f"{cls}.{call.target.rsplit('.', 1)[-1]}" if cls else None
 
     def _through_attribute(self, call: CallInfo, caller: FunctionInfo | None) -> str | None:

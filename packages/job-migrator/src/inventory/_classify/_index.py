@@ -12,8 +12,13 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
+from inventory.models import Pattern
 from inventory.summary import ClassInfo, FileSummary, FunctionInfo
+
+if TYPE_CHECKING:
+    from inventory._thirdparty import Library
 
 _MAX_DEPTH = 16
 _BUILTINS = frozenset(dir(builtins))
@@ -37,8 +42,14 @@ class Resolved:
 class SymbolIndex:
     """module -> FileSummary, qualname -> FunctionInfo / ClassInfo, and resolution."""
 
-    def __init__(self, summaries: list[FileSummary]) -> None:
+    def __init__(self, summaries: list[FileSummary], library: Library | None = None) -> None:
         self.modules = {s.module: s for s in summaries}
+        self.library = library
+        self.library_modules: set[str] = set()
+        # function -> what its in-process sites start (library code only: project sites
+        # become call sites, and their edges are added by the classifier).
+        self.library_starts: dict[str, list[str]] = {}
+        self._external_by_top: dict[str, list[str]] = {}  # memoised EXTERNAL names
         self.functions: dict[str, FunctionInfo] = {}
         self.classes: dict[str, ClassInfo] = {}
         self.home: dict[str, FileSummary] = {}  # function qualname -> its file
@@ -77,7 +88,48 @@ class SymbolIndex:
         finally:
             self._busy.discard(name)
         self._memo[name] = found
+        if found.kind == SymbolKind.EXTERNAL and self.library is not None:
+            self._external_by_top.setdefault(name.split(".", 1)[0], []).append(name)
         return found
+
+    def resolve_in_library(self, name: str) -> Resolved:
+        """An EXTERNAL name, after reading the installed modules that define it, following
+        re-exports (``pkg.f`` -> ``pkg._impl.f``) a bounded number of steps."""
+        found = Resolved(SymbolKind.EXTERNAL, name)
+        for _ in range(_MAX_DEPTH):
+            if found.kind != SymbolKind.EXTERNAL or not self._read_library(found.name):
+                break
+            found = self.resolve(found.name)
+        return found
+
+    def _read_library(self, name: str) -> bool:
+        """Read the installed module behind ``name``; False when there is none (left)."""
+        library = self.library
+        module = library.find(name) if library is not None else None
+        if library is None or module is None or module in self.modules:
+            return False
+        summary = library.module(module)
+        if summary is not None:
+            self._add_library(summary)
+        return summary is not None
+
+    def _add_library(self, summary: FileSummary) -> None:
+        self.modules[summary.module] = summary
+        self.library_modules.add(summary.module)
+        self._add(summary)
+        for site in summary.sites:
+            if site.enclosing_function and site.target and site.pattern != Pattern.SIGNAL_RECEIVER:
+                self.library_starts.setdefault(site.enclosing_function, []).append(site.target)
+        # Names of this library resolved before it was read may now resolve further.
+        for stale in self._external_by_top.pop(summary.module.split(".", 1)[0], []):
+            self._memo.pop(stale, None)
+
+    def is_library(self, name: str) -> bool:
+        """A name defined in (or under) a library module the scan read."""
+        if not self.library_modules:
+            return False
+        split = self._module_prefix(name)
+        return split is not None and split[0] in self.library_modules
 
     def _resolve(self, name: str) -> Resolved:
         direct = self._direct(name)
@@ -130,6 +182,9 @@ class SymbolIndex:
         if head in _BUILTINS:
             # Unimported names are qualified with their module; builtins are not project names.
             return Resolved(SymbolKind.EXTERNAL, ".".join(rest))
+        if module in self.library_modules:
+            # A library's dynamic names (module __getattr__, lazy imports): not the project's.
+            return Resolved(SymbolKind.EXTERNAL, ".".join([module, *rest]))
         return Resolved(SymbolKind.MISSING, ".".join([module, *rest]))
 
     def _defined_in(self, module: str, head: str, tail: list[str]) -> Resolved | None:

@@ -11,11 +11,14 @@ import re
 from dataclasses import replace
 
 from inventory._catalogue import CallMatch, Catalogue
+from inventory._classify._gaps import Gaps
 from inventory._classify._graph import CallGraph, CallTarget, dispatch_table
+from inventory._classify._guards import Guard, covering, guards_of, inserted_model
 from inventory._classify._index import SymbolKind
 from inventory._classify._keys import key_detail, key_status, natural_key
-from inventory._classify._money import MoneyWords
+from inventory._classify._money import MoneyState, MoneyWords
 from inventory._classify._trace import Found, Trace, location
+from inventory._classify._verdict import REPEATS
 from inventory.models import Effect, EffectKind
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, ReceiverKind, Span
 
@@ -77,10 +80,15 @@ class LocalEffects:
         self.catalogue = catalogue
         self.dynamic_sites = dynamic_sites
         self.money = MoneyWords(graph, catalogue)
+        self.state = MoneyState(catalogue)
+        self.gaps = Gaps(catalogue, graph.library_gap)  # the soundness rule
         # (caller, callee) where the caller passes the callee's SQL as a literal.
         self.sql_bound: set[tuple[str, str]] = set()
         self._sql_param_memo: dict[str, set[str]] = {}
         self._value_types: dict[str, set[str]] = {}  # module -> namedtuple & co. it defines
+        self._guards: dict[str, list[Guard]] = {}
+        self._callee_guards: dict[tuple[str, str], str | None] = {}
+        self._guarded: dict[tuple[int, str], Found] = {}
 
     def of(self, fn: FunctionInfo) -> list[Trace]:
         path = self.graph.index.function_path(fn.qualname)
@@ -89,10 +97,41 @@ class LocalEffects:
         calls += [self._money_word(t, fn, path) for t in targets if t.function is not None]
         calls += [self._new_instance_save(t, fn, path) for t in targets if t.function is not None]
         calls += [self._sql_passed(t, fn, path) for t in targets if t.function is not None]
+        calls += [self.state.of_call(t.call, fn, path) for t in targets]
         traces = [t for t in calls if t is not None]
         traces += [t for f in fn.facts if (t := self._fact(f, fn, path)) is not None]
         traces += [self._dynamic_site(s, fn, path) for s in self.dynamic_sites.get(fn.qualname, [])]
-        return [Trace(f, (fn.qualname,)) for f in _post_process(traces, fn)]
+        model = fn.qualname.rsplit(".", 1)[0] if self._on_model(fn) else None
+        billing = self.state.of_model(traces, fn, model)
+        traces += [billing] if billing is not None else []
+        guarded = _guarded(_post_process(traces, fn), fn, self.guards(fn.qualname))
+        return [Trace(f, (fn.qualname,)) for f in guarded]
+
+    def guards(self, qualname: str) -> list[Guard]:
+        found = self._guards.get(qualname)
+        if found is None:
+            fn = self.graph.index.functions.get(qualname)
+            found = self._guards[qualname] = guards_of(fn) if fn is not None else []
+        return found
+
+    def callee_guard(self, caller: str, callee: str) -> str | None:
+        """The guard covering every call of ``callee`` in ``caller``, if there is one."""
+        key = (caller, callee)
+        if key not in self._callee_guards:
+            guards = self.guards(caller)
+            lines = [t.call.span.line for t in self.graph.targets(caller) if t.function == callee]
+            covered = [covering(guards, line, None) for line in lines] if guards else []
+            what = {g.what if g else None for g in covered}
+            self._callee_guards[key] = what.pop() if len(what) == 1 else None
+        return self._callee_guards[key]
+
+    def guarded(self, found: Found, what: str) -> Found:
+        """``found`` reached behind a guard (one copy per guard, so trace keys stay stable)."""
+        key = (id(found), what)
+        copy = self._guarded.get(key)
+        if copy is None:
+            copy = self._guarded[key] = replace(found, guard=what)
+        return copy
 
     def _call(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         call = target.call
@@ -115,14 +154,14 @@ class LocalEffects:
         if target.kind == SymbolKind.MISSING and (
             self._local_variable(call, fn) or self.graph.index.module_variable_member(target.name)
         ):
-            return self._unknown_receiver(call, fn, path)
+            return self._unknown_receiver(call, fn, path) or self.gaps.of(target, fn, path)
         if target.kind == SymbolKind.MISSING:
             detail = f"{target.name} looks like a project name but is defined nowhere in the scan"
             effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, target.name, fn, detail)
             return Found(effect, exact=False, gap=True)
         if target.name.startswith(_UNKNOWN):
-            return self._unknown_receiver(call, fn, path)
-        return None
+            return self._unknown_receiver(call, fn, path) or self.gaps.of(target, fn, path)
+        return self.gaps.of(target, fn, path)  # explained by nothing: a gap, unless pure
 
     def _unknown_receiver(self, call: CallInfo, fn: FunctionInfo, path: str) -> Found | None:
         """``job.func(...)``, ``instance.unpublish()``: a call no catalogue entry explains
@@ -221,6 +260,9 @@ class LocalEffects:
         return _matched(found, target.call, fn, path) if found is not None else None
 
     def _fact(self, fact: Fact, fn: FunctionInfo, path: str) -> Found | None:
+        money = self.state.of_fact(fact, fn, path, self._on_model(fn))
+        if money is not None:
+            return money
         if fact.kind == FactKind.DYNAMIC_DISPATCH:
             if self._constructs(fact, fn):
                 return None
@@ -408,6 +450,30 @@ def _post_process(traces: list[Found], fn: FunctionInfo) -> list[Found]:
     persisting = bool(kinds & _PERSISTING)
     new_rows = bool(kinds & _NEW_ROWS)
     return [_refine(t, bumped, persisting, new_rows) for t in traces]
+
+
+def repeats_on_retry(found: Found) -> bool:
+    """What a dedup guard can cover: an unkeyed repeat, or a stored random id."""
+    effect = found.effect
+    stored = effect.kind == EffectKind.RANDOM_ID and found.stored
+    return (effect.kind in REPEATS or stored) and not effect.keyed
+
+
+def _guarded(traces: list[Found], fn: FunctionInfo, guards: list[Guard]) -> list[Found]:
+    """Repeats the body makes after one of its own dedup guards."""
+    if not guards:
+        return traces
+    calls = {c.span.line: c for c in fn.calls}
+    marked = []
+    for trace in traces:
+        effect = trace.effect
+        line = effect.location.line
+        if repeats_on_retry(trace) and trace.guard is None:
+            call = calls.get(line)
+            guard = covering(guards, line, inserted_model(call) if call else None)
+            trace = replace(trace, guard=guard.what) if guard else trace
+        marked.append(trace)
+    return marked
 
 
 def _bumped_receivers(fn: FunctionInfo) -> dict[str, int]:

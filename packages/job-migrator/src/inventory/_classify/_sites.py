@@ -32,6 +32,7 @@ _UNKNOWN = "?."
 _SIGNAL_SEND = (".Signal.send", ".Signal.send_robust", ".ModelSignal.send")
 _CONNECTED = re.compile(r"^(?:connected to|receiver of) ([\w.]+)")
 _THREAD = "threading.Thread"
+_MODEL_BASE = ".Model"  # django.db.models.Model, flask_sqlalchemy's db.Model
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,25 @@ def resolve_site(
     if found.kind == SymbolKind.EXTERNAL:
         return SiteTarget(None, f"{found.name} is not defined in the scanned project")
     return SiteTarget(None, f"{found.name} could not be resolved to a project function")
+
+
+def sender_class(index: SymbolIndex, module: str, written: str) -> str | None:
+    """The project class a signal's ``sender=`` names.
+
+    A model loaded at run time (``get_model("catalogue", "Category")``,
+    ``get_image_model()``) resolves to nothing; by convention the variable is named
+    after the model, so the one project model of that name stands for it.
+    """
+    found = index.resolve(f"{module}.{written}")
+    if found.kind == SymbolKind.CLASS:
+        return found.name
+    name = written.rsplit(".", 1)[-1]
+    models = [q for q, c in index.classes.items() if c.name == name and _is_model(index, q)]
+    return models[0] if len(models) == 1 else None
+
+
+def _is_model(index: SymbolIndex, cls: str) -> bool:
+    return any(b not in index.classes and b.endswith(_MODEL_BASE) for b in index.mro(cls))
 
 
 def _unknown_method(raw: RawSite) -> str:

@@ -7,11 +7,15 @@ they are light objects and the pydantic Effect is built only when reported.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from functools import cached_property
 
 from inventory.models import Effect, EffectKind, Location
 from inventory.summary import Span
+
+GAP_BUCKETS = 8  # at most this many unresolved calls from callees are kept per function
+_GAP = "gap"
 
 
 @dataclass(frozen=True, eq=False)  # identity: each Found is one place in one body
@@ -27,6 +31,7 @@ class Found:
     note: bool = False  # not an effect: in-memory state a reviewer should know about
     receiver: str = ""  # the receiver as written, for "+= then save()" on the same object
     natural_key: str | None = None  # an insert carrying an id-like column from the inputs
+    guard: str | None = None  # a dedup guard before it (a cache.add claim...): see _guards
     sql_param: str | None = None  # SQL from this parameter: a caller's literal binds it
 
     @cached_property
@@ -41,6 +46,7 @@ class Found:
             self.gap,
             self.note,
             self.exact,
+            self.guard,
         )
 
 
@@ -67,7 +73,13 @@ class Trace:
         bounds each set by the number of distinct APIs, not by the size of the
         reachable code (a Django view can reach thousands of functions).
         """
-        return self.found if len(self.chain) == 1 else self.found.summary_key
+        if len(self.chain) == 1:
+            return self.found
+        if self.found.gap:
+            # Gaps are many (every unexplained library call) and only need examples:
+            # a few buckets per function keep the fixpoint linear in the reachable code.
+            return (_GAP, zlib.crc32(self.found.effect.api.encode()) % GAP_BUCKETS)
+        return self.found.summary_key
 
     def via(self, caller: str) -> Trace:
         return Trace(self.found, (caller, *self.chain))
@@ -103,6 +115,10 @@ class Trace:
     @property
     def natural_key(self) -> str | None:
         return self.found.natural_key
+
+    @property
+    def guard(self) -> str | None:
+        return self.found.guard
 
     @property
     def stored(self) -> bool:

@@ -13,12 +13,18 @@
 6. ``needs_key``: every payment, and every repeat-on-retry effect, is keyed
    by a key derived from the inputs: safe only with that key; or the only
    repeats are inserts carrying an id-like column from the inputs (a natural
-   key to deduplicate on).
-7. ``unknown``: no effect at all, but calls that could not be followed
-   (a project name defined nowhere, a method of a receiver of unknown type):
-   finding nothing is no evidence of a no-op.
-8. ``idempotent``: reads, overwrites, upserts, deletes, GET/PUT/DELETE,
-   cache set/delete, derived writes, or no effect at all.
+   key to deduplicate on); or every repeat sits behind a dedup guard (a
+   ``cache.add`` claim, ``get_or_create``, a check-then-create), which can
+   expire or race.
+7. ``unknown`` (the **soundness rule**): a call the scan could not resolve
+   is reached (a project name defined nowhere, a method of a receiver of
+   unknown type, a library call whose source was not read and that no
+   ``[[effect]]`` or ``[[pure]]`` catalogue entry explains): finding no effect
+   behind a gap is no evidence of a no-op, so ``idempotent``, the verdict
+   ``migrator apply`` acts on without asking, is never given on a gap.
+8. ``idempotent``: every reached call explained, and only reads, overwrites,
+   upserts, deletes, GET/PUT/DELETE, cache set/delete, derived writes, or no
+   effect at all.
 
 The **notification fast track**: a job whose only effects that repeat on a
 retry are notifications (email, SMS, push) and that touches no money or
@@ -116,7 +122,10 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
     fast = _fast_track(effects) and verdict in (Idempotency.NON_IDEMPOTENT, Idempotency.NEEDS_KEY)
     key = _suggested_key(job, params, effects) if fast else None
     if gaps:
-        message = f"calls not found in the scanned code (lower confidence): {_some(gaps)}"
+        message = (
+            f"unresolved calls (no source read, not in the catalogue; lower confidence): "
+            f"{_some(gaps, 8)}"
+        )
         evidence.append(Evidence(message=message))
     if fast:
         evidence.append(Evidence(message=_fast_track_message(effects, key, declared)))
@@ -156,7 +165,7 @@ def _rule(
 ) -> tuple[Idempotency, str]:
     """The first rule that decides, in the order of the module docstring."""
     repeats = [t for t in effects if _repeats(t)]
-    bare = [t for t in repeats if not t.keyed and not t.natural_key]
+    bare = [t for t in repeats if not t.keyed and not t.natural_key and not t.guard]
     for outcome in (
         _unsafe(effects),
         _declared_key(setting),
@@ -164,21 +173,28 @@ def _rule(
         _unknown(effects),
         _keyed(effects, repeats),
         _natural_key(repeats),
+        _guarded(repeats),
         _non_idempotent(repeats, effects),
     ):
         if outcome is not None:
             return outcome
-    if not effects and gaps:
-        return (
-            Idempotency.UNKNOWN,
-            f"no effect found, but calls could not be followed ({_some(gaps)}): "
-            "what they do is unknown",
-        )
+    if gaps:
+        return _unsound(effects, gaps)
     if not effects:
-        return Idempotency.IDEMPOTENT, "no effect found in the reachable code"
+        return Idempotency.IDEMPOTENT, "every call it reaches is explained, and none has an effect"
     return (
         Idempotency.IDEMPOTENT,
         "only reads, overwrites, upserts, deletes or derived writes",
+    )
+
+
+def _unsound(effects: list[Trace], gaps: list[str]) -> tuple[Idempotency, str]:
+    """The soundness rule: ``idempotent`` needs every reached call explained."""
+    found = "no effect found" if not effects else "only idempotent effects found"
+    return (
+        Idempotency.UNKNOWN,
+        f"{found}, but calls could not be followed ({_some(gaps)}): what they do is "
+        "unknown, so the job cannot be called idempotent",
     )
 
 
@@ -231,6 +247,16 @@ def _natural_key(repeats: list[Trace]) -> _Outcome:
         Idempotency.NEEDS_KEY,
         reason + "a unique constraint or get_or_create on it makes the job safe",
     )
+
+
+def _guarded(repeats: list[Trace]) -> _Outcome:
+    """Every repeat sits behind a dedup guard (a claim, a check-then-act): safe only while
+    the guard holds, and a guard can expire or race."""
+    guards = sorted({t.guard for t in repeats if t.guard and not t.keyed})
+    if not guards or not all(t.keyed or t.natural_key or t.guard for t in repeats):
+        return None
+    reason = f"a retry is stopped only by a dedup guard ({_some(guards)}): "
+    return Idempotency.NEEDS_KEY, reason + "it can expire or race, so a key makes it safe"
 
 
 def _non_idempotent(repeats: list[Trace], effects: list[Trace]) -> _Outcome:

@@ -56,17 +56,73 @@ def augassign_fact(node: ast.AugAssign, globals_: set[str], text: SourceText) ->
 
 
 def self_increment_fact(node: ast.Assign, text: SourceText) -> Fact | None:
-    """``obj.n = obj.n + 1`` is the same read-modify-write as ``obj.n += 1``."""
-    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Attribute):
+    """``obj.n = obj.n + 1`` is the same read-modify-write as ``obj.n += 1``; so is
+    ``totals[k] = totals.get(k, 0) + v`` on a subscript (an accumulator). Any other
+    assignment to a money field (``key.spend = 0.0``) is a STATE_ASSIGN fact."""
+    if len(node.targets) != 1:
         return None
-    value = node.value
-    if not isinstance(value, ast.BinOp) or not isinstance(value.left, ast.Attribute):
-        return None
-    target = dotted_source(node.targets[0])
-    if target is None or target != dotted_source(value.left):
+    if not isinstance(node.value, ast.BinOp):
+        return state_assign_fact(node, text)
+    target, value = node.targets[0], node.value
+    if isinstance(target, ast.Subscript):
+        return _subscript_increment(node, target, value, text)
+    if not isinstance(target, ast.Attribute) or not isinstance(value.left, ast.Attribute):
+        return state_assign_fact(node, text)
+    written = dotted_source(target)
+    if written is None or written != dotted_source(value.left):
+        return state_assign_fact(node, text)
+    return Fact(
+        kind=FactKind.AUGASSIGN_ATTR, span=span_of(node), text=text.segment(node), target=written
+    )
+
+
+def _subscript_increment(
+    node: ast.Assign, target: ast.Subscript, value: ast.BinOp, text: SourceText
+) -> Fact | None:
+    """``d[k] = d.get(k, 0) + v`` / ``d[k] = v + d[k]``: either operand reads the same slot."""
+    container = text.segment(target.value)
+    if not any(_reads_slot(side, container, text) for side in (value.left, value.right)):
         return None
     return Fact(
-        kind=FactKind.AUGASSIGN_ATTR, span=span_of(node), text=text.segment(node), target=target
+        kind=FactKind.AUGASSIGN_SUBSCRIPT,
+        span=span_of(node),
+        text=text.segment(node),
+        target=text.segment(target),
+    )
+
+
+def _reads_slot(node: ast.expr, container: str, text: SourceText) -> bool:
+    if isinstance(node, ast.Subscript):
+        return text.segment(node.value) == container
+    func = node.func if isinstance(node, ast.Call) else None
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "get"
+        and text.segment(func.value) == container
+    )
+
+
+# Fields that hold money or business-critical quantities: setting one (``key.spend = 0``,
+# ``account.balance = total``) changes that state even without a read-modify-write. The
+# classifier decides with the catalogue's [[augassign]] vocabulary; this only keeps the
+# summary from recording every attribute assignment.
+_STATE_FIELD = re.compile(
+    r"(?i)(^|_)(balance|credits?|spend|spent|budget|cost|stock|quota|allocated)$"
+)
+
+
+def state_assign_fact(node: ast.Assign, text: SourceText) -> Fact | None:
+    """``obj.spend = 0.0``: an attribute assignment to a money or business-state field."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Attribute):
+        return None
+    target = node.targets[0]
+    if not _STATE_FIELD.search(target.attr):
+        return None
+    written = dotted_source(target)
+    if written is None or written.count(".") != 1:
+        return None  # ``self.a.b.spend``: too far from the object a write would persist
+    return Fact(
+        kind=FactKind.STATE_ASSIGN, span=span_of(node), text=text.segment(node), target=written
     )
 
 

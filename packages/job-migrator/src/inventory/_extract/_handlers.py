@@ -160,7 +160,9 @@ def function_handler(
     top_level: bool,
     views_module: bool,
     imported: set[Framework],
+    bound: bool = False,
 ) -> Framework | None:
+    """``bound``: a method taking ``self`` (not a static or class method)."""
     for dotted in decorators:
         found = decorator_framework(dotted, imported)
         if found is not None:
@@ -171,7 +173,16 @@ def function_handler(
         return Framework.DJANGO
     if top_level and views_module and params[:1] == ["request"]:
         return Framework.DJANGO
+    if Framework.DJANGO in imported and _takes_the_request(params, cls, bound):
+        return Framework.DJANGO
     return None
+
+
+def _takes_the_request(params: list[str], cls: ClassCtx | None, bound: bool) -> bool:
+    """Django hands the request to whatever serves it (``Page.serve(self, request)``,
+    ``dispatch(self, request)``, helpers of views): code given it runs inside the request."""
+    own = params[1:] if cls is not None and bound else params
+    return own[:1] == ["request"]
 
 
 def is_views_module(module: str) -> bool:

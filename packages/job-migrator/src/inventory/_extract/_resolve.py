@@ -27,6 +27,13 @@ from inventory.summary import ReceiverKind
 BUILTINS = frozenset(dir(builtins))
 UNKNOWN_CALL = "?.__call__"
 _BUILTIN_PREFIX = "builtins."
+# Methods that load one row as a model instance (Django managers and querysets, SQLAlchemy).
+ORM_ROW = frozenset(
+    {"get", "create", "first", "last", "latest", "earliest", "one", "one_or_none", "scalar_one"}
+)
+# Django's other names for a model's manager: ``Model._default_manager.create()`` is
+# ``Model.objects.create()`` unless the model renames its manager, which is rare.
+_MANAGERS = {"_default_manager": "objects", "_base_manager": "objects"}
 _TYPED = (BindingKind.INSTANCE, BindingKind.ORM, BindingKind.FILE, BindingKind.PARAM)
 _NAMED = (BindingKind.IMPORT, BindingKind.ALIAS, BindingKind.CLASS, BindingKind.FUNCTION)
 
@@ -64,6 +71,15 @@ def public_name(dotted: str, module: str) -> str:
         return dotted
     name = dotted[len(_BUILTIN_PREFIX) :]
     return f"{module}.{name}" if module else name
+
+
+def row_model(target: str) -> str | None:
+    """``shop.Order.objects.filter().get`` -> ``shop.Order``: the model a row-loading call
+    returns an instance of; None when ``target`` loads no row of a known model."""
+    head, _, method = target.rpartition(".")
+    if method not in ORM_ROW or ".objects" not in head or head.startswith("?"):
+        return None
+    return head.partition(".objects")[0] or None
 
 
 def capitalised(dotted: str) -> bool:
@@ -143,6 +159,7 @@ class Resolver:
         if binding is not None and kind not in _NAMED:
             return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source, binding=binding)
         base = self.name(name).target
+        attrs = [_MANAGERS.get(a, a) for a in attrs]
         receiver = _static_receiver(base, attrs)
         return Resolved(".".join([base, *attrs]), receiver, source, binding=binding)
 
@@ -171,6 +188,7 @@ class Resolver:
             FACTORIES.get(inner.target)
             or self.returns.get(inner.target)
             or (inner.target if capitalised(inner.target) else None)
+            or row_model(inner.target)
         )
         if made is not None:
             rtype = made if len(attrs) == 1 else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from inventory._extract._site_common import CallSite
@@ -97,13 +98,20 @@ def detect(call: CallSite) -> Candidate | None:
     for detector in _DETECTORS:
         found = detector(call)
         if found is not None:
-            return None if _enqueues(found.site.target) else found
+            return None if _enqueues(found.site.target, found.site.target_source) else found
     return None
 
 
-def _enqueues(target: str | None) -> bool:
-    """``on_commit(lambda: send.delay(x))``: the work already leaves the process (Celery)."""
-    return target is not None and target.rpartition(".")[2] in _CELERY_METHODS
+def _enqueues(target: str | None, written: str) -> bool:
+    """``on_commit(lambda: send.delay(x))``: the work already leaves the process (Celery).
+
+    Only a method of a task counts, as written (``send.delay``, ``task.s``): a function
+    of the project named ``s`` or ``delay`` is a job like one named ``f``.
+    """
+    if target is None:
+        return False
+    method = target.rpartition(".")[2]
+    return method in _CELERY_METHODS and re.search(rf"\.\s*{method}\b", written) is not None
 
 
 def settle(state: FunctionState) -> list[RawSite]:

@@ -65,6 +65,8 @@ LOOP_CALLBACKS = {"call_soon": 0, "call_soon_threadsafe": 0, "call_later": 1, "c
 TASK_GROUPS = frozenset({"asyncio.TaskGroup", "asyncio.taskgroups.TaskGroup"})
 _FUTURE_WAITS = frozenset({"result", "exception"})
 _AWAITED = (UseKind.AWAITED, UseKind.AWAITED_DISCARDED)
+_UNTYPED = (ReceiverKind.UNKNOWN, ReceiverKind.MODULE, ReceiverKind.CLASS)
+_CACHING = frozenset({"lru_cache", "cache", "cached", "alru_cache", "memoize", "memoized"})
 
 
 def executor_call(call: CallSite) -> Candidate | None:
@@ -157,7 +159,7 @@ def task_call(call: CallSite) -> Candidate | None:
         return None
     if call.scoped or (call.use is not None and (call.use.kind in _AWAITED or call.use.awaited)):
         return None
-    if waited_at_once(call.use, _FUTURE_WAITS):
+    if waited_at_once(call.use, _FUTURE_WAITS) or _memoised(call):
         return None
     coro = argument_node(call.node, 0, "coro")
     if coro is None:
@@ -168,15 +170,27 @@ def task_call(call: CallSite) -> Candidate | None:
     return found
 
 
+def _memoised(call: CallSite) -> bool:
+    """A task made to be awaited many times, not to run in the background: returned from a
+    cached function (``@lru_cache`` over ``create_task(f(*a))``) or stored in a cache."""
+    use, info = call.use, call.state.info
+    if use is not None and use.kind is UseKind.RETURNED and info is not None:
+        return any(d.rpartition(".")[2] in _CACHING for d in info.decorators)
+    if use is not None and use.kind is UseKind.STORED:
+        return "cache" in use.name.rpartition(".")[2].lower()
+    return False
+
+
 def _owns_tasks(call: CallSite) -> bool:
     """An event loop or an unscoped TaskGroup (``tg.create_task`` on a group held elsewhere)."""
     rtype = call.receiver_type
     if rtype == EVENT_LOOP or rtype in TASK_GROUPS:
         return True
     resolved = call.resolved
-    return resolved.receiver is ReceiverKind.UNKNOWN and resolved.receiver_source.lower().endswith(
-        "loop"
-    )
+    if rtype is not None or resolved.receiver not in _UNTYPED:
+        return False
+    # ``self.loop``, ``context_var.get().loop``: named an event loop, of a type not known here
+    return resolved.receiver_source.rpartition(".")[2].lower().endswith("loop")
 
 
 def coroutine_target(coro: ast.expr, resolver: Resolver) -> JobTarget:

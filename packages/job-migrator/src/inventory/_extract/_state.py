@@ -22,6 +22,7 @@ class UseKind(StrEnum):
     WITH = "with"  # ``with call as name``: the context manager's exit runs at block end
     RECEIVER = "receiver"  # ``call.name(...)``
     WAITED = "waited"  # passed to gather / wait / as_completed / wait_for
+    STORED = "stored"  # ``container[key] = call``: ``name`` is the container
 
 
 @dataclass(slots=True)

@@ -5,14 +5,10 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._library import FACTORIES
-from inventory._extract._resolve import Resolver, capitalised
+from inventory._extract._resolve import ORM_ROW, Resolver, capitalised
 from inventory._extract._scopes import Binding, BindingKind
 from inventory.summary import ReceiverKind
 
-# Methods that load one row as a model instance (Django managers and querysets, SQLAlchemy).
-_ORM_ROW = frozenset(
-    {"get", "create", "first", "last", "latest", "earliest", "one", "one_or_none", "scalar_one"}
-)
 _ORM_SHORTCUTS = frozenset({"django.shortcuts.get_object_or_404"})
 _SESSION_NAMES = frozenset({"session", "db", "db_session", "self.session", "self.db"})
 _FILE_OPENERS = frozenset(
@@ -115,7 +111,7 @@ def orm_model(call: ast.Call, resolver: Resolver, target: str) -> str | None:
     "" when the call loads a row of an unknown model, None when it does not load one."""
     if target in _ORM_SHORTCUTS:
         return _model_from_arg(call, resolver)
-    if not isinstance(call.func, ast.Attribute) or call.func.attr not in _ORM_ROW:
+    if not isinstance(call.func, ast.Attribute) or call.func.attr not in ORM_ROW:
         return None
     head = target.rpartition(".")[0]
     if ".objects" in head and not head.startswith("?"):

@@ -20,7 +20,7 @@ from inventory._extract._state import FunctionState
 from inventory._extract._values import annotation_type
 from inventory._extract._walk_base import WalkerBase
 from inventory.models import Framework
-from inventory.summary import ClassInfo, FunctionInfo
+from inventory.summary import ClassInfo, FunctionInfo, ReceiverKind
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -64,6 +64,7 @@ class DefsMixin(WalkerBase):
     ) -> Framework | None:
         top_level = parent.kind is ScopeKind.MODULE
         views = is_views_module(self.module)
+        kinds = {d.rpartition(".")[2] for d in decorators}
         return function_handler(
             decorators,
             params,
@@ -72,6 +73,7 @@ class DefsMixin(WalkerBase):
             top_level=top_level,
             views_module=views,
             imported=self.frameworks,
+            bound=cls is not None and not kinds & {"staticmethod", "classmethod"},
         )
 
     def _visit_signature(self, node: FunctionNode) -> None:
@@ -131,7 +133,10 @@ class DefsMixin(WalkerBase):
         scope = parent.child(ScopeKind.CLASS, node.name)
         # The class body runs where the class is defined: its calls belong there.
         resolver = outer.resolver.child(scope)
+        first = len(self.summary.functions)
         self._walk_body(node.body, FunctionState(None, resolver, calls=outer.calls))
+        if ctx.view:
+            _reached_helpers(qualname, self.summary.functions[first:])
 
     def _class_info(self, node: ast.ClassDef, ctx: ClassCtx) -> ClassInfo:
         return ClassInfo(
@@ -174,6 +179,21 @@ class DefsMixin(WalkerBase):
                 elif (dotted := resolver.dotted(element)) is not None:
                     self.routes[dotted] = Framework.DJANGO
         return frozenset(names)
+
+
+def _reached_helpers(cls: str, defined: list[FunctionInfo]) -> None:
+    """Methods a view's handlers call on ``self`` (``post`` -> ``submit`` -> ``_charge``)
+    run inside the same request: they are handlers too, so slow work they do inline is
+    reported where it happens. Methods no handler calls are left alone."""
+    methods = {f.qualname: f for f in defined if f.qualname.rpartition(".")[0] == cls}
+    todo = [f for f in methods.values() if f.handler is not None]
+    while todo:
+        caller = todo.pop()
+        for call in caller.calls:
+            callee = methods.get(call.target)
+            if callee is not None and callee.handler is None and call.receiver is ReceiverKind.SELF:
+                callee.handler = caller.handler
+                todo.append(callee)
 
 
 def _decorator_name(node: ast.expr, resolver: Resolver) -> str:

@@ -44,6 +44,7 @@ class FlowMixin(WalkerBase):
     def visit_assign(self, node: ast.Assign) -> None:
         if len(node.targets) == 1:
             self._mark_bound(node.value, dotted_source(node.targets[0]))
+            self._mark_stored(node.targets[0], node.value)
         self.visit(node.value)
         fact = self_increment_fact(node, self.text)
         if fact is not None:
@@ -80,6 +81,11 @@ class FlowMixin(WalkerBase):
             self.state.facts.append(fact)
         self.visit(node.value)
         self.visit(node.target)
+
+    def _mark_stored(self, target: ast.expr, value: ast.expr) -> None:
+        container = dotted_source(target.value) if isinstance(target, ast.Subscript) else None
+        if container is not None and isinstance(value, ast.Call):
+            self.mark(value, UseKind.STORED, container)
 
     def _mark_bound(self, value: ast.expr, name: str | None) -> None:
         if name is None:

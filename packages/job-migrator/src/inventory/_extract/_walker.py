@@ -162,13 +162,18 @@ class Walker(DefsMixin, FlowMixin):
                 self._consume_expr(arg)
         elif target in ITERATING:
             self._iterate_arg(args[0])
-        elif method in COLLECTING and isinstance(
-            args[0], ast.Call | ast.ListComp | ast.GeneratorExp
-        ):
-            collection = (
-                dotted_source(node.func.value) if isinstance(node.func, ast.Attribute) else None
-            )
-            self._mark_bound(args[0], collection)
+        elif method in COLLECTING and isinstance(node.func, ast.Attribute):
+            collection = dotted_source(node.func.value)
+            if isinstance(args[0], ast.Call | ast.ListComp | ast.GeneratorExp):
+                self._mark_bound(args[0], collection)
+            elif isinstance(args[0], ast.Name) and collection is not None:
+                self._collect(args[0].id, collection)
+
+    def _collect(self, name: str, collection: str) -> None:
+        """``pending.append(task)``: waiting for ``pending`` waits for the task too."""
+        bound = self.state.watch.get(name)
+        if bound is not None:
+            self.state.watch.setdefault(collection, bound)
 
     def _consume_expr(self, arg: ast.expr) -> None:
         """Futures or tasks handed to gather/wait/as_completed, by name or written in place."""

@@ -112,6 +112,64 @@ async def pages(urls):
     ),
     example(
         Pattern.ASYNCIO_TASK,
+        "INVALID: tasks collected in a list, then waited for",
+        [],
+        "Appending a task to a list that asyncio.wait (or gather) is given waits for it too: "
+        "a fan-out raced in the same call, not background work.",
+        """
+import asyncio
+
+async def ask(model, prompt): ...
+
+async def fastest(models, prompt):
+    pending = []
+    for model in models:
+        task = asyncio.create_task(ask(model, prompt))
+        pending.append(task)
+    done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+    return done.pop().result()
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "INVALID: a task made to memoise an awaitable",
+        [],
+        "A task returned from a cached function, or stored in a cache, is there to be awaited "
+        "many times by the callers that need the value, not to run in the background.",
+        """
+import asyncio
+from functools import lru_cache
+
+async def load_config(name): ...
+
+@lru_cache(maxsize=32)
+def config(name):
+    return asyncio.create_task(load_config(name))
+
+_config_cache = {}
+
+def shared_config(name):
+    _config_cache[name] = asyncio.create_task(load_config(name))
+    return _config_cache[name]
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "create_task on a loop reached through a call",
+        [("app.persist", C)],
+        "A receiver named like an event loop (loop, event_loop) whose type is not known here "
+        "is taken for one, however it is reached.",
+        """
+from .context import current_session
+
+async def persist(step): ...
+
+def on_event_start(step):
+    current_session.get().loop.create_task(persist(step))
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
         "INVALID: TaskGroup",
         [],
         "A TaskGroup waits for its tasks when the async with block exits.",

@@ -183,6 +183,24 @@ def place(order):
     ),
     example(
         Pattern.ON_COMMIT,
+        "A job named like a Celery method",
+        [("app.s", F), ("app.delay", F)],
+        "Only a method of a task (send.s, send.delay) leaves the process: a function named s or "
+        "delay is a job like one named f.",
+        """
+from django.db import transaction
+
+def s(): ...
+
+def delay(): ...
+
+def place(order):
+    transaction.on_commit(s)
+    transaction.on_commit(delay)
+""",
+    ),
+    example(
+        Pattern.ON_COMMIT,
         "INVALID: on_commit of another library",
         [],
         "Only django.db.transaction.on_commit is this pattern.",

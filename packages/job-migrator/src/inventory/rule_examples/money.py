@@ -114,4 +114,73 @@ EXAMPLES: list[RuleExample] = [
         "No key anywhere on the path: a retry refunds twice.",
         more_files={"shop/gateway.py": GATEWAY},
     ),
+    example(
+        "unsafe: a spend total accumulated in memory (read-modify-write)",
+        """
+        SPEND = {}
+
+        def track_spend(user_id, response_cost):
+            SPEND[user_id] = response_cost + SPEND.get(user_id, 0)
+        """,
+        "track_spend",
+        V.UNSAFE,
+        {K.ACCOUNT_STATE},
+        "`d[k] = d.get(k, 0) + v` on a money name (the catalogue's [[augassign]] vocabulary: "
+        "balance, credit, spend, budget, cost, quota, stock...) is a running total flushed later: "
+        "a retry counts the same cost twice.",
+        evidence_mentions="SPEND[user_id] = response_cost + SPEND.get(user_id, 0): changes account state",
+    ),
+    example(
+        "unsafe: a money column incremented by the database",
+        """
+        def add_spend(client, user_id, response_cost):
+            client.usertable.update_many(
+                where={"user_id": user_id}, data={"spend": {"increment": response_cost}}
+            )
+        """,
+        "add_spend",
+        V.UNSAFE,
+        {K.ACCOUNT_STATE},
+        '`{"spend": {"increment": x}}` (Prisma) or `update(balance=F("balance") + x)` (Django) '
+        "grows a stored amount in place, whatever client runs it.",
+        evidence_mentions="client.usertable.update_many: changes account state",
+    ),
+    example(
+        "unsafe: a money field reset on loaded rows",
+        """
+        def reset_budgets(keys, store):
+            for key in keys:
+                key.spend = 0.0
+            store.save_all(keys)
+        """,
+        "reset_budgets",
+        V.UNSAFE,
+        {K.ACCOUNT_STATE},
+        "Setting a money or quota field is business state: run again later, the reset wipes "
+        "what was spent in between.",
+    ),
+    example(
+        "unsafe: a method of a billing model that writes its row",
+        """
+        from shop.models import Invoice
+
+        def settle(invoice_id):
+            Invoice.objects.get(pk=invoice_id).mark_paid()
+        """,
+        "settle",
+        V.UNSAFE,
+        {K.ACCOUNT_STATE, K.DB_OVERWRITE, K.DB_READ},
+        "The row loaded by `.get()` is an `Invoice`, so `mark_paid` is followed; a write made by a "
+        "method of a billing, invoice, payment, wallet, voucher or subscription model is business "
+        "state.",
+        more_files={
+            "shop/models.py": (
+                "from django.db import models\n\n"
+                "class Invoice(models.Model):\n"
+                "    def mark_paid(self):\n"
+                "        self.paid = True\n"
+                "        self.save()\n"
+            )
+        },
+    ),
 ]

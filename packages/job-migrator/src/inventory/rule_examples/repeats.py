@@ -161,4 +161,70 @@ EXAMPLES: list[RuleExample] = [
         "`+=` then makes a retry add twice. In the same function, `+=` then `save()` is "
         "reported on the save.",
     ),
+    example(
+        "needs_key: an enqueue behind a cache.add claim",
+        """
+        from django.core.cache import cache
+        from shop.models import Task
+
+        def schedule(key, task_id):
+            if cache.add(key, task_id, 60):
+                Task.objects.create(task_id=task_id)
+        """,
+        "schedule",
+        V.NEEDS_KEY,
+        {K.DB_INSERT},
+        "A repeat finds the claim and skips, but a claim expires and two runs can race: the "
+        "dedup guard makes the job safe only conditionally, so it needs a key.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Task(models.Model):\n    pass\n"
+        },
+        evidence_mentions="dedup guard (cache.add claim)",
+    ),
+    example(
+        "needs_key: check-then-create on the same model",
+        """
+        from shop.models import StockAlert
+
+        def raise_alert(record_id):
+            open_alert = StockAlert.objects.filter(record_id=record_id, status="open").first()
+            if open_alert is None:
+                StockAlert.objects.create(record_id=record_id, status="open")
+        """,
+        "raise_alert",
+        V.NEEDS_KEY,
+        {K.DB_INSERT, K.DB_READ},
+        "The insert only happens when the check finds no row of that model: safe on a sequential "
+        "repeat, racy under concurrency without a unique constraint.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass StockAlert(models.Model):\n    pass\n"
+        },
+        evidence_mentions="checks for an existing StockAlert first",
+    ),
+    example(
+        "needs_key: a function named as deduplicating (enqueue_once) that checks first",
+        """
+        from shop.models import Job
+
+        def sync(source_id):
+            enqueue_once(source_id)
+
+        def enqueue_once(source_id):
+            pending = Job.objects.filter(source_id=source_id, status="pending").first()
+            if pending:
+                return pending
+            return enqueue(source_id)
+
+        def enqueue(source_id):
+            return Job.objects.create(source_id=source_id, status="pending")
+        """,
+        "sync",
+        V.NEEDS_KEY,
+        {K.DB_INSERT, K.DB_READ},
+        "`*_once`, `*_unique`, `*_if_not_exists` functions that read before they act are dedup "
+        "guards for what they call after the read, here an insert two calls down.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Job(models.Model):\n    pass\n"
+        },
+    ),
 ]

@@ -70,4 +70,34 @@ EXAMPLES: list[RuleExample] = [
         expected_effect_kinds={K.HTTP_POST},
         why="`mailer = Mailer()` types the receiver, so `mailer.send` is `shop.mail.Mailer.send`.",
     ),
+    RuleExample(
+        title="types: a receiver's instance through a ForeignKey, with a model loaded at run time",
+        files={
+            "shop/__init__.py": "",
+            "shop/models.py": (
+                "import requests\n"
+                "from django.db import models\n\n"
+                "class Account(models.Model):\n"
+                "    def notify(self):\n"
+                "        requests.post('https://hooks.example.com', json={'id': self.pk})\n\n"
+                "class Invoice(models.Model):\n"
+                "    account = models.ForeignKey(Account, on_delete=models.CASCADE)\n"
+            ),
+            "shop/receivers.py": (
+                "from django.apps import apps\n"
+                "from django.db.models.signals import post_save\n"
+                "from django.dispatch import receiver\n\n"
+                "Invoice = apps.get_model('shop', 'Invoice')\n\n"
+                "@receiver(post_save, sender=Invoice)\n"
+                "def on_invoice(sender, instance, **kwargs):\n"
+                "    instance.account.notify()\n"
+            ),
+        },
+        job="shop.receivers.on_invoice",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="`sender=Invoice` names the one project model called `Invoice` (loaded through "
+        "`get_model`, so only its name is known), `instance` is an Invoice, and "
+        "`instance.account` follows the ForeignKey to `Account.notify`.",
+    ),
 ]

@@ -85,9 +85,10 @@ def test_no_effect_is_idempotent_with_medium_confidence() -> None:
     assert (job.idempotency, job.confidence) == (Idempotency.IDEMPOTENT, Confidence.MEDIUM)
 
 
-def test_unresolved_project_calls_lower_confidence_without_changing_the_verdict() -> None:
+def test_unresolved_project_calls_make_an_idempotent_job_unknown() -> None:
+    # Soundness rule (issue 10): was IDEMPOTENT with LOW confidence, a verdict resting on a gap.
     job = verdict(fn("app.sync", call("requests.get"), call("app.not_defined_anywhere")))
-    assert (job.idempotency, job.confidence) == (Idempotency.IDEMPOTENT, Confidence.LOW)
+    assert (job.idempotency, job.confidence) == (Idempotency.UNKNOWN, Confidence.LOW)
     assert "app.not_defined_anywhere" in job.evidence[-2].message
     assert [e.api for e in job.effects] == ["requests.get"]
 

@@ -1,0 +1,197 @@
+"""Spawn wrappers: a project function that hands its own parameter to a spawn primitive.
+
+``def create_background_task(coro, name=None)`` that calls ``asyncio.create_task(coro)``,
+keeps a reference and logs failures is, for its callers, ``create_task`` itself:
+``create_background_task(notify(user))`` starts ``notify`` in the background. The
+extractor sees the inner site with a DYNAMIC target written as the parameter's name;
+here that site makes the function a wrapper, and each call to it (in any file) a site
+of the same pattern whose job is the argument in the parameter's place (first, second
+or by keyword). A function passing its own parameter on to a wrapper is one too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from inventory._classify._graph import CallGraph
+from inventory._classify._index import SymbolIndex
+from inventory._classify._trace import location
+from inventory.models import CallSite, Pattern
+from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, Span, TargetKind
+
+UNKNOWN_JOB = "unknown"
+_ROUNDS = 3  # wrappers of wrappers of wrappers: deeper chains are not seen in real code
+_CALLED = re.compile(r"^([A-Za-z_][\w.]*)\s*\(")
+_REFERENCE = re.compile(r"^[A-Za-z_][\w.]*$")
+_NOT_POSITIONAL = ("staticmethod",)
+
+
+@dataclass(frozen=True)
+class Wrapper:
+    qualname: str
+    param: str
+    position: int  # of the argument at a call (``self`` not counted)
+    pattern: Pattern
+
+
+@dataclass(frozen=True)
+class _Job:
+    job: str | None
+    reason: str = ""
+
+
+def with_wrapped_calls(
+    sites: list[CallSite], summaries: list[FileSummary], index: SymbolIndex, graph: CallGraph
+) -> tuple[list[CallSite], dict[str, list[Span]]]:
+    """``sites`` plus the calls to spawn wrappers, as sites of the wrapped primitive's
+    pattern, and the spans of those calls by enclosing function.
+
+    A wrapper's own inner site (its job is "whatever the caller passes") goes once its
+    callers are found: each of them names the real job. Unused, it stays, unknown.
+    """
+    wrappers = _wrappers([raw for s in summaries for raw in s.sites], index)
+    seen = {(s.path, raw.span.line, raw.span.column) for s in summaries for raw in s.sites}
+    found: list[CallSite] = []
+    used: set[str] = set()
+    for _ in range(_ROUNDS):
+        fresh = _calls_to(wrappers, index, graph, seen)
+        used |= {wrapper for _, _, wrapper in fresh}
+        found += [site for site, _, _ in fresh]
+        wrappers = _passed_on(fresh, index)
+        if not wrappers:
+            break
+    kept = [
+        s for s in [*sites, *found] if not (s.job == UNKNOWN_JOB and s.enclosing_function in used)
+    ]
+    spans: dict[str, list[Span]] = {}
+    for site in found:
+        at = site.location
+        span = Span(line=at.line, column=at.column, end_line=at.end_line, end_column=at.end_column)
+        spans.setdefault(site.enclosing_function or "", []).append(span)
+    return kept, spans
+
+
+def _wrappers(raws: list[RawSite], index: SymbolIndex) -> dict[str, Wrapper]:
+    found: dict[str, Wrapper] = {}
+    for raw in raws:
+        if raw.target_kind != TargetKind.DYNAMIC or raw.enclosing_function is None:
+            continue
+        wrapper = _wrapper(index.functions.get(raw.enclosing_function), raw.target_source, raw)
+        if wrapper is not None:
+            found.setdefault(wrapper.qualname, wrapper)
+    return found
+
+
+def _wrapper(fn: FunctionInfo | None, param: str, raw: RawSite) -> Wrapper | None:
+    if fn is None or raw.pattern == Pattern.SIGNAL_RECEIVER:
+        return None  # connecting a receiver given as a parameter starts nothing
+    return _as_wrapper(fn, param, raw.pattern)
+
+
+def _as_wrapper(fn: FunctionInfo, param: str, pattern: Pattern) -> Wrapper | None:
+    if param not in fn.params:
+        return None
+    bound = fn.is_method and not any(d.endswith(_NOT_POSITIONAL) for d in fn.decorators)
+    position = fn.params.index(param) - (1 if bound else 0)
+    return Wrapper(fn.qualname, param, position, pattern) if position >= 0 else None
+
+
+def _calls_to(
+    wrappers: dict[str, Wrapper],
+    index: SymbolIndex,
+    graph: CallGraph,
+    seen: set[tuple[str, int, int]],
+) -> list[tuple[CallSite, str, str]]:
+    """(site, the argument as written, the wrapper) for every call to one of ``wrappers``."""
+    names = {qualname.rpartition(".")[2] for qualname in wrappers}
+    found: list[tuple[CallSite, str, str]] = []
+    for caller in list(index.functions.values()) if names else []:
+        for call in caller.calls:
+            if call.target.rpartition(".")[2] not in names:
+                continue  # the cheap test first: most calls are to nothing of the kind
+            wrapper = wrappers.get(graph.resolve_call(call, caller).function or "")
+            path = index.function_path(caller.qualname)
+            if wrapper is None or (path, call.span.line, call.span.column) in seen:
+                continue
+            seen.add((path, call.span.line, call.span.column))
+            site = _site(wrapper, call, caller, index, graph)
+            if site is not None:
+                found.append((*site, wrapper.qualname))
+    return found
+
+
+def _site(
+    wrapper: Wrapper, call: CallInfo, caller: FunctionInfo, index: SymbolIndex, graph: CallGraph
+) -> tuple[CallSite, str] | None:
+    written = _argument(wrapper, call)
+    if written is None:
+        return None
+    job = _job(written, call, caller, index, graph)
+    if job.job is not None:
+        graph.add_site_edge(caller.qualname, job.job)
+    site = CallSite(
+        location=location(index.function_path(caller.qualname), call.span),
+        pattern=wrapper.pattern,
+        job=job.job or UNKNOWN_JOB,
+        target_source=written,
+        unresolved_reason=job.reason,
+        enclosing_function=caller.qualname,
+        handler=caller.handler,
+        result_used=call.result_used,
+    )
+    return site, written
+
+
+def _argument(wrapper: Wrapper, call: CallInfo) -> str | None:
+    if wrapper.param in call.kwarg_sources:
+        return call.kwarg_sources[wrapper.param]
+    sources = call.arg_sources
+    if wrapper.position < len(sources) and not any(
+        s.startswith("*") for s in sources[: wrapper.position + 1]
+    ):
+        return sources[wrapper.position]
+    return None
+
+
+def _job(
+    written: str, call: CallInfo, caller: FunctionInfo, index: SymbolIndex, graph: CallGraph
+) -> _Job:
+    """The job the wrapper is handed: the function of ``notify(user)``, or ``notify``."""
+    called = _CALLED.match(written)
+    if called is not None:
+        return _called_job(called.group(1), call, caller, graph)
+    if _REFERENCE.match(written) and written.partition(".")[0] not in caller.params:
+        module = index.home[caller.qualname].module
+        function = graph.table_functions([f"{module}.{written}"])[0]
+        if function is not None:
+            return _Job(function)
+    return _Job(None, f"'{written}' is handed to a spawn wrapper: only known at run time")
+
+
+def _called_job(name: str, call: CallInfo, caller: FunctionInfo, graph: CallGraph) -> _Job:
+    """``wrapper(notify(user))``: the inner call, written inside the wrapper call's span."""
+    last = name.rpartition(".")[2]
+    for target in graph.targets(caller.qualname):
+        inner = target.call
+        inside = inner is not call and _inside(inner.span, call.span)
+        if inside and inner.target.rpartition(".")[2] == last and target.function is not None:
+            return _Job(target.function)
+    return _Job(None, f"the coroutine '{name}(...)' could not be resolved to a project function")
+
+
+def _inside(span: Span, outer: Span) -> bool:
+    end = (span.end_line or span.line, span.end_column or span.column)
+    outer_end = (outer.end_line or outer.line, outer.end_column or outer.column)
+    return (outer.line, outer.column) < (span.line, span.column) and end <= outer_end
+
+
+def _passed_on(fresh: list[tuple[CallSite, str, str]], index: SymbolIndex) -> dict[str, Wrapper]:
+    """A caller handing its own parameter to a wrapper is a wrapper in turn."""
+    found: dict[str, Wrapper] = {}
+    for site, written, _ in fresh:
+        fn = index.functions.get(site.enclosing_function or "")
+        wrapper = _as_wrapper(fn, written, site.pattern) if fn and site.job == UNKNOWN_JOB else None
+        if wrapper is not None:
+            found.setdefault(wrapper.qualname, wrapper)
+    return found
