@@ -3,7 +3,9 @@
 defaults -> ``[tool.queue_runtime]`` of the app's ``pyproject.toml`` (the first
 one found from the working directory upward) -> environment
 (``QUEUE_RUNTIME_DATABASE_URL``, ``QUEUE_RUNTIME_REDIS_URL``,
-``QUEUE_RUNTIME_MODE``) -> explicit overrides. Called by ``configure()`` and
+``QUEUE_RUNTIME_MODE``, and the framework context's ``QUEUE_RUNTIME_DJANGO_SETTINGS``,
+``QUEUE_RUNTIME_FLASK_APP``, ``QUEUE_RUNTIME_SERVER_NAME``, ``QUEUE_RUNTIME_URL_SCHEME``)
+-> explicit overrides. Called by ``configure()`` and
 never at import time.
 """
 
@@ -24,6 +26,10 @@ ENV_VARS = {
     "QUEUE_RUNTIME_DATABASE_URL": "database_url",
     "QUEUE_RUNTIME_REDIS_URL": "redis_url",
     "QUEUE_RUNTIME_MODE": "mode",
+    "QUEUE_RUNTIME_DJANGO_SETTINGS": "django_settings",
+    "QUEUE_RUNTIME_FLASK_APP": "flask_app",
+    "QUEUE_RUNTIME_SERVER_NAME": "server_name",
+    "QUEUE_RUNTIME_URL_SCHEME": "url_scheme",
 }
 
 

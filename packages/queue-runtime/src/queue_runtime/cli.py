@@ -19,10 +19,13 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from queue_runtime.errors import QueueError
-from queue_runtime.store import JobRecord, PoolStats
+from queue_runtime.store import JobRecord, JobStore, PoolStats
+
+if TYPE_CHECKING:
+    from queue_runtime.runtime import Runtime
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -54,8 +57,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # console scripts do not put the cwd on sys.path
+    framework = _set_up_framework(args)  # before the app module: its imports may need it
     importlib.import_module(args.app)  # registers its @job functions; it may call configure()
-    worker = Worker(_runtime(args, keep_app_config=True), args.pool or None, args.concurrency)
+    runtime = _runtime(args, keep_app_config=True, **framework)
+    worker = Worker(runtime, args.pool or None, args.concurrency)
     if args.metrics_port is not None:
         worker.metrics.serve(args.metrics_port)
     worker.run(install_signals=True)
@@ -164,10 +169,11 @@ def _record_json(record: JobRecord) -> dict[str, Any]:
     data = asdict(record)
     for key in ("enqueued_at", "finished_at"):
         data[key] = _when(data[key]) if data[key] is not None else None
-    return json.loads(json.dumps(data, default=str))
+    plain: dict[str, Any] = json.loads(json.dumps(data, default=str))
+    return plain
 
 
-def _ids_or_all(args: argparse.Namespace, store: Any) -> list[int]:
+def _ids_or_all(args: argparse.Namespace, store: JobStore) -> list[int]:
     if not args.all:
         return list(args.ids)
     # --all: every dead job id (one listing; the DLQ is expected to stay small).
@@ -175,11 +181,31 @@ def _ids_or_all(args: argparse.Namespace, store: Any) -> list[int]:
 
 
 # -- wiring ----------------------------------------------------------------
-def _runtime(args: argparse.Namespace, keep_app_config: bool = False) -> Any:
+_FRAMEWORK_FIELDS = ("django_settings", "flask_app", "server_name", "url_scheme")
+
+
+def _set_up_framework(args: argparse.Namespace) -> dict[str, Any]:
+    """Set up the app's framework (flags, else the config sources); its Settings fields.
+
+    The fields go into the worker's Runtime, whatever the app module configures, so
+    each job runs in the scope of the framework set up here.
+    """
+    from queue_runtime._settings_load import load_settings
+    from queue_runtime.bootstrap import bootstrap
+
+    flags = {f: vars(args)[f] for f in _FRAMEWORK_FIELDS if vars(args)[f] is not None}
+    settings = load_settings(**flags)
+    bootstrap(settings)
+    found = settings.model_dump(include=set(_FRAMEWORK_FIELDS), exclude_none=True)
+    return dict(found)
+
+
+def _runtime(args: argparse.Namespace, keep_app_config: bool = False, **extra: Any) -> Runtime:
     """The Runtime from the config sources plus flag overrides.
 
     ``keep_app_config`` (the worker command): start from the Runtime the app
-    module configured when it imported, and only override the flags given.
+    module configured when it imported, and only override the flags given
+    (and ``extra``: the framework the worker set up).
     """
     from queue_runtime import configure, current
 
@@ -192,7 +218,7 @@ def _runtime(args: argparse.Namespace, keep_app_config: bool = False) -> Any:
             ("redis_prefix", args.redis_prefix),
         )
         if value is not None
-    }
+    } | extra
     if keep_app_config:
         runtime = current()
         return configure(runtime.settings, **overrides) if overrides else runtime
@@ -233,6 +259,17 @@ def _worker_parser(sub: Any) -> None:
         "--concurrency", type=int, help="concurrent jobs per pool (overrides config)"
     )
     worker.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on this port")
+    context = worker.add_argument_group(
+        "framework context", "set up before APP_MODULE is imported; each job runs in its scope"
+    )
+    context.add_argument(
+        "--django-settings", metavar="MODULE", help="Django settings module (django.setup())"
+    )
+    context.add_argument(
+        "--flask-app", metavar="MODULE:APP", help="Flask app or factory (an app context per job)"
+    )
+    context.add_argument("--server-name", help="Flask SERVER_NAME, so url_for builds real links")
+    context.add_argument("--url-scheme", choices=["http", "https"], help="PREFERRED_URL_SCHEME")
     worker.set_defaults(command=cmd_worker)
 
 

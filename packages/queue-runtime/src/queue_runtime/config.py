@@ -43,6 +43,13 @@ class GateAction(StrEnum):
     RAISE = "raise"  # raise GateClosed
 
 
+class UrlScheme(StrEnum):
+    """The scheme ``url_for`` gives external links built in a worker (Flask's PREFERRED_URL_SCHEME)."""
+
+    HTTP = "http"
+    HTTPS = "https"
+
+
 class RetryPolicy(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -135,6 +142,21 @@ class Settings(BaseModel):
     inventory_path: str | None = Field(
         default=None, description="The analyzer's inventory JSON (.migrator/inventory.json)."
     )
+    # Framework context of the workers (queue_runtime.bootstrap): at most one framework.
+    django_settings: str | None = Field(
+        default=None,
+        description="Django settings module: workers call django.setup() before the app module.",
+    )
+    flask_app: str | None = Field(
+        default=None,
+        description="Flask app object or factory, 'pkg.module:app' or 'pkg.module:create_app'.",
+    )
+    server_name: str | None = Field(
+        default=None, description="Flask SERVER_NAME in workers, so url_for builds real links."
+    )
+    url_scheme: UrlScheme | None = Field(
+        default=None, description="Flask PREFERRED_URL_SCHEME in workers."
+    )
 
     @model_validator(mode="after")
     def _pools_exist(self) -> Settings:
@@ -147,6 +169,14 @@ class Settings(BaseModel):
                 raise ValueError(
                     f"job {name!r} is configured for pool {cfg.pool!r}, which is not defined"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _one_framework(self) -> Settings:
+        if self.django_settings and self.flask_app:
+            raise ValueError("django_settings and flask_app are exclusive: a worker runs one app")
+        if (self.server_name or self.url_scheme) and not self.flask_app:
+            raise ValueError("server_name and url_scheme configure a flask_app: set it too")
         return self
 
     @property

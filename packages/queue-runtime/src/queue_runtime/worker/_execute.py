@@ -52,7 +52,8 @@ def _failure(inv: Invocation, exc: BaseException) -> Outcome:
 def _run_sync(inv: Invocation, done: Done) -> None:
     set_current(inv.job)
     try:
-        value = inv.func(*inv.args, **inv.kwargs)
+        with inv.scope():
+            value = inv.func(*inv.args, **inv.kwargs)
     except BaseException as exc:  # the per-job runner; SystemExit too, or the slot would leak
         done(_failure(inv, exc))
         return
@@ -62,7 +63,8 @@ def _run_sync(inv: Invocation, done: Done) -> None:
 async def _run_async(inv: Invocation) -> Outcome:
     set_current(inv.job)  # task-local: each task runs in a copy of the context
     try:
-        value = await asyncio.wait_for(inv.func(*inv.args, **inv.kwargs), inv.timeout)
+        with inv.scope():
+            value = await asyncio.wait_for(inv.func(*inv.args, **inv.kwargs), inv.timeout)
     except TimeoutError:
         return Outcome.timed_out(inv.timeout)
     except Exception as exc:  # the per-job runner: any job error becomes a typed outcome

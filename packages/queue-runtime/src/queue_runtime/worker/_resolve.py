@@ -8,13 +8,16 @@ longer fit the function's signature (the code changed since enqueue).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from queue_runtime.bootstrap import job_scope
 from queue_runtime.config import RetryPolicy
+from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import PayloadError, Permanent, QueueError, UnknownJob
 from queue_runtime.gate import guard
-from queue_runtime.registry import JobFunction, Registry
+from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime
 from queue_runtime.spec import JobSpec
 from queue_runtime.store import ClaimedJob
@@ -24,11 +27,12 @@ from queue_runtime.worker._outcome import Outcome
 @dataclass(frozen=True, slots=True)
 class Invocation:
     job: ClaimedJob
-    function: JobFunction[..., Any]
+    function: JobDefinition
     spec: JobSpec
     args: list[Any]
     kwargs: dict[str, Any]
     guarded: Callable[..., Any] | None = None  # the execution guard, for keyed jobs
+    scope: Callable[[], AbstractContextManager[object]] = nullcontext  # the framework's, per job
 
     @property
     def func(self) -> Callable[..., Any]:
@@ -47,7 +51,7 @@ class Invocation:
         return self.spec.retry
 
     def encode_result(self, value: Any) -> Any:
-        return self.function.encode_result(value)
+        return self.function.codec.encode_result(value)
 
     def is_permanent(self, exc: BaseException) -> bool:
         """``Permanent`` or a class named in the policy (dotted; builtins also by bare name)."""
@@ -65,21 +69,22 @@ def _names(cls: type) -> set[str]:
 class Resolver:
     def __init__(self, runtime: Runtime) -> None:
         self._registry: Registry = runtime.registry
-        self._settings = runtime.settings
         self._runtime = runtime
+        # The app's framework (Django, Flask), set up once per process: the worker command
+        # did it before importing the app module; a Worker built in Python does it here.
+        self._scope = job_scope(runtime.settings)
 
     def resolve(self, job: ClaimedJob) -> Invocation | Outcome:
         try:
-            function = self._registry.get(job.name)
+            function = self._registry.definition(job.name)
         except UnknownJob as exc:
             return Outcome.rejected(f"unknown job: {exc}")
         try:
-            spec = function.spec(self._settings)
-            args, kwargs = function.decode(job.args)
+            spec = self._runtime.spec(function)
+            args, kwargs = function.codec.decode(job.args)
         except PayloadError as exc:
             return Outcome.rejected(f"invalid payload: {exc}")
         except QueueError as exc:
             return Outcome.rejected(f"cannot run: {exc}")
-        return Invocation(
-            job, function, spec, args, kwargs, guard.wrap(self._runtime, job, function)
-        )
+        guarded = guard.wrap(self._runtime, job, function)
+        return Invocation(job, function, spec, args, kwargs, guarded, self._scope)
