@@ -13,7 +13,8 @@ import ast
 from dataclasses import dataclass
 from enum import StrEnum
 
-from codemods._project import ModuleInfo, Project
+from codemods._orm import is_model, model_key, orm_load
+from codemods._resolve import Where, assignments, derives, resolve_expr
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -32,6 +33,7 @@ class Declared:
     kind: Kind
     type: str = ""  # MODEL / ENCODED: the dotted class
     why: str = ""  # UNKNOWN: the missing fact; NOT_DATA: what it is
+    built: bool = False  # MODEL: made by its constructor here, so it may have no row yet
 
 
 UNKNOWN = Declared(Kind.UNKNOWN)
@@ -64,25 +66,10 @@ _ENCODED = frozenset(
     | {"decimal.Decimal", "uuid.UUID", "pathlib.Path", "pathlib.PurePath"}
 )
 _ENCODED_BASES = ("pydantic.BaseModel", "enum.Enum", "enum.StrEnum", "enum.IntEnum")
-_MODEL_BASES = ("django.db.models.Model", "django.db.models.base.Model")
-_ORM_LOADS = frozenset({"get", "create", "first", "last", "latest", "earliest", "get_or_none"})
 _NOT_DATA = {
     "builtins.open": "an open file: pass its path",
     "io.open": "an open file: pass its path",
 }
-
-
-@dataclass(frozen=True)
-class Where:
-    """Where an expression is read: a module, and the function around it (None: module level)."""
-
-    project: Project
-    module: ModuleInfo
-    function: _Def | None = None
-    depth: int = 0
-
-    def deeper(self, module: ModuleInfo | None = None, function: _Def | None = None) -> Where:
-        return Where(self.project, module or self.module, function, self.depth + 1)
 
 
 def declared(node: ast.expr, where: Where) -> Declared:
@@ -122,74 +109,6 @@ def _all(parts: list[Declared]) -> Declared:
                 else Declared(Kind.UNKNOWN, why=f"a container of {part.type}")
             )
     return JSON
-
-
-def resolve(name: str, where: Where) -> str:
-    """The dotted name ``name`` is bound to at module level (``builtins.x`` when unbound)."""
-    module = where.module
-    if name in module.imports:
-        return module.imports[name]
-    if name in module.classes or name in module.functions or name in module.assignments:
-        return f"{module.name}.{name}"
-    return f"builtins.{name}"
-
-
-def resolve_expr(node: ast.expr, where: Where) -> str | None:
-    if isinstance(node, ast.Name):
-        return None if _local(node.id, where) else resolve(node.id, where)
-    if isinstance(node, ast.Attribute):
-        head = resolve_expr(node.value, where)
-        return None if head is None else f"{head}.{node.attr}"
-    return None
-
-
-def _local(name: str, where: Where) -> bool:
-    fn = where.function
-    if fn is None:
-        return False
-    params = [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
-    return any(a.arg == name for a in params) or bool(assignments(fn, name))
-
-
-def assignments(fn: _Def, name: str) -> list[ast.AST]:
-    """Every statement in ``fn`` (not in nested defs) that binds ``name``."""
-    found: list[ast.AST] = []
-    for node in _own_nodes(fn):
-        if (
-            (isinstance(node, ast.Assign) and any(_binds(t, name) for t in node.targets))
-            or (
-                isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor)
-                and _binds(node.target, name)
-            )
-            or (
-                isinstance(node, ast.withitem)
-                and node.optional_vars is not None
-                and _binds(node.optional_vars, name)
-            )
-            or (isinstance(node, ast.NamedExpr) and node.target.id == name)
-        ):
-            found.append(node)
-    return found
-
-
-def _binds(target: ast.expr, name: str) -> bool:
-    """``name = ...``, ``a, name = ...``; not ``name.x = ...`` (that writes an attribute)."""
-    if isinstance(target, ast.Name):
-        return target.id == name
-    if isinstance(target, ast.Tuple | ast.List):
-        return any(_binds(e, name) for e in target.elts)
-    return isinstance(target, ast.Starred) and _binds(target.value, name)
-
-
-def _own_nodes(fn: _Def) -> list[ast.AST]:
-    out: list[ast.AST] = []
-    todo: list[ast.AST] = list(fn.body)
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        if not isinstance(node, _Def | ast.ClassDef | ast.Lambda):
-            todo.extend(ast.iter_child_nodes(node))
-    return out
 
 
 def _name(name: str, where: Where) -> Declared:
@@ -236,8 +155,9 @@ def _attribute(node: ast.Attribute, where: Where) -> Declared:
     if found is not None:  # ``module.CONSTANT`` of a project module
         return _module_level(found[1], where.deeper(module=found[0], function=None))
     owner = declared(node.value, where)
-    if owner.kind is Kind.MODEL and node.attr in ("pk", "id"):
-        return JSON if primary_key_is_int(owner.type, where) else UNKNOWN
+    key = model_key(owner.type, where) if owner.kind is Kind.MODEL else None
+    if owner.kind is Kind.MODEL and node.attr in (key.readable if key else ("pk", "id")):
+        return JSON if key is not None else UNKNOWN
     if owner.type:  # a project class: a dataclass, pydantic or attrs field
         return _field(owner.type, node.attr, where)
     return Declared(Kind.UNKNOWN, why=f"no declared type for `{ast.unparse(node)}`")
@@ -259,6 +179,9 @@ def _field(cls: str, attr: str, where: Where) -> Declared:
 
 
 def _call(node: ast.Call, where: Where) -> Declared:
+    model = orm_load(node, where)  # first: a query chain's callee resolves to no name
+    if model:
+        return Declared(Kind.MODEL, model)
     dotted = resolve_expr(node.func, where)
     if dotted is None:
         return Declared(
@@ -270,32 +193,17 @@ def _call(node: ast.Call, where: Where) -> Declared:
         return Declared(Kind.NOT_DATA, why=_NOT_DATA[dotted])
     if dotted.startswith("builtins.") and dotted.removeprefix("builtins.") in _JSON_CALLS:
         return JSON
-    model = _orm_load(node, dotted, where)
-    if model:
-        return Declared(Kind.MODEL, model)
     found = where.project.lookup(dotted)
     if found is not None and found[1] in found[0].functions:
         returns = found[0].functions[found[1]].returns
         if returns is not None:
             return annotation(returns, where.deeper(module=found[0], function=None))
     if found is not None and found[1] in found[0].classes:
-        return _class(f"{found[0].name}.{found[1]}", where)
+        made = _class(f"{found[0].name}.{found[1]}", where)
+        return Declared(Kind.MODEL, made.type, built=True) if made.kind is Kind.MODEL else made
     return Declared(
         Kind.UNKNOWN, why=f"no declared return type for `{ast.unparse(node.func)}(...)`"
     )
-
-
-def _orm_load(node: ast.Call, dotted: str, where: Where) -> str:
-    """The model of ``Model.objects.get(...)`` / ``get_object_or_404(Model, ...)``, else ""."""
-    if dotted == "django.shortcuts.get_object_or_404" and node.args:
-        model = resolve_expr(node.args[0], where) or ""
-        return model if is_model(model, where) else ""
-    head, _, method = dotted.rpartition(".")
-    for manager in (".objects", "._default_manager"):
-        if method in _ORM_LOADS and head.endswith(manager):
-            model = head.removesuffix(manager)
-            return model if is_model(model, where) else ""
-    return ""
 
 
 def annotation(node: ast.expr, where: Where) -> Declared:
@@ -367,47 +275,6 @@ def _union(parts: list[Declared]) -> Declared:
 def _class(qualname: str, where: Where) -> Declared:
     if is_model(qualname, where):
         return Declared(Kind.MODEL, qualname)
-    if any(_derives(qualname, base, where) for base in _ENCODED_BASES):
+    if any(derives(qualname, base, where) for base in _ENCODED_BASES):
         return Declared(Kind.ENCODED, qualname)
     return Declared(Kind.UNKNOWN, qualname, why=f"{qualname} is not a type the runtime stores")
-
-
-def is_model(qualname: str, where: Where) -> bool:
-    return any(_derives(qualname, base, where) for base in _MODEL_BASES)
-
-
-def _derives(qualname: str, base: str, where: Where, depth: int = 0) -> bool:
-    if qualname == base or depth > 8:
-        return qualname == base
-    found = where.project.lookup(qualname)
-    if found is None or found[1] not in found[0].classes:
-        return False
-    inside = Where(where.project, found[0])
-    for node in found[0].classes[found[1]].bases:
-        dotted = resolve_expr(node, inside)
-        if dotted is not None and _derives(dotted, base, where, depth + 1):
-            return True
-    return False
-
-
-_INT_FIELDS = ("AutoField", "BigAutoField", "SmallAutoField", "IntegerField", "BigIntegerField")
-
-
-def primary_key_is_int(model: str, where: Where) -> bool:
-    """Django's default ``id`` (an auto field), or a declared integer primary key."""
-    found = where.project.lookup(model)
-    if found is None or found[1] not in found[0].classes:
-        return False
-    for stmt in found[0].classes[found[1]].body:
-        value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
-        if isinstance(value, ast.Call) and any(
-            k.arg == "primary_key" and isinstance(k.value, ast.Constant) and k.value.value is True
-            for k in value.keywords
-        ):
-            name = (
-                value.func.attr
-                if isinstance(value.func, ast.Attribute)
-                else ast.unparse(value.func)
-            )
-            return name.endswith(_INT_FIELDS)
-    return True

@@ -35,6 +35,7 @@ class ModuleInfo:
     tree: ast.Module
     text: str
     is_package: bool = False
+    path: str = ""  # POSIX, relative to the root
 
     def segment(self, node: ast.AST) -> str:
         return ast.get_source_segment(self.text, node) or ""
@@ -115,7 +116,7 @@ class Project:
                 text = self._text(rel)
                 if text is not None:
                     try:
-                        return ModuleInfo(name, ast.parse(text), text, package)
+                        return ModuleInfo(name, ast.parse(text), text, package, rel)
                     except SyntaxError:
                         return None
         return None

@@ -15,14 +15,15 @@ A site also stays put when the caller uses the result (``manual``), when an
 argument is not provably storable (``codemods._storable``: unknown means skip),
 or when the job cannot be imported by a worker (bound method, nested function).
 A ``Thread`` subclass whose ``run`` uses only constructor data moves as a job of
-that data (``codemods._threadjob``).
+that data (``codemods._threadjob``); a bound method of a module-level service
+object moves as a wrapper job calling it on that object (``codemods._service``).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from codemods import _storable, _threadjob
+from codemods import _service, _storable, _threadjob
 from codemods._jobdefs import FunctionDefInfo
 from codemods._project import Project
 from codemods._types import ApplyOptions, DefKind, SiteOutcome, Status, Target, Wrapper
@@ -105,7 +106,7 @@ def _decide(
 ) -> Target | SiteOutcome:
     if job is None:
         return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
-    threaded = _thread_job(site, job, project)
+    threaded = _thread_job(site, job, project) or _service_job(site, job, defs, project)
     reason = _verdict_reason(job, options) or _place_reason(site, job, defs, blocked, threaded)
     if reason:
         return _skip(site, reason)
@@ -145,6 +146,16 @@ def _thread_job(
     ):
         return None
     return _threadjob.plan(job, project)
+
+
+def _service_job(
+    site: CallSite, job: Job, defs: dict[str, FunctionDefInfo | None], project: Project
+) -> tuple[Wrapper, list[str]] | str | None:
+    """A bound method's site: a wrapper on its module-level object, or why not; None otherwise."""
+    found = defs.get(job.qualname)
+    if found is None or found.kind is not DefKind.METHOD:
+        return None
+    return _service.plan(site, job, project)
 
 
 def _can_answer_202(site: CallSite) -> bool:

@@ -16,16 +16,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from codemods._declared import (
-    Declared,
-    Kind,
-    Where,
-    annotation,
-    assignments,
-    declared,
-    primary_key_is_int,
-)
+from codemods._declared import Declared, Kind, annotation, declared
+from codemods._orm import ModelKey, Orm, model_key
 from codemods._project import ModuleInfo, Project, enclosing_function, module_name
+from codemods._resolve import Where, assignments
 from codemods._types import ArgEdit, Wrapper
 from inventory.models import Argument, CallSite, Job
 
@@ -43,6 +37,7 @@ class _Model:
     argument: Argument
     model: str
     param: str
+    built: bool = False  # made by its constructor in the caller
 
 
 def check(site: CallSite, job: Job, params: list[str], project: Project) -> Storable | str:
@@ -56,7 +51,7 @@ def check(site: CallSite, job: Job, params: list[str], project: Project) -> Stor
         if found.kind is Kind.LAZY_TEXT:
             edits.append(ArgEdit(arg.source, f"str({arg.source.strip()})"))
         elif found.kind is Kind.MODEL and param is not None:
-            models.append(_Model(arg, found.type, param))
+            models.append(_Model(arg, found.type, param, found.built))
         else:
             reason = _reason(arg, found, param, job, project)
             if reason:
@@ -138,28 +133,31 @@ def _by_id(
 ) -> Storable | str:
     """Enqueue the primary key, re-fetch in a thin job: only when the re-fetch is provably the same.
 
-    Provably the same: a project Django model with an integer primary key; the
-    argument is a local name the caller never writes an attribute of, and calls
-    no method on, before the site (so the row holds everything the instance
-    does); the job is a module-level function taking the instance as one
-    parameter.
+    Provably the same: a project Django model, or a Flask-SQLAlchemy
+    ``db.Model`` subclass, with an integer primary key; the argument is a
+    local name loaded from the database (not built by its constructor there,
+    so it has a committed row) that the caller never writes an attribute of,
+    and calls no method on, before the site (so the row holds everything the
+    instance does); the job is a module-level function taking the instance as
+    one parameter.
     """
     if len(models) != 1 or where is None or where.function is None:
         return "more than one model instance as argument: rewrite by hand"
     found = models[0]
     name = found.argument.source.strip()
+    key = model_key(found.model, where)
     problem = _changed_before(where.function, name, site.location.line)
-    problem = problem or (
-        None if primary_key_is_int(found.model, where) else "its primary key is not an integer"
-    )
+    if found.built and not problem:
+        problem = f"`{name}` loaded from the database (it is built here, its row may not exist yet)"
+    problem = problem or (None if key is not None else "its primary key is not an integer")
     fn = _job_def(job, where.project)
     if fn is not None and not problem and not _plain(fn[1]):
         problem = "a job signature without defaults, * or keyword-only parameters"
-    if problem or fn is None:
+    if problem or fn is None or key is None:
         said = f"argument {found.argument.name} ({name}) is a {found.model} instance"
         return f"{said}: the by-id form needs {problem or 'the job as a module-level function'}"
-    wrapper = _wrapper(job, fn[1], found, where.project)
-    return Storable((*edits, ArgEdit(found.argument.source, f"{name}.pk")), wrapper)
+    wrapper = _wrapper(job, fn[1], found, key, where.project)
+    return Storable((*edits, ArgEdit(found.argument.source, f"{name}.{key.attr}")), wrapper)
 
 
 def _plain(fn: _Def) -> bool:
@@ -197,26 +195,49 @@ def _is(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
 
-def _wrapper(job: Job, fn: _Def, found: _Model, project: Project) -> Wrapper:
+def _wrapper(job: Job, fn: _Def, found: _Model, key: ModelKey, project: Project) -> Wrapper:
     assert job.location is not None
     info = project.module_at(job.location.path)
     assert info is not None
-    model_module, _, model = found.model.rpartition(".")
-    key = f"{found.param}_id"
+    model = key.model.rpartition(".")[2]
+    key_param = f"{found.param}_id"
     params = ", ".join(
-        f"{key}: int" if a.arg == found.param else info.segment(a) for a in fn.args.args
+        f"{key_param}: int" if a.arg == found.param else info.segment(a) for a in fn.args.args
     )
-    calls = ", ".join(
-        f"{a.arg}={model}._default_manager.get(pk={key})"
-        if a.arg == found.param
-        else f"{a.arg}={a.arg}"
-        for a in fn.args.args
-    )
+    lines, fetched = _refetch(key, found.param, key_param)
+    calls = ", ".join(f"{a.arg}={fetched if a.arg == found.param else a.arg}" for a in fn.args.args)
     name = f"{fn.name}_by_id"
     source = (
         f"def {name}({params}):\n"
         f'    """`{fn.name}` on the {model} re-fetched by its primary key (written by `migrator apply`)."""\n'
-        f"    from {model_module} import {model}\n\n"
+        f"{lines}"
         f"    return {fn.name}({calls})\n"
     )
     return Wrapper(module_name(job.location.path), job.location.path, name, fn.name, source)
+
+
+def _refetch(key: ModelKey, local: str, key_param: str) -> tuple[str, str]:
+    """The wrapper's lines before its call, and the re-fetched row's expression in the call.
+
+    The model is imported inside the wrapper: the job's module may be one the
+    models module imports.
+    """
+    module, _, model = key.model.rpartition(".")
+    if key.orm is Orm.DJANGO:
+        return (
+            f"    from {module} import {model}\n\n",
+            f"{model}._default_manager.get(pk={key_param})",
+        )
+    db_module, _, db = key.db.rpartition(".")
+    imports = (
+        f"    from {module} import {', '.join(sorted({model, db}))}\n"
+        if db_module == module
+        else f"    from {db_module} import {db}\n    from {module} import {model}\n"
+    )
+    lines = (
+        f"{imports}\n"
+        f"    {local} = {db}.session.get({model}, {key_param})\n"
+        f"    if {local} is None:  # deleted since the enqueue: fail as Django's get() would\n"
+        f'        raise LookupError(f"{model} {{{key_param}}} no longer exists")\n'
+    )
+    return lines, local

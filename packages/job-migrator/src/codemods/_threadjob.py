@@ -20,8 +20,8 @@ from __future__ import annotations
 import ast
 import re
 
-from codemods._declared import Where, resolve_expr
 from codemods._project import ModuleInfo, Project, module_name
+from codemods._resolve import Where, resolve_expr
 from codemods._types import Wrapper
 from inventory.models import Job
 

@@ -111,6 +111,18 @@ class ApplyResult(BaseModel):
     rescanned: list[str] = Field(
         default_factory=list, description="Files rescanned because they changed."
     )
+    records: list[Job] = Field(
+        default_factory=list,
+        description="The plan's own record of each moved job (verdict, evidence), for the PR text.",
+    )
+    worker: str = Field(
+        default="",
+        description="What `queue-runtime worker` needs for this app (framework context).",
+    )
+
+    def record(self, qualname: str) -> Job | None:
+        """The moved job ``qualname`` as the plan saw it (None: not moved by this plan)."""
+        return next((j for j in self.records if j.qualname == qualname), None)
 
     def by_status(self, status: Status) -> list[SiteOutcome]:
         return [o for o in self.outcomes if o.status is status]

@@ -14,10 +14,11 @@ from codemods import _jobdefs, _stale
 from codemods._changes import git
 from codemods._changes.branches import BranchReport, create
 from codemods._changes.changeset import plan_changes, read_source, write_changes
-from codemods._config import effective_options
+from codemods._config import check_keys, effective_options
 from codemods._edits import status_endpoint
 from codemods._edits.register import decorator_arguments
 from codemods._edits.status_endpoint import AppModule
+from codemods._project import Project
 from codemods._select import guarded_verdict, select
 from codemods._types import (
     ApplyOptions,
@@ -27,6 +28,7 @@ from codemods._types import (
     Target,
 )
 from inventory.models import Confidence, Framework, Idempotency, Inventory, Job
+from queue_runtime.bootstrap import describe_worker_bootstrap
 
 INVENTORY_FILE = Path(".migrator") / "inventory.json"
 DIRTY_REASON = "uncommitted changes in this file: commit or stash them, or pass --allow-dirty"
@@ -54,23 +56,25 @@ def plan_apply(
     top = Path(root).resolve()
     opts = effective_options(top, options or ApplyOptions())
     inventory, rescanned, stale = _stale.refresh(top, inventory, scanner if opts.rescan else None)
+    check_keys(top, opts, inventory)
     dirty = set() if opts.allow_dirty else git.dirty_files(top)
     blocked = _blocked(top, inventory, stale, dirty)
     sources = _read_sources(top, inventory, blocked)
     defs = _definitions(inventory, sources)
     app = _app_for_202(top, inventory, dirty)
-    targets, outcomes = select(inventory, opts, defs, blocked, accept_202=app is not None)
+    project = Project(top, sources)
+    targets, outcomes = select(inventory, opts, defs, blocked, app is not None, project)
     plan = plan_changes(sources, targets, _decorations(targets, opts), app)
     moved = _by_risk(inventory, set(plan.moved))
-    outcomes = _ordered([*outcomes, *plan.outcomes])
-    refused = {**blocked, **plan.refused}
     return ApplyResult(
         root=str(top),
         changes=plan.changes,
-        outcomes=outcomes,
-        refused=refused,
+        outcomes=_ordered([*outcomes, *plan.outcomes]),
+        refused={**blocked, **plan.refused},
         jobs=moved,
         rescanned=rescanned,
+        records=[j for q in moved if (j := inventory.job(q)) is not None],
+        worker=describe_worker_bootstrap(top) if moved else "",
     )
 
 
@@ -173,10 +177,19 @@ def create_branches(
 
     The branches stack (each starts where the previous one ends) and are
     built without touching the checkout; each gets ``.migrator/prs/<branch>.md``.
+    They are planned against HEAD's content (a snapshot beside the checkout),
+    so changes already written with ``--write`` and not yet committed are what
+    the branches commit, as the README's order (``--write``, then ``--branch``)
+    expects; the checkout's uncommitted state is never read.
     """
     top = Path(root).resolve()
+    opts = (options or ApplyOptions()).model_copy(update={"allow_dirty": True})
+    with git.head_snapshot(top) as snapshot:
+        fresh, rescanned, _ = _stale.refresh(snapshot, inventory, scanner if opts.rescan else None)
 
-    def plan(opts: ApplyOptions) -> ApplyResult:
-        return plan_apply(top, inventory, opts, scanner)
+        def plan(step: ApplyOptions) -> ApplyResult:
+            planned = plan_apply(snapshot, fresh, step, scanner)
+            update = {"root": str(top), "rescanned": rescanned or planned.rescanned}
+            return planned.model_copy(update=update)
 
-    return create(top, inventory, name, options or ApplyOptions(), plan)
+        return create(top, fresh, name, opts, plan)

@@ -120,7 +120,7 @@ def _write_pr(
 
 
 def _commit_message(qualname: str, step: ApplyResult, inventory: Inventory) -> str:
-    job = inventory.job(qualname)
+    job = pr.job_record(step, inventory, qualname)
     verdict = f"{job.idempotency}, {job.confidence} confidence" if job else "moved"
     sites = [o for o in step.by_status(Status.REWRITTEN) if o.site.job == qualname]
     lines = [f"Move {qualname} onto queue_runtime ({verdict})", ""]

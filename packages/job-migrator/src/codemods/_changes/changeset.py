@@ -98,7 +98,7 @@ def _register_jobs(
             module = modules.get(wrapper.path) or cst.parse_module(sources[wrapper.path])
             modules[wrapper.path] = wrappers.add_wrapper(module, wrapper)
         qualpath = wrapper.name if wrapper is not None else target.qualpath
-        by_path[_def_path(target)][qualpath] = decorations[target.job.qualname]
+        by_path[_job_path(target)][qualpath] = decorations[target.job.qualname]
     decorated: set[tuple[str, str]] = set()
     first_party = project_packages(sources, (t.job.qualname for t in moved))
     for path, arguments in sorted(by_path.items()):
@@ -110,9 +110,14 @@ def _register_jobs(
         t
         for t in moved
         if t.job.qualname in rewritten
-        or (_def_path(t), t.wrapper.name if t.wrapper else t.qualpath) in decorated
+        or (_job_path(t), t.wrapper.name if t.wrapper else t.qualpath) in decorated
     ]
     plan.moved.extend(dict.fromkeys(t.job.qualname for t in changed))
+
+
+def _job_path(target: Target) -> str:
+    """Where the registered job lives: its wrapper's module, else its own definition's."""
+    return target.wrapper.path if target.wrapper is not None else _def_path(target)
 
 
 def _def_path(target: Target) -> str:

@@ -7,9 +7,13 @@ index and current branch exactly as they were.
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
+import tarfile
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from codemods._types import CodemodError
@@ -22,6 +26,12 @@ class GitError(CodemodError):
 def _git(
     cwd: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
 ) -> str:
+    return _git_bytes(cwd, *args, stdin=stdin, env=env).decode()
+
+
+def _git_bytes(
+    cwd: Path, *args: str, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> bytes:
     proc = subprocess.run(
         ["git", *args],
         cwd=cwd,
@@ -32,7 +42,7 @@ def _git(
     )
     if proc.returncode != 0:
         raise GitError(f"git {' '.join(args)}: {proc.stderr.decode(errors='replace').strip()}")
-    return proc.stdout.decode()
+    return proc.stdout
 
 
 def toplevel(path: Path) -> Path | None:
@@ -86,3 +96,23 @@ def _mode(repo: Path, parent: str, path: Path) -> str:
 
 def create_branch(repo: Path, name: str, commit: str) -> None:
     _git(repo, "update-ref", f"refs/heads/{name}", commit, "0" * 40)
+
+
+@contextmanager
+def head_snapshot(top: Path) -> Iterator[Path]:
+    """HEAD's tracked files under ``top``, in a temporary directory (the checkout is not read).
+
+    Review branches start from HEAD, so they are planned from HEAD's bytes:
+    what ``--write`` left uncommitted in the checkout is planned again, and
+    committed, instead of being refused as dirty.
+    """
+    repo = toplevel(top)
+    if repo is None:
+        raise GitError(f"{top} is not inside a git repository: --branch needs one")
+    prefix = top.resolve().relative_to(repo.resolve()).as_posix()
+    tree = "HEAD" if prefix == "." else f"HEAD:{prefix}"
+    archive = _git_bytes(repo, "archive", "--format=tar", tree)
+    with tempfile.TemporaryDirectory(prefix="migrator-head-") as tmp:
+        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+            tar.extractall(tmp, filter="data")
+        yield Path(tmp).resolve()

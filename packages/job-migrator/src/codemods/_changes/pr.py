@@ -61,8 +61,12 @@ def render(
     if base:
         parts.append(f"Based on `{base}`: merge that one first.\n")
     parts.append("## What moved and why it is safe\n")
-    parts.extend(_job_section(inventory.job(q), q) for q in jobs)
-    guarded = [q for q in jobs if (j := inventory.job(q)) is not None and guarded_verdict(j)]
+    parts.extend(_job_section(job_record(result, inventory, q), q) for q in jobs)
+    guarded = [
+        q
+        for q in jobs
+        if (j := job_record(result, inventory, q)) is not None and guarded_verdict(j)
+    ]
     if guarded:
         many = len(guarded) > 1
         parts.append(
@@ -78,10 +82,17 @@ def render(
         others = [o for o in result.outcomes if o.site.job not in result.jobs]
         parts.append(_sites("Other sites not moved, and why", others))
     accepted = any(o.site.result_used for o in mine if o.status is Status.REWRITTEN)
+    if result.worker:
+        parts.append(f"## What the workers need\n\n{result.worker}\n")
     parts.append(ROLLBACK + (ROLLBACK_202 if accepted else ""))
     parts.append(TESTS)
     parts.append(_checklist(jobs, inventory))
     return "\n".join(p for p in parts if p)
+
+
+def job_record(result: ApplyResult, inventory: Inventory, qualname: str) -> Job | None:
+    """The plan's own record of a moved job; the caller's inventory only for one it lacks."""
+    return result.record(qualname) or inventory.job(qualname)
 
 
 def _job_section(job: Job | None, qualname: str) -> str:

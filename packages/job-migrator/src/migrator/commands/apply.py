@@ -162,6 +162,8 @@ def render(
             f"branch [bold]{escape(report.name)}[/]: {len(report.commits)} commit(s), "
             f"PR text in {escape(report.pr_path)}"
         )
+    if result.worker:
+        console.print(f"[bold]workers:[/] {escape(result.worker)}")
     console.print(escape(_summary(result, mode)))
 
 

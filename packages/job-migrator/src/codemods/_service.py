@@ -1,0 +1,146 @@
+"""A bound method of a module-level service object becomes a job that calls it on that object.
+
+``threading.Thread(target=order_service.rebuild, args=(order_id,))`` ->
+``order_service_rebuild.enqueue(order_id)``, with a thin job written into the
+module that builds the object::
+
+    @job(pool="batch", idempotent=True)
+    def order_service_rebuild(order_id):
+        return order_service.rebuild(order_id)
+
+Only when the worker provably has the same object: the site names it as
+``name.method`` (or ``module.name.method``); ``name`` is bound exactly once,
+at module level of a project module, to ``Cls(...)`` where ``Cls`` is the
+class defining the job; that module neither sets an attribute of it nor calls
+a method on it at import time (so importing the module builds it the same way
+in the worker); the method takes plain parameters. Any other bound method
+stays where it is, with the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from codemods._project import ModuleInfo, Project
+from codemods._resolve import Where, resolve, resolve_expr
+from codemods._types import Wrapper
+from inventory.models import CallSite, Job
+
+_Def = ast.FunctionDef | ast.AsyncFunctionDef
+NOT_AN_OBJECT = (
+    "bound method: the instance cannot be serialised, and `{written}` is not a module-level "
+    "object of the project that a worker builds the same way on import"
+)
+
+
+@dataclass(frozen=True)
+class _Object:
+    info: ModuleInfo  # the module binding it
+    name: str
+
+
+def plan(site: CallSite, job: Job, project: Project) -> tuple[Wrapper, list[str]] | str:
+    """The wrapper job and its parameters, or why the bound method cannot move."""
+    written = site.target_source.strip()
+    cls, _, method = job.qualname.rpartition(".")
+    found = _module_object(site, written, project)
+    problem = None if found is not None else NOT_AN_OBJECT.format(written=written or "the instance")
+    problem = problem or (_built_as(found, cls, project) if found else None)
+    if found is not None and not problem and found.info.path not in project.sources:
+        problem = f"bound method: `{found.name}` is built in {found.info.path}, which apply does not edit (not scanned, or refused)"
+    fn = _method(cls, method, project)
+    if not problem and (fn is None or not _plain(fn)):
+        problem = (
+            f"bound method {written}: the wrapper needs a method with plain parameters "
+            "(no defaults, *, ** or keyword-only)"
+        )
+    if problem or found is None or fn is None:
+        return problem or NOT_AN_OBJECT.format(written=written)
+    params = [a.arg for a in fn.args.args[1:]]
+    return _wrapper(found, method, fn), params
+
+
+def _module_object(site: CallSite, written: str, project: Project) -> _Object | None:
+    """The module-level object ``written`` (``obj.method``) names, seen from the site's module."""
+    head, _, _ = written.rpartition(".")
+    caller = project.module_at(site.location.path)
+    if caller is None or not head or not all(p.isidentifier() for p in head.split(".")):
+        return None
+    first, _, rest = head.partition(".")
+    dotted = resolve(first, Where(project, caller)) + (f".{rest}" if rest else "")
+    found = project.lookup(dotted)
+    if found is None or found[1] not in found[0].assignments:
+        return None
+    return _Object(found[0], found[1])
+
+
+def _built_as(found: _Object, cls: str, project: Project) -> str | None:
+    """None when the object is ``cls(...)``, bound once and left alone at import time."""
+    said = f"`{found.name}` in {found.info.name}"
+    value = found.info.assignments[found.name]
+    built = (
+        resolve_expr(value.func, Where(project, found.info))
+        if isinstance(value, ast.Call)
+        else None
+    )
+    if built is None or project.lookup(built) != project.lookup(cls):
+        return f"bound method: {said} is not built by calling {cls.rpartition('.')[2]}(...)"
+    bindings = [s for s in found.info.tree.body if _binds(s, found.name)]
+    if len(bindings) != 1:
+        return f"bound method: {said} is bound more than once at module level"
+    touched = _touched_at_import(found)
+    return f"bound method: {said} is changed at import time (line {touched})" if touched else None
+
+
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else []
+    if isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+        targets = [stmt.target]
+    return any(isinstance(t, ast.Name) and t.id == name for t in targets)
+
+
+def _touched_at_import(found: _Object) -> int | None:
+    """The first module-level line that sets an attribute of, or calls a method on, the object."""
+    for stmt in found.info.tree.body:
+        if isinstance(stmt, _Def | ast.ClassDef):
+            continue  # runs later, if ever: not part of building the object
+        for node in ast.walk(stmt):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == found.name
+            ):
+                return node.lineno
+    return None
+
+
+def _method(cls: str, method: str, project: Project) -> _Def | None:
+    found = project.lookup(cls)
+    if found is None or found[1] not in found[0].classes:
+        return None
+    body = found[0].classes[found[1]].body
+    return next((s for s in body if isinstance(s, _Def) and s.name == method), None)
+
+
+def _plain(fn: _Def) -> bool:
+    args = fn.args
+    has_self = bool(args.args) and not fn.decorator_list
+    return has_self and not (
+        args.defaults or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs
+    )
+
+
+def _wrapper(found: _Object, method: str, fn: _Def) -> Wrapper:
+    name = f"{found.name.lstrip('_')}_{method.lstrip('_')}"
+    params = ", ".join(found.info.segment(a) for a in fn.args.args[1:])
+    calls = ", ".join(a.arg for a in fn.args.args[1:])
+    prefix = "async " if isinstance(fn, ast.AsyncFunctionDef) else ""
+    awaited = "await " if prefix else ""
+    source = (
+        f"{prefix}def {name}({params}):\n"
+        f'    """`{found.name}.{method}` on the worker\'s own `{found.name}` (written by migrator)."""\n'
+        f"    return {awaited}{found.name}.{method}({calls})\n"
+    )
+    # After the module's last statement: the object and whatever it needs are bound by then.
+    return Wrapper(found.info.name, found.info.path, name, "", source)
