@@ -149,6 +149,8 @@ class CallMatch:
     # The source of a ``sql_arg`` that is no literal and no SQL rule classifies (``sql``
     # in ``cursor.execute(sql)``): the effect given is the entry's default, a guess.
     sql_unknown: str | None = None
+    # A ``?.method`` entry with no receiver hint: the method's name alone decided.
+    by_name: bool = False
 
 
 def load_shipped() -> CatalogueSpec:
@@ -335,8 +337,9 @@ def _apply(
         kind = sql or kind
     if kind is None:
         return None
+    by_name = entry.is_suffix and entry.receiver is None and "." not in entry.call[len(_SUFFIX) :]
     return CallMatch(
-        kind, api_name(call, target), entry.keyed_by, exact, entry.key_matches, unknown
+        kind, api_name(call, target), entry.keyed_by, exact, entry.key_matches, unknown, by_name
     )
 
 

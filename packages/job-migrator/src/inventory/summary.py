@@ -185,3 +185,10 @@ class FileSummary(BaseModel):
         default_factory=dict,
         description="Module-level name = dotted name aliases (send = mail.send_email), for resolution.",
     )
+    tables: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description=(
+            "Module-level dict literals whose every value is a name (``HANDLERS = {'a': f}``): "
+            "``HANDLERS[k]()`` runs one of them. Locally resolved dotted names, in order."
+        ),
+    )

@@ -109,9 +109,22 @@ class CallGraph:
         fn = self.index.functions.get(qualname)
         found: list[str] = []
         for fact in fn.facts if fn else []:
-            functions = self.table_functions(dispatch_table(fact) or [])
+            functions = self.table_functions(self.table_of(qualname, fact) or [])
             found += [f for f in functions if f is not None]
         return found
+
+    def table_of(self, qualname: str, fact: Fact) -> list[str] | None:
+        """The values of the table a dispatch fact calls through: written into the fact,
+        or a module-level dict literal of names of the function's module
+        (``COMPLEX[name]()`` with ``COMPLEX = {"a": get_a, "b": get_b}``)."""
+        written = dispatch_table(fact)
+        if written is not None or fact.kind != FactKind.DYNAMIC_DISPATCH:
+            return written
+        summary = self.index.home.get(qualname)
+        fn = self.index.functions.get(qualname)
+        if summary is None or fn is None or fact.target in fn.params:
+            return None  # a parameter shadowing the module's table
+        return summary.tables.get(fact.target)
 
     def table_functions(self, values: list[str]) -> list[str | None]:
         """The project function each table value runs, None for anything else."""

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from inventory._catalogue import CallMatch, Catalogue
 from inventory._classify._gaps import Gaps
-from inventory._classify._graph import CallGraph, CallTarget, dispatch_table
+from inventory._classify._graph import CallGraph, CallTarget
 from inventory._classify._guards import Guard, covering, guards_of, inserted_model
 from inventory._classify._index import SymbolKind
 from inventory._classify._keys import key_detail, key_status, natural_key
@@ -55,6 +55,8 @@ _TYPE_FACTORIES = frozenset(
         "enum.StrEnum",
     }
 )
+# Targets whose receiver's type is unknown although the name was qualified.
+_UNTYPED = frozenset({SymbolKind.MISSING, SymbolKind.MEMBER})
 _MODEL_BASE = ".Model"  # django.db.models.Model, flask_sqlalchemy's db.Model
 _PERSISTING = frozenset(
     {
@@ -136,6 +138,8 @@ class LocalEffects:
     def _call(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         call = target.call
         found = self.catalogue.match_call(call, target.name, _sql_before(fn, call.span.line))
+        if found is not None and self._overridable(found, target):
+            found = None  # the project may override the method: the name does not decide
         if found is None and target.kind != SymbolKind.FUNCTION:
             found = self.catalogue.match_keyword(call, target.name)
         if found is not None:
@@ -175,13 +179,35 @@ class LocalEffects:
         if method in _PLAIN_METHODS or method.startswith("__"):
             return None
         owners = self.graph.index.classes_defining(method)
-        if not owners:
+        if not owners or self._library_method_catalogued(call, owners):
             return None
         names = ", ".join(o.rsplit(".", 1)[-1] for o in owners[:3])
         more = f" and {len(owners) - 3} more" if len(owners) > 3 else ""
         detail = f"the receiver's type is unknown; {method} is defined on {names}{more}"
         effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, _short(api), fn, detail)
         return Found(effect, exact=False, gap=True)
+
+    def _overridable(self, found: CallMatch, target: CallTarget) -> bool:
+        """A by-name entry (``?.delete``) that says a call converges, on a receiver of
+        unknown type, when a project class defines that method: the receiver may be one
+        of them, whose override can do more (send, insert): the call is not explained."""
+        if not found.by_name or found.kind in REPEATS:
+            return False
+        if not (target.name.startswith(_UNKNOWN) or target.kind in _UNTYPED):
+            return False
+        index = self.graph.index
+        method = target.name.rsplit(".", 1)[-1]
+        return any(not index.is_library(owner) for owner in index.classes_defining(method))
+
+    def _library_method_catalogued(self, call: CallInfo, owners: list[str]) -> bool:
+        """``qs.distinct()`` where only a library read from the environment (Django's
+        QuerySet) defines ``distinct``: a ``[[pure]]`` method entry, written for exactly
+        those library APIs, speaks for it. A project class defining the method could be
+        the receiver, with effects of its own: then the call stays a gap."""
+        index = self.graph.index
+        if not all(index.is_library(owner) for owner in owners):
+            return False
+        return self.catalogue.is_pure(call, call.target, unknown_receiver=True)
 
     def _local_variable(self, call: CallInfo, fn: FunctionInfo) -> bool:
         """``backend.accepts()`` on a comprehension or loop variable, ``type(x).m()``: the
@@ -292,7 +318,7 @@ class LocalEffects:
     def _constructs(self, fact: Fact, fn: FunctionInfo) -> bool:
         """``cls(...)`` in a classmethod, ``Point(...)`` with ``Point = namedtuple("Point", ...)``:
         building a value, not a call only known at run time."""
-        table = dispatch_table(fact)
+        table = self.graph.table_of(fn.qualname, fact)
         if table:
             # Every value a project function: followed as calls (CallGraph.dispatched).
             return None not in self.graph.table_functions(table)

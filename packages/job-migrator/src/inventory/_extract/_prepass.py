@@ -63,6 +63,8 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
     for stmt in top:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _assign(stmt, summary, scope, resolver)
+    if summary.tables:
+        _drop_registries(tree, summary)
     _return_types(top, scope.prefix, resolver)
     for stmt in top:
         if not isinstance(stmt, _DEFS):
@@ -170,6 +172,9 @@ def _assign(
     if "__all__" in names:
         summary.all_names = _literal_names(stmt.value)
         return
+    table = _dispatch_table(stmt.value, resolver)
+    if table:
+        summary.tables.update(dict.fromkeys(names, table))
     binding = binding_for_value(stmt.value, resolver)
     if binding.kind is BindingKind.OTHER and isinstance(stmt, ast.AnnAssign):
         binding = _annotated(stmt.annotation, resolver, binding)
@@ -179,6 +184,39 @@ def _assign(
             # An instance stands for its class: ``mailer.send()`` elsewhere resolves to
             # ``Mailer.send``, the method that runs.
             summary.assignments[name] = public_name(binding.target, summary.module)
+
+
+def _dispatch_table(value: ast.expr, resolver: Resolver) -> list[str]:
+    """``{"a": fa, "b": mod.fb}``: the values' dotted names, when every value is a name
+    (a table of callables: calling an entry runs one of them). Else empty."""
+    if not isinstance(value, ast.Dict) or not value.values:
+        return []
+    found = [
+        resolver.dotted(v) if isinstance(v, ast.Name | ast.Attribute) else None
+        for v in value.values
+    ]
+    return [name for name in found if name] if all(found) else []
+
+
+_REGISTERING = frozenset({"update", "setdefault", "__setitem__"})
+
+
+def _drop_registries(tree: ast.Module, summary: FileSummary) -> None:
+    """A table the module adds to (``HANDLERS[k] = f``, ``HANDLERS.update(...)``) is a
+    registry: what a call through it runs is only known at run time."""
+    for node in ast.walk(tree):
+        written = _added_to(node)
+        if isinstance(written, ast.Name):
+            summary.tables.pop(written.id, None)
+
+
+def _added_to(node: ast.AST) -> ast.expr | None:
+    """What ``NAME[k] = v`` / ``del NAME[k]`` / ``NAME.update(...)`` adds to, else None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+        return node.value
+    if isinstance(node, ast.Attribute) and node.attr in _REGISTERING:
+        return node.value
+    return None
 
 
 def _annotated(annotation: ast.expr, resolver: Resolver, fallback: Binding) -> Binding:

@@ -8,7 +8,7 @@ and ``python -m inventory.rule_examples`` prints them as Markdown.
 
 from __future__ import annotations
 
-from inventory.rule_examples import config, money, repeats, resolution, safe
+from inventory.rule_examples import config, explained, money, repeats, resolution, safe
 from inventory.rule_examples._base import RuleExample
 
 __all__ = ["EXAMPLES", "RuleExample", "render_markdown"]
@@ -18,6 +18,7 @@ EXAMPLES: list[RuleExample] = [
     *repeats.EXAMPLES,
     *safe.EXAMPLES,
     *resolution.EXAMPLES,
+    *explained.EXAMPLES,
     *config.EXAMPLES,
 ]
 
