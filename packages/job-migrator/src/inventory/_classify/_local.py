@@ -11,14 +11,15 @@ import re
 from dataclasses import replace
 
 from inventory._catalogue import CallMatch, Catalogue
+from inventory._classify._collectors import Collectors
 from inventory._classify._gaps import Gaps
 from inventory._classify._graph import CallGraph, CallTarget
 from inventory._classify._guards import Guard, covering, guards_of, inserted_model
-from inventory._classify._index import SymbolKind
+from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._keys import key_detail, key_status, natural_key
 from inventory._classify._money import MoneyState, MoneyWords
 from inventory._classify._trace import Found, Trace, location
-from inventory._classify._verdict import REPEATS
+from inventory._classify._verdict import OPAQUE, REPEATS
 from inventory.models import Effect, EffectKind
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, ReceiverKind, Span
 
@@ -84,6 +85,7 @@ class LocalEffects:
         self.money = MoneyWords(graph, catalogue)
         self.state = MoneyState(catalogue)
         self.gaps = Gaps(catalogue, graph.library_gap)  # the soundness rule
+        self.collectors = Collectors(graph.index)
         # (caller, callee) where the caller passes the callee's SQL as a literal.
         self.sql_bound: set[tuple[str, str]] = set()
         self._sql_param_memo: dict[str, set[str]] = {}
@@ -104,7 +106,7 @@ class LocalEffects:
         traces += [t for f in fn.facts if (t := self._fact(f, fn, path)) is not None]
         traces += [self._dynamic_site(s, fn, path) for s in self.dynamic_sites.get(fn.qualname, [])]
         model = fn.qualname.rsplit(".", 1)[0] if self._on_model(fn) else None
-        billing = self.state.of_model(traces, fn, model)
+        billing = self.state.of_model(traces, fn, model, path)
         traces += [billing] if billing is not None else []
         guarded = _guarded(_post_process(traces, fn), fn, self.guards(fn.qualname))
         return [Trace(f, (fn.qualname,)) for f in guarded]
@@ -137,6 +139,9 @@ class LocalEffects:
 
     def _call(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         call = target.call
+        holder = self.collectors.holder(call, fn, self._local_variable(call, fn))
+        if holder is not None:
+            return _collected(holder, call, fn, path)
         found = self.catalogue.match_call(call, target.name, _sql_before(fn, call.span.line))
         if found is not None and self._overridable(found, target):
             found = None  # the project may override the method: the name does not decide
@@ -277,9 +282,7 @@ class LocalEffects:
         found = index.resolve(cls)
         if found.kind != SymbolKind.CLASS:
             return False
-        return any(
-            b not in index.classes and b.endswith(_MODEL_BASE) for b in index.mro(found.name)
-        )
+        return any(orm_base(index, b) for b in index.mro(found.name))
 
     def _money_word(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         found = self.money.match(target)
@@ -346,12 +349,18 @@ class LocalEffects:
             return False
         owner = fn.qualname.rsplit(".", 1)[0]
         index = self.graph.index
-        return any(b not in index.classes and b.endswith(_MODEL_BASE) for b in index.mro(owner))
+        return any(orm_base(index, b) for b in index.mro(owner))
 
     def _dynamic_site(self, site: RawSite, fn: FunctionInfo, path: str) -> Found:
         detail = site.unresolved_reason or "starts work whose target is only known at run time"
         api = _short(site.target_source) or site.pattern.value
         return Found(_effect(EffectKind.DYNAMIC_CALL, path, site.span, api, fn, detail))
+
+
+def orm_base(index: SymbolIndex, base: str) -> bool:
+    """``django.db.models.Model``: an ORM base outside the project, whether or not the
+    scan read the library's source (then it is in the index, as a library class)."""
+    return base.endswith(_MODEL_BASE) and (base not in index.classes or index.is_library(base))
 
 
 def _parameter_root(source: str | None, fn: FunctionInfo) -> str | None:
@@ -426,6 +435,15 @@ def _in_memory(fact: Fact, fn: FunctionInfo, path: str) -> Found:
     return Found(effect, exact=False, note=True)
 
 
+def _collected(holder: str, call: CallInfo, fn: FunctionInfo, path: str) -> Found:
+    detail = (
+        f"adds to {_short(holder, 40)}, a collection that outlives the job (read or shipped "
+        "later): a retry adds another item"
+    )
+    api = _short(f"{holder}.{call.target.rsplit('.', 1)[-1]}")
+    return Found(_effect(EffectKind.CACHE_INCR, path, call.span, api, fn, detail), exact=False)
+
+
 def _short(text: str, limit: int = 80) -> str:
     """Source text as one line, fit for an evidence message."""
     flat = " ".join(text.split())
@@ -479,10 +497,12 @@ def _post_process(traces: list[Found], fn: FunctionInfo) -> list[Found]:
 
 
 def repeats_on_retry(found: Found) -> bool:
-    """What a dedup guard can cover: an unkeyed repeat, or a stored random id."""
+    """What a dedup guard can cover: an unkeyed repeat, a stored random id, or an opaque
+    call (a stored callback...): when the guard holds, a repeat never reaches it."""
     effect = found.effect
     stored = effect.kind == EffectKind.RANDOM_ID and found.stored
-    return (effect.kind in REPEATS or stored) and not effect.keyed
+    opaque = effect.kind in OPAQUE and not (found.gap or found.note)
+    return (effect.kind in REPEATS or stored or opaque) and not effect.keyed
 
 
 def _guarded(traces: list[Found], fn: FunctionInfo, guards: list[Guard]) -> list[Found]:

@@ -81,6 +81,8 @@ _MONEY_MODEL = re.compile(
 _DB_WRITES = frozenset(
     {EffectKind.DB_INSERT, EffectKind.DB_UPSERT, EffectKind.DB_OVERWRITE, EffectKind.DB_INCREMENT}
 )
+# What a model method calls on itself (or a related manager) to persist a change.
+_SELF_WRITES = frozenset({"save", "create", "bulk_create", "update", "update_or_create"})
 _ACCUMULATORS = frozenset(
     {FactKind.AUGASSIGN_SUBSCRIPT, FactKind.AUGASSIGN_GLOBAL, FactKind.STATE_ASSIGN}
 )
@@ -142,21 +144,35 @@ class MoneyState:
             return nested.group(1)
         return None
 
-    def of_model(self, traces: list[Found], fn: FunctionInfo, model: str | None) -> Found | None:
-        """A method of a billing/payment model that writes rows: business state."""
+    def of_model(
+        self, traces: list[Found], fn: FunctionInfo, model: str | None, path: str
+    ) -> Found | None:
+        """A method of a billing/payment model that writes rows: business state. The write
+        may be its own (``self.save()``, ``self.log_set.create()``) through a project
+        override whose effects show up in the callee only."""
         if model is None or not _MONEY_MODEL.search(model.rsplit(".", 1)[-1]):
-            return None
-        write = next((t.effect for t in traces if t.effect.kind in _DB_WRITES), None)
-        if write is None:
             return None
         name = model.rsplit(".", 1)[-1]
         detail = (
             f"writes the state of {name}, a billing or payment model: a repeat may move it again"
         )
-        effect = write.model_copy(
-            update={"kind": EffectKind.ACCOUNT_STATE, "detail": detail, "keyed": False}
-        )
-        return Found(effect, exact=False)
+        write = next((t.effect for t in traces if t.effect.kind in _DB_WRITES), None)
+        if write is not None:
+            effect = write.model_copy(
+                update={"kind": EffectKind.ACCOUNT_STATE, "detail": detail, "keyed": False}
+            )
+            return Found(effect, exact=False)
+        own = next((c for c in fn.calls if _writes_self(c)), None)
+        if own is None:
+            return None
+        api = _short(f"{own.receiver_source}.{own.target.rsplit('.', 1)[-1]}")
+        return Found(_account_state(path, own.span, api, fn, detail), exact=False)
+
+
+def _writes_self(call: CallInfo) -> bool:
+    """``self.save()``, ``self.billinglog_set.create(...)``: the model persists itself."""
+    head = call.receiver_source.split(".", 1)[0]
+    return head == "self" and call.target.rsplit(".", 1)[-1] in _SELF_WRITES
 
 
 def _account_state(path: str, span: Span, api: str, fn: FunctionInfo, detail: str) -> Effect:

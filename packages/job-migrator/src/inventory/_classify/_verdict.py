@@ -9,7 +9,8 @@
    derived key nor a natural key. Wins over ``unknown``: what is known to
    repeat is the lower bound, an opaque call can only make it worse (it is
    kept as evidence, and lowers the confidence).
-5. ``unknown``: dynamic calls (or subprocesses) in the reachable code.
+5. ``unknown``: dynamic calls (or subprocesses) in the reachable code, unless
+   a dedup guard covers them (then rule 6 decides: a repeat never reaches them).
 6. ``needs_key``: every payment, and every repeat-on-retry effect, is keyed
    by a key derived from the inputs: safe only with that key; or the only
    repeats are inserts carrying an id-like column from the inputs (a natural
@@ -30,15 +31,16 @@ The **notification fast track**: a job whose only effects that repeat on a
 retry are notifications (email, SMS, push) and that touches no money or
 account state is flagged ``fast_track``; a duplicate is visible but harmless,
 so ``migrator plan`` moves it right after the idempotent jobs (phase 2). It
-gets a suggested key (the job, i.e. the template, + the recipient + the
-object it is about, from its parameters) whether or not a key is declared.
+gets a suggested key (``inventory._classify._suggest``: a digest of every
+argument, never a subset that could merge two different mails) whether or
+not a key is declared.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from inventory._classify._suggest import suggest_key
 from inventory._classify._trace import Trace
 from inventory.config import JobSetting, key_function
 from inventory.models import Confidence, EffectKind, Evidence, Idempotency
@@ -120,7 +122,7 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
     keyless = _rule(effects, None, gaps)[0] if declared else verdict
     confidence = _confidence(verdict, traces)
     fast = _fast_track(effects) and verdict in (Idempotency.NON_IDEMPOTENT, Idempotency.NEEDS_KEY)
-    key = _suggested_key(job, params, effects) if fast else None
+    key = suggest_key(job, params) if fast else None  # never merges different work
     if gaps:
         message = (
             f"unresolved calls (no source read, not in the catalogue; lower confidence): "
@@ -173,7 +175,7 @@ def _rule(
         _unknown(effects),
         _keyed(effects, repeats),
         _natural_key(repeats),
-        _guarded(repeats),
+        _guarded([*repeats, *(t for t in effects if t.kind in OPAQUE)]),
         _non_idempotent(repeats, effects),
     ):
         if outcome is not None:
@@ -220,7 +222,9 @@ def _declared_key(setting: JobSetting | None) -> _Outcome:
 
 
 def _unknown(effects: list[Trace]) -> _Outcome:
-    opaque = sorted({t.api for t in effects if t.kind in OPAQUE})
+    """Opaque calls behind a dedup guard are left to ``_guarded``: when the guard holds a
+    repeat never reaches them; when it fails, the job needs a key anyway."""
+    opaque = sorted({t.api for t in effects if t.kind in OPAQUE and not t.guard})
     return (
         (Idempotency.UNKNOWN, f"effects hidden behind {_some(opaque)}, known only at run time")
         if opaque
@@ -320,29 +324,3 @@ def _note(trace: Trace) -> Evidence:
     return Evidence(
         message=f"{effect.api}: {effect.detail}", location=effect.location, chain=list(effect.chain)
     )
-
-
-_RECIPIENT = re.compile(
-    r"^(user|customer|account|member|recipient|subscriber|contact|device|to|email|phone)"
-    r"(_?(id|pk|email|address|number|token))?$|_(email|phone|recipient)$"
-)
-_TEMPLATE_PARAM = re.compile(r"^(template|kind|event|type|subject)(_\w+)?$")
-
-
-def _id_like(name: str) -> bool:
-    return name in ("id", "pk") or name.endswith(("_id", "_pk"))
-
-
-def _suggested_key(job: str, params: list[str], effects: list[Trace]) -> str | None:
-    """A dedup key for a notification: the template (the job, and a template parameter if any),
-    the recipient, and the objects it is about (id-like parameters), from the parameters."""
-    if not _fast_track(effects):
-        return None
-    real = [p for p in params if p not in ("self", "cls")]
-    recipient = [p for p in real if _RECIPIENT.search(p)][:1]
-    template = [p for p in real if _TEMPLATE_PARAM.match(p) and p not in recipient][:1]
-    objects = [p for p in real if _id_like(p) and p not in recipient and p not in template]
-    chosen = [*template, *recipient, *objects]
-    if not chosen:
-        chosen = real[:1]
-    return ":".join([job, *(f"{{{p}}}" for p in chosen)])

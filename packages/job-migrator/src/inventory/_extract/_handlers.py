@@ -41,6 +41,9 @@ VIEW_METHODS = frozenset(
         "perform_update",
         "perform_destroy",
         "form_valid",
+        # Flask's View and MethodView, and Django's View, hand every request to these.
+        "dispatch_request",
+        "dispatch",
     }
 )
 _PREFIXES = (
@@ -88,6 +91,19 @@ _DRF_ACTIONS = frozenset(
     {"rest_framework.decorators.action", "rest_framework.decorators.detail_route"}
 )
 _DJANGO_VIEW_BASES = frozenset({"View", "APIView", "GenericAPIView"})
+# Flask's class-based views, and Flask-RESTful / Flask-RESTX resources (``api.add_resource``
+# routes each HTTP verb to the method of that name, like a MethodView).
+_FLASK_VIEW_BASES = (
+    "flask.views.",
+    "flask.View",
+    "flask.MethodView",
+    "flask_restful.Resource",
+    "flask_restful.resource.Resource",
+    "flask_restx.Resource",
+    "flask_restx.resource.Resource",
+    "flask_restplus.Resource",
+    "flask_restplus.resource.Resource",
+)
 
 
 def framework_of(dotted: str) -> Framework | None:
@@ -139,7 +155,7 @@ def admin_class(bases: list[str], classes: dict[str, ClassCtx]) -> bool:
 
 
 def _view_base(base: str) -> str | None:
-    if base.startswith(("flask.views.", "flask.View", "flask.MethodView")):
+    if base.startswith(_FLASK_VIEW_BASES):
         return Framework.FLASK
     if base.startswith("starlette.endpoints."):
         return Framework.STARLETTE
@@ -161,13 +177,16 @@ def function_handler(
     views_module: bool,
     imported: set[Framework],
     bound: bool = False,
+    foreign_base: bool = False,
 ) -> Framework | None:
-    """``bound``: a method taking ``self`` (not a static or class method)."""
+    """``bound``: a method taking ``self`` (not a static or class method); ``foreign_base``:
+    its class derives from a view defined in another module (:func:`foreign_view_base`)."""
     for dotted in decorators:
         found = decorator_framework(dotted, imported)
         if found is not None:
             return found
-    if cls is not None and cls.view and name in VIEW_METHODS:
+    hook = cls is not None and _hook(name, bound, foreign_base, imported)
+    if cls is not None and cls.view and (name in VIEW_METHODS or hook):
         return Framework(cls.view)
     if cls is not None and cls.admin and (name in ADMIN_METHODS or name in cls.admin_actions):
         return Framework.DJANGO
@@ -176,6 +195,24 @@ def function_handler(
     if Framework.DJANGO in imported and _takes_the_request(params, cls, bound):
         return Framework.DJANGO
     return None
+
+
+def foreign_view_base(bases: list[str], classes: dict[str, ClassCtx]) -> bool:
+    """A base that is a view of another module of the project or of a library built on a
+    framework (``django_registration.views.RegistrationView``), not the framework's own."""
+    return any(
+        b not in classes and framework_of(b) is None and _view_base(b) is not None for b in bases
+    )
+
+
+def _hook(name: str, bound: bool, foreign: bool, imported: set[Framework]) -> bool:
+    """A view instance lives for one request (``as_view()`` makes one per request), so a public
+    method of a view deriving from another module's view is a hook that base calls while
+    handling it (its ``form_valid`` calling ``self.register``): a handler. Under the
+    framework's own bases the hooks are the known names (``VIEW_METHODS``); private helpers
+    are handlers when a handler calls them (``_reached_helpers``). Only in a file importing a
+    web framework, since a base merely named ``...View`` makes a class a view too."""
+    return bound and foreign and bool(imported) and not name.startswith("_")
 
 
 def _takes_the_request(params: list[str], cls: ClassCtx | None, bound: bool) -> bool:

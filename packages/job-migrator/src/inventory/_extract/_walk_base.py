@@ -36,6 +36,8 @@ class WalkerBase:
     classes: dict[str, ClassCtx]
     frameworks: set[Framework]
     routes: dict[str, Framework]  # functions registered as handlers by a call -> framework
+    # view class qualname -> {parameter name: the class the framework builds it from}
+    handed: dict[str, dict[str, str]]
     consumers: set[str]  # functions running a ``while True`` loop over a queue or socket
     uses: dict[int, Use]  # id(node) -> what its parent does with its value
     state: FunctionState

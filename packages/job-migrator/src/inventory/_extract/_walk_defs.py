@@ -7,6 +7,7 @@ import ast
 from inventory._extract._handlers import (
     admin_class,
     class_view,
+    foreign_view_base,
     function_handler,
     is_views_module,
 )
@@ -24,6 +25,10 @@ from inventory.summary import ClassInfo, FunctionInfo, ReceiverKind
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+# A view's class attribute -> the parameter its instance is handed in as: Django's FormView
+# calls ``form_valid(form)`` with ``get_form_class()(...)``, which is ``form_class`` unless
+# overridden; DRF calls ``perform_create(serializer)`` with ``serializer_class(...)``.
+_HANDED = {"form_class": "form", "serializer_class": "serializer"}
 
 
 class DefsMixin(WalkerBase):
@@ -36,6 +41,8 @@ class DefsMixin(WalkerBase):
         scope = parent.child(ScopeKind.FUNCTION, node.name)
         cls = self.classes.get(parent.prefix) if parent.kind is ScopeKind.CLASS else None
         params = _bind_params(node, scope, cls, decorators, outer.resolver)
+        if cls is not None and cls.view:
+            _bind_handed(node, scope, self.handed.get(cls.qualname, {}))
         info = self._function_info(node, qualname, params, decorators, cls)
         info.handler = self._handler(node, decorators, params, cls, parent)
         resolver = outer.resolver.child(scope)
@@ -74,6 +81,7 @@ class DefsMixin(WalkerBase):
             views_module=views,
             imported=self.frameworks,
             bound=cls is not None and not kinds & {"staticmethod", "classmethod"},
+            foreign_base=cls is not None and foreign_view_base(cls.bases, self.classes),
         )
 
     def _visit_signature(self, node: FunctionNode) -> None:
@@ -129,6 +137,8 @@ class DefsMixin(WalkerBase):
         qualname = self._declare(parent, node.name, BindingKind.CLASS)
         ctx = self._class_ctx(node, qualname, outer.resolver)
         self.classes[qualname] = ctx
+        if ctx.view:
+            self.handed[qualname] = _handed_classes(node, ctx, outer.resolver, self.handed)
         self.summary.classes.append(self._class_info(node, ctx))
         scope = parent.child(ScopeKind.CLASS, node.name)
         # The class body runs where the class is defined: its calls belong there.
@@ -194,6 +204,32 @@ def _reached_helpers(cls: str, defined: list[FunctionInfo]) -> None:
             if callee is not None and callee.handler is None and call.receiver is ReceiverKind.SELF:
                 callee.handler = caller.handler
                 todo.append(callee)
+
+
+def _handed_classes(
+    node: ast.ClassDef, ctx: ClassCtx, resolver: Resolver, known: dict[str, dict[str, str]]
+) -> dict[str, str]:
+    """``form_class = SignupForm`` in a view's body (or a view of this file it derives from)."""
+    found: dict[str, str] = {}
+    for base in reversed(ctx.bases):
+        found.update(known.get(base, {}))
+    for stmt in node.body:
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        param = _HANDED.get(target.id) if isinstance(target, ast.Name) else None
+        dotted = resolver.dotted(stmt.value) if param else None
+        if param and dotted:
+            found[param] = dotted
+    return found
+
+
+def _bind_handed(node: FunctionNode, scope: Scope, handed: dict[str, str]) -> None:
+    """An unannotated ``form`` / ``serializer`` parameter of a view method: the view's class."""
+    for param in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+        dotted = handed.get(param.arg)
+        if dotted and param.annotation is None:
+            scope.names[param.arg] = Binding(BindingKind.PARAM, dotted)
 
 
 def _decorator_name(node: ast.expr, resolver: Resolver) -> str:

@@ -13,7 +13,7 @@ from inventory._extract._facts import (
     sql_fact,
 )
 from inventory._extract._imports import bindings_of
-from inventory._extract._resolve import dotted_source
+from inventory._extract._resolve import Resolver, dotted_source
 from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory._extract._state import Loop, Use, UseKind
 from inventory._extract._values import annotation_type, binding_for_value
@@ -107,7 +107,9 @@ class FlowMixin(WalkerBase):
         if not isinstance(target, ast.Name):
             self._bind_unknown(target)
         elif self.in_function and target.id not in self.state.globals:
-            binding = binding_for_value(value, self.state.resolver)
+            binding = _either(value, self.state.resolver) or binding_for_value(
+                value, self.state.resolver
+            )
             self.state.resolver.scope.names[target.id] = binding
 
     def _element_binding(self, iterable: ast.expr) -> Binding | None:
@@ -292,3 +294,13 @@ class FlowMixin(WalkerBase):
         self.lambda_depth += 1
         self.visit(node.body)
         self.lambda_depth -= 1
+
+
+def _either(value: ast.expr, resolver: Resolver) -> Binding | None:
+    """``client = client or get_client()``: a default for a value of one type keeps the type,
+    when every operand whose type is known has the same one."""
+    if not isinstance(value, ast.BoolOp) or not isinstance(value.op, ast.Or):
+        return None
+    bindings = [binding_for_value(operand, resolver) for operand in value.values]
+    types = {b.target for b in bindings if b.kind is BindingKind.INSTANCE and b.target}
+    return Binding(BindingKind.INSTANCE, types.pop()) if len(types) == 1 else None

@@ -51,6 +51,7 @@ class Walker(DefsMixin, FlowMixin):
         self.classes, self.consumers, self.uses = {}, set(), {}
         self.lambda_depth, self.sinks = 0, []
         self.routes: dict[str, Framework] = {}  # endpoint qualname -> framework
+        self.handed: dict[str, dict[str, str]] = {}
         scope = Scope(ScopeKind.MODULE, summary.module)
         resolver = Resolver(summary.module, scope, self.classes, text)
         gather_module(tree, summary, scope, resolver)

@@ -15,13 +15,15 @@ Two decisions the examples pin down:
 * A thread that runs a server's accept loop or a ``while True`` queue
   consumer is infrastructure, not a job: it is not reported.
 
-``direct_call`` has no examples here: the classifier finds those, from effects.
+``direct_call`` examples are checked through the classifier, which finds those
+sites from effects: the extractor only says which functions are request handlers.
 """
 
 from __future__ import annotations
 
 from inventory.detector_examples._asyncio import ASYNCIO, RUN_IN_EXECUTOR
 from inventory.detector_examples._executors import EXECUTOR
+from inventory.detector_examples._handlers import DIRECT
 from inventory.detector_examples._hooks import BACKGROUND, ON_COMMIT, SCHEDULER, SIGNALS
 from inventory.detector_examples._model import DetectorExample
 from inventory.detector_examples._threads import PROCESS, THREAD
@@ -30,6 +32,7 @@ from inventory.models import Pattern
 __all__ = ["EXAMPLES", "DetectorExample", "examples_for"]
 
 EXAMPLES: dict[Pattern, list[DetectorExample]] = {
+    Pattern.DIRECT_CALL: DIRECT,
     Pattern.THREAD: THREAD,
     Pattern.PROCESS: PROCESS,
     Pattern.EXECUTOR_SUBMIT: EXECUTOR,

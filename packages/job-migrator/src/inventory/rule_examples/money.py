@@ -183,4 +183,29 @@ EXAMPLES: list[RuleExample] = [
             )
         },
     ),
+    example(
+        "unsafe: a billing model method saving itself through its own save() override",
+        """
+        from shop.models import Subscription
+
+        def renew(subscription_id):
+            Subscription.objects.get(pk=subscription_id).renew()
+        """,
+        "renew",
+        V.UNSAFE,
+        {K.ACCOUNT_STATE, K.DB_OVERWRITE, K.DB_READ},
+        "`self.save()` runs the project's `save` override, so the write shows up one call down; "
+        "the call itself, made by a method of a billing model, is what marks business state.",
+        more_files={
+            "shop/models.py": (
+                "from django.db import models\n\n"
+                "class Subscription(models.Model):\n"
+                "    def save(self, *args, **kwargs):\n"
+                "        super().save(*args, **kwargs)\n\n"
+                "    def renew(self):\n"
+                "        self.active = True\n"
+                "        self.save()\n"
+            )
+        },
+    ),
 ]

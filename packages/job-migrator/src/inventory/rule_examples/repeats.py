@@ -20,7 +20,7 @@ EXAMPLES: list[RuleExample] = [
         evidence_mentions="notification fast track",
     ),
     example(
-        "notification fast track: the suggested key names the template, the recipient and the object",
+        "notification fast track: the suggested key digests every argument",
         """
         from django.core.mail import send_mail
 
@@ -31,8 +31,9 @@ EXAMPLES: list[RuleExample] = [
         V.NON_IDEMPOTENT,
         {K.EMAIL_SEND},
         "Only a mail repeats on a retry: the job is on the fast track (`fast_track`, phase 2 of the plan) "
-        "and its suggested key is `shop.jobs.notify:{template}:{customer_id}:{order_id}`.",
-        evidence_mentions="shop.jobs.notify:{template}:{customer_id}:{order_id}",
+        "and its suggested key is `shop.jobs.notify:{*}`: a digest of every argument, so two "
+        "different mails never share a key.",
+        evidence_mentions="shop.jobs.notify:{*}",
     ),
     example(
         "needs_key: an insert whose only risk is a duplicate, with a natural key",
@@ -226,5 +227,46 @@ EXAMPLES: list[RuleExample] = [
         more_files={
             "shop/models.py": "from django.db import models\n\nclass Job(models.Model):\n    pass\n"
         },
+    ),
+    example(
+        "non_idempotent: an append to an in-memory collector that ships later",
+        """
+        from shop.telemetry import collector
+
+        def record_upload(session_id):
+            collector.add({"session": session_id})
+        """,
+        "record_upload",
+        V.NON_IDEMPOTENT,
+        {K.CACHE_INCR},
+        "`collector` is a module-level instance: what its methods append to `self._events` "
+        "outlives the job and is flushed later, so a retry ships another event. The same holds "
+        "for `PENDING.append(x)` on a module-level list; a local list dies with the job.",
+        more_files={
+            "shop/telemetry.py": (
+                "class Collector:\n"
+                "    def __init__(self):\n"
+                "        self._events = []\n\n"
+                "    def add(self, event):\n"
+                "        self._events.append(event)\n\n\n"
+                "collector = Collector()\n"
+            )
+        },
+    ),
+    example(
+        "needs_key: a stored callback behind a dedup guard",
+        """
+        from django.core.cache import cache
+
+        def run_hook_once(name, callback):
+            if cache.add(f"hook:{name}", 1, timeout=3600):
+                callback(name)
+        """,
+        "run_hook_once",
+        V.NEEDS_KEY,
+        {K.DYNAMIC_CALL},
+        "What `callback` does is only known at run time, but a repeat never reaches it while the "
+        "`cache.add` claim holds; the claim can expire, so the job needs a key. A check-then-create "
+        "(`filter().exists()` then `create`) covers inserts of its model only, not a callback.",
     ),
 ]

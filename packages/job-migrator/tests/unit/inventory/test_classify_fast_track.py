@@ -32,9 +32,11 @@ def test_a_mail_only_job_is_on_the_fast_track_with_a_suggested_key_in_its_eviden
     assert "email_send" in line and "'app.welcome:{user_id}'" in line
 
 
-def test_the_suggested_key_is_template_recipient_then_object() -> None:
+def test_the_suggested_key_of_several_parameters_is_a_digest_of_every_argument() -> None:
+    # Issue 12: a template of "the recipient and the object" merged different mails (a
+    # subject and a sender, no recipient); {*} digests every argument, so it never does.
     job = classify_one(welcome("order_id", "template", "customer_id", "note"))
-    assert job.suggested_key == "app.welcome:{template}:{customer_id}:{order_id}"
+    assert job.suggested_key == "app.welcome:{*}"
 
 
 def test_sms_and_push_are_notifications_too() -> None:
@@ -96,12 +98,13 @@ def test_a_key_field_that_is_not_a_parameter_is_a_clear_config_error() -> None:
     [
         ("welcome", "no {parameter} field"),
         ("welcome:{user_id", "not a valid template"),
-        ("welcome:{user.id}", "plain parameter names"),
         ("welcome:{user_id!r}", "plain parameter names"),
         ("welcome:{user_id:>5}", "plain parameter names"),
     ],
 )
 def test_a_malformed_key_is_refused_when_the_config_is_read(key: str, message: str) -> None:
+    # "welcome:{user.id}" was refused here until issue 12: an attribute path of a
+    # parameter is a field now (test_attribute_paths_and_the_digest_are_fields).
     text = f'[tool.migrator.jobs."app.welcome"]\nkey = "{key}"\n'
     with pytest.raises(ConfigError, match=r"\[tool.migrator\]") as info:
         MigratorConfig.from_toml(text)
@@ -112,3 +115,13 @@ def test_key_function_syntax() -> None:
     assert key_function("shop.keys:welcome") == ("shop.keys", "welcome")
     assert key_function("welcome:{user_id}") is None
     assert key_function("a b:c") is None
+
+
+def test_attribute_paths_and_the_digest_are_fields() -> None:
+    for key in ("welcome:{user.id}", "welcome:{*}", "{*}"):
+        text = f'[tool.migrator.jobs."app.welcome"]\nkey = "{key}"\n'
+        assert MigratorConfig.from_toml(text).jobs["app.welcome"].key == key
+    job = classify_one(welcome("user"), key="welcome:{user.id}")
+    assert job.declared_key == "welcome:{user.id}"
+    with pytest.raises(ConfigError, match=r"\{usr\} is not a parameter"):
+        classify_one(welcome("user"), key="welcome:{usr.id}")

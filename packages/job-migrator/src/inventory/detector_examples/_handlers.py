@@ -1,0 +1,187 @@
+"""Slow work called inline in request handlers (``direct_call``): found by the classifier.
+
+Unlike the other patterns, these sites come from effects: the extractor only says which
+functions are request handlers, and the classifier reports each call of a handler whose
+transitive effects are slow (the callee is the job), or the handler itself when it calls
+the slow library API inline.
+"""
+
+from __future__ import annotations
+
+from inventory.detector_examples._model import F, example
+from inventory.models import Pattern
+
+DIRECT = [
+    example(
+        Pattern.DIRECT_CALL,
+        "Flask-RESTful Resource, Flask-Mail two calls down",
+        [("app.send_welcome", F)],
+        "`api.add_resource` routes each HTTP verb to the Resource method of that name. The "
+        "mail goes through `current_app.mail`, where the app stored its `Mail`.",
+        """
+from flask import current_app
+from flask_mail import Message
+from flask_restful import Resource
+
+def deliver(message):
+    current_app.mail.send(message)
+
+def send_welcome(address):
+    deliver(Message("Welcome", recipients=[address]))
+
+class Accounts(Resource):
+    def post(self):
+        send_welcome("a@example.com")
+        return "", 201
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "Flask blueprint route, mail through the extension registry",
+        [("app.signup", F)],
+        "The handler sends inline, so the handler itself is the job to extract.",
+        """
+from flask import Blueprint, current_app
+
+bp = Blueprint("accounts", __name__)
+
+@bp.post("/signup")
+def signup():
+    current_app.extensions["mail"].send(make_message())
+    return "", 201
+
+def make_message(): ...
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "A hook of another module's Django view",
+        [("app.SignupView.send_activation", F), ("app.SignupView.send_activation", F)],
+        "A view instance lives for one request, so a public method of a view deriving from "
+        "another module's view is a hook that base calls while handling it (its `form_valid` "
+        "calls `self.register`). `email_user` is Django's `AbstractUser.email_user`.",
+        """
+from django.conf import settings
+
+from accounts.views import BaseSignupView
+
+class SignupView(BaseSignupView):
+    def register(self, form):
+        user = form.save()
+        self.send_activation(user)
+        return user
+
+    def send_activation(self, user):
+        user.email_user("Activate", "...", settings.DEFAULT_FROM_EMAIL)
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "Django FormView: the form is the view's form_class",
+        [("app.InviteForm.save", F)],
+        "`form_valid(form)` receives an instance of `form_class`, so `form.save()` is "
+        "`InviteForm.save`, which mails the invitation.",
+        """
+from django import forms
+from django.core.mail import send_mail
+from django.views.generic.edit import FormView
+
+class InviteForm(forms.Form):
+    email = forms.EmailField()
+
+    def save(self):
+        send_mail("Join us", "...", None, [self.cleaned_data["email"]])
+
+class InviteView(FormView):
+    form_class = InviteForm
+
+    def form_valid(self, form):
+        form.save()
+        return super().form_valid(form)
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "Outbound HTTP from a FastAPI router and a DRF action",
+        [("app.notify_partner", F), ("app.Orders.ship", F)],
+        "HTTP calls are recognised by verb (`requests`, `httpx`, `aiohttp`, `urllib3`).",
+        """
+import aiohttp
+import requests
+from fastapi import APIRouter
+from rest_framework import viewsets
+from rest_framework.decorators import action
+
+router = APIRouter()
+
+async def notify_partner(order_id):
+    async with aiohttp.ClientSession() as session:
+        await session.post("https://partner.example/orders", json={"id": order_id})
+
+@router.post("/orders/{order_id}/confirm")
+async def confirm(order_id: int):
+    await notify_partner(order_id)
+
+class Orders(viewsets.ViewSet):
+    @action(detail=True, methods=["post"])
+    def ship(self, request, pk=None):
+        requests.post("https://carrier.example/labels", json={"order": pk})
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "A CSV report and a thumbnail built in the request",
+        [("app.ExportView.get", F), ("app.avatar", F)],
+        "Reports (CSV, PDF, spreadsheets) and images (PIL) are slow work a worker could do.",
+        """
+import csv
+
+from django.http import HttpResponse
+from django.views import View
+from PIL import Image
+
+class ExportView(View):
+    def get(self, request):
+        response = HttpResponse(content_type="text/csv")
+        csv.writer(response).writerow(["id", "total"])
+        return response
+
+def avatar(request):
+    image = Image.open(request.FILES["avatar"])
+    image.thumbnail((128, 128))
+    return HttpResponse()
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "INVALID: a management command that mails",
+        [],
+        "Batch work run from cron is the command's own work, not a request handler's.",
+        """
+from django.core.mail import send_mail
+from django.core.management.base import BaseCommand
+
+class Command(BaseCommand):
+    def handle(self, *args, **options):
+        send_mail("Digest", "...", None, ["team@example.com"])
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "INVALID: a handler that hands the mail to Celery",
+        [],
+        "`.delay` already leaves the process: nothing slow runs in the request.",
+        """
+from flask import Blueprint
+
+from tasks import send_welcome
+
+bp = Blueprint("accounts", __name__)
+
+@bp.route("/signup", methods=["POST"])
+def signup():
+    send_welcome.delay("a@example.com")
+    return "", 201
+""",
+    ),
+]

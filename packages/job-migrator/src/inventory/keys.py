@@ -1,0 +1,155 @@
+"""Idempotency keys checked against a job, statically: what ``plan`` and ``apply`` refuse.
+
+The forms are the runtime's (``queue_runtime.keys``, which documents them):
+a template of ``{parameter}`` / ``{parameter.attr}`` fields and ``{*}`` (a
+digest of every argument), or a key function ``package.module:function``
+called with the job's own arguments. The runtime checks the same rules for
+real, importing the function; here the function's module is *read* from the
+scanned project (the analyzer never imports what it scans), so the rule is
+duplicated in a few lines rather than shared: ``inventory`` may not import
+``queue_runtime``.
+
+Every problem is one line that says what to fix.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+from inventory._classify._suggest import DIGEST_FIELD, suggest_key
+
+__all__ = ["DIGEST_FIELD", "Param", "key_problem", "parameters_problem", "suggest_key"]
+
+_KEY_FUNCTION = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter of a key function as written: name, star (``*`` / ``**`` / none), default."""
+
+    name: str
+    star: str = ""
+    default: bool = False
+    keyword_only: bool = False
+
+
+def key_problem(job: str, key: str, parameters: list[str], root: Path | None = None) -> str | None:
+    """Why ``key`` cannot be built for ``job`` (its ``parameters``), or None when it can.
+
+    ``root``: the scanned project, where a key function's module is read.
+    """
+    function = _key_function(key)
+    if function is not None:
+        return _function_problem(job, key, function, parameters, root)
+    try:
+        fields = [n for _, n, _, _ in string.Formatter().parse(key) if n is not None]
+    except ValueError as exc:
+        return f"key {key!r} of {job} is not a valid template ({exc})"
+    if not fields:
+        return (
+            f"key {key!r} of {job} has no field: every call would share it, so the job would run"
+            " once, ever; add {*} (a digest of every argument) or its parameters"
+        )
+    for field in fields:
+        if field != DIGEST_FIELD and (
+            not _PATH.match(field) or field.split(".")[0] not in parameters
+        ):
+            return (
+                f"key {key!r}: {{{field}}} is not a parameter of {job} (its parameters: "
+                f"{', '.join(parameters) or 'none'}); use one of them, or {{*}}"
+            )
+    return None
+
+
+def _key_function(key: str) -> tuple[str, str] | None:
+    if "{" in key or not _KEY_FUNCTION.match(key):
+        return None
+    module, _, name = key.partition(":")
+    return module, name
+
+
+def _function_problem(
+    job: str, key: str, function: tuple[str, str], parameters: list[str], root: Path | None
+) -> str | None:
+    module, name = function
+    if root is None:
+        return None  # nowhere to read it from: the runtime checks it when it imports it
+    path = _module_path(root, module)
+    if path is None:
+        return (
+            f"key function {key!r}: no module {module} in the project "
+            f"({module.replace('.', '/')}.py not found under {root}); fix the module path"
+        )
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        return f"key function {key!r}: cannot read {path.name} ({exc})"
+    found = _top_level(tree, name)
+    if found is None:
+        return (
+            f"key function {key!r}: {module} defines no function {name}; define it or fix the name"
+        )
+    if not isinstance(found, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None  # an assignment or an import: its signature is only known at run time
+    problem = parameters_problem(parameters, _params(found.args))
+    return f"key function {key!r} for {job}: {problem}" if problem else None
+
+
+def _module_path(root: Path, module: str) -> Path | None:
+    relative = Path(*module.split("."))
+    for base in (root, root / "src"):
+        for candidate in (base / relative.with_suffix(".py"), base / relative / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _top_level(tree: ast.Module, name: str) -> ast.stmt | None:
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+            return node
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in node.targets
+        ):
+            return node
+        if isinstance(node, ast.ImportFrom) and any(
+            (a.asname or a.name) == name for a in node.names
+        ):
+            return node  # imported from elsewhere: its signature is not read here
+    return None
+
+
+def _params(args: ast.arguments) -> list[Param]:
+    positional = [*args.posonlyargs, *args.args]
+    defaults = len(positional) - len(args.defaults)
+    params = [Param(a.arg, default=i >= defaults) for i, a in enumerate(positional)]
+    if args.vararg:
+        params.append(Param(args.vararg.arg, star="*"))
+    params += [
+        Param(a.arg, default=d is not None, keyword_only=True)
+        for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+    ]
+    if args.kwarg:
+        params.append(Param(args.kwarg.arg, star="**"))
+    return params
+
+
+def parameters_problem(job: list[str], function: list[Param]) -> str | None:
+    """Why a function of ``function``'s parameters cannot take every call of a job whose
+    parameters are ``job`` (positional-or-keyword, in order), or None."""
+    var_pos = any(p.star == "*" for p in function)
+    var_kw = any(p.star == "**" for p in function)
+    positional = [p.name for p in function if not p.star and not p.keyword_only]
+    names = {p.name for p in function if not p.star}
+    for index, name in enumerate(job):
+        if index < len(positional) and positional[index] != name:
+            return f"parameter {index + 1} is {positional[index]}, the job's is {name}"
+        if name not in names and not (var_pos and var_kw):
+            return f"it takes no parameter {name} (the job's: {', '.join(job)})"
+    extra = [p.name for p in function if not p.star and not p.default and p.name not in job]
+    return f"it requires {', '.join(extra)}, which the job does not take" if extra else None
