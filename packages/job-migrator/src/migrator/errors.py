@@ -57,5 +57,9 @@ class GateError(MigratorError):
     """The gate command failed."""
 
 
+class UnknownJob(GateError):
+    """The job is neither registered in the app nor in the inventory."""
+
+
 class NoSandbox(MigratorError):
     """A load test refuses to run without a sandbox."""

@@ -1,4 +1,4 @@
-"""What ``migrator gate`` and ``migrator rollout`` do, callable from Python too.
+"""What ``migrator gate`` does, callable from Python too (``migrator rollout``: :mod:`migrator.rollouts`).
 
 The runtime is built from the project's ``[tool.queue_runtime]``, the
 ``QUEUE_RUNTIME_*`` environment and explicit overrides (as ``migrator plan
@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import ValidationError
+
 from migrator.errors import GateError
+from migrator.loadtest.report import LoadTestReport
 from migrator.plan.config import load_check_settings
 from queue_runtime.bootstrap import BootstrapError, bootstrap
 from queue_runtime.config import Settings
@@ -33,7 +36,6 @@ from queue_runtime.gate import (
     current_fingerprint,
     revoke,
     rollouts,
-    set_rollout,
 )
 from queue_runtime.gate.api import default_rollout
 from queue_runtime.jobs import JobFunction
@@ -134,28 +136,56 @@ def certify_job(
     figures_file: Path,
     who: str,
 ) -> Certification:
-    """Certify ``job`` at the fingerprint of its loaded code with the figures in a JSON file."""
+    """Certify ``job`` at the fingerprint of its loaded code with a load-test report.
+
+    The file is what ``migrator loadtest --json`` writes; only a passing
+    report of this job at its current fingerprint certifies, and it is stored
+    with the certification. Anything else is refused with a one-line reason.
+    """
     if job not in jobs:
         raise GateError(f"{job} is not a job of the --app module (known: {', '.join(jobs) or '-'})")
+    raw = _read_report(figures_file)
+    fingerprint = current_fingerprint(jobs[job])
+    report = _passing_report(figures_file, raw, job, fingerprint)
+    figures = {**report.figures(), "passed": True}
+    return _query(lambda: certify(runtime, job, fingerprint, figures, who, report=raw))
+
+
+def _read_report(path: Path) -> dict[str, Any]:
     try:
-        figures = json.loads(figures_file.read_text(encoding="utf-8"))
+        raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise GateError(f"cannot read --figures {figures_file}: {exc}") from exc
-    if not isinstance(figures, dict):
-        raise GateError(f"--figures {figures_file}: expected a JSON object")
-    return _query(lambda: certify(runtime, job, current_fingerprint(jobs[job]), figures, who))
+        raise GateError(f"cannot read --figures {path}: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise GateError(f"--figures {path}: expected a JSON object (a load-test report)")
+    return raw
+
+
+def _passing_report(path: Path, raw: dict[str, Any], job: str, fingerprint: str) -> LoadTestReport:
+    """The report if it certifies ``job`` at ``fingerprint``; else GateError saying why not."""
+    try:
+        report = LoadTestReport.model_validate(raw)
+    except ValidationError as exc:
+        missing = ", ".join(sorted({str(e["loc"][0]) for e in exc.errors() if e["loc"]}))
+        raise GateError(
+            f"--figures {path} is not a load-test report (missing or invalid: {missing}); "
+            "write one with `migrator loadtest --json`"
+        ) from exc
+    if report.job != job:
+        raise GateError(f"--figures {path} is the report of {report.job}, not of {job}")
+    if not report.passed:
+        why = "; ".join(report.reasons) or "it did not pass"
+        raise GateError(f"--figures {path}: the load test of {job} failed ({why})")
+    if report.fingerprint != fingerprint:
+        raise GateError(
+            f"--figures {path} is stale: measured at fingerprint {str(report.fingerprint)[:12]}, "
+            f"{job}'s code is now {fingerprint[:12]}: run the load test again"
+        )
+    return report
 
 
 def revoke_job(runtime: Runtime, job: str) -> int:
     return _query(lambda: revoke(runtime, job))
-
-
-def set_job_rollout(runtime: Runtime, job: str, value: str, who: str | None) -> Rollout:
-    return _query(lambda: set_rollout(runtime, job, value, who=who))
-
-
-def rollout_status(runtime: Runtime) -> list[Rollout]:
-    return _query(lambda: rollouts(runtime))
 
 
 def _query(call: Callable[[], T]) -> T:

@@ -117,7 +117,10 @@ def scan_project(request: ScanRequest, progress: ProgressCallback | None = None)
             include_tests=include_tests,
             python=request.python,
         )
-    except (ConfigError, PythonEnvError) as exc:  # a declared key that does not fit its job's parameters
+    except (
+        ConfigError,
+        PythonEnvError,
+    ) as exc:  # a declared key that does not fit its job's parameters
         raise ConfigurationError(str(exc)) from exc
     if only is not None:
         inventory = narrowed(inventory, only)

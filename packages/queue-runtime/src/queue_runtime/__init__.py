@@ -10,6 +10,7 @@ handle = make_thumbnail.enqueue(42, size=128)
 handle.result(timeout=5)
 """
 
+from queue_runtime._inline import InlineShape
 from queue_runtime.config import Mode, PoolConfig, RetryPolicy, Settings
 from queue_runtime.errors import Permanent, QueueError
 from queue_runtime.handle import JobHandle
@@ -25,6 +26,7 @@ def get_job(job_id: int) -> JobHandle:
 
 
 __all__ = [
+    "InlineShape",
     "JobFunction",
     "JobHandle",
     "JobStatus",

@@ -7,21 +7,27 @@ In queue mode each enqueue asks the gate (:func:`queue_runtime.gate.gate_decisio
 the job's rollout mode and, for a gated job, its certification decide whether
 this run is stored for workers or runs inline, as before the migration. A
 keyed run that goes inline passes through the execution guard too.
+
+An inline run keeps the site's old shape (``options.inline``): the arguments
+are encoded and validated first, then a thread, executor or task site runs the
+job in the background as it did before the migration, a direct call in the
+caller. The queued path does not look at the shape at all.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from queue_runtime._inline import run_inline
+from queue_runtime._inline import CALL, InlineRun, InlineShape, KeyGuard, run_inline
 from queue_runtime.config import Mode, RolloutMode
 from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import PayloadError
 from queue_runtime.gate.decide import gate_decision
-from queue_runtime.gate.guard import run_guarded
+from queue_runtime.gate.guard import checked_digest
 from queue_runtime.handle import JobHandle
 from queue_runtime.pg.bulk import JobBatch
 from queue_runtime.runtime import Runtime, current
@@ -35,6 +41,8 @@ class EnqueueOptions:
     tenant: str | None = None
     conn: Any = None  # a psycopg connection: enqueue inside the caller's transaction
     priority: int | None = None
+    inline: InlineShape = InlineShape.CALL  # how the site ran the job before: how it runs inline
+    executor: Executor | None = None  # InlineShape.EXECUTOR's executor (None: the loop's default)
 
 
 NO_OPTIONS = EnqueueOptions()  # shared: most enqueues give none, and the record is frozen
@@ -49,9 +57,9 @@ def enqueue_one(
     runtime = current()
     payload = job.codec.encode(args, kwargs, runtime.settings.max_payload_bytes)
     if runtime.mode is Mode.INLINE:
-        return run_inline(job, payload)
+        return run_inline(job, payload, _shaped(options))
     if not gate_decision(runtime, job, options.idempotency_key).run_async:
-        return _run_inline_guarded(runtime, job, payload, options.idempotency_key)
+        return run_inline(job, payload, _guarded(runtime, job, payload, options))
     new = _new_job(job, runtime, payload, options)
     job_id, created = runtime.store.enqueue_returning(new, options.conn)
     return JobHandle(job_id, runtime, created=created)
@@ -90,13 +98,25 @@ def _routes(runtime: Runtime, job: JobDefinition, count: int) -> list[bool]:
     return [first] + [gate_decision(runtime, job).run_async for _ in range(count - 1)]
 
 
-def _run_inline_guarded(
-    runtime: Runtime, job: JobDefinition, payload: dict[str, Any], key: str | None
-) -> JobHandle:
-    """Inline, as before the migration; a keyed run goes through the execution guard."""
+def _shaped(options: EnqueueOptions) -> InlineRun:
+    """The inline run of inline mode: the site's shape, no guard."""
+    if options.inline is InlineShape.CALL:
+        return CALL
+    return InlineRun(options.inline, options.executor)
+
+
+def _guarded(
+    runtime: Runtime, job: JobDefinition, payload: dict[str, Any], options: EnqueueOptions
+) -> InlineRun:
+    """Inline, as before the migration; a keyed run goes through the execution guard.
+
+    A key that already names another call raises KeyReused here, at enqueue.
+    """
+    key = options.idempotency_key
     if key is None:
-        return run_inline(job, payload)
-    return run_inline(job, payload, lambda call: run_guarded(runtime, job, key, None, call))
+        return _shaped(options)
+    guard = KeyGuard(runtime, key, checked_digest(runtime, job, key, payload))
+    return InlineRun(options.inline, options.executor, guard)
 
 
 def _new_job(

@@ -26,6 +26,7 @@ from queue_runtime.store import JobRecord, JobStore, PoolStats
 
 if TYPE_CHECKING:
     from queue_runtime.runtime import Runtime
+    from queue_runtime.worker._periodic import NextRun
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -68,12 +69,58 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    stats = _runtime(args).store.stats()
+    from queue_runtime.worker._periodic import next_runs
+
+    if args.app:
+        _import_app(args.app)  # its @job(every=/cron=) declarations
+    runtime = _runtime(args)
+    stats = runtime.store.stats()
+    # Only the --app module's declarations: jobs registered in this process by anything
+    # else (a test session, an embedding program) are not the deployment's schedule.
+    runs = next_runs(runtime) if args.app else []
     if args.json:
-        print(json.dumps([asdict(s) for s in stats], indent=2))
+        print(json.dumps(status_json(runtime, stats, runs), indent=2))
     else:
         print(render_status(stats))
+        if runs:
+            print("\n" + _table(PERIODIC_COLUMNS, [_next_run_row(r) for r in runs]))
     return 0
+
+
+PERIODIC_COLUMNS = ("periodic job", "schedule", "next run (UTC)")
+
+
+def _next_run_row(run: NextRun) -> tuple[object, ...]:
+    return (run.name, run.schedule.describe(), run.at.strftime("%Y-%m-%d %H:%M:%S"))
+
+
+def status_json(
+    runtime: Runtime, stats: Sequence[PoolStats], runs: Sequence[NextRun]
+) -> list[dict[str, object]]:
+    """One object per pool (the text table's row), with its periodic jobs' next runs (UTC)."""
+    by_pool: dict[str, list[dict[str, str]]] = {}
+    for run in runs:
+        entry = {
+            "job": run.name,
+            "schedule": run.schedule.describe(),
+            "next_run": run.at.isoformat(),
+        }
+        by_pool.setdefault(_periodic_pool(runtime, run.name), []).append(entry)
+    return [{**asdict(s), "periodic": by_pool.get(s.pool, [])} for s in stats]
+
+
+def _periodic_pool(runtime: Runtime, name: str) -> str:
+    """The pool a periodic job ticks in: its spec, or for one only configured, its config."""
+    if name in runtime.registry.names():
+        return runtime.spec(runtime.registry.definition(name)).pool
+    configured = runtime.settings.jobs.get(name)
+    return (configured.pool if configured else None) or runtime.settings.default_pool
+
+
+def _import_app(app: str) -> None:
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # console scripts do not put the cwd on sys.path
+    importlib.import_module(app)
 
 
 def cmd_dlq_list(args: argparse.Namespace) -> int:
@@ -246,6 +293,9 @@ def _parser() -> argparse.ArgumentParser:
         "status", help="per pool: depth, scheduled, lag, throughput, running, DLQ"
     )
     status.add_argument("--json", action="store_true")
+    status.add_argument(
+        "--app", metavar="APP_MODULE", help="import it to show its periodic jobs' next runs"
+    )
     status.set_defaults(command=cmd_status)
     _dlq_parser(sub)
     return parser

@@ -12,6 +12,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from queue_runtime.errors import QueueError
+from queue_runtime.periodic import Schedule
+
 
 class Mode(StrEnum):
     INLINE = "inline"  # enqueue runs the job at once, in-process (tests, rollout start)
@@ -74,6 +77,23 @@ class PoolConfig(BaseModel):
     )
 
 
+class SloPolicy(BaseModel):
+    """A job's service level: breached over ``window_seconds``, the workers roll it back to inline.
+
+    Each threshold is optional; ``max_failure_rate`` is judged once at least
+    ``min_attempts`` attempts finished in the window (one failure of one run
+    is not a rate).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_failure_rate: float | None = Field(default=None, ge=0, le=1)
+    max_dead: int | None = Field(default=None, ge=0, description="Dead letters in the window.")
+    max_lag_seconds: float | None = Field(default=None, gt=0)
+    window_seconds: float = Field(default=300.0, gt=0)
+    min_attempts: int = Field(default=10, ge=1)
+
+
 class JobConfig(BaseModel):
     """Per-job overrides, keyed by the job's registered name."""
 
@@ -87,6 +107,34 @@ class JobConfig(BaseModel):
         default=None,
         description="Why the job's declaration (idempotent) stands against the analyzer's verdict.",
     )
+    slo: SloPolicy | None = Field(
+        default=None, description="Thresholds whose breach rolls the job back to inline."
+    )
+
+
+class PeriodicConfig(BaseModel):
+    """A periodic declaration in config (``[tool.queue_runtime.periodic."app.jobs.x"]``).
+
+    ``every`` (``"5m"``, ``"1h30m"``, seconds) or ``cron`` (five fields, in
+    ``timezone``, default UTC): exactly one. Config beats a declaration in code.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    every: str | float | None = None
+    cron: str | None = None
+    timezone: str | None = None
+
+    @model_validator(mode="after")
+    def _valid(self) -> PeriodicConfig:
+        try:
+            self.schedule()
+        except QueueError as exc:  # pydantic reports ValueErrors with the field's location
+            raise ValueError(str(exc)) from None
+        return self
+
+    def schedule(self) -> Schedule:
+        return Schedule.of(self.every, self.cron, self.timezone)
 
 
 def _default_pools() -> dict[str, PoolConfig]:
@@ -127,6 +175,14 @@ class Settings(BaseModel):
     default_tenant_cap: int | None = None
     max_payload_bytes: int = Field(default=256 * 1024, ge=1)
     history_retention_days: float = Field(default=7.0, ge=0)
+    key_retention_days: float = Field(
+        default=7.0,
+        gt=0,
+        description="Days an idempotency key is remembered; after it, the key names a new call.",
+    )
+    periodic: dict[str, PeriodicConfig] = Field(
+        default_factory=dict, description="Periodic jobs by registered name (every / cron)."
+    )
     shutdown_grace: float = Field(default=30.0, ge=0)
     gate_action: GateAction = Field(
         default=GateAction.INLINE, description="Gated job without a certification: inline | raise."

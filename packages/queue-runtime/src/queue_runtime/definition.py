@@ -12,11 +12,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Protocol
 
 from queue_runtime.config import Idempotency, RetryPolicy
 from queue_runtime.errors import ConfigError
 from queue_runtime.payload import PayloadCodec
+from queue_runtime.periodic import Schedule
 
 
 # eq=False: a definition is identified by the object (hashing is then cheap, and two
@@ -32,6 +34,7 @@ class JobDefinition:
     is_async: bool
     codec: PayloadCodec
     fn: Callable[..., Any]
+    schedule: Schedule | None = None  # a periodic job's ticks (@job(every=...) / cron=)
 
     @classmethod
     def declare(
@@ -45,12 +48,16 @@ class JobDefinition:
         priority: int | None = None,
         idempotent: bool | None = None,
         idempotency: Idempotency | str | None = None,
+        every: timedelta | str | float | None = None,
+        cron: str | None = None,
+        timezone: str | None = None,
     ) -> JobDefinition:
-        """The definition of ``fn`` from ``@job``'s options (the idempotency ones checked)."""
+        """The definition of ``fn`` from ``@job``'s options (idempotency and schedule checked)."""
         verdict = declared_idempotency(name, idempotency, idempotent)
         is_async = inspect.iscoroutinefunction(fn)
         codec = PayloadCodec(fn, name)
-        return cls(name, pool, retry, timeout, priority, verdict, is_async, codec, fn)
+        schedule = _schedule(name, every, cron, timezone)
+        return cls(name, pool, retry, timeout, priority, verdict, is_async, codec, fn, schedule)
 
     @property
     def definition(self) -> JobDefinition:
@@ -101,3 +108,17 @@ def declared_idempotency(
     if flag is None:
         return None
     return Idempotency.IDEMPOTENT if flag else Idempotency.NON_IDEMPOTENT
+
+
+def _schedule(
+    name: str, every: timedelta | str | float | None, cron: str | None, timezone: str | None
+) -> Schedule | None:
+    """``@job(every=...)`` / ``cron=`` as a Schedule; None for a job that is not periodic."""
+    if every is None and cron is None:
+        if timezone is not None:
+            raise ConfigError(f"{name}: timezone= goes with cron=")
+        return None
+    try:
+        return Schedule.of(every, cron, timezone)
+    except ConfigError as exc:
+        raise ConfigError(f"{name}: {exc}") from None

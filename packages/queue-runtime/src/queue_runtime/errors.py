@@ -61,6 +61,10 @@ class Permanent(QueueError):
     """The job failed permanently and must not be retried."""
 
 
+class KeyReused(Permanent):
+    """The idempotency key was already used for another call (other arguments or another job); a key names one call, give each distinct call its own"""
+
+
 class StoreError(QueueError):
     """The job store (PostgreSQL) failed."""
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from datetime import datetime, timedelta
 from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 from queue_runtime._enqueue import NO_OPTIONS, EnqueueOptions, enqueue_batch, enqueue_one
+from queue_runtime._inline import InlineShape
 from queue_runtime.config import Idempotency, RetryPolicy, Settings
 from queue_runtime.definition import JobDefinition, origin
 from queue_runtime.errors import ConfigError
@@ -35,6 +37,7 @@ R = TypeVar("R")
 OPTION_NAMES = ("idempotency_key", "run_at", "tenant", "conn", "priority")
 JOB_OPTIONS = frozenset(
     {"pool", "name", "retry", "timeout", "priority", "idempotent", "idempotency", "registry"}
+    | {"every", "cron", "timezone"}  # a periodic job (queue_runtime.periodic)
 )
 
 
@@ -44,7 +47,8 @@ class JobFunction(Generic[P, R]):
     def __init__(
         self, fn: Callable[P, R], name: str, pool: str | None = None, **options: Any
     ) -> None:
-        """``options``: ``retry``, ``timeout``, ``priority``, ``idempotent``, ``idempotency``."""
+        """``options``: ``retry``, ``timeout``, ``priority``, ``idempotent``, ``idempotency``,
+        and a schedule (``every``, ``cron``, ``timezone``)."""
         functools.update_wrapper(self, fn)
         definition = JobDefinition.declare(fn, name, pool, **options)
         self.definition = definition
@@ -150,9 +154,20 @@ class JobFunction(Generic[P, R]):
         tenant: str | None = None,
         conn: Any = None,
         priority: int | None = None,
+        inline: InlineShape = InlineShape.CALL,
+        executor: Executor | None = None,
     ) -> BoundEnqueue[P]:
-        """Queue options given apart from the arguments (for jobs with a parameter named like one)."""
-        options = EnqueueOptions(idempotency_key, run_at, tenant, conn, priority)
+        """Queue options given apart from the arguments (for jobs with a parameter named like one).
+
+        ``inline``: how the job runs while it runs inline (inline mode, or the gate
+        keeps it so): ``InlineShape.THREAD`` in a thread, ``EXECUTOR`` through
+        ``executor`` (None: the running loop's default), ``TASK`` on the running
+        loop, ``CALL`` (the default) in the caller, as the call site did before.
+        """
+        if executor is not None and inline is not InlineShape.EXECUTOR:
+            raise ConfigError(f"{self.name}: executor= goes with inline=InlineShape.EXECUTOR")
+        shape = InlineShape(inline)
+        options = EnqueueOptions(idempotency_key, run_at, tenant, conn, priority, shape, executor)
         return BoundEnqueue(self.definition, options)
 
     def enqueue_many(
@@ -192,11 +207,18 @@ def job(
     idempotent: bool | None = None,
     idempotency: Idempotency | str | None = None,
     registry: Registry | None = None,
+    every: timedelta | str | float | None = None,
+    cron: str | None = None,
+    timezone: str | None = None,
 ) -> Callable[[Callable[P, R]], JobFunction[P, R]]: ...
 
 
 def job(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
-    """Register a function as a job: ``@job`` or ``@job(pool="batch", retry=RetryPolicy(...))``."""
+    """Register a function as a job: ``@job`` or ``@job(pool="batch", retry=RetryPolicy(...))``.
+
+    ``every=timedelta(minutes=5)`` (or ``"5m"``) or ``cron="*/5 * * * *"`` (in
+    ``timezone=``, default UTC) makes it periodic: workers enqueue it once per tick.
+    """
 
     unknown = sorted(set(options) - JOB_OPTIONS)
     if unknown:

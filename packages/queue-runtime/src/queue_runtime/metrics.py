@@ -1,6 +1,7 @@
 """Prometheus metrics of one worker, on a registry of its own.
 
-Every metric is labelled by ``pool``. Counters are updated by the worker as
+Every metric is labelled by ``pool``, but ``queue_runtime_slo_rollbacks_total``
+by ``job``. Counters are updated by the worker as
 things happen; the gauges that describe the queue as a whole (depth, lag, DLQ
 depth) are refreshed from ``JobStore.stats()`` by :meth:`WorkerMetrics.observe_stats`.
 ``consumer_throughput`` is jobs completed per second over the last minute,
@@ -96,6 +97,13 @@ class WorkerMetrics:
         )
         self.tenant_deferrals = Counter(
             "tenant_deferrals", "Jobs deferred by a tenant cap.", labels, registry=r
+        )
+        # By job, not pool: an SLO is a job's, and so is its rollback to inline.
+        self.slo_rollbacks = Counter(
+            "queue_runtime_slo_rollbacks",
+            "Jobs this worker rolled back to inline on an SLO breach.",
+            ["job"],
+            registry=r,
         )
 
     def job_completed(self, pool: str, count: int = 1) -> None:

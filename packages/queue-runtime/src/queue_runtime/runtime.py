@@ -215,6 +215,12 @@ def current() -> Runtime:
         return _current
 
 
+def configured() -> Runtime | None:
+    """The current Runtime if one is configured, without configuring one (the pytest plugin)."""
+    with _current_lock:
+        return _current
+
+
 def _forget(runtime: Runtime) -> None:
     global _current
     with _current_lock:

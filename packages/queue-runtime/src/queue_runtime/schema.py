@@ -91,8 +91,16 @@ EXPECTED = Schema(
             },
         ),
         "idempotency_keys": Table(
-            columns=_cols("key text!", "job_id bigint!"),
-            indexes={"idempotency_keys_pkey": "UNIQUE btree (key)"},
+            columns=_cols(
+                "key text!",
+                "job_id bigint!",
+                "args_digest text",
+                "created_at timestamp with time zone!",
+            ),
+            indexes={
+                "idempotency_keys_pkey": "UNIQUE btree (key)",
+                "idempotency_keys_created_idx": "btree (created_at)",
+            },
         ),
         "job_audit": Table(
             columns=_cols(
@@ -114,6 +122,7 @@ EXPECTED = Schema(
                 "certified_by text!",
                 "figures jsonb!",
                 "revoked_at timestamp with time zone",
+                "report jsonb",
             ),
             indexes={
                 "certifications_pkey": "UNIQUE btree (id)",
@@ -138,8 +147,30 @@ EXPECTED = Schema(
                 "result jsonb",
                 "job_id bigint",
                 "updated_at timestamp with time zone!",
+                "args_digest text",
             ),
-            indexes={"job_keys_pkey": "UNIQUE btree (key)"},
+            indexes={
+                "job_keys_pkey": "UNIQUE btree (key)",
+                "job_keys_updated_idx": "btree (updated_at)",
+            },
+        ),
+        "rollout_changes": Table(
+            columns=_cols(
+                "id bigint!",
+                "job text!",
+                "from_mode text",
+                "from_percent smallint",
+                "to_mode text",
+                "to_percent smallint",
+                "changed_at timestamp with time zone!",
+                "changed_by text",
+                "cause text!",
+                "reason text",
+            ),
+            indexes={
+                "rollout_changes_pkey": "UNIQUE btree (id)",
+                "rollout_changes_job_idx": "btree (job, changed_at DESC)",
+            },
         ),
         "alembic_version": Table(
             columns=_cols("version_num character varying(32)!"),

@@ -22,7 +22,9 @@ lost (and whose job was rescued and claimed again) cannot finish it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -131,9 +133,22 @@ class JobStore(Protocol):
     def purge_dead(self, job_ids: list[int] | None = None) -> int: ...
     def stats(self) -> list[PoolStats]: ...
     # enqueue with the "was it new?" answer (idempotency keys), cancel, history retention:
-    def enqueue_returning(self, job: NewJob, conn: Any = None) -> tuple[int, bool]: ...
+    def enqueue_returning(self, job: NewJob, conn: Any = None) -> tuple[int, bool]:
+        """``(job id, created)``: created is False when the idempotency key was known.
+
+        A known key answers only the same call: the key is stored with
+        :func:`args_digest` of the job's name and arguments, and a call with
+        other arguments (or another job) raises :class:`~queue_runtime.errors.KeyReused`.
+        """
+        ...
+
     def cancel(self, job_id: int) -> bool: ...
     def purge_finished(self, older_than_seconds: float, batch: int = 10_000) -> int: ...
+    def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
+        """Key retention: forget enqueue keys taken longer ago than this (batched), except the
+        keys of jobs still queued or running; returns how many were forgotten."""
+        ...
+
     def close(self) -> None:
         """Release connections; idempotent (the stores of one Runtime may share them)."""
         ...
@@ -205,6 +220,7 @@ class Certification:
     certified_by: str
     figures: dict[str, Any] = field(default_factory=dict)
     revoked_at: datetime | None = None
+    report: dict[str, Any] | None = None  # the load-test report it was made from (JSON)
 
     @property
     def valid(self) -> bool:
@@ -224,6 +240,48 @@ class GateSnapshot:
     certified: dict[str, frozenset[str]]
 
 
+class ChangeCause(StrEnum):
+    """Why a job's rollout changed (the audit's ``cause``)."""
+
+    SET = "set"  # an operator or tool stored a mode
+    UNSET = "unset"  # the stored mode was removed: the configured default applies again
+    SLO = "slo"  # the worker's SLO check rolled the job back to inline
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutChange:
+    """One audited change of a job's rollout: who, when, from what to what, and why.
+
+    ``before`` / ``after`` are None where no rollout was stored (the default applied).
+    """
+
+    job: str
+    before: Rollout | None
+    after: Rollout | None
+    changed_at: datetime
+    changed_by: str | None
+    cause: ChangeCause
+    reason: str | None = None
+
+    @property
+    def before_label(self) -> str:
+        return self.before.label if self.before else "default"
+
+    @property
+    def after_label(self) -> str:
+        return self.after.label if self.after else "default"
+
+
+def args_digest(job: str, args: Mapping[str, Any]) -> str:
+    """sha256 (hex) of the job's name and its JSON arguments: which call an idempotency key names.
+
+    Keys sorted, so the digest is the call's, not the order its keyword
+    arguments were given in.
+    """
+    text = json.dumps([job, args], sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 class KeyStatus(StrEnum):
     IN_PROGRESS = "in_progress"
     COMPLETED = "completed"
@@ -239,6 +297,11 @@ class KeyState:
     result: Any  # JSON-ready; None until completed
     job_id: int | None
     updated_at: datetime | None = None
+    args_digest: str | None = None  # None: stored before digests were (it matches any call)
+
+    def names_other_call(self, digest: str | None) -> bool:
+        """True when the key was taken by another call (other arguments or another job)."""
+        return None not in (self.args_digest, digest) and self.args_digest != digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +316,12 @@ class GateStore(Protocol):
     """Certifications, rollouts, idempotency keys: what the gate and the guard store."""
 
     def insert_certification(
-        self, job: str, fingerprint: str, figures: dict[str, Any], who: str
+        self,
+        job: str,
+        fingerprint: str,
+        figures: dict[str, Any],
+        who: str,
+        report: dict[str, Any] | None = None,
     ) -> Certification: ...
     def revoke_certifications(self, job: str, fingerprint: str | None) -> int: ...
     def certifications(
@@ -263,33 +331,71 @@ class GateStore(Protocol):
         ...
 
     def upsert_rollout(
-        self, job: str, mode: RolloutMode, percent: int, who: str | None
-    ) -> Rollout: ...
+        self, job: str, mode: RolloutMode, percent: int, who: str | None, reason: str | None = None
+    ) -> Rollout:
+        """Store the job's mode and audit the change (one transaction)."""
+        ...
+
+    def delete_rollout(self, job: str, who: str | None) -> Rollout | None:
+        """Remove the job's stored mode (audited when there was one); the removed row."""
+        ...
+
+    def rollback_to_inline(self, job: str, who: str, reason: str) -> RolloutChange | None:
+        """Set ``inline`` unless it is stored already, audited as an SLO rollback.
+
+        None: the job was inline already (another worker won the race). Several
+        callers at once make one change between them.
+        """
+        ...
+
+    def rollout_changes(self, job: str | None, limit: int = 50) -> list[RolloutChange]:
+        """The audit, newest first; of one job if ``job``."""
+        ...
+
     def rollouts(self) -> list[Rollout]:
         """Every stored rollout, by job name."""
         ...
 
     def snapshot(self) -> GateSnapshot: ...
-    def begin_key(self, key: str, job: str, job_id: int | None) -> KeyState | None:
-        """Take ``key`` for this attempt (in progress; a previous attempt's is taken over).
+    def begin_key(
+        self, key: str, job: str, job_id: int | None, digest: str | None = None
+    ) -> KeyState | None:
+        """Take ``key`` for this attempt of the call ``digest`` names (:func:`args_digest`).
 
-        None: the key is this attempt's now, run the job. A ``KeyState``: the
-        key already completed, its stored result answers the attempt.
+        None: the key is this attempt's now (new, or a previous attempt's that
+        died: taken over), run the job. A ``KeyState``: the key is not taken:
+        it completed (its stored result answers the attempt), or it names
+        another call (``names_other_call(digest)``). A ``digest`` of None
+        matches any call (a caller that has none).
         """
         ...
 
-    def complete_key(self, key: str, job: str, result: Any, job_id: int | None) -> None:
-        """Record ``key`` completed with ``result`` (JSON-ready); a completed key stays as it is."""
+    def complete_key(
+        self, key: str, job: str, result: Any, job_id: int | None, digest: str | None = None
+    ) -> None:
+        """Record ``key`` completed with ``result`` (JSON-ready); a completed key stays as it is,
+        and so does a key that names another call."""
         ...
 
     def complete_key_in(
-        self, conn: object, key: str, job: str, result: Any, job_id: int | None
+        self,
+        conn: object,
+        key: str,
+        job: str,
+        result: Any,
+        job_id: int | None,
+        digest: str | None = None,
     ) -> None:
         """As ``complete_key``, inside the caller's transaction on ``conn`` (its own connection)."""
         ...
 
     def key_state(self, key: str) -> KeyState | None: ...
     def key_counts(self, job: str) -> KeyCounts: ...
+    def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
+        """Key retention: forget keys not touched (taken, completed) for this long, in batches;
+        returns how many were forgotten."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -308,6 +414,25 @@ class HistoryEntry:
     errors: list[dict[str, Any]] | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class JobHealth:
+    """One job over a recent window: what the SLO check judges."""
+
+    job: str
+    succeeded: int  # runs that finished in the window
+    failed_attempts: int  # attempts that failed in the window (retried or dead-lettered)
+    dead: int  # jobs dead-lettered in the window
+    lag_seconds: float  # age of the job's oldest due pending run, now
+
+    @property
+    def attempts(self) -> int:
+        return self.succeeded + self.failed_attempts
+
+    @property
+    def failure_rate(self) -> float:
+        return self.failed_attempts / self.attempts if self.attempts else 0.0
+
+
 class Inspector(Protocol):
     """Read-only questions the tools ask about the runtime's state."""
 
@@ -321,6 +446,10 @@ class Inspector(Protocol):
         ...
 
     def dead_count(self) -> int: ...
+    def job_health(self, job: str, window_seconds: float) -> JobHealth:
+        """``job``'s runs, failures and dead letters over the last ``window_seconds``, its lag now."""
+        ...
+
     def revisions(self) -> list[str] | None:
         """The schema's migration revision(s); None when it was never migrated."""
         ...

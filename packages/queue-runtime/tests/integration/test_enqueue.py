@@ -18,6 +18,7 @@ from queue_runtime.errors import (
     JobFailed,
     JobNotFound,
     JobTimeout,
+    KeyReused,
     PayloadError,
     PayloadTooLarge,
     PoolMismatchError,
@@ -189,8 +190,15 @@ def test_dead_job_result_raises(runtime: Runtime) -> None:
 
 def test_idempotency_key_returns_the_existing_job(runtime: Runtime) -> None:
     first = make_thumbnail.enqueue(1, idempotency_key="thumb-1")
-    again = make_thumbnail.enqueue(2, idempotency_key="thumb-1")
+    again = make_thumbnail.enqueue(1, idempotency_key="thumb-1")
     assert (again.id, first.created, again.created) == (first.id, True, False)
+
+
+def test_an_idempotency_key_reused_with_other_arguments_is_refused(runtime: Runtime) -> None:
+    first = make_thumbnail.enqueue(1, idempotency_key="thumb-2")
+    with pytest.raises(KeyReused, match="'thumb-2' names job"):
+        make_thumbnail.enqueue(2, idempotency_key="thumb-2")  # another call's result: never
+    assert make_thumbnail.enqueue(1, idempotency_key="thumb-2").id == first.id
 
 
 def test_run_at_and_tenant(runtime: Runtime) -> None:

@@ -29,6 +29,7 @@ from queue_runtime.gate import (
     revoke,
     set_rollout,
 )
+from queue_runtime.gate.model import CertificationRefused
 from queue_runtime.handle import InlineHandle
 from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime
@@ -55,7 +56,13 @@ def thumbnail(image: int) -> str:
     return f"thumb-{image}"
 
 
-FIGURES = {"throughput": 950.0, "lost": 0, "duplicate_completions": 0, "p99_ms": 41.0}
+FIGURES = {
+    "throughput": 950.0,
+    "lost": 0,
+    "duplicate_completions": 0,
+    "p99_ms": 41.0,
+    "passed": True,
+}
 
 
 def queued(settings: Settings, name: str) -> int:
@@ -103,6 +110,25 @@ def test_certified_for_the_current_fingerprint_runs_async(runtime: Runtime) -> N
     assert not isinstance(handle, InlineHandle)
     assert queued(runtime.settings, charge.name) == 1
     assert gate_decision(runtime, charge).run_async
+
+
+def test_certify_refuses_what_is_not_a_passing_load_test_of_this_code(runtime: Runtime) -> None:
+    fp = fingerprint(charge)
+    report = {"job": charge.name, "fingerprint": fp, "passed": True}
+    refused = [
+        ({"lost": 0}, None, "the figures do not say the load test passed"),
+        ({**FIGURES, "passed": False}, None, "the figures do not say"),
+        (FIGURES, {**report, "job": "app.other"}, "the report is of 'app.other'"),
+        (FIGURES, {**report, "fingerprint": "0" * 64}, "the report is of another fingerprint"),
+        (FIGURES, {**report, "passed": False}, "the report's load test did not pass"),
+    ]
+    for figures, given, reason in refused:
+        with pytest.raises(CertificationRefused, match=reason):
+            certify(runtime, charge.name, fp, figures, who="loadtest", report=given)
+    assert certifications(runtime, charge.name) == []
+    cert = certify(runtime, charge.name, fp, FIGURES, who="loadtest", report=report)
+    stored = certification(runtime, charge.name, fp)
+    assert stored is not None and stored.report == report == cert.report
 
 
 def test_revoke_closes_the_gate(runtime: Runtime) -> None:

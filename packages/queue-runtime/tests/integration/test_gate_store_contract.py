@@ -207,6 +207,37 @@ def test_key_counts_per_job(gate: GateStore) -> None:
     assert gate.key_counts("app.mail") == KeyCounts(completed=1, total=1)
 
 
+def test_a_key_taken_for_one_call_is_not_taken_or_completed_by_another(gate: GateStore) -> None:
+    assert gate.begin_key("order-5", "app.pay", 50, "call-a") is None
+    held = gate.begin_key("order-5", "app.pay", 51, "call-b")  # another call: not taken over
+    assert held is not None and held.names_other_call("call-b")
+    assert (held.state, held.job_id, held.args_digest) == (KeyStatus.IN_PROGRESS, 50, "call-a")
+    gate.complete_key("order-5", "app.pay", "b's result", 51, "call-b")  # not recorded
+    state = gate.key_state("order-5")
+    assert state is not None and (state.state, state.result) == (KeyStatus.IN_PROGRESS, None)
+    assert gate.begin_key("order-5", "app.pay", 52, "call-a") is None  # its own call takes over
+    gate.complete_key("order-5", "app.pay", "a's result", 52, "call-a")
+    done = gate.begin_key("order-5", "app.pay", 53, "call-b")
+    assert done is not None and done.names_other_call("call-b") and done.result == "a's result"
+
+
+def test_a_key_without_a_digest_matches_any_call(gate: GateStore) -> None:
+    gate.begin_key("legacy", "app.pay", 1)  # taken by a caller that has no digest
+    assert gate.begin_key("legacy", "app.pay", 2, "call-a") is None
+    state = gate.key_state("legacy")
+    assert state is not None and (state.job_id, state.args_digest) == (2, "call-a")
+    assert not state.names_other_call(None)
+
+
+def test_keys_expire_after_retention(gate: GateStore) -> None:
+    gate.begin_key("k-old-1", "app.pay", 1, "a")
+    gate.complete_key("k-old-2", "app.pay", "ok", 2, "b")
+    assert gate.purge_keys(older_than_seconds=3600) == 0
+    assert gate.purge_keys(older_than_seconds=0, batch=1) == 2  # batched, all of them
+    assert gate.key_state("k-old-1") is None and gate.key_state("k-old-2") is None
+    assert gate.begin_key("k-old-2", "app.pay", 3, "c") is None  # a new call now
+
+
 # PostgreSQL only: a key completed inside the caller's transaction commits or rolls back
 # with it (memory has no transaction to join: its complete_key_in records at once).
 def test_key_completed_in_the_callers_transaction_rolls_back_with_it(

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from queue_runtime import JobStatus, Settings, configure, job
+from queue_runtime import JobStatus, Permanent, Settings, configure, job
+from queue_runtime.errors import KeyReused
 from queue_runtime.gate import key_state, set_rollout
 from queue_runtime.gate.guard import guarded_callable, wrap
 from queue_runtime.handle import InlineHandle
@@ -48,8 +49,10 @@ async def once_async(n: int) -> int:
     return n * 2
 
 
-def _claimed(job_id: int, name: str, key: str | None) -> ClaimedJob:
-    return ClaimedJob(job_id, name, "batch", {}, 1, 5, None, key, datetime.now(UTC))
+def _claimed(
+    job_id: int, name: str, key: str | None, args: dict[str, int] | None = None
+) -> ClaimedJob:
+    return ClaimedJob(job_id, name, "batch", args or {}, 1, 5, None, key, datetime.now(UTC))
 
 
 def test_a_completed_keys_redelivery_returns_the_stored_result(runtime: Runtime) -> None:
@@ -106,6 +109,32 @@ def test_inline_runs_with_a_key_are_guarded(runtime: Runtime) -> None:
     assert isinstance(first, InlineHandle) and isinstance(again, InlineHandle)
     assert first.result() == again.result() == {"n": 9, "call": 1}
     assert calls == [9]
+
+
+def test_an_inline_run_of_a_key_reused_with_other_arguments_is_refused_at_enqueue(
+    runtime: Runtime,
+) -> None:
+    calls.clear()
+    set_rollout(runtime, once.name, "inline", who="test")
+    first = once.enqueue(1, idempotency_key="inline-k")
+    with pytest.raises(KeyReused, match="'inline-k' names another call of " + once.name):
+        once.enqueue(3, idempotency_key="inline-k")  # never answered with the first's result
+    assert once.enqueue(1, idempotency_key="inline-k").result() == first.result()
+    assert calls == [1]
+
+
+def test_a_worker_run_of_a_key_another_call_completed_fails_permanently(
+    runtime: Runtime,
+) -> None:
+    calls.clear()
+    done = wrap(runtime, _claimed(1, once.name, "order-7", {"n": 1}), once)
+    assert done is not None and done(1) == {"n": 1, "call": 1}
+    other = wrap(runtime, _claimed(2, once.name, "order-7", {"n": 2}), once)
+    assert other is not None
+    with pytest.raises(KeyReused) as refused:
+        other(2)
+    assert isinstance(refused.value, Permanent)  # dead-lettered at once, never retried
+    assert calls == [1]
 
 
 # -- real workers, SIGKILL ----------------------------------------------------

@@ -21,7 +21,7 @@ import pytest
 from psycopg import sql
 
 from queue_runtime.config import Settings
-from queue_runtime.errors import SchemaNotMigrated
+from queue_runtime.errors import KeyReused, SchemaNotMigrated
 from queue_runtime.pg.connect import channel, open_pool
 from queue_runtime.pg.store import PgJobStore
 from queue_runtime.store import Completion, Failure, JobStatus, JobStore, NewJob
@@ -73,7 +73,7 @@ def status(store: JobStore, job_id: int) -> JobStatus:
 def test_implements_every_operation_of_the_seam(store: JobStore) -> None:
     operations = {m for m, v in vars(JobStore).items() if callable(v) and not m.startswith("_")}
     operations.discard("close")  # lifecycle, not a domain operation (checked just below)
-    assert len(operations) == 16
+    assert len(operations) == 17
     assert callable(getattr(store, "close", None))
     assert all(callable(getattr(store, op, None)) for op in operations)
 
@@ -301,7 +301,7 @@ def test_replay_requeues_as_a_new_job_and_handles_follow(store: JobStore) -> Non
     assert follow is not None and (follow.id, follow.status) == (new_id, JobStatus.QUEUED)
     assert follow.args == {"n": 4} and follow.idempotency_key == "order-4"
     assert [h["error"] for h in follow.history] == ["error 4"]  # the attempt history travels
-    assert store.enqueue_returning(new(99, idempotency_key="order-4")) == (new_id, False)
+    assert store.enqueue_returning(new(4, idempotency_key="order-4")) == (new_id, False)
     [c] = store.claim("batch", 1, "w1")
     assert (c.id, c.attempt) == (new_id, 1)
 
@@ -352,13 +352,45 @@ def test_cancel_only_before_it_runs(store: JobStore) -> None:
 def test_known_key_returns_the_same_job_in_every_state(store: JobStore) -> None:
     job_id, created = store.enqueue_returning(new(1, idempotency_key="k1"))
     assert created
-    assert store.enqueue_returning(new(2, idempotency_key="k1")) == (job_id, False)  # queued
+    assert store.enqueue_returning(new(1, idempotency_key="k1")) == (job_id, False)  # queued
     [c] = store.claim("batch", 1, "w1")
-    assert store.enqueue_returning(new(3, idempotency_key="k1")) == (job_id, False)  # running
+    assert store.enqueue_returning(new(1, idempotency_key="k1")) == (job_id, False)  # running
     store.complete_many([Completion(c.id, c.attempt, "ok")])
-    assert store.enqueue_returning(new(4, idempotency_key="k1")) == (job_id, False)  # finished
+    assert store.enqueue_returning(new(1, idempotency_key="k1")) == (job_id, False)  # finished
     record = store.get(job_id)
     assert record is not None and (record.status, record.result) == (JobStatus.SUCCEEDED, "ok")
+
+
+def test_a_key_reused_for_another_call_is_refused_in_every_state(store: JobStore) -> None:
+    job_id = store.enqueue(new(1, idempotency_key="k2"))
+    other_job = NewJob("app.jobs.other", "batch", {"n": 1}, idempotency_key="k2")
+    for refused in (new(2, idempotency_key="k2"), other_job):
+        with pytest.raises(KeyReused, match="'k2' names job"):
+            store.enqueue_returning(refused)  # queued
+    [c] = store.claim("batch", 1, "w1")
+    with pytest.raises(KeyReused):
+        store.enqueue_returning(new(3, idempotency_key="k2"))  # running
+    store.complete_many([Completion(c.id, c.attempt, "ok")])
+    with pytest.raises(KeyReused):
+        store.enqueue_returning(new(4, idempotency_key="k2"))  # finished
+    assert store.enqueue_returning(new(1, idempotency_key="k2")) == (job_id, False)
+    assert len(store.claim("batch", 10, "w1")) == 0  # nothing was enqueued by the refusals
+
+
+def test_keys_expire_after_retention_but_never_under_a_live_or_dead_job(store: JobStore) -> None:
+    done = store.enqueue(new(1, idempotency_key="old-done"))
+    [c] = store.claim("batch", 1, "w1")
+    store.complete_many([Completion(c.id, c.attempt)])
+    queued = store.enqueue(new(2, idempotency_key="old-queued"))
+    dead = _dead(store, 3, idempotency_key="old-dead")
+    assert store.purge_keys(older_than_seconds=3600) == 0  # all younger than an hour
+    assert store.purge_keys(older_than_seconds=0, batch=1) == 1  # only the finished job's
+    fresh, created = store.enqueue_returning(new(9, idempotency_key="old-done"))
+    assert created and fresh != done  # an expired key names a new call
+    assert store.enqueue_returning(new(2, idempotency_key="old-queued")) == (queued, False)
+    assert store.enqueue_returning(new(3, idempotency_key="old-dead")) == (dead, False)
+    with pytest.raises(KeyReused):
+        store.enqueue_returning(new(4, idempotency_key="old-queued"))
 
 
 def test_keys_in_a_batch_dedupe_against_the_table_and_each_other(store: JobStore) -> None:

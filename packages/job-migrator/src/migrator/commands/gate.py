@@ -75,7 +75,7 @@ def status(project: Path, database_url: str | None, redis_url: str | None, app: 
     "--figures",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     required=True,
-    help="The load test's figures (a JSON object).",
+    help="The load test's report (`migrator loadtest --json`): passed, this job, its current code.",
 )
 @click.option("--by", "who", required=True, help="Who certifies (a name).")
 def certify_command(

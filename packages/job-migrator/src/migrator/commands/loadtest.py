@@ -24,6 +24,7 @@ from migrator.errors import ExitCode, NoSandbox, OutputError
 from migrator.loadtest import (
     LoadTestSpec,
     SpecError,
+    declared_key,
     parse_burst,
     parse_chaos,
     parse_duration,
@@ -32,6 +33,8 @@ from migrator.loadtest import (
     render_terminal,
     run_loadtest,
 )
+from migrator.plan.config import load_check_settings
+from queue_runtime.config import Settings
 
 NO_SANDBOX = (
     "refusing to run without --sandbox SETTINGS: name the settings module whose import"
@@ -50,6 +53,12 @@ NO_SANDBOX = (
 @click.option("--chaos", help="Comma-separated: kill-workers, redis-restart, pg-terminate.")
 @click.option("--args", "args_", metavar="MODULE:FUNC", help="Argument generator, called with i.")
 @click.option("--key", metavar="TEMPLATE", help="Idempotency key per job, e.g. 'order-{run}-{i}'.")
+@click.option(
+    "--app-key",
+    metavar="KEY",
+    help="The app's real idempotency key (default: its [tool.migrator.jobs] key): pairs of"
+    " different calls enqueued with it must both run.",
+)
 @click.option("--job-module", help="Module registering JOB (default: derived from its name).")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 32))
 @click.option("--concurrency", type=click.IntRange(min=1), help="Per-pool concurrency of workers.")
@@ -65,6 +74,12 @@ NO_SANDBOX = (
     "--drain-timeout", default="60s", show_default=True, help="Wait for the queue after the load."
 )
 @click.option("--certify-by", help="Who certifies on a pass (default: $USER).")
+@click.option(
+    "--certify-into",
+    "certify_into",
+    help="The app's PostgreSQL URL: a pass certifies there (schema from the app's "
+    "[tool.queue_runtime]), not in the sandbox's schema.",
+)
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--markdown", "markdown_out", type=click.Path(dir_okay=False, path_type=Path))
 def loadtest(
@@ -76,6 +91,7 @@ def loadtest(
     chaos: str | None,
     args_: str | None,
     key: str | None,
+    app_key: str | None,
     job_module: str | None,
     workers: int,
     concurrency: int | None,
@@ -83,6 +99,7 @@ def loadtest(
     sla_p99_ms: float,
     drain_timeout: str,
     certify_by: str | None,
+    certify_into: str | None,
     json_out: Path | None,
     markdown_out: Path | None,
 ) -> None:
@@ -100,6 +117,7 @@ def loadtest(
             chaos=parse_chaos(chaos),
             args=args_,
             key=key,
+            app_key=app_key or declared_key(job, Path.cwd()),
             workers=workers,
             concurrency=concurrency,
             kill_count=kills,
@@ -110,7 +128,10 @@ def loadtest(
     except (SpecError, ValidationError) as exc:
         raise click.UsageError(str(exc)) from exc
     err = Console(stderr=True, soft_wrap=True)
-    report = run_loadtest(spec, progress=lambda message: err.print(f"[dim]{message}[/]"))
+    target = _app_settings(certify_into) if certify_into else None
+    report = run_loadtest(
+        spec, progress=lambda message: err.print(f"[dim]{message}[/]"), certify_into=target
+    )
     render_terminal(report, stdout_console())
     for path, text in ((json_out, render_json(report)), (markdown_out, render_markdown(report))):
         if path is None:
@@ -120,3 +141,8 @@ def loadtest(
         except OSError as exc:
             raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
     finish(ExitCode.OK if report.passed else ExitCode.FINDINGS)
+
+
+def _app_settings(url: str) -> Settings:
+    """The app's runtime settings (its pyproject.toml here) with ``url`` as its database."""
+    return load_check_settings(Path.cwd(), database_url=url).runtime

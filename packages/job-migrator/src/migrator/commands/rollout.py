@@ -1,14 +1,17 @@
-"""``migrator rollout set JOB inline|25%|async`` and ``migrator rollout status``.
+"""``migrator rollout set|unset|status|history``: rollout modes per job, from the terminal.
 
-Thin: parse options, call :mod:`migrator.gating`, render. Every process
+Thin: parse options, call :mod:`migrator.rollouts`, render. Every process
 running the app sees a change within ``rollout_refresh`` seconds (default 2);
-``inline`` is the rollback.
+``inline`` is the rollback. ``set`` refuses a job neither ``--app`` nor the
+inventory knows (``--force`` stages it), ``unset`` one with no stored mode:
+one line on stderr and exit status 2.
 
 Register it in ``migrator/cli.py`` with ``main.add_command(rollout)``.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import click
@@ -18,7 +21,14 @@ from rich.table import Table
 from migrator.commands.gate import runtime_options
 from migrator.console import stdout_console
 from migrator.entry import MigratorGroup
-from migrator.gating import open_runtime, rollout_status, set_job_rollout
+from migrator.gating import open_runtime
+from migrator.rollouts import (
+    history,
+    known_jobs,
+    rollout_status,
+    set_job_rollout,
+    unset_job_rollout,
+)
 
 
 @click.group("rollout", cls=MigratorGroup)
@@ -31,6 +41,8 @@ def rollout() -> None:
 @click.argument("mode", metavar="inline|PERCENT%|async")
 @runtime_options
 @click.option("--by", "who", help="Who changed it (recorded).")
+@click.option("--app", "app", help="The app module defining the jobs (JOB must be one of them).")
+@click.option("--force", is_flag=True, help="Stage a rollout for a job not known (yet).")
 def set_command(
     job: str,
     mode: str,
@@ -38,31 +50,79 @@ def set_command(
     database_url: str | None,
     redis_url: str | None,
     who: str | None,
+    app: str | None,
+    force: bool,
 ) -> None:
     """Set JOB's rollout mode; every process follows within seconds."""
     runtime = open_runtime(project, database_url, redis_url)
     try:
-        stored = set_job_rollout(runtime, job, mode, who)
+        known = known_jobs(runtime, project, app)
+        stored = set_job_rollout(runtime, known, job, mode, who, force)
     finally:
         runtime.close()
     click.echo(f"{stored.job}: {stored.label}")
+    if job not in known:
+        click.echo(f"warning: {job} is not a known job: staged (--force)", err=True)
+
+
+@rollout.command("unset")
+@click.argument("job")
+@runtime_options
+@click.option("--by", "who", help="Who changed it (recorded).")
+def unset_command(
+    job: str, project: Path, database_url: str | None, redis_url: str | None, who: str | None
+) -> None:
+    """Remove JOB's stored mode: it follows the configured default again."""
+    runtime = open_runtime(project, database_url, redis_url)
+    try:
+        removed = unset_job_rollout(runtime, job, who)
+        default = runtime.settings.default_rollout
+    finally:
+        runtime.close()
+    click.echo(f"{job}: {removed.label} removed, follows the default ({default})")
 
 
 @rollout.command("status")
 @runtime_options
 def status(project: Path, database_url: str | None, redis_url: str | None) -> None:
-    """Every stored rollout (jobs without one use the configured default)."""
+    """Every stored rollout and its last change (jobs without one use the configured default)."""
     runtime = open_runtime(project, database_url, redis_url)
     try:
         rows = rollout_status(runtime)
         default = runtime.settings.default_rollout
     finally:
         runtime.close()
-    table = Table("job", "rollout", "updated", "by")
+    table = Table("job", "rollout", "updated", "by", "note")
     for row in rows:
-        when = f"{row.updated_at:%Y-%m-%d %H:%M:%S}" if row.updated_at else "-"
-        table.add_row(*(escape(v) for v in (row.job, row.label, when, row.updated_by or "-")))
+        r = row.rollout
+        values = (r.job, r.label, _when(r.updated_at), r.updated_by or "-", row.note or "-")
+        table.add_row(*(escape(v) for v in values))
     console = stdout_console()
     if rows:
         console.print(table)
     console.print(f"jobs without a stored rollout: {default}")
+
+
+@rollout.command("history")
+@click.argument("job", required=False)
+@runtime_options
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+def history_command(
+    job: str | None, project: Path, database_url: str | None, redis_url: str | None, limit: int
+) -> None:
+    """The audited rollout changes, newest first (of JOB if given): who, when, from, to, why."""
+    runtime = open_runtime(project, database_url, redis_url)
+    try:
+        changes = history(runtime, job, limit)
+    finally:
+        runtime.close()
+    table = Table("when", "job", "from", "to", "by", "cause", "reason")
+    for c in changes:
+        values = (_when(c.changed_at), c.job, c.before_label, c.after_label)
+        more = (c.changed_by or "-", c.cause.value, c.reason or "-")
+        table.add_row(*(escape(v) for v in (*values, *more)))
+    stdout_console().print(table if changes else "no rollout changes recorded")
+
+
+def _when(at: datetime | None) -> str:
+    return f"{at:%Y-%m-%d %H:%M:%S}" if at else "-"

@@ -4,6 +4,13 @@ The load test enqueues straight into the queue (the runtime's store, with the
 job's real pool, priority and retry budget): the gate decides where an
 *application's* enqueues run, and a load test is how a gated job earns its
 certification, so it must reach the workers while still uncertified.
+
+With the app's real key (``spec.app_key``), calls come in **pairs that differ
+in one argument** (call ``2k+1`` is call ``2k`` with one parameter taken from
+the generator's call ``2k+1``, a different parameter for each pair): a key that
+leaves out an argument that changes the work (a mail's recipient) gives both
+calls one key, and the second would never run. Each such pair is recorded as
+a :class:`~migrator.loadtest.report.KeyMerge`, which fails the run.
 """
 
 from __future__ import annotations
@@ -16,8 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from migrator.loadtest.report import KeyMerge
 from migrator.loadtest.spec import LoadTestSpec, SpecError, schedule
+from queue_runtime import QueueError
 from queue_runtime.jobs import JobFunction
+from queue_runtime.keys import check_key, render_key
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import NewJob
 
@@ -106,6 +116,46 @@ class LoadResult:
     enqueued: list[Enqueued] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     behind_seconds: float = 0.0  # how far the loop fell behind its schedule at worst
+    key_pairs: int = 0  # pairs of different calls enqueued under the app's key
+    key_merges: list[KeyMerge] = field(default_factory=list)
+
+
+class AppKeyPairs:
+    """The calls and keys of a load under the app's real key, and the pairs it merged."""
+
+    def __init__(self, jf: JobFunction[..., Any], key: str, generate: Generator) -> None:
+        try:
+            check_key(jf, key)  # the key function imported for real, against the job
+        except QueueError as exc:
+            raise SpecError(f"the app's key: {exc}") from exc
+        self.jf, self.key, self.generate = jf, key, generate
+        self._seen: dict[str, tuple[int, str]] = {}  # key -> (first call, its arguments)
+        self._base: dict[str, Any] = {}
+        self.varied: str | None = None
+
+    def call(self, index: int) -> Call:
+        """Call ``index``: an odd one is the previous call with one argument changed."""
+        bound = self._bound(*self.generate(index))
+        self.varied = None
+        if index % 2 == 1:
+            names = [n for n in self._base if n in bound and bound[n] != self._base[n]]
+            if names:
+                self.varied = names[(index // 2) % len(names)]
+                bound = {**self._base, self.varied: bound[self.varied]}
+        else:
+            self._base = bound
+        return (), bound
+
+    def key_of(self, index: int, call: Call, payload: str) -> tuple[str, KeyMerge | None]:
+        """The app's key for the call, and the merge when another call already holds it."""
+        key = render_key(self.jf, self.key, *call)
+        first = self._seen.setdefault(key, (index, payload))
+        if first[1] == payload:
+            return key, None
+        return key, KeyMerge(key=key, first=first[0], second=index, differs_in=self.varied)
+
+    def _bound(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
+        return dict(self.jf.codec.signature.bind(*args, **kwargs).arguments)
 
 
 class Enqueuer:
@@ -125,6 +175,7 @@ class Enqueuer:
         self.run_id = run_id
         self.generate = generate
         self.result = LoadResult()
+        self.pairs = AppKeyPairs(jf, spec.app_key, generate) if spec.app_key else None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
@@ -160,6 +211,8 @@ class Enqueuer:
             )
 
     def _new_job(self, index: int, job_spec: Any) -> NewJob:
+        if self.pairs is not None:
+            return self._app_keyed_job(self.pairs, index, job_spec)
         args, kwargs = self.generate(index)
         key = None
         if (
@@ -170,11 +223,29 @@ class Enqueuer:
         if key is None and self.spec.key:
             key = self.spec.key.format(run=self.run_id, i=index)
         payload = self.jf.codec.encode(tuple(args), kwargs, self.runtime.settings.max_payload_bytes)
+        return self._job(payload, job_spec, None if key is None else str(key))
+
+    def _app_keyed_job(self, pairs: AppKeyPairs, index: int, job_spec: Any) -> NewJob:
+        """The call under the app's real key; a merged pair is recorded (and not enqueued)."""
+        call = pairs.call(index)
+        payload = self.jf.codec.encode(*call, self.runtime.settings.max_payload_bytes)
+        key, merge = pairs.key_of(index, call, payload.json)
+        self.result.key_pairs += index % 2
+        if merge is not None:
+            self.result.key_merges.append(merge)
+            raise KeyMergedError(f"call {index} got the key of call {merge.first}: {key!r}")
+        return self._job(payload, job_spec, key)
+
+    def _job(self, payload: dict[str, Any], job_spec: Any, key: str | None) -> NewJob:
         return NewJob(
             name=self.jf.name,
             pool=job_spec.pool,
             args=payload,
             priority=job_spec.priority,
-            idempotency_key=None if key is None else str(key),
+            idempotency_key=key,
             max_attempts=job_spec.retry.max_attempts,
         )
+
+
+class KeyMergedError(SpecError):
+    """Two different calls got one key from the app's key (the run fails on it)."""

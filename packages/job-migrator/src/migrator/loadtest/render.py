@@ -43,6 +43,7 @@ def _rows(report: LoadTestReport) -> list[tuple[str, str]]:
         ("executions", str(report.executions)),
         ("duplicate deliveries", str(report.duplicate_deliveries)),
         ("duplicate completions", str(len(report.duplicate_completions))),
+        ("app's key", report.key_line()),
         ("fingerprint", (report.fingerprint or "-")[:16]),
     ]
 

@@ -7,7 +7,10 @@ A run passes when:
 - no idempotency key completed twice (the execution ledger: the job body ran
   to completion more than once for one key; a job without a key is its own key);
 - the p99 dispatch latency (enqueue -> first start) is within the SLA;
-- every chaos kind asked for actually happened.
+- every chaos kind asked for actually happened;
+- with the app's real key (``spec.app_key``): no two different calls got one
+  key (pairs of calls differing in one argument each, :mod:`migrator.loadtest.load`):
+  the second of such a pair would never run.
 """
 
 from __future__ import annotations
@@ -49,6 +52,15 @@ class DuplicateCompletion(BaseModel):
     )
 
 
+class KeyMerge(BaseModel):
+    """Two different calls the app's key gave one key: the second would never run."""
+
+    key: str
+    first: int = Field(description="index of the call that got the key first")
+    second: int
+    differs_in: str | None = Field(default=None, description="the argument the two differ in")
+
+
 class Latency(BaseModel):
     p50_ms: float | None = None
     p95_ms: float | None = None
@@ -76,11 +88,23 @@ class LoadTestReport(BaseModel):
     duplicate_completions: list[DuplicateCompletion] = Field(default_factory=list)
     retries: int = 0
     chaos_events: list[ChaosEvent] = Field(default_factory=list)
+    app_key: str | None = Field(default=None, description="the app's real key the load used")
+    key_pairs: int = Field(default=0, description="pairs of different calls under the app's key")
+    key_merges: list[KeyMerge] = Field(default_factory=list)
     passed: bool = False
     reasons: list[str] = Field(default_factory=list)
     certified: bool = False
     certified_by: str | None = None
     notes: list[str] = Field(default_factory=list)
+
+    def key_line(self) -> str:
+        """What the load did with the app's real key, in one line."""
+        if self.app_key is None:
+            return "none declared: per-job load keys (the app's key was not exercised)"
+        merged = len(self.key_merges)
+        return f"{self.app_key}: {self.key_pairs} pair(s) of different calls, " + (
+            f"{merged} merged into one key" if merged else "each call its own key"
+        )
 
     def figures(self) -> dict[str, object]:
         """The numbers a certification records."""
@@ -131,11 +155,23 @@ def evaluate(report: LoadTestReport) -> tuple[bool, list[str]]:
         reasons.append("no dispatch latency measured (no execution recorded)")
     elif p99 is not None and p99 > spec.sla_p99_ms:
         reasons.append(f"p99 dispatch latency {p99:.0f} ms > SLA {spec.sla_p99_ms:g} ms")
+    if report.key_merges:
+        reasons.append(_merge_reason(report))
     happened = {e.kind for e in report.chaos_events}
     for kind in spec.chaos:
         if kind not in happened:
             reasons.append(f"chaos {kind.value} was asked for and did not happen")
     return not reasons, reasons
+
+
+def _merge_reason(report: LoadTestReport) -> str:
+    merge = report.key_merges[0]
+    differs = f", differing in {merge.differs_in}" if merge.differs_in else ""
+    return (
+        f"the app's key {report.app_key!r} gave {len(report.key_merges)} pair(s) of different "
+        f"calls one key, so the second never runs (e.g. calls {merge.first} and "
+        f"{merge.second}{differs}: {merge.key!r}); put what tells them apart in the key, or use {{*}}"
+    )
 
 
 def percentile(values: list[float], q: float) -> float | None:

@@ -121,8 +121,13 @@ def run_loadtest(
     settings: Settings | None = None,
     progress: Progress | None = None,
     cwd: Path | None = None,
+    certify_into: Settings | None = None,
 ) -> LoadTestReport:
-    """Run the load test ``spec`` describes against the sandbox; certify the job when it passes."""
+    """Run the load test ``spec`` describes against the sandbox; certify the job when it passes.
+
+    The certification goes into ``certify_into`` (the app's database and
+    schema) when given, else into the sandbox's schema; the report's notes say which.
+    """
     say = progress or (lambda message: None)
     cwd = cwd or Path.cwd()
     sandbox_settings = load_sandbox(spec.sandbox, cwd)
@@ -191,13 +196,15 @@ def run_loadtest(
 
     report = _report(spec, run_id, fingerprint, started_at, load, rows, settings)
     report.chaos_events = chaos.events
+    report.app_key, report.key_pairs = spec.app_key, load.key_pairs
+    report.key_merges = load.key_merges  # pairs of different calls the app's key merged
     report.notes = notes + [f"chaos {e}" for e in chaos.errors] + load.errors[:20]
     if load.behind_seconds > 1.0:
         report.notes.append(f"the enqueue loop fell {load.behind_seconds:.1f}s behind its schedule")
     report.passed, report.reasons = evaluate(report)
     if report.passed:
         shutil.rmtree(workdir, ignore_errors=True)
-        _certify(report, settings, jf)
+        _certify(report, certify_into or settings, jf, into_app=certify_into is not None)
     else:
         report.notes.append(f"worker logs kept in {workdir}")
     ledger.delete_run(dsn, settings.schema_name, run_id)
@@ -297,7 +304,9 @@ def _report(
     )
 
 
-def _certify(report: LoadTestReport, settings: Settings, jf: JobFunction[..., Any]) -> None:
+def _certify(
+    report: LoadTestReport, settings: Settings, jf: JobFunction[..., Any], into_app: bool
+) -> None:
     try:
         from queue_runtime.gate import certify
     except ImportError:
@@ -307,10 +316,16 @@ def _certify(report: LoadTestReport, settings: Settings, jf: JobFunction[..., An
         report.notes.append("not certified: the job's fingerprint is unknown")
         return
     who = report.spec.certify_by or os.environ.get("USER") or getpass.getuser()
+    figures = {**report.figures(), "passed": True}
+    where = f"{'the app' if into_app else 'the sandbox'}'s schema {settings.schema_name}"
     runtime = Runtime(settings)
     try:
-        certify(runtime, jf.name, report.fingerprint, report.figures(), who)
+        certify(runtime, jf.name, report.fingerprint, figures, who, report.model_dump(mode="json"))
+    except QueueError as exc:
+        report.notes.append(f"not certified into {where}: {exc}")
+        return
     finally:
         runtime.close()
     report.certified = True
     report.certified_by = who
+    report.notes.append(f"certified into {where}" + ("" if into_app else " (see --certify-into)"))

@@ -9,7 +9,9 @@ middle of the run; ``5x:2s@1s`` starts one second in. Durations are ``250ms``,
 from __future__ import annotations
 
 import re
+import tomllib
 from enum import StrEnum
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -29,6 +31,17 @@ class ChaosKind(StrEnum):
 
 class SpecError(MigratorError, ValueError):
     """An invalid load-test option (burst profile, duration, chaos kind, generator)."""
+
+
+def declared_key(job: str, root: Path) -> str | None:
+    """The key ``[tool.migrator.jobs."<job>"]`` of ``root/pyproject.toml`` declares, if any."""
+    path = root / "pyproject.toml"
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise SpecError(f"{path}: {exc}") from exc
+    key = table.get("tool", {}).get("migrator", {}).get("jobs", {}).get(job, {}).get("key")
+    return str(key) if key else None
 
 
 def parse_duration(text: str | float | int) -> float:
@@ -120,6 +133,12 @@ class LoadTestSpec(BaseModel):
     key: str | None = Field(
         default=None,
         description="idempotency key template, formatted with {run} and {i} (default: none)",
+    )
+    app_key: str | None = Field(
+        default=None,
+        description="the app's real idempotency key (template or package.module:function, as in "
+        '[tool.migrator.jobs."<job>"] key): the load then enqueues pairs of different calls '
+        "with it (``key`` is then not used), and a pair given one key fails the run",
     )
     workers: int = Field(default=2, ge=1, le=32)
     concurrency: int | None = Field(default=None, ge=1)

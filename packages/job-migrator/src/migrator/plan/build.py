@@ -7,11 +7,11 @@ from the previous ``MIGRATION_PLAN.md`` when a run does not check.
 
 from __future__ import annotations
 
-import re
-import string
+from pathlib import Path
 
 from inventory.models import CallSite, Confidence, Idempotency, Inventory, Job
 from migrator.plan.config import PlanConfig
+from migrator.plan.keys import SAME_ARGUMENTS, KeySource, key_source, resolve_key
 from migrator.plan.model import (
     SIGNOFF_BLANK,
     ItemState,
@@ -22,6 +22,8 @@ from migrator.plan.model import (
     PlanItem,
     Verification,
 )
+
+__all__ = ["build_plan", "key_source", "phase_of", "prerequisites", "risk"]
 
 NOT_CHECKED = "not checked yet: run `migrator plan --check`"
 CHAOS = "kill-workers,redis-restart,pg-terminate"
@@ -75,6 +77,7 @@ PHASES: dict[PhaseId, tuple[str, str]] = {
 def build_plan(inventory: Inventory, config: PlanConfig | None = None) -> Plan:
     """The phased checklist for ``inventory``; ``config`` holds declared keys and links."""
     config = config or PlanConfig()
+    root = Path(inventory.root) if Path(inventory.root).is_dir() else None
     phases = {pid: Phase(id=pid, title=t, intro=i) for pid, (t, i) in PHASES.items()}
     phases[PhaseId.PREREQUISITES].items = prerequisites()
     for job in sorted(inventory.jobs, key=lambda j: risk(j, inventory.sites_of(j.qualname))):
@@ -85,7 +88,7 @@ def build_plan(inventory: Inventory, config: PlanConfig | None = None) -> Plan:
         elif job.idempotency is Idempotency.UNKNOWN:
             phase.items.append(_verdict_item(job, sites))
         else:
-            phase.groups.append(_group(job, sites, config))
+            phase.groups.append(_group(job, sites, config, root))
     known = {j.qualname for j in inventory.jobs}
     for site in inventory.sites:
         if site.job not in known:
@@ -215,26 +218,9 @@ def _move_item(job: Job, sites: list[CallSite]) -> PlanItem:
     )
 
 
-def _group(job: Job, sites: list[CallSite], config: PlanConfig) -> JobGroup:
-    template, source = key_source(job, config.keys.get(job.qualname))
-    declared = job.qualname in config.keys
-    key = PlanItem(
-        id=f"{job.qualname}/key",
-        title=(
-            f"Declare the idempotency key `{template}`"
-            if job.idempotency is Idempotency.NEEDS_KEY
-            else f"Make it idempotent: give it an idempotency key, e.g. `{template}`"
-        ),
-        state=ItemState.TICKED if declared else ItemState.UNTICKED,
-        verification=Verification.CONFIG,
-        job=job.qualname,
-        evidence=(
-            f'declared in [tool.migrator.jobs."{job.qualname}"]'
-            if declared
-            else f"not declared yet; derive it from {source}"
-        ),
-        command=f'[tool.migrator.jobs."{job.qualname}"] key = "{template}"',
-    )
+def _group(job: Job, sites: list[CallSite], config: PlanConfig, root: Path | None) -> JobGroup:
+    found = resolve_key(job, config.keys.get(job.qualname), root)
+    key = _key_item(job, found, declared=job.qualname in config.keys)
     group = JobGroup(
         job=job.qualname,
         header=f"`{job.qualname}`: {_summary(job, sites)}",
@@ -242,8 +228,10 @@ def _group(job: Job, sites: list[CallSite], config: PlanConfig) -> JobGroup:
         items=[key],
     )
     command = f"migrator apply --job {job.qualname}"
-    if not declared:
-        command += f" --key {job.qualname}={template}"
+    if found.template is not None and job.qualname not in config.keys:
+        command += f" --key {job.qualname}={found.template}"
+    if found.template is not None and "{*}" in found.template:
+        group.details.append(f"- {SAME_ARGUMENTS}")
     gated = not (job.idempotency is Idempotency.NEEDS_KEY and _keyed_over(job) is None)
     apply = PlanItem(
         id=f"{job.qualname}/apply",
@@ -267,6 +255,40 @@ def _group(job: Job, sites: list[CallSite], config: PlanConfig) -> JobGroup:
         return group
     group.items += _gated_steps(job, apply)
     return group
+
+
+def _key_item(job: Job, found: KeySource, declared: bool) -> PlanItem:
+    """Declare the key: ticked once declared, unless the declared key does not fit the job."""
+    template, needs = found.template, job.idempotency is Idempotency.NEEDS_KEY
+    if found.problem is not None:
+        title, evidence = f"Fix the idempotency key `{template}`", found.problem
+    elif template is None:
+        title, evidence = (
+            f"Give `{job.qualname}` an input that names one unit of work",
+            found.source,
+        )
+    else:
+        title = (
+            f"Declare the idempotency key `{template}`"
+            if needs
+            else f"Make it idempotent: give it an idempotency key, e.g. `{template}`"
+        )
+        evidence = (
+            f'declared in [tool.migrator.jobs."{job.qualname}"]'
+            if declared
+            else f"not declared yet; derive it from {found.source}"
+        )
+    return PlanItem(
+        id=f"{job.qualname}/key",
+        title=title,
+        state=ItemState.TICKED if declared and found.problem is None else ItemState.UNTICKED,
+        verification=Verification.CONFIG,
+        job=job.qualname,
+        evidence=evidence,
+        command=None
+        if template is None
+        else f'[tool.migrator.jobs."{job.qualname}"] key = "{template}"',
+    )
 
 
 def _gated_steps(job: Job, apply: PlanItem) -> list[PlanItem]:
@@ -343,38 +365,3 @@ def _unresolved_item(site: CallSite) -> PlanItem:
         verification=Verification.MANUAL,
         details=[f"missing: {site.unresolved_reason or 'the target is only known at run time'}"],
     )
-
-
-# -- where a key comes from ----------------------------------------------------------
-_TEMPLATE = re.compile(r"""=\s*f?(["'])(?P<template>[^"']*\{[^"']*)\1""")
-
-
-def key_source(job: Job, declared: str | None = None) -> tuple[str, str]:
-    """``(template, where it comes from)`` for the job's idempotency key.
-
-    In order: the declared key; a key the job already passes to an effect,
-    derived from its inputs (the evidence of a ``needs_key`` verdict); the
-    scanner's suggestion; the job's id-like parameters.
-    """
-    if declared:
-        return declared, "the declaration"
-    params = [p for p in job.parameters if p not in ("self", "cls")]
-    for effect in job.effects:
-        match = _TEMPLATE.search(effect.detail) if effect.keyed else None
-        if match and set(_fields(match["template"])) <= set(params):
-            where = f"{effect.location.path}:{effect.location.line}"
-            return match["template"], f"the key it already passes ({effect.detail}, {where})"
-    if job.suggested_key:
-        return job.suggested_key, "the scanner's suggestion (one run per input)"
-    id_like = [p for p in params if p in ("id", "pk") or p.endswith(("_id", "_pk"))]
-    chosen = id_like or params
-    template = ":".join([job.qualname, *(f"{{{p}}}" for p in chosen)])
-    what = ", ".join(chosen) if chosen else "nothing (the job takes no input)"
-    return template, f"the inputs that identify one unit of work ({what})"
-
-
-def _fields(template: str) -> list[str]:
-    try:
-        return [name for _, name, _, _ in string.Formatter().parse(template) if name]
-    except ValueError:
-        return ["?"]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import json
+import importlib
 import secrets
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -15,8 +17,10 @@ from click.testing import CliRunner
 from psycopg import sql
 
 from migrator.cli import main
+from migrator.loadtest.report import Latency, LoadTestReport
+from migrator.loadtest.spec import LoadTestSpec
 from queue_runtime import Settings, migrate
-from queue_runtime.gate import certifications, get_rollout
+from queue_runtime.gate import certifications, fingerprint, get_rollout
 from queue_runtime.runtime import Runtime
 from tests.support import pg_admin_url
 
@@ -69,6 +73,37 @@ def _runtime(project: Project) -> Runtime:
     return Runtime(project.settings)
 
 
+def _report(path: Path, job: str, fp: str | None, passed: bool = True, **fields: Any) -> Path:
+    """A load-test report as ``migrator loadtest --json`` writes it."""
+    spec = LoadTestSpec(job=job, sandbox="sandbox", rate=10, duration=1)
+    now = datetime.now(UTC)
+    report = LoadTestReport(
+        job=job,
+        run_id="r1",
+        fingerprint=fp,
+        spec=spec,
+        started_at=now,
+        finished_at=now,
+        enqueued=10,
+        succeeded=10,
+        passed=passed,
+        reasons=[] if passed else ["2 job(s) lost"],
+        latency=Latency(p99_ms=40),
+        **fields,
+    )
+    path.write_text(report.model_dump_json())
+    return path
+
+
+def _fingerprint(project: Project, name: str) -> str:
+    sys.path.insert(0, str(project.root))
+    try:
+        module = importlib.import_module(project.app)
+    finally:
+        sys.path.remove(str(project.root))
+    return fingerprint(getattr(module, name))
+
+
 def test_status_shows_the_gate_closed_until_certified(project: Project, tmp_path: Path) -> None:
     code, out = project.run("gate", "status", "--app", project.app)
     assert code == 0, out
@@ -77,9 +112,8 @@ def test_status_shows_the_gate_closed_until_certified(project: Project, tmp_path
     resize = next(line for line in out.splitlines() if f"{project.app}.resize" in line)
     assert "idempotent" in resize and "async" in resize
 
-    figures = tmp_path / "figures.json"
-    figures.write_text(json.dumps({"lost": 0, "duplicate_completions": 0, "p99_ms": 40}))
     job = f"{project.app}.charge"
+    figures = _report(tmp_path / "figures.json", job, _fingerprint(project, "charge"))
     code, out = project.run(
         "gate", "certify", job, "--app", project.app, "--figures", str(figures), "--by", "alice"
     )
@@ -91,6 +125,7 @@ def test_status_shows_the_gate_closed_until_certified(project: Project, tmp_path
     finally:
         rt.close()
     assert (cert.certified_by, cert.figures["p99_ms"], cert.revoked_at) == ("alice", 40, None)
+    assert cert.report is not None and cert.report["run_id"] == "r1"  # stored with it
 
     code, out = project.run("gate", "status", "--app", project.app)
     charge = next(line for line in out.splitlines() if job in line)
@@ -113,9 +148,34 @@ def test_certify_needs_a_known_job_and_readable_figures(project: Project, tmp_pa
     assert code == 2 and "not a job of the --app module" in out
 
 
+def test_certify_refuses_a_failed_empty_foreign_or_stale_report(
+    project: Project, tmp_path: Path
+) -> None:
+    job = f"{project.app}.charge"
+    fp = _fingerprint(project, "charge")
+    empty = tmp_path / "empty.json"
+    empty.write_text("{}")
+    refused = {
+        "the load test of": _report(tmp_path / "failed.json", job, fp, passed=False),
+        "is not a load-test report": empty,
+        "is the report of": _report(tmp_path / "other.json", f"{project.app}.resize", fp),
+        "is stale": _report(tmp_path / "stale.json", job, "0" * 64),
+    }
+    for reason, report in refused.items():
+        args = ("--app", project.app, "--figures", str(report), "--by", "alice")
+        code, out = project.run("gate", "certify", job, *args)
+        assert code == 2 and reason in out, out
+        assert len(out.strip().splitlines()) == 1, out  # one line says why
+    rt = _runtime(project)
+    try:
+        assert certifications(rt, job) == []
+    finally:
+        rt.close()
+
+
 def test_rollout_set_and_status(project: Project) -> None:
     job = f"{project.app}.resize"
-    code, out = project.run("rollout", "set", job, "25%", "--by", "bob")
+    code, out = project.run("rollout", "set", job, "25%", "--by", "bob", "--app", project.app)
     assert code == 0 and f"{job}: 25%" in out
     rt = _runtime(project)
     try:
@@ -130,7 +190,7 @@ def test_rollout_set_and_status(project: Project) -> None:
     assert "25%" in line and "bob" in line
     assert "jobs without a stored rollout: async" in out
 
-    code, out = project.run("rollout", "set", job, "inline")
+    code, out = project.run("rollout", "set", job, "inline", "--app", project.app)
     assert code == 0 and f"{job}: inline" in out
 
 
@@ -143,3 +203,71 @@ def test_no_database_url_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.delenv("QUEUE_RUNTIME_DATABASE_URL", raising=False)
     result = CliRunner().invoke(main, ["rollout", "status", "--project", str(tmp_path)])
     assert result.exit_code == 2 and "no database URL" in result.output
+
+
+def test_rollout_set_refuses_an_unknown_job(project: Project) -> None:
+    code, out = project.run("rollout", "set", "no.such.job", "50%", "--app", project.app)
+    assert code == 2 and "no.such.job is not a job of --app" in out and "--force" in out
+    code, out = project.run("rollout", "set", f"{project.app}.resiz", "50%", "--app", project.app)
+    assert code == 2 and f"did you mean {project.app}.resize?" in out
+    code, out = project.run("rollout", "set", "no.such.job", "50%")  # nothing to know it by
+    assert code == 2 and "cannot tell whether no.such.job is a job" in out
+    assert project.run("rollout", "status")[1].count("no.such.job") == 0
+
+
+def test_rollout_set_knows_the_jobs_of_the_inventory(project: Project) -> None:
+    inventory = project.root / ".migrator" / "inventory.json"
+    inventory.parent.mkdir()
+    from inventory.models import Confidence, Idempotency, Inventory, Job
+
+    entry = Job(
+        qualname="shop.mail.send_receipt",
+        idempotency=Idempotency.NON_IDEMPOTENT,
+        confidence=Confidence.HIGH,
+    )
+    inventory.write_text(Inventory(root=str(project.root), jobs=[entry]).model_dump_json())
+    code, out = project.run("rollout", "set", "shop.mail.send_receipt", "25%")
+    assert code == 0 and "shop.mail.send_receipt: 25%" in out
+    code, out = project.run("rollout", "set", "shop.mail.send_recept", "25%")
+    assert code == 2 and "did you mean shop.mail.send_receipt?" in out
+
+
+def test_force_stages_a_rollout_and_unset_removes_it(project: Project) -> None:
+    code, out = project.run("rollout", "set", "later.job", "inline", "--force", "--by", "ann")
+    assert code == 0 and "later.job: inline" in out
+    code, out = project.run("rollout", "unset", "later.job", "--by", "ann")
+    assert code == 0 and "later.job: inline removed, follows the default (async)" in out
+    code, out = project.run("rollout", "unset", "later.job")
+    assert code == 2 and "later.job has no stored rollout" in out
+
+
+def test_rollout_history_shows_who_when_from_what_to_what(project: Project) -> None:
+    job = f"{project.app}.resize"
+    for mode, who in (("25%", "ann"), ("async", "bob")):
+        assert project.run("rollout", "set", job, mode, "--by", who, "--app", project.app)[0] == 0
+    assert project.run("rollout", "unset", job, "--by", "cyd")[0] == 0
+    code, out = project.run("rollout", "history", job)
+    assert code == 0, out
+    lines = [line for line in out.splitlines() if job in line]
+    cells = [[cell.strip() for cell in line.split("│")[1:-1]] for line in lines]
+    assert [row[2:6] for row in cells] == [
+        ["async", "default", "cyd", "unset"],
+        ["25%", "async", "bob", "set"],
+        ["default", "25%", "ann", "set"],
+    ]
+    assert "no rollout changes recorded" in project.run("rollout", "history", "other.job")[1]
+
+
+def test_rollout_status_shows_an_slo_rollback(project: Project) -> None:
+    from queue_runtime.gate import slo_rollback
+
+    job = f"{project.app}.charge"
+    rt = _runtime(project)
+    try:
+        assert slo_rollback(rt, job, "slo:w1", "3 dead letters > 2 over 300s") is not None
+    finally:
+        rt.close()
+    code, out = project.run("rollout", "status")
+    assert code == 0, out
+    line = next(line for line in out.splitlines() if job in line)
+    assert "inline" in line and "slo:w1" in line and "SLO rollback: 3 dead letters" in out

@@ -170,6 +170,7 @@ def test_key_source_order() -> None:
     suggested = make_job("a.mail", N, suggested_key="a.mail:{user_id}")
     assert key_source(suggested)[0] == "a.mail:{user_id}"
     plain = make_job("a.audit", N, parameters=["event", "order_id"])
-    assert key_source(plain)[0] == "a.audit:{order_id}"
+    # Issue 12: {order_id} alone merged two different audit events of one order.
+    assert key_source(plain)[0] == "a.audit:{*}"
     no_ids = make_job("a.count", N, parameters=["self", "path"])
     assert key_source(no_ids)[0] == "a.count:{path}"

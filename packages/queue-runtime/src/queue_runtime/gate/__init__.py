@@ -7,7 +7,10 @@
   (``Settings.gate_action``).
 - **Rollout modes** per job, stored in PostgreSQL and cached per process for
   ``Settings.rollout_refresh`` seconds: ``inline``, ``percent``, ``async``.
-  Setting ``inline`` is the rollback. Rollout never bypasses the gate.
+  Setting ``inline`` is the rollback. Rollout never bypasses the gate. Every
+  change is audited (:func:`rollout_history`); a job whose SLO
+  (``[tool.queue_runtime.jobs."NAME"] slo``) is breached is rolled back to
+  inline by the workers (:func:`slo_breach`, :func:`slo_rollback`).
 - **Execution guard** (:mod:`queue_runtime.gate.guard`): a keyed job's
   completion is recorded in ``job_keys``; a redelivery returns the stored
   result instead of running the function again.
@@ -29,8 +32,11 @@ from queue_runtime.gate.api import (
     get_rollout,
     parse_rollout,
     revoke,
+    rollout_history,
     rollouts,
     set_rollout,
+    slo_rollback,
+    unset_rollout,
 )
 from queue_runtime.gate.decide import classification, current_fingerprint, gate_decision, is_gated
 from queue_runtime.gate.fingerprint import fingerprint
@@ -38,20 +44,25 @@ from queue_runtime.gate.guard import complete_in, key_state
 from queue_runtime.gate.metrics import gate_inline_counts
 from queue_runtime.gate.model import (
     Certification,
+    ChangeCause,
     ClassificationConflict,
     Decision,
     GateClosed,
     Rollout,
+    RolloutChange,
 )
+from queue_runtime.gate.slo import slo_breach
 
 __all__ = [
     "Certification",
+    "ChangeCause",
     "ClassificationConflict",
     "Decision",
     "GateAction",
     "GateClosed",
     "Idempotency",
     "Rollout",
+    "RolloutChange",
     "RolloutMode",
     "certification",
     "certifications",
@@ -67,6 +78,10 @@ __all__ = [
     "key_state",
     "parse_rollout",
     "revoke",
+    "rollout_history",
     "rollouts",
     "set_rollout",
+    "slo_breach",
+    "slo_rollback",
+    "unset_rollout",
 ]

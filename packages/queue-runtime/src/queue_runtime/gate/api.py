@@ -1,5 +1,8 @@
 """Certifications and rollout modes: the functions ``migrator gate|rollout|loadtest`` call.
 
+Rollout changes (set, unset, the workers' SLO rollback) are audited in the
+store (:func:`rollout_history`).
+
 Every function takes the :class:`~queue_runtime.runtime.Runtime` whose
 PostgreSQL holds the tables. A change made here is seen at once by this
 process (its cache is dropped) and by every other process within
@@ -13,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from queue_runtime.config import RolloutMode
 from queue_runtime.errors import ConfigError
-from queue_runtime.gate.model import Certification, Rollout
+from queue_runtime.gate.model import Certification, CertificationRefused, Rollout, RolloutChange
 
 if TYPE_CHECKING:
     from queue_runtime.runtime import Runtime
@@ -22,21 +25,49 @@ _PERCENT = re.compile(r"^\s*(\d{1,3})\s*%?\s*$")
 
 
 def certify(
-    runtime: Runtime, job_name: str, fingerprint: str, figures: dict[str, Any], who: str
+    runtime: Runtime,
+    job_name: str,
+    fingerprint: str,
+    figures: dict[str, Any],
+    who: str,
+    report: dict[str, Any] | None = None,
 ) -> Certification:
     """Record a passed load test of ``job_name`` at ``fingerprint`` (its code then); returns the row.
 
     ``figures`` is what the load test measured (JSON-ready: throughput,
-    latencies, lost jobs, duplicate completions...). ``who`` names the person
-    or tool that certified. The gate opens for that fingerprint only.
+    latencies, lost jobs, duplicate completions...) and must say
+    ``"passed": true``. ``report``, when given, is the load test's whole
+    report (``migrator loadtest --json``), stored with the certification: it
+    must be of ``job_name``, at ``fingerprint``, and passed. ``who`` names the
+    person or tool that certified. The gate opens for that fingerprint only.
+    Refusals raise :class:`CertificationRefused`.
     """
     if not who.strip():
         raise ConfigError("a certification needs a name: who certified it")
     if not fingerprint.strip():
         raise ConfigError("a certification needs the job's fingerprint")
-    row = runtime.gate_store.insert_certification(job_name, fingerprint, dict(figures), who)
+    _check_evidence(job_name, fingerprint, figures, report)
+    row = runtime.gate_store.insert_certification(
+        job_name, fingerprint, dict(figures), who, None if report is None else dict(report)
+    )
     runtime.gate_cache.invalidate()
     return row
+
+
+def _check_evidence(
+    job_name: str, fingerprint: str, figures: dict[str, Any], report: dict[str, Any] | None
+) -> None:
+    """What the runtime can check of a load test: it passed, for this job, at this code."""
+    if figures.get("passed") is not True:
+        raise CertificationRefused(f"{job_name}: the figures do not say the load test passed")
+    if report is None:
+        return
+    if report.get("job") != job_name:
+        raise CertificationRefused(f"the report is of {report.get('job')!r}, not {job_name}")
+    if report.get("fingerprint") != fingerprint:
+        raise CertificationRefused(f"{job_name}: the report is of another fingerprint")
+    if report.get("passed") is not True:
+        raise CertificationRefused(f"{job_name}: the report's load test did not pass")
 
 
 def revoke(runtime: Runtime, job_name: str, fingerprint: str | None = None) -> int:
@@ -78,10 +109,12 @@ def set_rollout(
     mode: RolloutMode | str,
     percent: int | None = None,
     who: str | None = None,
+    reason: str | None = None,
 ) -> Rollout:
     """Store the job's rollout mode: ``inline`` (the rollback), ``percent`` with ``percent``, ``async``.
 
     ``mode`` may also be the text ``migrator rollout set`` takes (``"25%"``).
+    The change is audited (:func:`rollout_history`) with ``who`` and ``reason``.
     """
     if isinstance(mode, str) and not isinstance(mode, RolloutMode):
         if mode.strip().lower() in {m.value for m in RolloutMode} and percent is not None:
@@ -93,9 +126,36 @@ def set_rollout(
             raise ConfigError(f"rollout percent must be 0..100, not {percent!r}")
     else:
         percent = 100 if mode is RolloutMode.ASYNC else 0
-    row = runtime.gate_store.upsert_rollout(job_name, mode, percent, who)
+    row = runtime.gate_store.upsert_rollout(job_name, mode, percent, who, reason)
     runtime.gate_cache.invalidate()
     return row
+
+
+def unset_rollout(runtime: Runtime, job_name: str, who: str | None = None) -> Rollout | None:
+    """Remove the job's stored mode: it follows ``Settings.default_rollout`` again (audited).
+
+    Returns the removed rollout, None when none was stored.
+    """
+    removed = runtime.gate_store.delete_rollout(job_name, who)
+    runtime.gate_cache.invalidate()
+    return removed
+
+
+def slo_rollback(runtime: Runtime, job_name: str, who: str, reason: str) -> RolloutChange | None:
+    """Switch the job to inline because its SLO is breached (``reason``), unless it is inline.
+
+    None: it was inline already (another worker rolled it back first).
+    """
+    change = runtime.gate_store.rollback_to_inline(job_name, who, reason)
+    runtime.gate_cache.invalidate()
+    return change
+
+
+def rollout_history(
+    runtime: Runtime, job_name: str | None = None, limit: int = 50
+) -> list[RolloutChange]:
+    """The audited rollout changes, newest first; of one job if ``job_name``."""
+    return runtime.gate_store.rollout_changes(job_name, limit)
 
 
 def get_rollout(runtime: Runtime, job_name: str) -> Rollout:

@@ -7,6 +7,13 @@ that lives in the same top-level package is visited, transitively, up to
 top-level package) and source text, in sorted order, so it is stable across
 processes and machines with the same code. ``inspect`` only: no parsing library, no inventory.
 
+Deterministic whatever ``PYTHONHASHSEED`` is: references are followed in the
+order the code names them (never in set order), every visited object counts
+(several objects may share one name: the methods ``dataclass`` generates are
+all ``__create_fn__.<locals>.__repr__`` of their module, and a ``slots=True``
+dataclass leaves two classes of one name), and constants of code without
+source are rendered with their sets sorted.
+
 What it does not see: code reached dynamically (``getattr`` with a computed
 name, registries, dependency injection), other packages (their versions are
 the lock file's business), data files, and configuration.
@@ -25,26 +32,29 @@ MAX_OBJECTS = 256
 
 def fingerprint(job_function: Callable[..., Any]) -> str:
     """sha256 (hex) of the job function's source and of the project code it calls."""
-    root = _unwrap(job_function)
+    digest = hashlib.sha256()
+    for name, source in sorted(_visit(_unwrap(job_function))):
+        digest.update(name.encode())
+        digest.update(b"\0")
+        digest.update(source.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _visit(root: Any) -> list[tuple[str, str]]:
+    """(name, source) of every object reached from ``root``, breadth first, in the code's order."""
     package = _package(root)
-    sources: dict[str, str] = {}
+    found: list[tuple[str, str]] = []
     queue: list[Any] = [root]
     seen: set[int] = set()
-    while queue and len(sources) < MAX_OBJECTS:
+    while queue and len(found) < MAX_OBJECTS:
         obj = queue.pop(0)
         if id(obj) in seen:
             continue
         seen.add(id(obj))
-        name = "<job>" if obj is root else _relative_name(obj, package)
-        sources[name] = _source(obj)
+        found.append(("<job>" if obj is root else _relative_name(obj, package), _source(obj)))
         queue.extend(ref for ref in _references(obj) if _package(ref) == package)
-    digest = hashlib.sha256()
-    for name in sorted(sources):
-        digest.update(name.encode())
-        digest.update(b"\0")
-        digest.update(sources[name].encode())
-        digest.update(b"\0")
-    return digest.hexdigest()
+    return found
 
 
 def _unwrap(obj: Any) -> Any:
@@ -84,7 +94,16 @@ def _source(obj: Any) -> str:
 
 
 def _constants(code: types.CodeType) -> str:
-    return repr([c for c in code.co_consts if not isinstance(c, types.CodeType)])
+    return repr([_constant(c) for c in code.co_consts if not isinstance(c, types.CodeType)])
+
+
+def _constant(value: Any) -> Any:
+    """A constant with a stable repr: ``x in {"a", "b"}`` compiles to a frozenset, in hash order."""
+    if isinstance(value, frozenset):
+        return ("frozenset", sorted(repr(_constant(v)) for v in value))
+    if isinstance(value, tuple):
+        return tuple(_constant(v) for v in value)
+    return value
 
 
 def _references(obj: Any) -> Iterator[Any]:
@@ -108,7 +127,7 @@ def _member_function(member: Any) -> types.FunctionType | None:
 
 
 def _function_references(fn: types.FunctionType) -> Iterator[Any]:
-    names = set(_names(fn.__code__))
+    names = list(dict.fromkeys(_names(fn.__code__)))  # the code's order: a set's is the seed's
     namespace = fn.__globals__
     for name in names:
         value = namespace.get(name)
@@ -130,7 +149,12 @@ def _function_references(fn: types.FunctionType) -> Iterator[Any]:
 
 
 def _unwrap_safely(value: Any) -> Any:
-    return _unwrap(value) if callable(value) else value
+    try:
+        return _unwrap(value) if callable(value) else value
+    except RuntimeError:
+        # A context-local proxy (Flask's current_app, request, g) raises on any attribute
+        # outside its app context; it is not project code, so it adds nothing either way.
+        return None
 
 
 def _names(code: types.CodeType) -> Iterator[str]:

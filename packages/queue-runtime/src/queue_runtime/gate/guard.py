@@ -8,6 +8,13 @@ takes it over). After it returns, the key is ``completed`` with the JSON
 result. When a key is already ``completed``, the stored result is returned and
 the function does not run again.
 
+A key names one call: it is stored with the digest of the job's name and
+arguments (:func:`queue_runtime.store.args_digest`), and a run of the same key
+for another call raises :class:`~queue_runtime.errors.KeyReused` (a
+``Permanent`` error: a worker dead-letters the job at once) instead of being
+answered with the other call's result. An inline fallback checks before it
+runs (:func:`checked_digest`), so the enqueue itself raises.
+
 Completion in the job's own transaction: a job whose effect is written to
 the same PostgreSQL can call :func:`complete_in(conn, result)` inside the
 transaction that writes the effect; the key then commits with the effect, and
@@ -32,13 +39,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from queue_runtime.definition import Defined, JobDefinition
-from queue_runtime.store import KeyState
+from queue_runtime.errors import KeyReused
+from queue_runtime.store import KeyState, args_digest
 
 if TYPE_CHECKING:
     from queue_runtime.runtime import Runtime
     from queue_runtime.store import ClaimedJob
 
-__all__ = ["KeyState", "complete_in", "guarded_callable", "key_state", "run_guarded", "wrap"]
+__all__ = [
+    "KeyState",
+    "checked_digest",
+    "complete_in",
+    "guarded_callable",
+    "key_state",
+    "run_guarded",
+    "wrap",
+]
 
 
 @dataclass(slots=True)
@@ -47,6 +63,7 @@ class _Guarded:
     job: str
     key: str
     job_id: int | None
+    digest: str | None
     completed_in_transaction: bool = False
 
 
@@ -64,20 +81,37 @@ def wrap(runtime: Runtime, job: ClaimedJob, function: Defined) -> Callable[..., 
     """The worker's hook: ``function.fn`` guarded by the job's idempotency key (None without one)."""
     if job.idempotency_key is None:
         return None
-    return guarded_callable(runtime, function, job.idempotency_key, job.id)
+    digest = args_digest(job.name, job.args)
+    return guarded_callable(runtime, function, job.idempotency_key, job.id, digest)
+
+
+def checked_digest(runtime: Runtime, job: Defined, key: str, payload: dict[str, Any]) -> str:
+    """The digest of this call; KeyReused if ``key`` already names another call.
+
+    The inline fallback asks before it runs, so the caller of ``enqueue`` gets
+    the error (a run's own failures become the handle's outcome instead).
+    """
+    digest = args_digest(job.definition.name, payload)
+    stored = runtime.gate_store.key_state(key)
+    if stored is not None and stored.names_other_call(digest):
+        raise _reused(key, stored)
+    return digest
 
 
 def guarded_callable(
-    runtime: Runtime, job: Defined, key: str, job_id: int | None
+    runtime: Runtime, job: Defined, key: str, job_id: int | None, digest: str | None = None
 ) -> Callable[..., Any]:
-    """``function.fn`` that runs at most once to completion per key (sync or async alike)."""
+    """``function.fn`` that runs at most once to completion per key (sync or async alike).
+
+    ``digest`` names the call (:func:`queue_runtime.store.args_digest`); None matches any.
+    """
     function = job.definition
     fn = function.fn
     if function.is_async:
 
         @functools.wraps(fn)
         async def run_async(*args: Any, **kwargs: Any) -> Any:
-            guarded = _Guarded(runtime, function.name, key, job_id)
+            guarded = _Guarded(runtime, function.name, key, job_id, digest)
             try:
                 await asyncio.to_thread(_begin, guarded)
             except _Completed as done:
@@ -94,7 +128,7 @@ def guarded_callable(
 
     @functools.wraps(fn)
     def run_sync(*args: Any, **kwargs: Any) -> Any:
-        return run_guarded(runtime, function, key, job_id, lambda: fn(*args, **kwargs))
+        return run_guarded(runtime, function, key, job_id, lambda: fn(*args, **kwargs), digest)
 
     return run_sync
 
@@ -105,10 +139,14 @@ def run_guarded(
     key: str,
     job_id: int | None,
     call: Callable[[], Any],
+    digest: str | None = None,
 ) -> Any:
-    """Run ``call`` under the key: the stored result if the key completed, else run and record."""
+    """Run ``call`` under the key: the stored result if the key completed, else run and record.
+
+    KeyReused when the key names another call than ``digest``.
+    """
     function = job.definition
-    guarded = _Guarded(runtime, function.name, key, job_id)
+    guarded = _Guarded(runtime, function.name, key, job_id, digest)
     try:
         _begin(guarded)
     except _Completed as done:
@@ -134,7 +172,7 @@ def complete_in(conn: Any, result: Any = None) -> bool:
     if guarded is None:
         return False
     store = guarded.runtime.gate_store
-    store.complete_key_in(conn, guarded.key, guarded.job, result, guarded.job_id)
+    store.complete_key_in(conn, guarded.key, guarded.job, result, guarded.job_id, guarded.digest)
     guarded.completed_in_transaction = True
     return True
 
@@ -145,17 +183,28 @@ def key_state(runtime: Runtime, key: str) -> KeyState | None:
 
 
 def _begin(guarded: _Guarded) -> None:
-    """Take the key (in_progress); raise _Completed with the stored result if it completed."""
-    stored = guarded.runtime.gate_store.begin_key(guarded.key, guarded.job, guarded.job_id)
-    if stored is not None:
-        raise _Completed(stored.result)
+    """Take the key (in_progress); raise _Completed with the stored result if it completed,
+    KeyReused if another call holds it."""
+    store = guarded.runtime.gate_store
+    stored = store.begin_key(guarded.key, guarded.job, guarded.job_id, guarded.digest)
+    if stored is None:
+        return
+    if stored.names_other_call(guarded.digest):
+        raise _reused(guarded.key, stored)
+    raise _Completed(stored.result)
+
+
+def _reused(key: str, stored: KeyState) -> KeyReused:
+    holder = f"job {stored.job_id}" if stored.job_id is not None else "an inline run"
+    return KeyReused(f"{key!r} names another call of {stored.job} ({holder}, {stored.state})")
 
 
 def _complete(guarded: _Guarded, function: JobDefinition, value: Any) -> None:
     if guarded.completed_in_transaction:
         return
     result = function.codec.encode_result(value)
-    guarded.runtime.gate_store.complete_key(guarded.key, guarded.job, result, guarded.job_id)
+    store = guarded.runtime.gate_store
+    store.complete_key(guarded.key, guarded.job, result, guarded.job_id, guarded.digest)
 
 
 def _decode_result(function: JobDefinition, stored: Any) -> Any:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from queue_runtime.config import GateAction, Idempotency, RolloutMode
 from queue_runtime.errors import ConfigError, QueueError
-from queue_runtime.store import Certification, Rollout
+from queue_runtime.store import Certification, ChangeCause, Rollout, RolloutChange
 
 # Jobs with these verdicts (declared or from the inventory) run async only when certified.
 GATED = frozenset({Idempotency.NON_IDEMPOTENT, Idempotency.UNSAFE})
@@ -18,6 +18,10 @@ GATED = frozenset({Idempotency.NON_IDEMPOTENT, Idempotency.UNSAFE})
 
 class GateClosed(QueueError):
     """The job is gated (non_idempotent or unsafe) and holds no certification for its current code."""
+
+
+class CertificationRefused(QueueError):
+    """A certification needs a passing load test of this job at this fingerprint of its code"""
 
 
 class ClassificationConflict(ConfigError):
@@ -35,11 +39,14 @@ class Decision:
 __all__ = [
     "GATED",
     "Certification",
+    "CertificationRefused",
+    "ChangeCause",
     "ClassificationConflict",
     "Decision",
     "GateAction",
     "GateClosed",
     "Idempotency",
     "Rollout",
+    "RolloutChange",
     "RolloutMode",
 ]

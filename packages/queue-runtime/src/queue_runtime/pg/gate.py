@@ -1,16 +1,20 @@
-"""PgGateStore: the GateStore seam on PostgreSQL (certifications, rollouts, job_keys).
+"""PgGateStore: the GateStore seam on PostgreSQL (certifications, rollouts and their
+audit, job_keys).
 
 Parameterised SQL only; the schema name is quoted with ``sql.Identifier``.
 Connections are autocommit; every statement here is safe to repeat (upserts,
 conditional updates), so a transient error runs it again on a fresh
 connection: a lost connection must not fail an attempt whose body already
 ran (the guard's "key completed" write after ``pg_terminate_backend`` is the
-case the load test found).
+case the load test found). A rollout change is one transaction (the row, its
+audit row, under a per-job advisory lock): a transient error before its commit
+runs all of it again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import psycopg
@@ -25,21 +29,23 @@ from queue_runtime.pg.errors import translated
 from queue_runtime.pg.retry import retry_transient
 from queue_runtime.store import (
     Certification,
+    ChangeCause,
     GateSnapshot,
     KeyCounts,
     KeyState,
     KeyStatus,
     Rollout,
+    RolloutChange,
 )
 
 T = TypeVar("T")
 
-_CERT_COLUMNS = "job, fingerprint, certified_at, certified_by, figures, revoked_at"
+_CERT_COLUMNS = "job, fingerprint, certified_at, certified_by, figures, revoked_at, report"
 _ROLLOUT_COLUMNS = "job, mode, percent, updated_at, updated_by"
 
 INSERT_CERTIFICATION = (
-    "INSERT INTO {s}.certifications (job, fingerprint, certified_by, figures)"
-    f" VALUES (%s, %s, %s, %s) RETURNING {_CERT_COLUMNS}"
+    "INSERT INTO {s}.certifications (job, fingerprint, certified_by, figures, report)"
+    f" VALUES (%s, %s, %s, %s, %s) RETURNING {_CERT_COLUMNS}"
 )
 REVOKE_CERTIFICATIONS = (
     "UPDATE {s}.certifications SET revoked_at = now()"
@@ -58,21 +64,60 @@ UPSERT_ROLLOUT = (
     f" RETURNING {_ROLLOUT_COLUMNS}"
 )
 SELECT_ROLLOUTS = f"SELECT {_ROLLOUT_COLUMNS} FROM {{s}}.rollouts ORDER BY job"
+# Every change of one job's rollout holds this lock (also when no row exists yet), so a
+# read-then-write (the audit's "from", the SLO rollback's "unless inline") is never raced.
+LOCK_ROLLOUT = "SELECT pg_advisory_xact_lock(hashtext(%s))"
+SELECT_ROLLOUT = f"SELECT {_ROLLOUT_COLUMNS} FROM {{s}}.rollouts WHERE job = %s"
+DELETE_ROLLOUT = "DELETE FROM {s}.rollouts WHERE job = %s"
+_CHANGE_COLUMNS = (
+    "job, from_mode, from_percent, to_mode, to_percent, changed_at, changed_by, cause, reason"
+)
+INSERT_CHANGE = (
+    "INSERT INTO {s}.rollout_changes"
+    " (job, from_mode, from_percent, to_mode, to_percent, changed_by, cause, reason)"
+    f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_CHANGE_COLUMNS}"
+)
+SELECT_CHANGES = (
+    f"SELECT {_CHANGE_COLUMNS} FROM {{s}}.rollout_changes WHERE (%s::text IS NULL OR job = %s)"
+    " ORDER BY changed_at DESC, id DESC LIMIT %s"
+)
 CERTIFIED = "SELECT DISTINCT job, fingerprint FROM {s}.certifications WHERE revoked_at IS NULL"
-BEGIN_KEY = """
-INSERT INTO {s}.job_keys (key, job, state, job_id) VALUES (%(key)s, %(job)s, 'in_progress', %(job_id)s)
-ON CONFLICT (key) DO UPDATE SET job_id = EXCLUDED.job_id, updated_at = now()
-    WHERE {s}.job_keys.state = 'in_progress'
+# A key is taken over (a previous attempt died) or completed only by the call
+# it names: same digest, or either side without one (keys from before 0003).
+_SAME_CALL = (
+    "({s}.job_keys.args_digest IS NULL OR EXCLUDED.args_digest IS NULL"
+    " OR {s}.job_keys.args_digest = EXCLUDED.args_digest)"
+)
+BEGIN_KEY = f"""
+INSERT INTO {{s}}.job_keys (key, job, state, job_id, args_digest)
+VALUES (%(key)s, %(job)s, 'in_progress', %(job_id)s, %(digest)s)
+ON CONFLICT (key) DO UPDATE SET job_id = EXCLUDED.job_id, updated_at = now(),
+    args_digest = coalesce({{s}}.job_keys.args_digest, EXCLUDED.args_digest)
+    WHERE {{s}}.job_keys.state = 'in_progress' AND {_SAME_CALL}
 RETURNING state
 """
-COMPLETE_KEY = """
-INSERT INTO {s}.job_keys (key, job, state, result, job_id)
-VALUES (%(key)s, %(job)s, 'completed', %(result)s, %(job_id)s)
+COMPLETE_KEY = f"""
+INSERT INTO {{s}}.job_keys (key, job, state, result, job_id, args_digest)
+VALUES (%(key)s, %(job)s, 'completed', %(result)s, %(job_id)s, %(digest)s)
 ON CONFLICT (key) DO UPDATE SET state = 'completed', result = EXCLUDED.result,
-    job_id = coalesce(EXCLUDED.job_id, {s}.job_keys.job_id), updated_at = now()
-    WHERE {s}.job_keys.state = 'in_progress'
+    job_id = coalesce(EXCLUDED.job_id, {{s}}.job_keys.job_id), updated_at = now(),
+    args_digest = coalesce({{s}}.job_keys.args_digest, EXCLUDED.args_digest)
+    WHERE {{s}}.job_keys.state = 'in_progress' AND {_SAME_CALL}
 """
-KEY_ROW = "SELECT key, job, state, result, job_id, updated_at FROM {s}.job_keys WHERE key = %s"
+KEY_ROW = (
+    "SELECT key, job, state, result, job_id, updated_at, args_digest"
+    " FROM {s}.job_keys WHERE key = %s"
+)
+PURGE_KEYS = """
+WITH gone AS (
+    DELETE FROM {s}.job_keys WHERE key IN (
+        SELECT key FROM {s}.job_keys
+        WHERE updated_at < now() - make_interval(secs => %s) LIMIT %s
+    )
+    RETURNING 1
+)
+SELECT count(*) FROM gone
+"""
 KEY_COUNTS = (
     "SELECT count(*) FILTER (WHERE state = 'completed'), count(*) FROM {s}.job_keys WHERE job = %s"
 )
@@ -107,9 +152,15 @@ class PgGateStore:
     # -- certifications -----------------------------------------------------------
 
     def insert_certification(
-        self, job: str, fingerprint: str, figures: dict[str, Any], who: str
+        self,
+        job: str,
+        fingerprint: str,
+        figures: dict[str, Any],
+        who: str,
+        report: dict[str, Any] | None = None,
     ) -> Certification:
-        row = self._one(INSERT_CERTIFICATION, (job, fingerprint, who, Jsonb(figures)))
+        stored = None if report is None else Jsonb(report)
+        row = self._one(INSERT_CERTIFICATION, (job, fingerprint, who, Jsonb(figures), stored))
         return _certification(row)
 
     def revoke_certifications(self, job: str, fingerprint: str | None) -> int:
@@ -124,8 +175,63 @@ class PgGateStore:
 
     # -- rollouts -----------------------------------------------------------------
 
-    def upsert_rollout(self, job: str, mode: RolloutMode, percent: int, who: str | None) -> Rollout:
-        return _rollout(self._one(UPSERT_ROLLOUT, (job, mode.value, percent, who)))
+    def upsert_rollout(
+        self, job: str, mode: RolloutMode, percent: int, who: str | None, reason: str | None = None
+    ) -> Rollout:
+        def change(conn: Conn) -> Rollout:
+            before = self._locked_rollout(conn, job)
+            after = self._store_rollout(conn, job, mode, percent, who)
+            self._audit(conn, _Change(job, before, after, who, ChangeCause.SET, reason))
+            return after
+
+        return self._transaction(change)
+
+    def delete_rollout(self, job: str, who: str | None) -> Rollout | None:
+        def change(conn: Conn) -> Rollout | None:
+            before = self._locked_rollout(conn, job)
+            if before is not None:
+                conn.execute(self._render(DELETE_ROLLOUT), (job,))
+                self._audit(conn, _Change(job, before, None, who, ChangeCause.UNSET, None))
+            return before
+
+        return self._transaction(change)
+
+    def rollback_to_inline(self, job: str, who: str, reason: str) -> RolloutChange | None:
+        def change(conn: Conn) -> RolloutChange | None:
+            before = self._locked_rollout(conn, job)
+            if before is not None and before.mode is RolloutMode.INLINE:
+                return None
+            after = self._store_rollout(conn, job, RolloutMode.INLINE, 0, who)
+            return self._audit(conn, _Change(job, before, after, who, ChangeCause.SLO, reason))
+
+        return self._transaction(change)
+
+    def rollout_changes(self, job: str | None, limit: int = 50) -> list[RolloutChange]:
+        return [_rollout_change(row) for row in self._all(SELECT_CHANGES, (job, job, limit))]
+
+    def _transaction(self, fn: Callable[[Conn], T]) -> T:
+        def inside(conn: Conn) -> T:
+            with conn.transaction():
+                return fn(conn)
+
+        return self._run(inside)
+
+    def _locked_rollout(self, conn: Conn, job: str) -> Rollout | None:
+        conn.execute(LOCK_ROLLOUT, (f"{self._schema}.rollouts.{job}",))
+        row = conn.execute(self._render(SELECT_ROLLOUT), (job,)).fetchone()
+        return None if row is None else _rollout(row)
+
+    def _store_rollout(
+        self, conn: Conn, job: str, mode: RolloutMode, percent: int, who: str | None
+    ) -> Rollout:
+        row = conn.execute(self._render(UPSERT_ROLLOUT), (job, mode.value, percent, who)).fetchone()
+        assert row is not None, "INSERT ... RETURNING returns the row"
+        return _rollout(row)
+
+    def _audit(self, conn: Conn, change: _Change) -> RolloutChange:
+        row = conn.execute(self._render(INSERT_CHANGE), change.params()).fetchone()
+        assert row is not None, "INSERT ... RETURNING returns the row"
+        return _rollout_change(row)
 
     def rollouts(self) -> list[Rollout]:
         return [_rollout(row) for row in self._all(SELECT_ROLLOUTS)]
@@ -147,8 +253,10 @@ class PgGateStore:
 
     # -- job_keys (the execution guard) ------------------------------------------
 
-    def begin_key(self, key: str, job: str, job_id: int | None) -> KeyState | None:
-        params = {"key": key, "job": job, "job_id": job_id}
+    def begin_key(
+        self, key: str, job: str, job_id: int | None, digest: str | None = None
+    ) -> KeyState | None:
+        params = {"key": key, "job": job, "job_id": job_id, "digest": digest}
 
         def take(conn: Conn) -> KeyState | None:
             if conn.execute(self._render(BEGIN_KEY), params).fetchone() is not None:
@@ -160,16 +268,24 @@ class PgGateStore:
 
         return self._run(take)
 
-    def complete_key(self, key: str, job: str, result: Any, job_id: int | None) -> None:
-        params = _completion(key, job, result, job_id)
+    def complete_key(
+        self, key: str, job: str, result: Any, job_id: int | None, digest: str | None = None
+    ) -> None:
+        params = _completion(key, job, result, job_id, digest)
         self._run(lambda c: c.execute(self._render(COMPLETE_KEY), params))
 
     def complete_key_in(
-        self, conn: object, key: str, job: str, result: Any, job_id: int | None
+        self,
+        conn: object,
+        key: str,
+        job: str,
+        result: Any,
+        job_id: int | None,
+        digest: str | None = None,
     ) -> None:
         """In the caller's transaction: no retry, no translation (its transaction, its errors)."""
         caller = cast("psycopg.Connection[Any]", conn)
-        caller.execute(self._render(COMPLETE_KEY), _completion(key, job, result, job_id))
+        caller.execute(self._render(COMPLETE_KEY), _completion(key, job, result, job_id, digest))
 
     def key_state(self, key: str) -> KeyState | None:
         found = self._run(lambda c: c.execute(self._render(KEY_ROW), (key,)).fetchone())
@@ -179,14 +295,60 @@ class PgGateStore:
         completed, total = self._one(KEY_COUNTS, (job,))
         return KeyCounts(completed=int(completed), total=int(total))
 
+    def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
+        total = 0
+        while True:
+            purged = int(self._one(PURGE_KEYS, (older_than_seconds, batch))[0])
+            total += purged
+            if purged < batch:
+                return total
 
-def _completion(key: str, job: str, result: Any, job_id: int | None) -> dict[str, Any]:
-    return {"key": key, "job": job, "result": Jsonb(result), "job_id": job_id}
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """A rollout change about to be audited."""
+
+    job: str
+    before: Rollout | None
+    after: Rollout | None
+    who: str | None
+    cause: ChangeCause
+    reason: str | None
+
+    def params(self) -> tuple[Any, ...]:
+        before, after = self.before, self.after
+        return (
+            self.job,
+            before.mode.value if before else None,
+            before.percent if before else None,
+            after.mode.value if after else None,
+            after.percent if after else None,
+            self.who,
+            self.cause.value,
+            self.reason,
+        )
+
+
+def _rollout_change(row: TupleRow) -> RolloutChange:
+    job, from_mode, from_percent, to_mode, to_percent, at, who, cause, reason = row
+    before = None if from_mode is None else Rollout(job, RolloutMode(from_mode), int(from_percent))
+    after = (
+        None if to_mode is None else Rollout(job, RolloutMode(to_mode), int(to_percent), at, who)
+    )
+    return RolloutChange(job, before, after, at, who, ChangeCause(cause), reason)
+
+
+def _completion(
+    key: str, job: str, result: Any, job_id: int | None, digest: str | None
+) -> dict[str, Any]:
+    return {"key": key, "job": job, "result": Jsonb(result), "job_id": job_id, "digest": digest}
 
 
 def _certification(row: TupleRow) -> Certification:
-    job, fingerprint, certified_at, certified_by, figures, revoked_at = row
-    return Certification(job, fingerprint, certified_at, certified_by, figures or {}, revoked_at)
+    job, fingerprint, certified_at, certified_by, figures, revoked_at, report = row
+    return Certification(
+        job, fingerprint, certified_at, certified_by, figures or {}, revoked_at, report
+    )
 
 
 def _rollout(row: TupleRow) -> Rollout:
@@ -195,5 +357,5 @@ def _rollout(row: TupleRow) -> Rollout:
 
 
 def _key_state(row: TupleRow) -> KeyState:
-    key, job, state, result, job_id, updated_at = row
-    return KeyState(key, job, KeyStatus(state), result, job_id, updated_at)
+    key, job, state, result, job_id, updated_at, digest = row
+    return KeyState(key, job, KeyStatus(state), result, job_id, updated_at, digest)

@@ -14,7 +14,7 @@ from queue_runtime.errors import NotConfigured
 from queue_runtime.pg.connect import Conn, Connections, Direct
 from queue_runtime.pg.errors import translated
 from queue_runtime.pg.gate import PgGateStore
-from queue_runtime.store import GateStore, HistoryEntry, Inspector, JobStatus
+from queue_runtime.store import GateStore, HistoryEntry, Inspector, JobHealth, JobStatus
 
 T = TypeVar("T")
 
@@ -25,6 +25,26 @@ HISTORY = (
 FINISHED_COUNT = "SELECT count(*) FROM {s}.job_history WHERE id = ANY(%s)"
 UNFINISHED = "SELECT id FROM {s}.jobs WHERE id = ANY(%s)"
 DEAD_COUNT = "SELECT count(*) FROM {s}.job_history WHERE status = 'dead'"
+# One job over a window: finished runs, failed attempts (every element of an attempt
+# history, the hot table's retrying jobs included), dead letters, and the lag now.
+JOB_HEALTH = """
+WITH since AS (SELECT now() - make_interval(secs => %(window)s) AS t),
+recent AS (
+    SELECT status, errors FROM {s}.job_history
+    WHERE name = %(job)s AND finished_at >= (SELECT t FROM since)
+),
+attempts AS (
+    SELECT errors FROM recent WHERE errors IS NOT NULL
+    UNION ALL SELECT errors FROM {s}.jobs WHERE name = %(job)s AND errors IS NOT NULL
+)
+SELECT
+    (SELECT count(*) FROM recent WHERE status = 'succeeded'),
+    (SELECT count(*) FROM attempts, jsonb_array_elements(attempts.errors) AS e
+     WHERE (e->>'at')::timestamptz >= (SELECT t FROM since)),
+    (SELECT count(*) FROM recent WHERE status = 'dead'),
+    coalesce((SELECT extract(epoch FROM now() - min(run_at)) FROM {s}.jobs
+              WHERE name = %(job)s AND state = 'pending' AND run_at <= now()), 0)
+"""
 REVISIONS = "SELECT version_num FROM {s}.alembic_version"
 EXISTS = "SELECT to_regclass(format('%%I.%%I', %s::text, %s::text)) IS NOT NULL"
 
@@ -62,6 +82,13 @@ class PgInspector:
 
     def dead_count(self) -> int:
         return self._count(DEAD_COUNT)
+
+    def job_health(self, job: str, window_seconds: float) -> JobHealth:
+        params = {"job": job, "window": window_seconds}
+        row = self._run(lambda c: c.execute(self._render(JOB_HEALTH), params).fetchone())
+        assert row is not None, "an aggregate returns one row"
+        succeeded, failed, dead, lag = row
+        return JobHealth(job, int(succeeded), int(failed), int(dead), float(lag))
 
     def revisions(self) -> list[str] | None:
         if self.missing(["alembic_version"]):

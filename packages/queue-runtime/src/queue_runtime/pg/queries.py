@@ -24,14 +24,16 @@ WITH ins AS (
 SELECT id, true, pg_notify(%s, pool) FROM ins
 """
 
-# enqueue_keyed: the key row is inserted first (ON CONFLICT DO NOTHING); the
-# job row only when the key was new. A known key returns its job, wherever it
-# is now. Zero rows back means a concurrent enqueue of the same key committed
-# after our snapshot: the caller runs the statement again.
+# enqueue_keyed: the key row is inserted first (ON CONFLICT DO NOTHING), with
+# the digest of the call it names; the job row only when the key was new. A
+# known key returns its job, wherever it is now, and the digest it was taken
+# with (the store refuses another call's). Zero rows back means a concurrent
+# enqueue of the same key committed after our snapshot: the caller runs the
+# statement again.
 ENQUEUE_KEYED = """
 WITH k AS (
-    INSERT INTO {s}.idempotency_keys (key, job_id)
-    VALUES (%(key)s, nextval(%(seq)s::regclass))
+    INSERT INTO {s}.idempotency_keys (key, job_id, args_digest)
+    VALUES (%(key)s, nextval(%(seq)s::regclass), %(digest)s)
     ON CONFLICT (key) DO NOTHING
     RETURNING job_id
 ), ins AS (
@@ -41,9 +43,9 @@ WITH k AS (
     FROM k
     RETURNING id, pool
 )
-SELECT id, true, pg_notify(%(channel)s, pool) FROM ins
+SELECT id, true, pg_notify(%(channel)s, pool), NULL::text FROM ins
 UNION ALL
-SELECT job_id, false, NULL FROM {s}.idempotency_keys
+SELECT job_id, false, NULL, args_digest FROM {s}.idempotency_keys
 WHERE key = %(key)s AND NOT EXISTS (SELECT 1 FROM k)
 """
 
@@ -287,6 +289,24 @@ WITH gone AS (
     RETURNING idempotency_key
 ), k AS (
     DELETE FROM {s}.idempotency_keys ik USING gone WHERE ik.key = gone.idempotency_key
+)
+SELECT count(*) FROM gone
+"""
+
+# purge_keys: key retention, in bounded batches; a key whose job is still
+# queued, running or dead (a replay would bring it back) is kept.
+PURGE_KEYS = """
+WITH gone AS (
+    DELETE FROM {s}.idempotency_keys
+    WHERE key IN (
+        SELECT ik.key FROM {s}.idempotency_keys ik
+        WHERE ik.created_at < now() - make_interval(secs => %s)
+          AND NOT EXISTS (SELECT 1 FROM {s}.jobs j WHERE j.id = ik.job_id)
+          AND NOT EXISTS (
+              SELECT 1 FROM {s}.job_history h WHERE h.id = ik.job_id AND h.status = 'dead')
+        LIMIT %s
+    )
+    RETURNING 1
 )
 SELECT count(*) FROM gone
 """

@@ -18,7 +18,7 @@ import psycopg
 from psycopg import sql
 
 from queue_runtime.config import Settings
-from queue_runtime.errors import SchemaNotMigrated
+from queue_runtime.errors import KeyReused, SchemaNotMigrated
 from queue_runtime.pg import queries as q
 from queue_runtime.pg import rows
 from queue_runtime.pg.bulk import copy_jobs
@@ -33,6 +33,7 @@ from queue_runtime.store import (
     JobStatus,
     NewJob,
     PoolStats,
+    args_digest,
 )
 
 T = TypeVar("T")
@@ -122,13 +123,14 @@ class PgJobStore:
         return row[0], True
 
     def _insert_keyed(self, conn: Conn, job: NewJob) -> tuple[int, bool]:
-        params = rows.keyed_params(job, self._channel, self.sequence)
+        digest = args_digest(job.name, job.args)
+        params = {**rows.keyed_params(job, self._channel, self.sequence), "digest": digest}
         # No row: the key was committed by a concurrent enqueue after our
         # snapshot was taken; the next statement's snapshot sees it.
         for _ in range(5):
             row = conn.execute(self._sql.ENQUEUE_KEYED, params).fetchone()
             if row is not None:
-                return row[0], row[1]
+                return _answer(job, digest, row)
         raise psycopg.errors.SerializationFailure("idempotency key kept changing under us")
 
     def enqueue_many(self, jobs: Sequence[NewJob]) -> list[int]:
@@ -236,6 +238,17 @@ class PgJobStore:
             if purged < batch:
                 return total
 
+    def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
+        """Key retention: forget enqueue keys older than this, except those of live or dead jobs."""
+        params = (older_than_seconds, batch)
+        total = 0
+        while True:
+            row = self._run(lambda c: c.execute(self._sql.PURGE_KEYS, params).fetchone())
+            purged = int(row[0]) if row else 0
+            total += purged
+            if purged < batch:
+                return total
+
     def stats(self) -> list[PoolStats]:
         def both(conn: Conn) -> tuple[list[Any], list[Any]]:
             hot = conn.execute(self._sql.STATS_HOT).fetchall()
@@ -243,3 +256,11 @@ class PgJobStore:
 
         hot, history = self._run(both)
         return rows.pool_stats(self._pools, hot, history)
+
+
+def _answer(job: NewJob, digest: str, row: Any) -> tuple[int, bool]:
+    """``(id, created)`` of an ENQUEUE_KEYED row; a key taken for another call is refused."""
+    job_id, created, _, stored = row
+    if not created and stored is not None and stored != digest:
+        raise KeyReused(f"{job.idempotency_key!r} names job {job_id}, another call")
+    return job_id, created

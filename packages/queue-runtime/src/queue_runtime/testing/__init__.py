@@ -10,9 +10,15 @@
   :func:`isolated_settings`), a private redis-server (:class:`PrivateRedis`),
   worker subprocesses (:class:`WorkerSpawner`), and :func:`wait_until`.
 - :func:`memory_runtime`: a Runtime on the in-memory stores.
+- The manual testing mode's helpers (:func:`enqueued_jobs`,
+  :func:`assert_enqueued`, :func:`drain`), used with the pytest plugin
+  :mod:`queue_runtime.testing.pytest_plugin` (loaded by pytest itself, through
+  the ``pytest11`` entry point).
 
 Importing this package connects to nothing, and needs no pytest: only
-:func:`require` imports it, when it has to skip or fail.
+:func:`require` imports it, when it has to skip or fail. (PYTEST_DONT_REWRITE:
+pytest rewrites the asserts of every module of a distribution that ships a
+``pytest11`` plugin; this namespace stays exactly ``__all__``.)
 """
 
 from queue_runtime.testing.clock import Clock, ManualClock, SystemClock
@@ -21,6 +27,14 @@ from queue_runtime.testing.isolation import (
     fresh_database,
     isolated_settings,
     unique_name,
+)
+from queue_runtime.testing.manual import (
+    Drained,
+    EnqueuedJob,
+    NotManual,
+    assert_enqueued,
+    drain,
+    enqueued_jobs,
 )
 from queue_runtime.testing.memory_gate import MemoryGateStore, MemoryInspector
 from queue_runtime.testing.memory_jobs import MemoryJobStore, NoTransactions
@@ -47,17 +61,23 @@ from queue_runtime.testing.spawner import (
 __all__ = [
     "SETTINGS_ENV",
     "Clock",
+    "Drained",
+    "EnqueuedJob",
     "ManualClock",
     "MemoryGateStore",
     "MemoryInspector",
     "MemoryJobStore",
     "MemoryLeaseStore",
     "NoTransactions",
+    "NotManual",
     "PrivateRedis",
     "RedisServerMissing",
     "SystemClock",
     "WorkerSpawner",
+    "assert_enqueued",
     "delete_redis_prefix",
+    "drain",
+    "enqueued_jobs",
     "free_port",
     "fresh_database",
     "isolated_settings",

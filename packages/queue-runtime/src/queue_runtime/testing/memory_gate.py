@@ -12,18 +12,22 @@ import itertools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from queue_runtime.config import RolloutMode
 from queue_runtime.store import (
     Certification,
+    ChangeCause,
     GateSnapshot,
     HistoryEntry,
+    JobHealth,
     KeyCounts,
     KeyState,
     KeyStatus,
     Rollout,
+    RolloutChange,
 )
 from queue_runtime.testing._rows import json_copy
 from queue_runtime.testing.clock import Clock, SystemClock
@@ -45,6 +49,7 @@ class MemoryGateStore:
         self._seq = itertools.count(1)
         self._certifications: list[_Stored] = []
         self._rollouts: dict[str, Rollout] = {}
+        self._changes: list[RolloutChange] = []  # oldest first
         self._keys: dict[str, KeyState] = {}
 
     def close(self) -> None:
@@ -53,10 +58,18 @@ class MemoryGateStore:
     # -- certifications -------------------------------------------------------
 
     def insert_certification(
-        self, job: str, fingerprint: str, figures: dict[str, Any], who: str
+        self,
+        job: str,
+        fingerprint: str,
+        figures: dict[str, Any],
+        who: str,
+        report: dict[str, Any] | None = None,
     ) -> Certification:
         with self._lock:
-            made = Certification(job, fingerprint, self.clock.now(), who, json_copy(figures))
+            kept = None if report is None else json_copy(report)
+            made = Certification(
+                job, fingerprint, self.clock.now(), who, json_copy(figures), None, kept
+            )
             self._certifications.append(_Stored(next(self._seq), made))
             return made
 
@@ -89,11 +102,52 @@ class MemoryGateStore:
 
     # -- rollouts ---------------------------------------------------------------
 
-    def upsert_rollout(self, job: str, mode: RolloutMode, percent: int, who: str | None) -> Rollout:
+    def upsert_rollout(
+        self, job: str, mode: RolloutMode, percent: int, who: str | None, reason: str | None = None
+    ) -> Rollout:
         with self._lock:
-            stored = Rollout(job, mode, percent, self.clock.now(), who)
-            self._rollouts[job] = stored
-            return stored
+            change = self._store(job, mode, percent, who, ChangeCause.SET, reason)
+        assert change.after is not None, "a stored mode is the change's after"
+        return change.after
+
+    def delete_rollout(self, job: str, who: str | None) -> Rollout | None:
+        with self._lock:
+            before = self._rollouts.pop(job, None)
+            if before is not None:
+                change = RolloutChange(job, before, None, self.clock.now(), who, ChangeCause.UNSET)
+                self._changes.append(change)
+            return before
+
+    def rollback_to_inline(self, job: str, who: str, reason: str) -> RolloutChange | None:
+        with self._lock:  # one lock: several callers at once make one change between them
+            before = self._rollouts.get(job)
+            if before is not None and before.mode is RolloutMode.INLINE:
+                return None
+            return self._store(job, RolloutMode.INLINE, 0, who, ChangeCause.SLO, reason)
+
+    def rollout_changes(self, job: str | None, limit: int = 50) -> list[RolloutChange]:
+        with self._lock:
+            mine = [c for c in reversed(self._changes) if job in (None, c.job)]
+        return mine[:limit]
+
+    def _store(
+        self,
+        job: str,
+        mode: RolloutMode,
+        percent: int,
+        who: str | None,
+        cause: ChangeCause,
+        reason: str | None,
+    ) -> RolloutChange:
+        """Store and audit, under the caller's lock."""
+        now = self.clock.now()
+        before, after = self._rollouts.get(job), Rollout(job, mode, percent, now, who)
+        self._rollouts[job] = after
+        if before is not None:
+            before = Rollout(job, before.mode, before.percent)  # the audit keeps the mode only
+        change = RolloutChange(job, before, after, now, who, cause, reason)
+        self._changes.append(change)
+        return change
 
     def rollouts(self) -> list[Rollout]:
         """Every stored rollout, by job name."""
@@ -112,36 +166,48 @@ class MemoryGateStore:
 
     # -- idempotency keys (the execution guard) -----------------------------------
 
-    def begin_key(self, key: str, job: str, job_id: int | None) -> KeyState | None:
-        """None: the key is this attempt's now (new, or taken over); else its completed state."""
+    def begin_key(
+        self, key: str, job: str, job_id: int | None, digest: str | None = None
+    ) -> KeyState | None:
+        """None: the key is this attempt's now (new, or taken over); else its state: completed,
+        or taken for another call."""
         with self._lock:
             found = self._keys.get(key)
-            if found is not None and found.state is KeyStatus.COMPLETED:
+            if found is not None and _kept(found, digest):
                 return found
             owner = found.job if found is not None else job  # a taken-over key keeps its job
+            kept = digest if found is None or found.args_digest is None else found.args_digest
             now = self.clock.now()
-            self._keys[key] = KeyState(key, owner, KeyStatus.IN_PROGRESS, None, job_id, now)
+            self._keys[key] = KeyState(key, owner, KeyStatus.IN_PROGRESS, None, job_id, now, kept)
             return None
 
-    def complete_key(self, key: str, job: str, result: Any, job_id: int | None) -> None:
-        """Record ``key`` completed; a completed key stays as it is."""
+    def complete_key(
+        self, key: str, job: str, result: Any, job_id: int | None, digest: str | None = None
+    ) -> None:
+        """Record ``key`` completed; a completed key stays as it is, and so does another call's."""
         with self._lock:
             found = self._keys.get(key)
-            if found is not None and found.state is KeyStatus.COMPLETED:
+            if found is not None and _kept(found, digest):
                 return
-            owner, kept_id = job, job_id
+            owner, kept_id, kept = job, job_id, digest
             if found is not None:
                 owner, kept_id = found.job, job_id if job_id is not None else found.job_id
-            state = KeyState(
-                key, owner, KeyStatus.COMPLETED, json_copy(result), kept_id, self.clock.now()
+                kept = digest if found.args_digest is None else found.args_digest
+            self._keys[key] = KeyState(
+                key, owner, KeyStatus.COMPLETED, json_copy(result), kept_id, self.clock.now(), kept
             )
-            self._keys[key] = state
 
     def complete_key_in(
-        self, conn: object, key: str, job: str, result: Any, job_id: int | None
+        self,
+        conn: object,
+        key: str,
+        job: str,
+        result: Any,
+        job_id: int | None,
+        digest: str | None = None,
     ) -> None:
         """As :meth:`complete_key`, at once: memory has no transaction of ``conn`` to join."""
-        self.complete_key(key, job, result, job_id)
+        self.complete_key(key, job, result, job_id, digest)
 
     def key_state(self, key: str) -> KeyState | None:
         with self._lock:
@@ -152,6 +218,20 @@ class MemoryGateStore:
             mine = [k for k in self._keys.values() if k.job == job]
         completed = sum(1 for k in mine if k.state is KeyStatus.COMPLETED)
         return KeyCounts(completed=completed, total=len(mine))
+
+    def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
+        """Forget keys not touched since the cutoff (``batch`` bounds PostgreSQL's deletes)."""
+        with self._lock:
+            cutoff = self.clock.now() - timedelta(seconds=older_than_seconds)
+            gone = [k for k, s in self._keys.items() if s.updated_at and s.updated_at <= cutoff]
+            for key in gone:
+                del self._keys[key]
+            return len(gone)
+
+
+def _kept(found: KeyState, digest: str | None) -> bool:
+    """A stored key this attempt may not take: completed, or taken for another call."""
+    return found.state is KeyStatus.COMPLETED or found.names_other_call(digest)
 
 
 class MemoryInspector:
@@ -174,6 +254,9 @@ class MemoryInspector:
 
     def dead_count(self) -> int:
         return self._jobs.dead_count()
+
+    def job_health(self, job: str, window_seconds: float) -> JobHealth:
+        return self._jobs.health_of(job, window_seconds)
 
     def revisions(self) -> list[str] | None:
         """The head revision(s) of the shipped migrations: memory always has the current schema."""

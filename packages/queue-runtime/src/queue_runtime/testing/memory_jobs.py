@@ -12,20 +12,24 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from queue_runtime.errors import StoreError
+from queue_runtime.errors import KeyReused, StoreError
 from queue_runtime.store import (
     ClaimedJob,
     Completion,
     Failure,
     HistoryEntry,
+    JobHealth,
     JobRecord,
     JobStatus,
     NewJob,
     PoolStats,
+    args_digest,
 )
+from queue_runtime.testing._health import job_health
 from queue_runtime.testing._rows import FinishedJob, HotJob, json_copy
 from queue_runtime.testing.clock import Clock, SystemClock
 
@@ -38,6 +42,15 @@ class NoTransactions(StoreError):
     """The in-memory store joins no caller's transaction: enqueue without conn=."""
 
 
+@dataclass(slots=True)
+class _Key:
+    """An enqueue key: its job, the call it names (None from a batch), when it was taken."""
+
+    job_id: int
+    digest: str | None
+    created_at: datetime
+
+
 class MemoryJobStore:
     def __init__(self, pools: Sequence[str] = (), clock: Clock | None = None) -> None:
         self.clock = clock or SystemClock()
@@ -45,7 +58,7 @@ class MemoryJobStore:
         self._lock = threading.Lock()
         self._jobs: dict[int, HotJob] = {}
         self._history: dict[int, FinishedJob] = {}
-        self._keys: dict[str, int] = {}
+        self._keys: dict[str, _Key] = {}
         self._replayed_as: dict[int, int] = {}
         self._last_id = 0
 
@@ -58,21 +71,29 @@ class MemoryJobStore:
         return self.enqueue_returning(job, conn)[0]
 
     def enqueue_returning(self, job: NewJob, conn: Any = None) -> tuple[int, bool]:
-        """``(job id, created)``: created is False when the idempotency key was known."""
+        """``(job id, created)``: created is False when the idempotency key was known.
+
+        A known key taken for another call raises KeyReused.
+        """
         if conn is not None:
             raise NoTransactions()
+        digest = None if job.idempotency_key is None else args_digest(job.name, job.args)
         with self._lock:
-            return self._insert(job, self.clock.now())
+            known = self._keys.get(job.idempotency_key) if job.idempotency_key else None
+            if known is not None and None not in (known.digest, digest) and known.digest != digest:
+                raise KeyReused(f"{job.idempotency_key!r} names job {known.job_id}, another call")
+            return self._insert(job, self.clock.now(), digest)
 
     def enqueue_many(self, jobs: Sequence[NewJob]) -> list[int]:
         with self._lock:
             now = self.clock.now()
             return [self._insert(job, now)[0] for job in jobs]
 
-    def _insert(self, job: NewJob, now: datetime) -> tuple[int, bool]:
+    def _insert(self, job: NewJob, now: datetime, digest: str | None = None) -> tuple[int, bool]:
+        """A batch's keys carry no digest (as the PostgreSQL COPY): they match any later call."""
         known = self._keys.get(job.idempotency_key) if job.idempotency_key else None
         if known is not None:
-            return known, False
+            return known.job_id, False
         row = HotJob(
             id=self._next_id(),
             name=job.name,
@@ -87,7 +108,7 @@ class MemoryJobStore:
         )
         self._jobs[row.id] = row
         if job.idempotency_key:
-            self._keys[job.idempotency_key] = row.id
+            self._keys[job.idempotency_key] = _Key(row.id, digest, now)
         return row.id, True
 
     def _next_id(self) -> int:
@@ -235,8 +256,8 @@ class MemoryJobStore:
             errors=dead.errors,  # the attempt history travels with the replay
         )
         self._jobs[row.id] = row
-        if dead.idempotency_key in self._keys:
-            self._keys[dead.idempotency_key] = row.id
+        if dead.idempotency_key is not None and dead.idempotency_key in self._keys:
+            self._keys[dead.idempotency_key].job_id = row.id
         self._replayed_as[dead.id] = row.id
         return row.id
 
@@ -255,6 +276,23 @@ class MemoryJobStore:
         with self._lock:
             cutoff = self.clock.now() - timedelta(seconds=older_than_seconds)
             return self._purge(lambda f: f.status in finished and f.finished_at <= cutoff)
+
+    def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
+        """Key retention: forget keys taken before the cutoff, but not those of jobs still
+        queued or running, or dead (a replay brings them back). ``batch``: as purge_finished."""
+        with self._lock:
+            cutoff = self.clock.now() - timedelta(seconds=older_than_seconds)
+            dead = {f.id for f in self._history.values() if f.status is JobStatus.DEAD}
+            gone = [
+                key
+                for key, held in self._keys.items()
+                if held.created_at <= cutoff
+                and held.job_id not in self._jobs
+                and held.job_id not in dead
+            ]
+            for key in gone:
+                del self._keys[key]
+            return len(gone)
 
     def _purge(self, which: Callable[[FinishedJob], bool]) -> int:
         gone = self._finished_where(which)
@@ -290,6 +328,16 @@ class MemoryJobStore:
     def dead_count(self) -> int:
         with self._lock:
             return len(self._finished_where(lambda f: f.status is JobStatus.DEAD))
+
+    def queued(self) -> list[JobRecord]:
+        """The jobs waiting for a worker (due or scheduled), oldest first: the manual mode's view."""
+        with self._lock:
+            return [self._jobs[i].record() for i in sorted(self._jobs) if not self._jobs[i].running]
+
+    def health_of(self, job: str, window_seconds: float) -> JobHealth:
+        with self._lock:
+            hot, finished = list(self._jobs.values()), list(self._history.values())
+        return job_health(job, window_seconds, hot, finished, self.clock.now())
 
 
 def _entry(f: FinishedJob) -> HistoryEntry:

@@ -15,7 +15,13 @@ flush between the two reads cannot turn live jobs into rescues.
 Retention rides on the same thread: every ``purge_every`` seconds the reaper
 drops succeeded and cancelled history older than ``history_retention_days``
 (batched deletes; dead jobs are never purged), so the history table does not
-grow without bound and no separate cron is needed.
+grow without bound and no separate cron is needed. Idempotency keys expire on
+the same schedule: enqueue keys taken and guard keys untouched for longer
+than ``key_retention_days`` are forgotten (batched), except the enqueue keys
+of jobs still queued, running or dead.
+
+The SLO check rides on it too (:mod:`queue_runtime.worker._slo`): each round,
+a job whose SLO is breached is rolled back to inline.
 """
 
 from __future__ import annotations
@@ -27,8 +33,9 @@ from collections.abc import Callable
 
 from queue_runtime.errors import QueueError
 from queue_runtime.metrics import WorkerMetrics
-from queue_runtime.store import JobStore, LeaseStore
+from queue_runtime.store import GateStore, JobStore, LeaseStore
 from queue_runtime.worker._backoff import STORE_ERRORS, TRANSIENT
+from queue_runtime.worker._slo import SloGuard
 
 log = logging.getLogger("queue_runtime.worker")
 _ROUND_ERRORS: tuple[type[BaseException], ...] = (*STORE_ERRORS, QueueError)
@@ -45,10 +52,15 @@ class Reaper:
         clock: Callable[[], float] = time.monotonic,
         retention_seconds: float | None = None,
         purge_every: float = 600.0,
+        slo: SloGuard | None = None,
+        keys: GateStore | None = None,
+        key_retention_seconds: float | None = None,
     ) -> None:
         self._store, self._leases, self._ttl, self._metrics = store, leases, ttl, metrics
         self._clock = clock
         self._retention, self._purge_every = retention_seconds, purge_every
+        self._slo = slo
+        self._keys, self._key_retention = keys, key_retention_seconds
         self._next_purge = clock()
         self.interval = ttl / 2
         self._quiet = ttl + ttl / 3  # lease ttl + one heartbeat interval
@@ -60,6 +72,7 @@ class Reaper:
             try:
                 self.sweep()
                 self.retain()
+                self.guard_slos()
             except TRANSIENT as exc:
                 log.warning("reaper round skipped (%s: %s)", type(exc).__name__, exc)
             except _ROUND_ERRORS:
@@ -83,15 +96,33 @@ class Reaper:
         return rescued
 
     def retain(self) -> int:
-        """Purge history past retention when it is due; returns the rows purged."""
+        """Purge history and keys past retention when it is due; returns the history rows purged."""
         now = self._clock()
-        if self._retention is None or now < self._next_purge:
+        if (self._retention is None and self._key_retention is None) or now < self._next_purge:
             return 0
         self._next_purge = now + self._purge_every
+        self.expire_keys()
+        if self._retention is None:
+            return 0
         purged = self._store.purge_finished(self._retention)
         if purged:
             log.info("retention purged %d finished job(s) from history", purged)
         return purged
+
+    def expire_keys(self) -> int:
+        """Forget idempotency keys past ``key_retention``; returns how many (enqueue and guard)."""
+        if self._key_retention is None:
+            return 0
+        expired = self._store.purge_keys(self._key_retention)
+        if self._keys is not None:
+            expired += self._keys.purge_keys(self._key_retention)
+        if expired:
+            log.info("key retention forgot %d idempotency key(s)", expired)
+        return expired
+
+    def guard_slos(self) -> int:
+        """Roll back the jobs whose SLO is breached; returns how many this round did."""
+        return len(self._slo.check()) if self._slo is not None else 0
 
     def _epoch_settled(self, epoch: str) -> bool:
         now = self._clock()

@@ -21,6 +21,7 @@ from queue_runtime.worker._prefetch import PoolSignals, Prefetch
 from queue_runtime.worker._reaper import Reaper
 from queue_runtime.worker._resolve import Resolver
 from queue_runtime.worker._settle import Settler
+from queue_runtime.worker._slo import SloGuard
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +142,9 @@ def _loops(
             s.lease_ttl,
             worker.metrics,
             retention_seconds=s.history_retention_days * 86_400,
+            keys=runtime.gate_store,
+            key_retention_seconds=s.key_retention_days * 86_400,
+            slo=SloGuard(runtime, worker.worker_id, worker.metrics),
         ),
         Listener(s, signals, set(worker.pools), wake, app_name),
     )

@@ -4,7 +4,8 @@ Threads of one worker: the claim loop (the caller of :meth:`Worker.run`), the
 executor threads (``concurrency`` per pool, for the life of the worker), the
 settler (batched acks), the heartbeat (leases, tenant tokens), the watchdog
 (sync timeouts), the reaper (rescues attempts of dead workers), the listener
-(LISTEN/NOTIFY wake-ups), plus one event loop thread for all async jobs.
+(LISTEN/NOTIFY wake-ups), the periodic ticker (``_periodic``), plus one event loop
+thread for all async jobs.
 
 Claiming fills a prefetch buffer per pool (``_prefetch``): each claim fetches
 the pool's free slots plus what its observed pace needs to stay busy during
@@ -45,6 +46,7 @@ from queue_runtime.retry import Backoff
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import ClaimedJob
 from queue_runtime.worker._backoff import TRANSIENT, jitter, retrying
+from queue_runtime.worker._periodic import Ticker
 from queue_runtime.worker._wiring import WorkerOptions, WorkerParts, claim_schedule
 
 log = logging.getLogger("queue_runtime.worker")
@@ -83,6 +85,7 @@ class Worker:
             backoff or Backoff(),
         )
         self._parts = WorkerParts.build(runtime, options)
+        self._ticker = Ticker(runtime, self.pools)  # periodic jobs of these pools
         self._wake = self._parts.wake
         self._threads: list[threading.Thread] = []
         self._run_thread: threading.Thread | None = None
@@ -213,6 +216,7 @@ class Worker:
             ("qr-reaper", p.reaper.run),
             ("qr-listener", p.listener.run),
             ("qr-stats", self._refresh_stats),
+            ("qr-periodic", self._ticker.run),
         ]
         for name, target in loops:
             thread = threading.Thread(target=target, args=(self._stopped,), name=name, daemon=True)

@@ -126,3 +126,72 @@ def test_functions_without_source_still_fingerprint() -> None:
     exec("def f(x):\n    return x + 1\n", namespace)  # a function with no file
     exec("def g(x):\n    return x + 2\n", namespace)
     assert fingerprint(namespace["f"]) != fingerprint(namespace["g"])
+
+
+SHAPES = {
+    "__init__.py": "",
+    "models.py": """
+        from dataclasses import dataclass, field
+
+        @dataclass(frozen=True, slots=True)
+        class Order:
+            id: int
+            lines: list[int] = field(default_factory=list)
+
+        @dataclass
+        class User:
+            email: str
+
+            @property
+            def domain(self):
+                return self.email.split("@")[1]
+
+        @dataclass(order=True)
+        class Receipt:
+            order: Order
+            user: User
+    """,
+    "jobs.py": """
+        from {pkg}.models import Order, Receipt, User
+
+        def _make_formatter(prefix):
+            def fmt(text):
+                return prefix + text
+            return fmt
+
+        FORMAT = _make_formatter("> ")
+        PICK = lambda receipt: receipt.user.domain
+
+        def send(order_id: int) -> str:
+            receipt = Receipt(Order(order_id), User("a@b.c"))
+            kind = "big" if order_id in {1, 2, 3, "x", "y"} else "small"
+            return FORMAT(repr(receipt) + PICK(receipt) + kind)
+    """,
+}
+
+
+def test_stable_under_every_hash_seed_with_dataclasses_closures_lambdas_properties(
+    tmp_path: Path,
+) -> None:
+    """The dataclass-generated methods of several classes of one module share one name;
+    which of them counted used to depend on set order, so on PYTHONHASHSEED."""
+    folder = tmp_path / "fpshapes"
+    folder.mkdir()
+    for file, text in SHAPES.items():
+        (folder / file).write_text(textwrap.dedent(text).replace("{pkg}", "fpshapes"))
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "from queue_runtime.gate import fingerprint; from fpshapes.jobs import send;"
+        "print(fingerprint(send))"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": str(seed), "PATH": ""},
+        ).stdout.strip()
+        for seed in range(6)
+    }
+    assert len(runs) == 1 and len(runs.pop()) == 64

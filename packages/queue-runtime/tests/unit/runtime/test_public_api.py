@@ -10,6 +10,7 @@ import queue_runtime
 
 def test_all_is_exactly_the_public_api() -> None:
     assert sorted(queue_runtime.__all__) == [
+        "InlineShape",
         "JobFunction",
         "JobHandle",
         "JobStatus",

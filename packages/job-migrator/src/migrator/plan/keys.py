@@ -1,0 +1,79 @@
+"""Where a job's idempotency key comes from in the plan, and whether a declared one fits.
+
+The suggestion never merges different work (``inventory._classify._suggest``):
+``<job>:{*}``, a digest of every argument, unless the job has a single
+parameter (``<job>:{param}``); a job without parameters gets none, and the
+plan says what to do instead of offering a fieldless key. A declared key is
+checked against the job's signature (``inventory.keys.key_problem``: fields
+are parameters, a key function exists in the project and takes the job's
+parameters); a key that does not fit is shown with the one line to fix.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass
+from pathlib import Path
+
+from inventory.keys import key_problem, suggest_key
+from inventory.models import Job
+
+_TEMPLATE = re.compile(r"""=\s*f?(["'])(?P<template>[^"']*\{[^"']*)\1""")
+NO_INPUT = (
+    "no key can be suggested: the job takes no input, so every call is the same call and any "
+    "key would make it run once, ever; give it a parameter that names one unit of work"
+)
+SAME_ARGUMENTS = (
+    "two calls with equal arguments are one unit of work under this key: if the app makes "
+    "identical calls that are different work, pass the job what tells them apart (an order id)"
+)
+
+
+@dataclass(frozen=True)
+class KeySource:
+    """The key a job's plan items name (None: none can be suggested), and where it comes from."""
+
+    template: str | None
+    source: str
+    problem: str | None = None  # why a declared key does not fit the job
+
+
+def key_source(job: Job, declared: str | None = None) -> tuple[str | None, str]:
+    """``(template, where it comes from)`` for the job's idempotency key.
+
+    In order: the declared key; a key the job already passes to an effect,
+    derived from its inputs (the evidence of a ``needs_key`` verdict); the
+    scanner's suggestion; the suggestion rule for the job's parameters.
+    """
+    found = resolve_key(job, declared)
+    return found.template, found.source
+
+
+def resolve_key(job: Job, declared: str | None = None, root: Path | None = None) -> KeySource:
+    """:func:`key_source`, with the declared key checked against the job (``root``: the project)."""
+    if declared:
+        problem = key_problem(job.qualname, declared, job.parameters, root)
+        return KeySource(declared, "the declaration", problem)
+    params = [p for p in job.parameters if p not in ("self", "cls")]
+    for effect in job.effects:
+        match = _TEMPLATE.search(effect.detail) if effect.keyed else None
+        if match and set(_fields(match["template"])) <= set(params):
+            where = f"{effect.location.path}:{effect.location.line}"
+            return KeySource(
+                match["template"], f"the key it already passes ({effect.detail}, {where})"
+            )
+    if job.suggested_key:
+        return KeySource(job.suggested_key, "the scanner's suggestion (one run per input)")
+    template = suggest_key(job.qualname, params)
+    if template is None:
+        return KeySource(None, NO_INPUT)
+    what = "its only input" if len(params) == 1 else "a digest of every argument"
+    return KeySource(template, f"{what} ({', '.join(params)}): it never merges different work")
+
+
+def _fields(template: str) -> list[str]:
+    try:
+        return [name for _, name, _, _ in string.Formatter().parse(template) if name]
+    except ValueError:
+        return ["?"]

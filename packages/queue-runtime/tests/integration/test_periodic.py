@@ -1,0 +1,96 @@
+"""Periodic jobs on real servers: one job per tick however many workers run, also after a SIGKILL.
+
+Three worker processes tick ``periodic_app.beat`` (every 2 s). Each tick is
+enqueued by every worker under the same idempotency key, so the jobs table
+holds one job per tick; the ticks are consecutive (no tick skipped while at
+least one worker lives) and each ran exactly once.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from itertools import pairwise
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from queue_runtime import Settings
+from tests.integration import fault_app
+from tests.integration.workers import Spawner, executions, spawning
+from tests.support import wait_until
+
+pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
+JOB = "tests.integration.periodic_app.beat"
+# EVERY. The module is never imported into this process: a periodic job
+# registered here would be ticked by every in-process worker of later tests.
+EVERY = timedelta(seconds=2)
+DIST = Path(__file__).resolve().parents[2]  # packages/queue-runtime: ``tests.`` imports from here
+
+
+@pytest.fixture
+def spawner(tmp_path: Path) -> Iterator[Spawner]:
+    yield from spawning(tmp_path)
+
+
+def _ticks(settings: Settings) -> list[datetime]:
+    query = sql.SQL("SELECT key FROM {}.idempotency_keys WHERE key LIKE %s").format(
+        sql.Identifier(settings.schema_name)
+    )
+    with psycopg.connect(settings.database_url or "") as conn:
+        rows = conn.execute(query, (f"periodic:{JOB}:%",)).fetchall()
+    return sorted(datetime.fromisoformat(key.removeprefix(f"periodic:{JOB}:")) for (key,) in rows)
+
+
+def _ran(settings: Settings) -> list[int]:
+    return [e.job_id for e in executions(settings)]
+
+
+def test_three_workers_enqueue_each_tick_once_also_after_one_is_killed(
+    settings: Settings, spawner: Spawner
+) -> None:
+    tuned = settings.model_copy(update={"lease_ttl": 2.0, "poll_interval": 0.1})
+    fault_app.create_tables(tuned.database_url or "", tuned.schema_name)
+    spawner.app = "tests.integration.periodic_app"
+    workers = [spawner.start(tuned) for _ in range(3)]
+
+    wait_until(lambda: len(_ran(tuned)) >= 3, timeout=30, message="three ticks run")
+    spawner.kill(workers[0])
+    before = len(_ran(tuned))
+    wait_until(lambda: len(_ran(tuned)) >= before + 3, timeout=30, message="three more ticks")
+    spawner.stop_all()
+
+    ticks = _ticks(tuned)
+    steps = {b - a for a, b in pairwise(ticks)}
+    assert steps == {EVERY}, ticks  # consecutive: none skipped, none doubled
+    ran = _ran(tuned)
+    assert len(ran) == len(set(ran))  # each tick's job ran once
+    assert len(set(ran)) >= len(ticks) - 1  # the last tick may still have been queued at stop
+
+
+def test_status_shows_the_next_run(settings: Settings) -> None:
+    argv = ["--database-url", settings.database_url or "", "--schema", settings.schema_name]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "queue_runtime.cli",
+            *argv,
+            "status",
+            "--app",
+            "tests.integration.periodic_app",
+        ],
+        cwd=DIST,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    line = next(line for line in done.stdout.splitlines() if line.startswith(JOB))
+    assert "every 0:00:02" in line
+    shown = datetime.fromisoformat(line.rsplit("  ", 1)[1].strip() + "+00:00")
+    assert timedelta(0) < shown - datetime.now(shown.tzinfo) <= EVERY
