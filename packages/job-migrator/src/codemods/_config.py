@@ -12,7 +12,10 @@ runtime already read them, so the three never disagree::
     [tool.queue_runtime.jobs."shop.media.resize_image"]
     pool = "transactional"          # the pool written into @job(pool=...)
 
-Command-line options (``--key JOB=TEMPLATE``) win over the file.
+Command-line options (``--key JOB=TEMPLATE``) win over the file. Every key
+is checked against its job before anything is rewritten (:func:`check_keys`):
+its fields are parameters of the job, a key function exists in the project and
+takes the job's parameters (read, never imported: ``inventory.keys``).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from typing import Any
 
 from codemods._types import ApplyOptions, CodemodError
 from inventory.config import ConfigError as InventoryConfigError
-from inventory.config import MigratorConfig
+from inventory.config import MigratorConfig, key_fields, key_function
+from inventory.keys import key_problem
+from inventory.models import Inventory
 
 
 class ConfigError(CodemodError):
@@ -49,6 +54,36 @@ def effective_options(root: Path, options: ApplyOptions) -> ApplyOptions:
     if "default_pool" in runtime and "default_pool" not in options.model_fields_set:
         update["default_pool"] = str(runtime["default_pool"])
     return options.model_copy(update=update)
+
+
+class KeyDoesNotFit(ConfigError):
+    """An idempotency key cannot be built from its job's arguments."""
+
+
+def check_keys(root: Path, options: ApplyOptions, inventory: Inventory) -> None:
+    """Raise KeyDoesNotFit (what to fix, one line per key) when a key of a job to move does not fit."""
+    wanted = set(options.jobs)
+    problems = [
+        problem
+        for job in inventory.jobs
+        if job.qualname in options.keys
+        and (not wanted or job.qualname in wanted)
+        and _checked_here(options.keys[job.qualname])
+        if (problem := key_problem(job.qualname, options.keys[job.qualname], job.parameters, root))
+    ]
+    if problems:
+        raise KeyDoesNotFit("\n".join(problems))
+
+
+def _checked_here(key: str) -> bool:
+    """Key functions and fieldless keys; a template's fields are checked per site, where a
+    field without an argument skips the site with its reason (``key_expression``)."""
+    if key_function(key) is not None:
+        return True
+    try:
+        return not key_fields(key)
+    except ValueError:
+        return True
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -31,13 +31,16 @@ from codemods._rewrites import (
     asyncio_handoff,
     background_tasks,
     direct_call,
+    django_202,
     executor,
     fastapi_202,
+    flask_202,
     on_commit,
+    periodic,
     signal_receiver,
     thread,
 )
-from codemods._rewrites.enqueue import already_enqueues, is_job_ref
+from codemods._rewrites.enqueue import already_enqueues, is_job_ref, key_imports
 from codemods._syntax import statement_call
 from codemods._types import (
     Block,
@@ -51,8 +54,7 @@ from codemods._types import (
     Target,
     TargetOutcome,
 )
-from inventory.config import key_function
-from inventory.models import Pattern
+from inventory.models import Framework, Pattern
 
 Rewrite = Callable[[Block, int, Target], Edit | Skip | None]
 
@@ -67,6 +69,14 @@ REWRITERS: dict[Pattern, Rewrite] = {
     Pattern.RUN_IN_EXECUTOR: asyncio_handoff.rewrite,
     Pattern.ON_COMMIT: on_commit.rewrite,
     Pattern.SIGNAL_RECEIVER: signal_receiver.rewrite,
+    Pattern.SCHEDULER: periodic.rewrite,
+}
+
+# A handler that answers with the job's result: the 202 rewrite of its framework.
+ACCEPTED: dict[Framework, Rewrite] = {
+    Framework.FASTAPI: fastapi_202.rewrite,
+    Framework.FLASK: flask_202.rewrite,
+    Framework.DJANGO: django_202.rewrite,
 }
 
 NOT_FOUND = (
@@ -122,6 +132,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             in_header = scope.first <= target.site.location.line < body_line
             if in_header and i not in self.outcomes:
                 self._check_receiver(original_node, i, target)
+                updated_node = self._unschedule(updated_node, i, target)
         if scope.rewrote:
             updated_node = drop_dead_lookups(original_node, updated_node)
         if scope.dropped:
@@ -135,6 +146,17 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         skip = signal_receiver.check_receiver(func, target)
         if skip is not None:
             self.outcomes[i] = Skipped(target, skip.reason, skip.status)
+
+    def _unschedule(self, func: cst.FunctionDef, i: int, target: Target) -> cst.FunctionDef:
+        """A scheduler site recorded at the job's own ``@scheduled_job`` decorator."""
+        if target.site.pattern is not Pattern.SCHEDULER or func.name.value != target.name:
+            return func
+        result = periodic.remove_decorator(func, target)
+        if isinstance(result, Skip):
+            self.outcomes[i] = Skipped(target, result.reason, result.status)
+            return func
+        self.outcomes[i] = Rewritten(target)
+        return result
 
     def leave_IndentedBlock(
         self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock
@@ -195,7 +217,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         if already_enqueues(block.statements[index], target):
             self.outcomes.setdefault(i, Skipped(target, "already enqueues", Status.ALREADY))
             return None
-        rewrite = fastapi_202.rewrite if target.accepted else REWRITERS[target.site.pattern]
+        rewrite = _rewrite_for(target)
         result = rewrite(block, index, target)
         if isinstance(result, Skip):
             self.outcomes[i] = Skipped(target, result.reason, result.status)
@@ -205,6 +227,12 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             self.adds.extend(result.adds)
             self.removes.extend(result.removes)
         return result
+
+
+def _rewrite_for(target: Target) -> Rewrite:
+    if not target.accepted:
+        return REWRITERS[target.site.pattern]
+    return ACCEPTED.get(target.site.handler or Framework.FASTAPI, fastapi_202.rewrite)
 
 
 def _names(node: cst.CSTNode) -> Counter[str]:
@@ -264,11 +292,9 @@ def _wrapper_imports(path: str, outcomes: list[TargetOutcome]) -> list[Import]:
 
 
 def _key_functions(outcomes: list[TargetOutcome]) -> list[Import]:
-    """``from pkg.mod import func`` for each key function a rewritten site now calls."""
+    """``from pkg.mod import func`` for each key function (or digest) a rewritten site now calls."""
     wanted: list[Import] = []
     for outcome in outcomes:
-        template = outcome.target.key_template
-        found = key_function(template) if template is not None else None
-        if found is not None and isinstance(outcome, Rewritten):
-            wanted.append(Import(found[0], found[1]))
+        if isinstance(outcome, Rewritten):  # a key function, or digest_key for a {*} key
+            wanted += [Import(m, n) for m, n in key_imports(outcome.target.key_template)]
     return wanted

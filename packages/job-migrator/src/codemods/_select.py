@@ -23,13 +23,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemods import _service, _storable, _threadjob
+from codemods import _service, _status_route, _storable, _threadjob, _triggers
 from codemods._jobdefs import FunctionDefInfo
 from codemods._project import Project
-from codemods._types import ApplyOptions, DefKind, SiteOutcome, Status, Target, Wrapper
+from codemods._types import (
+    ApplyOptions,
+    DefKind,
+    SiteOutcome,
+    Status,
+    StatusRoute,
+    Target,
+    Wrapper,
+)
 from inventory.models import CallSite, Framework, Idempotency, Inventory, Job, Pattern
 
-NO_PERIODIC = "the runtime has no periodic-job declaration yet"
 _VALUE_PATTERNS = frozenset({Pattern.DIRECT_CALL, Pattern.RUN_IN_EXECUTOR})
 
 _NEVER = {
@@ -78,7 +85,8 @@ def select(
     ``blocked`` maps files that must not be touched (stale, dirty, unreadable)
     to the reason; a site in one, or whose job is defined in one, is skipped.
     ``accept_202``: a FastAPI handler that uses the result may be rewritten to
-    answer 202 (there is an app to add the status endpoint to).
+    answer 202 (there is an app to add the status endpoint to). A Flask or
+    Django handler may when ``codemods._status_route`` places its status view.
     """
     targets: list[Target] = []
     outcomes: list[SiteOutcome] = []
@@ -92,7 +100,7 @@ def select(
             targets.append(decided)
         else:
             outcomes.append(decided)
-    return targets, outcomes
+    return _triggers.one_schedule_per_job(targets, outcomes)
 
 
 def _decide(
@@ -110,7 +118,11 @@ def _decide(
     reason = _verdict_reason(job, options) or _place_reason(site, job, defs, blocked, threaded)
     if reason:
         return _skip(site, reason)
-    if site.result_used and not (accept_202 and _can_answer_202(site)):
+    trigger = _triggers.plan(site, job, project) if site.pattern is Pattern.SCHEDULER else None
+    if isinstance(trigger, str):
+        return _skip(site, trigger)
+    route = _status_route_for(site, project)
+    if site.result_used and not (accept_202 and _can_answer_202(site)) and route is None:
         return SiteOutcome(
             site=site,
             status=Status.MANUAL,
@@ -133,6 +145,8 @@ def _decide(
         qualpath=found.qualpath,
         edits=storable.edits,
         wrapper=wrapper or storable.wrapper,
+        status_route=route,
+        schedule=trigger.arguments() if trigger is not None else "",
     )
 
 
@@ -163,6 +177,13 @@ def _can_answer_202(site: CallSite) -> bool:
     return site.handler is Framework.FASTAPI and site.pattern in _VALUE_PATTERNS
 
 
+def _status_route_for(site: CallSite, project: Project) -> StatusRoute | None:
+    """A Flask or Django handler whose call yields the job's value: where its status view goes."""
+    if not site.result_used or site.pattern not in _VALUE_PATTERNS:
+        return None
+    return _status_route.find(site, project)
+
+
 def _place_reason(
     site: CallSite,
     job: Job,
@@ -171,8 +192,6 @@ def _place_reason(
     threaded: tuple[Wrapper, list[str]] | str | None = None,
 ) -> str | None:
     """Why the site's pattern, its files or the job's definition rule a rewrite out."""
-    if site.pattern is Pattern.SCHEDULER:
-        return NO_PERIODIC
     paths = [site.location.path, job.location.path if job.location else ""]
     held = [f"{p}: {blocked[p]}" for p in dict.fromkeys(paths) if p in blocked]
     if held:

@@ -18,7 +18,7 @@ from enum import StrEnum
 import libcst as cst
 from pydantic import BaseModel, ConfigDict, Field
 
-from inventory.models import CallSite, Job
+from inventory.models import CallSite, Framework, Job
 
 
 class CodemodError(Exception):
@@ -156,6 +156,26 @@ class Wrapper:
 
 
 @dataclass(frozen=True)
+class StatusRoute:
+    """Where a Flask or Django handler's status endpoint goes, found before any rewrite.
+
+    Flask: ``path`` is the handler's module and ``owner`` the app or blueprint
+    its route is on (the status view joins it there). Django: ``path`` is the
+    app's ``urls.py`` and ``owner`` its package (None: top level); the view
+    goes in a new module beside it. ``url_name`` is what the 202 answer
+    reverses (``.job_status``, ``orders:job_status``); ``source`` is the text
+    of ``path`` the route was found in.
+    """
+
+    framework: Framework
+    path: str
+    owner: str | None
+    url_name: str
+    source: str = field(default="", repr=False, compare=False)
+    view_exists: bool = False  # Django: a first run already created the status view module
+
+
+@dataclass(frozen=True)
 class Target:
     """A selected site with what its transformer needs to rewrite it."""
 
@@ -167,6 +187,10 @@ class Target:
     qualpath: str = ""  # the job's definition inside its module: "fn", "Class.fn"
     edits: tuple[ArgEdit, ...] = ()  # arguments changed on the way in (str(), .pk)
     wrapper: Wrapper | None = None  # the site enqueues this wrapper instead of the job
+    status_route: StatusRoute | None = None  # Flask, Django: where its status endpoint goes
+    schedule: str = (
+        ""  # a scheduler registration's @job arguments: 'every="15m"' (codemods._triggers)
+    )
 
     @property
     def name(self) -> str:

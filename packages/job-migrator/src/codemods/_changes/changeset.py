@@ -16,11 +16,12 @@ from pathlib import Path
 
 import libcst as cst
 
-from codemods._edits import register, status_endpoint, wrappers
+from codemods._edits import django_status, flask_status, register, status_endpoint, wrappers
 from codemods._edits.imports import project_packages
 from codemods._edits.status_endpoint import AppModule
 from codemods._rewriter import rewrite_file
-from codemods._types import CodemodError, FileChange, SiteOutcome, Status, Target
+from codemods._types import CodemodError, FileChange, SiteOutcome, Status, StatusRoute, Target
+from inventory.models import Framework
 
 
 class ConcurrentChangeError(CodemodError):
@@ -59,9 +60,15 @@ def plan_changes(
     _register_jobs(
         sources, modules, [t for t in targets if t.job.qualname in moved], decorations, plan
     )
-    accepted = any(o.status is Status.REWRITTEN for o in plan.outcomes if o.site.result_used)
+    accepted = any(
+        o.status is Status.REWRITTEN and o.site.handler is Framework.FASTAPI
+        for o in plan.outcomes
+        if o.site.result_used
+    )
     if accepted and app is not None:
         _add_status_endpoint(app, sources, modules, plan)
+    for route in _status_routes(targets, plan):
+        _add_status_route(route, sources, modules, plan)
     _collect(sources, modules, plan)
     return plan
 
@@ -75,6 +82,28 @@ def _add_status_endpoint(
     if not app.router_exists:
         after = status_endpoint.ROUTER_SOURCE
         plan.changes.append(FileChange(path=app.router_path, before="", after=after, created=True))
+
+
+def _status_routes(targets: list[Target], plan: Plan) -> list[StatusRoute]:
+    """The Flask and Django status routes the rewritten 202 answers point at, once each."""
+    rewritten = [o.site for o in plan.outcomes if o.status is Status.REWRITTEN]
+    routes = [t.status_route for t in targets if t.status_route and t.site in rewritten]
+    return list(dict.fromkeys(r for r in routes if r is not None))
+
+
+def _add_status_route(
+    route: StatusRoute, sources: dict[str, str], modules: dict[str, cst.Module], plan: Plan
+) -> None:
+    sources.setdefault(route.path, route.source)
+    module = modules.get(route.path) or cst.parse_module(sources[route.path])
+    if route.framework is Framework.FLASK:
+        modules[route.path] = flask_status.add_route(route, module)
+        return
+    modules[route.path] = django_status.add_pattern(route, module)
+    view = django_status.view_path(route)
+    if not route.view_exists and all(c.path != view for c in plan.changes):
+        after = django_status.VIEW_SOURCE
+        plan.changes.append(FileChange(path=view, before="", after=after, created=True))
 
 
 def _rewrite_file(path: str, source: str, targets: list[Target], plan: Plan) -> cst.Module:
@@ -92,13 +121,17 @@ def _register_jobs(
 ) -> None:
     """Decorate each moved job where it is defined (its module may also hold sites)."""
     by_path: dict[str, dict[str, str]] = defaultdict(dict)
+    scheduled = _schedules(moved, plan)
     for target in moved:
         wrapper = target.wrapper
         if wrapper is not None:  # the wrapper is the job; the function it calls stays as it is
             module = modules.get(wrapper.path) or cst.parse_module(sources[wrapper.path])
             modules[wrapper.path] = wrappers.add_wrapper(module, wrapper)
         qualpath = wrapper.name if wrapper is not None else target.qualpath
-        by_path[_job_path(target)][qualpath] = decorations[target.job.qualname]
+        schedule = scheduled.get(target.job.qualname)
+        by_path[_job_path(target)][qualpath] = ", ".join(
+            [decorations[target.job.qualname], *([schedule] if schedule else [])]
+        )
     decorated: set[tuple[str, str]] = set()
     first_party = project_packages(sources, (t.job.qualname for t in moved))
     for path, arguments in sorted(by_path.items()):
@@ -113,6 +146,13 @@ def _register_jobs(
         or (_job_path(t), t.wrapper.name if t.wrapper else t.qualpath) in decorated
     ]
     plan.moved.extend(dict.fromkeys(t.job.qualname for t in changed))
+
+
+def _schedules(moved: list[Target], plan: Plan) -> dict[str, str]:
+    """``every=``/``cron=`` per job whose scheduler registration was removed here, and only then:
+    a job the runtime ticks must not also run from a registration still in place."""
+    removed = [o.site for o in plan.outcomes if o.status is Status.REWRITTEN]
+    return {t.job.qualname: t.schedule for t in moved if t.schedule and t.site in removed}
 
 
 def _job_path(target: Target) -> str:

@@ -49,6 +49,7 @@ hold. The rewritten sites call `job.enqueue(...)` on the same name, so
 `mock.patch("module.job")` still intercepts them; a mock that asserted a direct
 call (`mocked.assert_called_once_with(x)`) now sees `mocked.enqueue(x, ...)`:
 update such assertions to `mocked.enqueue.assert_called_once_with(...)`.
+Under pytest, queue_runtime's plugin runs jobs inline on in-memory stores per test and never opens the configured database; `@pytest.mark.queue_runtime(mode="manual")` holds enqueues for `enqueued_jobs()`, `assert_enqueued(job, **args)` and `drain()` (docs/runtime.md).
 """
 
 

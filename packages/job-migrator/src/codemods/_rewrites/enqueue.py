@@ -9,19 +9,61 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 
 import libcst as cst
 import libcst.matchers as m
 
 from codemods._syntax import code, dotted, last_name, replace_expression, statement_call
-from codemods._types import Block, Edit, Skip, Target
+from codemods._types import Block, Edit, Import, Skip, Target
 from inventory.config import key_function
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# ``{param}`` or ``{param.attr.attr}``: group 1 the parameter, group 2 the attribute path.
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
+DIGEST = "{*}"  # a digest of every argument: queue_runtime.keys.digest_key(job, *args, **kwargs)
+DIGEST_FUNCTION = "digest_key"
+DIGEST_IMPORT = ("queue_runtime.keys", DIGEST_FUNCTION)
 # ``k=v`` as a keyword argument is written: no spaces around the sign.
 KEYWORD_EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
 )
+
+# What a rewrite that keeps the site's inline shape needs imported.
+SHAPE_IMPORT = Import("queue_runtime", "InlineShape")
+
+
+class SiteShape(StrEnum):
+    """How the site ran the job: the member of the runtime's ``InlineShape`` it passes."""
+
+    THREAD = "THREAD"
+    EXECUTOR = "EXECUTOR"
+    TASK = "TASK"
+
+
+@dataclass(frozen=True)
+class Inline:
+    """``inline=InlineShape.<shape>`` (and ``executor=<expr>``) for ``fn.options(...)``.
+
+    While the gate keeps the job inline, the runtime then runs it as the site
+    did (a thread, the executor, a task on the loop), never in the request.
+    """
+
+    shape: SiteShape
+    executor: cst.BaseExpression | None = None
+
+    def args(self) -> list[cst.Arg]:
+        value = cst.parse_expression(f"InlineShape.{self.shape.value}")
+        found = [cst.Arg(keyword=cst.Name("inline"), value=value, equal=KEYWORD_EQUAL)]
+        if self.executor is not None:
+            executor = self.executor.with_changes(lpar=[], rpar=[])
+            found.append(cst.Arg(keyword=cst.Name("executor"), value=executor, equal=KEYWORD_EQUAL))
+        return found
+
+
+def shaped(replacements: dict[int, list[cst.BaseStatement]], inline: Inline | None) -> Edit:
+    """The edit of a rewrite, with the ``InlineShape`` import when the site keeps its shape."""
+    return Edit(replacements, adds=(SHAPE_IMPORT,) if inline is not None else ())
 
 
 def is_job_ref(expr: cst.BaseExpression, target: Target) -> bool:
@@ -70,33 +112,45 @@ def join_args(*groups: Sequence[cst.Arg]) -> list[cst.Arg]:
 
 
 def enqueue_call(
-    func: cst.BaseExpression, args: list[cst.Arg], target: Target, like: cst.Call | None = None
+    func: cst.BaseExpression,
+    args: list[cst.Arg],
+    target: Target,
+    like: cst.Call | None = None,
+    inline: Inline | None = None,
 ) -> cst.Call | Skip:
     """``func.enqueue(args...)`` (plus ``idempotency_key=`` when the job needs one).
 
     A target with a wrapper enqueues the wrapper (imported by its bare name);
-    arguments with an edit (``str(...)``, ``.pk``) go in edited.
+    arguments with an edit (``str(...)``, ``.pk``) go in edited. A site that
+    keeps its inline shape goes through ``func.options(inline=..., ...)``, and
+    so does its key then.
     """
     if target.wrapper is not None:
         func = cst.Name(target.wrapper.name)
     args = [_edited(arg, target) for arg in args]
-    attr = cst.Attribute(value=func, attr=cst.Name("enqueue"))
+    options = inline.args() if inline is not None else []
     if target.key_template is not None:
-        key = key_expression(target.key_template, args, target.job.parameters)
+        key = key_expression(target.key_template, args, target.job.parameters, func)
         if isinstance(key, Skip):
             return key
         key_arg = cst.Arg(keyword=cst.Name("idempotency_key"), value=key, equal=KEYWORD_EQUAL)
-        if "idempotency_key" in target.job.parameters:
-            # The job has a parameter of that name: the key goes through .options() instead.
-            options = cst.Call(
-                func=cst.Attribute(value=func, attr=cst.Name("options")), args=[key_arg]
-            )
-            attr = cst.Attribute(value=options, attr=cst.Name("enqueue"))
+        # A job with a parameter of that name takes the key through .options() only.
+        if options or "idempotency_key" in target.job.parameters:
+            options = [key_arg, *options]
         else:
             args = _append_arg(args, key_arg)
+    attr = cst.Attribute(value=_with_options(func, options), attr=cst.Name("enqueue"))
     if like is None:
         return cst.Call(func=attr, args=args)
     return like.with_changes(func=attr, args=args)
+
+
+def _with_options(func: cst.BaseExpression, options: list[cst.Arg]) -> cst.BaseExpression:
+    """``func.options(k=v, ...)``, or ``func`` itself without options."""
+    if not options:
+        return func
+    joined = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in options]
+    return cst.Call(func=cst.Attribute(value=func, attr=cst.Name("options")), args=joined)
 
 
 def _edited(arg: cst.Arg, target: Target) -> cst.Arg:
@@ -116,26 +170,37 @@ def _append_arg(args: list[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
 
 
 def key_expression(
-    template: str, args: Sequence[cst.Arg], params: list[str]
+    template: str,
+    args: Sequence[cst.Arg],
+    params: list[str],
+    job: cst.BaseExpression | None = None,
 ) -> cst.BaseExpression | Skip:
     """An f-string for ``template`` whose ``{param}`` placeholders are the call's argument expressions.
 
-    A key function (``pkg.mod:func``) is called with the call's own arguments
-    instead: ``func(args...)`` (the caller imports it).
+    ``{param.attr}`` reads an attribute of the argument; ``{*}`` is
+    ``digest_key(job, args...)`` (``queue_runtime.keys``: a digest of every
+    argument), and a template that is only ``{*}`` is that call itself. A key
+    function (``pkg.mod:func``) is called with the call's own arguments
+    instead: ``func(args...)``. The caller imports what the key calls
+    (:func:`key_imports`).
     """
     function = key_function(template)
+    if (function is not None or DIGEST in template) and any(arg.star for arg in args):
+        return Skip("idempotency key: arguments are unpacked with * or **")
+    copied = ", ".join(code(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in args)
     if function is not None:
-        if any(arg.star for arg in args):
-            return Skip("idempotency key: arguments are unpacked with * or **")
-        copied = ", ".join(code(a.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for a in args)
         return cst.parse_expression(f"{function[1]}({copied})")
+    digest = f"{DIGEST_FUNCTION}({', '.join(filter(None, [_job_source(job), copied]))})"
+    if template == DIGEST:
+        return cst.parse_expression(digest)
     bound = bind(args, params)
     if isinstance(bound, Skip):
         return bound
-    missing = [p for p in _PLACEHOLDER.findall(template) if p not in bound]
+    missing = [mt[1] for mt in _PLACEHOLDER.finditer(template) if mt[1] not in bound]
     if missing:
         return Skip(f"idempotency key template {template!r}: no argument for {', '.join(missing)}")
-    text = _PLACEHOLDER.sub(lambda mt: "{" + bound[mt.group(1)] + "}", template)
+    text = _PLACEHOLDER.sub(lambda mt: "{" + _field(bound[mt[1]], mt[2]) + "}", template)
+    text = text.replace(DIGEST, "{" + digest + "}")
     quote = '"' if '"' not in text else "'"
     if quote in text or "\\" in text or "\n" in text:
         return Skip(
@@ -144,6 +209,27 @@ def key_expression(
     return cst.parse_expression(
         f"f{quote}{text}{quote}" if "{" in text else f"{quote}{text}{quote}"
     )
+
+
+def _job_source(job: cst.BaseExpression | None) -> str:
+    return "" if job is None else code(job)
+
+
+def _field(source: str, path: str) -> str:
+    """``source`` + the template's attribute path; an expression that is not a name is bracketed."""
+    if not path or re.fullmatch(r"[A-Za-z_][\w.]*", source):
+        return source + path
+    return f"({source}){path}"
+
+
+def key_imports(template: str | None) -> list[tuple[str, str]]:
+    """``(module, name)`` of what the key expression of ``template`` calls, to import."""
+    if template is None:
+        return []
+    function = key_function(template)
+    if function is not None:
+        return [function]
+    return [DIGEST_IMPORT] if DIGEST in template else []
 
 
 def bind(args: Sequence[cst.Arg], params: list[str]) -> dict[str, str] | Skip:
@@ -163,9 +249,20 @@ def already_enqueues(stmt: cst.CSTNode, target: Target) -> bool:
     """A second run: the statement already calls ``<job>.enqueue(...)``."""
     for call in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("enqueue")))):
         assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-        if is_job_ref(call.func.value, target):
+        if is_job_ref(_without_options(call.func.value), target):
             return True
     return False
+
+
+def _without_options(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """``fn`` of ``fn.options(...)`` (what ``.enqueue`` is called on), else ``expr``."""
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Attribute)
+        and expr.func.attr.value == "options"
+    ):
+        return expr.func.value
+    return expr
 
 
 def enqueue_statement(block: Block, index: int, target: Target) -> Edit | Skip | None:
@@ -185,23 +282,40 @@ _TASKS = frozenset({"create_task", "ensure_future"})
 _HANDED_AT = {"run_in_executor": 1, "to_thread": 0}  # the index of the function argument
 
 
-def enqueue_handoff(call: cst.Call, target: Target) -> cst.Call | Skip | None:
-    """``fn.enqueue(a)`` for an asyncio hand-off of the job: a task, an executor, a thread."""
+def enqueue_handoff(
+    call: cst.Call, target: Target, keep_shape: bool = True
+) -> cst.Call | Skip | None:
+    """``fn.options(inline=...).enqueue(a)`` for an asyncio hand-off of the job.
+
+    A task keeps ``InlineShape.TASK``; ``run_in_executor(pool, ...)`` keeps
+    ``EXECUTOR`` with its pool (``None``, and ``to_thread``: the loop's default).
+    ``keep_shape=False``: a plain ``fn.enqueue(a)`` (a hand-off whose value the
+    caller awaited for its answer).
+    """
     method = (
         last_name(call.func) if not isinstance(call.func, cst.Attribute) else call.func.attr.value
     )
     positional = [a for a in call.args if a.keyword is None]
     if method in _TASKS and positional and isinstance(positional[0].value, cst.Call):
         coro = positional[0].value
-        return (
-            enqueue_call(coro.func, list(coro.args), target, like=coro)
-            if is_job_ref(coro.func, target)
-            else None
-        )
+        if not is_job_ref(coro.func, target):
+            return None
+        task = Inline(SiteShape.TASK) if keep_shape else None
+        return enqueue_call(coro.func, list(coro.args), target, coro, task)
     skip = _HANDED_AT.get(method or "")
     if skip is None or len(call.args) <= skip:
         return None
     found = unwrap(call.args[skip].value, target)
     if found is None:
         return None
-    return enqueue_call(found[0], join_args(found[1], call.args[skip + 1 :]), target, like=call)
+    args = join_args(found[1], call.args[skip + 1 :])
+    executor = _handoff_executor(call, skip) if keep_shape else None
+    return enqueue_call(found[0], args, target, call, executor)
+
+
+def _handoff_executor(call: cst.Call, at: int) -> Inline:
+    """``EXECUTOR`` with ``run_in_executor``'s first argument, unless it is ``None``."""
+    given = call.args[0].value if at == 1 else None
+    if isinstance(given, cst.Name) and given.value == "None":
+        given = None
+    return Inline(SiteShape.EXECUTOR, given)

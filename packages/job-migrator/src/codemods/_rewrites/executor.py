@@ -1,15 +1,26 @@
 """Executors whose futures are unused.
 
-* ``executor.submit(fn, a, k=v)`` -> ``fn.enqueue(a, k=v)``
-* ``executor.map(fn, xs)`` -> ``for item in xs: fn.enqueue(item)``
+* ``executor.submit(fn, a, k=v)`` ->
+  ``fn.options(inline=InlineShape.EXECUTOR, executor=executor).enqueue(a, k=v)``
+* ``executor.map(fn, xs)`` -> ``for item in xs: fn.options(...).enqueue(item)``
   (several iterables are zipped, as ``map`` does)
+
+The executor goes along so that, while the gate keeps the job inline, the job
+still runs in it and not in the caller.
 """
 
 from __future__ import annotations
 
 import libcst as cst
 
-from codemods._rewrites.enqueue import enqueue_call, join_args, unwrap
+from codemods._rewrites.enqueue import (
+    Inline,
+    SiteShape,
+    enqueue_call,
+    join_args,
+    shaped,
+    unwrap,
+)
 from codemods._syntax import code, replace_expression, statement_call
 from codemods._types import Block, Edit, Skip, Target
 
@@ -26,10 +37,16 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
     if found is None:
         return None
     assert isinstance(stmt, cst.SimpleStatementLine)
+    inline = Inline(SiteShape.EXECUTOR, call.func.value)
     if method == "submit":
-        new = enqueue_call(found[0], join_args(found[1], call.args[1:]), target, like=call)
-        return new if isinstance(new, Skip) else Edit({index: [replace_expression(stmt, new)]})
-    return _map_loop(block, index, stmt, call, found, target)
+        args = join_args(found[1], call.args[1:])
+        new = enqueue_call(found[0], args, target, call, inline)
+        return (
+            new
+            if isinstance(new, Skip)
+            else shaped({index: [replace_expression(stmt, new)]}, inline)
+        )
+    return _map_loop(block, index, stmt, call, found, target, inline)
 
 
 def _map_loop(
@@ -39,13 +56,14 @@ def _map_loop(
     call: cst.Call,
     found: tuple[cst.BaseExpression, list[cst.Arg]],
     target: Target,
+    inline: Inline,
 ) -> Edit | Skip:
     iterables = call.args[1:]
     if not iterables or any(a.keyword is not None or a.star for a in iterables):
         return Skip("executor.map with keyword arguments (timeout, chunksize): rewrite by hand")
     names = _fresh_names(block, len(iterables))
     item_args = [cst.Arg(value=cst.Name(n)) for n in names]
-    new = enqueue_call(found[0], join_args(found[1], item_args), target)
+    new = enqueue_call(found[0], join_args(found[1], item_args), target, inline=inline)
     if isinstance(new, Skip):
         return new
     source = (
@@ -59,7 +77,7 @@ def _map_loop(
         leading_lines=stmt.leading_lines,
         body=loop.body.with_changes(header=stmt.trailing_whitespace),
     )
-    return Edit({index: [loop]})
+    return shaped({index: [loop]}, inline)
 
 
 def _fresh_names(block: Block, count: int) -> list[str]:

@@ -60,7 +60,8 @@ def _enqueue(value: cst.BaseExpression, target: Target) -> cst.Call | Skip | Non
     if target.site.pattern is Pattern.DIRECT_CALL and is_job_ref(call.func, target):
         return enqueue_call(call.func, list(call.args), target, like=call)
     if target.site.pattern is Pattern.RUN_IN_EXECUTOR:
-        return enqueue_handoff(call, target)
+        # The handler awaited the value for its answer: inline, it still waits for it.
+        return enqueue_handoff(call, target, keep_shape=False)
     return None
 
 

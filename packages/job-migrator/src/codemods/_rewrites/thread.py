@@ -7,6 +7,9 @@ block (otherwise ``t.join()`` or ``t.daemon`` would lose their thread), or only
 kept in a list to be joined at shutdown (``procs.append(t)``: that statement goes).
 A ``Thread`` subclass started as ``Cls(a, b).start()`` (``codemods._threadjob``)
 becomes ``run_cls.enqueue(a, b)``.
+
+Every form passes ``.options(inline=InlineShape.THREAD)``: while the gate keeps
+the job inline, it still runs in a thread of its own, not in the request.
 """
 
 from __future__ import annotations
@@ -16,9 +19,20 @@ from collections.abc import Sequence
 import libcst as cst
 import libcst.matchers as m
 
-from codemods._rewrites.enqueue import KEYWORD_EQUAL, enqueue_call, is_job_ref, join_args, unwrap
+from codemods._rewrites.enqueue import (
+    KEYWORD_EQUAL,
+    Inline,
+    SiteShape,
+    enqueue_call,
+    is_job_ref,
+    join_args,
+    shaped,
+    unwrap,
+)
 from codemods._syntax import replace_expression, statement_call
 from codemods._types import Block, Edit, Skip, Target
+
+THREAD = Inline(SiteShape.THREAD)
 
 
 def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
@@ -51,14 +65,14 @@ def _replace(
     if new is None or isinstance(new, Skip):
         return new
     assert isinstance(stmt, cst.SimpleStatementLine)
-    return Edit({index: [replace_expression(stmt, new)]})
+    return shaped({index: [replace_expression(stmt, new)]}, THREAD)
 
 
 def _enqueue_from_ctor(ctor: cst.Call, target: Target) -> cst.Call | Skip | None:
     kw = {a.keyword.value: a.value for a in ctor.args if a.keyword is not None}
     if target.wrapper is not None and is_job_ref(ctor.func, target):
         # A Thread subclass: its constructor's arguments are the job's.
-        return enqueue_call(ctor.func, list(ctor.args), target)
+        return enqueue_call(ctor.func, list(ctor.args), target, inline=THREAD)
     if "target" not in kw:
         return None
     found = unwrap(kw["target"], target)
@@ -66,7 +80,7 @@ def _enqueue_from_ctor(ctor: cst.Call, target: Target) -> cst.Call | Skip | None
         return None
     func, bound = found
     args = join_args(bound, _positional(kw.get("args")), _keywords(kw.get("kwargs")))
-    return enqueue_call(func, args, target)
+    return enqueue_call(func, args, target, inline=THREAD)
 
 
 def _positional(expr: cst.BaseExpression | None) -> list[cst.Arg]:
@@ -164,7 +178,7 @@ def _two_statements(
         leading_lines=[*assign_stmt.leading_lines, *start_stmt.leading_lines]
     )
     dropped: dict[int, list[cst.BaseStatement]] = {kept: []} if kept is not None else {}
-    return Edit({assign_at: [], start_at: [moved], **dropped})
+    return shaped({assign_at: [], start_at: [moved], **dropped}, THREAD)
 
 
 def _kept_for_join(body: Sequence[cst.BaseStatement], start_at: int, name: str) -> int | None:

@@ -38,6 +38,97 @@ class Example:
 
 _JOB = "def resize(path, width=800):\n    ...\n"
 _REGISTERED = 'from queue_runtime import job\n\n\n@job(pool="batch", idempotent=True)\n' + _JOB
+# A site that keeps its inline shape (a thread, an executor, a task) imports InlineShape too.
+_SHAPED = _REGISTERED.replace("import job", "import InlineShape, job")
+_THREAD = "resize.options(inline=InlineShape.THREAD).enqueue"
+_IN_POOL = "resize.options(inline=InlineShape.EXECUTOR, executor=POOL).enqueue"
+_IN_LOOP = "resize.options(inline=InlineShape.EXECUTOR).enqueue"
+
+# The status route a Flask 202 rewrite adds to the view's app (codemods._edits.flask_status).
+_FLASK_STATUS = (
+    '\n\n@app.route("/jobs/<int:job_id>")\ndef job_status(job_id):\n'
+    '    """The status of a queued job, and its result once done (added by `migrator apply`)."""\n'
+    "    try:\n        record = queue_runtime.get_job(job_id).record()\n"
+    "    except queue_runtime.QueueError as exc:\n"
+    '        abort(404, description=f"job {job_id}: {exc}")\n'
+    "    return jsonify(\n        job_id=record.id,\n        name=record.name,\n"
+    "        status=str(record.status),\n        result=record.result,\n        error=record.error,\n    )\n"
+)
+
+_TICK = "def refresh():\n    ...\n"
+_APS = (
+    "from apscheduler.schedulers.background import BackgroundScheduler\n\n"
+    "scheduler = BackgroundScheduler()\n\n\n"
+)
+_TICKED = 'from queue_runtime import job\n\n\n@job(pool="batch", idempotent=True, {})\n' + _TICK
+_APS_TICKED = (
+    "from apscheduler.schedulers.background import BackgroundScheduler\n"
+    "from queue_runtime import job\n\nscheduler = BackgroundScheduler()\n\n\n"
+    '@job(pool="batch", idempotent=True, {})\n' + _TICK
+)
+
+
+# Scheduler registrations of idempotent jobs become periodic declarations (codemods._triggers).
+PERIODIC: list[Example] = [
+    Example(
+        "schedule.every(N).minutes.do(fn): a periodic declaration",
+        Pattern.SCHEDULER,
+        "import schedule\n\n\n" + _TICK + "\n\nschedule.every(10).minutes.do(refresh)\n",
+        _TICKED.format('every="10m"'),
+        site_at="schedule.every",
+        job="refresh",
+    ),
+    Example(
+        "schedule.every().day.at(time, zone).do(fn): a cron declaration in that zone",
+        Pattern.SCHEDULER,
+        "import schedule\n\n\n"
+        + _TICK
+        + '\n\ndef install():\n    schedule.every().day.at("10:30", "Europe/Berlin").do(refresh)\n',
+        _TICKED.format('cron="30 10 * * *", timezone="Europe/Berlin"')
+        + "\n\ndef install():\n    pass\n",
+        site_at="schedule.every",
+        job="refresh",
+    ),
+    Example(
+        "APScheduler add_job(fn, 'interval'): the registration goes, the scheduler stays",
+        Pattern.SCHEDULER,
+        _APS + _TICK + '\n\nscheduler.add_job(refresh, "interval", hours=1, minutes=30, id="r")\n'
+        "scheduler.start()\n",
+        _APS_TICKED.format('every="1h30m"') + "\n\nscheduler.start()\n",
+        site_at="scheduler.add_job",
+        job="refresh",
+    ),
+    Example(
+        "APScheduler @scheduled_job('cron', ...): the decorator becomes @job(cron=...)",
+        Pattern.SCHEDULER,
+        _APS
+        + '@scheduler.scheduled_job("cron", hour=3, day_of_week="mon-fri", timezone="UTC")\n'
+        + _TICK,
+        _APS_TICKED.format('cron="0 3 * * MON-FRI", timezone="UTC"'),
+        site_at="@scheduler.scheduled_job",
+        job="refresh",
+    ),
+    Example(
+        "a jitter has no exact equivalent: skipped",
+        Pattern.SCHEDULER,
+        _APS + _TICK + '\n\nscheduler.add_job(refresh, "interval", minutes=5, jitter=30)\n',
+        _APS + _TICK + '\n\nscheduler.add_job(refresh, "interval", minutes=5, jitter=30)\n',
+        site_at="scheduler.add_job",
+        job="refresh",
+        status=Status.SKIPPED,
+        reason="jitter= has no exact equivalent",
+    ),
+    Example(
+        "a wall-clock time without a zone: skipped",
+        Pattern.SCHEDULER,
+        "import schedule\n\n\n" + _TICK + '\n\nschedule.every().day.at("10:30").do(refresh)\n',
+        "import schedule\n\n\n" + _TICK + '\n\nschedule.every().day.at("10:30").do(refresh)\n',
+        site_at="schedule.every",
+        job="refresh",
+        status=Status.SKIPPED,
+        reason="host's local zone",
+    ),
+]
 
 EXAMPLES: list[Example] = [
     Example(
@@ -99,7 +190,7 @@ EXAMPLES: list[Example] = [
         "import threading\n\n"
         + _JOB
         + '\n\ndef upload(path):\n    threading.Thread(target=resize, args=(path,), kwargs={"width": 400}).start()\n',
-        _REGISTERED + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
+        _SHAPED + f"\n\ndef upload(path):\n    {_THREAD}(path, width=400)\n",
         site_at="Thread(",
     ),
     Example(
@@ -108,8 +199,7 @@ EXAMPLES: list[Example] = [
         "from functools import partial\nfrom threading import Thread as T\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    # resize in the background\n    t = T(target=partial(resize, path), daemon=True)\n    t.start()\n",
-        _REGISTERED
-        + "\n\ndef upload(path):\n    # resize in the background\n    resize.enqueue(path)\n",
+        _SHAPED + f"\n\ndef upload(path):\n    # resize in the background\n    {_THREAD}(path)\n",
         site_at="t = T(",
     ),
     Example(
@@ -131,7 +221,7 @@ EXAMPLES: list[Example] = [
         "from threading import Thread\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    Thread(target=lambda: resize(path, 200)).start()\n",
-        _REGISTERED + "\n\ndef upload(path):\n    resize.enqueue(path, 200)\n",
+        _SHAPED + f"\n\ndef upload(path):\n    {_THREAD}(path, 200)\n",
         site_at="Thread(",
     ),
     Example(
@@ -140,9 +230,9 @@ EXAMPLES: list[Example] = [
         "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n"
         + _JOB
         + "\n\ndef upload(path):\n    POOL.submit(resize, path, width=400)\n",
-        'from concurrent.futures import ThreadPoolExecutor\n\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch", idempotent=True)\n'
+        'from concurrent.futures import ThreadPoolExecutor\n\nfrom queue_runtime import InlineShape, job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
-        + "\n\ndef upload(path):\n    resize.enqueue(path, width=400)\n",
+        + f"\n\ndef upload(path):\n    {_IN_POOL}(path, width=400)\n",
         site_at="POOL.submit",
     ),
     Example(
@@ -151,9 +241,9 @@ EXAMPLES: list[Example] = [
         "from concurrent.futures import ThreadPoolExecutor\n\nPOOL = ThreadPoolExecutor()\n\n"
         + _JOB
         + "\n\ndef upload(paths):\n    POOL.map(resize, paths)  # fan out\n",
-        'from concurrent.futures import ThreadPoolExecutor\n\nfrom queue_runtime import job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch", idempotent=True)\n'
+        'from concurrent.futures import ThreadPoolExecutor\n\nfrom queue_runtime import InlineShape, job\n\nPOOL = ThreadPoolExecutor()\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
-        + "\n\ndef upload(paths):\n    for item in paths:  # fan out\n        resize.enqueue(item)\n",
+        + f"\n\ndef upload(paths):\n    for item in paths:  # fan out\n        {_IN_POOL}(item)\n",
         site_at="POOL.map",
     ),
     Example(
@@ -171,7 +261,7 @@ EXAMPLES: list[Example] = [
         "asyncio.create_task",
         Pattern.ASYNCIO_TASK,
         "import asyncio\n\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    asyncio.create_task(resize(path))\n",
-        'from queue_runtime import job\n\n\n@job(pool="batch", idempotent=True)\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.enqueue(path)\n',
+        'from queue_runtime import InlineShape, job\n\n\n@job(pool="batch", idempotent=True)\nasync def resize(path, width=800):\n    ...\n\n\nasync def upload(path):\n    resize.options(inline=InlineShape.TASK).enqueue(path)\n',
         site_at="create_task",
     ),
     Example(
@@ -180,7 +270,7 @@ EXAMPLES: list[Example] = [
         "import asyncio\n\n"
         + _JOB
         + "\n\nasync def upload(path):\n    await asyncio.to_thread(resize, path)\n",
-        _REGISTERED + "\n\nasync def upload(path):\n    resize.enqueue(path)\n",
+        _SHAPED + f"\n\nasync def upload(path):\n    {_IN_LOOP}(path)\n",
         site_at="to_thread",
     ),
     Example(
@@ -189,7 +279,7 @@ EXAMPLES: list[Example] = [
         "import asyncio\n\n"
         + _JOB
         + "\n\nasync def upload(path):\n    loop = asyncio.get_running_loop()\n    loop.run_in_executor(None, resize, path)\n",
-        _REGISTERED + "\n\nasync def upload(path):\n    resize.enqueue(path)\n",
+        _SHAPED + f"\n\nasync def upload(path):\n    {_IN_LOOP}(path)\n",
         site_at="run_in_executor",
     ),
     Example(
@@ -221,6 +311,55 @@ EXAMPLES: list[Example] = [
         handler=Framework.FASTAPI,
         status=Status.MANUAL,
         reason="used beyond the response",
+    ),
+    Example(
+        "Flask view that returns the result: 202 and a status route on its app",
+        Pattern.DIRECT_CALL,
+        "from flask import Flask, render_template\n\napp = Flask(__name__)\n\n\n"
+        + _JOB
+        + '\n\n@app.post("/images")\ndef upload():\n    thumb = resize("in.png")\n'
+        '    return render_template("thumb.html", thumb=thumb)\n',
+        "import queue_runtime\nfrom flask import Flask, abort, jsonify, url_for\nfrom queue_runtime import job\n"
+        "\napp = Flask(__name__)\n\n\n"
+        + _REGISTERED.split("\n\n\n", 1)[1]
+        + '\n\n@app.post("/images")\ndef upload():\n    job_handle = resize.enqueue("in.png")\n'
+        '    return jsonify(job_id=job_handle.id, status_url=url_for(".job_status", job_id=job_handle.id)), 202\n'
+        + _FLASK_STATUS,
+        site_at="thumb = resize",
+        result_used_at=("return render_template",),
+        handler=Framework.FLASK,
+    ),
+    Example(
+        "Flask view whose result decides the flash message: manual",
+        Pattern.DIRECT_CALL,
+        "from flask import Flask, flash, redirect\n\napp = Flask(__name__)\n\n\n"
+        + _JOB
+        + '\n\n@app.post("/images")\ndef upload():\n    if resize("in.png"):\n'
+        '        flash("resized")\n    return redirect("/")\n',
+        "from flask import Flask, flash, redirect\n\napp = Flask(__name__)\n\n\n"
+        + _JOB
+        + '\n\n@app.post("/images")\ndef upload():\n    if resize("in.png"):\n'
+        '        flash("resized")\n    return redirect("/")\n',
+        site_at='if resize("in.png")',
+        result_used_at=('if resize("in.png")',),
+        handler=Framework.FLASK,
+        status=Status.MANUAL,
+        reason="uses the result",
+    ),
+    Example(
+        "Django view that redirects on the result: manual",
+        Pattern.DIRECT_CALL,
+        "from django.shortcuts import redirect\n\n\n"
+        + _JOB
+        + '\n\ndef upload(request):\n    thumb = resize("in.png")\n    return redirect(thumb)\n',
+        "from django.shortcuts import redirect\n\n\n"
+        + _JOB
+        + '\n\ndef upload(request):\n    thumb = resize("in.png")\n    return redirect(thumb)\n',
+        site_at="thumb = resize",
+        result_used_at=("return redirect",),
+        handler=Framework.DJANGO,
+        status=Status.MANUAL,
+        reason="uses the result",
     ),
     Example(
         "transaction.on_commit with a lambda",
@@ -314,12 +453,13 @@ EXAMPLES: list[Example] = [
         site_at="Images.resize(path)",
     ),
     Example(
-        "periodic scheduler registration: skipped",
+        "periodic registration with arguments: skipped",
         Pattern.SCHEDULER,
         "import schedule\n\n" + _JOB + '\n\nschedule.every(10).minutes.do(resize, "all")\n',
         "import schedule\n\n" + _JOB + '\n\nschedule.every(10).minutes.do(resize, "all")\n',
         site_at="schedule.every",
         status=Status.SKIPPED,
-        reason="no periodic-job declaration",
+        reason="a periodic job takes none",
     ),
+    *PERIODIC,
 ]

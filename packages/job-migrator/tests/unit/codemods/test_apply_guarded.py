@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from codemods import ApplyOptions, plan_apply
 from codemods._changes.pr import render
+from codemods._config import KeyDoesNotFit
 from inventory.models import Idempotency, Inventory, Pattern
 from migrator.commands.apply import apply
 
@@ -107,6 +108,10 @@ def test_a_needs_key_verdict_over_a_non_idempotent_job_also_needs_job(
 
 
 def test_a_key_function_is_called_with_the_sites_arguments_and_imported(project: Path) -> None:
+    # Issue 12: the key function must exist in the project and take the job's parameters
+    # (read statically, never imported: app/keys.py is only parsed).
+    (project / "app").mkdir()
+    (project / "app" / "keys.py").write_text("def welcome(user_id):\n    return f'w{user_id}'\n")
     options = ApplyOptions(
         jobs=("app.send_welcome",), keys={"app.send_welcome": "app.keys:welcome"}
     )
@@ -148,3 +153,45 @@ def test_unknown_is_never_moved_even_when_named(
     job.idempotency = Idempotency.UNKNOWN
     options = ApplyOptions(jobs=("app.send_welcome",), keys={"app.send_welcome": "w:{user_id}"})
     assert not plan_apply(project, inventory, options).changes
+
+
+@pytest.mark.parametrize(
+    ("key", "keys_py", "message"),
+    [
+        ("app.keys:welcome", None, "no module app.keys in the project"),
+        ("app.keys:welcome", "def other(user_id):\n    pass\n", "defines no function welcome"),
+        (
+            "app.keys:welcome",
+            "def welcome(uid):\n    pass\n",
+            "parameter 1 is uid, the job's is user_id",
+        ),
+        ("app.keys:welcome", "def welcome(user_id, salt):\n    pass\n", "it requires salt"),
+        ("app.send_welcome", None, "has no field: every call would share it"),
+    ],
+)
+def test_a_key_that_does_not_fit_the_job_is_refused_in_one_line(
+    project: Path, key: str, keys_py: str | None, message: str
+) -> None:
+    if keys_py is not None:
+        (project / "app").mkdir()
+        (project / "app" / "keys.py").write_text(keys_py)
+    options = ApplyOptions(jobs=("app.send_welcome",), keys={"app.send_welcome": key})
+    with pytest.raises(KeyDoesNotFit) as info:
+        plan_apply(project, inventory_of(project), options)
+    assert message in str(info.value) and "\n" not in str(info.value)
+    code, out = run(str(project), "--job", "app.send_welcome", "--key", f"app.send_welcome={key}")
+    assert code != 0 and message in out
+
+
+def test_the_digest_key_is_written_as_digest_key_of_the_job_and_its_arguments(
+    project: Path,
+) -> None:
+    options = ApplyOptions(jobs=("app.refund",), keys={"app.refund": "app.refund:{*}"})
+    (project / "MIGRATION_PLAN.md").write_text(SIGNED)
+    options = options.model_copy(update={"signoffs": {"app.refund": "Ana Lopes, 2026-11-29"}})
+    [change] = plan_apply(project, inventory_of(project), options).changes
+    assert (
+        '    refund.enqueue(order.id, order.total, idempotency_key=f"app.refund:'
+        '{digest_key(refund, order.id, order.total)}")\n' in change.after
+    )
+    assert "from queue_runtime.keys import digest_key\n" in change.after

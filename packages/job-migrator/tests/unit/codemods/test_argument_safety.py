@@ -192,7 +192,7 @@ def test_a_thread_subclass_of_constructor_data_becomes_a_job_of_that_data(
     assert statuses["shop.cache.Leaky.run"][0] is Status.SKIPPED
     assert "reads self.other" in statuses["shop.cache.Leaky.run"][1]
     routes = next(c for c in result.changes if c.path == "shop/routes.py").after
-    assert "    run_warmer.enqueue(product_id)\n" in routes
+    assert "    run_warmer.options(inline=InlineShape.THREAD).enqueue(product_id)\n" in routes
     assert "from shop.cache import Leaky, run_warmer\n" in routes  # Warmer's went with its last use
     cache = next(c for c in result.changes if c.path == "shop/cache.py").after
     assert "def run_warmer(product_id: int) -> None:" in cache

@@ -34,4 +34,5 @@ def test_a_job_resting_on_an_unresolved_call_is_not_moved(tmp_path: Path) -> Non
     result = CliRunner().invoke(apply, [str(tmp_path)], env={"COLUMNS": "250"})
     assert "app.report" in result.output, result.output
     assert "job idempotency is unknown" in result.output
-    assert "tidy.enqueue(" in result.output and "report.enqueue(" not in result.output
+    assert "tidy.options(inline=InlineShape.THREAD).enqueue(" in result.output
+    assert "report.enqueue(" not in result.output and "report.options(" not in result.output

@@ -73,10 +73,12 @@ def test_only_the_rewritten_expressions_change(project: Path, build_inventory: B
     assert changed_lines(views.before, views.after) == [
         "-import threading",  # the rewrite took their last use: no unused import is left behind
         "-from functools import partial",
+        "+",  # the new third-party section is set off from the project's imports
+        "+from queue_runtime import InlineShape",  # the thread site keeps its inline shape
         "-    tasks.resize(path,",
         "+    tasks.resize.enqueue(path,",
         "-    threading.Thread(target=partial(tasks.resize, path), args=(200,)).start()",
-        "+    tasks.resize.enqueue(path, 200)",
+        "+    tasks.resize.options(inline=InlineShape.THREAD).enqueue(path, 200)",
     ]
     assert [o.status for o in result.outcomes] == [
         Status.REWRITTEN,
@@ -249,7 +251,8 @@ def test_executor_map_over_several_iterables_zips_them(
     [change] = plan_apply(root, inventory, scanner=None).changes
 
     assert change.after.endswith(
-        "    for item_0, item_1 in zip(ids, sizes):\n        thumb.enqueue(item_0, item_1)\n"
+        "    for item_0, item_1 in zip(ids, sizes):\n"
+        "        thumb.options(inline=InlineShape.EXECUTOR, executor=pool).enqueue(item_0, item_1)\n"
     )
 
 
@@ -323,8 +326,9 @@ def test_executor_map_loop_variable_never_shadows_a_name_of_the_function(
     [change] = plan_apply(root, inventory, scanner=None).changes
 
     assert (
-        "        for item_1 in ids:\n            thumb.enqueue(item_1)\n    return item\n"
-        in change.after
+        "        for item_1 in ids:\n"
+        "            thumb.options(inline=InlineShape.EXECUTOR, executor=pool).enqueue(item_1)\n"
+        "    return item\n" in change.after
     )
 
 
