@@ -31,7 +31,6 @@ IGNORE = shutil.ignore_patterns(
 )
 KNOWN_REASONS = (
     "bound method: the instance cannot be serialised",  # EventLog._consume, when scanned
-    "the runtime has no periodic-job declaration yet",  # shop.cron
 )
 # Issue 11: 5 of the 6 idempotent sites move (the Thread subclass as a job of its
 # constructor data, the child process whose object was only kept to be joined).
@@ -41,6 +40,7 @@ MOVED = {
     "shop.images.make_thumbnail",
     "shop.reports.export_daily_report",
     "shop.reports.rebuild_reports",
+    "shop.jobs.cache.warm_all_product_caches",  # shop.cron's schedule registration: every="15m"
 }
 
 

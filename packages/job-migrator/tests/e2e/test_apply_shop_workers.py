@@ -37,10 +37,13 @@ SHOP = Path(__file__).resolve().parents[4] / "examples" / "shop"
 IGNORE = shutil.ignore_patterns(
     ".migrator", "__pycache__", "*.egg-info", "build", "data", "media", ".pytest_cache"
 )
-MOVED = {
+MOVED = {  # the job names workers run: test_apply_shop.MOVED, a Thread subclass by its wrapper
     "shop.jobs.cache.warm_product_cache",
+    "shop.jobs.cache.run_cache_warmer",  # CacheWarmer(...).start() -> the wrapper job of its run
     "shop.images.make_thumbnail",
     "shop.reports.export_daily_report",
+    "shop.reports.rebuild_reports",
+    "shop.jobs.cache.warm_all_product_caches",  # every="15m": the worker ticks its latest tick
 }
 
 
@@ -107,7 +110,10 @@ def history(schema: str) -> tuple[dict[tuple[str, str], int], int]:
 
 def test_the_migrated_shop_tests_pass_with_real_workers_running_the_jobs(tmp_path: Path) -> None:
     root = migrated_shop(tmp_path / "shop")
-    assert "make_thumbnail.enqueue(" in (root / "shop/routes/products.py").read_text()
+    assert (
+        "make_thumbnail.options(inline=InlineShape.EXECUTOR"
+        in (root / "shop/routes/products.py").read_text()
+    )
     assert (
         "from PIL import Image\nfrom queue_runtime import job\n\nfrom shop"
         in (root / "shop/images.py").read_text()

@@ -26,19 +26,29 @@ from tests.e2e.test_plan_shop import sections
 WELCOME = "shop.mail.send_welcome"
 REFUND = "shop.payments.refund_payment"
 DECLARED = f'\n[tool.migrator.jobs."{WELCOME}"]\nkey = "welcome:{{user_id}}"\n'
-REWRITTEN = '    send_welcome.enqueue(user.id, idempotency_key=f"welcome:{user.id}")\n'
+# The executor site keeps its inline shape: while the gate holds the job, it runs in that executor.
+REWRITTEN = (
+    '    send_welcome.options(idempotency_key=f"welcome:{user.id}", inline=InlineShape.EXECUTOR, '
+    "executor=workers.EXECUTOR).enqueue(user.id)\n"
+)
 
 
 # Written into the shop copy after the move: a test that mocks the job by module path.
+# The options (key, inline shape) go through .options(); the arguments through .enqueue().
 MOCK_TEST = """\
 from unittest import mock
+
+from queue_runtime import InlineShape
 
 
 def test_patching_the_moved_job_by_module_path_still_intercepts_it(client, outbox):
     with mock.patch("shop.routes.users.send_welcome") as mocked:
         user = client.post("/users", json={"email": "mo@example.com", "name": "Mo"}).json()
     key = f"welcome:{user['id']}"
-    mocked.enqueue.assert_called_once_with(user["id"], idempotency_key=key)
+    mocked.options.assert_called_once_with(
+        idempotency_key=key, inline=InlineShape.EXECUTOR, executor=mock.ANY
+    )
+    mocked.options.return_value.enqueue.assert_called_once_with(user["id"])
     assert outbox == []
 """
 
@@ -93,7 +103,7 @@ def test_plan_puts_it_in_phase_2_with_its_declared_key(shop: Path) -> None:
 
 def test_apply_without_job_leaves_the_mail_alone(shop: Path) -> None:
     _code, output = cli("apply", str(shop))
-    assert "send_welcome.enqueue" not in output
+    assert "send_welcome.enqueue" not in output and "send_welcome.options" not in output
     assert f"--job {WELCOME}" in output  # the reason says how to opt in
 
 

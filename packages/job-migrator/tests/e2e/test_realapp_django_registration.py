@@ -7,7 +7,7 @@ sends its activation mail in-process, in the registration request
 - ``test_the_unmigrated_suite_passes_through_the_harness``: 90 passed.
 - ``test_django_registration_end_to_end``: scan finds the activation mail, plan and
   apply move it, the suite passes inline and with real workers
-  (``--django-settings``). It fails today at the scan (see its xfail reason).
+  (``--django-settings``). It fails today at the apply step (see its xfail reason).
 """
 
 from __future__ import annotations
@@ -35,11 +35,10 @@ def test_the_unmigrated_suite_passes_through_the_harness(tree: AppTree) -> None:
 
 @pytest.mark.xfail(
     reason=(
-        "issue 11 is not done: the scan finds no site in django-registration (the activation"
-        " mail goes through user.email_user(), a model method the analyzer does not resolve"
-        " to Django's send_mail); nothing is planned or moved"
+        "issue 11 is not done: the scan finds the activation mail (user.email_user), but"
+        " apply moves none of the 3 jobs without --job and a key (see docs/realapps.md)"
     ),
-    strict=False,
+    strict=True,
 )
 def test_django_registration_end_to_end(tree: AppTree) -> None:
     code = tree.src / "src"

@@ -70,6 +70,13 @@ def install_runtime(tree: AppTree) -> None:
     _run([*command, "-e", str(RUNTIME_DIST)], timeout=600)
 
 
+def uninstall_runtime(tree: AppTree) -> None:
+    """No queue-runtime in the app's venv (a cached venv may hold one from an earlier run):
+    the unmigrated app must not see it, nor its pytest plugin."""
+    command = [str(tree.python), "-m", "pip", "uninstall", "--quiet", "--yes", "queue-runtime"]
+    _run(command, timeout=300, check=False)
+
+
 def run_suite(tree: AppTree, env: Mapping[str, str] | None = None) -> SuiteCounts:
     """The app's own test suite through its run script; the counts of its last line."""
     merged = {**os.environ, **(env or {})}
