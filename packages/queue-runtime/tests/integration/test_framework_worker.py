@@ -13,6 +13,11 @@ from pathlib import Path
 
 import pytest
 
+# Flask and Django are the `test-frameworks` extra: absent from the runtime-alone CI
+# environment (Flask brings click); these tests run in the full environment.
+pytest.importorskip("flask", reason="Flask is not installed (the test-frameworks extra)")
+pytest.importorskip("django", reason="Django is not installed (the test-frameworks extra)")
+
 from queue_runtime import JobStatus, Settings, get_job
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import NewJob

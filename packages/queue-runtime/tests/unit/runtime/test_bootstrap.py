@@ -13,6 +13,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+# Flask and Django are the `test-frameworks` extra: absent from the runtime-alone CI
+# environment (Flask brings click); these tests run in the full environment.
+pytest.importorskip("flask", reason="Flask is not installed (the test-frameworks extra)")
+pytest.importorskip("django", reason="Django is not installed (the test-frameworks extra)")
+
 from flask import current_app, url_for
 
 from queue_runtime import Settings
