@@ -37,6 +37,7 @@ def test_public_api_is_exactly_all() -> None:
     public = {name for name in vars(testing) if not name.startswith("_")}
     modules = {"clock", "isolation", "memory_gate", "memory_jobs", "memory_leases"}
     modules |= {"private_redis", "runtime", "services", "spawner", "manual", "pytest_plugin"}
+    modules |= {"server_fixtures"}
     assert public - modules == set(testing.__all__)
 
 
