@@ -8,9 +8,11 @@ Leases are short (2 s) to keep the file fast; waits are conditions with deadline
 
 from __future__ import annotations
 
+import os
 import random
 import secrets
 import signal
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -143,6 +145,44 @@ def test_redis_flush_or_restart_loses_nothing_and_runs_no_live_job_twice(
     twice = {job_id: len(runs) for job_id, runs in per_job.items() if len(runs) > 1}
     assert twice == {}, f"jobs executed more than once after {fault}: {twice}\n{spawner.logs()}"
     assert sorted(per_job) == sorted(slow + quick + more)
+
+
+def test_redis_stalled_longer_than_a_lease_runs_no_live_job_twice(
+    settings: Settings, spawner: Spawner, private_redis: PrivateRedis
+) -> None:
+    """Redis frozen (SIGSTOP) past the lease ttl keeps its data and its epoch, but the live
+    workers' leases expire meanwhile: no reaper may rescue them once it answers again."""
+    rt = use(tuned(settings, redis_url=private_redis.url))
+    slow = [fault_app.work.enqueue(n, seconds=10.0).id for n in range(3)]
+    for _ in range(2):
+        spawner.start(rt.settings, "--pool", "batch", "--concurrency", "4")
+    wait_until(
+        lambda: _running_longer_than_a_lease(rt.settings, slow),
+        timeout=30,
+        message="the slow jobs to be running for more than a lease ttl (reaper-eligible)",
+    )
+    assert private_redis.pid is not None
+    os.kill(private_redis.pid, signal.SIGSTOP)
+    try:
+        wait_until(
+            lambda: spawner.logs().count("reaper round skipped") >= 2,
+            timeout=20,
+            message="both reapers to find Redis unreachable",
+        )
+        frozen_until = time.monotonic() + LEASE_TTL * 1.5  # every lease has expired by then
+        wait_until(lambda: time.monotonic() > frozen_until, timeout=10, message="leases expiring")
+    finally:
+        os.kill(private_redis.pid, signal.SIGCONT)
+    with private_redis.client() as client:
+        assert client.dbsize() > 0, "the stall must keep Redis's data (else it is the flush test)"
+    more = [fault_app.work.enqueue(n, seconds=0.05).id for n in range(10)]
+    wait_until(lambda: all_succeeded(rt, slow + more), timeout=40, message="all jobs")
+
+    per_job = executions_per_job(executions(rt.settings))
+    twice = {job_id: len(runs) for job_id, runs in per_job.items() if len(runs) > 1}
+    assert twice == {}, f"jobs executed more than once after a Redis stall: {twice}"
+    assert sorted(per_job) == sorted(slow + more)
+    assert "Redis answers again after an outage" in spawner.logs()
 
 
 def _running_longer_than_a_lease(settings: Settings, ids: list[int]) -> bool:

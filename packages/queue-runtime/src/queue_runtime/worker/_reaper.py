@@ -12,6 +12,12 @@ plus one heartbeat interval has passed, by which time every live worker has
 re-asserted its leases. The epoch is read again after the lease check, so a
 flush between the two reads cannot turn live jobs into rescues.
 
+Redis can also be away without losing its data (a stalled server, a network
+partition, a failover slower than a lease): the leases of live workers expire
+meanwhile while the epoch stays the same. So a round that could not reach Redis
+starts the same quiet period once Redis answers again: live workers re-assert
+their leases with their next heartbeat before anything is rescued.
+
 Retention rides on the same thread: every ``purge_every`` seconds the reaper
 drops succeeded and cancelled history older than ``history_retention_days``
 (batched deletes; dead jobs are never purged), so the history table does not
@@ -31,7 +37,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from queue_runtime.errors import QueueError
+from queue_runtime.errors import LeasesUnavailable, QueueError
 from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.store import GateStore, JobStore, LeaseStore
 from queue_runtime.worker._backoff import STORE_ERRORS, TRANSIENT
@@ -66,6 +72,7 @@ class Reaper:
         self._quiet = ttl + ttl / 3  # lease ttl + one heartbeat interval
         self._epoch: str | None = None
         self._quiet_until = 0.0
+        self._lost_redis = False  # a round could not reach Redis: wait a quiet period after it
 
     def run(self, stop: threading.Event) -> None:
         while not stop.wait(self.interval):
@@ -74,6 +81,8 @@ class Reaper:
                 self.retain()
                 self.guard_slos()
             except TRANSIENT as exc:
+                if isinstance(exc, LeasesUnavailable):
+                    self._lost_redis = True
                 log.warning("reaper round skipped (%s: %s)", type(exc).__name__, exc)
             except _ROUND_ERRORS:
                 log.exception("reaper round failed")  # keep reaping: the next round may work
@@ -126,6 +135,12 @@ class Reaper:
 
     def _epoch_settled(self, epoch: str) -> bool:
         now = self._clock()
+        if (
+            self._lost_redis
+        ):  # Redis answers again (it just gave the epoch): leases may have expired
+            self._lost_redis = False
+            self._quiet_until = now + self._quiet
+            log.warning("Redis answers again after an outage: no rescue for %.1fs", self._quiet)
         if epoch != self._epoch:
             if self._epoch is not None:
                 log.warning(
