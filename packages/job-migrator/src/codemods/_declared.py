@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from codemods._orm import is_model, model_key, orm_load
-from codemods._resolve import Where, assignments, derives, resolve_expr
+from codemods._project import ModuleInfo
+from codemods._resolve import Where, assignments, derives, own_nodes, resolve_expr
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -183,6 +184,8 @@ def _call(node: ast.Call, where: Where) -> Declared:
     if model:
         return Declared(Kind.MODEL, model)
     dotted = resolve_expr(node.func, where)
+    if dotted is None and isinstance(node.func, ast.Attribute):
+        return _method_call(node.func, where)
     if dotted is None:
         return Declared(
             Kind.UNKNOWN, why=f"no declared return type for `{ast.unparse(node.func)}(...)`"
@@ -204,6 +207,51 @@ def _call(node: ast.Call, where: Where) -> Declared:
     return Declared(
         Kind.UNKNOWN, why=f"no declared return type for `{ast.unparse(node.func)}(...)`"
     )
+
+
+def _method_call(func: ast.Attribute, where: Where) -> Declared:
+    """``obj.method(...)`` where ``obj`` is an instance of a project class: what the method returns.
+
+    Its return annotation, else what every ``return`` of its body gives, read in the
+    method's own scope (``project = Project(...)`` then ``return project``): the
+    same declarations, one function further.
+    """
+    missing = Declared(Kind.UNKNOWN, why=f"no declared return type for `{ast.unparse(func)}(...)`")
+    owner = declared(func.value, where)
+    found = _method(owner.type, func.attr, where) if owner.type else None
+    if found is None:
+        return missing
+    info, method = found
+    inside = where.deeper(module=info, function=method)
+    if method.returns is not None:
+        return annotation(method.returns, where.deeper(module=info, function=None))
+    values = [
+        n.value for n in own_nodes(method) if isinstance(n, ast.Return) and n.value is not None
+    ]
+    results = [declared(v, inside) for v in values]
+    if not results or any(
+        r.kind is not results[0].kind or r.type != results[0].type for r in results
+    ):
+        return missing
+    return Declared(results[0].kind, results[0].type, results[0].why, any(r.built for r in results))
+
+
+def _method(cls: str, name: str, where: Where, depth: int = 0) -> tuple[ModuleInfo, _Def] | None:
+    """The method ``name`` of the project class ``cls``, or of its project bases."""
+    found = where.project.lookup(cls) if depth < 8 else None
+    if found is None or found[1] not in found[0].classes:
+        return None
+    klass = found[0].classes[found[1]]
+    for stmt in klass.body:
+        if isinstance(stmt, _Def) and stmt.name == name:
+            return found[0], stmt
+    inside = Where(where.project, found[0])
+    for base in klass.bases:
+        dotted = resolve_expr(base, inside)
+        method = _method(dotted, name, where, depth + 1) if dotted else None
+        if method is not None:
+            return method
+    return None
 
 
 def annotation(node: ast.expr, where: Where) -> Declared:

@@ -3,7 +3,7 @@
 Read from declarations only: a class is a model when it derives (through the
 project's own classes) from ``django.db.models.Model`` or from the ``Model``
 of an object bound to ``SQLAlchemy(...)``; its key is usable only when it is
-provably an integer; a load (``Order.objects.get(...)``,
+provably an integer or a string (JSON gives either back as it was); a load (``Order.objects.get(...)``,
 ``Project.query.get(...)``, ``db.session.get(Project, ...)``) says which model
 an expression holds. :class:`ModelKey` is what a by-id wrapper needs: the
 attribute the caller passes, and how the worker fetches the row again.
@@ -31,6 +31,7 @@ _SQLALCHEMY = frozenset({"flask_sqlalchemy.SQLAlchemy", "flask_sqlalchemy.extens
 _QUERY_LOADS = frozenset({"get", "get_or_404", "first", "first_or_404", "one", "one_or_none"})
 _SESSION_LOADS = frozenset({"get", "get_or_404"})  # db.session.get(M, k), db.get_or_404(M, k)
 _SA_INT_TYPES = ("Integer", "BigInteger", "SmallInteger")
+_SA_STR_TYPES = ("String", "Unicode", "Text", "UnicodeText")
 
 
 class Orm(StrEnum):
@@ -40,12 +41,14 @@ class Orm(StrEnum):
 
 @dataclass(frozen=True)
 class ModelKey:
-    """A model whose primary key is an integer: what the caller passes, how the worker re-fetches."""
+    """A model whose primary key is an integer or a string: what the caller passes, how the
+    worker re-fetches."""
 
     orm: Orm
     model: str  # the dotted class
     attr: str  # ``pk`` (Django), the primary-key column (SQLAlchemy)
     db: str = ""  # SQLAlchemy: the dotted ``SQLAlchemy()`` object
+    type: str = "int"  # the key's Python type: ``int`` or ``str``
 
     @property
     def readable(self) -> tuple[str, ...]:
@@ -64,13 +67,13 @@ def is_model(qualname: str, where: Where) -> bool:
 
 
 def model_key(model: str, where: Where) -> ModelKey | None:
-    """The model's integer key, or None when the key is not provably an integer."""
+    """The model's key, or None when the key is not provably an integer or a string."""
     orm = model_orm(model, where)
     if orm is Orm.DJANGO:
         return ModelKey(orm, model, "pk") if _django_int_key(model, where) else None
     db = sqlalchemy_db(model, where)
-    column = _sqlalchemy_int_key(model, where) if db else None
-    return ModelKey(Orm.SQLALCHEMY, model, column, db) if db and column else None
+    column = _sqlalchemy_key(model, where) if db else None
+    return ModelKey(Orm.SQLALCHEMY, model, column[0], db, column[1]) if db and column else None
 
 
 def orm_load(node: ast.Call, where: Where) -> str:
@@ -152,8 +155,9 @@ def _django_int_key(model: str, where: Where) -> bool:
     return True
 
 
-def _sqlalchemy_int_key(model: str, where: Where) -> str | None:
-    """The column declared ``primary_key=True`` with an integer type (SQLAlchemy has no default)."""
+def _sqlalchemy_key(model: str, where: Where) -> tuple[str, str] | None:
+    """``(column, type)`` of the column declared ``primary_key=True`` with an integer or a
+    string type (SQLAlchemy has no default)."""
     found = where.project.lookup(model)
     if found is None or found[1] not in found[0].classes:
         return None
@@ -164,9 +168,15 @@ def _sqlalchemy_int_key(model: str, where: Where) -> str | None:
             target = stmt.targets[0]
         if value is None or not isinstance(target, ast.Name):
             continue
-        types = [_callee(a) for a in value.args if isinstance(a, ast.Name | ast.Attribute)]
-        hinted = isinstance(stmt, ast.AnnAssign) and ast.unparse(stmt.annotation) == "Mapped[int]"
-        return target.id if hinted or any(t.endswith(_SA_INT_TYPES) for t in types) else None
+        types = [
+            _callee(a) for a in value.args if isinstance(a, ast.Name | ast.Attribute | ast.Call)
+        ]
+        hint = ast.unparse(stmt.annotation) if isinstance(stmt, ast.AnnAssign) else ""
+        if hint == "Mapped[int]" or any(t.endswith(_SA_INT_TYPES) for t in types):
+            return target.id, "int"
+        if hint == "Mapped[str]" or any(t.endswith(_SA_STR_TYPES) for t in types):
+            return target.id, "str"
+        return None
     return None
 
 

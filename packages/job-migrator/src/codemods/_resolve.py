@@ -58,7 +58,7 @@ def _local(name: str, where: Where) -> bool:
 def assignments(fn: _Def, name: str) -> list[ast.AST]:
     """Every statement in ``fn`` (not in nested defs) that binds ``name``."""
     found: list[ast.AST] = []
-    for node in _own_nodes(fn):
+    for node in own_nodes(fn):
         if (
             (isinstance(node, ast.Assign) and any(_binds(t, name) for t in node.targets))
             or (
@@ -85,7 +85,7 @@ def _binds(target: ast.expr, name: str) -> bool:
     return isinstance(target, ast.Starred) and _binds(target.value, name)
 
 
-def _own_nodes(fn: _Def) -> list[ast.AST]:
+def own_nodes(fn: _Def) -> list[ast.AST]:
     out: list[ast.AST] = []
     todo: list[ast.AST] = list(fn.body)
     while todo:

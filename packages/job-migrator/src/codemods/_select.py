@@ -131,6 +131,14 @@ def _decide(
         )
     wrapper, params = threaded if isinstance(threaded, tuple) else (None, job.parameters)
     storable = _storable.check(site, job, params, project)
+    if isinstance(storable, str) and site.result_used:
+        # Both block the move; the result's readers are what a human must decide about.
+        return SiteOutcome(
+            site=site,
+            status=Status.MANUAL,
+            reason=f"{_manual_reason(site)}; besides, {storable}",
+            lines=site.result_use_lines,
+        )
     if isinstance(storable, str):
         return _skip(site, storable)
     key = options.keys.get(job.qualname)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from codemods._declared import Declared, Kind, annotation, declared
 from codemods._orm import ModelKey, Orm, model_key
 from codemods._project import ModuleInfo, Project, enclosing_function, module_name
-from codemods._resolve import Where, assignments
+from codemods._resolve import Where, assignments, resolve_expr
 from codemods._types import ArgEdit, Wrapper
 from inventory.models import Argument, CallSite, Job
 
@@ -133,13 +133,14 @@ def _by_id(
 ) -> Storable | str:
     """Enqueue the primary key, re-fetch in a thin job: only when the re-fetch is provably the same.
 
-    Provably the same: a project Django model, or a Flask-SQLAlchemy
-    ``db.Model`` subclass, with an integer primary key; the argument is a
-    local name loaded from the database (not built by its constructor there,
-    so it has a committed row) that the caller never writes an attribute of,
-    and calls no method on, before the site (so the row holds everything the
-    instance does); the job is a module-level function taking the instance as
-    one parameter.
+    Provably the same: a project Django model with an integer primary key, or
+    a Flask-SQLAlchemy ``db.Model`` subclass with an integer or string one;
+    the argument is a local name loaded from the database, or built by its
+    constructor and then committed (``<db>.session.commit()`` between the
+    binding and the site, in the site's own block), so it has a committed
+    row; the caller never writes an attribute of it, and calls no method on
+    it, before the site (so the row holds everything the instance does); the
+    job is a module-level function taking the instance as one parameter.
     """
     if len(models) != 1 or where is None or where.function is None:
         return "more than one model instance as argument: rewrite by hand"
@@ -147,9 +148,14 @@ def _by_id(
     name = found.argument.source.strip()
     key = model_key(found.model, where)
     problem = _changed_before(where.function, name, site.location.line)
-    if found.built and not problem:
-        problem = f"`{name}` loaded from the database (it is built here, its row may not exist yet)"
-    problem = problem or (None if key is not None else "its primary key is not an integer")
+    if found.built and not problem and not (key and _committed(where, name, site, key)):
+        problem = (
+            f"`{name}` loaded from the database, or committed before the call"
+            " (it is built here, its row may not exist yet)"
+        )
+    problem = problem or (
+        None if key is not None else "its primary key is not an integer or a string"
+    )
     fn = _job_def(job, where.project)
     if fn is not None and not problem and not _plain(fn[1]):
         problem = "a job signature without defaults, * or keyword-only parameters"
@@ -191,6 +197,36 @@ def _changed_before(fn: _Def, name: str, line: int) -> str | None:
     return None
 
 
+def _committed(where: Where, name: str, site: CallSite, key: ModelKey) -> bool:
+    """``<db>.session.commit()`` after ``name`` is bound and before the site, in the site's block."""
+    fn = where.function
+    if key.orm is not Orm.SQLALCHEMY or fn is None:
+        return False
+    bound = [n.lineno for n in assignments(fn, name) if isinstance(n, ast.stmt)]
+    block = _block_of(fn, site.location.line)
+    if len(bound) != 1 or block is None:
+        return False
+    return any(
+        bound[0] < stmt.lineno < site.location.line
+        and isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Call)
+        and resolve_expr(stmt.value.func, where) == f"{key.db}.session.commit"
+        for stmt in block
+    )
+
+
+def _block_of(fn: _Def, line: int) -> list[ast.stmt] | None:
+    """The statement list that holds the statement starting at ``line``."""
+    for node in ast.walk(fn):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(
+                isinstance(s, ast.stmt) and s.lineno == line for s in block
+            ):
+                return block
+    return None
+
+
 def _is(node: ast.expr, name: str) -> bool:
     return isinstance(node, ast.Name) and node.id == name
 
@@ -202,7 +238,8 @@ def _wrapper(job: Job, fn: _Def, found: _Model, key: ModelKey, project: Project)
     model = key.model.rpartition(".")[2]
     key_param = f"{found.param}_id"
     params = ", ".join(
-        f"{key_param}: int" if a.arg == found.param else info.segment(a) for a in fn.args.args
+        f"{key_param}: {key.type}" if a.arg == found.param else info.segment(a)
+        for a in fn.args.args
     )
     lines, fetched = _refetch(key, found.param, key_param)
     calls = ", ".join(f"{a.arg}={fetched if a.arg == found.param else a.arg}" for a in fn.args.args)

@@ -271,7 +271,8 @@ def _bound(imported: Import) -> str:
 
 
 def _drop_whole_lines(module: cst.Module, gone: set[Import]) -> cst.Module:
-    """Remove import lines that import only gone names; their blank lines (a section break) stay."""
+    """Remove import lines that import only gone names; their blank lines (a section break) stay,
+    except at the top of the file: the first statement left never starts with a blank line."""
     body: list[cst.BaseStatement] = []
     carried: Sequence[cst.EmptyLine] | None = None
     for stmt in module.body:
@@ -279,11 +280,19 @@ def _drop_whole_lines(module: cst.Module, gone: set[Import]) -> cst.Module:
         if names and len(names) == _alias_count(stmt) and set(names) <= gone:
             carried = carried if carried is not None else stmt.leading_lines
             continue
-        if carried is not None and not stmt.leading_lines:
+        if carried is not None and not body:
+            stmt = stmt.with_changes(leading_lines=_unblanked([*carried, *stmt.leading_lines]))
+        elif carried is not None and not stmt.leading_lines:
             stmt = stmt.with_changes(leading_lines=carried)
         carried = None
         body.append(stmt)
     return module.with_changes(body=body)
+
+
+def _unblanked(lines: Sequence[cst.EmptyLine]) -> list[cst.EmptyLine]:
+    """``lines`` without the blank ones they start with (comments and what follows stay)."""
+    start = next((i for i, line in enumerate(lines) if line.comment is not None), len(lines))
+    return list(lines[start:])
 
 
 def _alias_count(stmt: cst.BaseStatement) -> int:

@@ -27,11 +27,12 @@ from migrator.plan.model import (
     PlanItem,
     Verification,
 )
-from migrator.plan.service import PLAN_FILE, PlanOutcome, load_inventory, run_plan
+from migrator.plan.service import PLAN_FILE, PLAN_JSON, PlanOutcome, load_inventory, run_plan
 
 __all__ = [
     "NOT_BUILT",
     "PLAN_FILE",
+    "PLAN_JSON",
     "SIGNOFF_BLANK",
     "CheckSettings",
     "ItemState",

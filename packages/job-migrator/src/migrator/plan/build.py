@@ -230,6 +230,7 @@ def _group(job: Job, sites: list[CallSite], config: PlanConfig, root: Path | Non
     command = f"migrator apply --job {job.qualname}"
     if found.template is not None and job.qualname not in config.keys:
         command += f" --key {job.qualname}={found.template}"
+    group.fast_track = job.fast_track
     if found.template is not None and "{*}" in found.template:
         group.details.append(f"- {SAME_ARGUMENTS}")
     gated = not (job.idempotency is Idempotency.NEEDS_KEY and _keyed_over(job) is None)
@@ -244,6 +245,7 @@ def _group(job: Job, sites: list[CallSite], config: PlanConfig, root: Path | Non
         verification=Verification.MANUAL,
         job=job.qualname,
         command=command,
+        key=found.template if found.problem is None else None,
     )
     if job.fast_track:
         group.details.append(

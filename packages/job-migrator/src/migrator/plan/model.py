@@ -60,6 +60,10 @@ class PlanItem(BaseModel):
     verified: bool = Field(
         default=False, description="True when this run's --check decided the state."
     )
+    key: str | None = Field(
+        default=None,
+        description="Apply steps of keyed jobs: the idempotency key template `command` passes.",
+    )
 
     @property
     def ticked(self) -> bool:
@@ -71,6 +75,9 @@ class JobGroup(BaseModel):
 
     job: str
     header: str
+    fast_track: bool = Field(
+        default=False, description="On the notification fast track: only mail, SMS or push repeat."
+    )
     details: list[str] = Field(default_factory=list)
     items: list[PlanItem] = Field(default_factory=list)
 

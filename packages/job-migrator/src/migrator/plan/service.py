@@ -17,6 +17,8 @@ from migrator.plan.model import Plan
 
 PLAN_FILE = "MIGRATION_PLAN.md"
 INVENTORY_FILE = Path(".migrator") / "inventory.json"
+# The same plan as data, for scripts: each apply step's `command` and, for keyed jobs, its `key`.
+PLAN_JSON = Path(".migrator") / "plan.json"
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ def run_plan(
         plan = check(plan, settings)
     try:
         path.write_text(render_markdown(plan, previous), encoding="utf-8")
+        (root / PLAN_JSON).write_text(plan.model_dump_json(indent=2) + "\n", encoding="utf-8")
     except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise OutputError(f"cannot write {exc.filename or path}: {exc.strerror or exc}") from exc
     return PlanOutcome(plan=plan, path=path, checked=live)

@@ -14,14 +14,19 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from queue_runtime import Settings
 
 REPO = Path(__file__).resolve().parents[5]
 SHARED = REPO.parent / "shared" / "realapps"
 OWN = REPO / "realapps"
 RUNTIME_DIST = REPO / "packages" / "queue-runtime"
+MIGRATOR_DIST = REPO / "packages" / "job-migrator"
+HERE = Path(__file__).resolve().parent  # the harness's modules: outbox, bridge, worker app
+_PTH = "realapps_harness.pth"
 CACHE_ENV = "MIGRATOR_REALAPPS_DIR"
 _COUNTS = re.compile(r"^(\w+: )?(\d+) passed, (\d+) failed, (\d+) skipped$", re.MULTILINE)
 
@@ -70,11 +75,74 @@ def install_runtime(tree: AppTree) -> None:
     _run([*command, "-e", str(RUNTIME_DIST)], timeout=600)
 
 
+def install_migrator(tree: AppTree) -> None:
+    """job-migrator too, and this harness's modules on the venv's path (a ``.pth`` file).
+
+    ``migrator loadtest`` imports the app's job and runs the app's workers, so it runs
+    in the app's environment, as a team installs the tool beside its app. The app's run
+    script sets ``PYTHONPATH`` itself; the ``.pth`` is how its suite finds the outbox
+    and bridge plugins (``REALAPP_PYTEST_ARGS="-p ihatemoney_outbox"``).
+    """
+    command = [str(tree.python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    _run([*command, "-e", str(RUNTIME_DIST), "-e", str(MIGRATOR_DIST)], timeout=600)
+    (_site_packages(tree) / _PTH).write_text(f"{HERE}\n")
+
+
 def uninstall_runtime(tree: AppTree) -> None:
-    """No queue-runtime in the app's venv (a cached venv may hold one from an earlier run):
-    the unmigrated app must not see it, nor its pytest plugin."""
-    command = [str(tree.python), "-m", "pip", "uninstall", "--quiet", "--yes", "queue-runtime"]
-    _run(command, timeout=300, check=False)
+    """No queue-runtime (nor job-migrator, nor the harness's path) in the app's venv (a
+    cached venv may hold them from an earlier run): the unmigrated app must not see them,
+    nor the runtime's pytest plugin."""
+    command = [str(tree.python), "-m", "pip", "uninstall", "--quiet", "--yes"]
+    _run([*command, "job-migrator", "queue-runtime"], timeout=300, check=False)
+    (_site_packages(tree) / _PTH).unlink(missing_ok=True)
+
+
+def configure_queue(tree: AppTree, settings: Settings, **fields: str) -> None:
+    """The migrated app's ``[tool.queue_runtime]``: the queue's schema and Redis prefix (the
+    URLs come from the environment), plus ``fields`` (``flask_app``, ``server_name``...).
+
+    What a team writes when it adopts the runtime; ``migrator loadtest --certify-into``
+    and ``migrator rollout`` read the schema from it, as the app's own processes do.
+    """
+    table = {
+        "schema": settings.schema_name,
+        "redis_prefix": settings.redis_prefix,
+        "poll_interval": 0.1,
+        "rollout_refresh": 0.1,
+        "lease_ttl": 3.0,  # a SIGKILLed worker's job is claimed again within seconds
+        **fields,
+    }
+    lines = "".join(f"{k} = {json.dumps(v)}\n" for k, v in table.items())
+    path = tree.src / "pyproject.toml"
+    path.write_text(f"{path.read_text()}\n[tool.queue_runtime]\n{lines}")
+
+
+def registered_jobs(tree: AppTree, modules: Iterable[str]) -> list[str]:
+    """The names of the jobs ``modules`` register, imported by the app's python."""
+    code = (
+        "import importlib, json, sys\n"
+        "from queue_runtime.jobs import JobFunction\n"
+        "found = [v.name for m in sys.argv[1:] for v in vars(importlib.import_module(m)).values()"
+        " if isinstance(v, JobFunction)]\n"
+        "print(json.dumps(sorted(set(found))))\n"
+    )
+    out = _run([str(tree.python), "-c", code, *modules], timeout=120, cwd=tree.src)
+    return list(json.loads(out.strip().splitlines()[-1]))
+
+
+def app_migrator(
+    tree: AppTree, *args: str, env: Mapping[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    """``migrator ARGS`` installed in the app's venv (:func:`install_migrator`), in its tree."""
+    return subprocess.run(
+        [str(tree.python), "-c", "from migrator.cli import main; main()", *args],
+        cwd=tree.src,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def run_suite(tree: AppTree, env: Mapping[str, str] | None = None) -> SuiteCounts:
@@ -127,14 +195,20 @@ def _python311() -> str:
     return os.environ.get("PYTHON") or getattr(sys, "_base_executable", sys.executable)
 
 
+def _site_packages(tree: AppTree) -> Path:
+    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    return Path(_run([str(tree.python), "-c", code], timeout=60).strip().splitlines()[-1])
+
+
 def _run(
     command: list[str],
     env: Mapping[str, str] | None = None,
     timeout: float = 600,
     check: bool = True,
+    cwd: Path | None = None,
 ) -> str:
     done = subprocess.run(
-        command, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        command, env=env, capture_output=True, text=True, timeout=timeout, check=False, cwd=cwd
     )
     out = done.stdout + done.stderr
     if check and done.returncode != 0:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from codemods import ApplyResult, Status, plan_apply, write
 from codemods.examples._doc import site_line
-from inventory.models import Framework, Inventory, Pattern
+from inventory.models import Argument, Framework, Inventory, Pattern
 
 Build = Callable[..., Inventory]
 Files = Callable[[dict[str, str]], Path]
@@ -269,3 +269,32 @@ def test_flask_manual_site_reports_the_lines_and_the_two_options(
     assert (outcome.status, outcome.lines) == (Status.MANUAL, lines)
     assert f"lines {lines[0]}, {lines[1]}" in outcome.reason
     assert "keep this site inline" in outcome.reason and "we will send" in outcome.reason
+
+
+def test_a_result_used_site_whose_argument_cannot_be_stored_is_manual_with_both_reasons(
+    write_files: Files, build_inventory: Build
+) -> None:
+    views = FLASK_VIEWS.replace("def export(day):", "def export(day, thing):").replace(
+        "export_report(day)\n    return", "export_report(thing)\n    return"
+    )
+    root = write_files({"acme/__init__.py": "", "acme/views.py": views})
+    inventory = build_inventory(
+        root,
+        [
+            (
+                "acme/views.py",
+                "report = export_report",
+                Pattern.DIRECT_CALL,
+                "acme.views.export_report",
+            )
+        ],
+        handler=Framework.FLASK,
+        result_used=True,
+    )
+    inventory.sites[0].arguments = [Argument(name="#0", source="thing", serialisable=None)]
+
+    [outcome] = plan_apply(root, inventory, scanner=None).outcomes
+
+    assert outcome.status is Status.MANUAL
+    assert outcome.reason.startswith("the caller uses the result")
+    assert "besides, argument #0 (thing) is not provably storable" in outcome.reason

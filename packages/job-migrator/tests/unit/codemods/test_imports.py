@@ -5,7 +5,12 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from codemods._edits.imports import add_import, project_packages, remove_unused_imports
+from codemods._edits.imports import (
+    add_import,
+    project_packages,
+    remove_imports_made_unused,
+    remove_unused_imports,
+)
 from codemods._types import Import
 
 
@@ -130,3 +135,34 @@ def test_remove_unused_imports_drops_only_names_nothing_uses() -> None:
     assert remove_unused_imports(module, unused).code == (
         "from fastapi import FastAPI\n\napp = FastAPI()\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("original", "rewritten", "cleaned"),
+    [
+        # the file's first import goes: the file does not start with a blank line
+        (
+            "import threading\n\nfrom shop.jobs import resize\n\nthreading.Thread(target=resize).start()\n",
+            "import threading\n\nfrom shop.jobs import resize\n\nresize.enqueue()\n",
+            "from shop.jobs import resize\n\nresize.enqueue()\n",
+        ),
+        # a comment above it stays, and so does the comment of the next line
+        (
+            "# licence\nimport threading\n\n# jobs\nimport shop\n\nthreading.Thread(target=shop.f).start()\n",
+            "# licence\nimport threading\n\n# jobs\nimport shop\n\nshop.f.enqueue()\n",
+            "# licence\n# jobs\nimport shop\n\nshop.f.enqueue()\n",
+        ),
+        # further down, the section break stays
+        (
+            "import os\nimport threading\n\nimport shop\n\nX = os.sep\nthreading.Thread(target=shop.f).start()\n",
+            "import os\nimport threading\n\nimport shop\n\nX = os.sep\nshop.f.enqueue()\n",
+            "import os\n\nimport shop\n\nX = os.sep\nshop.f.enqueue()\n",
+        ),
+    ],
+)
+def test_a_dropped_first_import_leaves_no_blank_line_at_the_top(
+    original: str, rewritten: str, cleaned: str
+) -> None:
+    found = remove_imports_made_unused(cst.parse_module(original), cst.parse_module(rewritten))
+
+    assert found.code == cleaned

@@ -73,7 +73,8 @@ def test_only_the_rewritten_expressions_change(project: Path, build_inventory: B
     assert changed_lines(views.before, views.after) == [
         "-import threading",  # the rewrite took their last use: no unused import is left behind
         "-from functools import partial",
-        "+",  # the new third-party section is set off from the project's imports
+        # the new third-party section takes their place, at the top of the file (no blank
+        # line before it), set off from the project's imports by the blank line that was there
         "+from queue_runtime import InlineShape",  # the thread site keeps its inline shape
         "-    tasks.resize(path,",
         "+    tasks.resize.enqueue(path,",

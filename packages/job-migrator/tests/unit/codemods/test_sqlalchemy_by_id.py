@@ -1,8 +1,10 @@
-"""By-id for Flask-SQLAlchemy: a ``db.Model`` instance goes by its integer key, re-fetched in a wrapper.
+"""By-id for Flask-SQLAlchemy: a ``db.Model`` instance goes by its key, re-fetched in a wrapper.
 
 The same "provably the same object" rules as the Django form: loaded from the
-database (``Model.query...``, ``db.session.get``), bound once, no attribute
-written and no method called on it before the site, an integer primary key.
+database (``Model.query...``, ``db.session.get``) or built and then committed
+(``db.session.commit()`` before the site, in its block), bound once, no
+attribute written and no method called on it before the site, an integer or a
+string primary key.
 """
 
 from __future__ import annotations
@@ -29,9 +31,13 @@ class Project(db.Model):
 
 class Tag(db.Model):
     code = db.Column(db.String(8), primary_key=True)
+
+
+class Day(db.Model):
+    date = db.Column(db.Date, primary_key=True)
 """
 
-MAIL = """from app.models import Project, Tag
+MAIL = """from app.models import Day, Project, Tag
 
 
 def notify(project: Project, subject):
@@ -40,11 +46,25 @@ def notify(project: Project, subject):
 
 def tagged(tag: Tag):
     ...
+
+
+def dated(day: Day):
+    ...
 """
 
-VIEWS = """from app.mail import notify, tagged
+FORMS = """from app.models import Project
+
+
+class ProjectForm:
+    def save(self):
+        project = Project(name="x")
+        return project
+"""
+
+VIEWS = """from app.mail import dated, notify, tagged
 from app.ext import db
-from app.models import Project, Tag
+from app.forms import ProjectForm
+from app.models import Day, Project, Tag
 
 
 def created(project_id: int):
@@ -72,6 +92,32 @@ def built(name: str):
 def by_code(code: str):
     tag = Tag.query.get(code)
     tagged(tag)
+
+
+def by_date(when: str):
+    day = Day.query.get(when)
+    dated(day)
+
+
+def committed(name: str):
+    project = Project(name=name)
+    db.session.add(project)
+    db.session.commit()
+    notify(project, "Committed")
+
+
+def from_form():
+    form = ProjectForm()
+    project = form.save()
+    db.session.add(project)
+    db.session.commit()
+    notify(project, "Form")
+
+
+def form_not_committed():
+    form = ProjectForm()
+    project = form.save()
+    notify(project, "Uncommitted form")
 """
 
 
@@ -92,6 +138,7 @@ def _app(write_files: Callable[[dict[str, str]], Path]) -> Path:
             "app/ext.py": EXT,
             "app/models.py": MODELS,
             "app/mail.py": MAIL,
+            "app/forms.py": FORMS,
             "app/views.py": VIEWS,
         }
     )
@@ -123,6 +170,27 @@ def test_db_session_get_is_a_load(write_files: Callable[[dict[str, str]], Path])
     assert 'notify_by_id.enqueue(project.id, "Fetched")' in after["app/views.py"]
 
 
+def test_a_string_key_goes_as_a_string(write_files: Callable[[dict[str, str]], Path]) -> None:
+    root = _app(write_files)
+
+    status, reason, after = _plan(root, "tagged(tag)", "app.mail.tagged", "tag")
+
+    assert (status, reason) == (Status.REWRITTEN, "")
+    assert "tagged_by_id.enqueue(tag.code)" in after["app/views.py"]
+    assert "def tagged_by_id(tag_id: str):" in after["app/mail.py"]
+
+
+def test_an_instance_built_then_committed_has_its_row(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    root = _app(write_files)
+    for line in ('"Committed"', '"Form"'):  # the form's save() returns the model it builds
+        status, reason, after = _plan(root, line, "app.mail.notify", "project", line)
+
+        assert (status, reason) == (Status.REWRITTEN, ""), line
+        assert f"notify_by_id.enqueue(project.id, {line})" in after["app/views.py"]
+
+
 def test_changed_built_or_non_integer_keyed_instances_are_skipped(
     write_files: Callable[[dict[str, str]], Path],
 ) -> None:
@@ -130,7 +198,12 @@ def test_changed_built_or_non_integer_keyed_instances_are_skipped(
     cases = {
         '"Renamed"': ("app.mail.notify", ("project", '"Renamed"'), "no change to `project`"),
         '"Built"': ("app.mail.notify", ("project", '"Built"'), "it is built here"),
-        "tagged(tag)": ("app.mail.tagged", ("tag",), "its primary key is not an integer"),
+        '"Uncommitted form"': (
+            "app.mail.notify",
+            ("project", '"Uncommitted form"'),
+            "it is built here",
+        ),
+        "dated(day)": ("app.mail.dated", ("day",), "its primary key is not an integer or a string"),
     }
     for line, (job, sources, why) in cases.items():
         status, reason, after = _plan(root, line, job, *sources)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from inventory.models import Idempotency
-from migrator.plan import ItemState, PhaseId, PlanConfig, build_plan
+from migrator.plan import PLAN_JSON, ItemState, PhaseId, Plan, PlanConfig, build_plan, run_plan
 from migrator.plan.build import phase_of
 from tests.unit.migrator.plan_builders import inventory, make_job, make_site
 
@@ -71,3 +73,35 @@ def test_unsafe_is_never_fast_tracked_and_signs_off_before_the_move() -> None:
         build_plan(inventory([job], [make_site("app.refund", 3)])).phase(PhaseId.UNSAFE).groups
     )
     assert [i.id.split("/")[1] for i in group.items][:3] == ["key", "signoff", "apply"]
+
+
+def test_the_plan_json_gives_scripts_each_fast_track_apply_step_and_its_key(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".migrator").mkdir()
+    found = inventory([mail_job()], [make_site("app.welcome", 3)])
+    (tmp_path / ".migrator" / "inventory.json").write_text(found.model_dump_json())
+
+    run_plan(tmp_path)
+
+    plan = Plan.model_validate_json((tmp_path / PLAN_JSON).read_text())
+    (group,) = plan.phase(PhaseId.NEEDS_KEY).groups
+    apply = next(i for i in group.items if i.id == "app.welcome/apply")
+    assert group.fast_track and apply.key == "app.welcome:{user_id}"
+    assert apply.command is not None and apply.command.endswith(f"app.welcome={apply.key}")
+
+
+def test_a_declared_key_is_the_apply_steps_key_and_a_job_without_input_has_none() -> None:
+    job = mail_job(K, declared_key="welcome:{user_id}", keyless_idempotency=N)
+    config = PlanConfig(keys={"app.welcome": "welcome:{user_id}"})
+    (group,) = (
+        build_plan(inventory([job], [make_site("app.welcome", 3)]), config)
+        .phase(PhaseId.NEEDS_KEY)
+        .groups
+    )
+    assert group.items[1].key == "welcome:{user_id}"
+    bare = mail_job(parameters=[], suggested_key=None)
+    (group,) = (
+        build_plan(inventory([bare], [make_site("app.welcome", 3)])).phase(PhaseId.NEEDS_KEY).groups
+    )
+    assert next(i for i in group.items if i.id.endswith("/apply")).key is None

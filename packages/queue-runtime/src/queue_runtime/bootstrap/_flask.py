@@ -2,7 +2,12 @@
 
 ``server_name`` / ``url_scheme`` become ``SERVER_NAME`` / ``PREFERRED_URL_SCHEME``
 so ``url_for(..., _external=True)`` in a job (a link in a mail) builds the link
-the request would have built, instead of failing outside a request.
+the request would have built, instead of failing outside a request. With a
+server name, each job runs in a blank request context for that host (``/``, no
+cookies, no headers): code moved out of a view still reads ``session``,
+``request`` and the locale selectors built on them (Flask-Babel's), which answer
+as for a first visit. Without one, an app context only: a link fails loudly
+instead of pointing at ``localhost``.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ class FlaskContext:
 
     def __init__(self, target: str, server_name: str | None, url_scheme: UrlScheme | None) -> None:
         self.app = locate_app(target)
+        self.blank_request = bool(server_name)
         if server_name:
             self.app.config["SERVER_NAME"] = server_name
         if url_scheme:
@@ -35,6 +41,8 @@ class FlaskContext:
     def job_scope(self) -> AbstractContextManager[object]:
         # A fresh context per attempt: its teardown handlers (Flask-SQLAlchemy's session
         # removal among them) run when the job ends, as at the end of a request.
+        if self.blank_request:
+            return self.app.test_request_context("/")
         return self.app.app_context()
 
 

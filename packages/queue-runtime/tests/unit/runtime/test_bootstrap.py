@@ -90,6 +90,18 @@ def test_flask_factory_runs_once_and_each_job_gets_an_app_context_with_real_link
 
 
 @pytest.mark.usefixtures("apps_on_path")
+def test_with_a_server_name_each_flask_job_gets_a_blank_request_for_that_host() -> None:
+    # Code moved out of a view reads session / request (a locale selector): a first visit.
+    from flask import has_request_context, request, session
+
+    spec = FrameworkSpec(flask_app="flask_site:create_app", server_name="shop.example")
+    with bootstrap(spec).job_scope():
+        assert has_request_context() and request.host == "shop.example"
+        assert dict(session) == {} and request.accept_languages.best_match(["en"]) is None
+    assert not has_request_context()
+
+
+@pytest.mark.usefixtures("apps_on_path")
 def test_flask_without_a_server_name_cannot_build_external_links() -> None:
     with bootstrap(FrameworkSpec(flask_app="flask_site.wsgi:app")).job_scope():
         assert current_app.name == "flask_site"
