@@ -2,8 +2,9 @@
 
 Thin: parse options into a :class:`~migrator.loadtest.LoadTestSpec`, call
 :func:`~migrator.loadtest.run_loadtest`, render the report (terminal, and
-``--markdown`` / ``--json`` files). Exit status: OK passed (and certified),
-FINDINGS failed (the reasons and any duplicate completions are printed),
+``--markdown`` / ``--json`` files). Exit status: OK passed and certified,
+FINDINGS failed (the reasons and any duplicate completions are printed) or
+passed but could not certify (the note says why),
 USAGE / ERROR it could not run (a bad option; no ``--sandbox``, an
 unreachable sandbox: mapped by :mod:`migrator.entry`).
 
@@ -33,8 +34,7 @@ from migrator.loadtest import (
     render_terminal,
     run_loadtest,
 )
-from migrator.plan.config import load_check_settings
-from queue_runtime.config import Settings
+from migrator.loadtest.target import certify_target
 
 NO_SANDBOX = (
     "refusing to run without --sandbox SETTINGS: name the settings module whose import"
@@ -77,8 +77,9 @@ NO_SANDBOX = (
 @click.option(
     "--certify-into",
     "certify_into",
-    help="The app's PostgreSQL URL: a pass certifies there (schema from the app's "
-    "[tool.queue_runtime]), not in the sandbox's schema.",
+    help="The app's PostgreSQL URL: a pass certifies there (schema from the app's"
+    " [tool.queue_runtime]). Default: the app's own [tool.queue_runtime] settings here;"
+    " the sandbox's schema only when the app has no database_url.",
 )
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--markdown", "markdown_out", type=click.Path(dir_okay=False, path_type=Path))
@@ -128,7 +129,7 @@ def loadtest(
     except (SpecError, ValidationError) as exc:
         raise click.UsageError(str(exc)) from exc
     err = Console(stderr=True, soft_wrap=True)
-    target = _app_settings(certify_into) if certify_into else None
+    target = certify_target(Path.cwd(), certify_into)
     report = run_loadtest(
         spec, progress=lambda message: err.print(f"[dim]{message}[/]"), certify_into=target
     )
@@ -140,9 +141,5 @@ def loadtest(
             path.write_text(text + "\n", encoding="utf-8")
         except OSError as exc:
             raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    finish(ExitCode.OK if report.passed else ExitCode.FINDINGS)
-
-
-def _app_settings(url: str) -> Settings:
-    """The app's runtime settings (its pyproject.toml here) with ``url`` as its database."""
-    return load_check_settings(Path.cwd(), database_url=url).runtime
+    # A pass that could not certify (the app's database unreachable...) is not done: its note says why.
+    finish(ExitCode.OK if report.passed and report.certified else ExitCode.FINDINGS)

@@ -25,9 +25,11 @@ from migrator.loadtest.spec import (
     parse_chaos,
     parse_duration,
 )
+from migrator.loadtest.target import CertifyTarget, certify_target
 
 __all__ = [
     "Burst",
+    "CertifyTarget",
     "ChaosEvent",
     "ChaosKind",
     "DuplicateCompletion",
@@ -39,6 +41,7 @@ __all__ = [
     "LoadTestSpec",
     "SandboxError",
     "SpecError",
+    "certify_target",
     "declared_key",
     "evaluate",
     "load_sandbox",

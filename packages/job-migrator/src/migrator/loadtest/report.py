@@ -95,6 +95,7 @@ class LoadTestReport(BaseModel):
     reasons: list[str] = Field(default_factory=list)
     certified: bool = False
     certified_by: str | None = None
+    certified_into: str | None = None  # "<database>/<schema> (why there)"
     notes: list[str] = Field(default_factory=list)
 
     def key_line(self) -> str:

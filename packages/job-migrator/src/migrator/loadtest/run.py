@@ -42,6 +42,7 @@ from migrator.loadtest.load import (
 )
 from migrator.loadtest.report import Execution, LoadTestReport, evaluate, latency_of
 from migrator.loadtest.spec import ChaosKind, LoadTestSpec
+from migrator.loadtest.target import EXPLICIT, CertifyTarget
 from queue_runtime import Mode, QueueError, Settings, current, migrate
 from queue_runtime.bootstrap import bootstrap, bootstrap_project
 from queue_runtime.jobs import JobFunction
@@ -121,12 +122,13 @@ def run_loadtest(
     settings: Settings | None = None,
     progress: Progress | None = None,
     cwd: Path | None = None,
-    certify_into: Settings | None = None,
+    certify_into: Settings | CertifyTarget | None = None,
 ) -> LoadTestReport:
     """Run the load test ``spec`` describes against the sandbox; certify the job when it passes.
 
-    The certification goes into ``certify_into`` (the app's database and
-    schema) when given, else into the sandbox's schema; the report's notes say which.
+    The certification goes into ``certify_into`` (the app's database and schema:
+    :func:`~migrator.loadtest.target.certify_target`) when given, else into the
+    sandbox's schema; the output and the report's notes say which.
     """
     say = progress or (lambda message: None)
     cwd = cwd or Path.cwd()
@@ -204,7 +206,8 @@ def run_loadtest(
     report.passed, report.reasons = evaluate(report)
     if report.passed:
         shutil.rmtree(workdir, ignore_errors=True)
-        _certify(report, certify_into or settings, jf, into_app=certify_into is not None)
+        _certify(report, _target(certify_into), settings, jf)
+        say(report.notes[-1])
     else:
         report.notes.append(f"worker logs kept in {workdir}")
     ledger.delete_run(dsn, settings.schema_name, run_id)
@@ -304,8 +307,14 @@ def _report(
     )
 
 
+def _target(certify_into: Settings | CertifyTarget | None) -> CertifyTarget:
+    if isinstance(certify_into, Settings):
+        return CertifyTarget(certify_into, EXPLICIT)
+    return certify_into or CertifyTarget(None, "the sandbox")
+
+
 def _certify(
-    report: LoadTestReport, settings: Settings, jf: JobFunction[..., Any], into_app: bool
+    report: LoadTestReport, target: CertifyTarget, sandbox: Settings, jf: JobFunction[..., Any]
 ) -> None:
     try:
         from queue_runtime.gate import certify
@@ -317,8 +326,8 @@ def _certify(
         return
     who = report.spec.certify_by or os.environ.get("USER") or getpass.getuser()
     figures = {**report.figures(), "passed": True}
-    where = f"{'the app' if into_app else 'the sandbox'}'s schema {settings.schema_name}"
-    runtime = Runtime(settings)
+    where = target.where(sandbox)
+    runtime = Runtime(target.settings or sandbox)
     try:
         certify(runtime, jf.name, report.fingerprint, figures, who, report.model_dump(mode="json"))
     except QueueError as exc:
@@ -328,4 +337,5 @@ def _certify(
         runtime.close()
     report.certified = True
     report.certified_by = who
-    report.notes.append(f"certified into {where}" + ("" if into_app else " (see --certify-into)"))
+    report.certified_into = where
+    report.notes.append(f"certified into {where}")
