@@ -117,8 +117,8 @@ def _syntax_reason(exc: SyntaxError, text: str) -> str:
         return reason
     return (
         f"needs Python >= 3.12 to parse ({reason} under Python "
-        f"{sys.version_info.major}.{sys.version_info.minor}: PEP 695 generics, `type` "
-        "aliases or PEP 701 f-strings): run migrator under Python 3.12 or later"
+        f"{sys.version_info.major}.{sys.version_info.minor}: a PEP 701 f-string reusing its "
+        "quotes inside its braces): run migrator under Python 3.12 or later"
     )
 
 

@@ -92,6 +92,7 @@ class EffectKind(StrEnum):
     CACHE_SET = "cache_set"
     CACHE_INCR = "cache_incr"  # INCR / LPUSH / XADD / RPUSH: grows on repeat
     CACHE_DELETE = "cache_delete"
+    METRIC_INCR = "metric_incr"  # a metrics counter +1 / histogram observation: counts a repeat
     OBJECT_PUT = "object_put"  # S3/GCS put to a key
     RANDOM_ID = "random_id"  # uuid4 / random / time-based ids
     IMAGE_PROCESS = "image_process"

@@ -74,6 +74,13 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
     )
     kwarg_sources: dict[str, str] = Field(default_factory=dict)
     result_used: bool = True
+    returned_from: str = Field(
+        default="",
+        description=(
+            "For a '?.meth' target: the call whose result the receiver is "
+            "('s = get_session(); s.commit()' -> 'pkg.get_session()'), for the index to type."
+        ),
+    )
     uses_param: list[str] = Field(
         default_factory=list,
         description="Parameters of the enclosing function the arguments mention.",
@@ -132,6 +139,11 @@ class ClassInfo(BaseModel):
     attributes: dict[str, str] = Field(
         default_factory=dict,
         description="self.attr = Ctor(...) in any method: attr -> locally resolved ctor name.",
+    )
+    unique_keys: list[str] = Field(
+        default_factory=list,
+        description="Unique keys a model declares (unique/primary-key/one-to-one fields, "
+        "unique_together, UniqueConstraint), each as its field names joined by '+'.",
     )
 
 

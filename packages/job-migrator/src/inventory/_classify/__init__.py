@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from inventory._catalogue import Catalogue
+from inventory._classify._by_name import guessed_verdict
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._fingerprint import with_fingerprints
 from inventory._classify._graph import CallGraph
@@ -61,7 +62,9 @@ def classify(
     jobs = [build_job(index.functions[n], index, analysis, settings.get(n)) for n in names]
     verdicts = {job.qualname: job.idempotency for job in jobs}
     sites = [
-        s.model_copy(update={"idempotency": verdicts[s.job]}) if s.job in verdicts else s
+        s.model_copy(update={"idempotency": guessed_verdict(s, verdicts[s.job])})
+        if s.job in verdicts
+        else s
         for s in sites
     ]
     return with_fingerprints(sorted(sites, key=_site_order)), jobs

@@ -10,10 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
+from inventory._classify._by_name import guessed_callees, overrides_of_abstract
 from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
+from inventory._classify._tasks import immediate_task
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo
 
 _UNKNOWN_PREFIX = "?."
+_LOADED = "__model__."  # the extractor's name for a model looked up at run time
 _SELF_PREFIX = "self."
 _TABLE = "table "
 
@@ -75,7 +78,9 @@ class CallGraph:
         found = self._called.get(qualname)
         if found is None:
             called = [t.function for t in self.targets(qualname) if t.function]
-            found = frozenset([*called, *self.dispatched(qualname)])
+            guessed = guessed_callees(self.index, self.targets(qualname), self.explained)
+            guessed += overrides_of_abstract(self.index, qualname)
+            found = frozenset([*called, *self.dispatched(qualname), *guessed])
             self._called[qualname] = found
         return found
 
@@ -137,10 +142,33 @@ class CallGraph:
             or call.target
         )
         if name.startswith(_UNKNOWN_PREFIX):
-            return CallTarget(call, name, SymbolKind.EXTERNAL, None)
+            return self._on_returned(call, name) or CallTarget(
+                call, name, SymbolKind.EXTERNAL, None
+            )
+        task = immediate_task(self.index, name)  # ``send.enqueue(x)`` of a Django @task
+        if task is not None:
+            return CallTarget(
+                call, task, SymbolKind.FUNCTION, self._runs(Resolved(SymbolKind.FUNCTION, task))
+            )
         found = self.index.resolve(name)
+        if name.startswith(_LOADED):
+            name = found.name  # a model looked up by name: what it resolved to is the name
         if found.kind == SymbolKind.EXTERNAL or self.index.is_library(found.name):
             found = self._outside(call, name, found)
+        return CallTarget(call, found.name, found.kind, self._runs(found))
+
+    def _on_returned(self, call: CallInfo, name: str) -> CallTarget | None:
+        """``s = get_session(); s.commit()`` where get_session is known to return a Session
+        (annotation, or the class every return builds): Session.commit runs. Else the
+        receiver stays of unknown type."""
+        if not call.returned_from:
+            return None
+        method = name.rsplit(".", 1)[-1]
+        found = self.index.resolve(f"{call.returned_from}.{method}")
+        if found.kind != SymbolKind.FUNCTION:
+            return None
+        if self.index.is_library(found.name):
+            found = self._outside(call, found.name, found)
         return CallTarget(call, found.name, found.kind, self._runs(found))
 
     def _outside(self, call: CallInfo, written: str, found: Resolved) -> Resolved:
@@ -184,4 +212,7 @@ class CallGraph:
         ctor = owner.attributes.get(attr) if owner else None
         if ctor is None:
             return None
-        return f"{ctor}.{call.target.rsplit('.', 1)[-1]}"
+        name = f"{ctor}.{call.target.rsplit('.', 1)[-1]}"
+        if ctor.endswith("()") and self.index.resolve(name).kind != SymbolKind.FUNCTION:
+            return None  # ``self.store = get_store()`` with a result of unknown type
+        return name

@@ -8,7 +8,11 @@ A guard is read from one function body and covers what the body does after it:
 * a **check-then-create**: ``M.objects.filter(...).exists()`` / ``.get()`` / ``.first()``
   whose result is used, then ``M.objects.create`` of the same model;
 * a function **named as deduplicating** (``enqueue_once``, ``send_unique``,
-  ``create_if_missing``) that reads before it acts.
+  ``create_if_missing``) that reads before it acts;
+* a **unique constraint**: ``M.objects.create(user=user)`` where ``M.user`` is a
+  OneToOneField, a ``unique=True`` field or covers a ``unique_together`` /
+  ``UniqueConstraint``, every field given from the function's parameters: a repeat
+  with the same inputs is refused by the database (it covers that insert only).
 
 A guard is not a key: it can expire (a cache entry), race (two runs check at once)
 or be absent on another path, so a guarded repeat gives ``needs_key``, never
@@ -19,14 +23,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from inventory.summary import CallInfo, FunctionInfo
+
+if TYPE_CHECKING:
+    from inventory._classify._index import SymbolIndex
 
 _CACHE = re.compile(r"(?i)cache|redis|^r$|conn")
 _CLAIMS = frozenset({"get_or_create", "aget_or_create", "select_for_update", "setnx"})
 _READS = frozenset({"exists", "aexists", "get", "aget", "first", "afirst", "count", "last"})
 _DEDUP_NAME = re.compile(r"(^|_)(once|unique|deduplicated?)$|_if_(not_)?(exists|missing|absent)$")
 _MANAGER = ".objects"
+_MINTED = re.compile(r"uuid|random|token_|time\(|now\(")
 
 
 @dataclass(frozen=True)
@@ -34,11 +43,15 @@ class Guard:
     line: int  # the guard covers what the body does on later lines
     what: str  # for the evidence: "cache.add claim", "checks for an existing StockAlert"
     model: str | None = None  # a check-then-create covers inserts of this model only
+    only_line: int | None = None  # a unique constraint covers the insert on this line only
 
 
-def guards_of(fn: FunctionInfo) -> list[Guard]:
-    """The dedup guards in one body, in line order."""
+def guards_of(fn: FunctionInfo, index: SymbolIndex | None = None) -> list[Guard]:
+    """The dedup guards in one body, in line order (``index``: where models are looked up
+    for their unique keys)."""
     found = [g for call in fn.calls if (g := _claim(call)) is not None]
+    if index is not None:
+        found += [g for call in fn.calls if (g := _unique_insert(call, fn, index)) is not None]
     reads = [call for call in fn.calls if _is_read(call) and _model(call)]
     found += [Guard(r.span.line, f"checks {_model_name(r)} first", _model(r)) for r in reads]
     looked = [call.span.line for call in fn.calls if _is_read(call)]
@@ -51,7 +64,10 @@ def guards_of(fn: FunctionInfo) -> list[Guard]:
 def covering(guards: list[Guard], line: int, model: str | None) -> Guard | None:
     """The first guard that covers an effect on ``line`` (of ``model``, for an insert)."""
     for guard in guards:
-        if guard.line < line and (guard.model is None or guard.model == model):
+        if guard.only_line is not None:
+            if guard.only_line == line:
+                return guard
+        elif guard.line < line and (guard.model is None or guard.model == model):
             return guard
     return None
 
@@ -62,6 +78,37 @@ def inserted_model(call: CallInfo) -> str | None:
     if method not in ("create", "bulk_create") or not head.endswith(_MANAGER):
         return None
     return head[: -len(_MANAGER)]
+
+
+def _unique_insert(call: CallInfo, fn: FunctionInfo, index: SymbolIndex) -> Guard | None:
+    """``UserSettings.objects.create(user=instance)`` with ``user`` a OneToOneField."""
+    model = inserted_model(call)
+    if model is None or call.target.rsplit(".", 1)[-1] != "create":
+        return None
+    given = {
+        name.removesuffix("_id")
+        for name in {*call.kwargs, *call.kwarg_sources}
+        if _from_inputs(call, name, fn)
+    }
+    for owner in index.mro(index.resolve(model).name):
+        info = index.classes.get(owner)
+        for key in info.unique_keys if info else []:
+            if set(key.split("+")) <= given:
+                fields = key.replace("+", ", ")
+                what = f"the unique {fields} of {owner.rsplit('.', 1)[-1]} refuses a second row"
+                return Guard(call.span.line, what, model, only_line=call.span.line)
+    return None
+
+
+def _from_inputs(call: CallInfo, name: str, fn: FunctionInfo) -> bool:
+    """A keyword's value is the same on a repeat: a literal, or taken from the parameters
+    (and not minted: ``f"{user}-{uuid4()}"`` differs every run)."""
+    if call.kwargs.get(name, "<expr>") != "<expr>":
+        return True
+    source = call.kwarg_sources.get(name, "")
+    if _MINTED.search(source):
+        return False
+    return any(re.search(rf"\b{re.escape(p)}\b", source) for p in fn.params)
 
 
 def _written(call: CallInfo) -> str:

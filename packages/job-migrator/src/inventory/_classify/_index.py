@@ -10,6 +10,7 @@ Python and must not hang the scanner.
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
@@ -22,6 +23,17 @@ if TYPE_CHECKING:
 
 _MAX_DEPTH = 16
 _BUILTINS = frozenset(dir(builtins))
+# The extractor's name for a model looked up at run time (``get_model("offer", "Condition")``).
+_MODEL_LOADED = "__model__."
+# ... and for ``get_class("checkout.mixins", "Mixin")``: ``__class__.checkout/mixins.Mixin``.
+_LOADED_CLASS = "__class__."
+_USER_MODEL = "AUTH_USER_MODEL"
+_USER_BASES = (".AbstractUser", ".AbstractBaseUser")
+_MODEL_BASE = ".Model"
+# Django's own apps: ``get_model("auth", "Group")`` is a class of the library.
+_CONTRIB = frozenset(
+    {"auth", "contenttypes", "sites", "sessions", "admin", "flatpages", "redirects"}
+)
 
 
 class SymbolKind(StrEnum):
@@ -61,6 +73,9 @@ class SymbolIndex:
         self._stars: dict[str, list[str]] = {}  # module -> its transitive star imports
         self._by_method: dict[str, list[str]] | None = None
         self._mro_busy: set[str] = set()  # re-entrancy guard for pathological base cycles
+        self._mro_done: dict[str, list[str]] = {}  # the index never changes once built
+        self._named: dict[str, list[str]] | None = None  # class name -> project classes
+        self._models: frozenset[str] | None = None  # project classes that are ORM models
 
     def _add(self, summary: FileSummary) -> None:
         for fn in summary.functions:
@@ -124,6 +139,86 @@ class SymbolIndex:
         for stale in self._external_by_top.pop(summary.module.split(".", 1)[0], []):
             self._memo.pop(stale, None)
 
+    def _loaded_model(self, name: str) -> Resolved:
+        """``__model__.offer.Condition.objects.get``: the one project model named Condition
+        (in an app called ``offer`` when several are), then the rest of the name on it;
+        ``__model__.AUTH_USER_MODEL``: the project's user model, else Django's."""
+        parts = name[len(_MODEL_LOADED) :].split(".")
+        cls: str | None
+        if parts[0] == _USER_MODEL:
+            cls, rest = self._user_model(), parts[1:]
+        elif len(parts) > 1:
+            cls, rest = self._named_model(parts[0], parts[1]), parts[2:]
+        else:
+            cls, rest = None, parts
+        if cls is None:
+            return Resolved(SymbolKind.MISSING, ".".join(parts))
+        return self.resolve(".".join([cls, *rest])) if rest else self.resolve(cls)
+
+    def _loaded_class(self, name: str) -> Resolved:
+        """``__class__.checkout/mixins.Mixin.rest``: ``Mixin`` as the one project module whose
+        name ends with ``checkout.mixins`` defines or imports it, then the rest on it."""
+        label, _, rest = name[len(_LOADED_CLASS) :].partition(".")
+        label = label.replace("/", ".")
+        head = rest.partition(".")[0]
+        found = [
+            m
+            for m in self.modules
+            if (m == label or m.endswith(f".{label}"))
+            and not self.is_library(m)
+            and self._defined_in(m, head, []) is not None
+        ]
+        if len(found) != 1:
+            return Resolved(SymbolKind.MISSING, f"{label}.{rest}")
+        return self.resolve(f"{found[0]}.{rest}")
+
+    def _named_model(self, app: str, model: str) -> str | None:
+        """Project classes of that name, narrowed step by step while several remain: in the
+        app's package, in a ``models`` module, deriving from an ORM ``Model`` (a base of
+        a library the scan did not read, ``MP_Node``, hides that)."""
+        found = self._classes_named().get(model, [])
+        models = self._model_classes()
+        narrowing: list[Callable[[str], bool]] = [
+            lambda q: f".{app}." in f".{q}",
+            lambda q: ".models." in f".{q}",
+            lambda q: q in models,
+        ]
+        for keep in narrowing:
+            if len(found) > 1:
+                found = [q for q in found if keep(q)] or found
+        if len(found) == 1:
+            return found[0]
+        return f"django.contrib.{app}.models.{model}" if not found and app in _CONTRIB else None
+
+    def _classes_named(self) -> dict[str, list[str]]:
+        if self._named is None:
+            named: dict[str, list[str]] = {}
+            for qualname, info in self.classes.items():
+                if not self.is_library(qualname):
+                    named.setdefault(info.name, []).append(qualname)
+            self._named = {k: sorted(v) for k, v in named.items()}
+        return self._named
+
+    def _user_model(self) -> str:
+        users = [
+            q for q in self._model_classes() if any(b.endswith(_USER_BASES) for b in self.mro(q))
+        ]
+        return users[0] if len(users) == 1 else "django.contrib.auth.models.User"
+
+    def _model_classes(self) -> frozenset[str]:
+        """Project classes deriving from an ORM ``Model`` base."""
+        if self._models is None:
+            self._models = frozenset(
+                q
+                for names in self._classes_named().values()
+                for q in names
+                if any(
+                    b.endswith(_MODEL_BASE) and (b not in self.classes or self.is_library(b))
+                    for b in self.mro(q)
+                )
+            )
+        return self._models
+
     def is_library(self, name: str) -> bool:
         """A name defined in (or under) a library module the scan read."""
         if not self.library_modules:
@@ -132,6 +227,10 @@ class SymbolIndex:
         return split is not None and split[0] in self.library_modules
 
     def _resolve(self, name: str) -> Resolved:
+        if name.startswith(_MODEL_LOADED):
+            return self._loaded_model(name)
+        if name.startswith(_LOADED_CLASS):
+            return self._loaded_class(name)
         direct = self._direct(name)
         if direct is not None:
             return direct
@@ -223,6 +322,11 @@ class SymbolIndex:
     def _member(self, owner: str, tail: list[str]) -> Resolved:
         """``C.m`` through the bases of C; anything else is a member we cannot see into."""
         name = ".".join([owner, *tail])
+        if len(tail) > 1 and tail[0].endswith("()") and owner in self.classes:
+            # ``Session.current().close``: the class ``current`` returns, then the rest on it.
+            returned = self.returned_class(owner, tail[0][:-2])
+            if returned is not None:
+                return self.resolve(".".join([returned, *tail[1:]]))
         if len(tail) == 1 and owner in self.classes:
             method = self.method(owner, tail[0])
             if method is not None:
@@ -234,6 +338,18 @@ class SymbolIndex:
             if method is not None:
                 return Resolved(SymbolKind.FUNCTION, method)
         return Resolved(SymbolKind.MEMBER, name)
+
+    def returned_class(self, cls: str, method: str) -> str | None:
+        """What method ``method`` of ``cls`` (or the base defining it) is known to return."""
+        for owner in self.mro(cls):
+            info = self.classes.get(owner)
+            summary = self.modules.get(owner.rpartition(".")[0])
+            if info is None or summary is None or method not in info.methods:
+                continue
+            local = owner.removeprefix(f"{summary.module}.")
+            found = summary.assignments.get(f"{local}.{method}()")
+            return found.removesuffix("()") if found is not None else None
+        return None
 
     def attribute_class(self, cls: str, attr: str) -> str | None:
         """The project class of ``cls.attr`` when the class (or a base) assigns it one."""
@@ -247,13 +363,20 @@ class SymbolIndex:
 
     def mro(self, cls: str) -> list[str]:
         """C, then its bases depth-first (MRO-ish): project class names and external names."""
+        done = self._mro_done.get(cls)
+        if done is not None:
+            return list(done)
         if cls in self._mro_busy:
             return [cls]
+        outermost = not self._mro_busy  # a cycle cut short inside is not cached
         self._mro_busy.add(cls)
         try:
-            return self._linearise(cls)
+            order = self._linearise(cls)
         finally:
             self._mro_busy.discard(cls)
+        if outermost:
+            self._mro_done[cls] = order
+        return list(order)
 
     def _linearise(self, cls: str) -> list[str]:
         order: list[str] = []

@@ -115,7 +115,9 @@ class LocalEffects:
         found = self._guards.get(qualname)
         if found is None:
             fn = self.graph.index.functions.get(qualname)
-            found = self._guards[qualname] = guards_of(fn) if fn is not None else []
+            found = self._guards[qualname] = (
+                guards_of(fn, self.graph.index) if fn is not None else []
+            )
         return found
 
     def callee_guard(self, caller: str, callee: str) -> str | None:
@@ -200,9 +202,27 @@ class LocalEffects:
             return False
         if not (target.name.startswith(_UNKNOWN) or target.kind in _UNTYPED):
             return False
+        if self._inherited(target):
+            return False
         index = self.graph.index
         method = target.name.rsplit(".", 1)[-1]
         return any(not index.is_library(owner) for owner in index.classes_defining(method))
+
+    def _inherited(self, target: CallTarget) -> bool:
+        """``condition.delete()`` on a project model whose classes define no ``delete``: the
+        receiver's type is known, and the method is the ORM base's, not an override."""
+        if target.kind != SymbolKind.MEMBER:
+            return False
+        owner, _, method = target.name.rpartition(".")
+        index = self.graph.index
+        if owner not in index.classes or index.is_library(owner):
+            return False
+        if index.method(owner, method) is not None:
+            return False
+        mro = index.mro(owner)
+        return any(orm_base(index, b) for b in mro) and all(
+            b in index.classes or orm_base(index, b) for b in mro
+        )
 
     def _library_method_catalogued(self, call: CallInfo, owners: list[str]) -> bool:
         """``qs.distinct()`` where only a library read from the environment (Django's

@@ -14,9 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from inventory._classify._by_name import guessed_sites
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._graph import CallGraph, CallTarget
 from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory._classify._tasks import immediate_task
 from inventory._classify._trace import Trace, location
 from inventory.models import Argument, CallSite, EffectKind, Location, Pattern
 from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, Span, TargetKind
@@ -52,6 +54,9 @@ def resolve_site(
         return SiteTarget(None, raw.unresolved_reason or "the target is only known at run time")
     if raw.target.startswith(_UNKNOWN):
         return SiteTarget(None, _unknown_method(raw))
+    task = immediate_task(index, raw.target)
+    if task is not None:
+        return SiteTarget(task)  # ``on_commit(lambda: send.enqueue(x))``: runs ``send``
     found = index.resolve(raw.target)
     if found.kind == SymbolKind.EXTERNAL and found.name.endswith(_SIGNAL_SEND):
         return SiteTarget(None, _signal_sent(raw, receivers or {}))
@@ -181,6 +186,16 @@ def direct_call_sites(
         and t.function != handler.qualname
         and _is_slow(graph, analysis.traces(t.function))
     ]
+    sites += guessed_sites(
+        handler,
+        graph,
+        analysis,
+        targets,
+        lambda traces: _is_slow(graph, traces),
+        lambda t, job, reason: _direct(
+            handler, path, t.call, job or UNKNOWN_JOB, _written(t)
+        ).model_copy(update={"unresolved_reason": reason}),
+    )
     inline = [
         t
         for t in analysis.traces(handler.qualname)
@@ -207,7 +222,10 @@ def _is_slow(graph: CallGraph, traces: list[Trace]) -> bool:
     """Slow work the call does inline: not work it starts in the background (a site edge),
     which already has its own site."""
     return any(
-        t.kind in SLOW and t.is_effect and not graph.crosses_site_edge(t.chain) for t in traces
+        t.kind in SLOW
+        and (t.is_effect or t.gap)  # a gap: slow work behind a guessed call
+        and not graph.crosses_site_edge(t.chain)
+        for t in traces
     )
 
 

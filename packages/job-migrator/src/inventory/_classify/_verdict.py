@@ -5,7 +5,8 @@
    the job's inputs (money may move twice). Wins over everything else.
 3. ``needs_key``: the user declared an idempotency key for the job.
 4. ``non_idempotent``: an effect that repeats on retry (insert, increment,
-   append, send, POST, publish, enqueue, stored random id) with neither a
+   append, send, POST, publish, enqueue, stored random id; a metric count only when
+   counting is all the job does, else it is instrumentation) with neither a
    derived key nor a natural key. Wins over ``unknown``: what is known to
    repeat is the lower bound, an opaque call can only make it worse (it is
    kept as evidence, and lowers the confidence).
@@ -28,7 +29,7 @@
    effect at all.
 
 The **notification fast track**: a job whose only effects that repeat on a
-retry are notifications (email, SMS, push) and that touches no money or
+retry are notifications (email, SMS, push), metric counts aside, and that touches no money or
 account state is flagged ``fast_track``; a duplicate is visible but harmless,
 so ``migrator plan`` moves it right after the idempotent jobs (phase 2). It
 gets a suggested key (``inventory._classify._suggest``: a digest of every
@@ -50,10 +51,14 @@ MONEY = frozenset({K.PAYMENT, K.ACCOUNT_STATE})
 NOTIFY = frozenset({K.EMAIL_SEND, K.SMS_SEND, K.PUSH_SEND})
 REPEATS = frozenset(
     {K.DB_INSERT, K.DB_INCREMENT, K.FILE_APPEND, K.CACHE_INCR, K.HTTP_POST, K.HTTP_PATCH}
-    | {K.MESSAGE_PUBLISH, K.ENQUEUE}
+    | {K.MESSAGE_PUBLISH, K.ENQUEUE, K.METRIC_INCR}
     | NOTIFY
 )
 OPAQUE = frozenset({K.DYNAMIC_CALL, K.SUBPROCESS})
+# What is not work of its own: next to any other effect, metric counts are instrumentation.
+_NOT_WORK = frozenset({K.METRIC_INCR, K.DB_READ, K.HTTP_GET, K.SLEEP, K.RANDOM_ID} | OPAQUE)
+# Repeats a duplicate makes visible but harmless: the fast track ignores them.
+HARMLESS = NOTIFY | {K.METRIC_INCR}
 
 _WHAT = {
     K.DB_READ: "reads the database",
@@ -79,6 +84,7 @@ _WHAT = {
     K.CACHE_SET: "sets a cache key",
     K.CACHE_INCR: "grows a cache value (incr/push): a retry grows it twice",
     K.CACHE_DELETE: "deletes a cache key",
+    K.METRIC_INCR: "counts in a metric (counter +1, histogram observation): a retry counts again",
     K.OBJECT_PUT: "puts an object to a key",
     K.RANDOM_ID: "makes a random or time-based value",
     K.IMAGE_PROCESS: "processes an image",
@@ -147,7 +153,7 @@ def _fast_track(effects: list[Trace]) -> bool:
     if any(t.kind in MONEY or t.kind in OPAQUE for t in effects):
         return False
     repeats = {t.kind for t in effects if _repeats(t)}
-    return bool(repeats) and repeats <= NOTIFY
+    return bool(repeats & NOTIFY) and repeats <= HARMLESS
 
 
 def _fast_track_message(effects: list[Trace], suggested: str | None, declared: str | None) -> str:
@@ -166,6 +172,7 @@ def _rule(
     effects: list[Trace], setting: JobSetting | None, gaps: list[str] | None = None
 ) -> tuple[Idempotency, str]:
     """The first rule that decides, in the order of the module docstring."""
+    effects = _without_instrumentation(effects)
     repeats = [t for t in effects if _repeats(t)]
     bare = [t for t in repeats if not t.keyed and not t.natural_key and not t.guard]
     for outcome in (
@@ -188,6 +195,14 @@ def _rule(
         Idempotency.IDEMPOTENT,
         "only reads, overwrites, upserts, deletes or derived writes",
     )
+
+
+def _without_instrumentation(effects: list[Trace]) -> list[Trace]:
+    """Metric counts decide only when counting is all the job does: next to real work
+    (a write, a send) they are instrumentation, a double count that changes no outcome."""
+    if all(t.kind in _NOT_WORK for t in effects):
+        return effects
+    return [t for t in effects if t.kind != K.METRIC_INCR]
 
 
 def _unsound(effects: list[Trace], gaps: list[str]) -> tuple[Idempotency, str]:

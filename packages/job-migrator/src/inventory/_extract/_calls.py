@@ -47,4 +47,5 @@ def call_info(
         kwargs=kwargs,
         kwarg_sources={(k.arg or "**"): text.segment(k.value) for k in node.keywords},
         result_used=used,
+        returned_from=public_name(resolved.returned, module),
     )

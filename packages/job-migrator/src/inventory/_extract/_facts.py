@@ -194,3 +194,94 @@ def service_loop(test: ast.expr, text: SourceText) -> bool:
 def blocks(method: str, target: str) -> bool:
     """Does this call wait inside a service loop's round (``self._event.wait(10)``, ``sleep``)?"""
     return method == "wait" or target in _SLEEPS
+
+
+def waits_in_test(test: ast.expr) -> bool:
+    """A loop condition that waits each round itself: ``while not self._stop.wait(5)``."""
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "wait"
+        for node in ast.walk(test)
+    )
+
+
+# --- unique model fields: what makes a repeated insert hit a constraint ----------------
+_ONE_TO_ONE = "OneToOneField"
+_UNIQUE_KWARGS = ("unique", "primary_key")
+
+
+def unique_keys(node: ast.ClassDef) -> list[str]:
+    """The unique keys a model class declares, each as its fields joined by ``+``:
+    ``user = models.OneToOneField(...)``, ``code = CharField(unique=True)`` (or
+    ``primary_key=True``), ``Meta.unique_together`` and ``UniqueConstraint(fields=...)``
+    without a condition. An insert giving every field of one of them from the job's
+    inputs cannot add a second row on a repeat: the constraint refuses it."""
+    found: list[str] = []
+    for stmt in node.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+            if isinstance(target, ast.Name) and _unique_field(value):
+                found.append(target.id)
+        elif isinstance(stmt, ast.ClassDef) and stmt.name == "Meta":
+            found += _meta_keys(stmt)
+    return list(dict.fromkeys(found))
+
+
+def _unique_field(value: ast.expr) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if not name.endswith(("Field", "Key")):
+        return False
+    if name == _ONE_TO_ONE:
+        return True
+    return any(
+        k.arg in _UNIQUE_KWARGS and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in value.keywords
+    )
+
+
+def _meta_keys(meta: ast.ClassDef) -> list[str]:
+    found: list[str] = []
+    for stmt in meta.body:
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        name = target.id if isinstance(target, ast.Name) else ""
+        if name == "unique_together":
+            found += _together(stmt.value)
+        elif name == "constraints" and isinstance(stmt.value, ast.List | ast.Tuple):
+            found += [k for c in stmt.value.elts if (k := _unique_constraint(c))]
+    return found
+
+
+def _together(value: ast.expr) -> list[str]:
+    """``("a", "b")`` or ``[("a", "b"), ("c", "d")]``."""
+    names = _strings(value)
+    if names:
+        return ["+".join(names)]
+    if isinstance(value, ast.List | ast.Tuple):
+        return ["+".join(n) for e in value.elts if (n := _strings(e))]
+    return []
+
+
+def _unique_constraint(node: ast.expr) -> str:
+    if not isinstance(node, ast.Call):
+        return ""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    keywords = {k.arg: k.value for k in node.keywords}
+    if name != "UniqueConstraint" or "condition" in keywords or "fields" not in keywords:
+        return ""  # a conditional constraint lets other rows through
+    return "+".join(_strings(keywords["fields"]))
+
+
+def _strings(value: ast.expr) -> list[str]:
+    if not isinstance(value, ast.List | ast.Tuple):
+        return []
+    names = [
+        e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)
+    ]
+    return names if names and len(names) == len(value.elts) else []

@@ -66,14 +66,12 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
     if summary.tables:
         _drop_registries(tree, summary)
     _return_types(top, scope.prefix, resolver)
-    for stmt in top:
-        if not isinstance(stmt, _DEFS):
-            continue
-        returned = resolver.returns.get(f"{scope.prefix}.{stmt.name}")
-        if returned:
-            # ``get_adapter().send_mail()`` in another module is written
-            # ``pkg.adapter.get_adapter().send_mail``: the index reads ``get_adapter()`` here.
-            summary.assignments[f"{stmt.name}()"] = public_name(returned, summary.module)
+    for qualname, returned in resolver.returns.items():
+        # ``get_adapter().send_mail()`` in another module is written
+        # ``pkg.adapter.get_adapter().send_mail``: the index reads ``get_adapter()`` here
+        # (``Session.current()`` for a method: ``Session.current().close``).
+        local = qualname.removeprefix(f"{scope.prefix}.")
+        summary.assignments[f"{local}()"] = public_name(returned, summary.module)
 
 
 _UNTYPED_RETURNS = ("builtins.", "typing.", "collections.", "?")
@@ -247,6 +245,27 @@ def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
             for inner in statements(stmt.body):
                 if isinstance(inner, ast.Assign | ast.AnnAssign):
                     _attribute(inner, resolver, params, found, self_name)
+    return found
+
+
+def returned_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
+    """``self.store = get_store()`` in a method: ``store`` -> ``"pkg.get_store()"``, for the
+    index to type when get_store's module knows what it returns (see ``returned_by``)."""
+    found: dict[str, str] = {}
+    for stmt in node.body:
+        if not isinstance(stmt, _DEFS) or not stmt.args.args:
+            continue
+        self_name = stmt.args.args[0].arg
+        for inner in statements(stmt.body):
+            if not isinstance(inner, ast.Assign) or not isinstance(inner.value, ast.Call):
+                continue
+            returned = binding_for_value(inner.value, resolver)
+            if returned.kind is not BindingKind.OTHER or not returned.target:
+                continue
+            for target in inner.targets:
+                name = _attribute_name(target, self_name)
+                if name is not None:
+                    found.setdefault(name, returned.target)
     return found
 
 

@@ -34,6 +34,13 @@ ORM_ROW = frozenset(
 # Django's other names for a model's manager: ``Model._default_manager.create()`` is
 # ``Model.objects.create()`` unless the model renames its manager, which is rare.
 _MANAGERS = {"_default_manager": "objects", "_base_manager": "objects"}
+# ``get_model("offer", "Condition")`` / ``get_user_model()``: a model class looked up by
+# name at run time. The index resolves ``MODEL_LOADED + "offer.Condition"`` to the project
+# model of that name (``inventory._classify._index``); one file cannot.
+MODEL_LOADED = "__model__."
+USER_MODEL = "AUTH_USER_MODEL"
+# ``get_class("checkout.mixins", "Mixin")``: ``LOADED_CLASS + "checkout/mixins.Mixin"``.
+LOADED_CLASS = "__class__."
 _TYPED = (BindingKind.INSTANCE, BindingKind.ORM, BindingKind.FILE, BindingKind.PARAM)
 _NAMED = (BindingKind.IMPORT, BindingKind.ALIAS, BindingKind.CLASS, BindingKind.FUNCTION)
 
@@ -45,6 +52,7 @@ class Resolved:
     receiver_source: str = ""
     receiver_type: str | None = None  # class of the receiver object, when one attribute deep
     binding: Binding | None = None  # binding of the root name
+    returned: str = ""  # ``pkg.get_session()`` when the receiver is what that call returned
 
 
 def attribute_chain(node: ast.expr) -> tuple[ast.expr, list[str]]:
@@ -157,7 +165,11 @@ class Resolver:
             target = ".".join([binding.target, *attrs])
             return Resolved(target, ReceiverKind.INSTANCE, source, rtype, binding)
         if binding is not None and kind not in _NAMED:
-            return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source, binding=binding)
+            # ``s = get_session(); s.commit()``: the index may know what get_session returns.
+            returned = ".".join([binding.target, *attrs[:-1]]) if binding.target else ""
+            unknown = Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source, binding=binding)
+            unknown.returned = returned if kind is BindingKind.OTHER else ""
+            return unknown
         base = self.name(name).target
         attrs = [_MANAGERS.get(a, a) for a in attrs]
         receiver = _static_receiver(base, attrs)

@@ -11,7 +11,7 @@ from inventory._extract._source import Located, span_of
 from inventory._extract._state import Candidate, FunctionState, Use, UseKind
 from inventory._extract._targets import JobTarget
 from inventory.models import Argument, Framework, Pattern
-from inventory.summary import RawSite, ReceiverKind
+from inventory.summary import RawSite, ReceiverKind, TargetKind
 
 _GUESSABLE = (ReceiverKind.MODULE, ReceiverKind.CLASS, ReceiverKind.UNKNOWN)
 
@@ -137,3 +137,12 @@ def candidate(
     if bound:
         call.state.watch_name(bound)
     return Candidate(site, bound)
+
+
+def evaluated_in_caller(node: ast.expr, job: JobTarget) -> bool:
+    """``pool.submit(log(x))`` / ``Thread(target=f(x))``: the call runs in the caller at
+    once and only its result (usually None) is handed over: a look-alike, not a hand-off.
+    ``partial(f, x)`` resolves to ``f`` and ``getattr(o, name)`` stays a dynamic target."""
+    if not isinstance(node, ast.Call) or job.kind is not TargetKind.DYNAMIC:
+        return False
+    return not (isinstance(node.func, ast.Name) and node.func.id == "getattr")

@@ -18,6 +18,7 @@ from inventory._extract._site_common import (
     CallSite,
     argument_node,
     candidate,
+    evaluated_in_caller,
     receiver_note,
     waited_at_once,
 )
@@ -84,6 +85,8 @@ def executor_call(call: CallSite) -> Candidate | None:
         return None
     resolver = call.state.resolver
     job = job_target(target_node, resolver)
+    if evaluated_in_caller(target_node, job):
+        return None
     arguments = call_arguments(call.node.args[1:], call.node.keywords, resolver)
     found = candidate(Pattern.EXECUTOR_SUBMIT, call.node, job, call, arguments, note)
     found.waits, found.drop_when_waited, found.iterator = _FUTURE_WAITS, True, call.method == "map"
@@ -230,6 +233,8 @@ def thread_call(call: CallSite) -> Candidate | None:
         return None
     resolver = call.state.resolver
     job = job_target(target_node, resolver)
+    if evaluated_in_caller(target_node, job):
+        return None
     found = candidate(
         Pattern.RUN_IN_EXECUTOR, node, job, call, call_arguments(rest, keywords, resolver)
     )

@@ -11,6 +11,7 @@ from inventory._extract._site_common import (
     CallSite,
     argument_node,
     candidate,
+    evaluated_in_caller,
     keyword_true,
     receiver_note,
     waited_at_once,
@@ -52,6 +53,28 @@ _WATCHDOGS = frozenset(
         "faulthandler.dump_traceback",
     }
 )
+# Calls that run a web or socket server until the process stops: a function calling one
+# is a server, and a thread or process running it is infrastructure, not a job.
+SERVER_RUNNERS = frozenset(
+    {
+        "uvicorn.run",
+        "uvicorn.main.run",
+        "uvicorn.Server.run",
+        "uvicorn.Server.serve",
+        "uvicorn.server.Server.run",
+        "uvicorn.server.Server.serve",
+        "hypercorn.asyncio.serve",
+        "hypercorn.trio.serve",
+        "werkzeug.serving.run_simple",
+        "waitress.serve",
+        "aiohttp.web.run_app",
+        "flask.Flask.run",
+        "flask.app.Flask.run",
+    }
+)
+# Server classes whose inherited ``run`` / ``serve`` a subclass's thread may run.
+_SERVER_CLASSES = ("uvicorn.Server", "uvicorn.server.Server", "hypercorn.", "socketserver.")
+_SERVER_METHODS = frozenset({"run", "serve", "serve_forever"})
 # Methods on a name passed to the thread (an Event it sets, a queue it fills, a barrier)
 # by which the starting function waits for the thread to finish.
 _HANDOFF_WAITS = frozenset({"wait", "get", "join", "recv"})
@@ -66,10 +89,14 @@ def thread_constructor(call: CallSite) -> Candidate | None:
     if spec is None or target_node is None:
         return None
     job = job_target(target_node, call.state.resolver)
+    if evaluated_in_caller(target_node, job):
+        return None  # Thread(target=f(x)): f runs here, the thread gets its result
     if job.target is not None and job.target.endswith(_LOOP_RUNNERS):
         return None  # a server's accept loop or an event loop: infrastructure, not a job
     if job.target in _WATCHDOGS:
         return None  # Timer(s, _thread.interrupt_main): a timeout, not a job
+    if inherited_server_loop(job.target, call):
+        return None  # Thread(target=self.run) on a uvicorn.Server subclass: a server
     daemon = "daemon" if keyword_true(call.node, "daemon") else ""
     found = candidate(spec[0], call.node, job, call, _packed(call, spec[3], "kwargs"), daemon)
     found.waits = _THREAD_WAITS
@@ -80,6 +107,17 @@ def thread_constructor(call: CallSite) -> Candidate | None:
     for name in found.handoffs:
         call.state.watch_name(name)
     return found
+
+
+def inherited_server_loop(target: str | None, call: CallSite) -> bool:
+    """``self.run`` of a project class that inherits ``run`` from a server class."""
+    if target is None:
+        return False
+    owner, _, method = target.rpartition(".")
+    local = call.classes.get(owner)
+    if local is None or method not in _SERVER_METHODS or method in local.methods:
+        return False
+    return any(base.startswith(_SERVER_CLASSES) for base in local.bases)
 
 
 def _handed_names(call: CallSite, args_index: int) -> list[str]:

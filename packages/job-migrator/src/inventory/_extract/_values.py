@@ -5,8 +5,16 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._library import FACTORIES
-from inventory._extract._resolve import ORM_ROW, Resolver, capitalised
-from inventory._extract._scopes import Binding, BindingKind
+from inventory._extract._resolve import (
+    LOADED_CLASS,
+    MODEL_LOADED,
+    ORM_ROW,
+    USER_MODEL,
+    Resolved,
+    Resolver,
+    capitalised,
+)
+from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory.summary import ReceiverKind
 
 _ORM_SHORTCUTS = frozenset({"django.shortcuts.get_object_or_404"})
@@ -25,10 +33,32 @@ _FILE_OPENERS = frozenset(
 )
 
 
+# Literals and builtin constructors: a value of that builtin type, made right here.
+_LITERALS: dict[type[ast.expr], str] = {
+    ast.Dict: "builtins.dict",
+    ast.DictComp: "builtins.dict",
+    ast.List: "builtins.list",
+    ast.ListComp: "builtins.list",
+    ast.Set: "builtins.set",
+    ast.SetComp: "builtins.set",
+    ast.Tuple: "builtins.tuple",
+    ast.JoinedStr: "builtins.str",
+}
+_CONTAINERS = frozenset(
+    f"builtins.{name}" for name in ("dict", "list", "set", "frozenset", "tuple", "bytearray")
+) | frozenset(f"collections.{name}" for name in ("defaultdict", "OrderedDict", "Counter", "deque"))
+
+
+_CONTAINER_NAMES = frozenset(c.rpartition(".")[2] for c in _CONTAINERS)
+
+
 def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
     """The binding ``name = value`` creates."""
     if isinstance(value, ast.Await):
         value = value.value
+    fresh = fresh_container(value, resolver)
+    if fresh:
+        return Binding(BindingKind.INSTANCE, fresh)
     if isinstance(value, ast.Call):
         return _binding_for_call(value, resolver)
     if isinstance(value, ast.Lambda):
@@ -36,6 +66,31 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
     if isinstance(value, ast.Name | ast.Attribute):
         return _binding_for_reference(value, resolver)
     return Binding(BindingKind.OTHER)
+
+
+def fresh_container(value: ast.expr, resolver: Resolver) -> str:
+    """``seen = set()``, ``out = {}``, ``parts = []`` in a function body: a builtin value made
+    by this very call of the function, so its methods change nothing a retry could see
+    (``seen.add(x)``). Module and class level values outlive a job: they stay untyped."""
+    if resolver.scope.kind is not ScopeKind.FUNCTION:
+        return ""
+    literal = _LITERALS.get(type(value))
+    if literal is not None:
+        return literal
+    if isinstance(value, ast.Constant) and isinstance(value.value, str | bytes):
+        return f"builtins.{type(value.value).__name__}"
+    func = value.func if isinstance(value, ast.Call) else None
+    name = (
+        func.id
+        if isinstance(func, ast.Name)
+        else func.attr
+        if isinstance(func, ast.Attribute)
+        else ""
+    )
+    if func is None or name not in _CONTAINER_NAMES:
+        return ""
+    target = resolver.expr(func).target
+    return target if target in _CONTAINERS else ""
 
 
 def _binding_for_reference(value: ast.Name | ast.Attribute, resolver: Resolver) -> Binding:
@@ -68,11 +123,14 @@ def _self_attribute_type(value: ast.expr, resolver: Resolver) -> str:
 
 
 def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
+    manager = manager_class(call, resolver)
+    if manager:
+        return Binding(BindingKind.INSTANCE, manager, call)
     resolved = resolver.expr(call.func)
     target = resolved.target
     if target in FACTORIES:
         return Binding(BindingKind.INSTANCE, FACTORIES[target], call)
-    loaded = _class_loader(call, target)
+    loaded = _class_loader(call, target) or loaded_model(call, target)
     if loaded:
         return Binding(BindingKind.ALIAS, loaded)
     returned = resolver.returns.get(target)
@@ -85,25 +143,109 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
         return Binding(BindingKind.ORM, model, call)
     if resolved.receiver is not ReceiverKind.UNKNOWN and capitalised(target):
         return Binding(BindingKind.INSTANCE, target, call)
-    return Binding(BindingKind.OTHER, node=call)
+    return Binding(BindingKind.OTHER, returned_by(resolved), call)
 
 
-_CLASS_LOADERS = {"oscar.core.loading.get_class": "oscar.apps"}
+def returned_by(resolved: Resolved) -> str:
+    """``session = get_session()``: ``"pkg.get_session()"``, what the function returns, whose
+    type the index knows when the function's module does (its annotation, or the class
+    every return builds), as for ``get_session().commit()``. "" for builtins and for
+    callees of unknown type. The binding stays OTHER: the value's type is not known here,
+    so ``session.commit()`` keeps the target ``?.commit`` and carries the callee aside
+    (``CallInfo.returned_from``)."""
+    target = resolved.target
+    if resolved.receiver is ReceiverKind.UNKNOWN or not target or "()" in target:
+        return ""
+    return "" if target.startswith(("builtins.", "?")) else f"{target}()"
+
+
+# Loaders of a class named by a dotted path: ``import_string("pkg.mail.Backend")``.
+_PATH_LOADERS = frozenset({"import_string", "import_by_path", "locate"})
 
 
 def _class_loader(call: ast.Call, target: str) -> str:
-    """``get_class("checkout.mixins", "Mixin")`` (django-oscar) imports ``oscar.apps.checkout.mixins.Mixin``
-    (a forked app overrides it at run time; the default is what a scan can see)."""
-    root = _CLASS_LOADERS.get(target)
-    args = call.args
-    if (
-        root is None
-        or len(args) < 2
-        or not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in args[:2])
-    ):
+    """``import_string("pkg.backends.Mailer")`` (Django's and its look-alikes) is that
+    name; ``get_class("checkout.mixins", "Mixin")`` (a loader taking a module label and a
+    name, that a forked app may override at run time) is ``LOADED_CLASS + "checkout/mixins.Mixin"``,
+    the class the index finds in the project module whose name ends with that label."""
+    texts = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if len(texts) != len(call.args) or call.keywords:
         return ""
-    module, name = args[0].value, args[1].value  # type: ignore[attr-defined]
-    return f"{root}.{module}.{name}" if module and name.isidentifier() else ""
+    name = target.rpartition(".")[2]
+    if name in _PATH_LOADERS and len(texts) == 1:
+        parts = texts[0].split(".")
+        return texts[0] if len(parts) > 1 and all(p.isidentifier() for p in parts) else ""
+    if name == "get_class" and len(texts) == 2:
+        label, cls = texts
+        if cls.isidentifier() and all(p.isidentifier() for p in label.split(".")):
+            return f"{LOADED_CLASS}{label.replace('.', '/')}.{cls}"
+    return ""
+
+
+# Queryset methods that return a queryset of the same model's rows (iterating gives instances).
+_ROWS = frozenset(
+    {"all", "filter", "exclude", "order_by", "select_related", "prefetch_related", "distinct"}
+    | {"select_for_update", "using", "iterator", "only", "defer", "annotate", "reverse", "alias"}
+    | {"none", "filter_by", "where"}
+)
+
+
+def rows_of(iterable: ast.expr, resolver: Resolver) -> Binding | None:
+    """``for row in Model.objects.filter(...)`` (directly, or through ``qs = ...``): each
+    ``row`` is an instance of the model, like ``Model.objects.get(...)`` gives one."""
+    model = _queryset_model(iterable, resolver, depth=4)
+    return Binding(BindingKind.ORM, model) if model else None
+
+
+def _queryset_model(node: ast.expr, resolver: Resolver, depth: int) -> str:
+    """The model of a queryset expression: ``Model.objects.filter(..)``, ``qs.iterator()``
+    with ``qs = Model.objects.filter(..)`` earlier in the function. "" when unknown."""
+    if isinstance(node, ast.Name) and depth:
+        found = resolver.scope.lookup(node.id)
+        call = found.node if found is not None and found.kind is BindingKind.OTHER else None
+        return _queryset_model(call, resolver, depth - 1) if isinstance(call, ast.Call) else ""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return ""
+    if node.func.attr not in _ROWS:
+        return ""
+    head = resolver.expr(node.func).target.rpartition(".")[0]
+    if ".objects" in head and not head.startswith("?"):
+        return head.partition(".objects")[0]
+    return _queryset_model(node.func.value, resolver, depth - 1) if depth else ""
+
+
+def manager_class(call: ast.Call, resolver: Resolver) -> str:
+    """``objects = ArticleQuerySet.as_manager()``: the manager offers the queryset class's
+    methods; ``objects = ArticleManager.from_queryset(ArticleQuerySet)()``: the manager
+    class's (Django's two ways of building a custom manager). "" otherwise."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "as_manager" and not call.args:
+        owner = resolver.dotted(func.value) or ""
+        return owner if capitalised(owner) else ""
+    inner = func.func if isinstance(func, ast.Call) else None
+    if isinstance(inner, ast.Attribute) and inner.attr == "from_queryset":
+        owner = resolver.dotted(inner.value) or ""
+        return owner if capitalised(owner) else ""
+    return ""
+
+
+def loaded_model(call: ast.Call, target: str) -> str:
+    """``get_model("offer", "Condition")``, ``apps.get_model("offer.Condition")``,
+    ``get_user_model()``: Django's lookups of a model class by name (and the project
+    wrappers named after them), as a name the index resolves to the model. "" otherwise."""
+    name = target.rpartition(".")[2]
+    if name == "get_user_model" and not call.args and not call.keywords:
+        return MODEL_LOADED + USER_MODEL
+    if name != "get_model" or call.keywords:
+        return ""
+    texts = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if len(texts) != len(call.args) or not 1 <= len(texts) <= 2:
+        return ""
+    label = ".".join(texts) if len(texts) == 2 else texts[0]
+    app, _, model = label.rpartition(".")
+    if not (app.isidentifier() and model.isidentifier()):
+        return ""
+    return f"{MODEL_LOADED}{app}.{model}"
 
 
 def orm_model(call: ast.Call, resolver: Resolver, target: str) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from inventory._extract._facts import unique_keys
 from inventory._extract._handlers import (
     admin_class,
     class_view,
@@ -11,7 +12,7 @@ from inventory._extract._handlers import (
     function_handler,
     is_views_module,
 )
-from inventory._extract._prepass import class_attributes, thread_like
+from inventory._extract._prepass import class_attributes, returned_attributes, thread_like
 from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._sites import settle
@@ -50,7 +51,7 @@ class DefsMixin(WalkerBase):
         self._walk_body(node.body, state)
         info.calls, info.facts = state.calls, state.facts
         self.summary.functions.append(info)
-        if state.consumer:
+        if state.consumer or watches_first(node.body, params):
             self.consumers.add(qualname)
         self._decorator_sites(node, decorators, qualname, outer.qualname)
 
@@ -149,13 +150,16 @@ class DefsMixin(WalkerBase):
             _reached_helpers(qualname, self.summary.functions[first:])
 
     def _class_info(self, node: ast.ClassDef, ctx: ClassCtx) -> ClassInfo:
+        # ``self.store = get_store()``: typed by the index (what get_store returns).
+        attributes = {**returned_attributes(node, self.state.resolver), **ctx.attributes}
         return ClassInfo(
             qualname=ctx.qualname,
             name=node.name,
             span=span_of(node),
             bases=[public_name(b, self.module) for b in ctx.bases],
             methods=sorted(ctx.methods),
-            attributes={k: public_name(v, self.module) for k, v in ctx.attributes.items()},
+            attributes={k: public_name(v, self.module) for k, v in attributes.items()},
+            unique_keys=unique_keys(node),
         )
 
     def _class_ctx(self, node: ast.ClassDef, qualname: str, resolver: Resolver) -> ClassCtx:
@@ -262,3 +266,25 @@ def _bind_params(
         kind = BindingKind.CLS if "classmethod" in kinds else BindingKind.SELF
         scope.names[positional[0].arg] = Binding(kind, cls.qualname)
     return [param.arg for param in every]
+
+
+_WATCHES = frozenset({"wait", "join"})
+
+
+def watches_first(body: list[ast.stmt], params: list[str]) -> bool:
+    """The body starts (after its docstring) by blocking on a process or thread it was
+    handed (``code = proc.wait()``): a thread running it is a watcher, not a job."""
+    stmts = body[1:] if body and _docstring(body[0]) else body
+    first = stmts[0] if stmts else None
+    value = first.value if isinstance(first, ast.Assign | ast.Expr) else None
+    if isinstance(value, ast.Await):
+        value = value.value
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+        return False
+    receiver = value.func.value
+    waits = value.func.attr in _WATCHES and not value.args and not value.keywords
+    return waits and isinstance(receiver, ast.Name) and receiver.id in params
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)

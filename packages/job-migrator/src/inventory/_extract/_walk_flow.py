@@ -11,12 +11,13 @@ from inventory._extract._facts import (
     self_increment_fact,
     service_loop,
     sql_fact,
+    waits_in_test,
 )
 from inventory._extract._imports import bindings_of
 from inventory._extract._resolve import Resolver, dotted_source
 from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory._extract._state import Loop, Use, UseKind
-from inventory._extract._values import annotation_type, binding_for_value
+from inventory._extract._values import annotation_type, binding_for_value, rows_of
 from inventory._extract._walk_base import WalkerBase
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
@@ -52,6 +53,12 @@ class FlowMixin(WalkerBase):
         for target in node.targets:
             self._bind(target, node.value)
             self.visit(target)
+
+    def visit_namedexpr(self, node: ast.NamedExpr) -> None:
+        """``if (order := Order.objects.first()):`` binds like an assignment."""
+        self._mark_bound(node.value, node.target.id)
+        self.visit(node.value)
+        self._bind(node.target, node.value)
 
     def visit_annassign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -153,7 +160,7 @@ class FlowMixin(WalkerBase):
         self._iterate(node.iter, node.target)
         self.visit(node.iter)
         self._bind_unknown(node.target)
-        element = self._element_binding(node.iter)
+        element = self._element_binding(node.iter) or rows_of(node.iter, self.state.resolver)
         if element is not None and isinstance(node.target, ast.Name):
             self.state.resolver.scope.names[node.target.id] = element
         self.visit(node.target)
@@ -192,6 +199,7 @@ class FlowMixin(WalkerBase):
     def visit_while(self, node: ast.While) -> None:
         self.visit(node.test)
         loop = Loop(forever=forever(node.test), service=service_loop(node.test, self.text))
+        loop.blocks = waits_in_test(node.test)  # ``while not stop.wait(30)``: a heartbeat
         self.state.loops.append(loop)
         for stmt in node.body:
             self.visit(stmt)

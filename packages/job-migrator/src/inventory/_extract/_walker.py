@@ -13,6 +13,7 @@ from inventory._extract._routes import decorated_endpoint, registered_endpoint
 from inventory._extract._scopes import Scope, ScopeKind
 from inventory._extract._site_common import CallSite
 from inventory._extract._sites import detect, may_be_site, settle
+from inventory._extract._sites_threads import SERVER_RUNNERS
 from inventory._extract._source import SourceText
 from inventory._extract._state import FunctionState, UseKind
 from inventory._extract._walk_base import visitor
@@ -120,7 +121,8 @@ class Walker(DefsMixin, FlowMixin):
         fact = dispatch_fact(node, resolved, state.params, self.text)
         if fact is not None:
             state.facts.append(fact)
-        if method in _SERVER_LOOPS and state.info is not None:
+        server = method in _SERVER_LOOPS or resolved.target in SERVER_RUNNERS
+        if server and state.info is not None:
             state.consumer = True  # a wrapper around a server's accept loop: infrastructure
         if state.loops:
             if consumes(method, resolved):
@@ -206,6 +208,7 @@ Walker.dispatch = dict(
         visitor(ast.Expr, Walker.visit_expr),
         visitor(ast.Await, Walker.visit_await),
         visitor(ast.Assign, Walker.visit_assign),
+        visitor(ast.NamedExpr, Walker.visit_namedexpr),
         visitor(ast.AnnAssign, Walker.visit_annassign),
         visitor(ast.AugAssign, Walker.visit_augassign),
         visitor(ast.Return, Walker.visit_return),

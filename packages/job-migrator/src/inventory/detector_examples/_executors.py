@@ -176,4 +176,24 @@ def verify():
     send_sms_job.submit("123")
 """,
     ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "INVALID: the function is called before the hand-off",
+        [],
+        "`pool.submit(log_success(messages))` runs `log_success` in the caller at once and hands "
+        "the pool only its result (usually None); so does `Thread(target=f(x))`. Nothing runs "
+        "in the background: a look-alike (`partial(f, x)` is the hand-off).",
+        """
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+executor = ThreadPoolExecutor()
+
+def log_success(messages): ...
+
+def finish(messages):
+    executor.submit(log_success(messages))
+    threading.Thread(target=log_success(messages)).start()
+""",
+    ),
 ]

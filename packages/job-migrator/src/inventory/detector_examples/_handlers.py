@@ -154,6 +154,98 @@ def avatar(request):
     ),
     example(
         Pattern.DIRECT_CALL,
+        "A receiver of unknown type: the one project method of that name",
+        [("app.Invoice.send", F)],
+        "`lookup()` returns something the resolver cannot type, but the only class of the "
+        "project with a `send` method mails, so `invoice.send()` is slow work in the request. "
+        "The job is a guess by name: the site is never called `idempotent`. Deeper down (a "
+        "helper calling `invoice.send()`), what such a method does counts as a gap of the "
+        "helper (it may happen), except money or account state, which stays an effect.",
+        """
+from django.core.mail import send_mail
+from django.db import models
+from django.http import HttpResponse
+
+from billing.lookups import lookup
+
+class Invoice(models.Model):
+    email = models.EmailField()
+
+    def send(self):
+        send_mail("Your invoice", "...", None, [self.email])
+
+def resend_invoice(request, pk):
+    invoice = lookup(pk)
+    invoice.send()
+    return HttpResponse()
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "A plugin chosen at run time: a base class and its overrides",
+        [("unknown", F)],
+        "`PROVIDERS[name]` can be any provider; the classes defining `fetch_token` are one "
+        "family (a base and its subclasses) and one of them posts to the provider, so the "
+        "call is reported, with job `unknown` and the candidates as the reason. A receiver "
+        "typed as a base whose method is abstract (`raise NotImplementedError`, `pass`, "
+        "`@abstractmethod`) runs one of the overrides the same way.",
+        """
+import httpx
+from fastapi import APIRouter
+
+router = APIRouter()
+PROVIDERS = {}
+
+class Provider:
+    token_url = ""
+
+    async def fetch_token(self, code):
+        async with httpx.AsyncClient() as client:
+            return (await client.post(self.token_url, data={"code": code})).json()
+
+class GitHub(Provider):
+    token_url = "https://github.com/login/oauth/access_token"
+
+class Custom(Provider):
+    async def fetch_token(self, code):
+        return {"access_token": code}
+
+@router.get("/callback/{name}")
+async def callback(name: str, code: str):
+    return await PROVIDERS[name].fetch_token(code)
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "INVALID: a method name shared by unrelated classes, not all slow",
+        [],
+        "`save` is defined by a form that mails and by a model that only writes, and neither "
+        "derives from the other: the receiver could be either (or a library object), so "
+        "nothing is guessed. Names of the builtin containers' and loggers' methods (`get`, "
+        "`update`, `info`) are never guessed either.",
+        """
+from django import forms
+from django.core.mail import send_mail
+from django.db import models
+from django.http import HttpResponse
+
+from notes.lookups import lookup
+
+class ShareForm(forms.Form):
+    def save(self):
+        send_mail("Shared", "...", None, ["a@example.com"])
+
+class Note(models.Model):
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+
+def edit(request, pk):
+    lookup(pk).save()
+    return HttpResponse()
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
         "INVALID: a management command that mails",
         [],
         "Batch work run from cron is the command's own work, not a request handler's.",

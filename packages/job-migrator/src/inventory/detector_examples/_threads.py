@@ -315,4 +315,49 @@ def compute(xs):
         return pool.map(square, xs)
 """,
     ),
+    example(
+        Pattern.PROCESS,
+        "INVALID: servers in a process or thread, heartbeats",
+        [],
+        "A loop whose condition waits on a stop Event each round (`while not stop.wait(30)`) "
+        "is a heartbeat; a thread or process running a web server (a function calling "
+        "`uvicorn.run`, or `self.run` inherited from `uvicorn.Server`) is infrastructure; so "
+        "is a watcher, a thread whose function starts by waiting on the process it was "
+        "handed (`code = proc.wait()`).",
+        """
+import multiprocessing
+import threading
+
+import uvicorn
+
+def renew(lease_id): ...
+
+def hold_lease(lease_id):
+    stop = threading.Event()
+    def beat():
+        while not stop.wait(30):
+            renew(lease_id)
+    threading.Thread(target=beat, daemon=True).start()
+    return stop
+
+def serve_static(port):
+    uvicorn.run("static:app", port=port)
+
+def start_static(ports):
+    for port in ports:
+        multiprocessing.Process(target=serve_static, args=(port,), daemon=True).start()
+
+def watch(proc, server):
+    code = proc.wait()
+    if code != 0:
+        server.terminate()
+
+def supervise(proc, server):
+    threading.Thread(target=watch, args=(proc, server), daemon=True).start()
+
+class Server(uvicorn.Server):
+    def start_in_thread(self):
+        threading.Thread(target=self.run, daemon=True).start()
+""",
+    ),
 ]

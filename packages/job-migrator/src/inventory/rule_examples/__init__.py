@@ -8,7 +8,16 @@ and ``python -m inventory.rule_examples`` prints them as Markdown.
 
 from __future__ import annotations
 
-from inventory.rule_examples import config, explained, money, repeats, resolution, safe
+from inventory.rule_examples import (
+    config,
+    explained,
+    leaves,
+    money,
+    repeats,
+    resolution,
+    safe,
+    types,
+)
 from inventory.rule_examples._base import RuleExample
 
 __all__ = ["EXAMPLES", "RuleExample", "render_markdown"]
@@ -18,8 +27,10 @@ EXAMPLES: list[RuleExample] = [
     *repeats.EXAMPLES,
     *safe.EXAMPLES,
     *resolution.EXAMPLES,
+    *types.EXAMPLES,
     *explained.EXAMPLES,
     *config.EXAMPLES,
+    *leaves.EXAMPLES,
 ]
 
 

@@ -203,6 +203,30 @@ EXAMPLES: list[RuleExample] = [
         evidence_mentions="checks for an existing StockAlert first",
     ),
     example(
+        "needs_key: an insert on a unique key taken from the inputs",
+        """
+        from shop.models import Preferences
+
+        def create_preferences(sender, instance, created, **kwargs):
+            if created:
+                Preferences.objects.create(user=instance, theme="light")
+        """,
+        "create_preferences",
+        V.NEEDS_KEY,
+        {K.DB_INSERT},
+        "`Preferences.user` is a OneToOneField, so a repeat with the same `instance` is refused "
+        "by the database instead of adding a row. The same holds for a `unique=True` or primary-key "
+        "field, `unique_together` and an unconditional `UniqueConstraint`, when every field of "
+        "the key is a parameter or a literal; a value minted in the job (`uuid4()`) is not.",
+        more_files={
+            "shop/models.py": "from django.conf import settings\nfrom django.db import models\n\n"
+            "class Preferences(models.Model):\n"
+            "    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)\n"
+            "    theme = models.CharField(max_length=10)\n"
+        },
+        evidence_mentions="the unique user of Preferences refuses a second row",
+    ),
+    example(
         "needs_key: a function named as deduplicating (enqueue_once) that checks first",
         """
         from shop.models import Job

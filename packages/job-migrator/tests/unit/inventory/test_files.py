@@ -86,16 +86,27 @@ def test_startproject_settings_are_hand_edited_not_generated(tmp_path: Path) -> 
     assert isinstance(generated, Failed) and generated.kind == ScanErrorKind.GENERATED
 
 
-def test_python_312_syntax_says_which_python_parses_it(tmp_path: Path) -> None:
+def test_python_312_generics_parse_on_any_interpreter(tmp_path: Path) -> None:
     from inventory._extract import extract_source
 
-    source = b"def first[T](items: list[T]) -> T:\n    return items[0]\n"
+    source = (
+        b"type Pair[T] = tuple[T, T]\n\ndef first[T](items: list[T]) -> T:\n    return items[0]\n"
+    )
     outcome = run(tmp_path, "generic.py", source, extract=extract_source)
+    assert isinstance(outcome, Summarised)
+    assert b"first" in outcome.summary_json
+
+
+def test_python_312_fstrings_say_which_python_parses_them(tmp_path: Path) -> None:
+    from inventory._extract import extract_source
+
+    source = b'x = f"{d["k"]}"\n'
+    outcome = run(tmp_path, "fstring.py", source, extract=extract_source)
     if sys.version_info >= (3, 12):
         assert isinstance(outcome, Summarised)
         return
     assert isinstance(outcome, Failed) and outcome.kind == ScanErrorKind.SYNTAX
-    assert outcome.reason.startswith("needs Python >= 3.12 to parse (expected '(' (line 1)")
+    assert outcome.reason.startswith("needs Python >= 3.12 to parse (f-string")
     assert outcome.reason.endswith("run migrator under Python 3.12 or later")
     broken = run(tmp_path, "bad.py", b"def f(:\n    pass\n", extract=extract_source)
     assert isinstance(broken, Failed) and "3.12" not in broken.reason
