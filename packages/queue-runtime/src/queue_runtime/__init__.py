@@ -12,12 +12,25 @@ handle.result(timeout=5)
 
 from queue_runtime._inline import InlineShape
 from queue_runtime.config import Mode, PoolConfig, RetryPolicy, Settings
-from queue_runtime.errors import Permanent, QueueError
+from queue_runtime.errors import (
+    JobCancelled,
+    JobFailed,
+    JobTimeout,
+    KeyReused,
+    PayloadError,
+    PayloadTooLarge,
+    Permanent,
+    PoolMismatchError,
+    QueueError,
+    StoreError,
+    StoreUnavailable,
+)
+from queue_runtime.gate.model import CertificationRefused, ClassificationConflict, GateClosed
 from queue_runtime.handle import JobHandle
 from queue_runtime.jobs import JobFunction, job
 from queue_runtime.migrations import downgrade, migrate
 from queue_runtime.runtime import Runtime, configure, current
-from queue_runtime.store import JobStatus
+from queue_runtime.store import Cancellation, JobStatus
 
 
 def get_job(job_id: int) -> JobHandle:
@@ -26,17 +39,30 @@ def get_job(job_id: int) -> JobHandle:
 
 
 __all__ = [
+    "Cancellation",
+    "CertificationRefused",
+    "ClassificationConflict",
+    "GateClosed",
     "InlineShape",
+    "JobCancelled",
+    "JobFailed",
     "JobFunction",
     "JobHandle",
     "JobStatus",
+    "JobTimeout",
+    "KeyReused",
     "Mode",
+    "PayloadError",
+    "PayloadTooLarge",
     "Permanent",
     "PoolConfig",
+    "PoolMismatchError",
     "QueueError",
     "RetryPolicy",
     "Runtime",
     "Settings",
+    "StoreError",
+    "StoreUnavailable",
     "configure",
     "current",
     "downgrade",

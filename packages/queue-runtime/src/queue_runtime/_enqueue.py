@@ -31,7 +31,7 @@ from queue_runtime.gate.guard import checked_digest
 from queue_runtime.handle import JobHandle
 from queue_runtime.pg.bulk import JobBatch
 from queue_runtime.runtime import Runtime, current
-from queue_runtime.store import NewJob
+from queue_runtime.store import NewJob, batch_digests
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,13 +69,18 @@ def enqueue_batch(
     job: JobDefinition,
     calls: list[tuple[tuple[Any, ...], dict[str, Any]]],
     options: EnqueueOptions,
+    keys: Sequence[str | None] | None = None,
 ) -> list[JobHandle]:
     runtime = current()
     limit = runtime.settings.max_payload_bytes
     payloads = job.codec.encode_many(calls, limit)
     if runtime.mode is Mode.INLINE:
         return [run_inline(job, payload) for payload in payloads]
-    routes = _routes(runtime, job, len(payloads))
+    if keys is not None:
+        return _enqueue_keyed_batch(
+            runtime, job, payloads, options, _checked_keys(job, keys, calls)
+        )
+    routes = _routes(runtime, job, [None] * len(payloads))
     queued = [p for p, run_async in zip(payloads, routes, strict=True) if run_async]
     jobs = _new_jobs(job, runtime, queued, options)
     ids = iter(runtime.store.enqueue_many(jobs))
@@ -85,17 +90,69 @@ def enqueue_batch(
     return handles
 
 
-def _routes(runtime: Runtime, job: JobDefinition, count: int) -> list[bool]:
+def _checked_keys(
+    job: JobDefinition, keys: Sequence[str | None], calls: list[Any]
+) -> list[str | None]:
+    if isinstance(keys, str) or len(keys) != len(calls):
+        raise PayloadError(
+            f"{job.name}: idempotency_keys= needs one key (or None) per call: "
+            f"{len(calls)} call(s), {1 if isinstance(keys, str) else len(keys)} key(s)"
+        )
+    return list(keys)
+
+
+def _enqueue_keyed_batch(
+    runtime: Runtime,
+    job: JobDefinition,
+    payloads: list[Any],
+    options: EnqueueOptions,
+    keys: list[str | None],
+) -> list[JobHandle]:
+    """A batch with a key per call: keys as in ``enqueue``, all refusals before anything runs.
+
+    A key given twice for different calls, or already naming another call (queued
+    or in the inline guard), raises KeyReused before any job is stored or run.
+    """
+    calls = zip(payloads, keys, strict=True)
+    batch_digests([NewJob(job.name, "", p, idempotency_key=k) for p, k in calls])
+    routes = _routes(runtime, job, keys)
+    inline = {
+        i: _guarded(runtime, job, payloads[i], EnqueueOptions(idempotency_key=keys[i]))
+        for i, run_async in enumerate(routes)
+        if not run_async
+    }
+    queued = [i for i, run_async in enumerate(routes) if run_async]
+    batch = JobBatch(
+        _new_job(job, runtime, payloads[queued[0]], options) if queued else NO_JOB,
+        [payloads[i] for i in queued],
+        [keys[i] for i in queued],
+    )
+    stored = iter(runtime.store.enqueue_many_returning(batch) if queued else [])
+    handles: list[JobHandle] = []
+    for i, payload in enumerate(payloads):
+        if i in inline:
+            handles.append(run_inline(job, payload, inline[i]))
+        else:
+            job_id, created = next(stored)
+            handles.append(JobHandle(job_id, runtime, created=created))
+    return handles
+
+
+NO_JOB = NewJob("", "", {})  # the template of an empty batch (never stored)
+
+
+def _routes(runtime: Runtime, job: JobDefinition, keys: Sequence[str | None]) -> list[bool]:
     """``gate_decision(...).run_async`` of each call of a batch. Unless a percentage rollout
-    splits the batch, the first call's async decision holds for all (the same cached state)."""
-    if count == 0:
+    splits the batch (by key where there is one), the first call's async decision holds for
+    all (the same cached state)."""
+    if not keys:
         return []
-    first = gate_decision(runtime, job).run_async
+    first = gate_decision(runtime, job, keys[0]).run_async
     rollout = runtime.gate_cache.rollout(job.name)
     mode = rollout.mode if rollout else runtime.settings.default_rollout
     if first and mode is not RolloutMode.PERCENT:
-        return [True] * count
-    return [first] + [gate_decision(runtime, job).run_async for _ in range(count - 1)]
+        return [True] * len(keys)
+    return [first] + [gate_decision(runtime, job, key).run_async for key in keys[1:]]
 
 
 def _shaped(options: EnqueueOptions) -> InlineRun:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from queue_runtime.errors import QueueError
 from queue_runtime.periodic import Schedule
+from queue_runtime.redis_url import is_cluster_url, parse_cluster_url
 
 
 class Mode(StrEnum):
@@ -159,6 +160,10 @@ class Settings(BaseModel):
         default="queue_runtime", alias="schema", description="PostgreSQL schema."
     )
     redis_prefix: str = "qr"
+    redis_cluster: bool = Field(
+        default=False,
+        description="redis_url names seed nodes of a Redis Cluster (as redis+cluster:// does).",
+    )
     pools: dict[str, PoolConfig] = Field(default_factory=_default_pools)
     default_pool: str = "batch"
     jobs: dict[str, JobConfig] = Field(default_factory=dict)
@@ -225,6 +230,18 @@ class Settings(BaseModel):
                 raise ValueError(
                     f"job {name!r} is configured for pool {cfg.pool!r}, which is not defined"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _cluster_url(self) -> Settings:
+        """A Redis Cluster URL is read now: a malformed one fails here, not in a worker."""
+        if self.redis_url and (self.redis_cluster or is_cluster_url(self.redis_url)):
+            try:
+                parse_cluster_url(self.redis_url)
+            except QueueError as exc:
+                raise ValueError(str(exc)) from None
+            if "{" in self.redis_prefix or "}" in self.redis_prefix:
+                raise ValueError("redis_prefix: no braces on a Redis Cluster (it is the hash tag)")
         return self
 
     @model_validator(mode="after")

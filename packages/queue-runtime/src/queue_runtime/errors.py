@@ -25,6 +25,18 @@ class ConfigError(QueueError):
     """The queue configuration is invalid."""
 
 
+class BadDatabaseUrl(ConfigError):
+    """The database URL is malformed (expected postgresql://user@host:port/dbname)."""
+
+
+class AppNotImportable(ConfigError):
+    """The app module could not be imported."""
+
+
+class PortInUse(ConfigError):
+    """The port cannot be bound (another process listens on it, or it needs privileges)."""
+
+
 class PayloadError(QueueError):
     """The job arguments do not match the job's signature."""
 
@@ -73,9 +85,20 @@ class StoreUnavailable(StoreError):
     """The job store (PostgreSQL) cannot be reached right now (connection lost, refused, pool timeout)."""
 
 
+class DatabaseMissing(StoreUnavailable):
+    """The database named in the URL does not exist on that server."""
+
+
 class LeasesUnavailable(QueueError):
     """Redis (leases, tenant tokens) cannot be reached right now."""
 
 
 class SchemaNotMigrated(StoreError):
     """The queue schema is missing or out of date: run `queue-runtime migrate` (queue_runtime.migrate)."""
+
+
+class JobCancelled(QueueError):
+    """The job was cancelled."""
+
+    # Raised in a job by ``current_context().raise_if_cancelled()`` (or by the job itself):
+    # the attempt ends cancelled, neither retried nor dead-lettered.

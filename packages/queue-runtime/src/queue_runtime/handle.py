@@ -15,14 +15,14 @@ from typing import Any
 
 from queue_runtime.errors import JobFailed, JobNotFound, JobTimeout
 from queue_runtime.runtime import Runtime, current
-from queue_runtime.store import JobRecord, JobStatus
+from queue_runtime.store import Cancellation, JobRecord, JobStatus
 
 FINAL = frozenset({JobStatus.SUCCEEDED, JobStatus.DEAD, JobStatus.CANCELLED})
 _inline_ids = itertools.count(-1, -1)  # inline jobs are never stored: negative ids never clash
 
 
 class JobHandle:
-    """A job by id: ``status()``, ``wait(timeout)``, ``result(timeout)``."""
+    """A job by id: ``status()``, ``wait(timeout)``, ``result(timeout)``, ``cancel()``."""
 
     def __init__(self, job_id: int, runtime: Runtime | None = None, created: bool = True) -> None:
         self.id = job_id
@@ -41,6 +41,20 @@ class JobHandle:
 
     def status(self) -> JobStatus:
         return self.record().status
+
+    def cancel(self, by: str | None = None) -> Cancellation:
+        """Cancel the job; one statement, whatever its state.
+
+        ``CANCELLED``: it was queued, scheduled or retrying and never runs;
+        ``REQUESTED``: it is running, and its context now reports the request
+        (the job stops if it checks, else it finishes and its result stands);
+        ``FINISHED``: it had already finished. JobNotFound when there is no such job.
+        """
+        runtime = self._runtime or current()
+        answer = runtime.store.cancel_job(self.id, by)
+        if answer is Cancellation.UNKNOWN:
+            raise JobNotFound(str(self.id))
+        return answer
 
     def wait(
         self, timeout: float | None = None, sleep: Callable[[float], None] = time.sleep
@@ -88,6 +102,9 @@ class InlineHandle(JobHandle):
 
     def status(self) -> JobStatus:
         return JobStatus.DEAD if self.error is not None else JobStatus.SUCCEEDED
+
+    def cancel(self, by: str | None = None) -> Cancellation:
+        return Cancellation.FINISHED  # it ran in-process already
 
     def record(self) -> JobRecord:
         return JobRecord(

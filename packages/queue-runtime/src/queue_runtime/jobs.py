@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from datetime import datetime, timedelta
 from typing import Any, Generic, ParamSpec, TypeVar, overload
@@ -177,10 +177,14 @@ class JobFunction(Generic[P, R]):
         run_at: datetime | timedelta | None = None,
         tenant: str | None = None,
         priority: int | None = None,
+        idempotency_keys: Sequence[str | None] | None = None,
     ) -> list[JobHandle]:
-        """Queue many runs in one transaction (COPY); ``calls`` are ``(args, kwargs)`` pairs."""
+        """Queue many runs in one transaction (COPY); ``calls`` are ``(args, kwargs)`` pairs.
+
+        ``idempotency_keys``: one key (or None) per call, with ``enqueue``'s semantics.
+        """
         options = EnqueueOptions(None, run_at, tenant, None, priority)
-        return enqueue_batch(self.definition, list(calls), options)
+        return enqueue_batch(self.definition, list(calls), options, idempotency_keys)
 
 
 class BoundEnqueue(Generic[P]):

@@ -12,6 +12,21 @@ Keys (``p`` is ``Settings.redis_prefix``):
   while the epoch is younger than that (running jobs re-add theirs first).
 - ``{p}:tenant:{tenant}``: ZSET of the jobs of a tenant currently running,
   score = expiry in ms on the Redis server clock. At most ``cap`` live members.
+- ``{p}:worker:{worker_id}``: HASH, a live worker's presence (host, pid, pools
+  as JSON, running, started_at / seen_at in epoch ms), ``PX`` = lease ttl; and
+  ``{p}:workers``: ZSET of worker ids, score = presence expiry in ms (worker
+  clock), so ``queue-runtime workers`` lists them without a SCAN. Written by
+  the heartbeat in one pipelined round trip per beat (``announce``).
+
+On a Redis Cluster (``redis+cluster://host:port,...`` or ``redis_cluster = true``)
+every key starts with the prefix in braces, ``{qr}:lease:...``: a hash tag, so all
+keys of one prefix live in one slot and every script (a heartbeat renews the
+leases of many jobs, ``tenant_acquire`` reads the epoch) touches that slot only.
+The price: all of a deployment's lease traffic is on one master (its replica
+takes over when it fails); a second deployment with another prefix lands on
+another slot. On a cluster the epoch also names the node that made it, so a
+failover (whose new master may lack writes the old one acknowledged) makes a new
+epoch, exactly like a restart. On a single Redis the keys have no braces.
 
 Every state transition is one Lua script in ``queue_runtime/lua/``. Redis
 failures surface as :class:`LeasesUnavailable` (the worker stops claiming and
@@ -20,19 +35,39 @@ keeps running what it has until Redis answers again).
 
 from __future__ import annotations
 
+import json
 import secrets
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
 from typing import Any
 
 import redis
+from redis.cluster import ClusterNode, RedisCluster
+from redis.commands.core import Script
+from redis.exceptions import RedisClusterException
 
-from queue_runtime.errors import LeasesUnavailable
-from queue_runtime.store import Renewal
+from queue_runtime.errors import ConfigError, LeasesUnavailable
+from queue_runtime.redis_url import ClusterAddress, is_cluster_url, parse_cluster_url
+from queue_runtime.store import Renewal, WorkerInfo
 
 _RENEWAL_CODES = {1: Renewal.RENEWED, 2: Renewal.REASSERTED, 0: Renewal.LOST}
+_TIMEOUT = 2.0  # seconds: a dead Redis must be noticed within a heartbeat period
+_SCRIPTS = (
+    "lease_acquire",
+    "lease_renew",
+    "lease_release",
+    "epoch",
+    "tenant_acquire",
+    "tenant_renew",
+    "tenant_count",
+)
+Client = redis.Redis | RedisCluster
 
 
 @cache
@@ -50,43 +85,60 @@ __all__ = ["LeasesUnavailable", "RedisLeaseStore", "Renewal"]
 class RedisLeaseStore:
     """The :class:`queue_runtime.store.LeaseStore` seam, on Redis."""
 
-    def __init__(self, client: redis.Redis, prefix: str) -> None:
-        self._client = client
+    def __init__(self, client: Client | ClusterAddress, prefix: str) -> None:
+        """On ``client``, or on the cluster at ``client`` (connected on first use, as
+        ``redis.Redis`` connects: building a store never touches the network)."""
         self._prefix = prefix
-        self._scripts = {
-            name: client.register_script(_lua(name))
-            for name in (
-                "lease_acquire",
-                "lease_renew",
-                "lease_release",
-                "epoch",
-                "tenant_acquire",
-                "tenant_renew",
-            )
-        }
+        self._address = client if isinstance(client, ClusterAddress) else None
+        self._link = None if isinstance(client, ClusterAddress) else _Link.of(client)
+        self._link_lock = threading.Lock()
+        self._cluster = not isinstance(client, redis.Redis)
+        if self._cluster and ("{" in prefix or "}" in prefix):
+            raise ConfigError(f"redis_prefix {prefix!r}: no braces on a Redis Cluster")
+        # The key space: on a cluster the prefix is the hash tag of every key (one slot).
+        self._space = f"{{{prefix}}}" if self._cluster else prefix
+        self._flag = ["cluster"] if self._cluster else []  # what the epoch scripts are told
 
     @classmethod
-    def from_url(cls, url: str, prefix: str) -> RedisLeaseStore:
-        # Short timeouts: a dead Redis must be noticed within a heartbeat period.
-        client = redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+    def from_url(cls, url: str, prefix: str, *, cluster: bool = False) -> RedisLeaseStore:
+        """A store on ``url``: a Redis Cluster for ``redis+cluster://`` or with ``cluster``."""
+        if cluster or is_cluster_url(url):
+            return cls(parse_cluster_url(url), prefix)
+        client = redis.Redis.from_url(url, socket_timeout=_TIMEOUT, socket_connect_timeout=_TIMEOUT)
         return cls(client, prefix)
 
     def close(self) -> None:
-        self._client.close()
+        if self._link is not None:
+            self._link.client.close()
+
+    @property
+    def _client(self) -> Client:
+        """The client; on a cluster, connected now if it was not (raises RedisError)."""
+        link = self._link
+        if link is None:
+            with self._link_lock:
+                if self._link is None:
+                    assert self._address is not None  # set whenever no link was given
+                    self._link = _Link.of(_cluster_client(self._address))
+                link = self._link
+        return link.client
 
     def ping(self) -> bool:
         with _translated():
+            if self._cluster:  # ask the master of our slot, not whichever node PING goes to
+                self._client.exists(self.epoch_key)
+                return True
             return bool(self._client.ping())
 
     def lease_key(self, token: str) -> str:
-        return f"{self._prefix}:lease:{token}"
+        return f"{self._space}:lease:{token}"
 
     @property
     def epoch_key(self) -> str:
-        return f"{self._prefix}:epoch"
+        return f"{self._space}:epoch"
 
     def tenant_key(self, tenant: str) -> str:
-        return f"{self._prefix}:tenant:{tenant}"
+        return f"{self._space}:tenant:{tenant}"
 
     def acquire(self, tokens: list[str], worker_id: str, ttl: float) -> list[bool]:
         """Take the leases of claimed tokens; False where another worker holds one."""
@@ -115,8 +167,8 @@ class RedisLeaseStore:
         return [value is not None for value in values]
 
     def epoch(self) -> str:
-        """The dataset's epoch; a flush or restart makes a new one appear."""
-        value = self._run("epoch", [self.epoch_key], [secrets.token_hex(8)])
+        """The dataset's epoch; a flush, a restart or a failover makes a new one appear."""
+        value = self._run("epoch", [self.epoch_key], [secrets.token_hex(8), *self._flag])
         return value.decode() if isinstance(value, bytes) else str(value)
 
     def tenant_acquire(
@@ -130,7 +182,7 @@ class RedisLeaseStore:
         """
         settle = ttl * 4 / 3 if settle is None else settle
         keys = [self.tenant_key(tenant), self.epoch_key]
-        args = [job_id, cap, _ms(ttl), int(settle * 1000), secrets.token_hex(8)]
+        args = [job_id, cap, _ms(ttl), int(settle * 1000), secrets.token_hex(8), *self._flag]
         return int(self._run("tenant_acquire", keys, args)) == 1
 
     def tenant_renew(self, held: list[tuple[str, int]], ttl: float) -> int:
@@ -156,27 +208,124 @@ class RedisLeaseStore:
 
     def tenant_running(self, tenant: str) -> int:
         """Live tokens of a tenant (expired members are not counted)."""
-        with _translated():
-            return int(
-                self._client.zcount(self.tenant_key(tenant), "(" + str(self._now_ms()), "+inf")
-            )
+        return int(self._run("tenant_count", [self.tenant_key(tenant)], []))
 
-    def _now_ms(self) -> int:
-        seconds, micros = self._client.time()
-        return int(seconds) * 1000 + int(micros) // 1000
+    # -- worker presence (``queue-runtime workers``) ---------------------------------
+
+    def worker_key(self, worker_id: str) -> str:
+        return f"{self._space}:worker:{worker_id}"
+
+    @property
+    def workers_key(self) -> str:
+        return f"{self._space}:workers"
+
+    def announce(self, worker: WorkerInfo, ttl: float) -> None:
+        """The worker's presence, seen now, for ``ttl``: one pipelined round trip."""
+        now = int(time.time() * 1000)
+        fields: dict[Any, Any] = {
+            "host": worker.host,
+            "pid": worker.pid,
+            "pools": json.dumps(list(worker.pools)),
+            "running": worker.running,
+            "started_at": int(worker.started_at.timestamp() * 1000),
+            "seen_at": now,
+        }
+        key = self.worker_key(worker.id)
+        with _translated():
+            pipe = self._client.pipeline(transaction=False)
+            pipe.hset(key, mapping=fields)
+            pipe.pexpire(key, _ms(ttl))
+            pipe.zadd(self.workers_key, {worker.id: now + _ms(ttl)})
+            pipe.zremrangebyscore(self.workers_key, "-inf", now)  # workers that died
+            pipe.execute()
+
+    def retire(self, worker_id: str) -> None:
+        with _translated():
+            pipe = self._client.pipeline(transaction=False)
+            pipe.delete(self.worker_key(worker_id))
+            pipe.zrem(self.workers_key, worker_id)
+            pipe.execute()
+
+    def workers(self) -> list[WorkerInfo]:
+        """The workers whose presence has not expired, by id."""
+        now = int(time.time() * 1000)
+        with _translated():
+            ids = [_text(i) for i in self._client.zrangebyscore(self.workers_key, now, "+inf")]
+            pipe = self._client.pipeline(transaction=False)
+            for worker_id in sorted(ids):
+                pipe.hgetall(self.worker_key(worker_id))
+            found = pipe.execute() if ids else []
+        records = (_worker(i, h) for i, h in zip(sorted(ids), found, strict=True) if h)
+        return [r for r in records if r is not None]
 
     def _run(self, script: str, keys: list[str], args: list[Any]) -> Any:
         if not keys:
             return []
         with _translated():
-            return self._scripts[script](keys=keys, args=args)
+            client = self._client
+            assert self._link is not None  # made by self._client
+            return self._link.scripts[script](keys=keys, args=args, client=client)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _worker(worker_id: str, fields: dict[Any, Any]) -> WorkerInfo | None:
+    """A presence hash as a record; None for one that is not whole (written by another version)."""
+    got = {_text(k): _text(v) for k, v in fields.items()}
+    try:
+        return WorkerInfo(
+            id=worker_id,
+            host=got["host"],
+            pid=int(got["pid"]),
+            pools=tuple(json.loads(got["pools"])),
+            running=int(got["running"]),
+            started_at=_from_ms(got["started_at"]),
+            seen_at=_from_ms(got["seen_at"]),
+        )
+    except (KeyError, ValueError):
+        return None
+
+
+def _from_ms(value: str) -> datetime:
+    return datetime.fromtimestamp(int(value) / 1000, UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class _Link:
+    """A client and the Lua scripts registered on it."""
+
+    client: Client
+    scripts: dict[str, Script]
+
+    @classmethod
+    def of(cls, client: Client) -> _Link:
+        return cls(client, {name: client.register_script(_lua(name)) for name in _SCRIPTS})
+
+
+def _cluster_client(address: ClusterAddress) -> RedisCluster:
+    """A client of the cluster: it connects at once, to learn the slots from a seed node."""
+    # ClusterNode has no annotations in redis-py: an untyped call.
+    seeds = [ClusterNode(host, port) for host, port in address.nodes]  # type: ignore[no-untyped-call]
+    try:
+        return RedisCluster(
+            startup_nodes=seeds,
+            username=address.username,
+            password=address.password,
+            ssl=address.tls,
+            socket_timeout=_TIMEOUT,
+            socket_connect_timeout=_TIMEOUT,
+        )
+    except RedisClusterException as exc:  # "no reachable node": not a RedisError
+        raise redis.ConnectionError(f"Redis Cluster at {address.seeds}: {exc}") from exc
 
 
 @contextmanager
 def _translated() -> Iterator[None]:
     try:
         yield
-    except redis.RedisError as exc:
+    except (redis.RedisError, RedisClusterException) as exc:
         # Connection loss, timeouts, LOADING after a restart, READONLY after a failover:
         # all mean "leases cannot be trusted right now"; the worker pauses claiming.
         raise LeasesUnavailable(f"{type(exc).__name__}: {exc}") from exc

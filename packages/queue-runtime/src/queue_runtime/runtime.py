@@ -151,14 +151,16 @@ class Runtime:
     def _pg_inspector(self) -> Inspector:
         from queue_runtime.pg.inspect import PgInspector
 
-        return PgInspector(self._pool.get(), self.settings.schema_name)
+        # Live workers are presence records in Redis: the lease store, built when asked.
+        return PgInspector(self._pool.get(), self.settings.schema_name, lambda: self.leases)
 
     def _redis_leases(self) -> LeaseStore:
         from queue_runtime.redis_leases import RedisLeaseStore
 
-        if not self.settings.redis_url:
+        s = self.settings
+        if not s.redis_url:
             raise NotConfigured("redis_url is not set")
-        return RedisLeaseStore.from_url(self.settings.redis_url, self.settings.redis_prefix)
+        return RedisLeaseStore.from_url(s.redis_url, s.redis_prefix, cluster=s.redis_cluster)
 
     def close(self) -> None:
         """Close what was opened (stores, pool, Redis client); safe to call twice.

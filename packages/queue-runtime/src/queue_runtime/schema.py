@@ -83,11 +83,13 @@ EXPECTED = Schema(
                 "error text",
                 "traceback text",
                 "errors jsonb",
+                "started_at timestamp with time zone",
             ),
             indexes={
                 "job_history_pkey": "UNIQUE btree (id)",
                 "job_history_finished_brin": "brin (finished_at)",
                 "job_history_dead_idx": "btree (finished_at) WHERE (status = 'dead'::final_status)",
+                "job_history_name_idx": "btree (name, id)",
             },
         ),
         "idempotency_keys": Table(
@@ -171,6 +173,16 @@ EXPECTED = Schema(
                 "rollout_changes_pkey": "UNIQUE btree (id)",
                 "rollout_changes_job_idx": "btree (job, changed_at DESC)",
             },
+        ),
+        "cancel_requests": Table(
+            columns=_cols(
+                "job_id bigint!", "requested_at timestamp with time zone!", "requested_by text"
+            ),
+            indexes={"cancel_requests_pkey": "UNIQUE btree (job_id)"},
+        ),
+        "paused_pools": Table(
+            columns=_cols("pool text!", "paused_at timestamp with time zone!", "paused_by text"),
+            indexes={"paused_pools_pkey": "UNIQUE btree (pool)"},
         ),
         "alembic_version": Table(
             columns=_cols("version_num character varying(32)!"),

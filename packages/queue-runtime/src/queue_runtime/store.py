@@ -6,7 +6,8 @@ Four protocols, each taking and returning small typed records:
 - ``GateStore``: certifications, rollouts and idempotency-key state (the gate
   and the execution guard);
 - ``Inspector``: what the tools read (``migrator plan --check``, the load
-  test): history of ids, dead count, schema revisions, per-job key counts;
+  test, ``queue-runtime jobs/show/workers``, the dashboard): history of ids,
+  dead count, schema revisions, job listings and details, live workers;
 - ``LeaseStore``: leases, the dataset epoch, tenant tokens (Redis).
 
 ``queue_runtime.pg`` implements the first three on PostgreSQL,
@@ -31,6 +32,7 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from queue_runtime.config import RolloutMode
+from queue_runtime.errors import KeyReused
 
 
 class JobStatus(StrEnum):
@@ -65,6 +67,7 @@ class ClaimedJob:
     tenant: str | None
     idempotency_key: str | None
     enqueued_at: datetime
+    due: float | None = None  # epoch s it became claimable (enqueued or later run_at): pickup
 
     @property
     def token(self) -> str:
@@ -116,6 +119,24 @@ class PoolStats:
     lag_seconds: float  # age of the oldest due pending job
     dead: int
     succeeded_last_minute: int
+    paused: bool = False  # ``queue-runtime pause POOL``: workers claim nothing from it
+
+
+class Cancellation(StrEnum):
+    """What ``JobStore.cancel_job`` did (``handle.cancel()``, ``queue-runtime cancel``)."""
+
+    CANCELLED = "cancelled"  # it was queued, scheduled or retrying: it never runs now
+    REQUESTED = "requested"  # it is running: its context reports the request (cooperative)
+    FINISHED = "finished"  # it had already finished (succeeded, dead or cancelled)
+    UNKNOWN = "unknown"  # no such job (or it was purged)
+
+
+@dataclass(frozen=True, slots=True)
+class Control:
+    """What a worker polls (``JobStore.control``): paused pools, cancel requests of its jobs."""
+
+    paused: frozenset[str]
+    cancel_requested: frozenset[int]
 
 
 class JobStore(Protocol):
@@ -142,11 +163,39 @@ class JobStore(Protocol):
         """
         ...
 
+    def enqueue_many_returning(self, jobs: Sequence[NewJob]) -> list[tuple[int, bool]]:
+        """``enqueue_many`` with each job's ``(id, created)``; keys as ``enqueue_returning``:
+        a key given twice in the batch, or known, for another call raises KeyReused and
+        nothing of the batch is stored."""
+        ...
+
     def cancel(self, job_id: int) -> bool: ...
     def purge_finished(self, older_than_seconds: float, batch: int = 10_000) -> int: ...
     def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
         """Key retention: forget enqueue keys taken longer ago than this (batched), except the
         keys of jobs still queued or running; returns how many were forgotten."""
+        ...
+
+    # cancel and pause (``queue-runtime cancel|pause|resume``), what workers poll:
+    def cancel_job(self, job_id: int, by: str | None = None) -> Cancellation:
+        """Cancel a job that has not started (it never runs); for a running one, record a
+        cancel request its worker hands to the job's context."""
+        ...
+
+    def cancel_attempt(self, job_id: int, attempt: int, reason: str) -> bool:
+        """Finish a running attempt as cancelled (fenced by ``(id, attempt)``)."""
+        ...
+
+    def pause(self, pool: str, by: str | None = None) -> bool:
+        """Workers stop claiming from ``pool``; False when it was paused already."""
+        ...
+
+    def resume(self, pool: str) -> bool:
+        """Workers claim from ``pool`` again; False when it was not paused."""
+        ...
+
+    def control(self, job_ids: list[int]) -> Control:
+        """The paused pools and which of ``job_ids`` have a cancel request (one round trip)."""
         ...
 
     def close(self) -> None:
@@ -188,6 +237,18 @@ class LeaseStore(Protocol):
     def tenant_release(self, tenant: str, job_id: int) -> None: ...
     def tenant_release_many(self, held: list[tuple[str, int]]) -> None: ...
     def tenant_running(self, tenant: str) -> int: ...
+    def announce(self, worker: WorkerInfo, ttl: float) -> None:
+        """Write the worker's presence record (one round trip), kept for ``ttl`` seconds."""
+        ...
+
+    def retire(self, worker_id: str) -> None:
+        """Remove the worker's presence record (a clean shutdown)."""
+        ...
+
+    def workers(self) -> list[WorkerInfo]:
+        """The workers whose presence record has not expired, by id."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -280,6 +341,23 @@ def args_digest(job: str, args: Mapping[str, Any]) -> str:
     """
     text = json.dumps([job, args], sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def batch_digests(jobs: Sequence[NewJob]) -> list[str | None]:
+    """Each job's call digest (None without a key); KeyReused for a key the batch gives
+    to two different calls (a repeat of the same call is one job, as two enqueues are)."""
+    digests: list[str | None] = []
+    first: dict[str, str] = {}
+    for job in jobs:
+        key = job.idempotency_key
+        if not key:
+            digests.append(None)
+            continue
+        digest = args_digest(job.name, job.args)
+        if first.setdefault(key, digest) != digest:
+            raise KeyReused(f"{key!r} is given twice in the batch, for two different calls")
+        digests.append(digest)
+    return digests
 
 
 class KeyStatus(StrEnum):
@@ -433,6 +511,154 @@ class JobHealth:
         return self.failed_attempts / self.attempts if self.attempts else 0.0
 
 
+# -- inspection: jobs, one job, live workers (``queue-runtime jobs/show/workers``) -----
+
+
+@dataclass(frozen=True, slots=True)
+class JobQuery:
+    """Which jobs ``Inspector.list_jobs`` lists: newest first, keyset-paginated.
+
+    ``after``: the ``next_after`` of the previous :class:`JobPage` (ids below it);
+    None starts at the newest job. Every filter is optional.
+    """
+
+    state: JobStatus | None = None
+    job: str | None = None
+    pool: str | None = None
+    after: int | None = None
+    limit: int = 50
+
+
+@dataclass(frozen=True, slots=True)
+class JobSummary:
+    """One row of a job listing."""
+
+    id: int
+    name: str
+    pool: str
+    status: JobStatus
+    attempt: int
+    max_attempts: int
+    enqueued_at: datetime
+    run_at: datetime | None = None  # queued, retrying: when it is due; None once finished
+    started_at: datetime | None = None  # claim of the running attempt, or of the finishing one
+    finished_at: datetime | None = None
+    error: str | None = None  # the last error message, if any
+
+
+@dataclass(frozen=True, slots=True)
+class JobPage:
+    """A page of jobs; ``next_after`` is the ``JobQuery.after`` of the next page (None: last)."""
+
+    jobs: tuple[JobSummary, ...]
+    next_after: int | None
+
+
+# A job's attempt history (``errors``) keeps its last KEPT_ATTEMPTS failed attempts,
+# each traceback clipped to TRACEBACK_CHARS (its head and its tail, where the exception is).
+KEPT_ATTEMPTS = 10
+TRACEBACK_CHARS = 8_000
+
+
+def clip_traceback(text: str | None) -> str | None:
+    """``text`` within TRACEBACK_CHARS: its first quarter and its end, the cut marked."""
+    if not text:
+        return None
+    if len(text) <= TRACEBACK_CHARS:
+        return text
+    head = TRACEBACK_CHARS // 4
+    tail = TRACEBACK_CHARS - head
+    cut = len(text) - head - tail
+    return f"{text[:head]}\n... [{cut} characters cut] ...\n{text[-tail:]}"
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptError:
+    """One failed attempt: its message, when it started and failed, on which worker, and
+    its traceback (clipped to TRACEBACK_CHARS; None for a lost lease, and for attempts
+    recorded before migration 0006, except a dead job's last one)."""
+
+    attempt: int
+    error: str
+    at: datetime | None
+    worker: str | None = None
+    traceback: str | None = None
+    started_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class JobDetail:
+    """Everything stored about one job (``queue-runtime show ID``).
+
+    ``started_at``: when the current attempt started (running), or the one that
+    finished the job (None for a job cancelled before it ran, or finished
+    before migration 0006).
+    """
+
+    id: int
+    name: str
+    pool: str
+    status: JobStatus
+    args: dict[str, Any]
+    attempt: int
+    max_attempts: int
+    priority: int
+    enqueued_at: datetime
+    run_at: datetime | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    worker: str | None = None  # the worker running it now
+    tenant: str | None = None
+    idempotency_key: str | None = None
+    result: Any = None
+    error: str | None = None  # the final error of a dead job
+    traceback: str | None = None  # its stored traceback
+    errors: tuple[AttemptError, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerInfo:
+    """A live worker, from the presence record its heartbeat keeps (expires with the lease ttl)."""
+
+    id: str
+    host: str
+    pid: int
+    pools: tuple[str, ...]
+    running: int  # attempts running at its last heartbeat
+    started_at: datetime
+    seen_at: datetime  # its last heartbeat
+
+
+def attempt_errors(
+    entries: Sequence[Mapping[str, Any]] | None, traceback: str | None, attempt: int
+) -> tuple[AttemptError, ...]:
+    """A job's stored attempt history (``errors``) as records; a dead job's ``traceback``
+    column fills in the final ``attempt``'s entry when it has none (rows before 0006)."""
+    found = [_attempt_error(entry) for entry in entries or ()]
+    if traceback and found and found[-1].attempt == attempt and not found[-1].traceback:
+        last = found[-1]
+        found[-1] = AttemptError(
+            last.attempt, last.error, last.at, last.worker, traceback, last.started_at
+        )
+    return tuple(found)
+
+
+def _attempt_error(entry: Mapping[str, Any]) -> AttemptError:
+    worker, traceback = entry.get("worker"), entry.get("traceback")
+    return AttemptError(
+        int(entry.get("attempt") or 0),
+        str(entry.get("error") or ""),
+        _instant(entry.get("at")),
+        str(worker) if worker else None,
+        str(traceback) if traceback else None,
+        _instant(entry.get("started")),
+    )
+
+
+def _instant(value: Any) -> datetime | None:
+    return datetime.fromisoformat(value) if isinstance(value, str) else None
+
+
 class Inspector(Protocol):
     """Read-only questions the tools ask about the runtime's state."""
 
@@ -456,6 +682,20 @@ class Inspector(Protocol):
 
     def missing(self, names: Sequence[str]) -> list[str]:
         """Which of these tables or indexes the schema lacks (in the order given)."""
+        ...
+
+    def list_jobs(self, query: JobQuery) -> JobPage:
+        """Jobs matching ``query``, newest (highest id) first, from the hot table and the
+        history; keyset-paginated on the id, never counted."""
+        ...
+
+    def job_detail(self, job_id: int) -> JobDetail | None:
+        """One job wherever it lives; a replayed dead job answers as its replay (its id
+        differs); None when unknown or purged."""
+        ...
+
+    def workers(self) -> list[WorkerInfo]:
+        """The live workers (their presence records), by id."""
         ...
 
     def close(self) -> None: ...

@@ -1,6 +1,8 @@
 """The LeaseStore contract: Redis and the in-memory store answer alike.
 
-One test body, a parametrised ``backend`` fixture. Time: the memory store runs
+One test body, a parametrised ``backend`` fixture: the memory store, one Redis, and a
+local Redis Cluster (3 masters, 3 replicas, started by the session: keys hash-tagged
+by prefix, so every script touches one slot). Time: the memory store runs
 on a pinned clock that ``backend.elapse`` moves; Redis keeps its own time, so
 there ``elapse`` does nothing and the test waits on the condition instead.
 Redis-specific details (PTTLs, keys set by hand) stay in ``test_leases.py``.
@@ -26,11 +28,15 @@ from queue_runtime.testing import (
     redis_test_url,
     wait_until,
 )
+from tests.integration.redis_cluster_servers import RedisClusterServers, redis_cluster
+
+__all__ = ["redis_cluster"]  # the session's cluster fixture, used by the CLUSTER backend
 
 
 class Backend(StrEnum):
     REDIS = "redis"
     MEMORY = "memory"
+    CLUSTER = "cluster"
 
 
 @dataclass(frozen=True)
@@ -65,10 +71,31 @@ def _redis(client: redis.Redis, prefix: str) -> LeaseBackend:
     return LeaseBackend(RedisLeaseStore(client, prefix), lambda _: None, flush, dead)
 
 
+def _cluster(servers: RedisClusterServers, prefix: str) -> Iterator[LeaseBackend]:
+    client = servers.client()
+
+    def dead() -> LeaseStore:
+        return RedisLeaseStore.from_url(f"redis+cluster://127.0.0.1:{free_port()}/", "qrtest:down")
+
+    def flush() -> None:  # the prefix's keys only (one slot, so one node holds them all)
+        keys = list(client.scan_iter(match=f"{{{prefix}}}:*"))
+        if keys:
+            client.delete(*keys)
+
+    try:
+        yield LeaseBackend(RedisLeaseStore(client, prefix), lambda _: None, flush, dead)
+    finally:
+        flush()
+        client.close()
+
+
 @pytest.fixture(params=list(Backend))
 def backend(request: pytest.FixtureRequest, unique_name: str) -> Iterator[LeaseBackend]:
     if request.param is Backend.MEMORY:
         yield _memory()
+        return
+    if request.param is Backend.CLUSTER:
+        yield from _cluster(request.getfixturevalue("redis_cluster"), f"qrtest:{unique_name}")
         return
     client: redis.Redis = request.getfixturevalue("redis_client")
     prefix = f"qrtest:{unique_name}"

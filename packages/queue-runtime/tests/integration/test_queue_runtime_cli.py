@@ -83,7 +83,7 @@ def test_dlq_list_show_replay_and_purge(
     code, out = run(capsys, *flags(runtime), "dlq", "list", "--json")
     assert sorted(r["id"] for r in json.loads(out)) == sorted([first, second])
 
-    code, out = run(capsys, *flags(runtime), "dlq", "show", str(first))
+    code, out = run(capsys, *flags(runtime), "dlq", "show", str(first), "--json")
     shown = json.loads(out)
     assert (code, shown["status"], shown["args"]) == (0, "dead", {"n": 1})
 

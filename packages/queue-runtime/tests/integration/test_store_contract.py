@@ -73,7 +73,8 @@ def status(store: JobStore, job_id: int) -> JobStatus:
 def test_implements_every_operation_of_the_seam(store: JobStore) -> None:
     operations = {m for m, v in vars(JobStore).items() if callable(v) and not m.startswith("_")}
     operations.discard("close")  # lifecycle, not a domain operation (checked just below)
-    assert len(operations) == 17
+    assert len(operations) == 23  # + cancel_job, cancel_attempt, pause, resume, control
+    # (and enqueue_many_returning)
     assert callable(getattr(store, "close", None))
     assert all(callable(getattr(store, op, None)) for op in operations)
 
@@ -397,14 +398,16 @@ def test_keys_in_a_batch_dedupe_against_the_table_and_each_other(store: JobStore
     known = store.enqueue(new(0, idempotency_key="known"))
     ids = store.enqueue_many(
         [
-            new(1, idempotency_key="known"),
+            new(0, idempotency_key="known"),  # a key names one call: the same arguments
             new(2, idempotency_key="x"),
-            new(3, idempotency_key="x"),
+            new(2, idempotency_key="x"),
             new(4),
         ]
     )
     assert ids[0] == known and ids[1] == ids[2] and len({ids[1], ids[3], known}) == 3
     assert len(store.claim("batch", 10, "w1")) == 3
+    with pytest.raises(KeyReused):  # other arguments: refused (test_bulk_idempotency_keys.py)
+        store.enqueue_many([new(1, idempotency_key="known")])
 
 
 def test_concurrent_enqueues_of_one_key_make_one_job(store: JobStore) -> None:

@@ -141,7 +141,7 @@ def check_leases(settings: CheckSettings) -> Outcome:
     if not url:
         return False, "no Redis URL: set [tool.queue_runtime] redis_url or --redis-url"
     token = f"plan-check-{secrets.token_hex(8)}"
-    store = RedisLeaseStore.from_url(url, prefix)
+    store = RedisLeaseStore.from_url(url, prefix, cluster=settings.runtime.redis_cluster)
     try:
         acquired = store.acquire([token], LEASE_WORKER, ttl=settings.timeout)
         alive = store.alive([token])

@@ -9,14 +9,27 @@
 --          restarted) may be missing the tokens of RUNNING jobs, which their
 --          heartbeats have not re-added yet, so no new token is handed out
 -- ARGV[5]  a fresh random value, to create the epoch when it is missing
+-- ARGV[6]  "cluster" on a Redis Cluster: an epoch made by another node is replaced
+--          (a failover: see epoch.lua), so the promoted node settles too
 --
 -- Expired members (their worker died) are dropped first. Returns 1 when the
 -- job holds a token (newly, or it already had one: refreshed), 0 when the cap
 -- is reached, -1 when the dataset is still settling.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('SET', KEYS[2], ARGV[5] .. ':' .. now, 'NX')
-local born = tonumber(string.match(redis.call('GET', KEYS[2]), ':(%d+)$')) or 0
+local born
+if ARGV[6] == 'cluster' then
+  local node = redis.call('CLUSTER', 'MYID')
+  local current = redis.call('GET', KEYS[2])
+  if not current or string.sub(current, -#node - 1) ~= ':' .. node then
+    current = ARGV[5] .. ':' .. now .. ':' .. node
+    redis.call('SET', KEYS[2], current)
+  end
+  born = tonumber(string.match(current, '^[^:]*:(%d+):')) or 0
+else
+  redis.call('SET', KEYS[2], ARGV[5] .. ':' .. now, 'NX')
+  born = tonumber(string.match(redis.call('GET', KEYS[2]), ':(%d+)$')) or 0
+end
 if now - born < tonumber(ARGV[4]) then
   return -1
 end

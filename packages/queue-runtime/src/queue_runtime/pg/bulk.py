@@ -2,8 +2,11 @@
 
 COPY returns nothing, so the ids come from the jobs sequence first (with the
 database clock for ``run_at``). Idempotency keys of the batch are reserved
-before the COPY; a job whose key is already known is not inserted and answers
-with the existing job's id.
+before the COPY, each with the digest of its call (``args_digest``), as a
+single enqueue stores it: a job whose key is already known for the same call
+is not inserted and answers with the existing job's id; a key given twice in
+the batch, or already known, for another call raises ``KeyReused`` and the
+whole batch is rolled back (nothing inserted, nobody notified).
 
 A batch without keys (what ``enqueue_many`` sends) takes four round trips:
 ``BEGIN`` and the id allocation, which also queues the NOTIFY of every pool of
@@ -24,26 +27,35 @@ import psycopg
 from psycopg.errors import NumericValueOutOfRange
 from psycopg.pq import TransactionStatus
 
+from queue_runtime.errors import KeyReused
 from queue_runtime.payload import dumps
 from queue_runtime.pg.queries import COPY_TYPES
 from queue_runtime.pg.rows import args_jsonb
-from queue_runtime.store import NewJob
+from queue_runtime.store import NewJob, batch_digests
 
 Conn = psycopg.Connection[Any]
 
 
 class JobBatch(Sequence[NewJob]):
-    """The jobs of one ``enqueue_many`` call: the same job but for its arguments.
+    """The jobs of one ``enqueue_many`` call: the same job but for its arguments (and keys).
 
     A Sequence of NewJob for any JobStore (a NewJob is made when asked for);
     the direct COPY reads ``template`` and ``payloads`` and makes none.
+    ``keys``, when given, is each call's idempotency key (None: no key).
     """
 
-    __slots__ = ("payloads", "template")
+    __slots__ = ("keys", "payloads", "template")
 
-    def __init__(self, template: NewJob, payloads: list[Any]) -> None:
-        self.template = template  # its args are unused
+    def __init__(
+        self, template: NewJob, payloads: list[Any], keys: Sequence[str | None] | None = None
+    ) -> None:
+        self.template = template  # its args are unused, and its key when ``keys`` is given
         self.payloads = payloads
+        self.keys = None if keys is None or not any(keys) else list(keys)
+
+    @property
+    def keyed(self) -> bool:
+        return self.keys is not None or self.template.idempotency_key is not None
 
     def __len__(self) -> int:
         return len(self.payloads)
@@ -54,8 +66,10 @@ class JobBatch(Sequence[NewJob]):
     def __getitem__(self, index: slice) -> list[NewJob]: ...
     def __getitem__(self, index: int | slice) -> NewJob | list[NewJob]:
         if isinstance(index, slice):
-            return [replace(self.template, args=args) for args in self.payloads[index]]
-        return replace(self.template, args=self.payloads[index])
+            return [self[i] for i in range(len(self.payloads))[index]]
+        if self.keys is None:
+            return replace(self.template, args=self.payloads[index])
+        return replace(self.template, args=self.payloads[index], idempotency_key=self.keys[index])
 
 
 class Rendered(Protocol):
@@ -69,15 +83,16 @@ class Rendered(Protocol):
 
 def copy_jobs(
     conn: Conn, sql: Rendered, sequence: str, channel: str, jobs: Sequence[NewJob]
-) -> list[int]:
+) -> tuple[list[int], list[bool] | None]:
+    """The jobs' ids, and which were inserted (None: all; False: a known key's job)."""
     if isinstance(jobs, JobBatch):
-        keyed = jobs.template.idempotency_key is not None
+        keyed = jobs.keyed
     else:
         keyed = any(job.idempotency_key is not None for job in jobs)
     if conn.info.transaction_status is TransactionStatus.IDLE and not keyed:
         ids = _copy_unkeyed(conn, sql, sequence, channel, jobs)
         if ids is not None:
-            return ids
+            return ids, None
     return _copy_keyed(conn, sql, sequence, channel, list(jobs))
 
 
@@ -216,12 +231,13 @@ def _microseconds(at: datetime) -> int:
 
 def _copy_keyed(
     conn: Conn, sql: Rendered, sequence: str, channel: str, jobs: list[NewJob]
-) -> list[int]:
+) -> tuple[list[int], list[bool]]:
+    digests = batch_digests(jobs)  # KeyReused before any round trip for a key the batch reuses
     with conn.transaction():
         row = conn.execute(sql.ALLOCATE_IDS, (sequence, len(jobs))).fetchone()
         assert row is not None, "SELECT now(), array(...) returns one row"
         now, ids = row
-        ids, fresh = _reserve_keys(conn, sql, jobs, list(ids))
+        ids, fresh = _reserve_keys(conn, sql, jobs, list(ids), digests)
         with conn.cursor().copy(sql.COPY_JOBS) as copy:
             copy.set_types(COPY_TYPES)
             for job_id, job, new in zip(ids, jobs, fresh, strict=True):
@@ -230,7 +246,7 @@ def _copy_keyed(
         pools = sorted({job.pool for job, new in zip(jobs, fresh, strict=True) if new})
         if pools:
             conn.execute(sql.NOTIFY_POOLS, (channel, pools))
-    return ids
+    return ids, fresh
 
 
 def _copy_row(job_id: int, job: NewJob, now: Any) -> tuple[Any, ...]:
@@ -250,9 +266,10 @@ def _copy_row(job_id: int, job: NewJob, now: Any) -> tuple[Any, ...]:
 
 
 def _reserve_keys(
-    conn: Conn, sql: Rendered, jobs: list[NewJob], ids: list[int]
+    conn: Conn, sql: Rendered, jobs: list[NewJob], ids: list[int], digests: list[str | None]
 ) -> tuple[list[int], list[bool]]:
-    """Final ids and which jobs to insert; a known (or repeated) key reuses its job's id."""
+    """Final ids and which jobs to insert; a known (or repeated) key of the same call reuses
+    its job's id, a known key of another call raises KeyReused (the transaction rolls back)."""
     keyed = [(i, job.idempotency_key) for i, job in enumerate(jobs) if job.idempotency_key]
     fresh = [True] * len(jobs)
     if not keyed:
@@ -260,23 +277,28 @@ def _reserve_keys(
     first: dict[str, int] = {}
     for i, key in keyed:
         first.setdefault(key, i)
-    new_keys = _insert_keys(conn, sql, [(key, ids[i]) for key, i in first.items()])
+    new_keys = _insert_keys(conn, sql, [(key, ids[i], digests[i]) for key, i in first.items()])
     owners = _owners(conn, sql, [key for key in first if key not in new_keys])
+    for key, (job_id, stored) in owners.items():
+        if stored is not None and stored != digests[first[key]]:
+            raise KeyReused(f"{key!r} names job {job_id}, another call")
     for i, key in keyed:
         if key in new_keys and first[key] == i:
             continue
         fresh[i] = False
-        ids[i] = ids[first[key]] if key in new_keys else owners[key]
+        ids[i] = ids[first[key]] if key in new_keys else owners[key][0]
     return ids, fresh
 
 
-def _insert_keys(conn: Conn, sql: Rendered, pairs: list[tuple[str, int]]) -> set[str]:
-    keys = [key for key, _ in pairs]
-    found = conn.execute(sql.CLAIM_KEYS, (keys, [job_id for _, job_id in pairs])).fetchall()
+def _insert_keys(conn: Conn, sql: Rendered, rows: list[tuple[str, int, str | None]]) -> set[str]:
+    columns = ([key for key, _, _ in rows], [i for _, i, _ in rows], [d for _, _, d in rows])
+    found = conn.execute(sql.CLAIM_KEYS, columns).fetchall()
     return {row[0] for row in found}
 
 
-def _owners(conn: Conn, sql: Rendered, keys: list[str]) -> dict[str, int]:
+def _owners(conn: Conn, sql: Rendered, keys: list[str]) -> dict[str, tuple[int, str | None]]:
+    """key -> (its job id, the digest it was taken with; None before 0003: any call)."""
     if not keys:
         return {}
-    return dict(conn.execute(sql.EXISTING_KEYS, (keys,)).fetchall())
+    found = conn.execute(sql.EXISTING_KEYS, (keys,)).fetchall()
+    return {key: (job_id, digest) for key, job_id, digest in found}

@@ -19,7 +19,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from queue_runtime.config import Settings
-from queue_runtime.errors import NotConfigured
+from queue_runtime.errors import BadDatabaseUrl, DatabaseMissing, NotConfigured, StoreUnavailable
 from queue_runtime.pg.errors import translated
 
 Conn = psycopg.Connection[Any]
@@ -30,12 +30,69 @@ CONNECTION_KWARGS: dict[str, Any] = {"autocommit": True, "prepare_threshold": 1}
 POOL_TIMEOUT = 10.0
 
 
+# Seconds a command-line tool waits for PostgreSQL to answer its first connection
+# (``probe``): a wrong port or host fails in about this long, not after POOL_TIMEOUT.
+PROBE_TIMEOUT = 2.0
+
+
+def checked_url(url: str) -> str:
+    """``url`` as psycopg takes it (an SQLAlchemy ``postgresql+psycopg://`` prefix dropped),
+    parsed once: a malformed URL raises :class:`BadDatabaseUrl` at once, before any pool waits."""
+    plain = url.replace("postgresql+psycopg://", "postgresql://", 1)
+    try:
+        conninfo_to_dict(plain)
+    except psycopg.ProgrammingError as exc:
+        raise BadDatabaseUrl(f"{_redacted(url)}: {_one_line(exc)}") from exc
+    return plain
+
+
+def probe(settings: Settings, timeout: float = PROBE_TIMEOUT) -> None:
+    """Connect once, within ``timeout`` seconds, to check PostgreSQL answers for these settings.
+
+    Raises NotConfigured, BadDatabaseUrl, DatabaseMissing (the server has no such
+    database) or StoreUnavailable (refused, unresolvable host, authentication) with
+    the server's reason in one line.
+    """
+    if not settings.database_url:
+        raise NotConfigured()
+    url = checked_url(settings.database_url)
+    try:
+        psycopg.connect(url, connect_timeout=max(1, round(timeout))).close()
+    except psycopg.OperationalError as exc:
+        reason = _one_line(exc)
+        where = _where(url)
+        if "does not exist" in reason and "database" in reason:
+            raise DatabaseMissing(f"{where}: {reason}") from exc
+        raise StoreUnavailable(f"{where}: {reason}") from exc
+
+
+def _where(url: str) -> str:
+    info = conninfo_to_dict(url)
+    host, port = info.get("host") or "localhost", info.get("port") or "5432"
+    return f"{host}:{port}/{info.get('dbname') or info.get('user') or ''}"
+
+
+def _redacted(url: str) -> str:
+    """The URL without a password (``user:secret@`` becomes ``user:***@``)."""
+    head, at, tail = url.rpartition("@")
+    if not at or "://" not in head:
+        return url
+    scheme, _, credentials = head.partition("://")
+    user, colon, _ = credentials.partition(":")
+    return f"{scheme}://{user}{':***' if colon else ''}@{tail}"
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
 def open_pool(settings: Settings, max_size: int = 10) -> ConnectionPool:
-    """A started pool for ``settings.database_url`` (raises NotConfigured without one)."""
+    """A started pool for ``settings.database_url`` (raises NotConfigured without one,
+    BadDatabaseUrl at once for a malformed one)."""
     if not settings.database_url:
         raise NotConfigured()
     pool = ConnectionPool(
-        settings.database_url,
+        checked_url(settings.database_url),
         min_size=1,
         max_size=max_size,
         kwargs=dict(CONNECTION_KWARGS),

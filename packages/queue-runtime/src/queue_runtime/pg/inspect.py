@@ -1,4 +1,10 @@
-"""PgInspector: the Inspector seam on PostgreSQL (what the tools read)."""
+"""PgInspector: the Inspector seam on PostgreSQL (what the tools read).
+
+Job listings read the hot table and the history by primary key, newest first,
+keyset-paginated (``id < after``): no COUNT, no OFFSET. Live workers are not in
+PostgreSQL (heartbeats never write rows): ``workers()`` reads the presence
+records of the lease store (Redis) the Runtime hands in.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +17,24 @@ from psycopg.rows import TupleRow
 
 from queue_runtime.config import Settings
 from queue_runtime.errors import NotConfigured
+from queue_runtime.pg import inspect_sql
 from queue_runtime.pg.connect import Conn, Connections, Direct
 from queue_runtime.pg.errors import translated
 from queue_runtime.pg.gate import PgGateStore
-from queue_runtime.store import GateStore, HistoryEntry, Inspector, JobHealth, JobStatus
+from queue_runtime.store import (
+    GateStore,
+    HistoryEntry,
+    Inspector,
+    JobDetail,
+    JobHealth,
+    JobPage,
+    JobQuery,
+    JobStatus,
+    JobSummary,
+    LeaseStore,
+    WorkerInfo,
+    attempt_errors,
+)
 
 T = TypeVar("T")
 
@@ -50,9 +70,15 @@ EXISTS = "SELECT to_regclass(format('%%I.%%I', %s::text, %s::text)) IS NOT NULL"
 
 
 class PgInspector:
-    def __init__(self, connections: Connections, schema: str) -> None:
+    def __init__(
+        self,
+        connections: Connections,
+        schema: str,
+        leases: Callable[[], LeaseStore] | None = None,
+    ) -> None:
         self._connections = connections
         self._schema = schema
+        self._leases = leases  # called only by workers(): building it may need Redis settings
         ident = sql.Identifier(schema)
         self._render: Callable[[str], sql.Composed] = lambda text: sql.SQL(text).format(s=ident)
 
@@ -101,6 +127,99 @@ class PgInspector:
             return [n for n in names if not _exists(conn, self._schema, n)]
 
         return self._run(absent)
+
+    def list_jobs(self, query: JobQuery) -> JobPage:
+        statement, params = inspect_sql.listing(query)
+        rows = self._run(lambda c: c.execute(self._render(statement), params).fetchall())
+        jobs = tuple(_summary(row) for row in rows[: query.limit])
+        return JobPage(jobs, jobs[-1].id if len(rows) > query.limit and jobs else None)
+
+    def job_detail(self, job_id: int) -> JobDetail | None:
+        def find(conn: Conn) -> TupleRow | None:
+            wanted: int | None = job_id
+            for _ in range(inspect_sql.REPLAY_HOPS + 1):
+                if wanted is None:
+                    return None
+                row: TupleRow | None = conn.execute(
+                    self._render(inspect_sql.DETAIL), {"id": wanted}
+                ).fetchone()
+                if row is not None:
+                    return row
+                moved = conn.execute(self._render(inspect_sql.REPLAYED_AS), (wanted,)).fetchone()
+                wanted = int(moved[0]) if moved and moved[0] is not None else None
+            return None
+
+        found = self._run(find)
+        return _detail(found) if found is not None else None
+
+    def workers(self) -> list[WorkerInfo]:
+        if self._leases is None:
+            raise NotConfigured("redis_url is not set (live workers are read from Redis)")
+        return self._leases().workers()
+
+
+def _summary(row: TupleRow) -> JobSummary:
+    job_id, name, pool, status, attempt, max_attempts, enqueued, run_at, started, finished, err = (
+        row
+    )
+    return JobSummary(
+        job_id,
+        name,
+        pool,
+        JobStatus(status),
+        attempt,
+        max_attempts,
+        enqueued,
+        run_at,
+        started,
+        finished,
+        err,
+    )
+
+
+def _detail(row: TupleRow) -> JobDetail:
+    (
+        job_id,
+        name,
+        pool,
+        status,
+        args,
+        attempt,
+        max_attempts,
+        priority,
+        enqueued,
+        run_at,
+        started,
+        finished,
+        worker,
+        tenant,
+        key,
+        result,
+        error,
+        traceback,
+        errors,
+    ) = row
+    return JobDetail(
+        id=job_id,
+        name=name,
+        pool=pool,
+        status=JobStatus(status),
+        args=args if args is not None else {},
+        attempt=attempt,
+        max_attempts=max_attempts,
+        priority=priority,
+        enqueued_at=enqueued,
+        run_at=run_at,
+        started_at=started,
+        finished_at=finished,
+        worker=worker,
+        tenant=tenant,
+        idempotency_key=key,
+        result=result,
+        error=error,
+        traceback=traceback,
+        errors=attempt_errors(errors, traceback, attempt),
+    )
 
 
 def _exists(conn: Conn, schema: str, name: str) -> bool:

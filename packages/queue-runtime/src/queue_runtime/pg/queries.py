@@ -9,9 +9,37 @@ Fencing: statements that finish, retry, defer or rescue a job match
 ``(id, attempt)`` AND ``state = 'running'``, so a worker that lost its lease
 (the job was rescued and claimed again, attempt + 1) changes nothing.
 Attempts only ever grow, so a token is never handed out twice.
+
+Attempt history: ``errors`` (jsonb array, both tables) gets one entry per
+failed attempt: ``attempt``, ``error``, ``at`` (when it failed), ``started``
+(its claim), ``worker`` and ``traceback`` (clipped by the caller to
+``store.TRACEBACK_CHARS``). Only the last ``store.KEPT_ATTEMPTS`` entries are
+kept (``_append_attempt``). A history row's ``started_at`` is the claim of the
+attempt that finished the job, copied in the same statement (no round trip).
 """
 
 from __future__ import annotations
+
+from queue_runtime.store import KEPT_ATTEMPTS
+
+
+def _append_attempt(errors: str, entry: str) -> str:
+    """SQL: the array ``errors`` with ``entry`` appended, its last KEPT_ATTEMPTS elements kept
+    (a lax jsonpath range clips to the array, so a shorter one is kept whole)."""
+    return (
+        f"jsonb_path_query_array(coalesce({errors}, '[]'::jsonb) || jsonb_build_array({entry}),"
+        f" '$[last - {KEPT_ATTEMPTS - 1} to last]')"
+    )
+
+
+def _entry(prefix: str, error: str, traceback: str) -> str:
+    """SQL: one failed attempt's entry, from the running row (``prefix``: its alias and a dot)."""
+    p = prefix
+    return (
+        f"jsonb_build_object('attempt', {p}attempt, 'error', {error}, 'at', now(),"
+        f" 'started', {p}claimed_at, 'worker', {p}worker, 'traceback', {traceback})"
+    )
+
 
 # enqueue: one job, one round trip. pg_notify is transactional: workers of the
 # pool wake up at commit (the caller's commit when enqueued with conn=).
@@ -62,17 +90,18 @@ SELECT now(), array(SELECT nextval(%s::regclass) FROM generate_series(1, %s)),
        (SELECT count(pg_notify(%s, pool)) FROM unnest(%s::text[]) AS p(pool))
 """
 
-# claim_keys: reserve the idempotency keys of a batch; returns the keys that were new.
+# claim_keys: reserve the idempotency keys of a batch, each with the digest of
+# the call it names (as ENQUEUE_KEYED); returns the keys that were new.
 CLAIM_KEYS = """
-INSERT INTO {s}.idempotency_keys (key, job_id)
-SELECT * FROM unnest(%s::text[], %s::bigint[])
+INSERT INTO {s}.idempotency_keys (key, job_id, args_digest)
+SELECT * FROM unnest(%s::text[], %s::bigint[], %s::text[])
 ON CONFLICT (key) DO NOTHING
 RETURNING key
 """
 
-# existing_keys: the job ids already holding these keys.
+# existing_keys: the job ids already holding these keys, and the digest each was taken with.
 EXISTING_KEYS = """
-SELECT key, job_id FROM {s}.idempotency_keys WHERE key = ANY(%s::text[])
+SELECT key, job_id, args_digest FROM {s}.idempotency_keys WHERE key = ANY(%s::text[])
 """
 
 # copy_jobs: bulk enqueue, binary COPY with ids allocated beforehand.
@@ -88,7 +117,8 @@ SELECT pg_notify(%s, pool) FROM unnest(%s::text[]) AS p(pool)
 """
 
 # claim: the due jobs of one pool, best first, skipping rows other workers
-# hold; attempt + 1 makes the new fencing token.
+# hold; attempt + 1 makes the new fencing token. The last column is when the
+# row became claimable, in epoch seconds (the worker's pickup latency).
 CLAIM = """
 WITH c AS (
     SELECT id FROM {s}.jobs
@@ -101,11 +131,13 @@ UPDATE {s}.jobs j
 SET state = 'running', attempt = j.attempt + 1, claimed_at = now(), worker = %s
 FROM c WHERE j.id = c.id
 RETURNING j.id, j.name, j.pool, j.args, j.attempt, j.max_attempts, j.tenant,
-          j.idempotency_key, j.enqueued_at, j.priority, j.run_at
+          j.idempotency_key, j.enqueued_at, j.priority, j.run_at,
+          extract(epoch FROM greatest(j.enqueued_at, j.run_at))::float8
 """
 
 # complete_many: one statement for a whole batch; the rows leave the hot table
-# and a lean history row is written (no copy of the arguments).
+# and a lean history row is written (no copy of the arguments), started_at
+# from the attempt's claim.
 COMPLETE_MANY = """
 WITH done AS (
     SELECT * FROM unnest(%s::bigint[], %s::int[], %s::jsonb[]) AS d(id, attempt, result)
@@ -113,40 +145,41 @@ WITH done AS (
     DELETE FROM {s}.jobs j USING done
     WHERE j.id = done.id AND j.attempt = done.attempt AND j.state = 'running'
     RETURNING j.id, j.name, j.pool, j.priority, j.attempt, j.max_attempts, j.tenant,
-              j.idempotency_key, j.enqueued_at, j.errors, done.result
+              j.idempotency_key, j.enqueued_at, j.claimed_at, j.errors, done.result
 )
 INSERT INTO {s}.job_history
     (id, name, pool, status, priority, attempt, max_attempts, tenant, idempotency_key,
-     enqueued_at, result, errors)
+     enqueued_at, started_at, result, errors)
 SELECT id, name, pool, 'succeeded', priority, attempt, max_attempts, tenant, idempotency_key,
-       enqueued_at, result, errors
+       enqueued_at, claimed_at, result, errors
 FROM gone
 """
 
-# fail_retry: back to pending at run_at, the error appended to the attempt history.
-FAIL_RETRY = """
-UPDATE {s}.jobs
+# fail_retry: back to pending at run_at, the error and its traceback appended to
+# the attempt history (SET reads the row as it was: the attempt's claim and worker).
+FAIL_RETRY = f"""
+UPDATE {{s}}.jobs
 SET state = 'pending', run_at = %s, worker = NULL, claimed_at = NULL,
-    errors = coalesce(errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
-        'attempt', attempt, 'error', %s::text, 'at', now(), 'worker', worker))
+    errors = {_append_attempt("errors", _entry("", "%s::text", "%s::text"))}
 WHERE id = %s AND attempt = %s AND state = 'running'
 RETURNING id
 """
 
-# fail_dead: out of the hot table into the dead-letter queue, arguments kept for replay.
-FAIL_DEAD = """
+# fail_dead: out of the hot table into the dead-letter queue, arguments kept for
+# replay; the final traceback goes into its attempt's entry and, as before 0006,
+# into the traceback column.
+FAIL_DEAD = f"""
 WITH gone AS (
-    DELETE FROM {s}.jobs
+    DELETE FROM {{s}}.jobs
     WHERE id = %(id)s AND attempt = %(attempt)s AND state = 'running'
     RETURNING *
 )
-INSERT INTO {s}.job_history
+INSERT INTO {{s}}.job_history
     (id, name, pool, status, priority, attempt, max_attempts, tenant, idempotency_key,
-     enqueued_at, args, error, traceback, errors)
+     enqueued_at, started_at, args, error, traceback, errors)
 SELECT id, name, pool, 'dead', priority, attempt, max_attempts, tenant, idempotency_key,
-       enqueued_at, args, %(error)s, %(traceback)s,
-       coalesce(errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
-           'attempt', attempt, 'error', %(error)s::text, 'at', now(), 'worker', worker))
+       enqueued_at, claimed_at, args, %(error)s, %(traceback)s,
+       {_append_attempt("errors", _entry("", "%(error)s::text", "%(traceback)s::text"))}
 FROM gone
 RETURNING id
 """
@@ -164,31 +197,29 @@ RETURNING id
 # rescue: jobs whose lease is gone go back to pending now (the attempt is
 # consumed: the job may be what killed its worker); on their last attempt they
 # go to the dead-letter queue instead, so a poison job cannot loop forever.
-RESCUE = """
+RESCUE = f"""
 WITH t AS (
     SELECT * FROM unnest(%(ids)s::bigint[], %(attempts)s::int[]) AS t(id, attempt)
 ), back AS (
-    UPDATE {s}.jobs j
+    UPDATE {{s}}.jobs j
     SET state = 'pending', run_at = now(), worker = NULL, claimed_at = NULL,
-        errors = coalesce(j.errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
-            'attempt', j.attempt, 'error', 'lease lost', 'at', now(), 'worker', j.worker))
+        errors = {_append_attempt("j.errors", _entry("j.", "'lease lost'", "NULL::text"))}
     FROM t
     WHERE j.id = t.id AND j.attempt = t.attempt AND j.state = 'running'
       AND j.attempt < j.max_attempts
     RETURNING j.id, j.pool
 ), gone AS (
-    DELETE FROM {s}.jobs j USING t
+    DELETE FROM {{s}}.jobs j USING t
     WHERE j.id = t.id AND j.attempt = t.attempt AND j.state = 'running'
       AND j.attempt >= j.max_attempts
     RETURNING j.*
 ), dead AS (
-    INSERT INTO {s}.job_history
+    INSERT INTO {{s}}.job_history
         (id, name, pool, status, priority, attempt, max_attempts, tenant, idempotency_key,
-         enqueued_at, args, error, errors)
+         enqueued_at, started_at, args, error, errors)
     SELECT id, name, pool, 'dead', priority, attempt, max_attempts, tenant, idempotency_key,
-           enqueued_at, args, 'lease lost on the last attempt',
-           coalesce(errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
-               'attempt', attempt, 'error', 'lease lost', 'at', now(), 'worker', worker))
+           enqueued_at, claimed_at, args, 'lease lost on the last attempt',
+           {_append_attempt("errors", _entry("", "'lease lost'", "NULL::text"))}
     FROM gone
     RETURNING id
 ), woken AS (
@@ -350,4 +381,81 @@ SCHEMA_READY = """
 SELECT CASE WHEN to_regnamespace(%(schema)s) IS NULL THEN NULL
             WHEN to_regclass(%(table)s) IS NULL THEN NULL
             ELSE pg_get_serial_sequence(%(table)s, 'id') END
+"""
+
+# cancel_job: one statement for every state. A job not yet running (queued,
+# scheduled, retrying) leaves the queue as cancelled; a running one gets a
+# cancel request (its worker polls them). The answer: 'cancelled', 'requested',
+# 'raced' (claimed while we looked: run it again), 'finished', or NULL
+# (unknown: the caller follows a replay). Requests of jobs that have left the queue (finished
+# while ignoring theirs) are dropped on the way: the table stays small.
+CANCEL_JOB = """
+WITH gone AS (
+    DELETE FROM {s}.jobs WHERE id = %(id)s AND state = 'pending' RETURNING *
+), hist AS (
+    INSERT INTO {s}.job_history
+        (id, name, pool, status, priority, attempt, max_attempts, tenant, idempotency_key,
+         enqueued_at, args, error, errors)
+    SELECT id, name, pool, 'cancelled', priority, attempt, max_attempts, tenant, idempotency_key,
+           enqueued_at, args, coalesce('cancelled by ' || %(by)s::text, 'cancelled'), errors
+    FROM gone
+    RETURNING id
+), asked AS (
+    INSERT INTO {s}.cancel_requests (job_id, requested_by)
+    SELECT id, %(by)s FROM {s}.jobs WHERE id = %(id)s AND state = 'running'
+    ON CONFLICT (job_id) DO NOTHING
+    RETURNING job_id
+), stale AS (
+    DELETE FROM {s}.cancel_requests cr
+    WHERE NOT EXISTS (SELECT 1 FROM {s}.jobs j WHERE j.id = cr.job_id)
+)
+SELECT CASE
+    WHEN EXISTS (SELECT 1 FROM hist) THEN 'cancelled'
+    WHEN EXISTS (SELECT 1 FROM asked)
+      OR EXISTS (SELECT 1 FROM {s}.jobs WHERE id = %(id)s AND state = 'running') THEN 'requested'
+    WHEN EXISTS (SELECT 1 FROM {s}.jobs WHERE id = %(id)s) THEN 'raced'
+    WHEN EXISTS (SELECT 1 FROM {s}.job_history WHERE id = %(id)s) THEN 'finished'
+END
+"""
+
+# cancel_attempt: a running attempt that stopped on its cancel request leaves
+# the queue as cancelled (fenced like fail_dead); its request is consumed.
+CANCEL_ATTEMPT = """
+WITH gone AS (
+    DELETE FROM {s}.jobs
+    WHERE id = %(id)s AND attempt = %(attempt)s AND state = 'running'
+    RETURNING *
+), req AS (
+    DELETE FROM {s}.cancel_requests WHERE job_id IN (SELECT id FROM gone)
+)
+INSERT INTO {s}.job_history
+    (id, name, pool, status, priority, attempt, max_attempts, tenant, idempotency_key,
+     enqueued_at, started_at, args, error, errors)
+SELECT id, name, pool, 'cancelled', priority, attempt, max_attempts, tenant, idempotency_key,
+       enqueued_at, claimed_at, args, %(reason)s, errors
+FROM gone
+RETURNING id
+"""
+
+# pause / resume: a row per paused pool; the answer says whether it changed.
+PAUSE = """
+INSERT INTO {s}.paused_pools (pool, paused_by) VALUES (%s, %s)
+ON CONFLICT (pool) DO NOTHING
+RETURNING pool
+"""
+RESUME = """
+DELETE FROM {s}.paused_pools WHERE pool = %s RETURNING pool
+"""
+
+# control: what every worker polls (about twice a second): the paused pools and
+# which of the jobs it holds have a cancel request. Both tables stay tiny.
+CONTROL = """
+SELECT (SELECT coalesce(array_agg(pool), '{{}}') FROM {s}.paused_pools),
+       (SELECT coalesce(array_agg(job_id), '{{}}') FROM {s}.cancel_requests
+        WHERE job_id = ANY(%s::bigint[]))
+"""
+
+# paused_pools: for status.
+PAUSED_POOLS = """
+SELECT pool FROM {s}.paused_pools ORDER BY pool
 """

@@ -33,6 +33,7 @@ def claimed(row: tuple[Any, ...]) -> ClaimedJob:
         tenant=row[6],
         idempotency_key=row[7],
         enqueued_at=row[8],
+        due=row[11],
     )
 
 

@@ -11,6 +11,7 @@ the caller passed ``conn=`` (its transaction is its own to retry).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -26,14 +27,17 @@ from queue_runtime.pg.connect import Connections, channel
 from queue_runtime.pg.errors import translate
 from queue_runtime.pg.retry import TransientRetry
 from queue_runtime.store import (
+    Cancellation,
     ClaimedJob,
     Completion,
+    Control,
     Failure,
     JobRecord,
     JobStatus,
     NewJob,
     PoolStats,
     args_digest,
+    clip_traceback,
 )
 
 T = TypeVar("T")
@@ -136,6 +140,16 @@ class PgJobStore:
     def enqueue_many(self, jobs: Sequence[NewJob]) -> list[int]:
         if not jobs:
             return []
+        return self._copy(jobs)[0]
+
+    def enqueue_many_returning(self, jobs: Sequence[NewJob]) -> list[tuple[int, bool]]:
+        """``(job id, created)`` per job: created is False for a known key's job."""
+        if not jobs:
+            return []
+        ids, created = self._copy(jobs)
+        return list(zip(ids, created or [True] * len(ids), strict=True))
+
+    def _copy(self, jobs: Sequence[NewJob]) -> tuple[list[int], list[bool] | None]:
         return self._run(lambda c: copy_jobs(c, self._sql, self.sequence, self._channel, jobs))
 
     # -- claim and finish ---------------------------------------------------
@@ -156,12 +170,13 @@ class PgJobStore:
 
     def fail(self, failure: Failure) -> JobStatus:
         """RETRYING or DEAD when recorded; with a stale token, the job's current status."""
+        traceback = clip_traceback(failure.traceback)
         if failure.retry_at is not None:
-            params: Any = (failure.retry_at, failure.error, failure.id, failure.attempt)
+            params: Any = (failure.retry_at, failure.error, traceback, failure.id, failure.attempt)
             outcome, query = JobStatus.RETRYING, self._sql.FAIL_RETRY
         else:
             params = {"id": failure.id, "attempt": failure.attempt, "error": failure.error}
-            params["traceback"] = failure.traceback or None
+            params["traceback"] = traceback
             outcome, query = JobStatus.DEAD, self._sql.FAIL_DEAD
         if self._run(lambda c: c.execute(query, params).fetchone()) is not None:
             return outcome
@@ -192,6 +207,43 @@ class PgJobStore:
     def cancel(self, job_id: int) -> bool:
         """Cancel a job that is not running yet; False when it already started or finished."""
         return self._run(lambda c: c.execute(self._sql.CANCEL, (job_id,)).fetchone()) is not None
+
+    # -- cancel, pause -------------------------------------------------------
+
+    def cancel_job(self, job_id: int, by: str | None = None) -> Cancellation:
+        """Queued, scheduled, retrying: cancelled now; running: a cancel request is recorded."""
+        return self._run(lambda c: self._cancel_job(c, job_id, by, hops=5))
+
+    def _cancel_job(self, conn: Conn, job_id: int, by: str | None, hops: int) -> Cancellation:
+        for _ in range(5):  # 'raced': claimed between our snapshot and our delete
+            row = conn.execute(self._sql.CANCEL_JOB, {"id": job_id, "by": by}).fetchone()
+            answer = row[0] if row else None
+            if answer != "raced":
+                break
+        else:
+            raise psycopg.errors.SerializationFailure("the job kept changing state under us")
+        if answer is not None:
+            return Cancellation(answer)
+        moved = conn.execute(self._sql.REPLAYED_AS, (job_id,)).fetchone()
+        if moved is None or hops == 0:
+            return Cancellation.UNKNOWN
+        return self._cancel_job(conn, moved[0], by, hops - 1)  # a replayed dead job: its replay
+
+    def cancel_attempt(self, job_id: int, attempt: int, reason: str) -> bool:
+        params = {"id": job_id, "attempt": attempt, "reason": reason}
+        found = self._run(lambda c: c.execute(self._sql.CANCEL_ATTEMPT, params).fetchone())
+        return found is not None
+
+    def pause(self, pool: str, by: str | None = None) -> bool:
+        return self._run(lambda c: c.execute(self._sql.PAUSE, (pool, by)).fetchone()) is not None
+
+    def resume(self, pool: str) -> bool:
+        return self._run(lambda c: c.execute(self._sql.RESUME, (pool,)).fetchone()) is not None
+
+    def control(self, job_ids: list[int]) -> Control:
+        row = self._run(lambda c: c.execute(self._sql.CONTROL, (job_ids,)).fetchone())
+        paused, requested = (row[0], row[1]) if row else ([], [])
+        return Control(frozenset(paused), frozenset(requested))
 
     # -- inspection, DLQ ----------------------------------------------------
 
@@ -250,12 +302,21 @@ class PgJobStore:
                 return total
 
     def stats(self) -> list[PoolStats]:
-        def both(conn: Conn) -> tuple[list[Any], list[Any]]:
+        def read(conn: Conn) -> tuple[list[Any], list[Any], list[Any]]:
             hot = conn.execute(self._sql.STATS_HOT).fetchall()
-            return hot, conn.execute(self._sql.STATS_HISTORY).fetchall()
+            history = conn.execute(self._sql.STATS_HISTORY).fetchall()
+            return hot, history, conn.execute(self._sql.PAUSED_POOLS).fetchall()
 
-        hot, history = self._run(both)
-        return rows.pool_stats(self._pools, hot, history)
+        hot, history, paused = self._run(read)
+        return _mark_paused(rows.pool_stats(self._pools, hot, history), {r[0] for r in paused})
+
+
+def _mark_paused(stats: list[PoolStats], paused: set[str]) -> list[PoolStats]:
+    """Paused pools say so; a paused pool with no jobs (or no longer configured) still shows."""
+    marked = [replace(s, paused=True) if s.pool in paused else s for s in stats]
+    listed = {s.pool for s in stats}
+    extra = [PoolStats(p, 0, 0, 0, 0.0, 0, 0, paused=True) for p in sorted(paused - listed)]
+    return marked + extra
 
 
 def _answer(job: NewJob, digest: str, row: Any) -> tuple[int, bool]:

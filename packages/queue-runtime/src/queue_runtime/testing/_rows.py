@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from queue_runtime.store import ClaimedJob, JobRecord, JobStatus
+from queue_runtime.store import KEPT_ATTEMPTS, ClaimedJob, JobRecord, JobStatus
 
 
 def json_copy(value: Any) -> Any:
@@ -20,9 +20,23 @@ def json_copy(value: Any) -> Any:
     return None if value is None else json.loads(json.dumps(value))
 
 
-def attempt_entry(attempt: int, error: str, at: datetime, worker: str | None) -> dict[str, Any]:
+def attempt_entry(
+    attempt: int,
+    error: str,
+    at: datetime,
+    worker: str | None,
+    started: datetime | None = None,
+    traceback: str | None = None,
+) -> dict[str, Any]:
     """One element of a job's attempt history (``errors`` in the tables)."""
-    return {"attempt": attempt, "error": error, "at": at.isoformat(), "worker": worker}
+    return {
+        "attempt": attempt,
+        "error": error,
+        "at": at.isoformat(),
+        "started": started.isoformat() if started else None,
+        "worker": worker,
+        "traceback": traceback,
+    }
 
 
 @dataclass(slots=True)
@@ -54,8 +68,12 @@ class HotJob:
         """Back to pending at ``run_at``, no worker."""
         self.running, self.run_at, self.worker, self.claimed_at = False, run_at, None, None
 
-    def add_error(self, error: str, at: datetime) -> list[dict[str, Any]]:
-        self.errors = [*(self.errors or []), attempt_entry(self.attempt, error, at, self.worker)]
+    def add_error(
+        self, error: str, at: datetime, traceback: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Append this attempt's failure (the last KEPT_ATTEMPTS entries are kept)."""
+        entry = attempt_entry(self.attempt, error, at, self.worker, self.claimed_at, traceback)
+        self.errors = [*(self.errors or []), entry][-KEPT_ATTEMPTS:]
         return self.errors
 
     def status(self) -> JobStatus:
@@ -74,6 +92,7 @@ class HotJob:
             tenant=self.tenant,
             idempotency_key=self.idempotency_key,
             enqueued_at=self.enqueued_at,
+            due=max(self.enqueued_at, self.run_at).timestamp(),
         )
 
     def record(self) -> JobRecord:
@@ -106,6 +125,7 @@ class HotJob:
             enqueued_at=self.enqueued_at,
             finished_at=at,
             errors=self.errors,
+            started_at=self.claimed_at if self.running else None,
             **fields,
         )
 
@@ -128,6 +148,7 @@ class FinishedJob:
     result: Any = None
     error: str | None = None
     traceback: str | None = None
+    started_at: datetime | None = None  # the claim of the attempt that finished it
 
     def record(self) -> JobRecord:
         return JobRecord(

@@ -22,16 +22,22 @@ from queue_runtime.store import (
     ChangeCause,
     GateSnapshot,
     HistoryEntry,
+    JobDetail,
     JobHealth,
+    JobPage,
+    JobQuery,
     KeyCounts,
     KeyState,
     KeyStatus,
     Rollout,
     RolloutChange,
+    WorkerInfo,
 )
+from queue_runtime.testing import _inspect
 from queue_runtime.testing._rows import json_copy
 from queue_runtime.testing.clock import Clock, SystemClock
 from queue_runtime.testing.memory_jobs import MemoryJobStore
+from queue_runtime.testing.memory_leases import MemoryLeaseStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,10 +241,12 @@ def _kept(found: KeyState, digest: str | None) -> bool:
 
 
 class MemoryInspector:
-    """What the tools read, answered from a :class:`MemoryJobStore`."""
+    """What the tools read, answered from a :class:`MemoryJobStore` (and the presence
+    records of a :class:`MemoryLeaseStore`, for ``workers()``)."""
 
-    def __init__(self, jobs: MemoryJobStore) -> None:
+    def __init__(self, jobs: MemoryJobStore, leases: MemoryLeaseStore | None = None) -> None:
         self._jobs = jobs
+        self._leases = leases
 
     def close(self) -> None:
         """Nothing to release."""
@@ -269,3 +277,15 @@ class MemoryInspector:
     def missing(self, names: Sequence[str]) -> list[str]:
         """Nothing: every table and index the code expects is "there"."""
         return []
+
+    def list_jobs(self, query: JobQuery) -> JobPage:
+        hot, finished, _ = self._jobs.snapshot()
+        return _inspect.list_jobs(hot, finished, query)
+
+    def job_detail(self, job_id: int) -> JobDetail | None:
+        hot, finished, replayed_as = self._jobs.snapshot()
+        return _inspect.job_detail(hot, finished, replayed_as, job_id)
+
+    def workers(self) -> list[WorkerInfo]:
+        """The lease store's presence records; none without a lease store."""
+        return self._leases.workers() if self._leases is not None else []

@@ -12,14 +12,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from queue_runtime.errors import KeyReused, StoreError
 from queue_runtime.store import (
+    Cancellation,
     ClaimedJob,
     Completion,
+    Control,
     Failure,
     HistoryEntry,
     JobHealth,
@@ -28,6 +30,8 @@ from queue_runtime.store import (
     NewJob,
     PoolStats,
     args_digest,
+    batch_digests,
+    clip_traceback,
 )
 from queue_runtime.testing._health import job_health
 from queue_runtime.testing._rows import FinishedJob, HotJob, json_copy
@@ -44,11 +48,15 @@ class NoTransactions(StoreError):
 
 @dataclass(slots=True)
 class _Key:
-    """An enqueue key: its job, the call it names (None from a batch), when it was taken."""
+    """An enqueue key: its job, the call it names (its digest), when it was taken."""
 
     job_id: int
     digest: str | None
     created_at: datetime
+
+    def names_other_call(self, digest: str | None) -> bool:
+        """Another call than ``digest``'s (a key without a digest, from before 0003, is any)."""
+        return None not in (self.digest, digest) and self.digest != digest
 
 
 class MemoryJobStore:
@@ -60,6 +68,8 @@ class MemoryJobStore:
         self._history: dict[int, FinishedJob] = {}
         self._keys: dict[str, _Key] = {}
         self._replayed_as: dict[int, int] = {}
+        self._cancel_requests: set[int] = set()
+        self._paused: set[str] = set()
         self._last_id = 0
 
     def close(self) -> None:
@@ -85,12 +95,24 @@ class MemoryJobStore:
             return self._insert(job, self.clock.now(), digest)
 
     def enqueue_many(self, jobs: Sequence[NewJob]) -> list[int]:
+        return [job_id for job_id, _ in self.enqueue_many_returning(jobs)]
+
+    def enqueue_many_returning(self, jobs: Sequence[NewJob]) -> list[tuple[int, bool]]:
+        """All or nothing: a key the batch reuses, or that names another call, raises KeyReused
+        before any job is inserted; a known key of the same call answers with its job."""
+        digests = batch_digests(jobs)
         with self._lock:
+            for job, digest in zip(jobs, digests, strict=True):
+                known = self._keys.get(job.idempotency_key) if job.idempotency_key else None
+                if known is not None and known.names_other_call(digest):
+                    raise KeyReused(
+                        f"{job.idempotency_key!r} names job {known.job_id}, another call"
+                    )
             now = self.clock.now()
-            return [self._insert(job, now)[0] for job in jobs]
+            return [self._insert(j, now, d) for j, d in zip(jobs, digests, strict=True)]
 
     def _insert(self, job: NewJob, now: datetime, digest: str | None = None) -> tuple[int, bool]:
-        """A batch's keys carry no digest (as the PostgreSQL COPY): they match any later call."""
+        """A known key answers with its job (the caller checked the digest)."""
         known = self._keys.get(job.idempotency_key) if job.idempotency_key else None
         if known is not None:
             return known.job_id, False
@@ -149,11 +171,12 @@ class MemoryJobStore:
             if row is None:
                 current = self._get(failure.id, REPLAY_HOPS)
                 return current.status if current else JobStatus.CANCELLED
-            row.add_error(failure.error, now)
+            traceback = clip_traceback(failure.traceback)
+            row.add_error(failure.error, now, traceback)
             if failure.retry_at is not None:
                 row.release(failure.retry_at)
                 return JobStatus.RETRYING
-            fields = {"error": failure.error, "traceback": failure.traceback or None}
+            fields = {"error": failure.error, "traceback": traceback}
             self._finish(row, JobStatus.DEAD, now, args=row.args, **fields)
             return JobStatus.DEAD
 
@@ -199,6 +222,56 @@ class MemoryJobStore:
                 return False
             self._finish(row, JobStatus.CANCELLED, self.clock.now(), args=row.args)
             return True
+
+    # -- cancel, pause -------------------------------------------------------
+
+    def cancel_job(self, job_id: int, by: str | None = None) -> Cancellation:
+        """Queued, scheduled, retrying: cancelled now; running: a cancel request is recorded."""
+        with self._lock:
+            self._cancel_requests &= set(self._jobs)  # requests of jobs that left: dropped
+            for _ in range(REPLAY_HOPS + 1):
+                answer = self._cancel_one(job_id, by)
+                if answer is not Cancellation.UNKNOWN or job_id not in self._replayed_as:
+                    return answer
+                job_id = self._replayed_as[job_id]  # a replayed dead job: its replay
+            return Cancellation.UNKNOWN
+
+    def _cancel_one(self, job_id: int, by: str | None) -> Cancellation:
+        row = self._jobs.get(job_id)
+        if row is not None and row.running:
+            self._cancel_requests.add(job_id)
+            return Cancellation.REQUESTED
+        if row is not None:
+            error = f"cancelled by {by}" if by is not None else "cancelled"
+            self._finish(row, JobStatus.CANCELLED, self.clock.now(), args=row.args, error=error)
+            return Cancellation.CANCELLED
+        return Cancellation.FINISHED if job_id in self._history else Cancellation.UNKNOWN
+
+    def cancel_attempt(self, job_id: int, attempt: int, reason: str) -> bool:
+        with self._lock:
+            row = self._held(job_id, attempt)
+            if row is None:
+                return False
+            self._cancel_requests.discard(job_id)
+            self._finish(row, JobStatus.CANCELLED, self.clock.now(), args=row.args, error=reason)
+            return True
+
+    def pause(self, pool: str, by: str | None = None) -> bool:
+        with self._lock:
+            known = pool in self._paused
+            self._paused.add(pool)
+            return not known
+
+    def resume(self, pool: str) -> bool:
+        with self._lock:
+            known = pool in self._paused
+            self._paused.discard(pool)
+            return known
+
+    def control(self, job_ids: list[int]) -> Control:
+        with self._lock:
+            requested = self._cancel_requests.intersection(job_ids)
+            return Control(frozenset(self._paused), frozenset(requested))
 
     def _held(self, job_id: int, attempt: int) -> HotJob | None:
         row = self._jobs.get(job_id)
@@ -310,8 +383,10 @@ class MemoryJobStore:
         with self._lock:
             now = self.clock.now()
             hot, finished = list(self._jobs.values()), list(self._history.values())
-        names = [*self._pools, *(j.pool for j in hot), *(f.pool for f in finished)]
-        return [_pool_stats(n, hot, finished, now) for n in dict.fromkeys(names)]
+            paused = sorted(self._paused)
+        names = [*self._pools, *(j.pool for j in hot), *(f.pool for f in finished), *paused]
+        stats = [_pool_stats(n, hot, finished, now) for n in dict.fromkeys(names)]
+        return [replace(s, paused=True) if s.pool in paused else s for s in stats]
 
     # -- what the Inspector reads -------------------------------------------
 
@@ -333,6 +408,12 @@ class MemoryJobStore:
         """The jobs waiting for a worker (due or scheduled), oldest first: the manual mode's view."""
         with self._lock:
             return [self._jobs[i].record() for i in sorted(self._jobs) if not self._jobs[i].running]
+
+    def snapshot(self) -> tuple[list[HotJob], list[FinishedJob], dict[int, int]]:
+        """Copies of the hot rows, the finished rows and the replay map (the inspector's view)."""
+        with self._lock:
+            hot = [replace(j, args=json_copy(j.args)) for j in self._jobs.values()]
+            return hot, [replace(f) for f in self._history.values()], dict(self._replayed_as)
 
     def health_of(self, job: str, window_seconds: float) -> JobHealth:
         with self._lock:

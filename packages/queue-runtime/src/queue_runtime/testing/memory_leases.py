@@ -15,11 +15,11 @@ import secrets
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from queue_runtime.errors import LeasesUnavailable
-from queue_runtime.store import Renewal
+from queue_runtime.store import Renewal, WorkerInfo
 from queue_runtime.testing.clock import Clock, SystemClock
 
 
@@ -36,6 +36,7 @@ class MemoryLeaseStore:
         self._leases: dict[str, _Held] = {}
         self._tenants: dict[str, dict[int, datetime]] = {}
         self._epoch: tuple[str, datetime] | None = None
+        self._workers: dict[str, tuple[WorkerInfo, datetime]] = {}  # presence, its expiry
         self._down = False
 
     # -- test controls --------------------------------------------------------
@@ -45,6 +46,7 @@ class MemoryLeaseStore:
         with self._lock:
             self._leases.clear()
             self._tenants.clear()
+            self._workers.clear()
             self._epoch = None
 
     def go_down(self, down: bool = True) -> None:
@@ -108,6 +110,22 @@ class MemoryLeaseStore:
 
     def close(self) -> None:
         """Nothing to release."""
+
+    # -- worker presence -------------------------------------------------------
+
+    def announce(self, worker: WorkerInfo, ttl: float) -> None:
+        """The worker's presence, seen now, until ``ttl`` passes without another announce."""
+        with self._open() as now:
+            self._workers[worker.id] = (replace(worker, seen_at=now), _after(now, ttl))
+
+    def retire(self, worker_id: str) -> None:
+        with self._open():
+            self._workers.pop(worker_id, None)
+
+    def workers(self) -> list[WorkerInfo]:
+        with self._open() as now:
+            live = {i: w for i, (w, expires) in self._workers.items() if expires > now}
+            return [live[i] for i in sorted(live)]
 
     # -- tenant tokens ----------------------------------------------------------
 

@@ -22,11 +22,12 @@ def memory_stores(settings: Settings | None = None, clock: Clock | None = None) 
     clock = clock or SystemClock()
     pools = list((settings or Settings()).pools)
     jobs = MemoryJobStore(pools, clock)
+    leases = MemoryLeaseStore(clock)
     return Stores(
         jobs=jobs,
         gate=MemoryGateStore(clock),
-        inspector=MemoryInspector(jobs),
-        leases=MemoryLeaseStore(clock),
+        inspector=MemoryInspector(jobs, leases),
+        leases=leases,
     )
 
 

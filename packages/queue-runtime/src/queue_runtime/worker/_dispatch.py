@@ -25,6 +25,7 @@ from queue_runtime.errors import LeasesUnavailable
 from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.store import ClaimedJob, JobStore, LeaseStore
 from queue_runtime.worker._backoff import retrying
+from queue_runtime.worker._context import CancelSource
 from queue_runtime.worker._execute import Executor
 from queue_runtime.worker._inflight import Inflight, Running
 from queue_runtime.worker._outcome import Outcome, OutcomeKind
@@ -52,6 +53,7 @@ class Dispatcher:
         self._inflight, self._executor, self._settler, self._resolver, self._metrics = parts
         self.redis_down = threading.Event()
         self.buffers: dict[str, Prefetch] = {}  # per pool, filled by the worker's wiring
+        self.cancels: CancelSource | None = None  # cancel requests (``_control``), from the wiring
         # Starting an attempt (joining Inflight) and shutdown's check for running ones
         # are serialised: after seal(), every attempt is either in Inflight or handed back.
         self._gate = threading.Lock()
@@ -126,6 +128,10 @@ class Dispatcher:
             return False
         if tenant_held is None:
             return False
+        if self.cancels is not None and self.cancels.requested(job.id):  # cancelled while buffered
+            outcome = Outcome.cancelled("cancelled before it started")
+            self._settler.submit(Settlement(job, outcome, self._settings.retry, tenant_held))
+            return False
         resolved = self._resolver.resolve(job)
         if isinstance(resolved, Outcome):
             self._settler.submit(Settlement(job, resolved, self._settings.retry, tenant_held))
@@ -182,7 +188,26 @@ class Dispatcher:
             if outcome.kind is OutcomeKind.SUCCEEDED:
                 log.info("late result of %s dropped: the attempt had timed out", running.token)
             return
-        self._settler.submit(Settlement(running.job, outcome, running.policy, running.tenant_held))
+        outcome = self._honour_cancel(running.job, outcome)
+        took = time.monotonic() - running.started_at  # started_at is monotonic
+        self._settler.submit(
+            Settlement(
+                running.job,
+                outcome,
+                running.policy,
+                running.tenant_held,
+                (took, time.time() - took),
+            )
+        )
+
+    def _honour_cancel(self, job: ClaimedJob, outcome: Outcome) -> Outcome:
+        """A job whose cancel was requested is not retried: a retryable failure ends cancelled."""
+        retryable = outcome.kind in (OutcomeKind.FAILED, OutcomeKind.TIMED_OUT)
+        if not retryable or outcome.permanent or self.cancels is None:
+            return outcome
+        if not self.cancels.requested(job.id):
+            return outcome
+        return Outcome.cancelled(f"cancel requested; the attempt then failed: {outcome.error}")
 
     def release(self, running: list[Running]) -> None:
         """Best effort: drop the leases and tenant tokens of attempts handed back."""

@@ -21,9 +21,9 @@ import traceback
 from collections.abc import Callable
 from concurrent.futures import Future
 
-from queue_runtime.errors import PayloadError
+from queue_runtime.errors import JobCancelled, PayloadError
 from queue_runtime.store import ClaimedJob
-from queue_runtime.worker._context import set_current
+from queue_runtime.worker._context import CancelSource, set_current
 from queue_runtime.worker._outcome import Outcome, OutcomeKind
 from queue_runtime.worker._prefetch import Prefetch
 from queue_runtime.worker._resolve import Invocation
@@ -41,6 +41,8 @@ def _success(inv: Invocation, value: object) -> Outcome:
 
 
 def _failure(inv: Invocation, exc: BaseException) -> Outcome:
+    if isinstance(exc, JobCancelled):  # the job honoured a cancel request: not a failure
+        return Outcome.cancelled(str(exc))
     return Outcome(
         OutcomeKind.FAILED,
         error=f"{type(exc).__name__}: {exc}",
@@ -49,8 +51,8 @@ def _failure(inv: Invocation, exc: BaseException) -> Outcome:
     )
 
 
-def _run_sync(inv: Invocation, done: Done) -> None:
-    set_current(inv.job)
+def _run_sync(inv: Invocation, done: Done, cancels: CancelSource | None) -> None:
+    set_current(inv.job, cancels)
     try:
         with inv.scope():
             value = inv.func(*inv.args, **inv.kwargs)
@@ -60,8 +62,8 @@ def _run_sync(inv: Invocation, done: Done) -> None:
     done(_success(inv, value))
 
 
-async def _run_async(inv: Invocation) -> Outcome:
-    set_current(inv.job)  # task-local: each task runs in a copy of the context
+async def _run_async(inv: Invocation, cancels: CancelSource | None) -> Outcome:
+    set_current(inv.job, cancels)  # task-local: each task runs in a copy of the context
     try:
         with inv.scope():
             value = await asyncio.wait_for(inv.func(*inv.args, **inv.kwargs), inv.timeout)
@@ -75,8 +77,9 @@ async def _run_async(inv: Invocation) -> Outcome:
 class Executor:
     """Executor threads per pool; owns the event loop thread of async jobs (created on first use)."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, cancels: CancelSource | None = None) -> None:
         self._name = name
+        self._cancels = cancels  # what JobContext.cancel_requested reads
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
@@ -107,7 +110,7 @@ class Executor:
         if not inv.is_async:
             # A fresh, empty context per attempt, as a new thread would have: context
             # variables a job sets (current_job included) do not leak into the next one.
-            contextvars.Context().run(_run_sync, inv, done)
+            contextvars.Context().run(_run_sync, inv, done, self._cancels)
             return
         finished = threading.Event()
 
@@ -117,7 +120,9 @@ class Executor:
             finally:
                 finished.set()
 
-        future = asyncio.run_coroutine_threadsafe(_run_async(inv), self._event_loop())
+        future = asyncio.run_coroutine_threadsafe(
+            _run_async(inv, self._cancels), self._event_loop()
+        )
         future.add_done_callback(report)
         finished.wait()
 

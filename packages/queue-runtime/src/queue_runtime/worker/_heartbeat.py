@@ -3,8 +3,10 @@
 Heartbeat (every ``lease_ttl / 3``): ONE Lua call renews every lease of this
 worker (running attempts and prefetched, not yet started jobs), re-asserting keys that vanished (Redis flushed or restarted) and
 reporting tokens another worker holds as lost; one more call renews the tenant
-tokens. It never writes PostgreSQL. While Redis is down it marks the worker
-so no new job is claimed; running jobs go on.
+tokens, and one pipelined call writes the worker's presence record (host, pid,
+pools, running count: ``queue-runtime workers``; it also serves as the ping of
+an idle worker). It never writes PostgreSQL. While Redis is down it marks the
+worker so no new job is claimed; running jobs go on.
 
 Watchdog: a sync job cannot be interrupted, so when it passes its timeout the
 attempt is reported as timed out (retried by its policy) and the thread is left
@@ -14,13 +16,17 @@ to finish; its late result is dropped and fenced out by the store.
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
 import time
 from collections.abc import Callable
+from contextlib import suppress
+from datetime import UTC, datetime
 
 from queue_runtime.errors import LeasesUnavailable
 from queue_runtime.metrics import WorkerMetrics
-from queue_runtime.store import LeaseStore, Renewal
+from queue_runtime.store import LeaseStore, Renewal, WorkerInfo
 from queue_runtime.worker._inflight import Inflight, Running
 from queue_runtime.worker._outcome import Outcome
 from queue_runtime.worker._prefetch import Prefetch
@@ -44,10 +50,25 @@ class Heartbeat:
         self._inflight, self._metrics, self._redis_down = inflight, metrics, redis_down
         self._buffers = buffers
         self.interval = ttl / 3
+        self._started_at = datetime.now(UTC)
 
     def run(self, stop: threading.Event) -> None:
+        self._announce_quietly()  # listed from the start, not one interval later
         while not stop.wait(self.interval):
             self.beat()
+        with suppress(LeasesUnavailable):  # else the record expires with the ttl
+            self._leases.retire(self._worker_id)
+
+    def presence(self, running: int) -> WorkerInfo:
+        """This worker's presence record (its pools are its prefetch buffers')."""
+        now = datetime.now(UTC)
+        pools = tuple(self._buffers)
+        host, pid = socket.gethostname(), os.getpid()
+        return WorkerInfo(self._worker_id, host, pid, pools, running, self._started_at, now)
+
+    def _announce_quietly(self) -> None:
+        with suppress(LeasesUnavailable):  # the first beat reports it
+            self._leases.announce(self.presence(0), self._ttl)
 
     def beat(self) -> None:
         # Buffered first: a job that starts between the two reads is in the second.
@@ -57,8 +78,7 @@ class Heartbeat:
             self._renew_leases(running, buffered)
             held = [(r.job.tenant, r.job.id) for r in running if r.tenant_held and r.job.tenant]
             self._leases.tenant_renew(held, self._ttl)
-            if not running:
-                self._leases.ping()
+            self._leases.announce(self.presence(len(running)), self._ttl)
         except LeasesUnavailable as exc:
             if not self._redis_down.is_set():
                 log.warning("Redis unavailable (%s): claiming paused, running jobs continue", exc)

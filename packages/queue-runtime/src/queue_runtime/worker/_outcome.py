@@ -12,6 +12,7 @@ class OutcomeKind(StrEnum):
     FAILED = "failed"  # the job raised: retried by its policy, or dead if permanent
     TIMED_OUT = "timed_out"  # ran past its timeout: retried by its policy
     REJECTED = "rejected"  # unknown job name or payload that no longer validates: DLQ
+    CANCELLED = "cancelled"  # stopped on a cancel request (JobCancelled): neither retried nor DLQ
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,10 @@ class Outcome:
     @classmethod
     def rejected(cls, reason: str) -> Outcome:
         return cls(OutcomeKind.REJECTED, error=reason, permanent=True)
+
+    @classmethod
+    def cancelled(cls, reason: str) -> Outcome:
+        return cls(OutcomeKind.CANCELLED, error=reason, permanent=True)
 
     @classmethod
     def timed_out(cls, seconds: float) -> Outcome:

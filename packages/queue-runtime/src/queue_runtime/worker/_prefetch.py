@@ -50,6 +50,7 @@ class Prefetch:
         self._jobs: deque[ClaimedJob] = deque()
         self._cond = threading.Condition(threading.Lock())
         self._closed = False
+        self._paused = False  # ``queue-runtime pause``: nothing enters, nothing is wanted
         self._idle = 0  # executor threads waiting in take()
         self._busy = 0  # executor threads running a job (stuck timed-out ones included)
         self._run_time: float | None = None  # average seconds per run, None until one ran
@@ -67,6 +68,8 @@ class Prefetch:
     def wanted(self) -> int:
         """How many jobs a claim should fetch now (0: enough is held)."""
         with self._cond:
+            if self._paused:
+                return 0
             free = max(0, self.slots - self._busy)
             want = free + self.target() - len(self._jobs)
             if want <= 0 or len(self._jobs) > self._low_water():
@@ -74,9 +77,10 @@ class Prefetch:
             return min(self.claim_batch, want)
 
     def put(self, jobs: list[ClaimedJob]) -> bool:
-        """Hand leased jobs to the executors; False when closed (the caller gives them back)."""
+        """Hand leased jobs to the executors; False when closed or paused (the caller gives
+        them back)."""
         with self._cond:
-            if self._closed:
+            if self._closed or self._paused:
                 return False
             if not self._jobs:
                 self._moved = time.monotonic()
@@ -110,9 +114,23 @@ class Prefetch:
             self._cond.notify_all()
         return self.drain()
 
+    def pause(self) -> list[ClaimedJob]:
+        """The pool was paused: take nothing more; returns the unstarted jobs (to give back)."""
+        with self._cond:
+            self._paused = True
+        return self.drain()
+
+    def resume(self) -> None:
+        with self._cond:
+            self._paused = False
+
     def tokens(self) -> list[str]:
         with self._cond:
             return [job.token for job in self._jobs]
+
+    def jobs(self) -> list[ClaimedJob]:
+        with self._cond:
+            return list(self._jobs)
 
     def discard(self, token: str) -> bool:
         """Drop one buffered job (its lease was lost: another worker holds it)."""

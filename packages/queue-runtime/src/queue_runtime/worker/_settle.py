@@ -9,6 +9,7 @@ so the reaper never sees a finished attempt without a lease while still running.
 
 from __future__ import annotations
 
+import functools
 import logging
 import queue
 import threading
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from queue_runtime.config import RetryPolicy
-from queue_runtime.metrics import WorkerMetrics
+from queue_runtime.metrics import JobTally, Settled, Timing, WorkerMetrics
 from queue_runtime.retry import Backoff
 from queue_runtime.store import ClaimedJob, Completion, Failure, JobStatus, JobStore, LeaseStore
 from queue_runtime.worker._backoff import STORE_ERRORS, retrying
@@ -36,6 +37,7 @@ class Settlement:
     outcome: Outcome
     policy: RetryPolicy
     tenant_held: bool
+    timing: Timing | None = None  # (seconds it ran, epoch start); None: never started
 
 
 def decide(s: Settlement, backoff: Backoff) -> Completion | Failure:
@@ -124,14 +126,24 @@ class Settler:
         return batch
 
     def _persist(self, batch: list[Settlement]) -> None:
-        records = [(s, decide(s, self._backoff)) for s in batch]
-        self._complete([(s, r) for s, r in records if isinstance(r, Completion)])
+        cancelled = [s for s in batch if s.outcome.kind is OutcomeKind.CANCELLED]
+        records = [
+            (s, decide(s, self._backoff))
+            for s in batch
+            if s.outcome.kind is not OutcomeKind.CANCELLED
+        ]
+        self._cancel(cancelled)
+        tally = self._metrics.tally()  # per-job figures, added once per batch
+        self._complete([(s, r) for s, r in records if isinstance(r, Completion)], tally)
         for s, record in records:
             if isinstance(record, Failure):
-                self._fail(s, record)
+                self._fail(s, record, tally)
         self._release(batch)
+        # Metrics last: leases and tenant tokens never wait for them.
+        tally.ran_many((s.job, s.timing) for s in batch if s.timing is not None)
+        self._metrics.record(tally)
 
-    def _complete(self, done: list[tuple[Settlement, Completion]]) -> None:
+    def _complete(self, done: list[tuple[Settlement, Completion]], tally: JobTally) -> None:
         if not done:
             return
         stored = retrying(
@@ -142,16 +154,29 @@ class Settler:
         per_pool: dict[str, int] = {}
         for s, _ in done:
             per_pool[s.job.pool] = per_pool.get(s.job.pool, 0) + 1
+        tally.count_many(Settled.COMPLETED, (s.job for s, _ in done))
         for pool, count in per_pool.items():
             self._metrics.job_completed(pool, count)
 
-    def _fail(self, s: Settlement, failure: Failure) -> None:
+    def _fail(self, s: Settlement, failure: Failure, tally: JobTally) -> None:
         status = retrying(lambda: self._store.fail(failure), self._abandon, "fail")
         if status is JobStatus.DEAD:
             self._metrics.dead.labels(s.job.pool).inc()
+            tally.count(Settled.FAILED, s.job)
+            tally.count(Settled.DEAD, s.job)
             log.warning("job %s (%s) dead-lettered: %s", s.job.id, s.job.name, failure.error)
         elif status is not None and failure.retry_at is not None:
             self._metrics.retries.labels(s.job.pool).inc()
+            tally.count(Settled.FAILED, s.job)
+            tally.count(Settled.RETRIED, s.job)
+
+    def _cancel(self, cancelled: list[Settlement]) -> None:
+        """Attempts that stopped on their cancel request end cancelled (fenced, one each)."""
+        for s in cancelled:
+            job, error = s.job, s.outcome.error
+            store = functools.partial(self._store.cancel_attempt, job.id, job.attempt, error)
+            if retrying(store, self._abandon, "cancel_attempt"):
+                log.info("job %s (%s) cancelled: %s", job.id, job.name, error)
 
     def _release(self, batch: list[Settlement]) -> None:
         """Leases, then tenant tokens: two round trips per batch, never blocking acks for long.

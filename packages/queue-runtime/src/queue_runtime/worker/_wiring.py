@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from queue_runtime.config import Settings
 from queue_runtime.errors import ConfigError, NotConfigured
@@ -12,6 +12,7 @@ from queue_runtime.pg.connect import application_name as dsn_application_name
 from queue_runtime.retry import Backoff
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import JobStore, LeaseStore
+from queue_runtime.worker._control import CancelRequests, Control
 from queue_runtime.worker._dispatch import Dispatcher
 from queue_runtime.worker._execute import Executor
 from queue_runtime.worker._heartbeat import Heartbeat, Watchdog
@@ -75,6 +76,7 @@ class WorkerParts:
     watchdog: Watchdog
     reaper: Reaper
     listener: Listener
+    control: Control = field(init=False)  # pauses and cancel requests (``_control``)
 
     @classmethod
     def build(cls, runtime: Runtime, worker: WorkerOptions) -> WorkerParts:
@@ -88,15 +90,16 @@ class WorkerParts:
             for pool, slots in pool_capacity(s, worker.pools, worker.concurrency).items()
         }
         inflight = Inflight()
-        executor = Executor(f"qr-job-{worker.worker_id}")
+        cancels = CancelRequests()
+        executor = Executor(f"qr-job-{worker.worker_id}", cancels)
         settler = Settler(runtime.store, leases, worker.worker_id, worker.metrics, backoff)
         parts = (inflight, executor, settler, Resolver(runtime), worker.metrics)
         dispatcher = Dispatcher(
             s, runtime.store, leases, worker.worker_id, parts, backoff.now, worker.stopping
         )
-        dispatcher.buffers = buffers
+        dispatcher.buffers, dispatcher.cancels = buffers, cancels
         loops = _loops(runtime, worker, leases, inflight, dispatcher, signals, wake)
-        return cls(
+        built = cls(
             runtime.store,
             leases,
             wake,
@@ -108,6 +111,15 @@ class WorkerParts:
             dispatcher,
             *loops,
         )
+        built.control = Control(
+            runtime.store, buffers, inflight, cancels, dispatcher.give_back, built.resumed
+        )
+        return built
+
+    def resumed(self, pool: str) -> None:
+        """A paused pool was resumed: it may have work, claim now."""
+        self.signals.notify(pool)
+        self.wake.set()
 
     def close(self) -> None:
         # The leases are the Runtime's: closing it closes them.

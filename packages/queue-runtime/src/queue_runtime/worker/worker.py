@@ -4,8 +4,9 @@ Threads of one worker: the claim loop (the caller of :meth:`Worker.run`), the
 executor threads (``concurrency`` per pool, for the life of the worker), the
 settler (batched acks), the heartbeat (leases, tenant tokens), the watchdog
 (sync timeouts), the reaper (rescues attempts of dead workers), the listener
-(LISTEN/NOTIFY wake-ups), the periodic ticker (``_periodic``), plus one event loop
-thread for all async jobs.
+(LISTEN/NOTIFY wake-ups), the periodic ticker (``_periodic``), the control poll
+(paused pools and cancel requests, ``_control``), plus one event loop thread for
+all async jobs.
 
 Claiming fills a prefetch buffer per pool (``_prefetch``): each claim fetches
 the pool's free slots plus what its observed pace needs to stay busy during
@@ -73,6 +74,7 @@ class Worker:
         self.pools = list(pools or self.settings.pools)
         self.worker_id = worker_id or default_worker_id()
         self.metrics = metrics or WorkerMetrics()
+        self.metrics.bind_jobs(runtime.registry)  # the job label: registered names only
         self.concurrency = concurrency
         self.stopping, self._stopped = threading.Event(), threading.Event()
         self._hurry = threading.Event()  # a second signal: skip the rest of the grace
@@ -207,6 +209,7 @@ class Worker:
     # -- threads and shutdown ---------------------------------------------
     def _start_threads(self) -> None:
         p = self._parts
+        p.control.poll()  # paused pools are honoured from the first claim on
         p.settler.start()
         for buffer in p.buffers.values():
             p.executor.serve(buffer, p.dispatcher.run)
@@ -217,6 +220,7 @@ class Worker:
             ("qr-listener", p.listener.run),
             ("qr-stats", self._refresh_stats),
             ("qr-periodic", self._ticker.run),
+            ("qr-control", p.control.run),
         ]
         for name, target in loops:
             thread = threading.Thread(target=target, args=(self._stopped,), name=name, daemon=True)

@@ -10,17 +10,30 @@ import queue_runtime
 
 def test_all_is_exactly_the_public_api() -> None:
     assert sorted(queue_runtime.__all__) == [
+        "Cancellation",
+        "CertificationRefused",
+        "ClassificationConflict",
+        "GateClosed",
         "InlineShape",
+        "JobCancelled",
+        "JobFailed",
         "JobFunction",
         "JobHandle",
         "JobStatus",
+        "JobTimeout",
+        "KeyReused",
         "Mode",
+        "PayloadError",
+        "PayloadTooLarge",
         "Permanent",
         "PoolConfig",
+        "PoolMismatchError",
         "QueueError",
         "RetryPolicy",
         "Runtime",
         "Settings",
+        "StoreError",
+        "StoreUnavailable",
         "configure",
         "current",
         "downgrade",
@@ -29,6 +42,21 @@ def test_all_is_exactly_the_public_api() -> None:
         "migrate",
     ]
     assert all(hasattr(queue_runtime, name) for name in queue_runtime.__all__)
+
+
+def test_the_errors_a_user_catches_are_the_runtime_s_own() -> None:
+    from queue_runtime import errors
+    from queue_runtime.gate import model
+
+    assert queue_runtime.KeyReused is errors.KeyReused
+    assert queue_runtime.CertificationRefused is model.CertificationRefused
+    assert queue_runtime.GateClosed is model.GateClosed
+    assert issubclass(queue_runtime.KeyReused, queue_runtime.Permanent)
+    assert all(
+        issubclass(getattr(queue_runtime, name), queue_runtime.QueueError)
+        for name in queue_runtime.__all__
+        if name.endswith(("Error", "Cancelled", "Reused", "Refused", "Closed", "Conflict", "Failed", "Timeout"))
+    )
 
 
 def test_importing_connects_nothing_and_loads_no_tooling() -> None:
