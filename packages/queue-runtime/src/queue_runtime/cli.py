@@ -5,8 +5,11 @@ Every command is a thin shell over one library call; configuration comes from
 the usual sources (``[tool.queue_runtime]`` in pyproject.toml, the
 ``QUEUE_RUNTIME_*`` environment, then ``--database-url`` / ``--schema`` ...).
 
-Exit codes: 0 success, 1 a command-level failure (e.g. an unknown job id),
-2 usage errors (argparse).
+Failures are one line on stderr and an exit code (``queue_runtime.cli_errors``):
+0 success, 1 a command-level failure (e.g. an unknown job id), 2 usage or
+configuration, 3 PostgreSQL, 4 Redis; ``--debug`` adds the traceback. Commands
+that read the database first connect once with a short timeout
+(``pg.connect.probe``), so a wrong port or host fails in about two seconds.
 """
 
 from __future__ import annotations
@@ -21,8 +24,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from queue_runtime.errors import QueueError
+from queue_runtime import cli_inspect, cli_ops
+from queue_runtime.cli_errors import report
+from queue_runtime.cli_inspect import text_table
+from queue_runtime.errors import (
+    AppNotImportable,
+    ConfigError,
+    LeasesUnavailable,
+    PortInUse,
+    QueueError,
+)
 from queue_runtime.store import JobRecord, JobStore, PoolStats
+from queue_runtime.web import command as dashboard
 
 if TYPE_CHECKING:
     from queue_runtime.runtime import Runtime
@@ -37,10 +50,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=args.log_level, format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
     try:
+        if args.probe:  # the worker probes itself, once its app module has configured it
+            _probe_database(args)
         return int(args.command(args))
     except QueueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return report(exc, debug=args.debug)
+
+
+def _probe_database(args: argparse.Namespace) -> None:
+    """Fail at once, in one line, when PostgreSQL is misconfigured or unreachable."""
+    from queue_runtime._settings_load import load_settings
+    from queue_runtime.pg.connect import probe
+
+    probe(load_settings(**_overrides(args)))
 
 
 # -- commands --------------------------------------------------------------
@@ -54,18 +76,49 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    from queue_runtime.pg.connect import probe
     from queue_runtime.worker import Worker
 
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # console scripts do not put the cwd on sys.path
     framework = _set_up_framework(args)  # before the app module: its imports may need it
-    importlib.import_module(args.app)  # registers its @job functions; it may call configure()
+    _import_app(args.app)  # registers its @job functions; it may call configure()
     runtime = _runtime(args, keep_app_config=True, **framework)
+    _check_pools(runtime, args.pool or [])
+    probe(runtime.settings)
+    _check_redis(runtime)  # fail fast: a worker without Redis would only idle
     worker = Worker(runtime, args.pool or None, args.concurrency)
     if args.metrics_port is not None:
-        worker.metrics.serve(args.metrics_port)
+        _serve_metrics(worker, args.metrics_port)
     worker.run(install_signals=True)
     return 0
+
+
+def _check_pools(runtime: Runtime, pools: Sequence[str]) -> None:
+    configured = sorted(runtime.settings.pools)
+    unknown = sorted(set(pools) - set(configured))
+    if unknown:
+        names = ", ".join(unknown)
+        raise ConfigError(f"unknown pool(s) {names}; configured pools: {', '.join(configured)}")
+
+
+def _check_redis(runtime: Runtime) -> None:
+    try:
+        runtime.leases.ping()
+    except ValueError as exc:  # redis-py's answer to a malformed URL
+        raise ConfigError(f"redis_url: {exc}; expected redis://host:port/db") from exc
+    except LeasesUnavailable as exc:
+        url = runtime.settings.redis_url or ""
+        raise LeasesUnavailable(f"{_redis_where(url)}: {exc.detail}") from exc
+
+
+def _redis_where(url: str) -> str:
+    return url.rpartition("@")[2] if "@" in url else url
+
+
+def _serve_metrics(worker: Any, port: int) -> None:
+    try:
+        worker.metrics.serve(port)
+    except OSError as exc:
+        raise PortInUse(f"--metrics-port {port}: {exc.strerror or exc}") from exc
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -120,7 +173,17 @@ def _periodic_pool(runtime: Runtime, name: str) -> str:
 def _import_app(app: str) -> None:
     if "" not in sys.path and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # console scripts do not put the cwd on sys.path
-    importlib.import_module(app)
+    try:
+        importlib.import_module(app)
+    except ModuleNotFoundError as exc:
+        where = f"cwd {os.getcwd()}"
+        missing = exc.name or app
+        what = f"no module named {missing!r}" + (f" (imported by {app})" if missing != app else "")
+        raise AppNotImportable(f"{app}: {what}; searched {where} and sys.path") from exc
+    except QueueError:
+        raise  # the app's own configure() failed: its message says why
+    except Exception as exc:  # the app's own code failed at import: one line that says where
+        raise AppNotImportable(f"{app}: {type(exc).__name__}: {exc}") from exc
 
 
 def cmd_dlq_list(args: argparse.Namespace) -> int:
@@ -133,12 +196,8 @@ def cmd_dlq_list(args: argparse.Namespace) -> int:
 
 
 def cmd_dlq_show(args: argparse.Namespace) -> int:
-    record = _runtime(args).store.get(args.id)
-    if record is None:
-        print(f"error: no job {args.id}", file=sys.stderr)
-        return 1
-    print(json.dumps(_record_json(record), indent=2))
-    return 0
+    """The job as ``show`` prints it: arguments, attempts, the stored traceback."""
+    return cli_inspect.show_job(_runtime(args), args.id, args.json)
 
 
 def cmd_dlq_replay(args: argparse.Namespace) -> int:
@@ -194,13 +253,7 @@ def render_dead(records: list[JobRecord]) -> str:
     return _table(headers, rows) if rows else "the dead-letter queue is empty"
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    cells = [[str(c) for c in headers], *[[str(c) for c in row] for row in rows]]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
-    ]
-    return "\n".join(lines)
+_table = text_table
 
 
 def _short(text: str, width: int = 60) -> str:
@@ -254,9 +307,19 @@ def _runtime(args: argparse.Namespace, keep_app_config: bool = False, **extra: A
     module configured when it imported, and only override the flags given
     (and ``extra``: the framework the worker set up).
     """
-    from queue_runtime import configure, current
+    from queue_runtime import configure
+    from queue_runtime.runtime import configured
 
-    overrides = {
+    overrides = _overrides(args) | extra
+    app_runtime = configured() if keep_app_config else None
+    if app_runtime is not None:
+        return configure(app_runtime.settings, **overrides) if overrides else app_runtime
+    return configure(**overrides)
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The Settings fields the global flags give."""
+    return {
         key: value
         for key, value in (
             ("database_url", args.database_url),
@@ -265,11 +328,16 @@ def _runtime(args: argparse.Namespace, keep_app_config: bool = False, **extra: A
             ("redis_prefix", args.redis_prefix),
         )
         if value is not None
-    } | extra
-    if keep_app_config:
-        runtime = current()
-        return configure(runtime.settings, **overrides) if overrides else runtime
-    return configure(**overrides)
+    }
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"queue-runtime {version('queue-runtime')}"
+    except PackageNotFoundError:
+        return "queue-runtime (not installed as a distribution)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -284,6 +352,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
+    parser.add_argument("--debug", action="store_true", help="show the traceback of a failure")
+    parser.add_argument("--version", action="version", version=_version())
+    parser.set_defaults(probe=True)
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     sub.add_parser("migrate", help="create or upgrade the queue schema").set_defaults(
         command=cmd_migrate
@@ -298,6 +369,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     status.set_defaults(command=cmd_status)
     _dlq_parser(sub)
+    cli_inspect.add_parsers(sub, _runtime)
+    cli_ops.add_parsers(sub, _runtime)  # cancel, pause, resume; status shows paused pools
+    dashboard.add_parser(sub, _runtime, _import_app)  # the web dashboard (queue-runtime[web])
     return parser
 
 
@@ -320,7 +394,7 @@ def _worker_parser(sub: Any) -> None:
     )
     context.add_argument("--server-name", help="Flask SERVER_NAME, so url_for builds real links")
     context.add_argument("--url-scheme", choices=["http", "https"], help="PREFERRED_URL_SCHEME")
-    worker.set_defaults(command=cmd_worker)
+    worker.set_defaults(command=cmd_worker, probe=False)
 
 
 def _dlq_parser(sub: Any) -> None:
@@ -332,8 +406,9 @@ def _dlq_parser(sub: Any) -> None:
     listing.add_argument("--name", help="only jobs with this name")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(command=cmd_dlq_list)
-    show = dlq.add_parser("show", help="one job with its attempt history")
+    show = dlq.add_parser("show", help="one job with its attempt history and stored traceback")
     show.add_argument("id", type=int)
+    show.add_argument("--json", action="store_true")
     show.set_defaults(command=cmd_dlq_show)
     for action, command in (("replay", cmd_dlq_replay), ("purge", cmd_dlq_purge)):
         p = dlq.add_parser(action, help=f"{action} dead jobs by id, or --all")

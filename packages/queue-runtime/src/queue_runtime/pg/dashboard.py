@@ -1,0 +1,362 @@
+"""What the web dashboard reads from PostgreSQL: pages of jobs, one job, charts, workers.
+
+Every list is a keyset page (``id < after ORDER BY id DESC LIMIT n + 1``) on
+the primary keys of ``{s}.jobs`` and ``{s}.job_history``, or with a job name on
+the history's ``(name, id)`` index (migration 0006; the hot table, the queue,
+is filtered as it is scanned), in the same order: no
+``COUNT(*)`` and no ``OFFSET`` over the hot table or the history. The charts read the last
+hour of ``job_history`` through its BRIN index on ``finished_at``; the workers
+are the ``worker`` column of running rows (``jobs_running_idx``). Every value
+is a bind parameter; ``{s}`` is the schema, rendered with ``sql.Identifier``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from psycopg import sql
+
+from queue_runtime.config import Settings
+from queue_runtime.pg.connect import Conn, Connections, LazyPool
+from queue_runtime.pg.errors import translated
+from queue_runtime.store import KEPT_ATTEMPTS, JobStatus
+
+T = TypeVar("T")
+
+
+class ListState(StrEnum):
+    """What the jobs page filters on: the runtime's statuses, as stored."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    RETRYING = "retrying"
+    SUCCEEDED = "succeeded"
+    DEAD = "dead"
+    CANCELLED = "cancelled"
+
+
+_HOT_STATE = {
+    ListState.QUEUED: "state = 'pending' AND NOT (errors IS NOT NULL AND attempt > 0)",
+    ListState.RUNNING: "state = 'running'",
+    ListState.RETRYING: "state = 'pending' AND errors IS NOT NULL AND attempt > 0",
+}
+_HOT_STATUS = """CASE WHEN state = 'running' THEN 'running'
+         WHEN errors IS NOT NULL AND attempt > 0 THEN 'retrying' ELSE 'queued' END"""
+_HOT_ROW = (
+    f"id, name, pool, {_HOT_STATUS}, attempt, max_attempts, enqueued_at, NULL::timestamptz,"
+    " errors->-1->>'error'"
+)
+_HISTORY_ROW = (
+    "id, name, pool, status::text, attempt, max_attempts, enqueued_at, finished_at, error"
+)
+# A job name is an index range: ``name = %(name)s AND id < %(after)s`` walks
+# (name, id) backwards. The condition is only written when there is a name: a
+# generic ``(%(name)s IS NULL OR name = ...)`` would hide it from a prepared plan.
+_NAME = " AND name = %(name)s"
+_PAGE_TAIL = " AND id < %(after)s{floor} ORDER BY id DESC LIMIT %(limit)s"
+_FLOOR = " AND id >= %(floor)s"
+# A final status other than dead (succeeded, cancelled: possibly rare among millions)
+# has no index to follow: each such page searches at most WINDOW ids below ``after``
+# (within the name's index range when there is a name) and, short of matches, links
+# to the next window. A page costs what WINDOW ids cost, however rare the status.
+WINDOW = 200_000
+TOP_ID = "SELECT greatest((SELECT max(id) FROM {s}.jobs), (SELECT max(id) FROM {s}.job_history))"
+
+# One job: claimed_at is the claim of its running attempt, or (history) of the
+# attempt that finished it (started_at, NULL before migration 0006).
+DETAIL = f"""
+SELECT id, name, pool, {_HOT_STATUS}, priority, args, attempt, max_attempts, NULL::jsonb,
+       NULL::text, NULL::text, tenant, idempotency_key, enqueued_at, run_at, claimed_at,
+       worker, NULL::timestamptz, errors
+FROM {{s}}.jobs WHERE id = %(id)s
+UNION ALL
+SELECT id, name, pool, status::text, priority, args, attempt, max_attempts, result,
+       error, traceback, tenant, idempotency_key, enqueued_at, NULL, started_at,
+       NULL, finished_at, errors
+FROM {{s}}.job_history WHERE id = %(id)s
+"""
+
+# Dead letters, newest first, through the partial index on dead rows' finished_at (dead
+# rows are few among a large history: an id-ordered scan would read all of it). The
+# keyset is (finished_at, id); ``after`` is the last id shown.
+DEAD_PAGE = f"""
+SELECT {_HISTORY_ROW} FROM {{s}}.job_history
+WHERE status = 'dead' AND (%(name)s::text IS NULL OR name = %(name)s)
+  AND (%(first_page)s OR (finished_at, id) < (
+      SELECT finished_at, id FROM {{s}}.job_history WHERE id = %(after)s))
+ORDER BY finished_at DESC, id DESC LIMIT %(limit)s
+"""
+
+# Given minutes: how many jobs finished in each (at most ``cap`` rows are read per
+# minute, so a burst of millions costs what ``cap`` rows cost), how many of those
+# succeeded, and the longest enqueue-to-finish time among them (the lag a job met,
+# its run included). BRIN on finished_at finds each minute's pages.
+MINUTES = """
+SELECT m.at, count(x.status), count(*) FILTER (WHERE x.status = 'succeeded'),
+       coalesce(max(extract(epoch FROM x.finished_at - x.enqueued_at)), 0)::float8
+FROM unnest(%(minutes)s::timestamptz[]) AS m(at)
+LEFT JOIN LATERAL (
+    SELECT status, finished_at, enqueued_at FROM {s}.job_history
+    WHERE finished_at >= m.at AND finished_at < m.at + interval '1 minute'
+    LIMIT %(cap)s
+) x ON true
+GROUP BY m.at
+"""
+NOW_MINUTE = "SELECT date_trunc('minute', now())"
+
+DEAD_BY_ID = f"""
+SELECT {_HISTORY_ROW} FROM {{s}}.job_history
+WHERE id = ANY(%(ids)s::bigint[]) AND status = 'dead' ORDER BY id DESC
+"""
+
+WORKERS = """
+SELECT worker, pool, count(*), min(claimed_at), max(claimed_at)
+FROM {s}.jobs WHERE state = 'running'
+GROUP BY worker, pool ORDER BY worker, pool
+"""
+
+# The last-id sentinel of a first page: larger than any bigint id.
+FIRST = 2**63 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class JobRow:
+    """One line of the jobs (or dead letters) page."""
+
+    id: int
+    name: str
+    pool: str
+    status: JobStatus
+    attempt: int
+    max_attempts: int
+    enqueued_at: datetime
+    finished_at: datetime | None
+    error: str | None  # the last attempt's
+
+
+@dataclass(frozen=True, slots=True)
+class JobPage:
+    rows: list[JobRow]
+    next_after: int | None  # the ``after`` of the next page; None: this is the last one
+
+
+@dataclass(frozen=True, slots=True)
+class JobDetail:
+    """Everything the job page shows, wherever the job lives now."""
+
+    id: int
+    name: str
+    pool: str
+    status: JobStatus
+    priority: int
+    args: Any
+    attempt: int
+    max_attempts: int
+    result: Any
+    error: str | None
+    traceback: str | None
+    tenant: str | None
+    idempotency_key: str | None
+    enqueued_at: datetime
+    run_at: datetime | None
+    claimed_at: datetime | None  # the running attempt's start, or the finishing one's
+    worker: str | None
+    finished_at: datetime | None
+    attempts: list[dict[str, Any]] = field(default_factory=list)  # failed ones, oldest first
+
+    @property
+    def run_seconds(self) -> float | None:
+        """How long the attempt that finished the job ran (None: not finished, or no start)."""
+        if self.finished_at is None or self.claimed_at is None:
+            return None
+        return max(0.0, (self.finished_at - self.claimed_at).total_seconds())
+
+    @property
+    def attempts_cut(self) -> str:
+        """A note when earlier failed attempts were dropped from the history ("" otherwise)."""
+        first = self.attempts[0].get("attempt") if self.attempts else None
+        if len(self.attempts) < KEPT_ATTEMPTS or not isinstance(first, int) or first <= 1:
+            return ""
+        return f"Only the last {KEPT_ATTEMPTS} failed attempts are kept."
+
+
+@dataclass(frozen=True, slots=True)
+class Minute:
+    at: datetime
+    succeeded: int
+    lag_seconds: float
+    capped: bool = False  # more than ``cap`` jobs finished: the figures are of the first ``cap``
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerRow:
+    worker: str
+    pool: str
+    running: int
+    oldest_claim: datetime
+    newest_claim: datetime
+
+
+class PgDashboard:
+    """The dashboard's read queries (raise ``StoreUnavailable`` / ``StoreError``)."""
+
+    def __init__(self, connections: Connections, schema: str) -> None:
+        self._connections = connections
+        self._schema = schema
+        ident = sql.Identifier(schema)
+        self._render: Callable[[str], sql.Composed] = lambda text: sql.SQL(text).format(s=ident)
+
+    @classmethod
+    def open(cls, settings: Settings, max_size: int = 4) -> PgDashboard:
+        """On a small pool of its own, opened on first use."""
+        return cls(LazyPool(settings, max_size), settings.schema_name)
+
+    def close(self) -> None:
+        self._connections.close()
+
+    def _all(self, text: str, params: Any = None) -> list[tuple[Any, ...]]:
+        def run(conn: Conn) -> list[tuple[Any, ...]]:
+            # JIT compiling the chart's per-minute query cost 540 ms of its 754 ms at 1M
+            # history rows: the dashboard's short reads never gain from it (its own pool).
+            conn.execute("SET jit = off")
+            return conn.execute(self._render(text), params).fetchall()
+
+        with translated(self._schema), self._connections.connection() as conn:
+            return run(conn)
+
+    def jobs(
+        self, state: ListState | None, name: str | None, after: int | None, limit: int = 50
+    ) -> JobPage:
+        """A page of jobs, newest id first, with ids below ``after``.
+
+        With a sparse status the page searches one window of ids (see ``WINDOW``):
+        it may hold fewer than ``limit`` jobs, and ``next_after`` continues below it.
+        A name alone is exact (its index): full pages until the last.
+        """
+        windowed = _sparse(state)
+        floor = self._floor(after) if windowed else 0
+        params = {
+            "name": name or None,
+            "after": after or FIRST,
+            "floor": floor,
+            "limit": limit + 1,
+            "status": state.value if state else None,
+            "first_page": after is None,
+        }
+        found = self._all(_page_query(state, bool(name), windowed), params)
+        rows = [_job_row(r) for r in found[:limit]]
+        if len(found) > limit:
+            return JobPage(rows, rows[-1].id)
+        return JobPage(rows, floor if floor > 1 else None)
+
+    def _floor(self, after: int | None) -> int:
+        top = after
+        if top is None:
+            found = self._all(TOP_ID)[0][0]
+            top = int(found) + 1 if found is not None else 1
+        return max(top - WINDOW, 0)
+
+    def dead(self, job_ids: list[int]) -> list[JobRow]:
+        """Which of ``job_ids`` are dead letters (newest first)."""
+        return [_job_row(r) for r in self._all(DEAD_BY_ID, {"ids": job_ids})]
+
+    def job(self, job_id: int) -> JobDetail | None:
+        found = self._all(DETAIL, {"id": job_id})
+        return _detail(found[0]) if found else None
+
+    def now_minute(self) -> datetime:
+        """The database clock's current minute (the charts' right edge)."""
+        found: datetime = self._all(NOW_MINUTE)[0][0]
+        return found
+
+    def minutes(self, starts: list[datetime], cap: int) -> list[Minute]:
+        """The finished jobs of each minute starting at ``starts`` (reading at most ``cap`` each)."""
+        found = self._all(MINUTES, {"minutes": starts, "cap": cap})
+        return [Minute(at, int(ok), float(lag), int(n) >= cap) for at, n, ok, lag in found]
+
+    def workers(self) -> list[WorkerRow]:
+        return [WorkerRow(str(w or "?"), p, int(n), a, b) for w, p, n, a, b in self._all(WORKERS)]
+
+
+def _sparse(state: ListState | None) -> bool:
+    """Whether the status may match few rows of many with no index to find them (dead
+    letters have their own; a name has its (name, id) index, exact on its own)."""
+    return state in (ListState.SUCCEEDED, ListState.CANCELLED)
+
+
+def _page_query(state: ListState | None, named: bool, windowed: bool) -> str:
+    """The page's statement: fixed fragments only (which table, a name, a window)."""
+    if state is ListState.DEAD:
+        return DEAD_PAGE
+    tail = (_NAME if named else "") + _PAGE_TAIL.replace("{floor}", _FLOOR if windowed else "")
+    hot = f"SELECT {_HOT_ROW} FROM {{s}}.jobs WHERE "
+    history = f"SELECT {_HISTORY_ROW} FROM {{s}}.job_history WHERE "
+    if state in _HOT_STATE:
+        return hot + _HOT_STATE[state] + tail
+    if state is not None:
+        return history + "status = %(status)s" + tail
+    return f"({hot}true{tail}) UNION ALL ({history}true{tail}) ORDER BY id DESC LIMIT %(limit)s"
+
+
+def _job_row(row: tuple[Any, ...]) -> JobRow:
+    job_id, name, pool, status, attempt, max_attempts, enqueued_at, finished_at, error = row
+    return JobRow(
+        job_id,
+        name,
+        pool,
+        JobStatus(status),
+        attempt,
+        max_attempts,
+        enqueued_at,
+        finished_at,
+        error,
+    )
+
+
+def _detail(row: tuple[Any, ...]) -> JobDetail:
+    (
+        job_id,
+        name,
+        pool,
+        status,
+        priority,
+        args,
+        attempt,
+        max_attempts,
+        result,
+        error,
+        traceback,
+        tenant,
+        key,
+        enqueued_at,
+        run_at,
+        claimed_at,
+        worker,
+        finished_at,
+        errors,
+    ) = row
+    return JobDetail(
+        id=job_id,
+        name=name,
+        pool=pool,
+        status=JobStatus(status),
+        priority=priority,
+        args=args,
+        attempt=attempt,
+        max_attempts=max_attempts,
+        result=result,
+        error=error,
+        traceback=traceback,
+        tenant=tenant,
+        idempotency_key=key,
+        enqueued_at=enqueued_at,
+        run_at=run_at,
+        claimed_at=claimed_at,
+        worker=worker,
+        finished_at=finished_at,
+        attempts=list(errors or []),
+    )

@@ -1,0 +1,324 @@
+"""The pages: each reads through the runtime's stores (or the dashboard's queries) and renders.
+
+Actions (replay, purge, rollout) go through the same calls as the CLI:
+``JobStore.replay`` / ``purge_dead`` (audited in ``job_audit``, and one log
+line here with who) and :func:`queue_runtime.gate.set_rollout` (audited in
+``rollout_changes`` with who and why, what ``migrator rollout history`` shows).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import UTC, datetime
+from enum import StrEnum
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import urlencode
+
+from queue_runtime.errors import ConfigError, QueueError
+from queue_runtime.gate import get_rollout, parse_rollout, set_rollout
+from queue_runtime.pg.dashboard import JobPage, ListState
+from queue_runtime.web import _charts
+from queue_runtime.web._app import Handler, HttpError, View
+from queue_runtime.web._http import Response
+from queue_runtime.web._migration import (
+    ROLLOUT_CHOICES,
+    figures_text,
+    known_jobs,
+    migration_rows,
+    read_inventory,
+)
+
+log = logging.getLogger("queue_runtime.web")
+PAGE_SIZE = 50
+MAX_IDS = 1000  # jobs per replay or purge from the page
+
+
+# -- overview -------------------------------------------------------------------
+
+
+def overview(view: View) -> Response:
+    return view.render("overview.html", "Overview", **_live(view), flashes=_flashes(view))
+
+
+def overview_fragment(view: View) -> Response:
+    return view.fragment("_overview_live.html", **_live(view))
+
+
+def _live(view: View) -> dict[str, Any]:
+    stats = view.app.runtime.store.stats()
+    series = view.app.series.series(view.app.queries)
+    note = " (reading the last hour…)" if series.filling else ""
+    return {
+        "stats": stats,
+        "throughput_chart": _charts.bar_chart(
+            "chart-throughput",
+            f"Throughput, last hour (succeeded per minute){note}",
+            series.succeeded,
+            _charts.jobs_per_minute,
+            series.capped,
+        ),
+        "lag_chart": _charts.bar_chart(
+            "chart-lag",
+            f"Lag, last hour (enqueue to finish, max per minute){note}",
+            series.lag,
+            _charts.seconds,
+            series.capped,
+        ),
+        "now": datetime.now(UTC).strftime("%H:%M:%S"),
+    }
+
+
+# -- jobs -----------------------------------------------------------------------
+
+
+def jobs(view: View) -> Response:
+    state = _state(view.request.arg("state"))
+    name = view.request.arg("job")
+    page = view.app.queries.jobs(state, name or None, _after(view), PAGE_SIZE)
+    query = {"state": state.value if state else "", "job": name}
+    short = page.next_after is not None and len(page.rows) < PAGE_SIZE
+    return view.render(
+        "jobs.html",
+        "Jobs",
+        page=page,
+        states=[s.value for s in ListState],
+        state=query["state"],
+        job=name,
+        next_href=_next(view, "/jobs", query, page),
+        searched_to=page.next_after if short else None,
+    )
+
+
+def _state(text: str) -> ListState | None:
+    if not text:
+        return None
+    try:
+        return ListState(text)
+    except ValueError:
+        choices = ", ".join(s.value for s in ListState)
+        raise HttpError(HTTPStatus.BAD_REQUEST, f"state {text!r}: one of {choices}") from None
+
+
+def _after(view: View) -> int | None:
+    text = view.request.arg("after")
+    if not text:
+        return None
+    if not text.isdigit() or len(text) > 19:
+        raise HttpError(HTTPStatus.BAD_REQUEST, f"after {text!r}: a job id")
+    return int(text)
+
+
+def _next(view: View, path: str, query: dict[str, str], page: JobPage) -> str | None:
+    if page.next_after is None:
+        return None
+    kept = {k: v for k, v in query.items() if v}
+    return f"{view.root}{path}?{urlencode({**kept, 'after': page.next_after})}"
+
+
+def job_page(view: View, job_id: int) -> Response:
+    job = view.app.queries.job(job_id)
+    if job is None:
+        raise HttpError(HTTPStatus.NOT_FOUND, f"no job {job_id}")
+    finished = job.finished_at
+    return view.render(
+        "job.html",
+        f"Job {job_id}",
+        job=job,
+        args_json=_json(job.args),
+        result_json=_json(job.result) if job.result is not None else None,
+        attempts=[_attempt(a) for a in job.attempts],
+        duration=f"{(finished - job.enqueued_at).total_seconds():.3f}s" if finished else "",
+    )
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _attempt(entry: Any) -> dict[str, str]:
+    item = entry if isinstance(entry, dict) else {"error": entry}
+    keys = ("attempt", "at", "started", "worker", "error", "traceback")
+    found = {k: str(item.get(k) or "") for k in keys}
+    found["ran"] = _ran(found["started"], found["at"])
+    for k in ("at", "started"):
+        found[k] = found[k][:19].replace("T", " ")  # ISO time, to the second, as elsewhere
+    return found
+
+
+def _ran(started: str, failed: str) -> str:
+    """How long a failed attempt ran, from its stored ISO times ("" when one is missing)."""
+    try:
+        seconds = (datetime.fromisoformat(failed) - datetime.fromisoformat(started)).total_seconds()
+    except ValueError:
+        return ""
+    return f"{max(0.0, seconds):.3f}s"
+
+
+# -- dead letters ---------------------------------------------------------------
+
+
+def dead(view: View) -> Response:
+    name = view.request.arg("job")
+    page = view.app.queries.jobs(ListState.DEAD, name or None, _after(view), PAGE_SIZE)
+    return view.render(
+        "dead.html",
+        "Dead letters",
+        page=page,
+        job=name,
+        next_href=_next(view, "/dead", {"job": name}, page),
+        flashes=_flashes(view),
+    )
+
+
+class DeadAction(StrEnum):
+    REPLAY = "replay"
+    PURGE = "purge"
+
+
+QUESTIONS = {
+    DeadAction.REPLAY: "Put these dead jobs back in the queue, as new jobs with the same arguments?",
+    DeadAction.PURGE: "Delete these dead jobs for good (their idempotency keys are freed)?",
+}
+
+
+def replay(view: View) -> Response:
+    ids = _ids(view)
+    if view.request.field("confirm") != "1":
+        return _confirm(view, DeadAction.REPLAY, ids)
+    new_ids = view.app.runtime.store.replay(ids)
+    log.info("dashboard: %s replayed %d dead job(s) %s as %s", view.who, len(new_ids), ids, new_ids)
+    return view.go("/dead", flash="replayed", n=str(len(new_ids)))
+
+
+def purge(view: View) -> Response:
+    ids = _ids(view)
+    if view.request.field("confirm") != "1":
+        return _confirm(view, DeadAction.PURGE, ids)
+    purged = view.app.runtime.store.purge_dead(ids)  # never None: that purges the whole DLQ
+    log.info("dashboard: %s purged %d dead job(s) %s", view.who, purged, ids)
+    return view.go("/dead", flash="purged", n=str(purged))
+
+
+def _ids(view: View) -> list[int]:
+    texts = view.request.form.get("ids", [])
+    if not texts:
+        raise HttpError(HTTPStatus.BAD_REQUEST, "select at least one dead job")
+    if len(texts) > MAX_IDS or not all(t.isdigit() and len(t) <= 19 for t in texts):
+        raise HttpError(HTTPStatus.BAD_REQUEST, f"ids: up to {MAX_IDS} job ids")
+    return sorted({int(t) for t in texts})
+
+
+def _confirm(view: View, action: DeadAction, ids: list[int]) -> Response:
+    rows = view.app.queries.dead(ids)
+    missing = sorted(set(ids) - {r.id for r in rows})
+    verb = action.value.capitalize()
+    return view.render(
+        "confirm.html",
+        f"{verb} dead jobs",
+        heading=f"{verb} {len(rows)} dead job(s)?",
+        question=QUESTIONS[action],
+        rows=rows,
+        missing=missing,
+        verb=verb,
+        action=f"/dead/{action.value}",
+    )
+
+
+# -- migration ------------------------------------------------------------------
+
+
+def migration(view: View) -> Response:
+    path = view.app.options.inventory or view.app.runtime.settings.inventory_path
+    rows = migration_rows(view.app.runtime, read_inventory(path))
+    note = f"inventory: {path}" if path else "no inventory (pass --inventory FILE)"
+    return view.render(
+        "migration.html",
+        "Migration",
+        rows=rows,
+        choices=ROLLOUT_CHOICES,
+        figures=figures_text,
+        inventory_note=note,
+        flashes=_flashes(view),
+    )
+
+
+def rollout(view: View) -> Response:
+    job, mode, why = (view.request.field(f) for f in ("job", "mode", "why"))
+    if not why:
+        raise HttpError(HTTPStatus.BAD_REQUEST, "say why the rollout changes (recorded)")
+    try:
+        parse_rollout(mode)
+    except ConfigError as exc:
+        raise HttpError(HTTPStatus.BAD_REQUEST, str(exc)) from None
+    runtime = view.app.runtime
+    path = view.app.options.inventory or runtime.settings.inventory_path
+    if job not in known_jobs(runtime, read_inventory(path)):
+        raise HttpError(HTTPStatus.BAD_REQUEST, f"{job!r} is not a job of the inventory or app")
+    stored = set_rollout(runtime, job, mode, who=view.who, reason=why)
+    log.info("dashboard: %s set the rollout of %s to %s: %s", view.who, job, stored.label, why)
+    return view.go("/migration", flash="rollout", job=job)
+
+
+# -- workers, periodic jobs -----------------------------------------------------
+
+
+def workers(view: View) -> Response:
+    try:
+        live, problem = view.app.runtime.inspector.workers(), ""
+    except QueueError as exc:  # Redis down or not configured: the claims still show
+        live, problem = [], f"live workers unavailable: {exc}"
+    return view.render(
+        "workers.html", "Workers", workers=live, problem=problem, claims=view.app.queries.workers()
+    )
+
+
+def periodic(view: View) -> Response:
+    from queue_runtime.worker._periodic import next_runs
+
+    runtime = view.app.runtime
+    runs = [
+        {"name": r.name, "pool": _pool(view, r.name), "schedule": r.schedule.describe(), "at": r.at}
+        for r in next_runs(runtime)
+    ]
+    return view.render("periodic.html", "Periodic jobs", runs=runs, has_app=True)
+
+
+def _pool(view: View, name: str) -> str:
+    runtime = view.app.runtime
+    if name in runtime.registry.names():
+        return runtime.spec(runtime.registry.definition(name)).pool
+    configured = runtime.settings.jobs.get(name)
+    return (configured.pool if configured else None) or runtime.settings.default_pool
+
+
+# -- flash messages after an action -----------------------------------------------
+
+
+def _flashes(view: View) -> list[str]:
+    kind, count = view.request.arg("flash"), view.request.arg("n")
+    number = int(count) if count.isdigit() else 0
+    if kind == "replayed":
+        return [f"{number} dead job(s) replayed"]
+    if kind == "purged":
+        return [f"{number} dead job(s) purged"]
+    if kind == "rollout":
+        job = view.request.arg("job")
+        label = get_rollout(view.app.runtime, job).label
+        return [f"rollout of {job} is now {label}"]
+    return []
+
+
+ROUTES: dict[tuple[str, str], Handler] = {
+    ("GET", "/"): overview,
+    ("GET", "/fragments/overview"): overview_fragment,
+    ("GET", "/jobs"): jobs,
+    ("GET", "/dead"): dead,
+    ("POST", "/dead/replay"): replay,
+    ("POST", "/dead/purge"): purge,
+    ("GET", "/migration"): migration,
+    ("POST", "/migration/rollout"): rollout,
+    ("GET", "/workers"): workers,
+    ("GET", "/periodic"): periodic,
+}
