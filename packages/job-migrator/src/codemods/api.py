@@ -10,7 +10,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from codemods import _jobdefs, _stale
+from codemods import _jobdefs, _stale, _threadjob
 from codemods._changes import git
 from codemods._changes.branches import BranchReport, create
 from codemods._changes.changeset import plan_changes, read_source, write_changes
@@ -44,6 +44,18 @@ def load_inventory(
     if scanner is None:
         raise CodemodError(f"{path} not found: run `migrator scan` first")
     return scanner(Path(root).resolve())
+
+
+def thread_job_parameters(job: Job, root: Path) -> list[str] | None:
+    """The constructor's parameters when ``job`` is the ``run`` of a ``Thread`` subclass that
+    apply makes a job of its constructor's data (:mod:`codemods._threadjob`), else None.
+
+    That data is the job's input once moved: what its idempotency key can name.
+    """
+    if _threadjob.thread_class(job) is None:
+        return None
+    found = _threadjob.plan(job, Project(root))
+    return None if isinstance(found, str) else found[1]
 
 
 def plan_apply(

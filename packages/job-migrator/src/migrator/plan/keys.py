@@ -2,11 +2,13 @@
 
 The suggestion never merges different work (``inventory._classify._suggest``):
 ``<job>:{*}``, a digest of every argument, unless the job has a single
-parameter (``<job>:{param}``); a job without parameters gets none, and the
-plan says what to do instead of offering a fieldless key. A declared key is
-checked against the job's signature (``inventory.keys.key_problem``: fields
-are parameters, a key function exists in the project and takes the job's
-parameters); a key that does not fit is shown with the one line to fix.
+parameter (``<job>:{param}``); a ``Thread`` subclass's ``run`` is keyed over its
+constructor's data (what it becomes a job of once moved, ``codemods._threadjob``);
+a job without parameters gets none, and the plan says what to do instead of
+offering a fieldless key. A declared key is checked against the job's signature
+(``inventory.keys.key_problem``: fields are parameters, a key function exists in
+the project and takes the job's parameters); a key that does not fit is shown
+with the one line to fix.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from codemods.api import thread_job_parameters
 from inventory.keys import key_problem, suggest_key
 from inventory.models import Job
 
@@ -52,10 +55,13 @@ def key_source(job: Job, declared: str | None = None) -> tuple[str | None, str]:
 
 def resolve_key(job: Job, declared: str | None = None, root: Path | None = None) -> KeySource:
     """:func:`key_source`, with the declared key checked against the job (``root``: the project)."""
-    if declared:
-        problem = key_problem(job.qualname, declared, job.parameters, root)
-        return KeySource(declared, "the declaration", problem)
     params = [p for p in job.parameters if p not in ("self", "cls")]
+    made_of = thread_job_parameters(job, root) if root is not None and not params else None
+    if made_of:  # a Thread subclass's run: once moved, its input is the constructor's data
+        params = made_of
+    if declared:
+        problem = key_problem(job.qualname, declared, made_of or job.parameters, root)
+        return KeySource(declared, "the declaration", problem)
     for effect in job.effects:
         match = _TEMPLATE.search(effect.detail) if effect.keyed else None
         if match and set(_fields(match["template"])) <= set(params):
