@@ -89,7 +89,6 @@ EXPECTED = Schema(
                 "job_history_pkey": "UNIQUE btree (id)",
                 "job_history_finished_brin": "brin (finished_at)",
                 "job_history_dead_idx": "btree (finished_at) WHERE (status = 'dead'::final_status)",
-                "job_history_name_idx": "btree (name, id)",
             },
         ),
         "idempotency_keys": Table(

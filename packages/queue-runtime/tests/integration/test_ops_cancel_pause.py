@@ -212,11 +212,11 @@ def test_cli_pause_and_resume_lines_and_an_unknown_pool(rt: Runtime) -> None:
         (0, "pool batch was not paused"),
     ]
     unknown = cli(rt.settings, "pause", "nope")
-    assert unknown.returncode == 1 and unknown.stdout == ""
+    assert unknown.returncode == 2 and unknown.stdout == ""
     assert unknown.stderr.splitlines() == [
         "error: unknown pool 'nope'; configured pools: batch, transactional"
     ]
-    assert cli(rt.settings, "resume", "nope").returncode == 1
+    assert cli(rt.settings, "resume", "nope").returncode == 2
 
 
 def test_a_worker_started_while_its_pool_is_paused_claims_nothing_until_resumed(

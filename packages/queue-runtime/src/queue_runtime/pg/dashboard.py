@@ -1,9 +1,9 @@
 """What the web dashboard reads from PostgreSQL: pages of jobs, one job, charts, workers.
 
 Every list is a keyset page (``id < after ORDER BY id DESC LIMIT n + 1``) on
-the primary keys of ``{s}.jobs`` and ``{s}.job_history``, or with a job name on
-the history's ``(name, id)`` index (migration 0006; the hot table, the queue,
-is filtered as it is scanned), in the same order: no
+the primary keys of ``{s}.jobs`` and ``{s}.job_history`` (a job name filters
+as it scans: over the history, within a window of ids per page, see ``WINDOW``),
+in the same order: no
 ``COUNT(*)`` and no ``OFFSET`` over the hot table or the history. The charts read the last
 hour of ``job_history`` through its BRIN index on ``finished_at``; the workers
 are the ``worker`` column of running rows (``jobs_running_idx``). Every value
@@ -237,7 +237,7 @@ class PgDashboard:
         it may hold fewer than ``limit`` jobs, and ``next_after`` continues below it.
         A name alone is exact (its index): full pages until the last.
         """
-        windowed = _sparse(state)
+        windowed = _sparse(state, name)
         floor = self._floor(after) if windowed else 0
         params = {
             "name": name or None,
@@ -282,10 +282,14 @@ class PgDashboard:
         return [WorkerRow(str(w or "?"), p, int(n), a, b) for w, p, n, a, b in self._all(WORKERS)]
 
 
-def _sparse(state: ListState | None) -> bool:
-    """Whether the status may match few rows of many with no index to find them (dead
-    letters have their own; a name has its (name, id) index, exact on its own)."""
-    return state in (ListState.SUCCEEDED, ListState.CANCELLED)
+def _sparse(state: ListState | None, name: str | None) -> bool:
+    """Whether the filter may match few history rows of many with no index to find them:
+    a succeeded/cancelled status, or a name over the history (dead letters have their own
+    index; the hot table is the queue, small enough to filter as it is scanned). An
+    optional ``(name, id)`` index on the history (docs/runtime.md) is used when present."""
+    if state in (ListState.SUCCEEDED, ListState.CANCELLED):
+        return True
+    return bool(name) and state not in _HOT_STATE and state is not ListState.DEAD
 
 
 def _page_query(state: ListState | None, named: bool, windowed: bool) -> str:

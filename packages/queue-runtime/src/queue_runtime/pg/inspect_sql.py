@@ -6,10 +6,9 @@ replayed dead job to its replay. ``{s}`` is the schema (``sql.Identifier``);
 every value is a bind parameter. A listing is composed of fixed fragments only
 (which table, which filters), each part ordered by the primary key and limited,
 so it is two backward index scans at most: never a COUNT, never an OFFSET. A
-name filter (``--job``) scans ``job_history_name_idx`` (``(name, id)``,
-migration 0006) in the same id order, so only that job's finished rows are
-read, however rare it is; the hot table (the queue itself) is filtered as it is
-scanned: an index there would slow every enqueue and claim.
+name filter (``--job``) filters as it scans (an index on the name would slow
+every enqueue, claim and completion; an installation may add one to the
+history, see docs/runtime.md, and it is then used).
 """
 
 from __future__ import annotations

@@ -55,7 +55,9 @@ def test_the_errors_a_user_catches_are_the_runtime_s_own() -> None:
     assert all(
         issubclass(getattr(queue_runtime, name), queue_runtime.QueueError)
         for name in queue_runtime.__all__
-        if name.endswith(("Error", "Cancelled", "Reused", "Refused", "Closed", "Conflict", "Failed", "Timeout"))
+        if name.endswith(
+            ("Error", "Cancelled", "Reused", "Refused", "Closed", "Conflict", "Failed", "Timeout")
+        )
     )
 
 
