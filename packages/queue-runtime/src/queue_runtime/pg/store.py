@@ -281,21 +281,18 @@ class PgJobStore:
 
     def purge_finished(self, older_than_seconds: float, batch: int = 10_000) -> int:
         """Retention: drop succeeded and cancelled history older than this (never dead jobs)."""
-        params = (older_than_seconds, batch)
-        total = 0
-        while True:
-            row = self._run(lambda c: c.execute(self._sql.PURGE_FINISHED, params).fetchone())
-            purged = int(row[0]) if row else 0
-            total += purged
-            if purged < batch:
-                return total
+        return self._purge_batched(self._sql.PURGE_FINISHED, older_than_seconds, batch)
 
     def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
         """Key retention: forget enqueue keys older than this, except those of live or dead jobs."""
+        return self._purge_batched(self._sql.PURGE_KEYS, older_than_seconds, batch)
+
+    def _purge_batched(self, statement: str, older_than_seconds: float, batch: int) -> int:
+        """Run a ``DELETE ... LIMIT batch`` statement until a round deletes less than a batch."""
         params = (older_than_seconds, batch)
         total = 0
         while True:
-            row = self._run(lambda c: c.execute(self._sql.PURGE_KEYS, params).fetchone())
+            row = self._run(lambda c: c.execute(statement, params).fetchone())
             purged = int(row[0]) if row else 0
             total += purged
             if purged < batch:
