@@ -29,8 +29,6 @@ from queue_runtime.cli_errors import report
 from queue_runtime.cli_inspect import text_table
 from queue_runtime.errors import (
     AppNotImportable,
-    ConfigError,
-    LeasesUnavailable,
     PortInUse,
     QueueError,
 )
@@ -76,42 +74,17 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
-    from queue_runtime.pg.connect import probe
     from queue_runtime.worker import Worker
 
     framework = _set_up_framework(args)  # before the app module: its imports may need it
     _import_app(args.app)  # registers its @job functions; it may call configure()
     runtime = _runtime(args, keep_app_config=True, **framework)
-    _check_pools(runtime, args.pool or [])
-    probe(runtime.settings)
-    _check_redis(runtime)  # fail fast: a worker without Redis would only idle
     worker = Worker(runtime, args.pool or None, args.concurrency)
+    worker.check()  # fail fast, before the metrics port: a worker without Redis would only idle
     if args.metrics_port is not None:
         _serve_metrics(worker, args.metrics_port)
     worker.run(install_signals=True)
     return 0
-
-
-def _check_pools(runtime: Runtime, pools: Sequence[str]) -> None:
-    configured = sorted(runtime.settings.pools)
-    unknown = sorted(set(pools) - set(configured))
-    if unknown:
-        names = ", ".join(unknown)
-        raise ConfigError(f"unknown pool(s) {names}; configured pools: {', '.join(configured)}")
-
-
-def _check_redis(runtime: Runtime) -> None:
-    try:
-        runtime.leases.ping()
-    except ValueError as exc:  # redis-py's answer to a malformed URL
-        raise ConfigError(f"redis_url: {exc}; expected redis://host:port/db") from exc
-    except LeasesUnavailable as exc:
-        url = runtime.settings.redis_url or ""
-        raise LeasesUnavailable(f"{_redis_where(url)}: {exc.detail}") from exc
-
-
-def _redis_where(url: str) -> str:
-    return url.rpartition("@")[2] if "@" in url else url
 
 
 def _serve_metrics(worker: Any, port: int) -> None:

@@ -69,6 +69,7 @@ class Settled(StrEnum):
     FAILED = "failed"  # every failed attempt that was stored: RETRIED + DEAD
     RETRIED = "retried"
     DEAD = "dead_lettered"
+    CANCELLED = "cancelled"  # ended on a cancel request (running, or prefetched and never started)
 
 
 class JobTally:
@@ -257,6 +258,12 @@ class WorkerMetrics:
             Settled.DEAD: Counter(
                 "queue_runtime_jobs_dead_lettered",
                 "Jobs sent to the DLQ by this worker, by job.",
+                by_job,
+                registry=r,
+            ),
+            Settled.CANCELLED: Counter(
+                "queue_runtime_jobs_cancelled",
+                "Jobs this worker ended on a cancel request, by job.",
                 by_job,
                 registry=r,
             ),

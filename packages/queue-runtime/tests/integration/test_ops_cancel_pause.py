@@ -230,3 +230,30 @@ def test_a_worker_started_while_its_pool_is_paused_claims_nothing_until_resumed(
     assert held.status() is JobStatus.QUEUED
     assert rt.store.resume("batch") is True
     assert held.result(timeout=10) == 2
+
+
+def test_a_cancelled_job_is_counted_by_job_in_the_worker_metrics(
+    rt: Runtime, spawner: Spawner
+) -> None:
+    from tests.integration.test_metrics_by_job import scrape, value
+    from tests.support import free_port
+
+    port = free_port()
+    spawner.start(rt.settings, "--metrics-port", str(port))
+    wait_until(lambda: scrape(port), timeout=30, message="the worker's /metrics")
+    handle = ops_app.cooperative.enqueue(60.0)
+    wait_until(lambda: handle.id in started(rt.settings), timeout=30, message="it started")
+    assert handle.cancel() is Cancellation.REQUESTED
+    assert handle.wait(timeout=10) is JobStatus.CANCELLED
+    by = {"job": ops_app.cooperative.name, "pool": "batch"}
+
+    def counted() -> bool:
+        samples = scrape(port)
+        return (
+            samples is not None and value(samples, "queue_runtime_jobs_cancelled_total", **by) == 1
+        )
+
+    wait_until(counted, timeout=10, message="queue_runtime_jobs_cancelled_total = 1")
+    samples = scrape(port) or {}
+    assert value(samples, "queue_runtime_jobs_failed_total", **by) == 0  # not a failure
+    assert value(samples, "queue_runtime_jobs_completed_total", **by) == 0

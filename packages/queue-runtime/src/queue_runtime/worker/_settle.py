@@ -132,8 +132,8 @@ class Settler:
             for s in batch
             if s.outcome.kind is not OutcomeKind.CANCELLED
         ]
-        self._cancel(cancelled)
         tally = self._metrics.tally()  # per-job figures, added once per batch
+        self._cancel(cancelled, tally)
         self._complete([(s, r) for s, r in records if isinstance(r, Completion)], tally)
         for s, record in records:
             if isinstance(record, Failure):
@@ -170,12 +170,13 @@ class Settler:
             tally.count(Settled.FAILED, s.job)
             tally.count(Settled.RETRIED, s.job)
 
-    def _cancel(self, cancelled: list[Settlement]) -> None:
+    def _cancel(self, cancelled: list[Settlement], tally: JobTally) -> None:
         """Attempts that stopped on their cancel request end cancelled (fenced, one each)."""
         for s in cancelled:
             job, error = s.job, s.outcome.error
             store = functools.partial(self._store.cancel_attempt, job.id, job.attempt, error)
             if retrying(store, self._abandon, "cancel_attempt"):
+                tally.count(Settled.CANCELLED, job)
                 log.info("job %s (%s) cancelled: %s", job.id, job.name, error)
 
     def _release(self, batch: list[Settlement]) -> None:

@@ -48,6 +48,7 @@ from queue_runtime.runtime import Runtime
 from queue_runtime.store import ClaimedJob
 from queue_runtime.worker._backoff import TRANSIENT, jitter, retrying
 from queue_runtime.worker._periodic import Ticker
+from queue_runtime.worker._preflight import check_pools, preflight
 from queue_runtime.worker._wiring import WorkerOptions, WorkerParts, claim_schedule
 
 log = logging.getLogger("queue_runtime.worker")
@@ -71,7 +72,9 @@ class Worker:
         metrics: WorkerMetrics | None = None,
     ) -> None:
         self.settings = runtime.settings
+        self._runtime, self._checked = runtime, False
         self.pools = list(pools or self.settings.pools)
+        check_pools(runtime, self.pools)  # ConfigError in one line, not a KeyError later
         self.worker_id = worker_id or default_worker_id()
         self.metrics = metrics or WorkerMetrics()
         self.metrics.bind_jobs(runtime.registry)  # the job label: registered names only
@@ -93,8 +96,19 @@ class Worker:
         self._run_thread: threading.Thread | None = None
 
     # -- lifecycle -------------------------------------------------------
+    def check(self) -> None:
+        """Fail now, in one line, when this worker could not work (``_preflight``): an
+        unknown pool, PostgreSQL or Redis not answering. :meth:`run` checks first too."""
+        preflight(self._runtime, self.pools)
+        self._checked = True
+
     def run(self, install_signals: bool = False) -> None:
-        """Serve until stopped; returns after a graceful shutdown."""
+        """Serve until stopped; returns after a graceful shutdown.
+
+        Raises before serving when :meth:`check` fails (once per worker).
+        """
+        if not self._checked:
+            self.check()
         if install_signals:
             self._install_signals()
         self._start_threads()
@@ -105,7 +119,12 @@ class Worker:
             self._shutdown()
 
     def start(self) -> Worker:
-        """Run in a background thread (tests, embedding); pair with :meth:`stop`."""
+        """Run in a background thread (tests, embedding); pair with :meth:`stop`.
+
+        :meth:`check` runs here, in the caller: a worker that cannot work raises now.
+        """
+        if not self._checked:
+            self.check()
         self._run_thread = threading.Thread(target=self.run, name="qr-worker", daemon=True)
         self._run_thread.start()
         return self
