@@ -400,3 +400,21 @@ def _status(url: str) -> int:
         return exc.code
     except OSError:
         return 0
+
+
+def test_the_dashboards_connections_run_without_jit(runtime: Runtime) -> None:
+    """Set once per connection (a connection parameter), not by a statement before each read;
+    the app's own pool keeps the server's setting."""
+    queries = dashboard_queries.PgDashboard.open(runtime.settings)
+    try:
+        for _ in range(3):  # every read, on whichever pooled connection it gets
+            assert queries._all("SELECT current_setting('jit')") == [("off",)]
+    finally:
+        queries.close()
+    import psycopg
+
+    jit = "SELECT current_setting('jit')"
+    with psycopg.connect(runtime.settings.database_url or "") as plain:
+        server = plain.execute(jit).fetchone()
+    with runtime.store._pool.connection() as conn:  # type: ignore[attr-defined]
+        assert conn.execute(jit).fetchone() == server

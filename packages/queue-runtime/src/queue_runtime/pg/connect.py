@@ -86,16 +86,17 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
-def open_pool(settings: Settings, max_size: int = 10) -> ConnectionPool:
+def open_pool(settings: Settings, max_size: int = 10, **connect: Any) -> ConnectionPool:
     """A started pool for ``settings.database_url`` (raises NotConfigured without one,
-    BadDatabaseUrl at once for a malformed one)."""
+    BadDatabaseUrl at once for a malformed one); ``connect`` adds connection parameters
+    (``options="-c jit=off"`` sets a server setting once per connection, no round trip)."""
     if not settings.database_url:
         raise NotConfigured()
     pool = ConnectionPool(
         checked_url(settings.database_url),
         min_size=1,
         max_size=max_size,
-        kwargs=dict(CONNECTION_KWARGS),
+        kwargs={**CONNECTION_KWARGS, **connect},
         open=False,
         timeout=POOL_TIMEOUT,
         name=f"queue_runtime.{settings.schema_name}",
@@ -158,9 +159,10 @@ class LazyPool:
     pool's own (no lock on the enqueue path).
     """
 
-    def __init__(self, settings: Settings, max_size: int = 10) -> None:
+    def __init__(self, settings: Settings, max_size: int = 10, **connect: Any) -> None:
         self._settings = settings
         self._max_size = max_size
+        self._connect = connect  # extra connection parameters (``open_pool``)
         self._pool: ConnectionPool | None = None
         self._lock = threading.Lock()
 
@@ -173,7 +175,7 @@ class LazyPool:
         if pool is None:
             with self._lock:
                 if self._pool is None:
-                    self._pool = open_pool(self._settings, self._max_size)
+                    self._pool = open_pool(self._settings, self._max_size, **self._connect)
                 pool = self._pool
         return pool
 
