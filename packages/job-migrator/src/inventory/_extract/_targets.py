@@ -1,19 +1,33 @@
-"""The job a call site runs: a function, a partial, a lambda, a bound method, or dynamic."""
+"""The job a call site runs: a function, a partial, a lambda, a bound method, or dynamic.
+
+Wrappers that only change how the callable is called unwrap to it: ``partial(f, x)``,
+``partial(partial(f, x), y)``, a contextvars ``ctx.run`` (``partial(ctx.run, f)``,
+``lambda: ctx.run(f, x)``). A local variable holding such a callable
+(``func = partial(f, x)`` then ``submit(func)``) is followed when every binding of the
+name in the function is a plain assignment of a callable that resolves to the same job.
+"""
 
 from __future__ import annotations
 
 import ast
+import threading
 from dataclasses import dataclass, field
 
 from inventory._extract._args import argument
 from inventory._extract._resolve import Resolver
 from inventory._extract._scopes import BindingKind
-from inventory._extract._source import clean
+from inventory._extract._source import SourceText, clean
 from inventory.models import Argument
 from inventory.summary import ReceiverKind, TargetKind
 
 PARTIALS = frozenset({"functools.partial", "functools.partialmethod"})
 _BOUND = (ReceiverKind.SELF, ReceiverKind.INSTANCE, ReceiverKind.UNKNOWN)
+# ``Context.run(f, *args)`` calls ``f`` inside a copy of the context variables.
+_CONTEXT_RUN = frozenset({"contextvars.Context.run", "contextvars.copy_context().run"})
+_CONTEXT = "contextvars.copy_context()"  # what an untyped ``ctx = copy_context()`` holds
+_LOCALS = (BindingKind.OTHER, BindingKind.CALLABLE)
+_MAX_DEPTH = 8  # local callables built from local callables...
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 @dataclass(slots=True)
@@ -25,14 +39,14 @@ class JobTarget:
     arguments: list[Argument] = field(default_factory=list)  # bound by partial / lambda
 
 
-def job_target(node: ast.expr, resolver: Resolver) -> JobTarget:
+def job_target(node: ast.expr, resolver: Resolver, depth: int = 0) -> JobTarget:
     source = resolver.text.segment(node)
     if isinstance(node, ast.Name | ast.Attribute):
-        return _reference(node, resolver, source)
+        return _reference(node, resolver, source, depth)
     if isinstance(node, ast.Lambda):
-        return _lambda(node, resolver, source)
+        return _lambda(node, resolver, source, depth)
     if isinstance(node, ast.Call):
-        return _call(node, resolver, source)
+        return _call(node, resolver, source, depth)
     if isinstance(node, ast.Subscript):
         return _dynamic(source, f"target is looked up in '{source}' at run time")
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and ":" in node.value:
@@ -45,15 +59,17 @@ def _dynamic(source: str, reason: str, arguments: list[Argument] | None = None) 
     return JobTarget(None, TargetKind.DYNAMIC, source, reason, arguments or [])
 
 
-def _reference(node: ast.Name | ast.Attribute, resolver: Resolver, source: str) -> JobTarget:
+def _reference(
+    node: ast.Name | ast.Attribute, resolver: Resolver, source: str, depth: int
+) -> JobTarget:
     if isinstance(node, ast.Name):
         binding = resolver.scope.lookup(node.id)
         if binding is not None and binding.kind is BindingKind.PARAM:
             return _dynamic(source, f"target is the parameter '{node.id}': only known at run time")
-        if binding is not None and binding.kind in (BindingKind.OTHER, BindingKind.CALLABLE):
-            return _dynamic(
-                source, f"target is the local variable '{node.id}': only known at run time"
-            )
+        if binding is not None and binding.kind in _LOCALS:
+            return _local(node, resolver, source, depth)
+    if _context_run(node, resolver):
+        return _dynamic(source, f"'{source}' runs the function handed to it after it")
     resolved = resolver.expr(node)
     if isinstance(node, ast.Attribute) and resolved.receiver in _BOUND:
         return JobTarget(resolved.target, TargetKind.BOUND_METHOD, source)
@@ -62,30 +78,191 @@ def _reference(node: ast.Name | ast.Attribute, resolver: Resolver, source: str) 
     return JobTarget(resolved.target, TargetKind.FUNCTION, source)
 
 
-def _lambda(node: ast.Lambda, resolver: Resolver, source: str) -> JobTarget:
+def _lambda(node: ast.Lambda, resolver: Resolver, source: str, depth: int) -> JobTarget:
     body = node.body
     if not isinstance(body, ast.Call):
         return _dynamic(source, "the lambda body is not a single call")
-    inner = job_target(body.func, resolver)
-    arguments = call_arguments(body.args, body.keywords, resolver)
+    args = body.args
+    if args and not isinstance(args[0], ast.Starred) and _context_run(body.func, resolver):
+        # ``lambda: ctx.run(f, x)`` calls ``f(x)``
+        inner = job_target(args[0], resolver, depth + 1)
+        args = args[1:]
+    else:
+        inner = job_target(body.func, resolver, depth + 1)
+    arguments = call_arguments(args, body.keywords, resolver)
     if inner.target is None:
         return _dynamic(source, inner.reason, arguments)
     return JobTarget(inner.target, TargetKind.LAMBDA, source, "", arguments)
 
 
-def _call(node: ast.Call, resolver: Resolver, source: str) -> JobTarget:
+def _call(node: ast.Call, resolver: Resolver, source: str, depth: int) -> JobTarget:
     if isinstance(node.func, ast.Name) and node.func.id == "getattr":
         return _dynamic(source, f"target is computed by '{source}' at run time")
     callee = resolver.expr(node.func).target
-    if callee not in PARTIALS or not node.args:
+    args = node.args
+    if callee not in PARTIALS or not args or isinstance(args[0], ast.Starred):
         return _dynamic(
             source, f"target is the result of calling '{resolver.text.segment(node.func)}'"
         )
-    inner = job_target(node.args[0], resolver)
-    arguments = [*inner.arguments, *call_arguments(node.args[1:], node.keywords, resolver)]
+    if len(args) > 1 and not isinstance(args[1], ast.Starred) and _context_run(args[0], resolver):
+        args = args[1:]  # ``partial(ctx.run, f, x)`` calls ``f(x)`` in the copied context
+    inner = job_target(args[0], resolver, depth + 1)
+    bound = sum(1 for a in inner.arguments if a.name.startswith("#"))
+    arguments = [*inner.arguments, *call_arguments(args[1:], node.keywords, resolver, bound)]
     if inner.target is None:
         return _dynamic(source, inner.reason, arguments)
     return JobTarget(inner.target, TargetKind.PARTIAL, source, "", arguments)
+
+
+def unwrap_runner(
+    target: ast.expr, following: list[ast.expr], resolver: Resolver
+) -> tuple[ast.expr, list[ast.expr]]:
+    """``submit(ctx.run, f, x)`` / ``run_in_executor(None, ctx.run, f, x)``: the callable
+    handed over is ``ctx.run``, the job ``f``. Returns (the job's node, its positional
+    arguments); unchanged for any other target."""
+    if following and not isinstance(following[0], ast.Starred) and _context_run(target, resolver):
+        return following[0], following[1:]
+    return target, following
+
+
+def _context_run(node: ast.expr, resolver: Resolver) -> bool:
+    """``ctx.run`` of a ``contextvars.Context``: ``copy_context().run``, or through a name
+    bound to ``copy_context()`` / ``Context()``."""
+    if not isinstance(node, ast.Attribute) or node.attr != "run":
+        return False
+    resolved = resolver.expr(node)
+    return resolved.target in _CONTEXT_RUN or resolved.returned == _CONTEXT
+
+
+def _local(node: ast.Name, resolver: Resolver, source: str, depth: int) -> JobTarget:
+    """``func = partial(f, x); ...; submit(func)``: the job of the value assigned, when every
+    binding of the name in this function is a plain assignment of the same job."""
+    name = node.id
+    unknown = f"target is the local variable '{name}'"
+    values = _assigned_values(node, resolver) if depth < _MAX_DEPTH else None
+    if values is None:
+        return _dynamic(source, f"{unknown}: only known at run time")
+    other = next((value for value in values if isinstance(value, str)), None)
+    if not values or other is not None:
+        return _dynamic(source, f"{unknown}, {other or 'never assigned'}: only known at run time")
+    jobs = [
+        job_target(value, resolver, depth + 1) for value in values if isinstance(value, ast.expr)
+    ]
+    unresolved = next((job for job in jobs if job.target is None), None)
+    if unresolved is not None:
+        return _dynamic(source, f"{unknown}: {unresolved.reason}")
+    if len({(job.target, job.kind) for job in jobs}) > 1:
+        return _dynamic(source, f"{unknown}, assigned different callables: only known at run time")
+    first = jobs[0]
+    same = all(job.arguments == first.arguments for job in jobs)
+    return JobTarget(first.target, first.kind, source, "", first.arguments if same else [])
+
+
+def _assigned_values(node: ast.Name, resolver: Resolver) -> list[ast.expr | str] | None:
+    """What each binding of ``node.id`` in the function using it assigns (what it is, for a
+    binding that is not ``name = value``: a loop variable, ``with ... as``, a parameter, a
+    nested def, ``global``...). None when the name is not a local of that function."""
+    scope = resolver.scope
+    if node.id not in scope.names or not scope.prefix.endswith(".<locals>"):
+        return None
+    function = _enclosing_function(node, resolver)
+    if function is None or not f".{scope.prefix}".endswith(f".{function.name}.<locals>"):
+        return None
+    return _bindings(function, node.id)
+
+
+def _bindings(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr | str]:
+    arguments = function.args
+    params = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    params += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    found: list[ast.expr | str] = ["also a parameter" for p in params if p.arg == name]
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        current = stack.pop()
+        value = _plain_assignment(current, name)
+        if value is not None:
+            found.append(value)
+            stack.append(value)
+            continue
+        if isinstance(current, ast.withitem) and _named(current.optional_vars, name):
+            found.append("bound to what a with statement's context manager gives")
+            stack.append(current.context_expr)
+            continue
+        if _binds_otherwise(current, name):
+            found.append("bound in a way the scan cannot follow")
+        if isinstance(current, _SCOPES):
+            continue  # a nested scope: its names are its own
+        stack.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def _named(node: ast.expr | None, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _plain_assignment(node: ast.AST, name: str) -> ast.expr | None:
+    """The value of ``name = value`` / ``name: T = value`` / ``(name := value)``."""
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id == name:
+            return node.value
+    elif isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+        target = node.target
+        if isinstance(target, ast.Name) and target.id == name:
+            return node.value
+    return None
+
+
+def _binds_otherwise(node: ast.AST, name: str) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == name and not isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name == name
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return name in node.names
+    if isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+        return node.name == name
+    if isinstance(node, ast.MatchMapping):
+        return node.rest == name
+    if isinstance(node, ast.alias):
+        return (node.asname or node.name.partition(".")[0]) == name
+    return False
+
+
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_Position = tuple[int, int]
+
+
+class _Functions(threading.local):
+    """The function definitions of the file being walked, parsed again from its text (the
+    walk does not keep the tree), for the few sites whose target is a local variable."""
+
+    text: SourceText | None = None
+    spans: list[tuple[_Position, _Position, _Function]] = []
+
+
+_FUNCTIONS = _Functions()
+
+
+def _enclosing_function(node: ast.expr, resolver: Resolver) -> _Function | None:
+    if _FUNCTIONS.text is not resolver.text:
+        _FUNCTIONS.spans = _function_spans(resolver.text)
+        _FUNCTIONS.text = resolver.text
+    where = (node.lineno, node.col_offset)
+    inside = [s for s in _FUNCTIONS.spans if s[0] <= where < s[1]]
+    return max(inside, key=lambda s: s[0])[2] if inside else None
+
+
+def _function_spans(text: SourceText) -> list[tuple[_Position, _Position, _Function]]:
+    try:
+        tree = ast.parse("\n".join(text.lines))
+    except (SyntaxError, ValueError):
+        return []
+    return [
+        ((f.lineno, f.col_offset), (f.end_lineno or f.lineno, f.end_col_offset or 0), f)
+        for f in ast.walk(tree)
+        if isinstance(f, _Function)
+    ]
 
 
 def call_arguments(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inventory.detector_examples._model import B, F, P, example
+from inventory.detector_examples._model import B, D, F, L, P, example
 from inventory.models import Pattern
 
 EXECUTOR = [
@@ -102,6 +102,36 @@ def fetch_all(urls):
     with ThreadPoolExecutor() as ex:
         for url in urls:
             ex.submit(fetch, url)
+""",
+    ),
+    example(
+        Pattern.EXECUTOR_SUBMIT,
+        "a local callable: partial, in a copied context",
+        [("app.render", P), ("app.render", L), (None, D)],
+        "A local variable assigned a partial (or a contextvars ctx.run of one) once, or always "
+        "the same job, is that job; a library callable is named as such "
+        "(functools.partial(lib.f, x) is lib.f). A name bound to different callables, or "
+        "bound otherwise (a loop variable, a parameter), stays dynamic.",
+        """
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+
+executor = ThreadPoolExecutor()
+
+def render(report_id, fmt): ...
+
+def archive(report_id, fmt): ...
+
+def export(report_id, fmt):
+    job = partial(render, report_id, fmt=fmt)
+    ctx = contextvars.copy_context()
+    executor.submit(partial(ctx.run, job))
+    executor.submit(lambda: ctx.run(render, report_id, fmt))
+    task = partial(render, report_id)
+    if fmt == "zip":
+        task = partial(archive, report_id)
+    executor.submit(task, fmt)
 """,
     ),
     example(
