@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._library import EVENT_LOOP
-from inventory._extract._resolve import Resolver
+from inventory._extract._resolve import Resolver, dotted_source
+from inventory._extract._scopes import Binding, BindingKind
 from inventory._extract._site_common import (
     CallSite,
     argument_node,
@@ -68,6 +69,22 @@ _FUTURE_WAITS = frozenset({"result", "exception"})
 _AWAITED = (UseKind.AWAITED, UseKind.AWAITED_DISCARDED)
 _UNTYPED = (ReceiverKind.UNKNOWN, ReceiverKind.MODULE, ReceiverKind.CLASS)
 _CACHING = frozenset({"lru_cache", "cache", "cached", "alru_cache", "memoize", "memoized"})
+# Events and queues by which a spawning function may wait on its task or thread: until it
+# says it is ready, or for the items it produces.
+HANDOFF_TYPES = frozenset(
+    {
+        "asyncio.Event",
+        "asyncio.locks.Event",
+        "threading.Event",
+        "anyio.Event",
+        "trio.Event",
+        "asyncio.Queue",
+        "asyncio.queues.Queue",
+        "queue.Queue",
+        "queue.SimpleQueue",
+    }
+)
+_HANDOFF_REFERENCES = frozenset({"get", "wait"})  # ``run_in_executor(None, q.get)``
 
 
 def executor_call(call: CallSite) -> Candidate | None:
@@ -170,7 +187,40 @@ def task_call(call: CallSite) -> Candidate | None:
     job = coroutine_target(coro, call.state.resolver)
     found = candidate(Pattern.ASYNCIO_TASK, call.node, job, call, [])
     found.waits, found.drop_when_waited = _FUTURE_WAITS, True
+    if isinstance(coro, ast.Call):
+        _hand_over(found, coro.func, [*coro.args, *(k.value for k in coro.keywords)], call)
     return found
+
+
+def _hand_over(found: Candidate, func: ast.expr, args: list[ast.expr], call: CallSite) -> None:
+    """Events and queues of this function the job can reach: passed to it
+    (``run(conn, ready)``), or seen by a function defined inside this one (a closure).
+    When the function then waits on one after the start (``await ready.wait()``,
+    ``q.get()``), the job is the request's own plumbing (it opens a connection and says
+    when it is ready, it produces the items the request reads right below), not
+    background work: see ``handoff_waited``."""
+    scope = call.state.resolver.scope
+    names = {a.id for a in args if isinstance(a, ast.Name)}
+    local = scope.names.get(func.id) if isinstance(func, ast.Name) else None
+    if local is not None and local.kind is BindingKind.FUNCTION:  # a nested def: its closure
+        names |= {n for n, b in scope.names.items() if _handoff(b)}
+    found.handoffs = sorted(n for n in names if n in scope.names and _handoff(scope.names[n]))
+    for name in found.handoffs:
+        call.state.watch_name(name)
+
+
+def _handoff(binding: Binding) -> bool:
+    return binding.kind is BindingKind.INSTANCE and binding.target in HANDOFF_TYPES
+
+
+def _waits_by_reference(target: ast.expr, call: CallSite) -> None:
+    """``await loop.run_in_executor(None, q.get)``: a wait on ``q`` run in a thread."""
+    state = call.state
+    if not isinstance(target, ast.Attribute) or target.attr not in _HANDOFF_REFERENCES:
+        return
+    key = dotted_source(target.value)
+    if key is not None and key in state.watch:
+        state.method_uses[state.watch[key]].append((target.attr, call.node.lineno))
 
 
 def _memoised(call: CallSite) -> bool:
@@ -232,6 +282,7 @@ def thread_call(call: CallSite) -> Candidate | None:
     if target_node is None:
         return None
     resolver = call.state.resolver
+    _waits_by_reference(target_node, call)
     job = job_target(target_node, resolver)
     if evaluated_in_caller(target_node, job):
         return None
@@ -239,4 +290,5 @@ def thread_call(call: CallSite) -> Candidate | None:
         Pattern.RUN_IN_EXECUTOR, node, job, call, call_arguments(rest, keywords, resolver)
     )
     found.waits = _FUTURE_WAITS
+    _hand_over(found, target_node, [*rest, *(k.value for k in keywords)], call)
     return found

@@ -84,6 +84,8 @@ def signal_connect(call: CallSite) -> Candidate | None:
     target_node = argument_node(call.node, 0, "receiver")
     if target_node is None or not (_is_signal(call) or _imported_signal(call, target_node)):
         return None
+    if _vetoing_receiver(call, target_node):
+        return None  # connect(check_quota): it only checks and raises, in the sender
     text = call.state.resolver.text
     detail = f"connected to {call.resolved.receiver_source}{_sender(call.node, text)}"
     return candidate(
@@ -94,6 +96,18 @@ def signal_connect(call: CallSite) -> Candidate | None:
         [],
         detail,
     )
+
+
+def _vetoing_receiver(call: CallSite, receiver: ast.expr) -> bool:
+    """A function of this file that only inspects and raises (see :func:`only_vetoes`);
+    one defined elsewhere is checked by the classifier, from its summary."""
+    if not isinstance(receiver, ast.Name):
+        return False
+    found = call.state.resolver.scope.lookup(receiver.id)
+    if found is None or found.kind is not BindingKind.FUNCTION:
+        return False
+    node = found.node
+    return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and only_vetoes(node)
 
 
 def _is_signal(call: CallSite) -> bool:
@@ -211,3 +225,55 @@ def _signals(decorator: ast.expr, text: SourceText) -> str:
     if not isinstance(decorator, ast.Call) or not decorator.args:
         return text.segment(decorator)
     return f"{text.segment(decorator.args[0])}{_sender(decorator, text)}"
+
+
+def only_vetoes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A body that only inspects and raises: ``if is_blocked(user): raise ValidationError(...)``.
+
+    Connected to a signal, such a receiver is a synchronous veto: ``send()`` runs it in
+    the sender, which gets the exception at once (a form's ``clean``, a permission check);
+    nothing is left to run later, so it is not a job. Only ``if`` / ``assert``, local
+    names bound to a value, ``return`` / ``return None``, ``pass`` and ``raise`` are
+    allowed, with at least one ``raise``: a call made as a statement, an attribute or
+    item set, a loop, ``with``, ``try`` or ``global`` may be an effect.
+    """
+    body = node.body
+    if body and _docstring(body[0]):
+        body = body[1:]
+    raises: list[bool] = []
+    return _inspects(body, raises) and any(raises)
+
+
+def _inspects(body: list[ast.stmt], raises: list[bool]) -> bool:
+    for stmt in body:
+        if isinstance(stmt, ast.Raise):
+            raises.append(True)
+        elif isinstance(stmt, ast.If):
+            if not (_inspects(stmt.body, raises) and _inspects(stmt.orelse, raises)):
+                return False
+        elif isinstance(stmt, ast.Assert):
+            raises.append(True)
+        elif isinstance(stmt, ast.Return):
+            if stmt.value is not None and not _none(stmt.value):
+                return False  # a value the sender collects: not a plain veto
+        elif isinstance(stmt, ast.Assign):
+            if not all(isinstance(t, ast.Name) for t in stmt.targets):
+                return False
+        elif isinstance(stmt, ast.AnnAssign):
+            if not isinstance(stmt.target, ast.Name):
+                return False
+        elif not isinstance(stmt, ast.Pass):
+            return False
+    return True
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+def _none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._args import argument
-from inventory._extract._resolve import capitalised
+from inventory._extract._resolve import Resolved, capitalised
 from inventory._extract._scopes import BindingKind
 from inventory._extract._site_common import (
     CallSite,
@@ -72,6 +72,24 @@ SERVER_RUNNERS = frozenset(
         "flask.app.Flask.run",
     }
 )
+_SERVER_LOOPS = frozenset({"serve_forever", "run_forever"})
+# ``self.app.run(host=..., port=...)`` on an app of a type not known here: a dev server.
+_SERVER_NAMES = ("app", "application", "server", "httpd", "socketio")
+_SERVER_KEYWORDS = frozenset({"host", "port"})
+
+
+def runs_a_server(node: ast.Call, resolved: Resolved, method: str) -> bool:
+    """A call that runs a web or socket server, or an event loop, until the process stops:
+    a function making one is a server (see ``consumers``), not a job."""
+    if method in _SERVER_LOOPS or resolved.target in SERVER_RUNNERS:
+        return True
+    if method != "run" or resolved.receiver_type is not None:
+        return False
+    name = resolved.receiver_source.rpartition(".")[2].lower()
+    named = name.endswith(_SERVER_NAMES)
+    return named and any(k.arg in _SERVER_KEYWORDS for k in node.keywords)
+
+
 # Server classes whose inherited ``run`` / ``serve`` a subclass's thread may run.
 _SERVER_CLASSES = ("uvicorn.Server", "uvicorn.server.Server", "hypercorn.", "socketserver.")
 _SERVER_METHODS = frozenset({"run", "serve", "serve_forever"})
@@ -93,6 +111,8 @@ def thread_constructor(call: CallSite) -> Candidate | None:
         return None  # Thread(target=f(x)): f runs here, the thread gets its result
     if job.target is not None and job.target.endswith(_LOOP_RUNNERS):
         return None  # a server's accept loop or an event loop: infrastructure, not a job
+    if job.target in SERVER_RUNNERS:
+        return None  # Thread(target=lambda: uvicorn.run(app)): a server
     if job.target in _WATCHDOGS:
         return None  # Timer(s, _thread.interrupt_main): a timeout, not a job
     if inherited_server_loop(job.target, call):

@@ -16,7 +16,7 @@ from inventory._extract._prepass import class_attributes, returned_attributes, t
 from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._sites import settle
-from inventory._extract._sites_hooks import decorator_site
+from inventory._extract._sites_hooks import decorator_site, only_vetoes
 from inventory._extract._source import span_of
 from inventory._extract._state import FunctionState
 from inventory._extract._values import annotation_type
@@ -113,6 +113,7 @@ class DefsMixin(WalkerBase):
             decorators=[public_name(d, self.module) for d in decorators],
             decorator_sources=[self.text.segment(d) for d in node.decorator_list],
             source_hash=self.text.digest(node),
+            vetoes=only_vetoes(node),
         )
 
     def _walk_body(self, body: list[ast.stmt], state: FunctionState) -> None:

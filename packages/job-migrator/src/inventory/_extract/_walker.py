@@ -13,7 +13,7 @@ from inventory._extract._routes import decorated_endpoint, registered_endpoint
 from inventory._extract._scopes import Scope, ScopeKind
 from inventory._extract._site_common import CallSite
 from inventory._extract._sites import detect, may_be_site, settle
-from inventory._extract._sites_threads import SERVER_RUNNERS
+from inventory._extract._sites_threads import runs_a_server
 from inventory._extract._source import SourceText
 from inventory._extract._state import FunctionState, UseKind
 from inventory._extract._walk_base import visitor
@@ -40,7 +40,6 @@ _ITERATING_NAMES += ("any", "all", "max", "min")
 ITERATING = frozenset(f"builtins.{name}" for name in _ITERATING_NAMES)
 COLLECTING = frozenset({"append", "add", "extend", "appendleft"})
 _DISCARDED = (UseKind.DISCARDED, UseKind.AWAITED_DISCARDED)
-_SERVER_LOOPS = frozenset({"serve_forever", "run_forever"})
 _THREADED = (Pattern.THREAD, Pattern.PROCESS)
 
 
@@ -118,11 +117,10 @@ class Walker(DefsMixin, FlowMixin):
     def _note_call(self, node: ast.Call, resolved: Resolved, method: str) -> None:
         """What a call tells beyond itself: dispatch facts, consumer loops, waits."""
         state = self.state
-        fact = dispatch_fact(node, resolved, state.params, self.text)
+        fact = dispatch_fact(node, resolved, state.params, self.text, state.resolver)
         if fact is not None:
             state.facts.append(fact)
-        server = method in _SERVER_LOOPS or resolved.target in SERVER_RUNNERS
-        if server and state.info is not None:
+        if runs_a_server(node, resolved, method) and state.info is not None:
             state.consumer = True  # a wrapper around a server's accept loop: infrastructure
         if state.loops:
             if consumes(method, resolved):

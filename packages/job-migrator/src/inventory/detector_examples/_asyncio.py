@@ -82,9 +82,9 @@ def schedule(coro):
     ),
     example(
         Pattern.ASYNCIO_TASK,
-        "INVALID: awaited task",
+        "INVALID: awaited or gathered tasks",
         [],
-        "Awaiting the task waits for it.",
+        "Awaiting the task waits for it; gather waits for every task.",
         """
 import asyncio
 
@@ -93,17 +93,6 @@ async def fetch(url): ...
 async def page(url):
     task = asyncio.create_task(fetch(url))
     return await task
-""",
-    ),
-    example(
-        Pattern.ASYNCIO_TASK,
-        "INVALID: gathered tasks",
-        [],
-        "gather waits for every task.",
-        """
-import asyncio
-
-async def fetch(url): ...
 
 async def pages(urls):
     tasks = [asyncio.create_task(fetch(u)) for u in urls]
@@ -186,6 +175,50 @@ async def pages(urls):
     ),
     example(
         Pattern.ASYNCIO_TASK,
+        "A task the request waits on until it is ready",
+        [("app.hold_link", C), ("app.warm", C)],
+        "The function makes an Event, starts a task that can set it (passed to the coroutine, "
+        "or seen by a coroutine defined inside the function) and then waits on it: the task "
+        "holds a connection for the request and says when it is open; plumbing, not a job "
+        "(open_link, open_session: not reported). Handing the task an Event nobody waits on "
+        "here (keep_link), or waiting on an Event the task was not given (open_other), "
+        "leaves a job.",
+        """
+import asyncio
+
+async def hold_link(url, ready, stop): ...
+
+async def open_link(url):
+    ready = asyncio.Event()
+    stop = asyncio.Event()
+    task = asyncio.create_task(hold_link(url, ready, stop))
+    await ready.wait()
+    return task, stop
+
+async def open_session(url):
+    ready = asyncio.Event()
+
+    async def runner():
+        ready.set()
+
+    task = asyncio.create_task(runner())
+    await asyncio.wait_for(ready.wait(), timeout=10)
+    return task
+
+async def keep_link(url):
+    ready = asyncio.Event()
+    asyncio.create_task(hold_link(url, ready, None))
+    return ready
+
+async def warm(url): ...
+
+async def open_other(url, other: asyncio.Event):
+    asyncio.create_task(warm(url))
+    await other.wait()
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
         "loop.call_later and call_soon",
         [("app.expire_cart", F), ("app.expire_cart", F)],
         "The event loop runs the callback after the handler returns, like a threading.Timer.",
@@ -203,6 +236,45 @@ async def add_to_cart(cart_id):
 ]
 
 RUN_IN_EXECUTOR = [
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "A producer whose items the function reads right below",
+        [("app.pump", F)],
+        "A thread that fills a queue of this function (seen by a nested function, or passed "
+        "to it) which the function then reads (`rows.get()`, `run_in_executor(None, q.get)`) "
+        "is the producer half of a streamed response: request plumbing, not reported. A "
+        "queue handed over and never read here (fill_cache) leaves a job.",
+        """
+import asyncio
+import queue
+
+def fetch(query): ...
+
+def pump(query, out): ...
+
+def stream_rows(loop, query):
+    rows = queue.Queue()
+
+    def produce():
+        for row in fetch(query):
+            rows.put(row)
+        rows.put(None)
+
+    loop.run_in_executor(None, produce)
+    while (row := rows.get()) is not None:
+        yield row
+
+def stream_pumped(loop, query):
+    out = queue.Queue()
+    loop.run_in_executor(None, pump, query, out)
+    return out.get()
+
+def fill_cache(loop, query):
+    out = queue.Queue()
+    loop.run_in_executor(None, pump, query, out)
+    return out
+""",
+    ),
     example(
         Pattern.RUN_IN_EXECUTOR,
         "Awaited run_in_executor",

@@ -209,6 +209,27 @@ def save(hooks, f):
     hooks.on_commit(f)
 """,
     ),
+    example(
+        Pattern.ON_COMMIT,
+        "on_commit of a library callable's partial",
+        [("django.core.files.storage.default_storage.delete", P), ("app.purge_thumbnails", P)],
+        "The partial wraps a method of an imported library object: the job is that library "
+        "callable, judged like any library call. A local variable holding the partial is "
+        "followed when it is assigned once.",
+        """
+from functools import partial
+
+from django.core.files.storage import default_storage
+from django.db import transaction
+
+def purge_thumbnails(name): ...
+
+def replace_image(old_name):
+    transaction.on_commit(partial(default_storage.delete, old_name), robust=True)
+    cleanup = partial(purge_thumbnails, old_name)
+    transaction.on_commit(cleanup)
+""",
+    ),
 ]
 
 SIGNALS = [
@@ -301,6 +322,41 @@ for sig in [password_set, password_changed]:
     sig.connect(receiver=on_password_changed)
 
 order_paid.connect(send_invoice)
+""",
+    ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "A receiver that only checks and raises is a veto",
+        [("app.note_blocked_email", F)],
+        "send() runs the receiver in the sender, which gets its exception at once (a form's "
+        "clean, a permission check): block_banned_email only inspects its arguments and "
+        "raises, so nothing is left to run later and it is not reported (the classifier drops "
+        "one defined in another file too). A receiver that also does something before "
+        "raising (note_blocked_email saves a row) stays a job.",
+        """
+from django.core.exceptions import ValidationError
+from django.dispatch import Signal
+
+from .models import Blocked
+from .rules import is_banned
+
+email_added = Signal()
+
+def block_banned_email(sender, email, user, **kwargs):
+    \"\"\"Refuse an address the rules ban.\"\"\"
+    if not email:
+        return
+    reason = is_banned(email)
+    if reason:
+        raise ValidationError(reason)
+
+def note_blocked_email(sender, email, user, **kwargs):
+    if is_banned(email):
+        Blocked.objects.create(email=email, user=user)
+        raise ValidationError("blocked")
+
+email_added.connect(block_banned_email)
+email_added.connect(note_blocked_email)
 """,
     ),
     example(

@@ -360,4 +360,34 @@ class Server(uvicorn.Server):
         threading.Thread(target=self.run, daemon=True).start()
 """,
     ),
+    example(
+        Pattern.PROCESS,
+        "Servers of an app whose type is not known here",
+        [("app.Dashboard.export", B)],
+        "`self.app.run(host=..., port=...)` on an object named app or server, of a type not "
+        "known in the file, runs a development server: a thread running it is infrastructure "
+        "(so is `Thread(target=lambda: uvicorn.run(app))`). The name alone is not enough: "
+        "`self.app.run(report)` without a host or port is ordinary work, and stays a job.",
+        """
+import multiprocessing
+import threading
+
+import uvicorn
+
+class Dashboard:
+    def __init__(self, app):
+        self.app = app
+
+    def serve(self):
+        self.app.run(host="0.0.0.0", port=8050, debug=False)
+
+    def export(self, report):
+        self.app.run(report)
+
+    def start(self, report):
+        threading.Thread(target=self.serve, daemon=True).start()
+        threading.Thread(target=lambda: uvicorn.run(self.app), daemon=True).start()
+        multiprocessing.Process(target=self.export, args=(report,)).start()
+""",
+    ),
 ]
