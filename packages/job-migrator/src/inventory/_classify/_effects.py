@@ -14,11 +14,18 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import replace
 
-from inventory._classify._by_name import guessed_callees, overrides_of_abstract
+from inventory._classify._by_name import (
+    guessed_callees,
+    overrides_of_abstract,
+    too_many_overrides,
+)
 from inventory._classify._graph import CallGraph
 from inventory._classify._local import LocalEffects, repeats_on_retry
-from inventory._classify._trace import Found, Trace
+from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import MONEY
+from inventory.models import Effect, EffectKind
+
+_SUPER = "super()"
 
 
 class EffectAnalysis:
@@ -26,8 +33,10 @@ class EffectAnalysis:
         self.graph = graph
         self.local = local
         self._traces: dict[str, dict[object, Trace]] = {}
-        self._guesses: dict[str, frozenset[str]] = {}
+        self._guesses: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         self._possibles: dict[tuple[Found, str], Found] = {}
+        self._cuts: dict[str, Found] = {}  # guessed callee -> the gap its own guesses leave
+        self._super_only: dict[str, frozenset[str]] = {}
 
     def traces(self, qualname: str) -> list[Trace]:
         """The traces of an analysed function, sorted by location."""
@@ -39,7 +48,8 @@ class EffectAnalysis:
         fresh = [f for f in self._reachable(roots) if f not in self._traces]
         for qualname in fresh:
             fn = self.graph.index.functions[qualname]
-            self._traces[qualname] = {t.key: t for t in self.local.of(fn)}
+            own = [*self.local.of(fn), *self._plugin_hook(qualname)]
+            self._traces[qualname] = {t.key: t for t in own}
         self._fixpoint(fresh)
 
     def _reachable(self, roots: Iterable[str]) -> list[str]:
@@ -83,42 +93,142 @@ class EffectAnalysis:
         own = {t.found.summary_key for t in mine.values() if len(t.chain) == 1}
         changed = False
         bound = self.local.sql_bound
-        guessed = self._guessed(qualname)
+        named, overrides = self._guessed(qualname)
+        through_super = self._through_super(qualname)
         for callee in self.graph.callees(qualname):
             for trace in list(self._traces.get(callee, {}).values()):
                 if trace.found.sql_param and (qualname, callee) in bound:
                     continue  # the caller passes the SQL as a literal: its own effect says what
+                if callee in through_super and self._via_override(trace):
+                    continue  # ``super().hook()`` runs the base's empty hook, no override
                 candidate = self._behind_guard(qualname, callee, trace)
-                if callee in guessed and _maybe(candidate):
-                    candidate = self._possible(candidate, callee)
+                if callee in named:
+                    candidate = self._guess(candidate, callee)
+                elif callee in overrides:
+                    candidate = self._override(candidate, callee)
                 if candidate.key in own:
                     continue
                 old = mine.get(candidate.key)
-                if old is None or len(candidate.chain) < len(old.chain):
+                if old is None or _rank(candidate) < _rank(old):
                     mine[candidate.key] = candidate
                     changed = True
         return changed
 
-    def _guessed(self, qualname: str) -> frozenset[str]:
-        """Callees reached only by a guess (a method name on an untyped receiver, the
-        overrides of an abstract method): what they do may happen, not must."""
+    def _guess(self, trace: Trace, callee: str) -> Trace:
+        """``trace`` of ``callee``, guessed by method name, seen from its caller. A name
+        guess is followed one level: what the callee reaches through name guesses of its
+        own is no sample of what the call runs (chained, guesses reach half of a big
+        project), so it is cut to one gap. Money stays an effect (``unsafe`` is the
+        stricter verdict, and a reviewer must see it); anything else may happen: a gap
+        (see :class:`Possible`)."""
+        if isinstance(trace, Guessed):
+            return NamedPossible(self._cut(callee), trace.chain[:2])
+        if trace.kind in MONEY:
+            return Guessed(trace.found, trace.chain)
+        return NamedPossible(self._possible(trace, callee), trace.chain)
+
+    def _override(self, trace: Trace, callee: str) -> Trace:
+        """``trace`` of an override of the empty method a call resolved to: the receiver's
+        declared type bounds what runs (one of at most ``_WIDE`` classes), so overrides are
+        followed at any depth; what they do may happen, a gap, money aside."""
+        if isinstance(trace, Possible) or trace.kind in MONEY:
+            return trace
+        return Possible(self._possible(trace, callee), trace.chain)
+
+    def _cut(self, callee: str) -> Found:
+        found = self._cuts.get(callee)
+        if found is None:
+            fn = self.graph.index.functions[callee]
+            effect = Effect(
+                kind=EffectKind.DYNAMIC_CALL,
+                location=location(self.graph.index.function_path(callee), fn.span),
+                api=callee,
+                chain=[callee],
+                detail=(
+                    "a guessed callee: what it reaches through guessed calls of its own is "
+                    "not followed"
+                ),
+            )
+            found = self._cuts[callee] = Found(effect, exact=False, gap=True)
+        return found
+
+    def _plugin_hook(self, qualname: str) -> list[Trace]:
+        """An empty method overridden by too many classes to follow (a plugin hook): a
+        call of it runs whichever plugin is configured, a gap of its own."""
+        count = too_many_overrides(self.graph.index, qualname)
+        if not count:
+            return []
+        fn = self.graph.index.functions[qualname]
+        effect = Effect(
+            kind=EffectKind.DYNAMIC_CALL,
+            location=location(self.graph.index.function_path(qualname), fn.span),
+            api=qualname,
+            chain=[qualname],
+            detail=(
+                f"has no body of its own and {count} classes override it: which one runs "
+                "is only known at run time"
+            ),
+        )
+        return [Trace(Found(effect, exact=False, gap=True), (qualname,))]
+
+    def _through_super(self, qualname: str) -> frozenset[str]:
+        """Empty methods every call of which in ``qualname`` is ``super().m()``: the base's
+        own (empty) method runs, not a sibling's override, unless a project class also
+        inherits from a sibling (cooperative multiple inheritance: ``super()`` then runs
+        the next class of the instance's MRO, which may be that sibling)."""
+        found = self._super_only.get(qualname)
+        if found is None:
+            calls: dict[str, bool] = {}
+            for target in self.graph.targets(qualname):
+                if target.function:
+                    is_super = target.call.receiver_source == _SUPER
+                    calls[target.function] = calls.get(target.function, True) and is_super
+            owner = qualname.rsplit(".", 1)[0]
+            found = self._super_only[qualname] = frozenset(
+                f for f, s in calls.items() if s and self._no_sibling(owner, f)
+            )
+        return found
+
+    def _via_override(self, trace: Trace) -> bool:
+        """``trace`` (of an empty method) comes from one of the method's overrides."""
+        chain = trace.chain
+        return len(chain) > 1 and chain[1] in self._guessed(chain[0])[1]
+
+    def _no_sibling(self, owner: str, base_method: str) -> bool:
+        """``owner`` calls ``super().m()`` to the empty ``base_method``: no project class
+        puts another override of it after ``owner`` in its MRO."""
+        index = self.graph.index
+        overrides = overrides_of_abstract(index, base_method)
+        others = {o.rsplit(".", 1)[0] for o in overrides} - {owner}
+        if not overrides or not others:
+            return bool(overrides)
+        for cls in index.classes:
+            mro = index.mro(cls)
+            if owner in mro and any(o in mro[mro.index(owner) + 1 :] for o in others):
+                return False
+        return True
+
+    def _guessed(self, qualname: str) -> tuple[frozenset[str], frozenset[str]]:
+        """Callees reached only by a guess: by method name on an untyped receiver, and the
+        overrides of an empty method. What they do may happen, not must."""
         found = self._guesses.get(qualname)
         if found is None:
             index = self.graph.index
             resolved = {t.function for t in self.graph.targets(qualname) if t.function}
-            guessed = {*guessed_callees(index, self.graph.targets(qualname), self.graph.explained)}
-            guessed |= {*overrides_of_abstract(index, qualname)}
-            found = self._guesses[qualname] = frozenset(guessed - resolved)
+            named = {*guessed_callees(index, self.graph.targets(qualname), self.graph.explained)}
+            overrides = {*overrides_of_abstract(index, qualname)} - named
+            found = frozenset(named - resolved), frozenset(overrides - resolved)
+            self._guesses[qualname] = found
         return found
 
-    def _possible(self, trace: Trace, callee: str) -> Trace:
-        """``trace`` behind a guessed call (one Found per original and callee, so trace
+    def _possible(self, trace: Trace, callee: str) -> Found:
+        """``trace``'s Found behind a guessed call (one per original and callee, so trace
         keys stay stable and the copy is made once)."""
         key = (trace.found, callee)
         found = self._possibles.get(key)
         if found is None:
             found = self._possibles[key] = Possible.of(trace, callee).found
-        return Possible(found, trace.chain)
+        return found
 
     def _behind_guard(self, caller: str, callee: str, trace: Trace) -> Trace:
         """``trace`` seen from ``caller``: a repeat behind the caller's dedup guard is marked."""
@@ -126,8 +236,15 @@ class EffectAnalysis:
         if found.guard is None and repeats_on_retry(found):
             what = self.local.callee_guard(caller, callee)
             if what is not None:
-                return Trace(self.local.guarded(found, what), (caller, *trace.chain))
+                guarded = self.local.guarded(found, what)
+                return type(trace)(guarded, (caller, *trace.chain))
         return trace.via(caller)
+
+
+def _rank(trace: Trace) -> tuple[bool, int]:
+    """Which of two traces of one key is kept: one that needs no guess, then the shorter
+    chain (a strict order over a finite set: the fixpoint still terminates)."""
+    return isinstance(trace, Guessed), len(trace.chain)  # a NamedPossible is a Guessed
 
 
 def _order(trace: Trace) -> tuple[str, int, int, str, str]:
@@ -136,10 +253,14 @@ def _order(trace: Trace) -> tuple[str, int, int, str, str]:
     return (loc.path, loc.line, loc.column, effect.kind, effect.api)
 
 
-def _maybe(trace: Trace) -> bool:
-    """Behind a guessed call, an effect may happen: a gap, except money or account state,
-    which stays an effect (``unsafe`` is the stricter verdict, and a reviewer must see it)."""
-    return not isinstance(trace, Possible) and trace.kind not in MONEY
+class Guessed(Trace):
+    """A trace reached through a call guessed by method name (its chain holds one): not
+    followed through a further name guess."""
+
+    __slots__ = ()
+
+    def via(self, caller: str) -> Trace:
+        return type(self)(self.found, (caller, *self.chain))
 
 
 class Possible(Trace):
@@ -164,4 +285,10 @@ class Possible(Trace):
         return ("possible", self.found.effect.kind)
 
     def via(self, caller: str) -> Trace:
-        return Possible(self.found, (caller, *self.chain))
+        return type(self)(self.found, (caller, *self.chain))
+
+
+class NamedPossible(Possible, Guessed):
+    """A :class:`Possible` whose chain holds a name guess."""
+
+    __slots__ = ()

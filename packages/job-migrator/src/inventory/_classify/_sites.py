@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from inventory._classify._by_name import guessed_sites
+from inventory._classify._by_name import guessed_sites, plugin_overrides
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._graph import CallGraph, CallTarget
 from inventory._classify._index import SymbolIndex, SymbolKind
@@ -63,6 +63,9 @@ def resolve_site(
     if raw.target_kind == TargetKind.THREAD_SUBCLASS:
         return _thread_subclass(index, found.name) if found.kind == SymbolKind.CLASS else None
     if found.kind == SymbolKind.FUNCTION:
+        receiver = index.functions.get(found.name)
+        if raw.pattern == Pattern.SIGNAL_RECEIVER and receiver is not None and receiver.vetoes:
+            return None  # a receiver that only checks and raises: a synchronous veto
         return SiteTarget(found.name)
     if found.kind == SymbolKind.CLASS:
         init = index.method(found.name, "__init__")
@@ -182,9 +185,7 @@ def direct_call_sites(
     sites = [
         _direct(handler, path, t.call, t.function, _written(t))
         for t in targets
-        if t.function
-        and t.function != handler.qualname
-        and _is_slow(graph, analysis.traces(t.function))
+        if t.function and t.function != handler.qualname and _slow_call(graph, analysis, t.function)
     ]
     sites += guessed_sites(
         handler,
@@ -216,6 +217,17 @@ def _within(span: Span | Location, outer: list[Span]) -> bool:
         (o.line, o.column) <= start and end <= (o.end_line or o.line, o.end_column or o.column)
         for o in outer
     )
+
+
+def _slow_call(graph: CallGraph, analysis: EffectAnalysis, function: str) -> bool:
+    """The handler's call of ``function`` does slow work inline. An empty method with more
+    overrides than the effects follow (a plugin hook: a gap for the verdict) is slow when
+    one of its overrides is: one of them runs inside the request."""
+    if _is_slow(graph, analysis.traces(function)):
+        return True
+    overrides = plugin_overrides(graph.index, function)
+    analysis.analyse(overrides)
+    return any(_is_slow(graph, analysis.traces(o)) for o in overrides)
 
 
 def _is_slow(graph: CallGraph, traces: list[Trace]) -> bool:

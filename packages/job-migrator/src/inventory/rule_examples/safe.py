@@ -86,6 +86,120 @@ EXAMPLES: list[RuleExample] = [
         },
     ),
     example(
+        "idempotent: super().hook() runs the base's empty hook, not a sibling's override",
+        """
+        from django.core.cache import cache
+        from shop.models import AuditEntry
+
+        class AfterSync:
+            def done(self, user_id):
+                pass
+
+        class MarkSynced(AfterSync):
+            def done(self, user_id):
+                super().done(user_id)
+                cache.set(f"synced:{user_id}", True)
+
+        class Audit(AfterSync):
+            def done(self, user_id):
+                AuditEntry.objects.create(user_id=user_id)
+
+        def mark_synced(user_id):
+            MarkSynced().done(user_id)
+        """,
+        "mark_synced",
+        V.IDEMPOTENT,
+        {K.CACHE_SET},
+        "A call of an empty method may run any of its overrides (the receiver may be a "
+        "subclass), but `super().done()` names the base's own method: the sibling `Audit` "
+        "and its insert are not reached. The same holds for `__init__`: `Base()` and "
+        "`super().__init__()` run that class's own constructor, never a subclass's.",
+        more_files={
+            "shop/models.py": (
+                "from django.db import models\n\nclass AuditEntry(models.Model):\n    pass\n"
+            )
+        },
+    ),
+    example(
+        "unknown: a guessed call is followed one level, never through a further guess",
+        """
+        import stripe
+
+        from shop.lookups import courier_for, route_for
+
+        class Route:
+            def ship(self, order_id):
+                courier = courier_for(order_id)
+                courier.collect(order_id)
+
+        class Courier:
+            def collect(self, order_id):
+                stripe.Charge.create(amount=500, currency="eur")
+
+        def ship_order(order_id):
+            route = route_for(order_id)
+            route.ship(order_id)
+        """,
+        "ship_order",
+        V.UNKNOWN,
+        set(),
+        "`route.ship()` is on a receiver of unknown type: the one project `ship` may run, and "
+        "what it does is kept as a possibility (a gap). Inside it, `courier.collect()` is a "
+        "second guess: followed, guesses chain through a big project and reach half of it, "
+        "so it is cut to a gap of its own. The charge two guesses away is not reported as "
+        "`unsafe`, and the job is never `idempotent`: it stays `unknown`. A charge one guess "
+        "away stays an effect.",
+        evidence_mentions="unresolved calls",
+    ),
+    example(
+        "unknown: an empty hook with more overrides than are followed",
+        """
+        class Plugin:
+            def on_paid(self, order_id):
+                pass
+
+        class Plugin0(Plugin):
+            def on_paid(self, order_id):
+                return order_id
+
+        class Plugin1(Plugin):
+            def on_paid(self, order_id):
+                return order_id
+
+        class Plugin2(Plugin):
+            def on_paid(self, order_id):
+                return order_id
+
+        class Plugin3(Plugin):
+            def on_paid(self, order_id):
+                return order_id
+
+        class Plugin4(Plugin):
+            def on_paid(self, order_id):
+                return order_id
+
+        class Plugin5(Plugin):
+            def on_paid(self, order_id):
+                return order_id
+
+        class Plugin6(Plugin):
+            def on_paid(self, order_id):
+                return order_id
+
+        def announce(plugin: Plugin, order_id):
+            plugin.on_paid(order_id)
+        """,
+        "announce",
+        V.UNKNOWN,
+        set(),
+        "A call of an empty method runs one of its overrides; up to six are followed (what "
+        "they do may happen: a gap). Seven or more make a plugin registry whose configured "
+        "member is only known at run time: the call is a gap of its own, even when the "
+        "overrides read look harmless (those past the bound are not read). The same bound "
+        "holds for a method name guessed over a family of classes.",
+        evidence_mentions="shop.jobs.Plugin.on_paid",
+    ),
+    example(
         "unknown: dynamic dispatch",
         """
         import requests
