@@ -126,6 +126,10 @@ class FunctionInfo(BaseModel):
     source_hash: str = Field(
         default="", description="Hash of the function's source text (gate fingerprints)."
     )
+    vetoes: bool = Field(
+        default=False,
+        description="The body only inspects and raises (a signal receiver that vetoes).",
+    )
 
 
 class ClassInfo(BaseModel):
@@ -196,6 +200,14 @@ class FileSummary(BaseModel):
     assignments: dict[str, str] = Field(
         default_factory=dict,
         description="Module-level name = dotted name aliases (send = mail.send_email), for resolution.",
+    )
+    fresh_returns: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Functions and methods (local qualname) that return a new instance they build "
+            "without a primary key -> its class, or the call whose result they return "
+            "('pkg.Base.to_change()'): saving what they return inserts a row."
+        ),
     )
     tables: dict[str, list[str]] = Field(
         default_factory=dict,

@@ -155,7 +155,25 @@ class CallGraph:
             name = found.name  # a model looked up by name: what it resolved to is the name
         if found.kind == SymbolKind.EXTERNAL or self.index.is_library(found.name):
             found = self._outside(call, name, found)
-        return CallTarget(call, found.name, found.kind, self._runs(found))
+        elif found.kind == SymbolKind.MEMBER:
+            found = self._inherited(call, found)
+        runs = self._runs(found)
+        if found.kind == SymbolKind.CLASS and runs is not None and self.explained(call, runs):
+            runs = None  # ``Metric(...)``: a catalogued constructor (Django's Model.__init__)
+        return CallTarget(call, found.name, found.kind, runs)
+
+    def _inherited(self, call: CallInfo, found: Resolved) -> Resolved:
+        """``self.bulk_create(...)`` in a ``models.Manager`` subclass: a method the project
+        class inherits from a library base is named by that base for the catalogue."""
+        owner, _, method = found.name.rpartition(".")
+        if owner not in self.index.classes or self.index.is_library(owner):
+            return found
+        for base in self.index.mro(owner)[1:]:
+            if base in self.index.classes and not self.index.is_library(base):
+                continue
+            if self.explained(call, f"{base}.{method}"):
+                return Resolved(SymbolKind.EXTERNAL, f"{base}.{method}")
+        return found
 
     def _on_returned(self, call: CallInfo, name: str) -> CallTarget | None:
         """``s = get_session(); s.commit()`` where get_session is known to return a Session

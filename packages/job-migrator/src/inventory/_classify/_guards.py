@@ -12,7 +12,9 @@ A guard is read from one function body and covers what the body does after it:
 * a **unique constraint**: ``M.objects.create(user=user)`` where ``M.user`` is a
   OneToOneField, a ``unique=True`` field or covers a ``unique_together`` /
   ``UniqueConstraint``, every field given from the function's parameters: a repeat
-  with the same inputs is refused by the database (it covers that insert only).
+  with the same inputs is refused by the database (it covers that insert only);
+  likewise ``bulk_create([M(...)], ignore_conflicts=True)`` whose instances give every
+  field of such a key: the database skips the rows a first run already inserted.
 
 A guard is not a key: it can expire (a cache entry), race (two runs check at once)
 or be absent on another path, so a guarded repeat gives ``needs_key``, never
@@ -36,6 +38,9 @@ _READS = frozenset({"exists", "aexists", "get", "aget", "first", "afirst", "coun
 _DEDUP_NAME = re.compile(r"(^|_)(once|unique|deduplicated?)$|_if_(not_)?(exists|missing|absent)$")
 _MANAGER = ".objects"
 _MINTED = re.compile(r"uuid|random|token_|time\(|now\(")
+_BULK_INSERTS = frozenset({"bulk_create", "abulk_create"})
+_MINTING_CALL = re.compile(r"uuid|random|secrets\.token|time\.time$|\.now$|utcnow$|\.today$")
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 
 
 @dataclass(frozen=True)
@@ -75,29 +80,108 @@ def covering(guards: list[Guard], line: int, model: str | None) -> Guard | None:
 def inserted_model(call: CallInfo) -> str | None:
     """``shop.models.Alert.objects.create`` -> ``shop.models.Alert``."""
     head, _, method = _written(call).rpartition(".")
-    if method not in ("create", "bulk_create") or not head.endswith(_MANAGER):
+    if method not in ("create", "bulk_create", "abulk_create") or not head.endswith(_MANAGER):
         return None
     return head[: -len(_MANAGER)]
 
 
 def _unique_insert(call: CallInfo, fn: FunctionInfo, index: SymbolIndex) -> Guard | None:
     """``UserSettings.objects.create(user=instance)`` with ``user`` a OneToOneField."""
-    model = inserted_model(call)
-    if model is None or call.target.rsplit(".", 1)[-1] != "create":
+    method = call.target.rsplit(".", 1)[-1]
+    if method in _BULK_INSERTS:
+        return _unique_bulk_insert(call, fn, index)
+    if method != "create":
         return None
-    given = {
+    model = inserted_model(call) or _managed_model(call, fn, index)
+    if model is None:
+        return None
+    key = _covered_key(index, index.resolve(model).name, _given(call, fn))
+    if key is None:
+        return None
+    what = f"the unique {key[1]} of {key[0]} refuses a second row"
+    return Guard(call.span.line, what, model, only_line=call.span.line)
+
+
+def _managed_model(call: CallInfo, fn: FunctionInfo, index: SymbolIndex) -> str | None:
+    """``self.create(...)`` in a method of ``ErrorManager``: the one project model with a
+    unique key whose class body says ``objects = ErrorManager()``."""
+    if call.receiver_source != "self" or fn.class_name is None:
+        return None
+    manager = fn.qualname.rsplit(".", 1)[0]
+    models = {
+        qualname
+        for qualname, info in index.classes.items()
+        if info.unique_keys
+        and any(index.resolve(ctor).name == manager for ctor in info.attributes.values())
+    }
+    return models.pop() if len(models) == 1 else None
+
+
+def _given(call: CallInfo, fn: FunctionInfo, *, locals_too: bool = False) -> set[str]:
+    """The fields a call gives the same value on a repeat (``user_id`` counts as ``user``);
+    ``locals_too``: a plain local (``unit`` of a loop over the inputs) counts as well,
+    unless the body mints values (uuid, random, the time) it could hold."""
+    plain = locals_too and not any(_MINTING_CALL.search(c.target) for c in fn.calls)
+    return {
         name.removesuffix("_id")
         for name in {*call.kwargs, *call.kwarg_sources}
-        if _from_inputs(call, name, fn)
+        if _from_inputs(call, name, fn) or (plain and _plain_local(call, name))
     }
-    for owner in index.mro(index.resolve(model).name):
+
+
+def _plain_local(call: CallInfo, name: str) -> bool:
+    source = call.kwarg_sources.get(name, "")
+    return bool(_DOTTED.fullmatch(source)) and not _MINTED.search(source)
+
+
+def _covered_key(index: SymbolIndex, model: str, given: set[str]) -> tuple[str, str] | None:
+    """(model's short name, "a, b") of the first unique key of ``model`` within ``given``."""
+    for owner in index.mro(model):
         info = index.classes.get(owner)
         for key in info.unique_keys if info else []:
             if set(key.split("+")) <= given:
-                fields = key.replace("+", ", ")
-                what = f"the unique {fields} of {owner.rsplit('.', 1)[-1]} refuses a second row"
-                return Guard(call.span.line, what, model, only_line=call.span.line)
+                return owner.rsplit(".", 1)[-1], key.replace("+", ", ")
     return None
+
+
+def _unique_bulk_insert(call: CallInfo, fn: FunctionInfo, index: SymbolIndex) -> Guard | None:
+    """``Metric.objects.bulk_create([Metric(day=day, scope=scope)], ignore_conflicts=True)``
+    (or ``self.bulk_create`` in the model's manager): the database skips a row whose
+    unique key is taken, so a repeat inserts nothing when every instance built in the
+    body (up to the call) gives every field of one unique key of its model. Without
+    ``ignore_conflicts`` the repeat fails on the constraint instead: not a guard."""
+    if call.kwargs.get("ignore_conflicts") is not True:
+        return None
+    written = inserted_model(call)
+    model = index.resolve(written).name if written else None
+    end = call.span.end_line or call.span.line
+    built = [
+        (name, c)
+        for c in fn.calls
+        if c.span.line <= end
+        and (name := _model_class(index, c.target)) is not None
+        and (model is None or name == model)
+    ]
+    keys = {_covered_key(index, name, _given(c, fn, locals_too=True)) for name, c in built}
+    if not built or None in keys or len(keys) != 1:
+        return None
+    key = keys.pop()
+    assert key is not None
+    what = f"the unique {key[1]} of {key[0]} makes bulk_create(ignore_conflicts=True) skip a repeat"
+    return Guard(call.span.line, what, written, only_line=call.span.line)
+
+
+def _model_class(index: SymbolIndex, target: str) -> str | None:
+    """The project class a call constructs, when it declares (or inherits) a unique key."""
+    if target.startswith("?") or not target[:1].isalpha():
+        return None
+    found = index.resolve(target)
+    if found.name not in index.classes:
+        return None
+    has_keys = any(
+        (info := index.classes.get(o)) and info.unique_keys for o in index.mro(found.name)
+    )
+    return found.name if has_keys else None
 
 
 def _from_inputs(call: CallInfo, name: str, fn: FunctionInfo) -> bool:

@@ -45,6 +45,19 @@ class SymbolKind(StrEnum):
     MISSING = "missing"  # looks like a project name but is defined nowhere we can see
 
 
+# ``f()[]``: an element of what ``f()`` returns (the extractor's ``ELEMENT``).
+_ELEMENT = "()[]"
+_SUPER = "super:"  # ``super:pkg.C.m()``: what ``super().m()`` returns in a method of C
+_MANAGER = ".objects"  # a helper returning a queryset of Tag rows returns ``Tag.objects``
+
+
+def _element_of(returned: str) -> str:
+    """The model whose rows iterating a returned queryset (``shop.Tag.objects``) gives."""
+    if returned.endswith(_MANAGER) and len(returned) > len(_MANAGER):
+        return returned.removesuffix(_MANAGER)
+    return ""
+
+
 @dataclass(frozen=True)
 class Resolved:
     kind: SymbolKind
@@ -295,6 +308,10 @@ class SymbolIndex:
         for table in (summary.imports, summary.assignments):
             if head in table:
                 return self.resolve(".".join([table[head], *tail]))
+        if head.endswith(_ELEMENT) and tail:
+            # ``iter_stats()[]`` of a function known to return a queryset: a row of its model.
+            element = _element_of(summary.assignments.get(head.removesuffix("[]"), ""))
+            return self.resolve(".".join([element, *tail])) if element else None
         return None
 
     def _star_closure(self, module: str) -> list[str]:
@@ -327,6 +344,11 @@ class SymbolIndex:
             returned = self.returned_class(owner, tail[0][:-2])
             if returned is not None:
                 return self.resolve(".".join([returned, *tail[1:]]))
+        if len(tail) > 1 and tail[0].endswith(_ELEMENT) and owner in self.classes:
+            # ``Stats.iter_parents()[].update``: an element of what the method returns.
+            element = self.element_class(owner, tail[0].removesuffix(_ELEMENT))
+            if element is not None:
+                return self.resolve(".".join([element, *tail[1:]]))
         if len(tail) == 1 and owner in self.classes:
             method = self.method(owner, tail[0])
             if method is not None:
@@ -349,6 +371,72 @@ class SymbolIndex:
             local = owner.removeprefix(f"{summary.module}.")
             found = summary.assignments.get(f"{local}.{method}()")
             return found.removesuffix("()") if found is not None else None
+        return None
+
+    def element_class(self, cls: str, method: str) -> str | None:
+        """What iterating the result of method ``method`` of ``cls`` (or the base defining
+        it) gives: its annotation's element type (``-> Iterator[Stat]``), the class its
+        yields build, or the model of the queryset it returns."""
+        for owner in self.mro(cls):
+            info = self.classes.get(owner)
+            summary = self.modules.get(owner.rpartition(".")[0])
+            if info is None or summary is None or method not in info.methods:
+                continue
+            local = owner.removeprefix(f"{summary.module}.")
+            found = summary.assignments.get(f"{local}.{method}{_ELEMENT}")
+            if found is not None:
+                return found
+            return _element_of(summary.assignments.get(f"{local}.{method}()", "")) or None
+        return None
+
+    def fresh_class(self, function: str, depth: int = 0) -> str | None:
+        """The project class of the new instance (built without a primary key) that project
+        function ``function`` returns, through helpers it returns the result of
+        (``return super().to_change()``); None when not known to be new."""
+        summary = self.home.get(function)
+        if summary is None or depth > _MAX_DEPTH:
+            return None
+        made = summary.fresh_returns.get(function.removeprefix(f"{summary.module}."))
+        if made is None:
+            return None
+        if made.startswith(_SUPER) and made.endswith("()"):
+            owner, _, method = made[len(_SUPER) : -2].rpartition(".")
+            callee = self._after(owner, method)
+            return self.fresh_class(callee, depth + 1) if callee else None
+        if made.endswith("()"):
+            callee = self._function_named(made.removesuffix("()"))
+            return self.fresh_class(callee, depth + 1) if callee else None
+        found = self.resolve(made)
+        return found.name if found.kind == SymbolKind.CLASS else None
+
+    def fresh_by_name(self, method: str) -> str | None:
+        """``obj.to_change()`` on a receiver of unknown type: the class of the new instance
+        every project method of that name returns, when they all agree (None otherwise)."""
+        owners = self.classes_defining(method)
+        if not owners or any(self.is_library(owner) for owner in owners):
+            return None
+        made = {self.fresh_class(f"{owner}.{method}") for owner in owners}
+        found = made.pop() if len(made) == 1 else None
+        return found
+
+    def _after(self, cls: str, method: str) -> str | None:
+        """What ``super().method`` runs in a method of ``cls``: the next definition along
+        its bases (the instance's class may put others between: the common case is not)."""
+        for owner in self.mro(cls)[1:]:
+            qualname = f"{owner}.{method}"
+            if qualname in self.functions:
+                return qualname
+        return None
+
+    def _function_named(self, name: str) -> str | None:
+        """``pkg.Base.to_change``: the project function it is, through a class's bases."""
+        found = self.resolve(name)
+        if found.kind == SymbolKind.FUNCTION:
+            return found.name
+        owner, _, method = name.rpartition(".")
+        cls = self.resolve(owner) if owner else None
+        if cls is not None and cls.kind == SymbolKind.CLASS:
+            return self.method(cls.name, method)
         return None
 
     def attribute_class(self, cls: str, attr: str) -> str | None:

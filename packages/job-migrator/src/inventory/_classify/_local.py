@@ -156,11 +156,11 @@ class LocalEffects:
                 effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, found.api, fn, detail)
                 return Found(effect, exact=False, sql_param=param)
             matched = _matched(found, call, fn, path)
-            ctor = _fresh_instance(call, fn)
-            owner = call.target.rsplit(".", 1)[0]
-            model = ctor is not None and (self._is_model(owner) or ".models." in f".{owner}.")
-            if matched.effect.kind == EffectKind.DB_OVERWRITE and ctor is not None and model:
-                return replace(matched, effect=_insert(matched.effect, call, ctor))
+            made = self._fresh(call, fn)
+            owner = made[1] if made is not None else ""
+            model = made is not None and (self._is_model(owner) or ".models." in f".{owner}.")
+            if matched.effect.kind == EffectKind.DB_OVERWRITE and made is not None and model:
+                return replace(matched, effect=_insert(matched.effect, call, made[0]))
             return matched
         if target.kind == SymbolKind.MISSING and (
             self._local_variable(call, fn) or self.graph.index.module_variable_member(target.name)
@@ -259,11 +259,47 @@ class LocalEffects:
         """``Page(slug=x).save()`` where Page overrides save(): the override's body is
         followed, and the call itself inserts a row."""
         call = target.call
-        ctor = _fresh_instance(call, fn)
-        if ctor is None or not self._is_model(call.target.rsplit(".", 1)[0]):
+        made = self._fresh(call, fn)
+        if made is None or not self._is_model(made[1]):
             return None
+        ctor = made[0]
         effect = _effect(EffectKind.DB_OVERWRITE, path, call.span, _short(f"{ctor}.save"), fn, "")
         return Found(_insert(effect, call, ctor), exact=False)
+
+    def _fresh(self, call: CallInfo, fn: FunctionInfo) -> tuple[str, str] | None:
+        """A ``.save()`` on a new instance: (how it was made, its class), else None.
+
+        ``obj = Model(...)`` in the body, or ``change = helper()`` where the helper returns
+        a new instance it builds without a primary key (``return Change(action=a)``;
+        through ``super()`` and ``self`` helpers): ``change.save()`` inserts a row."""
+        ctor = _fresh_instance(call, fn)
+        if ctor is not None:
+            return ctor, call.target.rsplit(".", 1)[0]
+        if not call.target.endswith(".save") or not call.receiver_source.isidentifier():
+            return None
+        if call.receiver_source in fn.params or call.receiver_source in ("self", "cls"):
+            return None
+        index = self.graph.index
+        returned = call.returned_from
+        if returned.endswith("()") and call.receiver is ReceiverKind.UNKNOWN:
+            helper = returned.removesuffix("()")
+            if helper.startswith(_UNKNOWN):
+                cls = index.fresh_by_name(helper.removeprefix(_UNKNOWN))
+            else:
+                found = index.resolve(helper)
+                cls = index.fresh_class(found.name) if found.kind == SymbolKind.FUNCTION else None
+            return (_made_by(cls, helper), cls) if cls else None
+        if call.receiver is not ReceiverKind.INSTANCE:
+            return None
+        owner = index.resolve(call.target.rsplit(".", 1)[0])
+        if owner.kind != SymbolKind.CLASS:
+            return None
+        for earlier in self.graph.targets(fn.qualname):
+            if earlier.call.span.line > call.span.line or not earlier.call.result_used:
+                continue
+            if earlier.function and index.fresh_class(earlier.function) == owner.name:
+                return _made_by(owner.name, earlier.function), owner.name
+        return None
 
     def _sql_passed(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         """``run_sql("INSERT ...")`` where run_sql executes its parameter: the caller's
@@ -425,6 +461,11 @@ def _fresh_instance(call: CallInfo, fn: FunctionInfo) -> str | None:
             return None  # a primary key from the inputs: a retry updates the same row
         return f"{cls.rsplit('.', 1)[-1]}(...)"
     return None
+
+
+def _made_by(cls: str, helper: str) -> str:
+    """``Change(...) from to_change()``: how a new instance was made, for the evidence."""
+    return f"{cls.rsplit('.', 1)[-1]}(...) from {helper.rsplit('.', 1)[-1]}()"
 
 
 def _insert(effect: Effect, call: CallInfo, ctor: str) -> Effect:

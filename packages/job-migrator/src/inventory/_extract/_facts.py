@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TypeGuard
 
-from inventory._extract._resolve import Resolved, dotted_source
+from inventory._extract._resolve import Resolved, Resolver, dotted_source
+from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory._extract._source import Located, SourceText, clean, span_of
 from inventory.summary import Fact, FactKind, ReceiverKind
 
@@ -127,23 +129,115 @@ def state_assign_fact(node: ast.Assign, text: SourceText) -> Fact | None:
 
 
 def dispatch_fact(
-    node: ast.Call, resolved: Resolved, params: frozenset[str], text: SourceText
+    node: ast.Call,
+    resolved: Resolved,
+    params: frozenset[str],
+    text: SourceText,
+    resolver: Resolver | None = None,
 ) -> Fact | None:
-    """``getattr(x, name)()``, ``registry[name]()``, ``importlib.import_module``, calls through a parameter."""
+    """``getattr(x, name)()``, ``registry[name]()``, ``importlib.import_module``, calls through a parameter.
+
+    Not dynamic: ``import_module("pkg.mod")`` of a literal name (the module is known; calls
+    on the result are calls of that module), and ``getattr(logger, level)(msg)`` /
+    ``log = getattr(logger, level); log(msg)`` on a ``logging`` logger, every public
+    method of which only logs."""
     func = node.func
-    if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr":
+    if _is_getattr(func):
+        if _on_logger(func, resolver):
+            return None
         target = "getattr"
     elif isinstance(func, ast.Subscript):
         target = text.segment(func.value)
     elif resolved.target in _DYNAMIC_CALLS:
+        if resolved.target in _IMPORTS and _literal_arguments(node):
+            return None
         target = resolved.target
     elif isinstance(func, ast.Name) and resolved.receiver is ReceiverKind.UNKNOWN:
+        bound = resolved.binding.node if resolved.binding is not None else None
+        if _is_getattr(bound) and _on_logger(bound, resolver):
+            return None
         target = f"parameter {func.id}" if func.id in params else f"variable {func.id}"
     else:
         return None
     return Fact(
         kind=FactKind.DYNAMIC_DISPATCH, span=span_of(node), text=text.segment(node), target=target
     )
+
+
+def _literal_arguments(node: ast.Call) -> bool:
+    """``import_module("pkg.mod")``, ``import_module(".mod", package="pkg")``: every argument
+    a string literal, so the module imported is known."""
+    values = [*node.args, *(k.value for k in node.keywords)]
+    return bool(node.args) and all(
+        isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values
+    )
+
+
+def _is_getattr(node: object) -> TypeGuard[ast.Call]:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "getattr"
+        and len(node.args) >= 2
+    )
+
+
+def _on_logger(call: ast.Call, resolver: Resolver | None) -> bool:
+    """``getattr(X, ...)`` where X is the ``logging`` module or a ``logging.Logger``: made by
+    ``logging.getLogger(...)``, annotated ``Logger``, or a module-level / imported /
+    ``self.`` name ``logger`` / ``log`` (``LOGGER``, ``_log``) of no other known type."""
+    if resolver is None:
+        return False
+    subject = call.args[0]
+    if isinstance(subject, ast.Name):
+        return _logger_name(subject.id, resolver.scope.lookup(subject.id), resolver)
+    if isinstance(subject, ast.Attribute) and isinstance(subject.value, ast.Name):
+        owner = resolver.scope.lookup(subject.value.id)
+        if owner is not None and owner.kind is BindingKind.SELF:
+            cls = resolver.classes.get(owner.target)
+            made = cls.attributes.get(subject.attr, "") if cls else ""
+            return _LOGGER_NAME.match(subject.attr) is not None and _logger_type(made, True)
+    return False
+
+
+def _logger_name(name: str, binding: Binding | None, resolver: Resolver) -> bool:
+    if binding is None:
+        return False
+    if binding.kind is BindingKind.IMPORT:
+        # ``import logging`` itself, or ``from app.log import LOGGER`` (type unknown here).
+        return binding.target == "logging" or (
+            _LOGGER_NAME.match(name) is not None and not binding.target.startswith(_NOT_LOGGERS)
+        )
+    typed = binding.kind in (BindingKind.INSTANCE, BindingKind.PARAM, BindingKind.OTHER)
+    if not typed:
+        return False
+    if _logger_type(binding.target, False):
+        return True
+    # ``logger = something()`` of unknown type: only a module-level logger name.
+    module_level = resolver.scope.kind is ScopeKind.MODULE or name not in resolver.scope.names
+    return (
+        binding.kind is BindingKind.OTHER
+        and (not binding.target or binding.target.endswith(_LOGGER_FACTORIES))
+        and module_level
+        and _LOGGER_NAME.match(name) is not None
+    )
+
+
+def _logger_type(made: str, untyped_ok: bool) -> bool:
+    """``logging.getLogger()`` (what the binding was made by) or ``logging.Logger``."""
+    if not made:
+        return untyped_ok
+    return made in _LOGGER_TYPES
+
+
+_LOGGER_NAME = re.compile(r"(?i)^_*(logger|log)$")
+_LOGGER_TYPES = frozenset(
+    {"logging.getLogger()", "logging.getLogger", "logging.Logger", "logging.LoggerAdapter"}
+    | {"logging.getLogger().getChild()", "logging.RootLogger", "logging.root"}
+)
+_NOT_LOGGERS = ("builtins.", "?")
+_LOGGER_FACTORIES = ("getLogger()", "get_logger()")
+_IMPORTS = frozenset({"importlib.import_module", "builtins.__import__"})
 
 
 def consumes(method: str, resolved: Resolved) -> bool:

@@ -9,13 +9,22 @@ statements are visited here (never expressions), which keeps this cheap.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from inventory._extract._imports import bindings_of
 from inventory._extract._resolve import Resolver, capitalised, public_name
-from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope
+from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._source import clean
-from inventory._extract._values import annotation_type, binding_for_value
+from inventory._extract._values import (
+    ELEMENT,
+    Own,
+    annotation_type,
+    binding_for_value,
+    element_annotation,
+    queryset_annotation,
+    queryset_model,
+)
 from inventory.summary import FileSummary
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -65,57 +74,172 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
             _assign(stmt, summary, scope, resolver)
     if summary.tables:
         _drop_registries(tree, summary)
-    _return_types(top, scope.prefix, resolver)
+    fresh: dict[str, str] = {}
+    _return_types(top, scope.prefix, resolver, fresh, summary.is_package)
     for qualname, returned in resolver.returns.items():
         # ``get_adapter().send_mail()`` in another module is written
         # ``pkg.adapter.get_adapter().send_mail``: the index reads ``get_adapter()`` here
-        # (``Session.current()`` for a method: ``Session.current().close``).
+        # (``Session.current()`` for a method: ``Session.current().close``); what iterating
+        # the result gives is ``get_adapter()[]``.
         local = qualname.removeprefix(f"{scope.prefix}.")
-        summary.assignments[f"{local}()"] = public_name(returned, summary.module)
+        if local.endswith(ELEMENT):
+            local = f"{local.removesuffix(ELEMENT)}(){ELEMENT}"
+        else:
+            local = f"{local}()"
+        summary.assignments[local] = public_name(returned, summary.module)
+    for qualname, made in fresh.items():
+        local = qualname.removeprefix(f"{scope.prefix}.")
+        summary.fresh_returns[local] = public_name(made, summary.module)
 
 
 _UNTYPED_RETURNS = ("builtins.", "typing.", "collections.", "?")
 
 
-def _return_types(top: list[ast.stmt], prefix: str, resolver: Resolver) -> None:
+def _return_types(
+    top: list[ast.stmt],
+    prefix: str,
+    resolver: Resolver,
+    fresh: dict[str, str],
+    is_package: bool = False,
+) -> None:
     """Which functions and methods of this file return an instance of a known class.
 
     ``def get_adapter() -> Adapter`` and ``msg = EmailMessage(...); return msg`` let
     ``get_adapter().send_mail()`` and ``self.render_mail().send()`` resolve to the method
     that runs. Builtin and typing annotations are left out: they name no project code.
+    Also what iterating the result gives (``-> Iterator[Stat]``, a generator's yields), a
+    queryset returned (``-> QuerySet[Tag]``, ``return Tag.objects.filter(...)``: typed
+    ``Tag.objects``), and which return a new instance (``fresh``, see ``_fresh_return``).
     """
     for stmt in top:
         if isinstance(stmt, _DEFS):
-            _return_type(stmt, f"{prefix}.{stmt.name}", resolver)
+            body = list(statements(stmt.body))
+            inside = _with_imports(stmt, body, resolver, is_package)
+            _return_type(stmt, body, f"{prefix}.{stmt.name}", inside, None, fresh)
         elif isinstance(stmt, ast.ClassDef):
+            cls = f"{prefix}.{stmt.name}"
             for inner in stmt.body:
                 if isinstance(inner, _DEFS):
-                    _return_type(inner, f"{prefix}.{stmt.name}.{inner.name}", resolver)
+                    own = _own(inner, cls)
+                    body = list(statements(inner.body))
+                    inside = _with_imports(inner, body, resolver, is_package)
+                    qualname = f"{cls}.{inner.name}"
+                    _return_type(inner, body, qualname, inside, own, fresh)
+
+
+def _with_imports(
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    body: list[ast.stmt],
+    resolver: Resolver,
+    is_package: bool,
+) -> Resolver:
+    """The module's resolver, plus the imports the body makes (``from .models import
+    Change`` inside the function, against an import cycle): what its returns build."""
+    imports = [s for s in body if isinstance(s, ast.Import | ast.ImportFrom)]
+    if not imports:
+        return resolver
+    scope = resolver.scope.child(ScopeKind.FUNCTION, node.name)
+    for stmt in imports:
+        for local, target in bindings_of(stmt, resolver.module, is_package):
+            if local != "*":
+                scope.names[local] = Binding(BindingKind.IMPORT, target)
+    return resolver.child(scope)
+
+
+def _own(node: ast.FunctionDef | ast.AsyncFunctionDef, cls: str) -> Own | None:
+    positional = [*node.args.posonlyargs, *node.args.args]
+    kinds = {_decorator(d) for d in node.decorator_list}
+    if not positional or "staticmethod" in kinds:
+        return None
+    return positional[0].arg, cls, "classmethod" in kinds
+
+
+def _decorator(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else ""
 
 
 def _return_type(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, qualname: str, resolver: Resolver
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    body: list[ast.stmt],
+    qualname: str,
+    resolver: Resolver,
+    own: Own | None,
+    fresh: dict[str, str],
 ) -> None:
     found = annotation_type(node.returns, resolver) if node.returns is not None else ""
-    if not found and not isinstance(node, ast.AsyncFunctionDef):
-        found = _returned_instance(node, resolver)
+    generator = _generator(body)
+    plain = not generator and not isinstance(node, ast.AsyncFunctionDef)
+    if not found and plain:
+        found = _returned_instance(body, resolver)
     if found and capitalised(found) and not found.startswith(_UNTYPED_RETURNS):
         resolver.returns[qualname] = found
+    queryset = queryset_annotation(node.returns, resolver)
+    if not queryset and plain and (not found or found.endswith("QuerySet")):
+        queryset = _returned_queryset(body, resolver, own)
+    if queryset:
+        resolver.returns[qualname] = queryset
+    element = element_annotation(node.returns, resolver)
+    if not element and generator and isinstance(node, ast.FunctionDef):
+        element = _yielded_instance(node, body, resolver)
+    if element and capitalised(element) and not element.startswith(_UNTYPED_RETURNS):
+        resolver.returns[f"{qualname}{ELEMENT}"] = element
+    made = _fresh_return(body, resolver, own) if plain else ""
+    if made:
+        fresh[qualname] = made
 
 
-def _returned_instance(node: ast.FunctionDef, resolver: Resolver) -> str:
-    """The class every ``return`` of the body constructs (directly or through a local).
+def _generator(body: list[ast.stmt]) -> bool:
+    """A ``yield`` statement in the body (not in a nested def): calling it makes a generator."""
+    for stmt in body:
+        value = stmt.value if isinstance(stmt, ast.Expr | ast.Assign) else None
+        if isinstance(value, ast.Yield | ast.YieldFrom):
+            return True
+    return False
+
+
+def _yielded_instance(node: ast.FunctionDef, body: list[ast.stmt], resolver: Resolver) -> str:
+    """The one class every ``yield`` of a generator builds (``yield Stat(...)``, or a local
+    assigned ``Stat(...)``); "" when one yields anything else, or ``yield from``."""
+    values: list[ast.expr] = []
+    for part in _own_nodes(node):
+        if isinstance(part, ast.YieldFrom):
+            return ""
+        if isinstance(part, ast.Yield):
+            if part.value is None:
+                return ""
+            values.append(part.value)
+    return _one_class(values, body, resolver)
+
+
+def _own_nodes(node: ast.FunctionDef) -> list[ast.AST]:
+    """The nodes of a function's body, without those of nested functions, lambdas, classes."""
+    found: list[ast.AST] = []
+    todo: list[ast.AST] = list(node.body)
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    while todo:
+        part = todo.pop()
+        found.append(part)
+        todo.extend(c for c in ast.iter_child_nodes(part) if not isinstance(c, nested))
+    return found
+
+
+def _returned_instance(body: list[ast.stmt], resolver: Resolver) -> str:
+    """The class every ``return`` of the body constructs (directly or through a local)."""
+    values = [s.value for s in body if isinstance(s, ast.Return) and s.value is not None]
+    return _one_class(values, body, resolver)
+
+
+def _one_class(returned: list[ast.expr], body: list[ast.stmt], resolver: Resolver) -> str:
+    """The class every one of the values constructs (directly or through a local).
 
     Several library classes of one module (``EmailMultiAlternatives`` in one branch,
     ``EmailMessage`` in the other: allauth's render_mail) stand for one another: the
     first is taken. Classes of this file must agree, their methods are followed.
     """
-    body = list(statements(node.body))
     found: list[str] = []
-    for stmt in body:
-        if not isinstance(stmt, ast.Return) or stmt.value is None:
-            continue
-        value = stmt.value
+    for value in returned:
         values = _local_values(body, value.id) if isinstance(value, ast.Name) else [value]
         for each in values:
             binding = binding_for_value(each, resolver) if isinstance(each, ast.Call) else None
@@ -130,6 +254,74 @@ def _returned_instance(node: ast.FunctionDef, resolver: Resolver) -> str:
     if len(modules) == 1 and not any(k.startswith(f"{own}.") for k in kinds):
         return found[0]
     return ""
+
+
+def _returned_queryset(body: list[ast.stmt], resolver: Resolver, own: Own | None) -> str:
+    """``return Tag.objects.filter(...)`` / ``return self.__class__.objects.all()`` (directly
+    or through a local) on every return: a queryset of that model's rows, ``Tag.objects``."""
+    models: set[str] = set()
+    for stmt in body:
+        if not isinstance(stmt, ast.Return) or stmt.value is None:
+            continue
+        value = stmt.value
+        values = _local_values(body, value.id) if isinstance(value, ast.Name) else [value]
+        for each in values:
+            model = queryset_model(each, resolver, own=own)
+            if not model:
+                return ""
+            models.add(model)
+    return f"{models.pop()}.objects" if len(models) == 1 else ""
+
+
+SUPER = "super:"  # ``super:pkg.C.m()``: what ``super().m()`` returns in a method of C
+_PK = re.compile(r"^(pk|id|\w+_ptr(_id)?)$")
+
+
+def _fresh_return(body: list[ast.stmt], resolver: Resolver, own: Own | None) -> str:
+    """A helper that returns a new instance it builds without a primary key
+    (``change = Change(action=a); ...; return change``): the class, so that
+    ``helper().save()`` is known to insert a row. One that returns what another helper
+    returns (``return super().to_change()``, ``return self._build()``) gives that
+    helper's result (``"super:pkg.C.to_change()"``, ``"pkg.C._build()"``), for the index. ``return None``
+    branches do not count; any other return makes it "" (not known to be new)."""
+    found: set[str] = set()
+    for stmt in body:
+        if not isinstance(stmt, ast.Return):
+            continue
+        value = stmt.value
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+            continue
+        values = _local_values(body, value.id) if isinstance(value, ast.Name) else [value]
+        for each in values:
+            made = _new_value(each, resolver, own) if isinstance(each, ast.Call) else ""
+            if not made:
+                return ""
+            found.add(made)
+    return found.pop() if len(found) == 1 else ""
+
+
+def _new_value(call: ast.Call, resolver: Resolver, own: Own | None) -> str:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        receiver = func.value
+        if isinstance(receiver, ast.Call) and _is_super(receiver) and own is not None:
+            # what the next class of the instance's MRO defines: the index knows the bases
+            return f"{SUPER}{own[1]}.{func.attr}()"
+        if isinstance(receiver, ast.Name) and own is not None and receiver.id == own[0]:
+            return f"{own[1]}.{func.attr}()"
+    binding = binding_for_value(call, resolver)
+    if binding.kind is not BindingKind.INSTANCE or binding.node is not call:
+        return ""
+    target = resolver.expr(func).target
+    if target != binding.target or not capitalised(target) or target.startswith(_UNTYPED_RETURNS):
+        return ""  # built by a factory or a helper, not by calling the class
+    if call.args or any(k.arg is None or _PK.match(k.arg) for k in call.keywords):
+        return ""  # a primary key from the inputs: saving it updates that row
+    return target
+
+
+def _is_super(node: ast.Call) -> bool:
+    return isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
 def _local_values(body: list[ast.stmt], name: str) -> list[ast.expr]:
@@ -262,6 +454,8 @@ def returned_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str
             returned = binding_for_value(inner.value, resolver)
             if returned.kind is not BindingKind.OTHER or not returned.target:
                 continue
+            if returned.target.startswith("?"):
+                continue  # what a method of an object of unknown type returns
             for target in inner.targets:
                 name = _attribute_name(target, self_name)
                 if name is not None:

@@ -9,6 +9,7 @@ from inventory._extract._resolve import (
     LOADED_CLASS,
     MODEL_LOADED,
     ORM_ROW,
+    UNKNOWN_CALL,
     USER_MODEL,
     Resolved,
     Resolver,
@@ -143,7 +144,19 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
         return Binding(BindingKind.ORM, model, call)
     if resolved.receiver is not ReceiverKind.UNKNOWN and capitalised(target):
         return Binding(BindingKind.INSTANCE, target, call)
-    return Binding(BindingKind.OTHER, returned_by(resolved), call)
+    return Binding(BindingKind.OTHER, returned_by(resolved) or _unknown_result(resolved), call)
+
+
+def _unknown_result(resolved: Resolved) -> str:
+    """``change = obj.to_change()`` with ``obj`` of unknown type: ``"?.to_change()"``, so
+    that ``change.save()`` carries which method made its receiver (``CallInfo.returned_from``):
+    the index may know that every project method of that name returns a new instance."""
+    method = resolved.target.removeprefix("?.")
+    if resolved.receiver is not ReceiverKind.UNKNOWN or not resolved.target.startswith("?."):
+        return ""
+    if not method.isidentifier():
+        return ""
+    return "" if resolved.target == UNKNOWN_CALL else f"?.{method}()"
 
 
 def returned_by(resolved: Resolved) -> str:
@@ -172,6 +185,8 @@ def _class_loader(call: ast.Call, target: str) -> str:
     if len(texts) != len(call.args) or call.keywords:
         return ""
     name = target.rpartition(".")[2]
+    if name == "import_module" and len(texts) == 1:  # ``import_module("sentry_sdk")``: that module
+        return texts[0] if all(p.isidentifier() for p in texts[0].split(".")) else ""
     if name in _PATH_LOADERS and len(texts) == 1:
         parts = texts[0].split(".")
         return texts[0] if len(parts) > 1 and all(p.isidentifier() for p in parts) else ""
@@ -193,25 +208,171 @@ _ROWS = frozenset(
 def rows_of(iterable: ast.expr, resolver: Resolver) -> Binding | None:
     """``for row in Model.objects.filter(...)`` (directly, or through ``qs = ...``): each
     ``row`` is an instance of the model, like ``Model.objects.get(...)`` gives one."""
-    model = _queryset_model(iterable, resolver, depth=4)
+    model = queryset_model(iterable, resolver)
     return Binding(BindingKind.ORM, model) if model else None
 
 
-def _queryset_model(node: ast.expr, resolver: Resolver, depth: int) -> str:
+# What a helper returning a queryset of a model's rows is written as: the model's manager
+# (``Tag.objects``), so that ``get_tags().update(...)`` reads as ``Tag.objects.update(...)``.
+_MANAGER = ".objects"
+_MANAGER_NAMES = frozenset({"objects", "_default_manager", "_base_manager"})
+# ``self.__class__`` / ``type(self)`` (first parameter, class): in the pre-pass, where no
+# function scope binds ``self``; ``cls`` of a classmethod comes with ``cls_param``.
+Own = tuple[str, str, bool]  # (first parameter, class qualname, is a classmethod)
+
+
+def queryset_model(
+    node: ast.expr, resolver: Resolver, depth: int = 4, own: Own | None = None
+) -> str:
     """The model of a queryset expression: ``Model.objects.filter(..)``, ``qs.iterator()``
-    with ``qs = Model.objects.filter(..)`` earlier in the function. "" when unknown."""
+    with ``qs = Model.objects.filter(..)`` earlier in the function, ``self.__class__.objects
+    .filter(..)`` in a method (the method's class), ``qs = self.get_tags()`` with a helper
+    returning a queryset. "" when unknown."""
     if isinstance(node, ast.Name) and depth:
         found = resolver.scope.lookup(node.id)
+        if found is not None and found.kind is BindingKind.INSTANCE:
+            return found.target.removesuffix(_MANAGER) if managed(found.target) else ""
         call = found.node if found is not None and found.kind is BindingKind.OTHER else None
-        return _queryset_model(call, resolver, depth - 1) if isinstance(call, ast.Call) else ""
+        return queryset_model(call, resolver, depth - 1, own) if isinstance(call, ast.Call) else ""
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
         return ""
     if node.func.attr not in _ROWS:
         return ""
+    manager = node.func.value
+    if isinstance(manager, ast.Attribute) and manager.attr in _MANAGER_NAMES:
+        cls = _own_class(manager.value, resolver, own)
+        if cls:
+            return cls
     head = resolver.expr(node.func).target.rpartition(".")[0]
-    if ".objects" in head and not head.startswith("?"):
-        return head.partition(".objects")[0]
-    return _queryset_model(node.func.value, resolver, depth - 1) if depth else ""
+    if _MANAGER in head and not head.startswith("?"):
+        return head.partition(_MANAGER)[0]
+    if managed(head):
+        return head.removesuffix(_MANAGER)
+    return queryset_model(node.func.value, resolver, depth - 1, own) if depth else ""
+
+
+def managed(target: str) -> bool:
+    """``shop.Tag.objects``: what a helper returning a queryset of Tag rows is typed as."""
+    return target.endswith(_MANAGER) and not target.startswith("?") and len(target) > 8
+
+
+def _own_class(node: ast.expr, resolver: Resolver, own: Own | None) -> str:
+    """``self.__class__``, ``type(self)``, ``cls`` in a method: the method's class (the
+    subclass an instance really is derives from it, and shares its manager)."""
+    name = ""
+    by_name = False
+    if isinstance(node, ast.Attribute) and node.attr == "__class__":
+        name = node.value.id if isinstance(node.value, ast.Name) else ""
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "type"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.args[0], ast.Name)
+    ):
+        name = node.args[0].id
+    elif isinstance(node, ast.Name):
+        name, by_name = node.id, True
+    if not name:
+        return ""
+    if own is not None:
+        param, cls, classmethod = own
+        return cls if name == param and by_name == classmethod else ""
+    binding = resolver.scope.lookup(name)
+    if binding is None:
+        return ""
+    wanted = BindingKind.CLS if by_name else BindingKind.SELF
+    return binding.target if binding.kind is wanted else ""
+
+
+def elements_of(iterable: ast.expr, resolver: Resolver) -> Binding | None:
+    """``for stat in self.iter_stats()``: what each element is, when the helper's return
+    annotation says (``-> Iterator[Stat]``, ``list[Stat]``...), its yields build one class,
+    or it returns a queryset (its model's instances). A helper of another module (or a
+    method a base defines) gives ``"pkg.iter_stats()[]"``, for the index to type."""
+    if isinstance(iterable, ast.Name):
+        found = resolver.scope.lookup(iterable.id)
+        if found is not None and found.kind is BindingKind.INSTANCE and managed(found.target):
+            return Binding(BindingKind.ORM, found.target.removesuffix(_MANAGER))
+        return None
+    if not isinstance(iterable, ast.Call):
+        return None
+    resolved = resolver.expr(iterable.func)
+    target = resolved.target
+    if resolved.receiver is ReceiverKind.UNKNOWN or not target:
+        return None
+    element = resolver.returns.get(f"{target}{ELEMENT}")
+    if element:
+        return Binding(BindingKind.INSTANCE, element)
+    returned = resolver.returns.get(target, "")
+    if managed(returned):
+        return Binding(BindingKind.ORM, returned.removesuffix(_MANAGER))
+    later = returned_by(resolved)
+    return Binding(BindingKind.OTHER, f"{later}{ELEMENT}") if later and not returned else None
+
+
+# ``pkg.f[]`` in ``Resolver.returns`` (``"f()[]"`` in the summary): what iterating f's result gives.
+ELEMENT = "[]"
+_ITERABLES = frozenset(
+    {"Iterable", "Iterator", "Generator", "AsyncIterable", "AsyncIterator", "AsyncGenerator"}
+    | {"list", "List", "Sequence", "MutableSequence", "Collection", "Reversible"}
+    | {"set", "Set", "MutableSet", "AbstractSet", "frozenset", "FrozenSet", "deque", "Deque"}
+    | {"tuple", "Tuple"}
+)
+_TYPING = ("builtins.", "typing.", "typing_extensions.", "collections.")
+
+
+def element_annotation(node: ast.expr | None, resolver: Resolver) -> str:
+    """``-> Iterable[Stat]``, ``Iterator["Stat"]``, ``Generator[Stat, None, None]``,
+    ``list[Stat | None]``, ``tuple[Stat, ...]``, ``Optional[list[Stat]]`` -> resolved Stat."""
+    if node is None:
+        return ""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        parsed = _parsed(node.value)
+        return element_annotation(parsed, resolver) if parsed is not None else ""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return element_annotation(node.left, resolver) or element_annotation(node.right, resolver)
+    if not isinstance(node, ast.Subscript):
+        return ""
+    head = resolver.dotted(node.value) or ""
+    last = head.rpartition(".")[2]
+    args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if last in ("Optional", "Annotated"):
+        return element_annotation(args[0], resolver)
+    if last not in _ITERABLES or not head.startswith(_TYPING):
+        return ""
+    if last in ("tuple", "Tuple") and len(args) != 1:
+        ellipsis = isinstance(args[-1], ast.Constant) and args[-1].value is Ellipsis
+        if len(args) != 2 or not ellipsis:
+            return ""  # ``tuple[A, B]``: elements of different types
+    return annotation_type(args[0], resolver)
+
+
+def queryset_annotation(node: ast.expr | None, resolver: Resolver) -> str:
+    """``-> QuerySet[Tag]`` (Django's, possibly a string): ``shop.Tag.objects``; "" otherwise
+    (a bare ``-> QuerySet`` or a project queryset class is a plain return type)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        node = _parsed(node.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return queryset_annotation(node.left, resolver) or queryset_annotation(node.right, resolver)
+    if not isinstance(node, ast.Subscript):
+        return ""
+    head = resolver.dotted(node.value) or ""
+    if head.rpartition(".")[2] == "Optional":
+        return queryset_annotation(node.slice, resolver)
+    if not (head.startswith("django.") and head.endswith("QuerySet")):
+        return ""
+    args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    model = annotation_type(args[0], resolver)
+    return f"{model}{_MANAGER}" if capitalised(model) and not model.startswith(_TYPING) else ""
+
+
+def _parsed(text: str) -> ast.expr | None:
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
 
 
 def manager_class(call: ast.Call, resolver: Resolver) -> str:

@@ -17,7 +17,7 @@ from inventory._extract._imports import bindings_of
 from inventory._extract._resolve import Resolver, dotted_source
 from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory._extract._state import Loop, Use, UseKind
-from inventory._extract._values import annotation_type, binding_for_value, rows_of
+from inventory._extract._values import annotation_type, binding_for_value, elements_of, rows_of
 from inventory._extract._walk_base import WalkerBase
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
@@ -160,9 +160,7 @@ class FlowMixin(WalkerBase):
         self._iterate(node.iter, node.target)
         self.visit(node.iter)
         self._bind_unknown(node.target)
-        element = self._element_binding(node.iter) or rows_of(node.iter, self.state.resolver)
-        if element is not None and isinstance(node.target, ast.Name):
-            self.state.resolver.scope.names[node.target.id] = element
+        self._bind_element(node.iter, node.target)
         self.visit(node.target)
         self.state.loops.append(Loop(forever=False))
         for stmt in node.body:
@@ -171,18 +169,44 @@ class FlowMixin(WalkerBase):
         for stmt in node.orelse:
             self.visit(stmt)
 
+    def _bind_element(self, iterable: ast.expr, target: ast.expr) -> None:
+        """The loop variable is an element of what is iterated, when its type is known."""
+        resolver = self.state.resolver
+        element = (
+            self._element_binding(iterable)
+            or rows_of(iterable, resolver)
+            or elements_of(iterable, resolver)
+        )
+        if element is not None and isinstance(target, ast.Name):
+            resolver.scope.names[target.id] = element
+
     def visit_comprehension_expr(
         self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
     ) -> None:
         # Evaluation order, so loop variables are aliased before the element uses them.
+        names = self.state.resolver.scope.names
+        # A comprehension's variables are its own: the function's names of that spelling
+        # are what they were once it is done.
+        loop_names = [g.target.id for g in node.generators if isinstance(g.target, ast.Name)]
+        saved = {name: names.get(name) for name in loop_names} if self.in_function else {}
         for generator in node.generators:
             self.visit(generator)
         for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
             self.visit(part)
+        for name, before in saved.items():
+            if before is None:
+                names.pop(name, None)
+            else:
+                names[name] = before
 
     def visit_comprehension(self, node: ast.comprehension) -> None:
         self._iterate(node.iter, node.target)
-        self.visit_children(node)
+        self.visit(node.iter)
+        if self.in_function:
+            self._bind_element(node.iter, node.target)
+        self.visit(node.target)
+        for condition in node.ifs:
+            self.visit(condition)
 
     def _iterate(self, iterable: ast.expr, target: ast.expr) -> None:
         """``for x in call()`` waits for the call's results; ``for f in futures`` aliases f."""

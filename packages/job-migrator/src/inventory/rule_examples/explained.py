@@ -108,4 +108,64 @@ EXAMPLES: list[RuleExample] = [
         "on a response overwrites it: `[[pure]]` and `[[effect]]` "
         "entries explain them, so none is a gap.",
     ),
+    example(
+        "explained: a literal import_module and a logger method picked by name",
+        """
+        import logging
+        from importlib import import_module
+
+        logger = logging.getLogger(__name__)
+
+        def report_failure(level, message):
+            sentry = import_module("sentry_sdk")
+            sentry.capture_message(message)
+            getattr(logger, level)("job failed: %s", message)
+            log = getattr(logger, level)
+            log("reported: %s", message)
+        """,
+        "report_failure",
+        V.IDEMPOTENT,
+        set(),
+        "`import_module` of a string literal imports a known module: not dynamic dispatch, and "
+        "calls on the result are calls of that module (`sentry_sdk.capture_message`, an error "
+        "report). `getattr(logger, level)` on a `logging` logger (from `logging.getLogger`, "
+        "annotated `Logger`, or a module-level or `self.` name `logger` / `log`) picks one of "
+        "its methods, all of which only log. Any other receiver keeps `getattr(x, name)()` "
+        "dynamic.",
+    ),
+    example(
+        "unknown: import_module of a computed name",
+        """
+        from importlib import import_module
+
+        def run_plugin(name, payload):
+            import_module(f"shop.plugins.{name}").run(payload)
+        """,
+        "run_plugin",
+        V.UNKNOWN,
+        {K.DYNAMIC_CALL},
+        "Only a literal names the module; a computed name is known at run time, and so is "
+        "everything the module's `run` does.",
+    ),
+    example(
+        "explained: management-command colour styles",
+        """
+        import logging
+
+        from django.core.management import color_style
+
+        logger = logging.getLogger(__name__)
+
+        def announce_reload(name):
+            styles = color_style()
+            logger.info(styles.NOTICE(f"reloading {name}"))
+            logger.info(color_style().SUCCESS("done"))
+        """,
+        "announce_reload",
+        V.IDEMPOTENT,
+        set(),
+        "`django.core.management.color` styles (`self.style.NOTICE`, `color_style().ERROR`, "
+        "`styles.SUCCESS`) only wrap text in terminal colours: `[[pure]]` entries on a "
+        "receiver named `style` / `styles` or the result of `color_style()`.",
+    ),
 ]

@@ -14,6 +14,28 @@ def delete_upload(upload_id):
     Upload.objects.filter(id=upload_id).delete()
 """
 _MODELS = "from django.db import models\n\nclass Upload(models.Model):\n    pass\n\nclass Search(models.Model):\n    pass\n"
+_METRICS = """
+from django.db import models
+
+
+class DailyStatManager(models.Manager):
+    def record(self, scope, day):
+        self.bulk_create([DailyStat(scope=scope, day=day, hits=0)], ignore_conflicts=True)
+
+
+class DailyStat(models.Model):
+    scope = models.IntegerField()
+    day = models.DateField()
+    hits = models.IntegerField()
+    objects = DailyStatManager()
+
+    class Meta:
+        unique_together = (("scope", "day"),)
+
+
+class Visit(models.Model):
+    path = models.CharField(max_length=200)
+"""
 
 EXAMPLES: list[RuleExample] = [
     example(
@@ -87,5 +109,101 @@ EXAMPLES: list[RuleExample] = [
         "the unresolved `user.profile.touch()` lowers the confidence but does not make the "
         "verdict `unknown`. Error reporting (`sentry_sdk.capture_exception`) is no effect.",
         more_files={"shop/models.py": _MODELS},
+    ),
+    example(
+        "needs_key: bulk_create(ignore_conflicts=True) on a unique key, in the model's manager",
+        """
+        from shop.models import DailyStat
+
+        def open_stats(scope, day):
+            DailyStat.objects.record(scope, day)
+        """,
+        "open_stats",
+        V.NEEDS_KEY,
+        {K.DB_INSERT},
+        "`self.bulk_create(...)` inside a `models.Manager` subclass is Django's own method, "
+        "named by the library base that defines it (`django.db.models.Manager.bulk_create`). "
+        "With `ignore_conflicts=True` the database skips a row whose unique key is taken: "
+        "every instance built gives all of `unique_together` (scope, day), so a repeat "
+        "inserts nothing, like an insert refused by a unique constraint (a guard). Building "
+        "`DailyStat(...)` itself has no effect (Django's `Model.__init__` is `[[pure]]`).",
+        more_files={"shop/models.py": _METRICS},
+    ),
+    example(
+        "non_idempotent: bulk_create(ignore_conflicts=True) with no unique key to conflict on",
+        """
+        from shop.models import Visit
+
+        def log_visits(paths):
+            Visit.objects.bulk_create([Visit(path=p) for p in paths], ignore_conflicts=True)
+        """,
+        "log_visits",
+        V.NON_IDEMPOTENT,
+        {K.DB_INSERT},
+        "Only the generated primary key is unique: nothing conflicts, so a repeat inserts "
+        "every row again. `update_conflicts=True` (update the conflicting row) is an upsert.",
+        more_files={"shop/models.py": _METRICS},
+    ),
+    example(
+        "idempotent: bulk_update and refresh_from_db",
+        """
+        from shop.models import Visit
+
+        def normalise_paths(visit_ids):
+            visits = list(Visit.objects.filter(id__in=visit_ids))
+            for visit in visits:
+                visit.path = visit.path.lower()
+            Visit.objects.bulk_update(visits, ["path"])
+            visits[0].refresh_from_db()
+        """,
+        "normalise_paths",
+        V.IDEMPOTENT,
+        {K.DB_OVERWRITE, K.DB_READ},
+        "`bulk_update(objs, fields)` writes the given values: a retry writes the same ones. "
+        "`refresh_from_db()` reloads an instance from its row.",
+        more_files={"shop/models.py": _METRICS},
+    ),
+    example(
+        "non_idempotent: Celery's delay_on_commit enqueues another message",
+        """
+        from shop.tasks import rebuild_index
+
+        def schedule_rebuild(shop_id):
+            rebuild_index.delay_on_commit(shop_id)
+        """,
+        "schedule_rebuild",
+        V.NON_IDEMPOTENT,
+        {K.ENQUEUE},
+        "Celery 5.4's `delay_on_commit` / `apply_async_on_commit` wait for the transaction to "
+        "commit, then enqueue like `.delay`: a retry enqueues the work again.",
+        more_files={
+            "shop/tasks.py": (
+                "from celery import shared_task\n\n"
+                "@shared_task\n"
+                "def rebuild_index(shop_id):\n"
+                "    pass\n"
+            )
+        },
+    ),
+    example(
+        "non_idempotent: a Prisma Client insert; its reads and upserts converge",
+        """
+        async def audit(prisma_client, actor, action):
+            await prisma_client.db.audit_log.create(data={"actor": actor, "action": action})
+
+        async def sync_profile(prisma_client, user_id, name):
+            await prisma_client.db.profile.upsert(
+                where={"user_id": user_id},
+                data={"create": {"user_id": user_id, "name": name}, "update": {"name": name}},
+            )
+            await prisma_client.db.profile.find_unique(where={"user_id": user_id})
+        """,
+        "audit",
+        V.NON_IDEMPOTENT,
+        {K.DB_INSERT},
+        "Prisma Client Python's `client.db.<model>.create` / `create_many` insert, `upsert` "
+        "upserts, `update(_many)` overwrite, `delete(_many)` delete and `find_*` / `count` "
+        "read. The entries look for the model accessor in the receiver "
+        "(`prisma_client.db.audit_log`), so `create` on any other receiver is not taken for one.",
     ),
 ]

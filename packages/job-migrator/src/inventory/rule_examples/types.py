@@ -180,4 +180,122 @@ EXAMPLES: list[RuleExample] = [
             ),
         },
     ),
+    example(
+        "types: the elements of what a helper returns",
+        """
+        from shop.stats import Stats
+
+        def refresh_parents(key):
+            for stats in Stats(key).parents():
+                stats.refresh()
+            [child.refresh() for child in Stats(key).children()]
+        """,
+        "refresh_parents",
+        V.IDEMPOTENT,
+        {K.CACHE_SET},
+        "`parents` is annotated `-> Iterator[Stats]` (also `Iterable`, `Generator`, `list`, "
+        "`Sequence`, `set`, `tuple[X, ...]`, a string or `X | None` element) and `children` "
+        "is a generator whose every `yield` builds a `Stats`: the loop and comprehension "
+        "variables are `Stats`, so `refresh()` is `Stats.refresh` (a cache overwrite), not "
+        "a guess among the project's classes with a `refresh` (`Hook.refresh` posts). A helper "
+        "returning a queryset (below) gives rows of its model.",
+        more_files={
+            "shop/stats.py": (
+                "from collections.abc import Iterator\n"
+                "from django.core.cache import cache\n\n"
+                "class Stats:\n"
+                "    def __init__(self, key):\n"
+                "        self.key = key\n\n"
+                "    def refresh(self):\n"
+                "        cache.set(self.key, 0)\n\n"
+                "    def parents(self) -> Iterator['Stats']:\n"
+                "        return iter([Stats(self.key + ':up')])\n\n"
+                "    def children(self):\n"
+                "        for suffix in ('a', 'b'):\n"
+                "            yield Stats(self.key + suffix)\n"
+            ),
+            "shop/hooks.py": (
+                "import requests\n\n"
+                "class Hook:\n"
+                "    def refresh(self):\n"
+                "        requests.post('https://hooks.example.com/refresh')\n"
+            ),
+        },
+    ),
+    example(
+        "types: a queryset a helper returns",
+        """
+        from shop.catalog import Category, hidden
+
+        def hide(category_id):
+            category = Category.objects.get(pk=category_id)
+            category.hide_subtree()
+            hidden().filter(path="").delete()
+        """,
+        "hide",
+        V.IDEMPOTENT,
+        {K.DB_READ, K.DB_OVERWRITE, K.DB_DELETE},
+        "`subtree()` returns `self.__class__.objects.filter(...)` (also `Model.objects...`, "
+        "`cls.objects...`, a local holding one) and `hidden()` is annotated "
+        "`-> QuerySet[Category]`: what they return is a queryset of `Category` rows, so "
+        "`self.subtree().update(...)` and `hidden().filter().delete()` are catalogued like "
+        "`Category.objects.filter().update(...)` (an overwrite, a delete), and iterating "
+        "their result gives `Category` instances. Without that the receiver is of unknown "
+        "type and the calls are gaps.",
+        more_files={
+            "shop/catalog.py": (
+                "from django.db import models\n"
+                "from django.db.models import QuerySet\n\n"
+                "class Category(models.Model):\n"
+                "    path = models.CharField(max_length=255)\n"
+                "    public = models.BooleanField(default=True)\n\n"
+                "    def subtree(self):\n"
+                "        return self.__class__.objects.filter(path__startswith=self.path)\n\n"
+                "    def hide_subtree(self):\n"
+                "        self.subtree().update(public=False)\n\n"
+                "def hidden() -> 'QuerySet[Category]':\n"
+                "    return Category.objects.filter(public=False)\n"
+            )
+        },
+    ),
+    example(
+        "types: a new instance a helper returns, saved by the caller",
+        """
+        from shop.audit import Item
+
+        def log_change(obj, action):
+            change = obj.to_entry(action)
+            change.save()
+
+        def record(item_id):
+            log_change(Item.objects.get(pk=item_id), "touch")
+        """,
+        "record",
+        V.NON_IDEMPOTENT,
+        {K.DB_READ, K.DB_INSERT},
+        "Every project `to_entry` returns an `Entry` it builds without a primary key "
+        "(`Renamed.to_entry` through `super()`): `change.save()` saves a new row, an "
+        "insert, and a retry inserts another, as for `change = Entry(...); change.save()`. "
+        "The same holds when the helper's receiver is typed (`item.to_entry(...)`) or the "
+        "helper is a function annotated or seen to return the new instance; a helper that "
+        "passes a primary key (`Entry(pk=...)`) updates that row.",
+        more_files={
+            "shop/audit.py": (
+                "from django.db import models\n\n"
+                "class Entry(models.Model):\n"
+                "    action = models.CharField(max_length=20)\n\n"
+                "class Item(models.Model):\n"
+                "    name = models.CharField(max_length=20)\n\n"
+                "    def to_entry(self, action):\n"
+                "        entry = Entry(action=action)\n"
+                "        entry.action = action[:20]\n"
+                "        return entry\n\n"
+                "class Renamed(Item):\n"
+                "    def to_entry(self, action):\n"
+                "        entry = super().to_entry(action)\n"
+                "        entry.action = 'rename'\n"
+                "        return entry\n"
+            )
+        },
+    ),
 ]

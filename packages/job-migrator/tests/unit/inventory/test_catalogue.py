@@ -56,7 +56,13 @@ def test_open_mode_decides_write_append_or_nothing() -> None:
 def test_orm_suffix_patterns_and_their_refinements() -> None:
     assert kind_of("shop.models.Order.objects.create") == K.DB_INSERT
     objects = {"receiver_source": "cls.objects"}
-    assert kind_of("?.bulk_create", kwargs={"ignore_conflicts": True}, **objects) == K.DB_UPSERT
+    # ignore_conflicts skips rows whose unique key is taken: still an insert, deduplicated
+    # only by a unique key the instances give (a guard); update_conflicts upserts.
+    assert kind_of("?.bulk_create", kwargs={"ignore_conflicts": True}, **objects) == K.DB_INSERT
+    upsert = kind_of(
+        "?.bulk_create", receiver_source="cls.objects", kwargs={"update_conflicts": True}
+    )
+    assert upsert == K.DB_UPSERT
     assert kind_of("?.bulk_create", **objects) == K.DB_INSERT
     assert kind_of("?.update_or_create", **objects) == K.DB_UPSERT
     qs = "Order.objects.filter(pk=pk)"
