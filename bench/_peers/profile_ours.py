@@ -7,7 +7,9 @@ Fills a fresh database with N no-op jobs, then drains them with the
 free port, stopped by PID), so Redis command counts are ours alone. Prints:
 drain rate; PostgreSQL transactions per job (each autocommitted statement is
 one, so this counts round trips) and row operations; Redis commands per job by
-command; with ``--py-spy``, the functions where the workers spend their time.
+command; the workers' CPU time per 1,000 jobs (user + system, from /proc, counted from the
+first job start to the end of the drain: unlike the rate, it barely moves when other work
+shares the machine, so two versions can be compared on a busy host); with ``--py-spy``, the functions where the workers spend their time.
 """
 
 from __future__ import annotations
@@ -146,6 +148,13 @@ def _profile(dsn: str, port: int, args: argparse.Namespace, work: Path) -> None:
     tool.cleanup()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a live process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    utime, stime = int(fields[11]), int(fields[12])  # fields 14 and 15 of proc(5)
+    return (utime + stime) / os.sysconf("SC_CLK_TCK")
+
+
 def _drain(tool: OursTool, dsn: str, args: argparse.Namespace, work: Path) -> None:
     group = WorkerGroup(work)
     group.start(tool.worker(dsn), args.workers, {STARTS_DIR_ENV: str(work)})
@@ -153,15 +162,21 @@ def _drain(tool: OursTool, dsn: str, args: argparse.Namespace, work: Path) -> No
         attach_py_spy(proc.pid, work / f"profile-{proc.pid}.txt")
         for proc in (group.processes if args.py_spy else [])
     ]
+    pids = [proc.pid for proc in group.processes]
     try:
+        # the first job's start record opens its file: CPU from then on is the drain's
+        wait_for(lambda: any(work.glob("starts-*.txt")), 60, "the first start", 0.005)
+        cpu_at_start = sum(cpu_seconds(pid) for pid in pids)
         wait_for(lambda: pg.scalar(dsn, tool.remaining_sql) == 0, 600, "drain", 0.02)
         done = time.time()
+        cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_at_start
     finally:
         group.stop(grace=15)
         for spy in spies:
             spy.wait(30)
     first = min(s.started_at for s in read_starts(work).values())
     print(f"drain: {args.jobs / (done - first):,.0f} jobs/s ({args.workers} workers)")
+    print(f"worker CPU per 1,000 jobs: {1000 * cpu / args.jobs * 1000:.1f} ms (user + system)")
 
 
 def _report(n: int, pg0: list[int], pg1: list[int], r0: dict[str, int], r1: dict[str, int]) -> None:

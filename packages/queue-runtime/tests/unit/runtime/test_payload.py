@@ -163,3 +163,34 @@ def test_plain_json_round_trips_unchanged(value: Any, label: str) -> None:
     stored = codec.encode((value,), {"label": label}, 10**7)
     args, kwargs = codec.decode(json.loads(stored.json))
     assert args == [value] and kwargs == {"label": label}
+
+
+def mixed(a: int, b: str = "b", *, c: int = 0, d: int) -> None:
+    pass
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        {"a": 1, "d": 4},
+        {"a": 1, "b": "x", "d": 4},
+        {"a": 1, "b": "x", "c": 3, "d": 4},
+        {"d": 4, "a": 1, "c": 3},
+        {"b": "x", "a": 1, "d": 4},
+    ],
+)
+def test_decode_of_a_plain_signature_splits_as_signature_bind_does(stored: dict[str, Any]) -> None:
+    """The fast path (no Signature.bind per job) gives exactly what BoundArguments gives."""
+    import inspect
+
+    codec = PayloadCodec(mixed, "t.mixed")
+    ordered = {n: stored[n] for n in inspect.signature(mixed).parameters if n in stored}
+    expected = inspect.BoundArguments(inspect.signature(mixed), ordered)  # type: ignore[arg-type]
+    args, kwargs = codec.decode(dict(stored))
+    assert args == list(expected.args) and kwargs == dict(expected.kwargs)
+
+
+def test_decode_of_a_plain_signature_still_refuses_a_missing_required_argument() -> None:
+    codec = PayloadCodec(mixed, "t.mixed")
+    with pytest.raises(PayloadError, match="missing a required argument: 'd'"):
+        codec.decode({"a": 1})
