@@ -205,6 +205,8 @@ def _place_reason(
     if held:
         return "; ".join(held)
     found = defs.get(job.qualname)
+    if found is None and job.location is None and site.unresolved_reason:
+        return site.unresolved_reason  # a library callable: no project function to move
     kind = found.kind if found else DefKind.NOT_FOUND
     if kind is DefKind.METHOD and threaded is not None:
         return threaded if isinstance(threaded, str) else None

@@ -19,7 +19,11 @@ from inventory._classify._index import SymbolIndex
 from inventory._classify._jobs import build_job
 from inventory._classify._local import LocalEffects
 from inventory._classify._sites import (
+    LIBRARY_JOB,
+    NO_PROJECT_FUNCTION,
+    SiteTarget,
     direct_call_sites,
+    library_job,
     raw_call_site,
     resolve_site,
     sender_class,
@@ -27,7 +31,7 @@ from inventory._classify._sites import (
 )
 from inventory._classify._wrappers import with_wrapped_calls
 from inventory.config import JobSetting, MigratorConfig
-from inventory.models import CallSite, Job, Pattern
+from inventory.models import CallSite, Evidence, Job, Pattern
 from inventory.summary import FileSummary, RawSite, Span, TargetKind
 
 if TYPE_CHECKING:
@@ -57,9 +61,13 @@ def classify(
         taken.setdefault(function, []).extend(spans)
     for handler in sorted(handlers, key=lambda f: f.qualname):
         sites += direct_call_sites(handler, graph, analysis, taken.get(handler.qualname, []))
-    names = sorted({s.job for s in sites if s.job in index.functions})
+    names = sorted(
+        {s.job for s in sites if s.job in index.functions and not s.job.endswith(LIBRARY_JOB)}
+    )
     settings = _job_settings(config, index)
     jobs = [build_job(index.functions[n], index, analysis, settings.get(n)) for n in names]
+    jobs += _library_jobs(sites, index, analysis, settings)
+    sites = _site_jobs(sites)
     verdicts = {job.qualname: job.idempotency for job in jobs}
     sites = [
         s.model_copy(update={"idempotency": guessed_verdict(s, verdicts[s.job])})
@@ -80,6 +88,8 @@ def _raw_sites(
             target = resolve_site(index, raw, receivers)
             if target is None:
                 continue
+            if target.library is not None:
+                target = _register_library_job(index, summary, raw, target)
             if target.job and raw.enclosing_function and raw.pattern != Pattern.SIGNAL_RECEIVER:
                 # Connecting a receiver runs nothing: the connecting function (ready(),
                 # module setup) does not do the receiver's work.
@@ -88,6 +98,64 @@ def _raw_sites(
                 _type_instance(index, graph, summary.module, raw, target.job)
             sites.append(raw_call_site(summary, raw, target))
     return sites
+
+
+def _register_library_job(
+    index: SymbolIndex, summary: FileSummary, raw: RawSite, target: SiteTarget
+) -> SiteTarget:
+    """``on_commit(partial(default_storage.delete, name))``: the library callable is
+    analysed as a one-line job calling it (registered under a key that is no dotted
+    name, so no project call ever resolves to it); the site names the callable."""
+    assert target.library is not None
+    fn = library_job(summary, raw, target.library)
+    if fn.qualname not in index.functions:
+        index.functions[fn.qualname] = fn
+        index.home[fn.qualname] = summary
+    return SiteTarget(fn.qualname, target.reason)
+
+
+def _library_jobs(
+    sites: list[CallSite],
+    index: SymbolIndex,
+    analysis: EffectAnalysis,
+    settings: dict[str, JobSetting],
+) -> list[Job]:
+    """Jobs of the library callables sites run, named by the callable's dotted name, with
+    no location: ``migrator apply`` has no project function to move (it refuses them)."""
+    keys = sorted({s.job for s in sites if s.job.endswith(LIBRARY_JOB)})
+    analysis.analyse(keys)
+    jobs = []
+    for key in keys:
+        name = key.removesuffix(LIBRARY_JOB)
+        job = build_job(index.functions[key], index, analysis, settings.get(name))
+        note = Evidence(message=f"{name} is a library callable: {NO_PROJECT_FUNCTION}")
+        evidence = [
+            e.model_copy(update={"chain": [name if c == key else c for c in e.chain]})
+            for e in job.evidence
+        ]
+        effects = [
+            e.model_copy(update={"chain": [name if c == key else c for c in e.chain]})
+            for e in job.effects
+        ]
+        update = {
+            "qualname": name,
+            "location": None,
+            "parameters": [],
+            "evidence": [*evidence[:-1], note, *evidence[-1:]],
+            "effects": effects,
+        }
+        jobs.append(job.model_copy(update=update))
+    return jobs
+
+
+def _site_jobs(sites: list[CallSite]) -> list[CallSite]:
+    """Sites that run a library callable name it, not the synthetic key."""
+    return [
+        s.model_copy(update={"job": s.job.removesuffix(LIBRARY_JOB)})
+        if s.job.endswith(LIBRARY_JOB)
+        else s
+        for s in sites
+    ]
 
 
 _SENDER = re.compile(r"\(sender=([A-Za-z_][\w.]*)\)")

@@ -41,6 +41,14 @@ _MODEL_BASE = ".Model"  # django.db.models.Model, flask_sqlalchemy's db.Model
 class SiteTarget:
     job: str | None  # project function qualname, None when unresolved
     reason: str = ""
+    library: str | None = None  # a library callable run as the job (``partial(storage.delete, n)``)
+
+
+# Targets that name the callable the site runs: a lambda or a call result runs an
+# expression around it (``lambda: list(self.fetch())``), whose project calls would be lost.
+_CALLABLE_REFS = frozenset({TargetKind.FUNCTION, TargetKind.PARTIAL, TargetKind.BOUND_METHOD})
+LIBRARY_JOB = " [library callable]"  # the synthetic function's key: never a dotted name
+NO_PROJECT_FUNCTION = "no project function to move: wrap it in one"
 
 
 def resolve_site(
@@ -70,9 +78,41 @@ def resolve_site(
     if found.kind == SymbolKind.CLASS:
         init = index.method(found.name, "__init__")
         return SiteTarget(init, "" if init else f"{found.name} has no __init__ in the project")
+    if found.kind == SymbolKind.EXTERNAL and raw.target_kind in _CALLABLE_REFS:
+        return SiteTarget(None, f"{found.name}: {NO_PROJECT_FUNCTION}", library=found.name)
     if found.kind == SymbolKind.EXTERNAL:
         return SiteTarget(None, f"{found.name} is not defined in the scanned project")
     return SiteTarget(None, f"{found.name} could not be resolved to a project function")
+
+
+def library_job(summary: FileSummary, raw: RawSite, name: str) -> FunctionInfo:
+    """A library callable run as the job, as a one-line job that calls it with the
+    arguments bound at the site: the catalogue (or the library's source, when installed)
+    says what it does. The values bound at the site are the same on a retry, like the
+    parameters of a project job, so they count as inputs (a key among them is derived)."""
+    method = name.rsplit(".", 1)[-1]
+    written = re.search(rf"([\w.()\[\]'\"]+)\.{re.escape(method)}\b", raw.target_source)
+    positional = [a for a in raw.arguments if a.name.startswith("#")]
+    named = [a for a in raw.arguments if not a.name.startswith("#")]
+    sources = [a.source for a in raw.arguments]
+    call = CallInfo(
+        target=name,
+        receiver_source=written.group(1) if written else "",
+        span=raw.span,
+        args=["<expr>" for _ in positional],
+        arg_sources=[a.source for a in positional],
+        kwargs={a.name: "<expr>" for a in named},
+        kwarg_sources={a.name: a.source for a in named},
+        result_used=raw.result_used,
+    )
+    bound = sorted({w for s in sources for w in re.findall(r"[A-Za-z_]\w*", s)})
+    return FunctionInfo(
+        qualname=f"{name}{LIBRARY_JOB}",
+        name=method,
+        span=raw.span,
+        params=bound,
+        calls=[call.model_copy(update={"uses_param": bound})],
+    )
 
 
 def sender_class(index: SymbolIndex, module: str, written: str) -> str | None:

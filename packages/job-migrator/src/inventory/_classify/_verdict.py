@@ -327,6 +327,10 @@ def _message(trace: Trace) -> str:
         )
     if kind in MONEY and keyed_by:
         return f"{api} without {keyed_by}: money may move twice"
+    if trace.stored and trace.guard:
+        return (
+            f"{api}: a random or time-based value stored only behind a dedup guard ({trace.guard})"
+        )
     if trace.stored:
         return f"{api}: a random or time-based value stored next to a write: a retry stores a different one"
     if kind in OPAQUE and trace.effect.detail:

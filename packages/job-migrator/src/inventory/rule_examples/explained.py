@@ -168,4 +168,38 @@ EXAMPLES: list[RuleExample] = [
         "`styles.SUCCESS`) only wrap text in terminal colours: `[[pure]]` entries on a "
         "receiver named `style` / `styles` or the result of `color_style()`.",
     ),
+    RuleExample(
+        title="a library callable as the job: partial(default_storage.delete, name)",
+        files={
+            "shop/__init__.py": "",
+            "shop/models.py": """
+            from functools import partial
+
+            from django.core.files.storage import default_storage
+            from django.db import models, transaction
+
+
+            class Poster(models.Model):
+                image = models.CharField(max_length=200)
+
+                def replace_image(self, new_name):
+                    old_name, self.image = self.image, new_name
+                    self.save()
+                    transaction.on_commit(partial(default_storage.delete, old_name))
+            """,
+        },
+        job="django.core.files.storage.default_storage.delete",
+        expected_verdict=V.IDEMPOTENT,
+        expected_effect_kinds={K.DB_DELETE},
+        why="The site runs a library callable, no project function: it is classified as a "
+        "one-line job calling it (the catalogue, or the library's source when installed, says "
+        "what it does), named by its dotted name. Django's `Storage.delete` converges (a "
+        "missing file is no error); `Storage.save` stores under a new free name each time "
+        "(`get_available_name`), so a retry stores a second file; `exists`, `url`, `open` for "
+        "reading are reads. The job has no location and its evidence says *no project "
+        "function to move: wrap it in one*: `migrator apply` refuses the site with that "
+        "reason. A lambda (`lambda: list(self.fetch())`) is not such a site: the callable "
+        "wraps project calls.",
+        evidence_mentions="no project function to move: wrap it in one",
+    ),
 ]

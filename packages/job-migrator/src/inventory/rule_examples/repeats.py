@@ -293,4 +293,113 @@ EXAMPLES: list[RuleExample] = [
         "`cache.add` claim holds; the claim can expire, so the job needs a key. A check-then-create "
         "(`filter().exists()` then `create`) covers inserts of its model only, not a callback.",
     ),
+    example(
+        "needs_key: a time value that goes only into a unique key deduplicated by the insert",
+        """
+        from shop.models import Visit
+
+        def open_visit_day(shop_id):
+            Visit.objects.open_day(shop_id, kind=1)
+        """,
+        "open_visit_day",
+        V.NEEDS_KEY,
+        {K.DB_INSERT, K.RANDOM_ID},
+        "`today = timezone.now().date()` is stored, but only through "
+        "`bulk_create(..., ignore_conflicts=True)` whose instances give every field of "
+        "`unique_together` (shop, kind, day): a repeat the same day is skipped by the "
+        "database, so the time value is covered by that dedup guard and does not make the job "
+        "`non_idempotent`. A retry on a later day does not collide (the evidence says so), hence "
+        "`needs_key`. A `uuid4()` in the key never collides: that stays `non_idempotent`.",
+        more_files={
+            "shop/models.py": """
+            import datetime
+
+            from django.db import models
+            from django.utils import timezone
+
+
+            class VisitQuerySet(models.QuerySet):
+                pass
+
+
+            class VisitManager(models.Manager):
+                def open_day(self, shop_id, kind):
+                    today = timezone.now().date()
+                    self.bulk_create(
+                        [Visit(shop=shop_id, kind=kind, hits=0, day=today)],
+                        ignore_conflicts=True,
+                    )
+
+
+            class Visit(models.Model):
+                shop = models.IntegerField()
+                kind = models.IntegerField()
+                hits = models.IntegerField()
+                day = models.DateField(default=datetime.date.today)
+                objects = VisitManager.from_queryset(VisitQuerySet)()
+
+                class Meta:
+                    unique_together = (("shop", "kind", "day"),)
+            """
+        },
+        evidence_mentions="day holds a time value",
+    ),
+    example(
+        "non_idempotent: a uuid4 in the unique key never collides",
+        """
+        import uuid
+
+        from shop.models import Voucher
+
+        def issue_voucher(customer_id):
+            Voucher.objects.create(code=str(uuid.uuid4()), customer_id=customer_id)
+        """,
+        "issue_voucher",
+        V.NON_IDEMPOTENT,
+        {K.DB_INSERT, K.RANDOM_ID},
+        "`Voucher.code` is `unique=True`, but a value minted per run never collides: a retry "
+        "inserts a second voucher under a new code. No dedup guard.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Voucher(models.Model):\n"
+            "    code = models.CharField(max_length=40, unique=True)\n"
+            "    customer_id = models.IntegerField()\n"
+        },
+    ),
+    example(
+        "needs_key: a create on a unique field, whatever the value's origin",
+        """
+        from shop.models import Warning
+
+        def record_warnings():
+            Warning.objects.sync()
+        """,
+        "record_warnings",
+        V.NEEDS_KEY,
+        {K.DB_INSERT},
+        "`self.create(code=code)` in the manager of `Warning`, whose `code` field is "
+        "`unique=True`: `code` comes from a loop over a literal set, not from the inputs, "
+        "but a repeat gives the same values, so the database refuses the second row instead of "
+        "inserting a duplicate. Only the model's own unique field options count "
+        "(`unique=True`, `unique_together`, `UniqueConstraint(fields=...)`), never a guess by "
+        "name; a body that mints random values (`uuid4`, `secrets`, `make_token()`) a local "
+        "could hold gets no guard.",
+        more_files={
+            "shop/models.py": """
+            from django.db import models
+
+
+            class WarningManager(models.Manager):
+                def sync(self):
+                    for code in {"disk", "memory"}:
+                        self.create(code=code, text="check " + code)
+
+
+            class Warning(models.Model):
+                code = models.CharField(max_length=20, unique=True)
+                text = models.TextField()
+                objects = WarningManager()
+            """
+        },
+        evidence_mentions="the unique code of Warning refuses a second row",
+    ),
 ]
