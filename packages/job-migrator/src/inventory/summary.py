@@ -144,6 +144,11 @@ class ClassInfo(BaseModel):
         default_factory=dict,
         description="self.attr = Ctor(...) in any method: attr -> locally resolved ctor name.",
     )
+    related: dict[str, str] = Field(
+        default_factory=dict,
+        description="Reverse relations a model's ForeignKey fields give the model they point "
+        "to: manager name (related_name, else '<model>_set') -> that model, locally resolved.",
+    )
     unique_keys: list[str] = Field(
         default_factory=list,
         description="Unique keys a model declares (unique/primary-key/one-to-one fields, "

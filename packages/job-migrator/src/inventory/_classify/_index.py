@@ -49,6 +49,15 @@ class SymbolKind(StrEnum):
 _ELEMENT = "()[]"
 _SUPER = "super:"  # ``super:pkg.C.m()``: what ``super().m()`` returns in a method of C
 _MANAGER = ".objects"  # a helper returning a queryset of Tag rows returns ``Tag.objects``
+_ROWS = "[]"  # ``Parent.children[]``: a row of the reverse manager ``children`` (the extractor's)
+# Manager and queryset methods: ``parent.children.filter()`` reads the leaf model's rows.
+_QUERYSET = frozenset(
+    {"all", "filter", "exclude", "order_by", "select_related", "prefetch_related", "distinct"}
+    | {"select_for_update", "using", "iterator", "only", "defer", "annotate", "reverse"}
+    | {"get", "first", "last", "count", "exists", "update", "delete", "create", "values"}
+    | {"values_list", "aggregate", "get_or_create", "update_or_create", "bulk_create"}
+    | {"bulk_update", "in_bulk", "latest", "earliest", "none"}
+)
 
 
 def _element_of(returned: str) -> str:
@@ -89,6 +98,9 @@ class SymbolIndex:
         self._mro_done: dict[str, list[str]] = {}  # the index never changes once built
         self._named: dict[str, list[str]] | None = None  # class name -> project classes
         self._models: frozenset[str] | None = None  # project classes that are ORM models
+        # reverse manager name -> (model it is on, model whose rows it holds), from ForeignKeys
+        self._reverse: dict[str, list[tuple[str, str]]] | None = None
+        self._reverse_memo: dict[tuple[str, str], str | None] = {}
 
     def _add(self, summary: FileSummary) -> None:
         for fn in summary.functions:
@@ -359,7 +371,66 @@ class SymbolIndex:
             method = self.method(held, tail[1]) if held else None
             if method is not None:
                 return Resolved(SymbolKind.FUNCTION, method)
+        if len(tail) > 1 and owner in self.classes:
+            related = self._through_relation(owner, tail)
+            if related is not None:
+                return related
         return Resolved(SymbolKind.MEMBER, name)
+
+    def _through_relation(self, owner: str, tail: list[str]) -> Resolved | None:
+        """``parent.children.filter().update`` / ``child.save`` of a loop over
+        ``parent.children.all()`` (``Parent.children[].save``), where a ForeignKey of Leaf
+        names ``children`` for Parent: ``Leaf.objects.filter().update``, ``Leaf.save``.
+        A row of a relation the index does not know is a receiver of unknown type."""
+        head = tail[0]
+        if head.endswith(_ROWS):
+            leaf = self.reverse_model(owner, head.removesuffix(_ROWS))
+            if leaf is None:
+                return Resolved(SymbolKind.MEMBER, f"?.{tail[-1]}")
+            return self.resolve(".".join([leaf, *tail[1:]]))
+        if not head.isidentifier() or tail[1].removesuffix("()") not in _QUERYSET:
+            return None
+        if self.attribute_class(owner, head) is not None or self.method(owner, head):
+            return None
+        leaf = self.reverse_model(owner, head)
+        return self.resolve(".".join([leaf, "objects", *tail[1:]])) if leaf else None
+
+    def reverse_model(self, owner: str, name: str) -> str | None:
+        """The model whose rows the reverse manager ``name`` of ``owner`` holds: a
+        ForeignKey (or many-to-many) of Leaf to ``owner`` or a base of it with that
+        related_name (``leaf_set`` without one). A field to ``"self"`` (often on an
+        abstract base) holds rows of the concrete class; for a mixin, the one project
+        class deriving from both it and the field's model. None when unknown or several."""
+        key = (owner, name)
+        if key in self._reverse_memo:
+            return self._reverse_memo[key]
+        found: set[str] = set()
+        mro = self.mro(owner)
+        for target, leaf in self._relations().get(name, []):
+            if target in mro:
+                found.add(owner if leaf == target else leaf)
+                continue
+            both = [
+                q
+                for q in self.classes
+                if not self.is_library(q) and {owner, target} <= set(self.mro(q))
+            ]
+            if len(both) == 1:
+                found.add(both[0] if leaf == target else leaf)
+        result = found.pop() if len(found) == 1 else None
+        self._reverse_memo[key] = result
+        return result
+
+    def _relations(self) -> dict[str, list[tuple[str, str]]]:
+        if self._reverse is None:
+            relations: dict[str, list[tuple[str, str]]] = {}
+            for qualname, info in self.classes.items():
+                for name, model in info.related.items():
+                    target = self.resolve(model)
+                    if target.kind == SymbolKind.CLASS:
+                        relations.setdefault(name, []).append((target.name, qualname))
+            self._reverse = relations
+        return self._reverse
 
     def returned_class(self, cls: str, method: str) -> str | None:
         """What method ``method`` of ``cls`` (or the base defining it) is known to return."""

@@ -18,10 +18,15 @@ from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, Sc
 from inventory._extract._source import clean
 from inventory._extract._values import (
     ELEMENT,
+    HELD,
+    Held,
     Own,
     annotation_type,
     binding_for_value,
+    container_annotation,
     element_annotation,
+    held_binding,
+    held_value,
     queryset_annotation,
     queryset_model,
 )
@@ -118,13 +123,15 @@ def _return_types(
             _return_type(stmt, body, f"{prefix}.{stmt.name}", inside, None, fresh)
         elif isinstance(stmt, ast.ClassDef):
             cls = f"{prefix}.{stmt.name}"
+            held = _held_attributes(stmt, resolver)
             for inner in stmt.body:
                 if isinstance(inner, _DEFS):
                     own = _own(inner, cls)
                     body = list(statements(inner.body))
                     inside = _with_imports(inner, body, resolver, is_package)
                     qualname = f"{cls}.{inner.name}"
-                    _return_type(inner, body, qualname, inside, own, fresh)
+                    holds = (own[0], held) if own is not None and held else None
+                    _return_type(inner, body, qualname, inside, own, fresh, holds)
 
 
 def _with_imports(
@@ -167,12 +174,13 @@ def _return_type(
     resolver: Resolver,
     own: Own | None,
     fresh: dict[str, str],
+    holds: Held | None = None,
 ) -> None:
     found = annotation_type(node.returns, resolver) if node.returns is not None else ""
     generator = _generator(body)
     plain = not generator and not isinstance(node, ast.AsyncFunctionDef)
     if not found and plain:
-        found = _returned_instance(body, resolver)
+        found = _returned_instance(body, resolver, holds, node)
     if found and capitalised(found) and not found.startswith(_UNTYPED_RETURNS):
         resolver.returns[qualname] = found
     queryset = queryset_annotation(node.returns, resolver)
@@ -213,7 +221,7 @@ def _yielded_instance(node: ast.FunctionDef, body: list[ast.stmt], resolver: Res
     return _one_class(values, body, resolver)
 
 
-def _own_nodes(node: ast.FunctionDef) -> list[ast.AST]:
+def _own_nodes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
     """The nodes of a function's body, without those of nested functions, lambdas, classes."""
     found: list[ast.AST] = []
     todo: list[ast.AST] = list(node.body)
@@ -225,13 +233,57 @@ def _own_nodes(node: ast.FunctionDef) -> list[ast.AST]:
     return found
 
 
-def _returned_instance(body: list[ast.stmt], resolver: Resolver) -> str:
-    """The class every ``return`` of the body constructs (directly or through a local)."""
-    values = [s.value for s in body if isinstance(s, ast.Return) and s.value is not None]
-    return _one_class(values, body, resolver)
+def _returned_instance(
+    body: list[ast.stmt],
+    resolver: Resolver,
+    holds: Held | None = None,
+    node: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
+) -> str:
+    """The class every ``return`` of the body constructs (directly or through a local), or
+    looks up in a container annotated with the class of its values (``return
+    sessions.get(key)``); ``return None`` branches do not count (the result is it or None)."""
+    values = [
+        s.value
+        for s in body
+        if isinstance(s, ast.Return) and s.value is not None and not _none(s.value)
+    ]
+    return _one_class(values, body, resolver, holds, node) if values else ""
 
 
-def _one_class(returned: list[ast.expr], body: list[ast.stmt], resolver: Resolver) -> str:
+def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """Parameters and names the body binds: they hide the module's containers."""
+    args = node.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    for part in _own_nodes(node):
+        if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store):
+            names.add(part.id)
+    return frozenset(names)
+
+
+def _container_root(value: ast.expr) -> str:
+    """``sessions`` of ``sessions.get(k)`` / ``sessions[k]``, "" for anything else."""
+    node = (
+        value.func.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+        else value
+    )
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _none(value: ast.expr | None) -> bool:
+    return value is None or (isinstance(value, ast.Constant) and value.value is None)
+
+
+def _one_class(
+    returned: list[ast.expr],
+    body: list[ast.stmt],
+    resolver: Resolver,
+    holds: Held | None = None,
+    node: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
+) -> str:
     """The class every one of the values constructs (directly or through a local).
 
     Several library classes of one module (``EmailMultiAlternatives`` in one branch,
@@ -242,6 +294,12 @@ def _one_class(returned: list[ast.expr], body: list[ast.stmt], resolver: Resolve
     for value in returned:
         values = _local_values(body, value.id) if isinstance(value, ast.Name) else [value]
         for each in values:
+            held = held_value(each, resolver, holds)
+            if held and node is not None and _container_root(each) in _local_names(node):
+                return ""  # a parameter or local of that name, not the module's container
+            if held:
+                found.append(held)
+                continue
             binding = binding_for_value(each, resolver) if isinstance(each, ast.Call) else None
             if binding is None or binding.kind is not BindingKind.INSTANCE:
                 return ""
@@ -366,9 +424,12 @@ def _assign(
     if table:
         summary.tables.update(dict.fromkeys(names, table))
     binding = binding_for_value(stmt.value, resolver)
+    held = held_binding(stmt.annotation, resolver) if isinstance(stmt, ast.AnnAssign) else None
     if binding.kind is BindingKind.OTHER and isinstance(stmt, ast.AnnAssign):
         binding = _annotated(stmt.annotation, resolver, binding)
     for name in names:
+        if held is not None:
+            scope.names[f"{name}{HELD}"] = held
         scope.names[name] = binding
         if binding.kind in _ALIASES or binding.kind is BindingKind.INSTANCE:
             # An instance stands for its class: ``mailer.send()`` elsewhere resolves to
@@ -437,7 +498,78 @@ def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
             for inner in statements(stmt.body):
                 if isinstance(inner, ast.Assign | ast.AnnAssign):
                     _attribute(inner, resolver, params, found, self_name)
+    for name, (kind, held) in _containers(node, resolver).items():
+        found.setdefault(name, kind)
+        if held and found[name] == kind:
+            found[f"{name}{HELD}"] = held
     return found
+
+
+_CONTAINER_LITERALS: dict[type[ast.expr], str] = {
+    ast.Dict: "builtins.dict",
+    ast.DictComp: "builtins.dict",
+    ast.List: "builtins.list",
+    ast.ListComp: "builtins.list",
+    ast.Set: "builtins.set",
+    ast.SetComp: "builtins.set",
+}
+_CONTAINER_CALLS = frozenset({"builtins.dict", "builtins.list", "builtins.set"})
+
+
+def _containers(node: ast.ClassDef, resolver: Resolver) -> dict[str, tuple[str, str]]:
+    """``self.logs = []`` / ``self.seen = set()`` / ``self.jobs: dict[str, Job] = {}``:
+    attributes that are builtin containers, with the class of their values when annotated.
+    Annotated (in a method or the class body): the annotation's container. Otherwise only
+    when every assignment of the attribute in the class is a literal of the same builtin
+    (``self.logs = cache.get(key)`` elsewhere could make it anything)."""
+    declared: dict[str, tuple[str, str]] = {}
+    made: dict[str, set[str]] = {}
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            kind, held = container_annotation(stmt.annotation, resolver)
+            if kind:
+                declared.setdefault(stmt.target.id, (kind, held))
+        if not isinstance(stmt, _DEFS) or not stmt.args.args:
+            continue
+        self_name = stmt.args.args[0].arg
+        for inner in statements(stmt.body):
+            if isinstance(inner, ast.AnnAssign):
+                name = _attribute_name(inner.target, self_name)
+                kind, held = container_annotation(inner.annotation, resolver)
+                if name is not None and kind:
+                    declared.setdefault(name, (kind, held))
+                if name is not None and inner.value is not None:
+                    made.setdefault(name, set()).add(_literal_kind(inner.value, resolver))
+            elif isinstance(inner, ast.Assign):
+                for target in inner.targets:
+                    for part in (
+                        target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+                    ):
+                        name = _attribute_name(part, self_name)
+                        if name is None:
+                            continue
+                        kind = _literal_kind(inner.value, resolver) if part is target else ""
+                        made.setdefault(name, set()).add(kind)
+    found = dict(declared)
+    for name, kinds in made.items():
+        if name not in found and len(kinds) == 1 and "" not in kinds:
+            found[name] = (kinds.pop(), "")
+    return found
+
+
+def _literal_kind(value: ast.expr, resolver: Resolver) -> str:
+    literal = _CONTAINER_LITERALS.get(type(value))
+    if literal is not None:
+        return literal
+    if isinstance(value, ast.Call) and not value.args and not value.keywords:
+        target = resolver.dotted(value.func) or ""
+        return target if target in _CONTAINER_CALLS else ""
+    return ""
+
+
+def _held_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
+    """attribute -> the class of the values it holds, for the annotated containers."""
+    return {name: held for name, (_, held) in _containers(node, resolver).items() if held}
 
 
 def returned_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
@@ -512,6 +644,8 @@ def _value_type(
         if annotated:
             return annotated
     value = stmt.value
+    if isinstance(value, ast.BoolOp | ast.IfExp) and value is not None:
+        return _defaulted_type(value, resolver, params)
     if isinstance(value, ast.Name) and value.id in params:
         return params[value.id]
     if isinstance(value, ast.Call):
@@ -521,6 +655,29 @@ def _value_type(
         if binding.kind in (BindingKind.INSTANCE, BindingKind.FILE):
             return binding.target
     return ""
+
+
+def _defaulted_type(
+    value: ast.BoolOp | ast.IfExp, resolver: Resolver, params: dict[str, str]
+) -> str:
+    """``self.cache = cache or InMemoryCache()``, ``InMemoryCache() if cache is None else
+    cache``: a default for a value of one type keeps the type, when every operand whose
+    type is known (an annotated parameter, a constructor) has the same one."""
+    if isinstance(value, ast.BoolOp):
+        if not isinstance(value.op, ast.Or):
+            return ""
+        operands = value.values
+    else:
+        operands = [value.body, value.orelse]
+    types: set[str] = set()
+    for operand in operands:
+        if isinstance(operand, ast.Name) and operand.id in params:
+            types.add(params[operand.id])
+        elif isinstance(operand, ast.Call):
+            binding = binding_for_value(operand, resolver)
+            if binding.kind is BindingKind.INSTANCE and not _model_field(binding.target):
+                types.add(binding.target)
+    return types.pop() if len(types) == 1 else ""
 
 
 _FIELD_MODULES = ("django.db.models.", "django.contrib.", "modelcluster.", "taggit.")
@@ -544,6 +701,42 @@ def _related_model(call: ast.Call, resolver: Resolver, ctor: str) -> str:
     if isinstance(to, ast.Name | ast.Attribute):
         return resolver.dotted(to) or ""
     return ""
+
+
+_REVERSED = ("ForeignKey", "ParentalKey", "ManyToManyField", "ParentalManyToManyField")
+
+
+def reverse_relations(node: ast.ClassDef, qualname: str, resolver: Resolver) -> dict[str, str]:
+    """``parent = ForeignKey(Node, related_name="children")`` in model Leaf: ``children``
+    -> Node (``node.children`` is a manager of Leaf rows); without a related_name the
+    manager is ``leaf_set``; ``"self"`` is the class itself. A related_name of ``"+"`` (no
+    reverse manager), one with ``%(class)s`` placeholders, or a model named by another
+    string, gives nothing."""
+    found: dict[str, str] = {}
+    for stmt in node.body:
+        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
+            continue
+        call = stmt.value
+        ctor = resolver.dotted(call.func) or ""
+        if not _model_field(ctor) or not ctor.endswith(_REVERSED):
+            continue
+        to = next((k.value for k in call.keywords if k.arg == "to"), None)
+        if to is None and call.args:
+            to = call.args[0]
+        if isinstance(to, ast.Constant) and to.value == "self":
+            model = qualname
+        elif isinstance(to, ast.Name | ast.Attribute):
+            model = resolver.dotted(to) or ""
+        else:
+            model = ""
+        named = next((k.value for k in call.keywords if k.arg == "related_name"), None)
+        if isinstance(named, ast.Constant) and isinstance(named.value, str):
+            name = named.value
+        else:
+            name = "" if named is not None else f"{node.name.lower()}_set"
+        if model and name.isidentifier():
+            found[name] = model
+    return found
 
 
 def thread_like(bases: list[str], classes: dict[str, ClassCtx]) -> bool:

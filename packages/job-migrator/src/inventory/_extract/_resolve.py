@@ -41,6 +41,12 @@ MODEL_LOADED = "__model__."
 USER_MODEL = "AUTH_USER_MODEL"
 # ``get_class("checkout.mixins", "Mixin")``: ``LOADED_CLASS + "checkout/mixins.Mixin"``.
 LOADED_CLASS = "__class__."
+# What a builtin container's lookups return is one of its values, not the container.
+_HOLDING = frozenset(
+    f"builtins.{kind}.{method}"
+    for kind in ("dict", "list", "set")
+    for method in ("get", "pop", "setdefault")
+)
 _TYPED = (BindingKind.INSTANCE, BindingKind.ORM, BindingKind.FILE, BindingKind.PARAM)
 _NAMED = (BindingKind.IMPORT, BindingKind.ALIAS, BindingKind.CLASS, BindingKind.FUNCTION)
 
@@ -195,6 +201,16 @@ class Resolver:
             return self._on_super(attrs, source)
         inner = self.expr(root.func)
         if inner.receiver is ReceiverKind.UNKNOWN:
+            return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+        if inner.receiver is ReceiverKind.INSTANCE and inner.target in _HOLDING:
+            # ``jobs.pop(key).cancel()``: what a builtin container holds, when annotated;
+            # else of unknown type (``dict.*`` explains the dict's methods, not its values').
+            from inventory._extract._values import held_value
+
+            held = held_value(root, self)
+            if held:
+                rtype = held if len(attrs) == 1 else None
+                return Resolved(".".join([held, *attrs]), ReceiverKind.INSTANCE, source, rtype)
             return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
         made = (
             FACTORIES.get(inner.target)

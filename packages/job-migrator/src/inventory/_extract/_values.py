@@ -15,7 +15,7 @@ from inventory._extract._resolve import (
     Resolver,
     capitalised,
 )
-from inventory._extract._scopes import Binding, BindingKind, ScopeKind
+from inventory._extract._scopes import Binding, BindingKind, Scope, ScopeKind
 from inventory.summary import ReceiverKind
 
 _ORM_SHORTCUTS = frozenset({"django.shortcuts.get_object_or_404"})
@@ -60,6 +60,9 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
     fresh = fresh_container(value, resolver)
     if fresh:
         return Binding(BindingKind.INSTANCE, fresh)
+    held = held_value(value, resolver)
+    if held:
+        return Binding(BindingKind.INSTANCE, held)
     if isinstance(value, ast.Call):
         return _binding_for_call(value, resolver)
     if isinstance(value, ast.Lambda):
@@ -465,3 +468,167 @@ def _string_annotation(text: str, resolver: Resolver) -> str:
     if isinstance(parsed, ast.Constant):
         return ""
     return annotation_type(parsed, resolver)
+
+
+# ``name[]`` in a scope, ``attr[]`` in a class's attributes: the class of the values an
+# annotated container holds (``sessions: dict[str, Session] = {}``).
+HELD = "[]"
+_MAPPINGS = frozenset(
+    {"Dict", "dict", "Mapping", "MutableMapping", "DefaultDict", "defaultdict", "OrderedDict"}
+    | {"WeakValueDictionary", "ChainMap"}
+)
+_SEQUENCES = frozenset(
+    {"List", "list", "Sequence", "MutableSequence", "Deque", "deque"}
+    | {"Set", "set", "MutableSet", "AbstractSet", "FrozenSet", "frozenset"}
+)
+_HOLDERS = (*_TYPING, "weakref.")
+# Lookups that give one of the values: ``d.get(k)``, ``d.pop(k)``, ``d.setdefault(k, v)``.
+_LOOKUPS = frozenset({"get", "pop", "setdefault"})
+# What ``self.x`` is made of in a class: its builtin type, then the class of what it holds.
+Held = tuple[str, dict[str, str]]  # (first parameter of a method, attr -> class of its values)
+
+
+def container_annotation(node: ast.expr | None, resolver: Resolver) -> tuple[str, str]:
+    """``dict[str, Session]``, ``Dict[str, "Session"]``, ``Optional[List[Job]]``,
+    ``set[Tag]``: (the builtin container, the class of its values); the class is "" for
+    builtin or typing values (``dict[str, list]``), both "" for anything else."""
+    if node is None:
+        return "", ""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        parsed = _parsed(node.value)
+        return container_annotation(parsed, resolver) if parsed is not None else ("", "")
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left = container_annotation(node.left, resolver)
+        return left if left[0] else container_annotation(node.right, resolver)
+    if not isinstance(node, ast.Subscript):
+        return "", ""
+    head = resolver.dotted(node.value) or ""
+    last = head.rpartition(".")[2]
+    args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if last in ("Optional", "Annotated"):
+        return container_annotation(args[0], resolver)
+    if not head.startswith(_HOLDERS):
+        return "", ""
+    if last in _MAPPINGS and len(args) == 2:
+        return "builtins.dict", _value_class(args[1], resolver)
+    if last in _SEQUENCES and len(args) == 1:
+        kind = "builtins.set" if last.lower().endswith("set") else "builtins.list"
+        return kind, _value_class(args[0], resolver)
+    return "", ""
+
+
+def _value_class(node: ast.expr, resolver: Resolver) -> str:
+    found = annotation_type(node, resolver)
+    return found if capitalised(found) and not found.startswith(_TYPING) else ""
+
+
+def held_value(node: ast.expr, resolver: Resolver, own: Held | None = None) -> str:
+    """``sessions.get(key)``, ``sessions[key]``, ``self.jobs.pop(k)`` on a container
+    annotated with the class of its values: that class (the result is it or None, and a
+    call on None fails before it does anything). "" otherwise."""
+    if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+        if isinstance(node.ctx, ast.Load):
+            return _held_by(node.value, resolver, own)
+        return ""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _LOOKUPS
+        and node.args
+    ):
+        return _held_by(node.func.value, resolver, own)
+    return ""
+
+
+def held_elements(node: ast.expr, resolver: Resolver, own: Held | None = None) -> str:
+    """``for s in sessions.values()`` / ``for s in self.jobs`` (a list or set): the class
+    of the values the container holds, "" when not known."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "values"
+        and not node.args
+    ):
+        return _held_by(node.func.value, resolver, own)
+    if isinstance(node, ast.Name | ast.Attribute):
+        return _held_by(node, resolver, own, sequence=True)
+    return ""
+
+
+def _held_by(
+    container: ast.expr, resolver: Resolver, own: Held | None, *, sequence: bool = False
+) -> str:
+    if isinstance(container, ast.Name):
+        return _scoped_held(resolver.scope, container.id, sequence)
+    if not isinstance(container, ast.Attribute) or not isinstance(container.value, ast.Name):
+        return ""
+    if own is not None:
+        return own[1].get(container.attr, "") if container.value.id == own[0] else ""
+    owner = resolver.scope.lookup(container.value.id)
+    if owner is None or owner.kind not in (BindingKind.SELF, BindingKind.CLS):
+        return ""
+    cls = resolver.classes.get(owner.target)
+    if cls is None:
+        return ""
+    kind = cls.attributes.get(container.attr, "")
+    if sequence and kind not in ("builtins.list", "builtins.set"):
+        return ""
+    return cls.attributes.get(f"{container.attr}{HELD}", "")
+
+
+def _scoped_held(scope: Scope, name: str, sequence: bool) -> str:
+    """The class of the values of the container ``name`` is in the scope that binds it
+    (a local of that name hides the module's annotated one)."""
+    current: Scope | None = scope
+    first = True
+    while current is not None:
+        if first or current.kind is not ScopeKind.CLASS:
+            found = current.names.get(name)
+            if found is not None:
+                held = current.names.get(f"{name}{HELD}")
+                if held is None or (sequence and held.scoped):
+                    return ""
+                return held.target
+        first = False
+        current = current.parent
+    return ""
+
+
+def held_binding(annotation: ast.expr, resolver: Resolver) -> Binding | None:
+    """What ``name[]`` is bound to for ``name: dict[str, Session] = ...``: the class of the
+    values (an OTHER binding: ``name[]`` is no name code can call), ``scoped`` when the
+    container is a mapping (iterating it gives keys, not values)."""
+    kind, held = container_annotation(annotation, resolver)
+    if not held:
+        return None
+    return Binding(BindingKind.OTHER, held, scoped=kind == "builtins.dict")
+
+
+def related_rows(node: ast.expr, resolver: Resolver) -> str:
+    """``for child in self.children.filter(...)``, ``parent.children.all()`` (a model's
+    reverse-relation manager, through queryset methods): ``"pkg.Node.children[]"``, the
+    rows of whatever model a ForeignKey names ``children`` for Node, which the index
+    knows (the field is often in another module). "" when not that shape."""
+    calls = 0
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _ROWS
+    ):
+        node, calls = node.func.value, calls + 1
+    if not calls or not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name):
+        return ""
+    if node.attr in _MANAGER_NAMES:
+        return ""
+    binding = resolver.scope.lookup(node.value.id)
+    if binding is None or not binding.target:
+        return ""
+    if binding.kind is BindingKind.SELF:
+        cls = resolver.classes.get(binding.target)
+        if cls is not None and (node.attr in cls.attributes or node.attr in cls.methods):
+            return ""
+    elif binding.kind not in (BindingKind.ORM, BindingKind.INSTANCE):
+        return ""
+    if not capitalised(binding.target) or binding.target.startswith(_TYPING):
+        return ""
+    return f"{binding.target}.{node.attr}{HELD}"

@@ -12,7 +12,12 @@ from inventory._extract._handlers import (
     function_handler,
     is_views_module,
 )
-from inventory._extract._prepass import class_attributes, returned_attributes, thread_like
+from inventory._extract._prepass import (
+    class_attributes,
+    returned_attributes,
+    reverse_relations,
+    thread_like,
+)
 from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._sites import settle
@@ -161,6 +166,10 @@ class DefsMixin(WalkerBase):
             methods=sorted(ctx.methods),
             attributes={k: public_name(v, self.module) for k, v in attributes.items()},
             unique_keys=unique_keys(node),
+            related={
+                k: public_name(v, self.module)
+                for k, v in reverse_relations(node, ctx.qualname, self.state.resolver).items()
+            },
         )
 
     def _class_ctx(self, node: ast.ClassDef, qualname: str, resolver: Resolver) -> ClassCtx:

@@ -17,7 +17,16 @@ from inventory._extract._imports import bindings_of
 from inventory._extract._resolve import Resolver, dotted_source
 from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory._extract._state import Loop, Use, UseKind
-from inventory._extract._values import annotation_type, binding_for_value, elements_of, rows_of
+from inventory._extract._values import (
+    HELD,
+    annotation_type,
+    binding_for_value,
+    elements_of,
+    held_binding,
+    held_elements,
+    related_rows,
+    rows_of,
+)
 from inventory._extract._walk_base import WalkerBase
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
@@ -65,7 +74,11 @@ class FlowMixin(WalkerBase):
             self._mark_bound(node.value, dotted_source(node.target))
             self.visit(node.value)
         if isinstance(node.target, ast.Name) and self.in_function:
-            self.state.resolver.scope.names[node.target.id] = self._annotated_binding(node)
+            names = self.state.resolver.scope.names
+            names[node.target.id] = self._annotated_binding(node)
+            held = held_binding(node.annotation, self.state.resolver)
+            if held is not None:
+                names[f"{node.target.id}{HELD}"] = held
         elif not self.in_function:
             self.visit(node.annotation)  # evaluated in module and class bodies only
         self.visit(node.target)
@@ -172,10 +185,13 @@ class FlowMixin(WalkerBase):
     def _bind_element(self, iterable: ast.expr, target: ast.expr) -> None:
         """The loop variable is an element of what is iterated, when its type is known."""
         resolver = self.state.resolver
+        held = held_elements(iterable, resolver)
         element = (
             self._element_binding(iterable)
             or rows_of(iterable, resolver)
+            or _related_rows(iterable, resolver)
             or elements_of(iterable, resolver)
+            or (Binding(BindingKind.INSTANCE, held) if held else None)
         )
         if element is not None and isinstance(target, ast.Name):
             resolver.scope.names[target.id] = element
@@ -336,3 +352,8 @@ def _either(value: ast.expr, resolver: Resolver) -> Binding | None:
     bindings = [binding_for_value(operand, resolver) for operand in value.values]
     types = {b.target for b in bindings if b.kind is BindingKind.INSTANCE and b.target}
     return Binding(BindingKind.INSTANCE, types.pop()) if len(types) == 1 else None
+
+
+def _related_rows(iterable: ast.expr, resolver: Resolver) -> Binding | None:
+    rows = related_rows(iterable, resolver)
+    return Binding(BindingKind.ORM, rows) if rows else None

@@ -298,4 +298,154 @@ EXAMPLES: list[RuleExample] = [
             )
         },
     ),
+    example(
+        "types: values looked up in an annotated container",
+        """
+        from shop.sessions import Session, open_sessions
+
+        def close_session(sid):
+            if session := Session.find(sid):
+                session.close()
+            for other in open_sessions.values():
+                other.close()
+        """,
+        "close_session",
+        V.IDEMPOTENT,
+        {K.CACHE_DELETE},
+        "`open_sessions: dict[str, Session] = {}` (at module level, in a class body, or "
+        "`self.x: dict[str, X]` in a method) says what the container holds: "
+        "`open_sessions.get(sid)`, `open_sessions[sid]`, `.pop(sid)`, `.setdefault(...)` give "
+        "a `Session` (or None, on which no method runs), and so do `.values()` (or a list's) "
+        "elements. An unannotated helper whose every `return` is such a lookup or a "
+        "constructor (`return None` branches aside) returns that class, so the walrus "
+        "`session := Session.find(sid)` is a `Session` and `session.close()` is followed.",
+        more_files={
+            "shop/sessions.py": (
+                "from typing import Dict\n"
+                "from django.core.cache import cache\n\n"
+                "class Session:\n"
+                "    def __init__(self, sid):\n"
+                "        self.sid = sid\n\n"
+                "    def close(self):\n"
+                "        cache.delete(f'session:{self.sid}')\n\n"
+                "    @classmethod\n"
+                "    def find(cls, sid):\n"
+                "        if not sid:\n"
+                "            return None\n"
+                "        return open_sessions.get(sid)\n\n"
+                "open_sessions: Dict[str, Session] = {}\n"
+            )
+        },
+    ),
+    example(
+        "types: an attribute set from a parameter or its default",
+        """
+        from shop.caches import TwoLevel
+
+        def remember(key, value):
+            TwoLevel().store(key, value)
+        """,
+        "remember",
+        V.IDEMPOTENT,
+        {K.CACHE_SET},
+        "`self.local = local or LocalCache()`, `self.remote = RemoteCache() if remote is None "
+        "else remote` and `self.backup = backup` with `backup: Optional[RemoteCache]` in "
+        "`__init__` type the attributes: every operand whose type is known (a constructor, "
+        "an annotated parameter) names the same class, so `self.local.put(...)` is "
+        "`LocalCache.put`. Operands of different classes leave the attribute untyped.",
+        more_files={
+            "shop/caches.py": (
+                "from typing import Optional\n"
+                "from django.core.cache import cache\n\n"
+                "class LocalCache:\n"
+                "    def put(self, key, value):\n"
+                "        cache.set(f'local:{key}', value)\n\n"
+                "class RemoteCache:\n"
+                "    def put(self, key, value):\n"
+                "        cache.set(f'remote:{key}', value)\n\n"
+                "class TwoLevel:\n"
+                "    def __init__(self, local=None, remote=None, backup: Optional[RemoteCache] = None):\n"
+                "        self.local = local or LocalCache()\n"
+                "        self.remote = RemoteCache() if remote is None else remote\n"
+                "        self.backup = backup\n\n"
+                "    def store(self, key, value):\n"
+                "        self.local.put(key, value)\n"
+                "        self.remote.put(key, value)\n"
+                "        if self.backup is not None:\n"
+                "            self.backup.put(key, value)\n"
+            )
+        },
+    ),
+    example(
+        "types: a list or dict an object makes for itself",
+        """
+        from shop.batch import Batch
+
+        def collect(names):
+            batch = Batch()
+            for name in names:
+                batch.add(name)
+            return batch.summary()
+        """,
+        "collect",
+        V.IDEMPOTENT,
+        set(),
+        "`self.items = []`, `self.seen = set()`, `self.by_key = {}` (every assignment of the "
+        "attribute in the class a literal of one builtin, or an annotation such as "
+        "`self.log: list[str] = []`) make the attribute that builtin: `self.items.append(x)` "
+        "changes the object's own state, as for a local list. An object some module "
+        "instantiates at import is a collector that outlives the job: appending to it "
+        "repeats on a retry (see the collectors rule), and an attribute also assigned "
+        "something else (`self.items = cache.get(k)`) is not typed.",
+        more_files={
+            "shop/batch.py": (
+                "class Batch:\n"
+                "    def __init__(self):\n"
+                "        self.items = []\n"
+                "        self.seen = set()\n"
+                "        self.log: list[str] = []\n\n"
+                "    def add(self, name):\n"
+                "        self.items.append(name)\n"
+                "        self.seen.add(name)\n"
+                "        self.log.append(f'added {name}')\n\n"
+                "    def summary(self):\n"
+                "        return len(self.items), sorted(self.seen)\n"
+            )
+        },
+    ),
+    example(
+        "types: a reverse relation's manager holds the other model's rows",
+        """
+        from shop.models import Folder
+
+        def archive(folder_id):
+            folder = Folder.objects.get(pk=folder_id)
+            folder.documents.filter(state="draft").update(state="archived")
+            for doc in folder.documents.using("default").select_related("folder"):
+                doc.announce()
+        """,
+        "archive",
+        V.NON_IDEMPOTENT,
+        {K.DB_READ, K.DB_OVERWRITE, K.HTTP_POST},
+        '`folder = models.ForeignKey(Folder, related_name="documents")` on `Document` makes '
+        "`folder.documents` a manager of `Document` rows (`document_set` without a "
+        'related_name; a field to `"self"` on an abstract base holds rows of the concrete '
+        "class): `folder.documents.filter(...).update(...)` is a queryset update of "
+        "documents, and the rows of `.using(...)`, `.select_related(...)`, `.filter(...)` are "
+        "`Document` instances, so `doc.announce()` is followed (its POST is found). The "
+        "field may be in another module: the index joins them.",
+        more_files={
+            "shop/models.py": (
+                "import requests\n"
+                "from django.db import models\n\n"
+                "class Folder(models.Model):\n"
+                "    name = models.CharField(max_length=40)\n\n"
+                "class Document(models.Model):\n"
+                "    folder = models.ForeignKey(Folder, on_delete=models.CASCADE, related_name='documents')\n"
+                "    state = models.CharField(max_length=20)\n\n"
+                "    def announce(self):\n"
+                "        requests.post('https://hooks.example.com/doc', json={'id': self.pk})\n"
+            )
+        },
+    ),
 ]
