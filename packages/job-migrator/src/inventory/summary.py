@@ -130,6 +130,14 @@ class FunctionInfo(BaseModel):
         default=False,
         description="The body only inspects and raises (a signal receiver that vetoes).",
     )
+    yields_callable: str | None = Field(
+        default=None,
+        description=(
+            "A @contextmanager / @asynccontextmanager generator whose every yield gives the "
+            "same function (a module function, or a def of its own): that function, locally "
+            "resolved ('pkg.f.<locals>.release'). What ``with f() as name`` binds name to."
+        ),
+    )
 
 
 class ClassInfo(BaseModel):
@@ -163,6 +171,7 @@ class TargetKind(StrEnum):
     BOUND_METHOD = "bound_method"  # obj.method / self.method
     CALL_RESULT = "call_result"  # create_task(fn(...)): the coroutine fn(...)
     THREAD_SUBCLASS = "thread_subclass"  # class T(Thread) with run(); T().start()
+    YIELDED = "yielded"  # with manager() as g: on_commit(g): target is the manager
     DYNAMIC = "dynamic"  # only known at run time
 
 

@@ -60,6 +60,8 @@ def resolve_site(
     """
     if raw.target is None or raw.target_kind == TargetKind.DYNAMIC:
         return SiteTarget(None, raw.unresolved_reason or "the target is only known at run time")
+    if raw.target_kind == TargetKind.YIELDED:
+        return _yielded(index, raw)
     if raw.target.startswith(_UNKNOWN):
         return SiteTarget(None, _unknown_method(raw))
     task = immediate_task(index, raw.target)
@@ -83,6 +85,28 @@ def resolve_site(
     if found.kind == SymbolKind.EXTERNAL:
         return SiteTarget(None, f"{found.name} is not defined in the scanned project")
     return SiteTarget(None, f"{found.name} could not be resolved to a project function")
+
+
+def _yielded(index: SymbolIndex, raw: RawSite) -> SiteTarget:
+    """``with reserve(ids) as release: on_commit(release)``: the job is the function the
+    project context manager ``reserve`` yields (a def of its own, or a module function),
+    when every one of its yields gives that same function."""
+    manager = index.resolve(raw.target or "")
+    given = f"'{raw.target_source}' is what the context manager {manager.name} gives"
+    function = index.functions.get(manager.name) if manager.kind == SymbolKind.FUNCTION else None
+    if function is None:
+        return SiteTarget(None, f"{given}, and that is not a project function")
+    yielded = function.yields_callable
+    if yielded is None:
+        return SiteTarget(
+            None,
+            f"{given}: not a @contextmanager generator whose every yield gives the same "
+            "function, so only known at run time",
+        )
+    found = index.resolve(yielded)
+    if found.kind != SymbolKind.FUNCTION:
+        return SiteTarget(None, f"{given}: it yields {found.name}, not a project function")
+    return SiteTarget(found.name)
 
 
 def library_job(summary: FileSummary, raw: RawSite, name: str) -> FunctionInfo:

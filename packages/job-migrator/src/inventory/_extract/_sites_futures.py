@@ -255,7 +255,8 @@ def coroutine_target(coro: ast.expr, resolver: Resolver) -> JobTarget:
     arguments = call_arguments(coro.args, coro.keywords, resolver)
     if inner.target is None:
         return JobTarget(None, TargetKind.DYNAMIC, source, inner.reason, arguments)
-    return JobTarget(inner.target, TargetKind.CALL_RESULT, source, "", arguments)
+    kind = TargetKind.YIELDED if inner.kind is TargetKind.YIELDED else TargetKind.CALL_RESULT
+    return JobTarget(inner.target, kind, source, "", arguments)
 
 
 def _sync_to_async(call: CallSite) -> bool:

@@ -5,16 +5,20 @@ Wrappers that only change how the callable is called unwrap to it: ``partial(f, 
 ``lambda: ctx.run(f, x)``). A local variable holding such a callable
 (``func = partial(f, x)`` then ``submit(func)``) is followed when every binding of the
 name in the function is a plain assignment of a callable that resolves to the same job.
+A name bound by ``with manager(...) as name`` holds what the context manager gives: the site
+names the manager (``TargetKind.YIELDED``), and the classifier looks up what it yields
+(``FunctionInfo.yields_callable``, read here by :func:`yielded_callable`).
 """
 
 from __future__ import annotations
 
 import ast
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from inventory._extract._args import argument
-from inventory._extract._resolve import Resolver
+from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import BindingKind
 from inventory._extract._source import SourceText, clean
 from inventory.models import Argument
@@ -28,6 +32,9 @@ _CONTEXT = "contextvars.copy_context()"  # what an untyped ``ctx = copy_context(
 _LOCALS = (BindingKind.OTHER, BindingKind.CALLABLE)
 _MAX_DEPTH = 8  # local callables built from local callables...
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_MANAGERS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
+_FUNCTION_CALL = (ReceiverKind.NONE, ReceiverKind.MODULE)
+_ENTERED = "bound to what a with statement's context manager gives"
 
 
 @dataclass(slots=True)
@@ -53,6 +60,13 @@ def job_target(node: ast.expr, resolver: Resolver, depth: int = 0) -> JobTarget:
         # APScheduler accepts "package.module:function" text references.
         return JobTarget(clean(node.value.replace(":", ".")), TargetKind.FUNCTION, source)
     return _dynamic(source, f"target '{source}' is only known at run time")
+
+
+@dataclass(frozen=True, slots=True)
+class _Entered:
+    """A binding by ``with <manager> as name``."""
+
+    manager: ast.expr
 
 
 def _dynamic(source: str, reason: str, arguments: list[Argument] | None = None) -> JobTarget:
@@ -92,7 +106,8 @@ def _lambda(node: ast.Lambda, resolver: Resolver, source: str, depth: int) -> Jo
     arguments = call_arguments(args, body.keywords, resolver)
     if inner.target is None:
         return _dynamic(source, inner.reason, arguments)
-    return JobTarget(inner.target, TargetKind.LAMBDA, source, "", arguments)
+    kind = TargetKind.YIELDED if inner.kind is TargetKind.YIELDED else TargetKind.LAMBDA
+    return JobTarget(inner.target, kind, source, "", arguments)
 
 
 def _call(node: ast.Call, resolver: Resolver, source: str, depth: int) -> JobTarget:
@@ -111,7 +126,8 @@ def _call(node: ast.Call, resolver: Resolver, source: str, depth: int) -> JobTar
     arguments = [*inner.arguments, *call_arguments(args[1:], node.keywords, resolver, bound)]
     if inner.target is None:
         return _dynamic(source, inner.reason, arguments)
-    return JobTarget(inner.target, TargetKind.PARTIAL, source, "", arguments)
+    kind = TargetKind.YIELDED if inner.kind is TargetKind.YIELDED else TargetKind.PARTIAL
+    return JobTarget(inner.target, kind, source, "", arguments)
 
 
 def unwrap_runner(
@@ -142,6 +158,8 @@ def _local(node: ast.Name, resolver: Resolver, source: str, depth: int) -> JobTa
     values = _assigned_values(node, resolver) if depth < _MAX_DEPTH else None
     if values is None:
         return _dynamic(source, f"{unknown}: only known at run time")
+    if any(isinstance(value, _Entered) for value in values):
+        return _entered(values, resolver, source, unknown)
     other = next((value for value in values if isinstance(value, str)), None)
     if not values or other is not None:
         return _dynamic(source, f"{unknown}, {other or 'never assigned'}: only known at run time")
@@ -158,7 +176,32 @@ def _local(node: ast.Name, resolver: Resolver, source: str, depth: int) -> JobTa
     return JobTarget(first.target, first.kind, source, "", first.arguments if same else [])
 
 
-def _assigned_values(node: ast.Name, resolver: Resolver) -> list[ast.expr | str] | None:
+def _entered(
+    values: list[ast.expr | str | _Entered], resolver: Resolver, source: str, unknown: str
+) -> JobTarget:
+    """``with manager(...) as name``: the job is what ``manager`` yields, when every binding
+    of the name is such a ``with`` of the same function (a call of it: the classifier reads
+    what its generator yields). Anything else is only known at run time."""
+    if not all(isinstance(value, _Entered) for value in values):
+        return _dynamic(
+            source, f"{unknown}, {_ENTERED} and bound otherwise: only known at run time"
+        )
+    managers = set()
+    for value in values:
+        assert isinstance(value, _Entered)
+        call = value.manager
+        resolved = resolver.expr(call.func) if isinstance(call, ast.Call) else None
+        if resolved is None or resolved.receiver not in _FUNCTION_CALL or not resolved.target:
+            return _dynamic(source, f"{unknown}, {_ENTERED}: only known at run time")
+        managers.add(resolved.target)
+    if len(managers) > 1:
+        return _dynamic(
+            source, f"{unknown}, given by different context managers: only known at run time"
+        )
+    return JobTarget(managers.pop(), TargetKind.YIELDED, source)
+
+
+def _assigned_values(node: ast.Name, resolver: Resolver) -> list[ast.expr | str | _Entered] | None:
     """What each binding of ``node.id`` in the function using it assigns (what it is, for a
     binding that is not ``name = value``: a loop variable, ``with ... as``, a parameter, a
     nested def, ``global``...). None when the name is not a local of that function."""
@@ -171,11 +214,13 @@ def _assigned_values(node: ast.Name, resolver: Resolver) -> list[ast.expr | str]
     return _bindings(function, node.id)
 
 
-def _bindings(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[ast.expr | str]:
+def _bindings(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+) -> list[ast.expr | str | _Entered]:
     arguments = function.args
     params = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
     params += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
-    found: list[ast.expr | str] = ["also a parameter" for p in params if p.arg == name]
+    found: list[ast.expr | str | _Entered] = ["also a parameter" for p in params if p.arg == name]
     stack: list[ast.AST] = list(function.body)
     while stack:
         current = stack.pop()
@@ -185,7 +230,7 @@ def _bindings(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> li
             stack.append(value)
             continue
         if isinstance(current, ast.withitem) and _named(current.optional_vars, name):
-            found.append("bound to what a with statement's context manager gives")
+            found.append(_Entered(current.context_expr))
             stack.append(current.context_expr)
             continue
         if _binds_otherwise(current, name):
@@ -194,6 +239,53 @@ def _bindings(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> li
             continue  # a nested scope: its names are its own
         stack.extend(ast.iter_child_nodes(current))
     return found
+
+
+def yielded_callable(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, decorators: list[str], resolver: Resolver
+) -> str | None:
+    """What ``with function(...) as name`` binds name to, for a ``@contextmanager`` (or
+    ``@asynccontextmanager``) generator whose every ``yield`` yields the same name of a
+    function: a def of its own (bound once, undecorated), else a module-level or imported
+    name (the classifier checks it is a project function). ``resolver``: the function's."""
+    if not _MANAGERS.intersection(decorators):
+        return None
+    yields = [n for n in _own_nodes(function.body) if isinstance(n, ast.Yield | ast.YieldFrom)]
+    names = {
+        y.value.id if isinstance(y, ast.Yield) and isinstance(y.value, ast.Name) else None
+        for y in yields
+    }
+    if len(names) != 1:
+        return None  # no yield, or several different ones
+    name = names.pop()
+    if name is None:
+        return None  # ``yield``, ``yield from`` or ``yield <not a name>``
+    bindings = _bindings(function, name)
+    if not bindings:
+        resolved = resolver.expr(ast.Name(id=name, ctx=ast.Load()))
+        if resolved.receiver is not ReceiverKind.NONE or not resolved.target:
+            return None
+        return public_name(resolved.target, resolver.module)
+    defs = [
+        n
+        for n in _own_nodes(function.body)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name
+    ]
+    binding = resolver.scope.names.get(name)
+    if len(bindings) != 1 or len(defs) != 1 or defs[0].decorator_list or binding is None:
+        return None
+    return binding.target if binding.kind is BindingKind.FUNCTION else None
+
+
+def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
+    """The nodes of a function body outside nested scopes (a nested def or class itself is
+    one of them, its insides are not)."""
+    stack: list[ast.AST] = list(body)
+    while stack:
+        current = stack.pop()
+        yield current
+        if not isinstance(current, _SCOPES):
+            stack.extend(ast.iter_child_nodes(current))
 
 
 def _named(node: ast.expr | None, name: str) -> bool:

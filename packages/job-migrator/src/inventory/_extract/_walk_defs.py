@@ -24,6 +24,7 @@ from inventory._extract._sites import settle
 from inventory._extract._sites_hooks import decorator_site, only_vetoes
 from inventory._extract._source import span_of
 from inventory._extract._state import FunctionState
+from inventory._extract._targets import yielded_callable
 from inventory._extract._values import annotation_type
 from inventory._extract._walk_base import WalkerBase
 from inventory.models import Framework
@@ -55,6 +56,7 @@ class DefsMixin(WalkerBase):
         state = FunctionState(info, resolver, info.handler, frozenset(params))
         self._walk_body(node.body, state)
         info.calls, info.facts = state.calls, state.facts
+        info.yields_callable = yielded_callable(node, decorators, resolver)
         self.summary.functions.append(info)
         if state.consumer or watches_first(node.body, params):
             self.consumers.add(qualname)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from inventory.detector_examples._model import B, F, L, P, example
 from inventory.models import Pattern
+from inventory.summary import TargetKind
 
 BACKGROUND = [
     example(
@@ -228,6 +229,36 @@ def replace_image(old_name):
     transaction.on_commit(partial(default_storage.delete, old_name), robust=True)
     cleanup = partial(purge_thumbnails, old_name)
     transaction.on_commit(cleanup)
+""",
+    ),
+    example(
+        Pattern.ON_COMMIT,
+        "on_commit of what a project context manager yields",
+        [("app.hold", TargetKind.YIELDED)],
+        "The name is bound by a with statement: the site names the context manager. When it "
+        "is a project @contextmanager (or @asynccontextmanager) generator whose every yield "
+        "gives the same function, that function is the job (here the closure "
+        "app.hold.<locals>.release, classified like any job). Any other context manager, a "
+        "yield of something else or different yields: unknown, with the reason.",
+        """
+from contextlib import contextmanager
+
+from django.core.cache import cache
+from django.db import transaction
+
+@contextmanager
+def hold(key):
+    def release():
+        cache.delete(key)
+
+    try:
+        yield release
+    finally:
+        release()
+
+def rename(key):
+    with hold(key) as release, transaction.atomic():
+        transaction.on_commit(release)
 """,
     ),
 ]

@@ -166,14 +166,8 @@ def test_assignments_that_agree_resolve() -> None:
         ),
         (
             """
-            from contextlib import contextmanager
-
-            @contextmanager
-            def reserve():
-                yield work
-
-            def run():
-                with reserve() as release:
+            def run(locks):
+                with locks.reserve() as release:
                     pool.submit(release)
             """,
             "with statement's context manager",
