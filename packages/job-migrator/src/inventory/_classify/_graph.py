@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from inventory._classify._by_name import guessed_callees, overrides_of_abstract
-from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
+from inventory._classify._index import Resolved, SymbolIndex, SymbolKind, union_members
 from inventory._classify._tasks import immediate_task
-from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo
+from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, ReceiverKind
 
 _UNKNOWN_PREFIX = "?."
 _LOADED = "__model__."  # the extractor's name for a model looked up at run time
@@ -92,8 +92,21 @@ class CallGraph:
         if qualname not in self._targets:
             fn = self.index.functions.get(qualname)
             calls = fn.calls if fn else []
-            self._targets[qualname] = [self.resolve_call(c, fn) for c in calls]
+            self._targets[qualname] = [t for c in calls for t in self._each_member(c, fn)]
         return self._targets[qualname]
+
+    def _each_member(self, call: CallInfo, caller: FunctionInfo | None) -> list[CallTarget]:
+        """``parent.get_url_path()`` with ``parent = self.category or self.project``: the
+        receiver is one of a few classes (``union_members``), and the call runs the method
+        of one of them: one target per member, each resolved as for a single type."""
+        members = union_members(self._through_attribute(call, caller) or call.target)
+        if members is None:
+            return [self.resolve_call(call, caller)]
+        update = {"receiver": ReceiverKind.INSTANCE}
+        return [
+            self.resolve_call(call.model_copy(update={**update, "target": m}), None)
+            for m in members
+        ]
 
     def callees(self, qualname: str) -> list[str]:
         started = [*self._site_edges.get(qualname, []), *self._library_starts(qualname)]

@@ -45,6 +45,25 @@ class SymbolKind(StrEnum):
     MISSING = "missing"  # looks like a project name but is defined nowhere we can see
 
 
+# ``__union__.pkg:Category|pkg:Project.get_url_path``: a method called on a value that is
+# one of several classes (the extractor's ``UNION``; dots in members written ``:``).
+_UNION = "__union__."
+_MAX_MEMBERS = 4
+
+
+def union_members(name: str) -> list[str] | None:
+    """``__union__.a:A|b:B.m`` -> ``["a.A.m", "b.B.m"]``: the name on each member class of
+    the union (what a call on that receiver may run, each as for a single type); None for
+    a name that is no union (or an oversized one)."""
+    if not name.startswith(_UNION):
+        return None
+    members, dot, rest = name[len(_UNION) :].partition(".")
+    found = [m.replace(":", ".") for m in members.split("|") if m]
+    if not found or len(found) > _MAX_MEMBERS:
+        return None
+    return [f"{m}{dot}{rest}" for m in found]
+
+
 # ``f()[]``: an element of what ``f()`` returns (the extractor's ``ELEMENT``).
 _ELEMENT = "()[]"
 _SUPER = "super:"  # ``super:pkg.C.m()``: what ``super().m()`` returns in a method of C
@@ -164,6 +183,15 @@ class SymbolIndex:
         for stale in self._external_by_top.pop(summary.module.split(".", 1)[0], []):
             self._memo.pop(stale, None)
 
+    def _union(self, name: str, members: list[str]) -> Resolved:
+        """A name on a union as one symbol: what every member resolves to when they agree
+        (an inherited method), else a member of unknown type (the call graph follows each
+        member: ``CallGraph.targets``)."""
+        found = {self.resolve(m) for m in members}
+        if len(found) == 1:
+            return found.pop()
+        return Resolved(SymbolKind.MEMBER, f"?.{name.rpartition('.')[2]}")
+
     def _loaded_model(self, name: str) -> Resolved:
         """``__model__.offer.Condition.objects.get``: the one project model named Condition
         (in an app called ``offer`` when several are), then the rest of the name on it;
@@ -252,6 +280,9 @@ class SymbolIndex:
         return split is not None and split[0] in self.library_modules
 
     def _resolve(self, name: str) -> Resolved:
+        members = union_members(name)
+        if members is not None or name.startswith(_UNION):
+            return self._union(name, members or [])
         if name.startswith(_MODEL_LOADED):
             return self._loaded_model(name)
         if name.startswith(_LOADED_CLASS):

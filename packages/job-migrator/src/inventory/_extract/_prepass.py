@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 
 from inventory._extract._imports import bindings_of
-from inventory._extract._resolve import Resolver, capitalised, public_name
+from inventory._extract._resolve import MODEL_LOADED, Resolver, capitalised, public_name
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._source import clean
 from inventory._extract._values import (
@@ -29,6 +29,7 @@ from inventory._extract._values import (
     held_value,
     queryset_annotation,
     queryset_model,
+    union_type,
 )
 from inventory.summary import FileSummary
 
@@ -662,21 +663,29 @@ def _defaulted_type(
 ) -> str:
     """``self.cache = cache or InMemoryCache()``, ``InMemoryCache() if cache is None else
     cache``: a default for a value of one type keeps the type, when every operand whose
-    type is known (an annotated parameter, a constructor) has the same one."""
+    type is known (an annotated parameter, a constructor) has the same one. When every
+    operand's type is known (``None`` aside), the value is one of them: their union."""
     if isinstance(value, ast.BoolOp):
         if not isinstance(value.op, ast.Or):
             return ""
         operands = value.values
     else:
         operands = [value.body, value.orelse]
-    types: set[str] = set()
+    found: list[str] = []
     for operand in operands:
+        if isinstance(operand, ast.Constant) and operand.value is None:
+            continue
         if isinstance(operand, ast.Name) and operand.id in params:
-            types.add(params[operand.id])
+            found.append(params[operand.id])
         elif isinstance(operand, ast.Call):
             binding = binding_for_value(operand, resolver)
-            if binding.kind is BindingKind.INSTANCE and not _model_field(binding.target):
-                types.add(binding.target)
+            known = binding.kind is BindingKind.INSTANCE and not _model_field(binding.target)
+            found.append(binding.target if known else "")
+        else:
+            found.append("")
+    if found and all(found):
+        return union_type(found)
+    types = {t for t in found if t}
     return types.pop() if len(types) == 1 else ""
 
 
@@ -691,8 +700,10 @@ def _model_field(ctor: str) -> bool:
 
 
 def _related_model(call: ast.Call, resolver: Resolver, ctor: str) -> str:
-    """``ticket = models.ForeignKey(Ticket, ...)``: ``self.ticket`` is a Ticket; other
-    fields (and a model named by a string) give no type."""
+    """``ticket = models.ForeignKey(Ticket, ...)``: ``self.ticket`` is a Ticket;
+    ``ForeignKey("desk.Ticket", ...)`` (an app label and a model name) is the project model
+    the index finds by that name (``MODEL_LOADED``), as for ``get_model("desk", "Ticket")``;
+    other fields (and other strings: ``"self"``, a bare name) give no type."""
     if not ctor.endswith(_RELATIONS):
         return ""
     to = next((k.value for k in call.keywords if k.arg == "to"), None)
@@ -700,6 +711,10 @@ def _related_model(call: ast.Call, resolver: Resolver, ctor: str) -> str:
         to = call.args[0]
     if isinstance(to, ast.Name | ast.Attribute):
         return resolver.dotted(to) or ""
+    if isinstance(to, ast.Constant) and isinstance(to.value, str):
+        app, _, model = to.value.rpartition(".")
+        if app.isidentifier() and model.isidentifier():
+            return f"{MODEL_LOADED}{app}.{model}"
     return ""
 
 

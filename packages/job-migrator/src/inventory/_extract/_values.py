@@ -53,6 +53,40 @@ _CONTAINERS = frozenset(
 _CONTAINER_NAMES = frozenset(c.rpartition(".")[2] for c in _CONTAINERS)
 
 
+# ``x = a or b`` with a Category and b a Project: ``UNION + "pkg:Category|pkg:Project"`` (dots
+# written ``:`` so the union is one segment of a dotted name); the index calls the method of
+# every member (``inventory._classify._index.union_members``).
+UNION = "__union__."
+MAX_MEMBERS = 4
+
+
+def union_type(types: list[str]) -> str:
+    """The type of a value that is one of ``types`` (unions flattened, duplicates dropped):
+    the one type when they agree, "" when one is unknown ("") or not a plain class name,
+    or when there are more than ``MAX_MEMBERS``."""
+    members: list[str] = []
+    for found in types:
+        if not found:
+            return ""
+        for member in union_parts(found):
+            if any(mark in member for mark in ("()", "[]", "|", ":", "?")):
+                return ""
+            if member not in members:
+                members.append(member)
+    if not members or len(members) > MAX_MEMBERS:
+        return ""
+    if len(members) == 1:
+        return members[0]
+    return UNION + "|".join(m.replace(".", ":") for m in members)
+
+
+def union_parts(found: str) -> list[str]:
+    """The members of a union type, or the type itself."""
+    if not found.startswith(UNION):
+        return [found]
+    return [m.replace(":", ".") for m in found[len(UNION) :].split("|")]
+
+
 def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
     """The binding ``name = value`` creates."""
     if isinstance(value, ast.Await):

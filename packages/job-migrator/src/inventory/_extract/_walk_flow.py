@@ -26,6 +26,7 @@ from inventory._extract._values import (
     held_elements,
     related_rows,
     rows_of,
+    union_type,
 )
 from inventory._extract._walk_base import WalkerBase
 
@@ -346,12 +347,31 @@ class FlowMixin(WalkerBase):
 
 def _either(value: ast.expr, resolver: Resolver) -> Binding | None:
     """``client = client or get_client()``: a default for a value of one type keeps the type,
-    when every operand whose type is known has the same one."""
-    if not isinstance(value, ast.BoolOp) or not isinstance(value.op, ast.Or):
+    when every operand whose type is known has the same one. ``parent = self.category or
+    self.project``, ``x = A() if c else B()``: when every operand's type is known, the value
+    is one of them, their union (``None`` operands dropped: a call on None fails first)."""
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        operands = value.values
+    elif isinstance(value, ast.IfExp):
+        operands = [value.body, value.orelse]
+    else:
         return None
-    bindings = [binding_for_value(operand, resolver) for operand in value.values]
+    present = [o for o in operands if not (isinstance(o, ast.Constant) and o.value is None)]
+    bindings = [binding_for_value(operand, resolver) for operand in present]
+    typed = [b for b in bindings if b.kind in _TYPED_VALUES and b.target]
+    if bindings and len(typed) == len(bindings):
+        union = union_type([b.target for b in typed])
+        if not union:
+            return None
+        orm = all(b.kind is BindingKind.ORM for b in typed)
+        return Binding(BindingKind.ORM if orm else BindingKind.INSTANCE, union)
+    if isinstance(value, ast.IfExp):
+        return None  # an operand of unknown type: the value's type is unknown
     types = {b.target for b in bindings if b.kind is BindingKind.INSTANCE and b.target}
     return Binding(BindingKind.INSTANCE, types.pop()) if len(types) == 1 else None
+
+
+_TYPED_VALUES = (BindingKind.INSTANCE, BindingKind.ORM)
 
 
 def _related_rows(iterable: ast.expr, resolver: Resolver) -> Binding | None:

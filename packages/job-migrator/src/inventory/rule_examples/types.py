@@ -448,4 +448,45 @@ EXAMPLES: list[RuleExample] = [
             )
         },
     ),
+    example(
+        "types: a value that is one of several classes (`a or b`, `a if c else b`)",
+        """
+        from shop.models import Entry
+
+        def entry_path(entry_id):
+            entry = Entry.objects.get(pk=entry_id)
+            return entry.path()
+        """,
+        "entry_path",
+        V.IDEMPOTENT,
+        {K.DB_READ},
+        "`parent = self.section or self.site` with `section` and `site` foreign keys to "
+        '`Section` and `Site` (a class, or a string `"shop.Site"`: the project model of that '
+        "name) makes `parent` a `Section` or a `Site` (`None` operands are dropped, at most 4 "
+        "classes): `parent.path()` runs `Section.path` or `Site.path`, and both are followed, "
+        "each as for a single type. The call is explained only when every member's method is: "
+        "with an operand of unknown type it stays a gap, and what any member does is an effect "
+        "of the call (a POST in `Board.path` makes `self.section if c else self.board` post).",
+        more_files={
+            "shop/models.py": (
+                "import requests\n"
+                "from django.db import models\n\n"
+                "class Section(models.Model):\n"
+                "    slug = models.SlugField()\n\n"
+                "    def path(self):\n"
+                "        return (self.slug,)\n\n"
+                "class Site(models.Model):\n"
+                "    slug = models.SlugField()\n\n"
+                "    def path(self):\n"
+                "        return ('site', self.slug)\n\n"
+                "class Entry(models.Model):\n"
+                "    section = models.ForeignKey(Section, null=True, on_delete=models.SET_NULL)\n"
+                "    site = models.ForeignKey('shop.Site', on_delete=models.CASCADE)\n"
+                "    slug = models.SlugField()\n\n"
+                "    def path(self):\n"
+                "        parent = self.section or self.site\n"
+                "        return (*parent.path(), self.slug)\n"
+            )
+        },
+    ),
 ]

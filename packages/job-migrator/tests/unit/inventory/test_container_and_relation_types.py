@@ -162,7 +162,7 @@ def test_attribute_defaults_of_one_class_type_the_attribute() -> None:
     )
     holder = next(c for c in summary.classes if c.name == "Holder")
     assert holder.attributes["a"] == "app.A"
-    assert "b" not in holder.attributes  # A or B: not known
+    assert holder.attributes["b"] == "__union__.app:A|app:B"  # A or B: their union
     assert holder.attributes["c"] == "app.B"
     assert holder.attributes["d"] == "app.A"
 

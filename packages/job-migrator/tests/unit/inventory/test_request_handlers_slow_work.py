@@ -420,4 +420,5 @@ def test_a_default_with_or_keeps_the_type() -> None:
             either.post("x")
         """
     assert targets(source, "lookup")[-1] == "slack_sdk.WebClient.users_lookupByEmail"
-    assert targets(source, "mixed") == ["?.post"]
+    # Both operands typed: their union (tests/unit/inventory/test_union_types.py).
+    assert targets(source, "mixed") == ["__union__.requests:Session|slack_sdk:WebClient.post"]
