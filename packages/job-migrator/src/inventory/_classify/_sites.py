@@ -47,6 +47,10 @@ class SiteTarget:
 # Targets that name the callable the site runs: a lambda or a call result runs an
 # expression around it (``lambda: list(self.fetch())``), whose project calls would be lost.
 _CALLABLE_REFS = frozenset({TargetKind.FUNCTION, TargetKind.PARTIAL, TargetKind.BOUND_METHOD})
+VALUE_METHOD = (
+    "a library method of a value the caller holds: what a repeat does depends on that "
+    "value's state, so it is not analysed as a job of its own"
+)
 LIBRARY_JOB = " [library callable]"  # the synthetic function's key: never a dotted name
 NO_PROJECT_FUNCTION = "no project function to move: wrap it in one"
 
@@ -81,6 +85,12 @@ def resolve_site(
         init = index.method(found.name, "__init__")
         return SiteTarget(init, "" if init else f"{found.name} has no __init__ in the project")
     if found.kind == SymbolKind.EXTERNAL and raw.target_kind in _CALLABLE_REFS:
+        owner = found.name.rsplit(".", 2)[-2] if found.name.count(".") >= 2 else ""
+        if owner[:1].isupper():
+            # ``to_thread(f.write, chunk)`` typed as io.IOBase.write: a method of a value the
+            # caller holds (a file at its position, a session): what a repeat does depends on
+            # that value's state, which a one-line job of the method alone cannot show.
+            return SiteTarget(None, f"{found.name}: {VALUE_METHOD}")
         return SiteTarget(None, f"{found.name}: {NO_PROJECT_FUNCTION}", library=found.name)
     if found.kind == SymbolKind.EXTERNAL:
         return SiteTarget(None, f"{found.name} is not defined in the scanned project")

@@ -200,3 +200,26 @@ def test_apply_refuses_a_library_callable_with_the_reason(tmp_path: Path) -> Non
         "django.core.files.storage.default_storage.delete: no project function to move: "
         "wrap it in one"
     )
+
+
+_FILE_CHUNKS = """
+import asyncio
+
+
+async def upload(path, chunks):
+    with open(path, "ab") as f:
+        for chunk in chunks:
+            await asyncio.to_thread(f.write, chunk)
+"""
+
+
+def test_a_library_method_of_a_value_the_caller_holds_is_no_library_job() -> None:
+    """``to_thread(f.write, chunk)``: io's write is catalogued as explained (open()'s mode
+    carries the effect), but as a job alone it would look like a no-op while a repeat
+    writes the chunk again at the file's new position: unknown, with the reason."""
+    sites, jobs = _scan({"shop/files.py": _FILE_CHUNKS})
+    [site] = [s for s in sites if s.location.path == "shop/files.py"]
+    assert site.job == "unknown"
+    assert site.idempotency is Idempotency.UNKNOWN
+    assert "a library method of a value the caller holds" in site.unresolved_reason
+    assert not any(name.startswith("io.") for name in jobs)
