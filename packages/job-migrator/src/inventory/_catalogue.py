@@ -182,8 +182,17 @@ class Catalogue:
         for position, entry in enumerate(exact):
             self._literal.setdefault(entry.call, position)
         self._exact = exact
+        # Each glob with its literal head and tail (the text before its first wildcard and
+        # after its last): a target is only matched against globs it starts and ends like.
         self._globs = [
-            (i, re.compile(translate(e.call))) for i, e in enumerate(exact) if _GLOB.search(e.call)
+            (
+                i,
+                _GLOB.split(e.call, 1)[0],
+                re.split(r"[*?\]]", e.call)[-1],
+                re.compile(translate(e.call)),
+            )
+            for i, e in enumerate(exact)
+            if _GLOB.search(e.call)
         ]
         self._by_method: dict[str, list[EffectEntry]] = {}
         for entry in spec.effect:
@@ -195,7 +204,11 @@ class Catalogue:
     def _exact_entry(self, target: str) -> EffectEntry | None:
         """The first exact entry matching ``target`` (literal or glob), in catalogue order."""
         if target not in self._exact_memo:
-            hits = [i for i, rx in self._globs if rx.match(target)]
+            hits = [
+                i
+                for i, head, tail, rx in self._globs
+                if target.startswith(head) and target.endswith(tail) and rx.match(target)
+            ]
             if target in self._literal:
                 hits.append(self._literal[target])
             self._exact_memo[target] = self._exact[min(hits)] if hits else None

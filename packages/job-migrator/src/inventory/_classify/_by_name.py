@@ -106,9 +106,12 @@ def guessed_callees(
             continue
         method = target.name.rsplit(".", 1)[-1]
         candidates = _candidates(index, method, "")
-        if not candidates or _library_defines(index, candidates, method):
+        if not candidates:
             continue
-        if len(candidates) <= _FEW or (len(candidates) <= _WIDE and _one_family(index, candidates)):
+        few = len(candidates) <= _FEW
+        if not (few or (len(candidates) <= _WIDE and _one_family(index, candidates))):
+            continue  # too wide to guess: decided before any library source is read
+        if not _library_defines(index, candidates, method):
             found += candidates
     return found
 
@@ -196,7 +199,16 @@ def _library_defines(index: SymbolIndex, candidates: list[str], method: str) -> 
     """A candidate's class inherits ``method`` from a library base (it overrides a library
     method): the name is the library's, and the project's overrides are no sample of what
     the receiver runs. Bases whose source cannot be read are given the benefit of the
-    doubt (the call is a gap anyway)."""
+    doubt (the call is a gap anyway). Memoised per (candidates, method) on the index:
+    the same untyped call recurs in many functions, and the answer reads library code."""
+    key = (tuple(candidates), method)
+    memo = index.by_name_memo
+    if key not in memo:
+        memo[key] = _library_defines_uncached(index, candidates, method)
+    return memo[key]
+
+
+def _library_defines_uncached(index: SymbolIndex, candidates: list[str], method: str) -> bool:
     for candidate in candidates:
         owner = candidate.rsplit(".", 1)[0]
         for base in index.mro(owner)[1:]:

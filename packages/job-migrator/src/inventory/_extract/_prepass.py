@@ -37,24 +37,37 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _ALIASES = (BindingKind.ALIAS, BindingKind.IMPORT, BindingKind.FUNCTION, BindingKind.CLASS)
 
 
-def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+# statements() of a body, for the file being read: several passes (types, containers,
+# attributes, returns) walk the same method bodies. Each entry keeps its body alive, so
+# no id is reused while cached; gather_module, the first pass of each file, clears it.
+_FLAT: dict[int, tuple[list[ast.stmt], list[ast.stmt]]] = {}
+
+
+def statements(body: list[ast.stmt]) -> list[ast.stmt]:
     """Statements of a body, through if/try/with/for/match blocks, not into defs or classes."""
+    cached = _FLAT.get(id(body))
+    if cached is None or cached[0] is not body:
+        cached = _FLAT[id(body)] = (body, list(_statements(body)))
+    return cached[1]
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     for stmt in body:
         yield stmt
         if isinstance(stmt, ast.If) and _type_checking(stmt.test):
             # ``if TYPE_CHECKING: X = Real`` / ``else: X = Any``: the real type wins.
-            yield from statements(stmt.orelse)
-            yield from statements(stmt.body)
+            yield from _statements(stmt.orelse)
+            yield from _statements(stmt.body)
         elif isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While):
-            yield from statements(stmt.body)
-            yield from statements(stmt.orelse)
+            yield from _statements(stmt.body)
+            yield from _statements(stmt.orelse)
         elif isinstance(stmt, ast.With | ast.AsyncWith):
-            yield from statements(stmt.body)
+            yield from _statements(stmt.body)
         elif isinstance(stmt, ast.Try | ast.TryStar):
             yield from _try_statements(stmt)
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
-                yield from statements(case.body)
+                yield from _statements(case.body)
 
 
 def _type_checking(test: ast.expr) -> bool:
@@ -64,14 +77,16 @@ def _type_checking(test: ast.expr) -> bool:
 
 
 def _try_statements(stmt: ast.Try | ast.TryStar) -> Iterator[ast.stmt]:
-    yield from statements(stmt.body)
+    yield from _statements(stmt.body)
     for handler in stmt.handlers:
-        yield from statements(handler.body)
-    yield from statements(stmt.orelse)
-    yield from statements(stmt.finalbody)
+        yield from _statements(handler.body)
+    yield from _statements(stmt.orelse)
+    yield from _statements(stmt.finalbody)
 
 
 def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver: Resolver) -> None:
+    _FLAT.clear()
+    _CONTAINERS.clear()
     top = list(statements(tree.body))
     for stmt in top:
         _declare(stmt, summary, scope)
@@ -517,7 +532,18 @@ _CONTAINER_LITERALS: dict[type[ast.expr], str] = {
 _CONTAINER_CALLS = frozenset({"builtins.dict", "builtins.list", "builtins.set"})
 
 
+_CONTAINERS: dict[int, tuple[ast.ClassDef, dict[str, tuple[str, str]]]] = {}
+
+
 def _containers(node: ast.ClassDef, resolver: Resolver) -> dict[str, tuple[str, str]]:
+    """Memoised per class of the file being read (two passes ask): see _containers_of."""
+    cached = _CONTAINERS.get(id(node))
+    if cached is None or cached[0] is not node:
+        cached = _CONTAINERS[id(node)] = (node, _containers_of(node, resolver))
+    return cached[1]
+
+
+def _containers_of(node: ast.ClassDef, resolver: Resolver) -> dict[str, tuple[str, str]]:
     """``self.logs = []`` / ``self.seen = set()`` / ``self.jobs: dict[str, Job] = {}``:
     attributes that are builtin containers, with the class of their values when annotated.
     Annotated (in a method or the class body): the annotation's container. Otherwise only
