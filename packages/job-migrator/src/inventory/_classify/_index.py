@@ -465,33 +465,37 @@ class SymbolIndex:
             self._reverse = relations
         return self._reverse
 
-    def returned_class(self, cls: str, method: str) -> str | None:
-        """What method ``method`` of ``cls`` (or the base defining it) is known to return."""
+    def _defining(self, cls: str, method: str) -> tuple[FileSummary, str] | None:
+        """The file of the class in ``cls``'s MRO that defines ``method``, and that class's
+        name local to its module."""
         for owner in self.mro(cls):
             info = self.classes.get(owner)
             summary = self.modules.get(owner.rpartition(".")[0])
-            if info is None or summary is None or method not in info.methods:
-                continue
-            local = owner.removeprefix(f"{summary.module}.")
-            found = summary.assignments.get(f"{local}.{method}()")
-            return found.removesuffix("()") if found is not None else None
+            if info is not None and summary is not None and method in info.methods:
+                return summary, owner.removeprefix(f"{summary.module}.")
         return None
+
+    def returned_class(self, cls: str, method: str) -> str | None:
+        """What method ``method`` of ``cls`` (or the base defining it) is known to return."""
+        defining = self._defining(cls, method)
+        if defining is None:
+            return None
+        summary, local = defining
+        found = summary.assignments.get(f"{local}.{method}()")
+        return found.removesuffix("()") if found is not None else None
 
     def element_class(self, cls: str, method: str) -> str | None:
         """What iterating the result of method ``method`` of ``cls`` (or the base defining
         it) gives: its annotation's element type (``-> Iterator[Stat]``), the class its
         yields build, or the model of the queryset it returns."""
-        for owner in self.mro(cls):
-            info = self.classes.get(owner)
-            summary = self.modules.get(owner.rpartition(".")[0])
-            if info is None or summary is None or method not in info.methods:
-                continue
-            local = owner.removeprefix(f"{summary.module}.")
-            found = summary.assignments.get(f"{local}.{method}{_ELEMENT}")
-            if found is not None:
-                return found
-            return _element_of(summary.assignments.get(f"{local}.{method}()", "")) or None
-        return None
+        defining = self._defining(cls, method)
+        if defining is None:
+            return None
+        summary, local = defining
+        found = summary.assignments.get(f"{local}.{method}{_ELEMENT}")
+        if found is not None:
+            return found
+        return _element_of(summary.assignments.get(f"{local}.{method}()", "")) or None
 
     def fresh_class(self, function: str, depth: int = 0) -> str | None:
         """The project class of the new instance (built without a primary key) that project

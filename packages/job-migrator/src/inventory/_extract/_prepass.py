@@ -19,6 +19,7 @@ from inventory._extract._source import clean
 from inventory._extract._values import (
     ELEMENT,
     HELD,
+    LITERALS,
     Held,
     Own,
     annotation_type,
@@ -521,15 +522,9 @@ def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
     return found
 
 
-_CONTAINER_LITERALS: dict[type[ast.expr], str] = {
-    ast.Dict: "builtins.dict",
-    ast.DictComp: "builtins.dict",
-    ast.List: "builtins.list",
-    ast.ListComp: "builtins.list",
-    ast.Set: "builtins.set",
-    ast.SetComp: "builtins.set",
-}
 _CONTAINER_CALLS = frozenset({"builtins.dict", "builtins.list", "builtins.set"})
+# The mutable containers among the literals _values types: what ``self.x = []`` makes.
+_CONTAINER_LITERALS = {k: v for k, v in LITERALS.items() if v in _CONTAINER_CALLS}
 
 
 _CONTAINERS: dict[int, tuple[ast.ClassDef, dict[str, tuple[str, str]]]] = {}

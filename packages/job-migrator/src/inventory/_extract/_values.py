@@ -35,7 +35,7 @@ _FILE_OPENERS = frozenset(
 
 
 # Literals and builtin constructors: a value of that builtin type, made right here.
-_LITERALS: dict[type[ast.expr], str] = {
+LITERALS: dict[type[ast.expr], str] = {
     ast.Dict: "builtins.dict",
     ast.DictComp: "builtins.dict",
     ast.List: "builtins.list",
@@ -112,7 +112,7 @@ def fresh_container(value: ast.expr, resolver: Resolver) -> str:
     (``seen.add(x)``). Module and class level values outlive a job: they stay untyped."""
     if resolver.scope.kind is not ScopeKind.FUNCTION:
         return ""
-    literal = _LITERALS.get(type(value))
+    literal = LITERALS.get(type(value))
     if literal is not None:
         return literal
     if isinstance(value, ast.Constant) and isinstance(value.value, str | bytes):
