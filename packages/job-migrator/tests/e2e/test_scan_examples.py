@@ -96,7 +96,7 @@ DJANGO_SITES = [
     Site("accounts/signals.py", Pattern.SIGNAL_RECEIVER, "accounts.signals.sync_profile", "post_save.connect(sync_profile", IDEM),
     Site("orders/views.py", Pattern.DIRECT_CALL, "orders.emails.send_order_confirmation", "    send_order_confirmation(pk)", NON, DJANGO, False),
     Site("orders/views.py", Pattern.DIRECT_CALL, "orders.warehouse.notify_warehouse", "    notify_warehouse(pk)", NON, DJANGO, False),
-    Site("orders/views.py", Pattern.THREAD, "orders.catalog.import_catalog", "Thread(target=import_catalog", IDEM, DJANGO, False),
+    Site("orders/views.py", Pattern.THREAD, "orders.catalog.import_catalog", "Thread(target=import_catalog", KEY, DJANGO, False),
 ]
 
 FLASK_SITES = [

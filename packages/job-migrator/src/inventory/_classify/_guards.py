@@ -50,7 +50,9 @@ _TIME_SOURCE = re.compile(r"\b(time|now|utcnow|today)\(")
 _RANDOM_CALL = re.compile(r"uuid|random|secrets\.token")
 _TIME_CALL = re.compile(r"time\.time$|\.now$|utcnow$|\.today$")
 _BULK_INSERTS = frozenset({"bulk_create", "abulk_create"})
-_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+# A plain local, its attributes, and items of it under literal keys (``row["sku"]`` of a
+# loop over rows): a value read from the data, never one the body makes.
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*|\[(\"[^\"]*\"|'[^']*'|\d+)\])*")
 
 
 @dataclass(frozen=True)
@@ -147,8 +149,9 @@ _MINTING_NAME = re.compile(
 
 def _given(call: CallInfo, fn: FunctionInfo) -> _Given:
     """The fields a call gives the same value on a repeat: a literal, a value taken from
-    the parameters, or a plain local (``check_id`` of a loop over a literal set, whatever
-    its origin) unless the body mints random values it could hold. A time value
+    the parameters, or a plain local, its attributes or items under literal keys
+    (``check_id`` of a loop over a literal set, ``row["sku"]`` of a loop over rows,
+    whatever their origin) unless the body mints random values it could hold. A time value
     (``day=today`` next to ``today = timezone.now().date()``) is given too, marked: it is
     the same only until the clock moves on."""
     names = sorted({*call.kwargs, *call.kwarg_sources})
