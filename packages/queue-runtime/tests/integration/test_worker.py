@@ -292,8 +292,9 @@ def test_metrics_count_what_the_worker_did(
     wait_until(lambda: finished(poison.id), timeout=20, message="poison in the DLQ")
     m = worker.metrics
     wait_until(lambda: m.value("jobs_completed_total", "batch") == 5, timeout=5, message="acks")
+    # The DLQ row is committed before the settler counts it: wait for the count itself.
+    wait_until(lambda: m.value("dead_lettered_total", "batch") == 1, timeout=5, message="DLQ count")
     assert m.value("retries_total", "batch") == FAST_RETRY.max_attempts - 1
-    assert m.value("dead_lettered_total", "batch") == 1
     assert m.value("claim_latency_seconds_count", "batch") > 0
     assert m.value("consumer_throughput", "batch") == pytest.approx(5 / 60)
     m.observe_stats(rt.store.stats())

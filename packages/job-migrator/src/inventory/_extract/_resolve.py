@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from inventory._extract._library import FACTORIES
@@ -205,9 +206,7 @@ class Resolver:
         if inner.receiver is ReceiverKind.INSTANCE and inner.target in _HOLDING:
             # ``jobs.pop(key).cancel()``: what a builtin container holds, when annotated;
             # else of unknown type (``dict.*`` explains the dict's methods, not its values').
-            from inventory._extract._values import held_value
-
-            held = held_value(root, self)
+            held = _HELD[0](root, self) if _HELD else ""
             if held:
                 rtype = held if len(attrs) == 1 else None
                 return Resolved(".".join([held, *attrs]), ReceiverKind.INSTANCE, source, rtype)
@@ -237,3 +236,12 @@ def _static_receiver(base: str, attrs: list[str]) -> ReceiverKind:
     path = [base.rpartition(".")[2], *attrs[:-1]]
     classy = any(part[:1].isupper() and not part.isupper() for part in path)
     return ReceiverKind.CLASS if classy else ReceiverKind.MODULE
+
+
+# What a container annotated with its values' class holds (``_values.held_value``,
+# which imports this module: it registers itself here rather than being imported back).
+_HELD: list[Callable[[ast.expr, Resolver], str]] = []
+
+
+def register_held(lookup: Callable[[ast.expr, Resolver], str]) -> None:
+    _HELD[:] = [lookup]

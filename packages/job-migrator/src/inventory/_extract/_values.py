@@ -14,6 +14,7 @@ from inventory._extract._resolve import (
     Resolved,
     Resolver,
     capitalised,
+    register_held,
 )
 from inventory._extract._scopes import Binding, BindingKind, Scope, ScopeKind
 from inventory.summary import ReceiverKind
@@ -572,6 +573,9 @@ def held_value(node: ast.expr, resolver: Resolver, own: Held | None = None) -> s
     ):
         return _held_by(node.func.value, resolver, own)
     return ""
+
+
+register_held(held_value)
 
 
 def held_elements(node: ast.expr, resolver: Resolver, own: Held | None = None) -> str:
