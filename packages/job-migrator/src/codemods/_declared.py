@@ -15,7 +15,14 @@ from enum import StrEnum
 
 from codemods._orm import is_model, model_key, orm_load
 from codemods._project import ModuleInfo
-from codemods._resolve import Where, assignments, derives, own_nodes, resolve_expr
+from codemods._resolve import (
+    Where,
+    assignments,
+    derives,
+    own_nodes,
+    reaching_assignment,
+    resolve_expr,
+)
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -67,6 +74,43 @@ _ENCODED = frozenset(
     | {"decimal.Decimal", "uuid.UUID", "pathlib.Path", "pathlib.PurePath"}
 )
 _ENCODED_BASES = ("pydantic.BaseModel", "enum.Enum", "enum.StrEnum", "enum.IntEnum")
+# Library calls whose documented result is a plain ``str`` (not a lazy or a "safe" subclass).
+_STR_CALLS = frozenset(
+    {
+        f"django.utils.translation.{n}"
+        for n in ("gettext", "ugettext", "pgettext", "ngettext", "npgettext", "gettext_noop")
+    }
+    | {f"flask_babel.{n}" for n in ("gettext", "pgettext", "ngettext", "_")}
+    | {"django.urls.reverse", "django.core.urlresolvers.reverse", "json.dumps"}
+)
+# ``str`` methods that give back a str (or a list / tuple of str): on a JSON value they either
+# give JSON or raise, since no other JSON type (list, dict, int, float, bool) has them.
+_STR_METHODS = frozenset(
+    {
+        "capitalize", "casefold", "center", "expandtabs", "format", "join", "ljust", "lower",
+        "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rjust", "rpartition",
+        "rsplit", "rstrip", "split", "splitlines", "strip", "swapcase", "title", "upper", "zfill",
+    }
+)  # fmt: skip
+# Django settings that Django documents, and itself uses, as a plain str.
+_DJANGO_STR_SETTINGS = frozenset(
+    {
+        f"django.conf.settings.{n}"
+        for n in ("DEFAULT_FROM_EMAIL", "SERVER_EMAIL", "EMAIL_SUBJECT_PREFIX", "EMAIL_HOST_USER")
+    }
+)
+# Django model fields whose value is a JSON scalar (or None) in Python.
+_DJANGO_JSON_FIELDS = frozenset(
+    {
+        "CharField", "TextField", "EmailField", "SlugField", "URLField", "GenericIPAddressField",
+        "IntegerField", "BigIntegerField", "SmallIntegerField", "PositiveIntegerField",
+        "PositiveSmallIntegerField", "PositiveBigIntegerField", "BooleanField",
+        "NullBooleanField", "FloatField",
+    }
+)  # fmt: skip
+# Fields of Django's own user model (``django.contrib.auth``), read from its documentation.
+_AUTH_USER = ("django.contrib.auth.models.User", "django.contrib.auth.models.AbstractUser")
+_AUTH_USER_FIELDS = frozenset({"username", "email", "first_name", "last_name", "is_active"})
 _NOT_DATA = {
     "builtins.open": "an open file: pass its path",
     "io.open": "an open file: pass its path",
@@ -90,6 +134,8 @@ def declared(node: ast.expr, where: Where) -> Declared:
         keys = [declared(k, where) for k in node.keys if k is not None]
         return _all([*keys, *(declared(v, where) for v in node.values)])
     if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.Mod) and _literal_str(node.left):
+            return JSON  # printf-style formatting of a literal: a str, or it raises
         return _all([declared(node.left, where), declared(node.right, where)])
     if isinstance(node, ast.Name):
         return _name(node.id, where)
@@ -98,6 +144,12 @@ def declared(node: ast.expr, where: Where) -> Declared:
     if isinstance(node, ast.Call):
         return _call(node, where)
     return Declared(Kind.UNKNOWN, why=f"no declared type for `{ast.unparse(node)}`")
+
+
+def _literal_str(node: ast.expr) -> bool:
+    return isinstance(node, ast.JoinedStr) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, str)
+    )
 
 
 def _all(parts: list[Declared]) -> Declared:
@@ -122,9 +174,15 @@ def _name(name: str, where: Where) -> Declared:
         if len(bound) == 1 and isinstance(bound[0], ast.Assign) and name not in params:
             value = bound[0].value
             if len(bound[0].targets) == 1 and isinstance(bound[0].targets[0], ast.Name):
-                return declared(value, where.deeper(function=fn))
+                return declared(value, where.deeper(function=fn, line=bound[0].lineno))
+        reaching = reaching_assignment(fn, name, where.line) if where.line else None
+        if reaching is not None:  # bound more than once, but one assignment reaches the use
+            return declared(reaching.value, where.deeper(function=fn, line=reaching.lineno))
         if name in params or bound:
-            return Declared(Kind.UNKNOWN, why=f"`{name}` is bound more than once, or unpacked")
+            return Declared(
+                Kind.UNKNOWN,
+                why=f"`{name}` is bound more than once, and no one assignment reaches the use",
+            )
     return _module_level(name, where)
 
 
@@ -152,16 +210,76 @@ def _module_level(name: str, where: Where) -> Declared:
 
 def _attribute(node: ast.Attribute, where: Where) -> Declared:
     dotted = resolve_expr(node.value, where)
+    if dotted and f"{dotted}.{node.attr}" in _DJANGO_STR_SETTINGS:
+        return JSON
     found = where.project.lookup(f"{dotted}.{node.attr}") if dotted else None
     if found is not None:  # ``module.CONSTANT`` of a project module
         return _module_level(found[1], where.deeper(module=found[0], function=None))
+    member = _enum_member(dotted, node.attr, where) if dotted else None
+    if member is not None:
+        return member
     owner = declared(node.value, where)
     key = model_key(owner.type, where) if owner.kind is Kind.MODEL else None
     if owner.kind is Kind.MODEL and node.attr in (key.readable if key else ("pk", "id")):
         return JSON if key is not None else UNKNOWN
+    if owner.kind is Kind.MODEL:
+        return _model_field(owner.type, node.attr, where)
     if owner.type:  # a project class: a dataclass, pydantic or attrs field
         return _field(owner.type, node.attr, where)
     return Declared(Kind.UNKNOWN, why=f"no declared type for `{ast.unparse(node)}`")
+
+
+def _enum_member(cls: str, attr: str, where: Where) -> Declared | None:
+    """``Colour.RED`` of a project enum: the enum type, which a job parameter must declare."""
+    found = where.project.lookup(cls)
+    if found is None or found[1] not in found[0].classes:
+        return None
+    qualname = f"{found[0].name}.{found[1]}"
+    if not any(derives(qualname, base, where) for base in _ENCODED_BASES[1:]):
+        return None
+    members = {
+        t.id
+        for stmt in found[0].classes[found[1]].body
+        if isinstance(stmt, ast.Assign)
+        for t in stmt.targets
+        if isinstance(t, ast.Name)
+    }
+    return Declared(Kind.ENCODED, qualname) if attr in members else None
+
+
+def _model_field(model: str, attr: str, where: Where, depth: int = 0) -> Declared:
+    """``obj.attr`` of a Django model instance: JSON when the model declares ``attr`` as a field
+    whose value is a JSON scalar (its value when the call is made, as the call would read it)."""
+    if model in _AUTH_USER:
+        return JSON if attr in _AUTH_USER_FIELDS else _no_field(model, attr)
+    found = where.project.lookup(model) if depth < 8 else None
+    if found is None or found[1] not in found[0].classes:
+        return _no_field(model, attr)
+    klass = found[0].classes[found[1]]
+    inside = Where(where.project, found[0])
+    for stmt in klass.body:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == attr for t in stmt.targets)
+        ):
+            continue
+        call = stmt.value
+        field = (resolve_expr(call.func, inside) if isinstance(call, ast.Call) else None) or ""
+        head, _, kind = field.rpartition(".")
+        if head in ("django.db.models", "django.db.models.fields") and kind in _DJANGO_JSON_FIELDS:
+            return JSON
+        return _no_field(model, attr)
+    for base in klass.bases:
+        dotted = resolve_expr(base, inside)
+        if dotted is not None and (dotted in _AUTH_USER or where.project.lookup(dotted)):
+            found_in_base = _model_field(dotted, attr, where, depth + 1)
+            if found_in_base.kind is Kind.JSON:
+                return found_in_base
+    return _no_field(model, attr)
+
+
+def _no_field(model: str, attr: str) -> Declared:
+    return Declared(Kind.UNKNOWN, why=f"{model} declares no plain-data field `{attr}`")
 
 
 def _field(cls: str, attr: str, where: Where) -> Declared:
@@ -183,7 +301,13 @@ def _call(node: ast.Call, where: Where) -> Declared:
     model = orm_load(node, where)  # first: a query chain's callee resolves to no name
     if model:
         return Declared(Kind.MODEL, model)
+    if isinstance(node.func, ast.Attribute) and node.func.attr in _STR_METHODS:
+        owner = node.func.value
+        if _literal_str(owner) or declared(owner, where).kind is Kind.JSON:
+            return JSON  # ``"".join(...)``, ``subject.strip()``: a str, or it raises
     dotted = resolve_expr(node.func, where)
+    if dotted in _STR_CALLS:
+        return JSON
     if dotted is None and isinstance(node.func, ast.Attribute):
         return _method_call(node.func, where)
     if dotted is None:

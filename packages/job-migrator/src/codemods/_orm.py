@@ -17,7 +17,13 @@ from enum import StrEnum
 
 from codemods._resolve import Where, derives, resolve_expr
 
-_DJANGO_BASES = ("django.db.models.Model", "django.db.models.base.Model")
+# Django's own user models: documented with the default integer ``id``.
+_DJANGO_USERS = (
+    "django.contrib.auth.models.User",
+    "django.contrib.auth.models.AbstractUser",
+    "django.contrib.auth.base_user.AbstractBaseUser",
+)
+_DJANGO_BASES = ("django.db.models.Model", "django.db.models.base.Model", *_DJANGO_USERS)
 _DJANGO_LOADS = frozenset({"get", "create", "first", "last", "latest", "earliest", "get_or_none"})
 _DJANGO_INT_FIELDS = (
     "AutoField",
@@ -145,6 +151,8 @@ def _is_sqlalchemy_object(dotted: str, where: Where) -> bool:
 
 def _django_int_key(model: str, where: Where) -> bool:
     """Django's default ``id`` (an auto field), or a declared integer primary key."""
+    if model in _DJANGO_USERS:
+        return True
     found = where.project.lookup(model)
     if found is None or found[1] not in found[0].classes:
         return False

@@ -23,9 +23,12 @@ class Where:
     module: ModuleInfo
     function: _Def | None = None
     depth: int = 0
+    line: int = 0  # the line of the expression read, in ``function`` (0: not known)
 
-    def deeper(self, module: ModuleInfo | None = None, function: _Def | None = None) -> Where:
-        return Where(self.project, module or self.module, function, self.depth + 1)
+    def deeper(
+        self, module: ModuleInfo | None = None, function: _Def | None = None, line: int = 0
+    ) -> Where:
+        return Where(self.project, module or self.module, function, self.depth + 1, line)
 
 
 def resolve(name: str, where: Where) -> str:
@@ -108,3 +111,82 @@ def derives(qualname: str, base: str, where: Where, depth: int = 0) -> bool:
         if dotted is not None and derives(dotted, base, where, depth + 1):
             return True
     return False
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def reaching_assignment(fn: _Def, name: str, line: int) -> ast.Assign | None:
+    """The one ``name = value`` that every path to the use at ``line`` ends with, else None.
+
+    Read from the function's structure, so a name bound more than once still has
+    a value when the last binding before the use is a plain assignment on every
+    path to it: the assignment precedes the use's statement in a block that holds
+    that statement (the function's body, or an ``if``/``with``/``try``/loop body
+    around it), no other binding of ``name`` lies between them, and no binding
+    after the use can come back to it through a loop unless the assignment is in
+    that loop too. ``global``/``nonlocal`` names, and uses inside nested scopes,
+    have none.
+    """
+    if any(isinstance(n, ast.Global | ast.Nonlocal) and name in n.names for n in own_nodes(fn)):
+        return None
+    chain = _statement_chain(fn.body, line)
+    if not chain:
+        return None
+    best: ast.Assign | None = None
+    for block, stmt in chain:
+        for before in block[: block.index(stmt)]:
+            if (
+                isinstance(before, ast.Assign)
+                and len(before.targets) == 1
+                and isinstance(before.targets[0], ast.Name)
+                and before.targets[0].id == name
+            ):
+                best = before
+    if best is None:
+        return None
+    end = best.end_lineno or best.lineno
+    loops = [s for _, s in chain if isinstance(s, _LOOPS)]
+    for other in assignments(fn, name):
+        if other is best or not isinstance(other, ast.stmt | ast.withitem | ast.NamedExpr):
+            continue
+        at = getattr(other, "lineno", None) or _line_of(other)
+        if end < at <= line:
+            return None  # a later binding between the assignment and the use
+        if at > line and any(_inside(other, loop) and not _inside(best, loop) for loop in loops):
+            return None  # a binding after the use comes back round a loop
+    return best
+
+
+def _statement_chain(block: list[ast.stmt], line: int) -> list[tuple[list[ast.stmt], ast.stmt]]:
+    """(block, statement) pairs from the function body down to the statement holding ``line``."""
+    for stmt in block:
+        if not (stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno)):
+            continue
+        if isinstance(stmt, _Def | ast.ClassDef):
+            return []  # a nested scope: its names are not this function's
+        inner: list[tuple[list[ast.stmt], ast.stmt]] = []
+        for child in _blocks(stmt):
+            inner = _statement_chain(child, line)
+            if inner:
+                break
+        return [(block, stmt), *inner]
+    return []
+
+
+def _blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    blocks = [getattr(stmt, f, None) for f in ("body", "orelse", "finalbody")]
+    handlers = [h.body for h in getattr(stmt, "handlers", [])]
+    cases = [c.body for c in getattr(stmt, "cases", [])]
+    return [b for b in [*blocks, *handlers, *cases] if isinstance(b, list) and b]
+
+
+def _line_of(node: ast.AST) -> int:
+    if isinstance(node, ast.withitem):
+        return node.context_expr.lineno
+    return getattr(node, "lineno", 0)
+
+
+def _inside(node: ast.AST, outer: ast.stmt) -> bool:
+    at = _line_of(node)
+    return outer.lineno <= at <= (outer.end_lineno or outer.lineno)

@@ -65,7 +65,9 @@ def _caller(site: CallSite, project: Project) -> Where | None:
     info = project.module_at(site.location.path)
     if info is None:
         return None
-    return Where(project, info, enclosing_function(info.tree, site.location.line))
+    return Where(
+        project, info, enclosing_function(info.tree, site.location.line), line=site.location.line
+    )
 
 
 def _param_name(arg: Argument, index: int, params: list[str]) -> str | None:

@@ -42,7 +42,7 @@ NOT_MOVED = {
     THREAD_JOB: f"not moved: {THREAD_JOB}: argument #0 (subject) is not provably storable:"
     " parameter `subject` has no annotation",
     FOLLOWERS_JOB: f"not moved: {FOLLOWERS_JOB}: argument #0 (comment) is not provably storable:"
-    " `comment` is bound more than once, or unpacked",
+    " no declared return type for `_create_comment(...)`",
 }
 
 
