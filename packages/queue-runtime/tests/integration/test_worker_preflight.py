@@ -39,20 +39,23 @@ def _fails_fast(worker: Worker, error: type[Exception], *words: str) -> str:
     return message
 
 
-def test_run_without_redis_raises_instead_of_idling(settings: Settings) -> None:
+@pytest.mark.parametrize(
+    ("server", "error"),
+    [("redis", LeasesUnavailable), ("postgres", StoreUnavailable)],
+)
+def test_run_without_a_server_raises_instead_of_idling(
+    settings: Settings, server: str, error: type[Exception]
+) -> None:
     port = free_port()
-    runtime = configure(settings, redis_url=f"redis://127.0.0.1:{port}/0")
+    where = f"127.0.0.1:{port}"
+    broken = (
+        {"redis_url": f"redis://{where}/0"}
+        if server == "redis"
+        else {"database_url": f"postgresql://postgres@{where}/x"}
+    )
+    runtime = configure(settings, **broken)
     try:
-        _fails_fast(Worker(runtime), LeasesUnavailable, f"127.0.0.1:{port}/0")
-    finally:
-        runtime.close()
-
-
-def test_run_without_postgres_raises(settings: Settings) -> None:
-    port = free_port()
-    runtime = configure(settings, database_url=f"postgresql://postgres@127.0.0.1:{port}/x")
-    try:
-        _fails_fast(Worker(runtime), StoreUnavailable, f"127.0.0.1:{port}")
+        _fails_fast(Worker(runtime), error, where)
     finally:
         runtime.close()
 
