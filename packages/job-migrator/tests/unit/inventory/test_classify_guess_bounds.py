@@ -17,7 +17,6 @@ The soundness rule holds throughout: whatever is cut leaves a gap, never ``idemp
 
 from __future__ import annotations
 
-import os
 import sys
 import textwrap
 from pathlib import Path
@@ -28,6 +27,7 @@ from inventory._classify import classify
 from inventory._extract import extract_source
 from inventory.config import MigratorConfig
 from inventory.models import CallSite, EffectKind, Idempotency, Job, Pattern
+from tests.unit.inventory.fake_venv import fake_venv, write_tree
 
 
 def run(source: str) -> tuple[list[CallSite], dict[str, Job]]:
@@ -330,24 +330,9 @@ FORMS_PROJECT = {
 }
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
-
-
-def _venv(where: Path) -> Path:
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    _write(where / "lib" / version / "site-packages", FORMS_LIB)
-    (where / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n", encoding="utf-8")
-    (where / "bin").mkdir(parents=True, exist_ok=True)
-    os.symlink(os.path.realpath(sys.executable), where / "bin" / "python")
-    return where / "bin" / "python"
-
-
 def _submit(tmp_path: Path, python: Path | None) -> Job:
     project = tmp_path / "project"
-    _write(project, FORMS_PROJECT)
+    write_tree(project, FORMS_PROJECT)
     inventory = scan(project, use_cache=False, python=str(python) if python else None)
     return next(j for j in inventory.jobs if j.qualname == "app.jobs.submit")
 
@@ -355,7 +340,7 @@ def _submit(tmp_path: Path, python: Path | None) -> Job:
 def test_a_method_a_library_base_defines_is_not_guessed(tmp_path: Path) -> None:
     """``form.handle_valid()`` on a form of unknown type: the library's ``Form`` defines it,
     so any form may be the receiver; the project's one override is no sample of it."""
-    job = _submit(tmp_path, _venv(tmp_path / "venv"))
+    job = _submit(tmp_path, fake_venv(tmp_path / "venv", FORMS_LIB))
     assert job.idempotency is Idempotency.UNKNOWN  # the call stays a gap
     assert "send_mail" not in messages(job)
     assert "form.handle_valid" in messages(job)

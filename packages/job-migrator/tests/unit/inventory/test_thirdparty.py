@@ -8,13 +8,12 @@ job is `unknown`, never `idempotent`.
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import sys
 from pathlib import Path
 
 from inventory import Idempotency, Inventory, scan
 from inventory._env import find_environment
+from tests.unit.inventory.fake_venv import fake_venv, write_tree
 
 LIBRARY = {
     "telemetry_lib/__init__.py": "from telemetry_lib._send import send_in_thread\n",
@@ -42,20 +41,11 @@ PROJECT = {
 
 
 def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+    write_tree(root, files)
 
 
 def make_venv(where: Path) -> Path:
-    """A real virtualenv without pip: pyvenv.cfg, a python link, site-packages with the library."""
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    site = where / "lib" / version / "site-packages"
-    write(site, LIBRARY)
-    (where / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n", encoding="utf-8")
-    (where / "bin").mkdir(parents=True, exist_ok=True)
-    os.symlink(os.path.realpath(sys.executable), where / "bin" / "python")
-    return where / "bin" / "python"
+    return fake_venv(where, LIBRARY)
 
 
 def verdicts(inventory: Inventory) -> dict[str, Idempotency]:

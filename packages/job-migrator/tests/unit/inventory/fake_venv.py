@@ -1,0 +1,23 @@
+"""A real virtualenv on disk without pip, for tests of how the scan reads installed libraries."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+def fake_venv(where: Path, library: dict[str, str]) -> Path:
+    """pyvenv.cfg, a python link and site-packages holding ``library``; returns its python."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    write_tree(where / "lib" / version / "site-packages", library)
+    (where / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n", encoding="utf-8")
+    (where / "bin").mkdir(parents=True, exist_ok=True)
+    os.symlink(os.path.realpath(sys.executable), where / "bin" / "python")
+    return where / "bin" / "python"
