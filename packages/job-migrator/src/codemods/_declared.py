@@ -226,7 +226,8 @@ def _attribute(node: ast.Attribute, where: Where) -> Declared:
         return _model_field(owner.type, node.attr, where)
     if owner.type:  # a project class: a dataclass, pydantic or attrs field
         return _field(owner.type, node.attr, where)
-    return Declared(Kind.UNKNOWN, why=f"no declared type for `{ast.unparse(node)}`")
+    said = f"no declared type for `{ast.unparse(node)}`"
+    return Declared(Kind.UNKNOWN, why=f"{said} ({owner.why})" if owner.why else said)
 
 
 def _enum_member(cls: str, attr: str, where: Where) -> Declared | None:
@@ -322,9 +323,12 @@ def _call(node: ast.Call, where: Where) -> Declared:
         return JSON
     found = where.project.lookup(dotted)
     if found is not None and found[1] in found[0].functions:
-        returns = found[0].functions[found[1]].returns
-        if returns is not None:
-            return annotation(returns, where.deeper(module=found[0], function=None))
+        helper = found[0].functions[found[1]]
+        if helper.returns is not None:
+            return annotation(helper.returns, where.deeper(module=found[0], function=None))
+        returned = _returned(helper, where.deeper(module=found[0], function=helper))
+        if returned is not None:
+            return returned
     if found is not None and found[1] in found[0].classes:
         made = _class(f"{found[0].name}.{found[1]}", where)
         return Declared(Kind.MODEL, made.type, built=True) if made.kind is Kind.MODEL else made
@@ -346,18 +350,46 @@ def _method_call(func: ast.Attribute, where: Where) -> Declared:
     if found is None:
         return missing
     info, method = found
-    inside = where.deeper(module=info, function=method)
     if method.returns is not None:
         return annotation(method.returns, where.deeper(module=info, function=None))
-    values = [
-        n.value for n in own_nodes(method) if isinstance(n, ast.Return) and n.value is not None
+    return _returned(method, where.deeper(module=info, function=method)) or missing
+
+
+def _returned(fn: _Def, inside: Where) -> Declared | None:
+    """What every ``return`` of an unannotated project function gives, read in its own scope
+    (``comment = Comment(...)``, ``return comment``), when they all agree; else None.
+
+    A generator, or a body that can end without a ``return`` (an implicit ``None``
+    beside a model), gives None: only returns that all say the same count.
+    """
+    nodes = own_nodes(fn)
+    if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in nodes):
+        return None
+    values = [n for n in nodes if isinstance(n, ast.Return)]
+    if not values or any(v.value is None for v in values) or not _ends_in_return(fn.body):
+        return None
+    results = [
+        declared(v.value, Where(inside.project, inside.module, fn, inside.depth + 1, v.lineno))
+        for v in values
+        if v.value is not None
     ]
-    results = [declared(v, inside) for v in values]
-    if not results or any(
-        r.kind is not results[0].kind or r.type != results[0].type for r in results
+    first = results[0]
+    if first.kind is Kind.UNKNOWN or any(
+        r.kind is not first.kind or r.type != first.type for r in results
     ):
-        return missing
-    return Declared(results[0].kind, results[0].type, results[0].why, any(r.built for r in results))
+        return None
+    return Declared(first.kind, first.type, first.why, any(r.built for r in results))
+
+
+def _ends_in_return(body: list[ast.stmt]) -> bool:
+    """The block cannot fall off its end: its last statement returns or raises (through an
+    ``if`` whose every branch does)."""
+    last = body[-1] if body else None
+    if isinstance(last, ast.Return | ast.Raise):
+        return True
+    if isinstance(last, ast.If):
+        return bool(last.orelse) and _ends_in_return(last.body) and _ends_in_return(last.orelse)
+    return False
 
 
 def _method(cls: str, name: str, where: Where, depth: int = 0) -> tuple[ModuleInfo, _Def] | None:

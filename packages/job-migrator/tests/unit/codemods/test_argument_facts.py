@@ -115,6 +115,26 @@ def rendered(request):
 
 def kinds(request):
     send_kind(Kind.WELCOME, ["a@example.com"])
+
+
+def _load(pk):
+    customer = Customer.objects.get(pk=pk)
+    return customer
+
+
+def _maybe(pk):
+    if pk:
+        return Customer.objects.get(pk=pk)
+
+
+def helper(request, pk: int):
+    customer = _load(pk)
+    send_note("Loaded", customer.email, "shop@example.com", [])
+
+
+def maybe(request, pk: int):
+    customer = _maybe(pk)
+    send_note("Maybe", customer.email, "shop@example.com", [])
 """
 
 
@@ -174,6 +194,7 @@ def test_fields_of_a_user_model_built_on_djangos_abstract_user_move(root: Path) 
         ("def joined(", "shop.models.Customer declares no plain-data field `joined`"),
         ("def photo(", "shop.models.Customer declares no plain-data field `photo`"),
         ("def rendered(", "no declared return type for `render_to_string(...)`"),
+        ("def maybe(", "no declared return type for `_maybe(...)`"),
     ],
 )
 def test_a_value_that_differs_by_path_or_is_not_plain_data_is_not_moved(
@@ -200,3 +221,12 @@ def test_an_enum_member_is_stored_when_the_job_declares_the_enum(root: Path) -> 
     assert outcome.status is Status.REWRITTEN, outcome.reason
     views = next(c for c in result.changes if c.path == "shop/views.py").after
     assert 'send_kind.enqueue(Kind.WELCOME, ["a@example.com"]' in views
+
+
+def test_an_unannotated_helper_is_read_through_its_returns(root: Path) -> None:
+    """``_load`` returns the customer it loads on every path: its fields are known. ``_maybe``
+    can fall off its end (an implicit None): it is not."""
+    result = plan_apply(root, _inventory(root, "def helper("), scanner=None)
+
+    [outcome] = result.outcomes
+    assert outcome.status is Status.REWRITTEN, outcome.reason
