@@ -74,7 +74,13 @@ class WalkResult:
 
 
 def is_test_file(name: str) -> bool:
-    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py")
+    """pytest's ``test_*.py`` / ``*_test.py`` / ``conftest.py``, and the ``tests.py`` module
+    Django's ``startapp`` creates in every app."""
+    return (
+        name in ("conftest.py", "tests.py")
+        or name.startswith("test_")
+        or name.endswith("_test.py")
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,9 +74,9 @@ def test_tool_environment_and_cache_folders_are_skipped(tmp_path: Path) -> None:
 
 def test_test_code_is_skipped_unless_asked_for(tmp_path: Path) -> None:
     make(tmp_path, "app.py", "tests/test_app.py", "test/helpers.py", "pkg/test_x.py")
-    make(tmp_path, "pkg/x_test.py", "conftest.py", "pkg/testing.py")
-    assert found(tmp_path) == ["app.py", "pkg/testing.py"]
-    assert len(found(tmp_path, include_tests=True)) == 7
+    make(tmp_path, "pkg/x_test.py", "conftest.py", "pkg/testing.py", "pkg/tests.py")
+    assert found(tmp_path) == ["app.py", "pkg/testing.py"]  # pkg/tests.py: Django's startapp
+    assert len(found(tmp_path, include_tests=True)) == 8
 
 
 def test_migration_folders_are_skipped_quietly(tmp_path: Path) -> None:
