@@ -21,11 +21,12 @@ object moves as a wrapper job calling it on that object (``codemods._service``).
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from codemods import _service, _status_route, _storable, _threadjob, _triggers
 from codemods._jobdefs import FunctionDefInfo
-from codemods._project import Project
+from codemods._project import Project, enclosing_function
 from codemods._types import (
     ApplyOptions,
     DefKind,
@@ -128,6 +129,11 @@ def _decide(
             status=Status.MANUAL,
             reason=_manual_reason(site),
             lines=site.result_use_lines,
+        )
+    handlers = _handlers_around(site, project)
+    if handlers:
+        return SiteOutcome(
+            site=site, status=Status.MANUAL, reason=_handled_reason(handlers), lines=handlers
         )
     wrapper, params = threaded if isinstance(threaded, tuple) else (None, job.parameters)
     storable = _storable.check(site, job, params, project)
@@ -257,6 +263,45 @@ def _guarded_reason(job: Job, verdict: Idempotency, options: ApplyOptions) -> st
             f"--key {job.qualname}={hint}"
         )
     return None
+
+
+def _handlers_around(site: CallSite, project: Project) -> list[int]:
+    """Lines of the ``except`` clauses that catch what the job raises at this site, else [].
+
+    A direct call (or an awaited ``to_thread``: the patterns whose job gives its
+    value, and raises, into the caller) inside ``try:`` hands the job's
+    exceptions to those handlers: a message to the user, a fallback, a log line.
+    An enqueue raises none of them, so the handler would never run when the job
+    fails. A handler that only re-raises (``except X: raise``) handles nothing.
+    """
+    info = project.module_at(site.location.path) if site.pattern in _VALUE_PATTERNS else None
+    fn = enclosing_function(info.tree, site.location.line) if info is not None else None
+    if fn is None:
+        return []
+    lines: list[int] = []
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Try | ast.TryStar) or not node.body:
+            continue
+        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
+        if first <= site.location.line <= last:
+            lines += [h.lineno for h in node.handlers if not _reraises(h)]
+    return sorted(lines)
+
+
+def _reraises(handler: ast.ExceptHandler) -> bool:
+    return len(handler.body) == 1 and isinstance(handler.body[0], ast.Raise) and (
+        handler.body[0].exc is None
+    )
+
+
+def _handled_reason(lines: list[int]) -> str:
+    where = ", ".join(str(n) for n in lines)
+    return (
+        f"the caller handles the job's exceptions (the except clause(s) at line(s) {where}): an "
+        "enqueue raises none of them, so what the handler does when the job fails (a message, "
+        "a fallback) would no longer happen; either keep this site inline, or move the "
+        "handling into the job and rewrite the site by hand"
+    )
 
 
 def _manual_reason(site: CallSite) -> str:

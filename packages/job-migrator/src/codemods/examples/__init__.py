@@ -362,6 +362,22 @@ EXAMPLES: list[Example] = [
         reason="uses the result",
     ),
     Example(
+        "Django view that tells the user when the job fails: manual",
+        Pattern.DIRECT_CALL,
+        "from django.contrib import messages\n\n\n"
+        + _JOB
+        + '\n\ndef upload(request):\n    try:\n        resize("in.png")\n'
+        + "    except OSError:\n        messages.error(request, \"Resizing failed\")\n",
+        "from django.contrib import messages\n\n\n"
+        + _JOB
+        + '\n\ndef upload(request):\n    try:\n        resize("in.png")\n'
+        + "    except OSError:\n        messages.error(request, \"Resizing failed\")\n",
+        site_at='resize("in.png")',
+        handler=Framework.DJANGO,
+        status=Status.MANUAL,
+        reason="the caller handles the job's exceptions",
+    ),
+    Example(
         "transaction.on_commit with a lambda",
         Pattern.ON_COMMIT,
         "from django.db import transaction\n\n"
