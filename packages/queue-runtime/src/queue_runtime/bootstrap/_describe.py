@@ -18,6 +18,7 @@ from queue_runtime.bootstrap._load import FrameworkSpec
 from queue_runtime.bootstrap._types import Framework
 from queue_runtime.config import UrlScheme
 
+_DJANGO_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+django[. \t]|import[ \t]+django\b)", re.MULTILINE)
 _DJANGO_SETTINGS = re.compile(r"""DJANGO_SETTINGS_MODULE["']\s*,\s*["']([\w.]+)["']""")
 _FLASK_FACTORY = re.compile(r"^def (create_app|make_app)\(", re.MULTILINE)
 _FLASK_APP = re.compile(r"^(\w+)\s*=\s*Flask\(", re.MULTILINE)
@@ -25,6 +26,7 @@ _EXTERNAL_URL = re.compile(r"_external\s*=\s*True")  # url_for's keyword, in cod
 _TEMPLATES = (".html", ".txt", ".j2", ".jinja")
 _SKIPPED_DIRS = {".venv", "venv", ".git", "node_modules", "site-packages", "__pycache__", ".tox"}
 SERVER_NAME_HINT = "HOST"  # placeholder in the suggested command: the app's public host name
+SETTINGS_HINT = "SETTINGS_MODULE"  # placeholder: a reusable Django app names no settings itself
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,14 @@ class WorkerBootstrap:
                 f"Workers set up the {self.framework.value.capitalize()} app from "
                 f"[tool.queue_runtime] ({self._toml_inline()}): `queue-runtime worker APP_MODULE`."
                 + self._scope_sentence()
+            )
+        if self.spec.django_settings == SETTINGS_HINT:
+            return (
+                "Workers need Django: this code imports Django but names no settings module"
+                " (no manage.py, wsgi.py or asgi.py sets DJANGO_SETTINGS_MODULE): run"
+                f" `queue-runtime worker APP_MODULE --django-settings {SETTINGS_HINT}` with the"
+                " settings of the project that installs it, or set django_settings under"
+                " [tool.queue_runtime]." + self._scope_sentence()
             )
         return (
             f"Workers need the {self.framework.value.capitalize()} app: run "
@@ -98,6 +108,10 @@ def detect(project_root: Path) -> WorkerBootstrap:
     django = _django_settings(sources)
     if django:
         return WorkerBootstrap(FrameworkSpec(django_settings=django), False, links)
+    if any(p.suffix == ".py" and _DJANGO_IMPORT.search(text) for p, text in sources):
+        # Django code without manage.py / wsgi.py (a reusable app): the project that
+        # installs it has the settings; a placeholder, never a guess.
+        return WorkerBootstrap(FrameworkSpec(django_settings=SETTINGS_HINT), False, links)
     flask = _flask_target(sources, root)
     if flask is None:
         return WorkerBootstrap(FrameworkSpec(), False, links)

@@ -203,3 +203,14 @@ def test_a_function_reading_current_app_has_the_same_fingerprint_in_and_out_of_t
     outside = fingerprint(order_sender)
     with bootstrap(FrameworkSpec(flask_app="flask_site.wsgi:app")).job_scope():
         assert fingerprint(order_sender) == outside
+
+
+def test_django_code_without_a_settings_module_is_told_it_needs_one(tmp_path: Path) -> None:
+    """A reusable Django app (no manage.py): its jobs read settings and send mail through
+    Django, so workers need ``django.setup()`` with the installing project's settings."""
+    files = {Path("otp/utils.py"): "from django.core.mail import send_mail\n"}
+    found = detect(_write(tmp_path, files))
+    assert found.framework is Framework.DJANGO
+    text = found.describe()
+    assert "Workers need Django" in text and "--django-settings SETTINGS_MODULE" in text
+    assert "no framework context" not in text
