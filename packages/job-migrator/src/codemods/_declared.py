@@ -10,7 +10,7 @@ missing, which :mod:`codemods._storable` turns into a skip reason.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from codemods._orm import is_model, model_key, orm_load
@@ -170,20 +170,90 @@ def _name(name: str, where: Where) -> Declared:
         params = {a.arg: a for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
         bound = assignments(fn, name)
         if name in params and not bound:
+            if where.payload_of is fn and params[name].annotation is None:
+                return JSON  # on a worker, the job's argument as the payload decoded it
             return _param(params[name], where)
-        if len(bound) == 1 and isinstance(bound[0], ast.Assign) and name not in params:
-            value = bound[0].value
-            if len(bound[0].targets) == 1 and isinstance(bound[0].targets[0], ast.Name):
-                return declared(value, where.deeper(function=fn, line=bound[0].lineno))
+        only = bound[0] if len(bound) == 1 and name not in params else None
+        if (
+            isinstance(only, ast.Assign)
+            and len(only.targets) == 1
+            and isinstance(only.targets[0], ast.Name)
+        ):
+            return _bound_value(fn, name, only, where)
         reaching = reaching_assignment(fn, name, where.line) if where.line else None
         if reaching is not None:  # bound more than once, but one assignment reaches the use
-            return declared(reaching.value, where.deeper(function=fn, line=reaching.lineno))
+            return _bound_value(fn, name, reaching, where)
         if name in params or bound:
             return Declared(
                 Kind.UNKNOWN,
                 why=f"`{name}` is bound more than once, and no one assignment reaches the use",
             )
     return _module_level(name, where)
+
+
+_CONTAINER_LITERALS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+# Calls that read a container and never change it.
+_READERS = frozenset({f"builtins.{n}" for n in (*_JSON_CALLS, "list", "tuple", "dict", "set",
+    "any", "all", "sum", "min", "max", "enumerate", "zip", "reversed", "print", "isinstance")}
+    | {"json.dumps"})  # fmt: skip
+_READ_METHODS = frozenset({"get", "copy", "count", "index", "keys", "values", "items"})
+
+
+def _bound_value(fn: _Def, name: str, binding: ast.Assign, where: Where) -> Declared:
+    """The value ``name = value`` gives at the use, unless a container built here is changed.
+
+    ``rows = []`` is JSON as written, but ``rows.append(obj)``, ``rows[k] = obj``,
+    ``fill(rows)`` or ``alias = rows`` can put anything in it before the call.
+    """
+    value = binding.value
+    if isinstance(value, _CONTAINER_LITERALS):
+        parts = [n for n in ast.walk(value) if n is not value]
+        nested = any(isinstance(n, _CONTAINER_LITERALS) for n in parts)
+        changed = _changed_container(fn, name, where, nested)
+        if changed:
+            return Declared(
+                Kind.UNKNOWN,
+                why=f"`{name}` is built here and then changed (line {changed}): its contents"
+                " are not declared",
+            )
+    return declared(value, where.deeper(function=fn, line=binding.lineno))
+
+
+def _changed_container(fn: _Def, name: str, where: Where, nested: bool) -> int | None:
+    """The first line where ``name`` (or a part of it) is written, mutated, aliased or handed
+    to a call that could change it; None when it is only read."""
+    parents: dict[ast.AST, ast.AST] = {}
+    for node in own_nodes(fn):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    for node in own_nodes(fn):
+        if not (isinstance(node, ast.Name) and node.id == name):
+            continue
+        top: ast.AST = node
+        while isinstance(parents.get(top), ast.Attribute | ast.Subscript) and (
+            parents[top].value is top  # type: ignore[attr-defined]
+        ):
+            top = parents[top]
+        parent = parents.get(top)
+        line = getattr(node, "lineno", 0)
+        if isinstance(top, ast.Attribute | ast.Subscript) and not isinstance(top.ctx, ast.Load):
+            return line  # rows[k] = x, del rows[k]
+        if isinstance(parent, ast.Call) and parent.func is top:
+            if isinstance(top, ast.Attribute) and top.attr not in _READ_METHODS:
+                return line  # rows.append(x)
+            continue
+        if isinstance(parent, ast.Call | ast.keyword) and line != where.line:
+            call = parent if isinstance(parent, ast.Call) else parents.get(parent)
+            callee = resolve_expr(call.func, where) if isinstance(call, ast.Call) else None
+            if callee not in _READERS:
+                return line  # fill(rows): the callee may change it
+        if isinstance(parent, ast.Assign | ast.AnnAssign | ast.NamedExpr) and top is parent.value:
+            return line  # alias = rows
+        if isinstance(parent, ast.AugAssign) and top is parent.target:
+            return line
+        if nested and isinstance(parent, ast.For | ast.comprehension) and top is parent.iter:
+            return line  # for row in rows: row.append(x) changes a part of it
+    return None
 
 
 def _param(arg: ast.arg, where: Where) -> Declared:
@@ -326,9 +396,9 @@ def _call(node: ast.Call, where: Where) -> Declared:
         helper = found[0].functions[found[1]]
         if helper.returns is not None:
             return annotation(helper.returns, where.deeper(module=found[0], function=None))
-        returned = _returned(helper, where.deeper(module=found[0], function=helper))
-        if returned is not None:
-            return returned
+        found_returns = returned(helper, where.deeper(module=found[0], function=helper))
+        if found_returns is not None:
+            return found_returns
     if found is not None and found[1] in found[0].classes:
         made = _class(f"{found[0].name}.{found[1]}", where)
         return Declared(Kind.MODEL, made.type, built=True) if made.kind is Kind.MODEL else made
@@ -352,10 +422,10 @@ def _method_call(func: ast.Attribute, where: Where) -> Declared:
     info, method = found
     if method.returns is not None:
         return annotation(method.returns, where.deeper(module=info, function=None))
-    return _returned(method, where.deeper(module=info, function=method)) or missing
+    return returned(method, where.deeper(module=info, function=method)) or missing
 
 
-def _returned(fn: _Def, inside: Where) -> Declared | None:
+def returned(fn: _Def, inside: Where) -> Declared | None:
     """What every ``return`` of an unannotated project function gives, read in its own scope
     (``comment = Comment(...)``, ``return comment``), when they all agree; else None.
 
@@ -369,7 +439,7 @@ def _returned(fn: _Def, inside: Where) -> Declared | None:
     if not values or any(v.value is None for v in values) or not _ends_in_return(fn.body):
         return None
     results = [
-        declared(v.value, Where(inside.project, inside.module, fn, inside.depth + 1, v.lineno))
+        declared(v.value, replace(inside, function=fn, depth=inside.depth + 1, line=v.lineno))
         for v in values
         if v.value is not None
     ]

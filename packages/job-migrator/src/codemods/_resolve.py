@@ -24,11 +24,15 @@ class Where:
     function: _Def | None = None
     depth: int = 0
     line: int = 0  # the line of the expression read, in ``function`` (0: not known)
+    # A job read as it runs on a worker: its unannotated parameters hold decoded payload JSON.
+    payload_of: _Def | None = None
 
     def deeper(
         self, module: ModuleInfo | None = None, function: _Def | None = None, line: int = 0
     ) -> Where:
-        return Where(self.project, module or self.module, function, self.depth + 1, line)
+        return Where(
+            self.project, module or self.module, function, self.depth + 1, line, self.payload_of
+        )
 
 
 def resolve(name: str, where: Where) -> str:

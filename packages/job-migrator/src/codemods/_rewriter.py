@@ -203,11 +203,13 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
     def _receivers_around(self) -> list[tuple[int, Target]]:
         """Signal sites recorded at the receiver (decorator or def line) enclosing this statement."""
         scope = self._scopes[-1]
+        receiver = scope.node.name.value if isinstance(scope.node, cst.FunctionDef) else None
         return [
             (i, t)
             for i, t in enumerate(self.targets)
             if t.site.pattern is Pattern.SIGNAL_RECEIVER
             and scope.first <= t.site.location.line <= scope.last
+            and receiver != t.name  # the receiver is the job: skipped at its header, not here
         ]
 
     def _apply(self, block: Block, index: int, i: int, target: Target) -> Edit | None:

@@ -115,6 +115,8 @@ def _decide(
 ) -> Target | SiteOutcome:
     if job is None:
         return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
+    if site.enclosing_function and site.enclosing_function == job.qualname:
+        return _skip(site, _inside_reason(site, job))
     threaded = _thread_job(site, job, project) or _service_job(site, job, defs, project)
     reason = _verdict_reason(job, options) or _place_reason(site, job, defs, blocked, threaded)
     if reason:
@@ -123,7 +125,16 @@ def _decide(
     if isinstance(trigger, str):
         return _skip(site, trigger)
     route = _status_route_for(site, project)
-    if site.result_used and not (accept_202 and _can_answer_202(site)) and route is None:
+    answers_202 = site.result_used and ((accept_202 and _can_answer_202(site)) or route is not None)
+    unservable = _storable.result_reason(job, project) if answers_202 else None
+    if unservable:
+        return SiteOutcome(
+            site=site,
+            status=Status.MANUAL,
+            reason=f"{_manual_reason(site)}; a 202 answer needs {unservable}",
+            lines=site.result_use_lines,
+        )
+    if site.result_used and not answers_202:
         return SiteOutcome(
             site=site,
             status=Status.MANUAL,
@@ -265,6 +276,16 @@ def _guarded_reason(job: Job, verdict: Idempotency, options: ApplyOptions) -> st
     return None
 
 
+def _inside_reason(site: CallSite, job: Job) -> str:
+    """The scan names the function around the site as its job: nothing here to enqueue."""
+    call = f"`{site.target_source}(...)`" if site.target_source else "the call here"
+    return (
+        f"the job is {job.qualname}, the function this site is in, and {call} is what makes "
+        "it slow: a call inside a job cannot enqueue that job; move the slow part into a "
+        "module-level function, call it here, and apply again"
+    )
+
+
 def _handlers_around(site: CallSite, project: Project) -> list[int]:
     """Lines of the ``except`` clauses that catch what the job raises at this site, else [].
 
@@ -289,8 +310,10 @@ def _handlers_around(site: CallSite, project: Project) -> list[int]:
 
 
 def _reraises(handler: ast.ExceptHandler) -> bool:
-    return len(handler.body) == 1 and isinstance(handler.body[0], ast.Raise) and (
-        handler.body[0].exc is None
+    return (
+        len(handler.body) == 1
+        and isinstance(handler.body[0], ast.Raise)
+        and (handler.body[0].exc is None)
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from codemods._declared import Declared, Kind, annotation, declared
+from codemods._declared import Declared, Kind, annotation, declared, returned
 from codemods._orm import ModelKey, Orm, model_key
 from codemods._project import ModuleInfo, Project, enclosing_function, module_name
 from codemods._resolve import Where, assignments, resolve_expr
@@ -114,6 +114,31 @@ def _encoded(said: str, rtype: str, param: str | None, job: Job, project: Projec
         if declared_type.kind is Kind.ENCODED and declared_type.type == rtype:
             return ""
     return f"{said} is a {rtype}: the job's parameter {param or '?'} must declare `{rtype}` for the runtime to store it"
+
+
+def result_reason(job: Job, project: Project) -> str | None:
+    """Why the job's return value cannot be stored as its result (None: it can).
+
+    A handler rewritten to answer 202 serves the job's result from the status
+    endpoint, so the result must be plain JSON: a return annotation that says
+    so, else every ``return`` of the body giving JSON (no value at all is None).
+    An ``HttpResponse`` (a CSV download, a rendered page) is not data.
+    """
+    fn = _job_def(job, project)
+    if fn is None:
+        return "the job's definition as a module-level function"
+    info, node = fn
+    where = Where(project, info, node, payload_of=node)
+    if node.returns is not None:
+        found = annotation(node.returns, Where(project, info))
+    elif not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)):
+        return None  # returns None: stored as null
+    else:
+        found = returned(node, where) or Declared(Kind.UNKNOWN, why="no declared return type")
+    if found.kind is Kind.JSON:
+        return None
+    what = found.type or found.why or "a value of unknown type"
+    return f"a result the status endpoint can serve as JSON (it returns {what})"
 
 
 def _job_def(job: Job, project: Project) -> tuple[ModuleInfo, _Def] | None:

@@ -77,9 +77,7 @@ def is_test_file(name: str) -> bool:
     """pytest's ``test_*.py`` / ``*_test.py`` / ``conftest.py``, and the ``tests.py`` module
     Django's ``startapp`` creates in every app."""
     return (
-        name in ("conftest.py", "tests.py")
-        or name.startswith("test_")
-        or name.endswith("_test.py")
+        name in ("conftest.py", "tests.py") or name.startswith("test_") or name.endswith("_test.py")
     )
 
 

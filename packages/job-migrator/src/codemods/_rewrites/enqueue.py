@@ -71,7 +71,15 @@ def is_job_ref(expr: cst.BaseExpression, target: Target) -> bool:
     name = dotted(expr)
     if name is None:
         return False
-    return name.rsplit(".", 1)[-1] == target.name or name == target.site.target_source
+    if name == target.site.target_source:
+        return True
+    head, _, last = name.rpartition(".")
+    if last != target.name:
+        return False
+    # ``send(...)``, or ``mail.send(...)`` / ``Mailer.send(...)`` where the prefix is the tail
+    # of the job's own dotted path; ``instance.flag.send()`` is a method of something else.
+    owners = (target.job.qualname.rpartition(".")[0], target.qualpath.rpartition(".")[0])
+    return not head or any(o and f".{o}".endswith(f".{head}") for o in owners)
 
 
 def unwrap(

@@ -367,11 +367,11 @@ EXAMPLES: list[Example] = [
         "from django.contrib import messages\n\n\n"
         + _JOB
         + '\n\ndef upload(request):\n    try:\n        resize("in.png")\n'
-        + "    except OSError:\n        messages.error(request, \"Resizing failed\")\n",
+        + '    except OSError:\n        messages.error(request, "Resizing failed")\n',
         "from django.contrib import messages\n\n\n"
         + _JOB
         + '\n\ndef upload(request):\n    try:\n        resize("in.png")\n'
-        + "    except OSError:\n        messages.error(request, \"Resizing failed\")\n",
+        + '    except OSError:\n        messages.error(request, "Resizing failed")\n',
         site_at='resize("in.png")',
         handler=Framework.DJANGO,
         status=Status.MANUAL,
