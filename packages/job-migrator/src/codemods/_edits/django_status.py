@@ -78,21 +78,64 @@ def _append_pattern(module: cst.Module) -> cst.Module:
     line = cst.ensure_type(module.body[at], cst.SimpleStatementLine)
     assign = cst.ensure_type(line.body[0], cst.Assign)
     listed = cst.ensure_type(assign.value, cst.List)
-    elements = _appended(listed, cst.Element(cst.parse_expression(PATTERN)))
-    new = line.with_changes(
-        body=[assign.with_changes(value=listed.with_changes(elements=elements))]
-    )
+    appended = _appended(listed, cst.Element(cst.parse_expression(PATTERN)))
+    new = line.with_changes(body=[assign.with_changes(value=appended)])
     return module.with_changes(body=[*module.body[:at], new, *module.body[at + 1 :]])
 
 
-def _appended(listed: cst.List, new: cst.Element) -> list[cst.BaseElement]:
+def _appended(listed: cst.List, new: cst.Element) -> cst.List:
     elements = list(listed.elements)
     if not elements or isinstance(elements[-1].comma, cst.MaybeSentinel):
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        return [*elements[:-1], *(e.with_changes(comma=comma) for e in elements[-1:]), new]
+        return listed.with_changes(
+            elements=[*elements[:-1], *(e.with_changes(comma=comma) for e in elements[-1:]), new]
+        )
     # A trailing comma: one element per line. The new one goes on a line of its own, indented
     # as the others (the break after ``[`` is the list's, between elements it is the comma's).
     last = elements[-1]
     between = elements[-2].comma if len(elements) > 1 else None
-    sep = between or cst.Comma(whitespace_after=listed.lbracket.whitespace_after)
-    return [*elements[:-1], last.with_changes(comma=sep), new.with_changes(comma=last.comma)]
+    sep = _uncommented(
+        between
+        if isinstance(between, cst.Comma)
+        else cst.Comma(whitespace_after=listed.lbracket.whitespace_after)
+    )
+    closing = listed.rbracket.whitespace_before
+    if not (
+        isinstance(closing, cst.ParenthesizedWhitespace)
+        and isinstance(sep.whitespace_after, cst.ParenthesizedWhitespace)
+    ):
+        return listed.with_changes(
+            elements=[
+                *elements[:-1],
+                last.with_changes(comma=sep),
+                new.with_changes(comma=last.comma),
+            ]
+        )
+    # What followed the last pattern (its ``# comment``, comment lines before ``]``) stays after
+    # it; the new pattern comes next, indented as the others, then ``]`` as before.
+    after_last = closing.with_changes(
+        indent=sep.whitespace_after.indent, last_line=sep.whitespace_after.last_line
+    )
+    assert isinstance(last.comma, cst.Comma)
+    return listed.with_changes(
+        elements=[
+            *elements[:-1],
+            last.with_changes(comma=last.comma.with_changes(whitespace_after=after_last)),
+            new.with_changes(comma=last.comma),
+        ],
+        rbracket=listed.rbracket.with_changes(
+            whitespace_before=closing.with_changes(
+                first_line=cst.TrailingWhitespace(), empty_lines=[]
+            )
+        ),
+    )
+
+
+def _uncommented(comma: cst.Comma) -> cst.Comma:
+    """The comma with its line break and indent, without the comment lines that followed it
+    (``# application`` above the last pattern must not be copied above the new one)."""
+    space = comma.whitespace_after
+    if not isinstance(space, cst.ParenthesizedWhitespace):
+        return comma
+    first = space.first_line.with_changes(comment=None, whitespace=cst.SimpleWhitespace(""))
+    return comma.with_changes(whitespace_after=space.with_changes(empty_lines=[], first_line=first))

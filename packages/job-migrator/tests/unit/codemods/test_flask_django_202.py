@@ -298,3 +298,27 @@ def test_a_result_used_site_whose_argument_cannot_be_stored_is_manual_with_both_
     assert outcome.status is Status.MANUAL
     assert outcome.reason.startswith("the caller uses the result")
     assert "besides, argument #0 (thing) is not provably storable" in outcome.reason
+
+
+def test_django_pattern_goes_last_without_copying_the_comment_above_the_last_one(
+    write_files: Files, build_inventory: Build
+) -> None:
+    urls = (
+        "from django.urls import path\n\nfrom . import views\n\napp_name = 'orders'\n\n"
+        "urlpatterns = [\n    path('a/', views.export, name='a'),\n\n    # exports\n"
+        "    path('export/<day>/', views.export, name='export'),  # the report\n"
+        "    # more to come\n]\n"
+    )
+    root = write_files(_django_files(urls))
+
+    result = _plan(
+        root, build_inventory, "orders/views.py", "report = export_report", Framework.DJANGO
+    )
+
+    changes = {c.path: c for c in result.changes}
+    assert changes["orders/urls.py"].after.endswith(
+        "urlpatterns = [\n    path('a/', views.export, name='a'),\n\n    # exports\n"
+        "    path('export/<day>/', views.export, name='export'),  # the report\n"
+        "    # more to come\n"
+        '    path("jobs/<int:job_id>/", job_status.job_status, name="job_status"),\n]\n'
+    )
