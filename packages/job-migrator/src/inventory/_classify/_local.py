@@ -156,6 +156,13 @@ class LocalEffects:
                 effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, found.api, fn, detail)
                 return Found(effect, exact=False, sql_param=param)
             matched = _matched(found, call, fn, path)
+            if _updates_from_columns(matched, call, fn):
+                detail = (
+                    "update() sets a column to an F() expression of stored values: the "
+                    "database recomputes it from the row, so a retry applies it again"
+                )
+                effect = _with(matched.effect, kind=EffectKind.DB_INCREMENT, detail=detail)
+                return replace(matched, effect=effect)
             made = self._fresh(call, fn)
             owner = made[1] if made is not None else ""
             model = made is not None and (self._is_model(owner) or ".models." in f".{owner}.")
@@ -366,7 +373,11 @@ class LocalEffects:
             return Found(_effect(kind, path, fact.span, _short(fact.text), fn, detail), exact=False)
         if receiver == "self" and self._on_model(fn) and not _saved_after(fn, receiver, fact):
             detail = (
-                "increments a field of a model instance: persisted when saved, a retry adds twice"
+                "sets a field of a model instance to an F() expression of stored values: "
+                "persisted when saved, a retry applies it again"
+                if _from_columns(fact)
+                else "increments a field of a model instance: persisted when saved, "
+                "a retry adds twice"
             )
             effect = _effect(
                 EffectKind.DB_INCREMENT, path, fact.span, _short(fact.text), fn, detail
@@ -583,17 +594,86 @@ def _guarded(traces: list[Found], fn: FunctionInfo, guards: list[Guard]) -> list
     return marked
 
 
-def _bumped_receivers(fn: FunctionInfo) -> dict[str, int]:
-    """Receivers of ``obj.attr += n`` and the first line where that happens."""
-    bumped: dict[str, int] = {}
+_UPDATES = frozenset({"update", "aupdate"})
+_WRITES = frozenset({EffectKind.DB_OVERWRITE, EffectKind.DB_INCREMENT})
+
+
+def _updates_from_columns(matched: Found, call: CallInfo, fn: FunctionInfo) -> bool:
+    """``qs.update(n=F("n") + 1)``, ``update(n=Col("n") - 1)`` after ``import F as Col``:
+    an F() call among the arguments of a catalogued ``update``. Any F() there counts (a
+    bare ``F("b")`` copy is no increment, but ``update(a=F("b"), b=...)`` is not
+    idempotent either, and one argument cannot tell)."""
+    if matched.effect.kind not in _WRITES or call.target.rpartition(".")[2] not in _UPDATES:
+        return False
+    if not (call.kwargs or call.args):
+        return False
+    start, end = _start(call.span), _end(call.span)
+    chain = [
+        c for c in fn.calls if c is not call and _start(c.span) == start and _end(c.span) < end
+    ]
+    return any(
+        _is_f(c)
+        and start <= _start(c.span)
+        and _end(c.span) <= end
+        and not any(
+            _start(r.span) <= _start(c.span) and _end(c.span) <= _end(r.span) for r in chain
+        )
+        for c in fn.calls
+    )
+
+
+def _is_f(call: CallInfo) -> bool:
+    """A call of Django's ``F`` however imported (or of anything named ``F`` the scan cannot
+    resolve: when in doubt, an expression of stored values)."""
+    if call.receiver in (ReceiverKind.SELF, ReceiverKind.INSTANCE):
+        return False
+    return call.target.rpartition(".")[2] == "F"
+
+
+def _start(span: Span) -> tuple[int, int]:
+    return span.line, span.column
+
+
+def _end(span: Span) -> tuple[int, float]:
+    """Where a span ends; a span without an end reaches to the end of its last line."""
+    if span.end_line is None:
+        return span.line, float("inf")
+    return span.end_line, float("inf") if span.end_column is None else span.end_column
+
+
+def _bumped_receivers(fn: FunctionInfo) -> dict[str, Fact]:
+    """Receivers of ``obj.attr += n`` (or ``obj.attr = F("attr") + n``) and the first such
+    statement."""
+    bumped: dict[str, Fact] = {}
     for fact in fn.facts:
         if fact.kind == FactKind.AUGASSIGN_ATTR:
             receiver, _ = augassign_parts(fact)
-            bumped[receiver] = min(bumped.get(receiver, fact.span.line), fact.span.line)
+            first = bumped.get(receiver)
+            if first is None or fact.span.line < first.span.line:
+                bumped[receiver] = fact
     return bumped
 
 
-def _refine(trace: Found, bumped: dict[str, int], persisting: bool, new_rows: bool) -> Found:
+def _from_columns(fact: Fact) -> bool:
+    """An AUGASSIGN_ATTR fact that is ``obj.n = F("n") - 1`` (an expression the database
+    computes from the stored row), not ``obj.n += 1`` / ``obj.n = obj.n + 1``: the extractor
+    records both; only the latter reads the field it writes."""
+    found = re.match(rf"\s*{re.escape(fact.target)}\s*=(?!=)(.*)", fact.text, re.DOTALL)
+    if found is None:
+        return False
+    return re.search(rf"{re.escape(fact.target)}(?!\w)", found.group(1)) is None
+
+
+def _bump_detail(receiver: str, fact: Fact) -> str:
+    if _from_columns(fact):
+        return (
+            f"{fact.target} is set to an F() expression of stored values then saved: "
+            "the database recomputes it from the row, so a retry applies it again"
+        )
+    return f"{receiver} is incremented in memory (+=) then saved: a retry adds twice"
+
+
+def _refine(trace: Found, bumped: dict[str, Fact], persisting: bool, new_rows: bool) -> Found:
     effect = trace.effect
     if effect.kind == EffectKind.RANDOM_ID and _TIME.search(effect.api) and not new_rows:
         # ``updated_at = now(); save()``: an overwrite with a later time converges.
@@ -605,8 +685,9 @@ def _refine(trace: Found, bumped: dict[str, int], persisting: bool, new_rows: bo
         )
     if effect.kind == EffectKind.DB_OVERWRITE and effect.api.endswith(".save"):
         receiver = trace.receiver
-        if bumped.get(receiver, effect.location.line + 1) <= effect.location.line:
-            detail = f"{receiver} is incremented in memory (+=) then saved: a retry adds twice"
+        bump = bumped.get(receiver)
+        if bump is not None and bump.span.line <= effect.location.line:
+            detail = _bump_detail(receiver, bump)
             return replace(trace, effect=_with(effect, kind=EffectKind.DB_INCREMENT, detail=detail))
     return trace
 

@@ -57,12 +57,25 @@ def augassign_fact(node: ast.AugAssign, globals_: set[str], text: SourceText) ->
     return Fact(kind=kind, span=span_of(node), text=text.segment(node), target=text.segment(target))
 
 
-def self_increment_fact(node: ast.Assign, text: SourceText) -> Fact | None:
+def self_increment_fact(
+    node: ast.Assign, text: SourceText, resolver: Resolver | None = None
+) -> Fact | None:
     """``obj.n = obj.n + 1`` is the same read-modify-write as ``obj.n += 1``; so is
-    ``totals[k] = totals.get(k, 0) + v`` on a subscript (an accumulator). Any other
-    assignment to a money field (``key.spend = 0.0``) is a STATE_ASSIGN fact."""
+    ``totals[k] = totals.get(k, 0) + v`` on a subscript (an accumulator), and so is
+    ``obj.n = F("n") - 1`` (the database computes it from the stored value when saved).
+    Any other assignment to a money field (``key.spend = 0.0``) is a STATE_ASSIGN fact."""
     if len(node.targets) != 1:
         return None
+    target = node.targets[0]
+    if isinstance(target, ast.Attribute) and f_expression(node.value, resolver):
+        written = dotted_source(target)
+        if written is not None:
+            return Fact(
+                kind=FactKind.AUGASSIGN_ATTR,
+                span=span_of(node),
+                text=text.segment(node),
+                target=written,
+            )
     if not isinstance(node.value, ast.BinOp):
         return state_assign_fact(node, text)
     target, value = node.targets[0], node.value
@@ -76,6 +89,30 @@ def self_increment_fact(node: ast.Assign, text: SourceText) -> Fact | None:
     return Fact(
         kind=FactKind.AUGASSIGN_ATTR, span=span_of(node), text=text.segment(node), target=written
     )
+
+
+def f_expression(value: ast.expr, resolver: Resolver | None) -> bool:
+    """A value computed from stored columns: ``F("n") + 1``, ``F("n") - amount``,
+    ``Greatest(F("n") - 1, 0)``, ``Concat(F("name"), Value("!"))``. Saved or passed to
+    ``update()``, the database evaluates it against the row as it is then, so a retry
+    applies it again. A bare ``F("other")`` (a copy of a column) is not one."""
+    if _is_f_call(value, resolver):
+        return False
+    return any(_is_f_call(node, resolver) for node in ast.walk(value))
+
+
+def _is_f_call(node: ast.AST, resolver: Resolver | None) -> bool:
+    """A call of ``F``: ``F(...)``, ``models.F(...)``, ``Col(...)`` after ``from
+    django.db.models import F as Col``. Whatever ``F`` resolves to (an import not followed,
+    a star import) is taken to be Django's: when in doubt, an increment."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    written = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    resolved = resolver.dotted(func) if resolver is not None else None
+    if resolved is None or resolved.startswith("?"):
+        return written == "F"
+    return resolved.rpartition(".")[2] == "F"
 
 
 def _subscript_increment(

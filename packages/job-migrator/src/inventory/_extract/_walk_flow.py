@@ -57,7 +57,7 @@ class FlowMixin(WalkerBase):
             self._mark_bound(node.value, dotted_source(node.targets[0]))
             self._mark_stored(node.targets[0], node.value)
         self.visit(node.value)
-        fact = self_increment_fact(node, self.text)
+        fact = self_increment_fact(node, self.text, self.state.resolver)
         if fact is not None:
             self.state.facts.append(fact)
         for target in node.targets:

@@ -163,6 +163,27 @@ EXAMPLES: list[RuleExample] = [
         "reported on the save.",
     ),
     example(
+        "non_idempotent: a field set to F() arithmetic, then saved",
+        """
+        from django.db import models
+        from shop.models import Post
+
+        def unlike(post_id):
+            post = Post.objects.get(pk=post_id)
+            post.likes = models.F("likes") - 1
+            post.save(update_fields=["likes"])
+        """,
+        "unlike",
+        V.NON_IDEMPOTENT,
+        {K.DB_INCREMENT, K.DB_READ},
+        "The database computes `F('likes') - 1` from the row when the save runs, so a retry "
+        "subtracts again: an increment, not an overwrite. A bare `post.likes = F('other')` (a "
+        "copy of a column) stays an overwrite.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Post(models.Model):\n    pass\n"
+        },
+    ),
+    example(
         "needs_key: an enqueue behind a cache.add claim",
         """
         from django.core.cache import cache
