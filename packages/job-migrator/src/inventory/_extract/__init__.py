@@ -47,8 +47,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from inventory._extract._grammar import downgrade
-from inventory._extract._source import SourceText
+from inventory._extract._grammar import rewrite
+from inventory._extract._source import SourceText, normalised
 from inventory._extract._walker import Walker
 from inventory.summary import FileSummary
 
@@ -66,27 +66,27 @@ def extract_source(source: str, path: str, module: str, is_package: bool = False
 
 def _extract(source: str, path: str, module: str, is_package: bool) -> FileSummary:
     # The tree and the walker die with this frame, before the collector is back on.
-    tree, source = _parse(source, path)
-    text = SourceText(source)
+    tree, text = _parse(source, path)
     summary = FileSummary(path=path, module=module, is_package=is_package, lines=len(text.lines))
     Walker(tree, text, summary).run(tree)
     return summary
 
 
-def _parse(source: str, path: str) -> tuple[ast.Module, str]:
+def _parse(source: str, path: str) -> tuple[ast.Module, SourceText]:
     """The tree, and the text it was parsed from: PEP 695 syntax rewritten on an older
-    interpreter (``_grammar``), lines and names kept."""
+    interpreter (``_grammar``), lines and names kept, segments still cut from ``source``."""
     try:
-        return ast.parse(source, filename=path), source
+        return ast.parse(source, filename=path), SourceText(source)
     except SyntaxError:
-        newer = downgrade(source) if sys.version_info < (3, 12) else None
+        plain = normalised(source)
+        newer = rewrite(plain) if sys.version_info < (3, 12) else None
         if newer is None:
             raise
     try:
-        return ast.parse(newer, filename=path), newer
+        return ast.parse(newer[0], filename=path), SourceText(newer[0], plain, newer[1])
     except SyntaxError:
         pass
-    return ast.parse(source, filename=path), source  # raises the original error
+    return ast.parse(source, filename=path), SourceText(source)  # raises the original error
 
 
 class _Pause:

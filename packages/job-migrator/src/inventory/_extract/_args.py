@@ -87,7 +87,7 @@ UNKNOWN: Verdict = (None, "")
 def argument(name: str, node: ast.expr, resolver: Resolver) -> Argument:
     serialisable, reason = verdict(node, resolver)
     return Argument(
-        name=name, source=resolver.text.segment(node), serialisable=serialisable, reason=reason
+        name=name, source=resolver.text.source(node), serialisable=serialisable, reason=reason
     )
 
 

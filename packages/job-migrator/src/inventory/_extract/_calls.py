@@ -43,9 +43,9 @@ def call_info(
         receiver_source=resolved.receiver_source,
         span=span_of(node),
         args=args,
-        arg_sources=[text.segment(a) for a in node.args],
+        arg_sources=[text.source(a) for a in node.args],
         kwargs=kwargs,
-        kwarg_sources={(k.arg or "**"): text.segment(k.value) for k in node.keywords},
+        kwarg_sources={(k.arg or "**"): text.source(k.value) for k in node.keywords},
         result_used=used,
         returned_from=public_name(resolved.returned, module),
     )

@@ -20,10 +20,19 @@ from tokenize import TokenInfo
 _HEADS = frozenset({"def", "class"})
 _STARTS = frozenset({tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT})
 _Edit = tuple[tuple[int, int], tuple[int, int], str]  # (row, col) start, end, replacement
+# A replaced span: its start and end in the rewritten text, and the length it had in the
+# original (character offsets): what maps a rewritten position back to the real source.
+Moved = tuple[int, int, int]
 
 
 def downgrade(source: str) -> str | None:
     """``source`` with PEP 695 syntax rewritten, or None when it has none (or no tokens)."""
+    found = rewrite(source)
+    return None if found is None else found[0]
+
+
+def rewrite(source: str) -> tuple[str, list[Moved]] | None:
+    """``source`` rewritten, and where: each replaced span as :data:`Moved`, in order."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
@@ -93,16 +102,24 @@ def _closing(tokens: list[TokenInfo], opening: int) -> int | None:
     return None
 
 
-def _apply(source: str, edits: list[_Edit]) -> str:
+def _apply(source: str, edits: list[_Edit]) -> tuple[str, list[Moved]]:
     """Each edit replaces a span; a removed span keeps its line breaks (as continuations),
     so line numbers hold."""
     lines = io.StringIO(source).readlines()  # the rows tokenize counts
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
-    text = source
-    for (start_row, start_col), (end_row, end_col), new in sorted(edits, reverse=True):
+    parts: list[str] = []
+    moved: list[Moved] = []
+    done = shift = 0
+    for (start_row, start_col), (end_row, end_col), new in sorted(edits):
         begin, end = starts[start_row - 1] + start_col, starts[end_row - 1] + end_col
-        breaks = end_row - start_row
-        text = text[:begin] + (new or "\\\n" * breaks) + text[end:]
-    return text
+        if begin < done:  # overlaps the edit before: left as it is
+            continue
+        replacement = new or "\\\n" * (end_row - start_row)
+        parts += [source[done:begin], replacement]
+        moved.append((begin + shift, begin + shift + len(replacement), end - begin))
+        shift += len(replacement) - (end - begin)
+        done = end
+    parts.append(source[done:])
+    return "".join(parts), moved
