@@ -47,7 +47,10 @@ class Declared:
 UNKNOWN = Declared(Kind.UNKNOWN)
 JSON = Declared(Kind.JSON)
 _SCALARS = frozenset({"int", "str", "float", "bool"})
-_JSON_CALLS = frozenset({"str", "int", "float", "bool", "len", "round", "abs", "repr", "sorted"})
+_JSON_CALLS = frozenset({"str", "int", "float", "bool", "len", "repr"})
+# Builtins whose result is of the kind of their first argument: ``sorted(models)`` is a list
+# of models, ``abs(Decimal(...))`` a Decimal.
+_LIKE_ARG_CALLS = frozenset({"round", "abs", "sorted", "list", "tuple", "min", "max"})
 _CONTAINERS = frozenset({"list", "tuple", "set", "frozenset", "dict"})
 _TYPING = ("typing.", "typing_extensions.", "collections.abc.")
 _LAZY = frozenset(
@@ -193,7 +196,7 @@ def _name(name: str, where: Where) -> Declared:
 
 _CONTAINER_LITERALS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 # Calls that read a container and never change it.
-_READERS = frozenset({f"builtins.{n}" for n in (*_JSON_CALLS, "list", "tuple", "dict", "set",
+_READERS = frozenset({f"builtins.{n}" for n in (*_JSON_CALLS, *_LIKE_ARG_CALLS, "dict", "set",
     "any", "all", "sum", "min", "max", "enumerate", "zip", "reversed", "print", "isinstance")}
     | {"json.dumps"})  # fmt: skip
 _READ_METHODS = frozenset({"get", "copy", "count", "index", "keys", "values", "items"})
@@ -389,7 +392,17 @@ def _call(node: ast.Call, where: Where) -> Declared:
         return Declared(Kind.LAZY_TEXT)
     if dotted in _NOT_DATA:
         return Declared(Kind.NOT_DATA, why=_NOT_DATA[dotted])
-    if dotted.startswith("builtins.") and dotted.removeprefix("builtins.") in _JSON_CALLS:
+    builtin = dotted.removeprefix("builtins.") if dotted.startswith("builtins.") else ""
+    if builtin in _LIKE_ARG_CALLS and len(node.args) == 1 and not node.keywords:
+        inner = declared(node.args[0], where)
+        if builtin in ("round", "abs", "min", "max"):
+            return inner  # of a JSON number, a JSON number; of a Decimal, a Decimal
+        if inner.kind is Kind.JSON:
+            return JSON  # a list of the same JSON items
+        return Declared(
+            Kind.UNKNOWN, why=f"`{ast.unparse(node)}` holds the items of a value that is not JSON"
+        )
+    if builtin in _JSON_CALLS:
         return JSON
     found = where.project.lookup(dotted)
     if found is not None and found[1] in found[0].functions:

@@ -113,6 +113,15 @@ def rendered(request):
     send_note("Rendered", body, "shop@example.com", [])
 
 
+def sorted_models(request):
+    customers = Customer.objects.get(pk=1)
+    send_note("Sorted", sorted(customers), "shop@example.com", [])
+
+
+def sorted_names(request, names: list[str]):
+    send_note("Sorted", sorted(names), "shop@example.com", [])
+
+
 def kinds(request):
     send_kind(Kind.WELCOME, ["a@example.com"])
 
@@ -195,6 +204,7 @@ def test_fields_of_a_user_model_built_on_djangos_abstract_user_move(root: Path) 
         ("def photo(", "shop.models.Customer declares no plain-data field `photo`"),
         ("def rendered(", "no declared return type for `render_to_string(...)`"),
         ("def maybe(", "no declared return type for `_maybe(...)`"),
+        ("def sorted_models(", "`sorted(customers)` holds the items of a value that is not JSON"),
     ],
 )
 def test_a_value_that_differs_by_path_or_is_not_plain_data_is_not_moved(
@@ -227,6 +237,13 @@ def test_an_unannotated_helper_is_read_through_its_returns(root: Path) -> None:
     """``_load`` returns the customer it loads on every path: its fields are known. ``_maybe``
     can fall off its end (an implicit None): it is not."""
     result = plan_apply(root, _inventory(root, "def helper("), scanner=None)
+
+    [outcome] = result.outcomes
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+
+
+def test_sorted_of_plain_data_is_plain_data(root: Path) -> None:
+    result = plan_apply(root, _inventory(root, "def sorted_names("), scanner=None)
 
     [outcome] = result.outcomes
     assert outcome.status is Status.REWRITTEN, outcome.reason
