@@ -209,7 +209,8 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             for i, t in enumerate(self.targets)
             if t.site.pattern is Pattern.SIGNAL_RECEIVER
             and scope.first <= t.site.location.line <= scope.last
-            and receiver != t.name  # the receiver is the job: skipped at its header, not here
+            # the receiver is the job: skipped at its header, never rewritten inside
+            and f"{module_name(t.site.location.path)}.{receiver}" != t.job.qualname
         ]
 
     def _apply(self, block: Block, index: int, i: int, target: Target) -> Edit | None:

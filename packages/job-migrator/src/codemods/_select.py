@@ -126,14 +126,6 @@ def _decide(
         return _skip(site, trigger)
     route = _status_route_for(site, project)
     answers_202 = site.result_used and ((accept_202 and _can_answer_202(site)) or route is not None)
-    unservable = _storable.result_reason(job, project) if answers_202 else None
-    if unservable:
-        return SiteOutcome(
-            site=site,
-            status=Status.MANUAL,
-            reason=f"{_manual_reason(site)}; a 202 answer needs {unservable}",
-            lines=site.result_use_lines,
-        )
     if site.result_used and not answers_202:
         return SiteOutcome(
             site=site,
@@ -158,6 +150,20 @@ def _decide(
         )
     if isinstance(storable, str):
         return _skip(site, storable)
+    # The status endpoint serves the job's result: it must be JSON. A job's unannotated
+    # parameter holds decoded payload JSON, unless a by-id wrapper hands it a model.
+    unservable = (
+        _storable.result_reason(job, project, payload_json=storable.wrapper is None)
+        if answers_202
+        else None
+    )
+    if unservable:
+        return SiteOutcome(
+            site=site,
+            status=Status.MANUAL,
+            reason=f"{_manual_reason(site)}; a 202 answer needs {unservable}",
+            lines=site.result_use_lines,
+        )
     key = options.keys.get(job.qualname)
     found = defs[job.qualname]
     assert found is not None  # _place_reason rules out jobs without a definition

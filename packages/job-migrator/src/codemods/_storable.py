@@ -116,7 +116,7 @@ def _encoded(said: str, rtype: str, param: str | None, job: Job, project: Projec
     return f"{said} is a {rtype}: the job's parameter {param or '?'} must declare `{rtype}` for the runtime to store it"
 
 
-def result_reason(job: Job, project: Project) -> str | None:
+def result_reason(job: Job, project: Project, payload_json: bool = True) -> str | None:
     """Why the job's return value cannot be stored as its result (None: it can).
 
     A handler rewritten to answer 202 serves the job's result from the status
@@ -128,7 +128,7 @@ def result_reason(job: Job, project: Project) -> str | None:
     if fn is None:
         return "the job's definition as a module-level function"
     info, node = fn
-    where = Where(project, info, node, payload_of=node)
+    where = Where(project, info, node, payload_of=node if payload_json else None)
     if node.returns is not None:
         found = annotation(node.returns, Where(project, info))
     elif not any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(node)):
