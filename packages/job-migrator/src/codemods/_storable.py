@@ -91,18 +91,74 @@ def _reason(arg: Argument, found: Declared, param: str | None, job: Job, project
     """Empty when the argument is storable, else why not (naming the missing fact)."""
     said = f"argument {arg.name} ({arg.source.strip()})"
     if arg.serialisable is False:
-        return f"{said} cannot be serialised" + (f": {arg.reason}" if arg.reason else "")
+        why = f"{said} cannot be serialised" + (f": {arg.reason}" if arg.reason else "")
+        return why + _reads_hint(job, param, project)
     if found.kind is Kind.JSON:
         return ""
     if found.kind is Kind.NOT_DATA:
-        return f"{said} cannot be serialised: {found.why}"
+        return f"{said} cannot be serialised: {found.why}" + _reads_hint(job, param, project)
     if found.kind is Kind.ENCODED:
         return _encoded(said, found.type, param, job, project)
     if found.kind is Kind.MODEL:
         return f"{said} is a {found.type} instance: pass its primary key"
     if arg.serialisable:
         return ""  # the scan found it storable (a literal, a scalar by type or name)
-    return f"{said} is not provably storable: {found.why or 'its type is unknown'}"
+    why = f"{said} is not provably storable: {found.why or 'its type is unknown'}"
+    return why + _reads_hint(job, param, project)
+
+
+_HINT_LIMIT = 5
+
+
+def _read_chain(name: ast.Name, parents: dict[ast.AST, ast.AST]) -> ast.expr | None:
+    """``request.user.email`` / ``request.META["HTTP_HOST"]`` around ``name``, when it is read;
+    None when the name is used whole or the chain is written to."""
+    top: ast.expr = name
+    while True:
+        up = parents.get(top)
+        if isinstance(up, ast.Attribute) and up.value is top:
+            top = up
+            continue
+        if isinstance(up, ast.Subscript) and up.value is top and isinstance(up.slice, ast.Constant):
+            top = up
+            continue
+        break
+    if top is name or not isinstance(top, ast.Attribute | ast.Subscript):
+        return None
+    return top if isinstance(top.ctx, ast.Load) else None
+
+
+def _reads_hint(job: Job, param: str | None, project: Project) -> str:
+    """What the job reads of the parameter, when that is all it does with it: the values to
+    pass instead (``request`` -> ``request.get_host()``, ``request.user.email``).
+
+    Read from the job's body: every use of the parameter is the head of an attribute
+    chain (a call of its last attribute included) that is not written to. A parameter
+    passed on whole (``render(request, ...)``) gives no hint.
+    """
+    fn = _job_def(job, project) if param else None
+    if fn is None:
+        return ""
+    parents: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(fn[1]):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    reads: dict[str, None] = {}
+    for node in ast.walk(fn[1]):
+        if not (isinstance(node, ast.Name) and node.id == param):
+            continue
+        top = _read_chain(node, parents)
+        if top is None:
+            return ""  # used whole, or written: no simple list of values
+        parent = parents.get(top)
+        called = isinstance(parent, ast.Call) and parent.func is top
+        if isinstance(parent, ast.Call) and called and (parent.args or parent.keywords):
+            return ""  # request.build_absolute_uri(path): a value per call, not one to pass
+        reads[ast.unparse(top) + ("()" if called else "")] = None
+    if not reads or len(reads) > _HINT_LIMIT:
+        return ""
+    listed = ", ".join(f"`{r}`" for r in reads)
+    return f"; the job reads only {listed} of it: pass those values instead"
 
 
 def _encoded(said: str, rtype: str, param: str | None, job: Job, project: Project) -> str:

@@ -197,3 +197,54 @@ def test_a_thread_subclass_of_constructor_data_becomes_a_job_of_that_data(
     cache = next(c for c in result.changes if c.path == "shop/cache.py").after
     assert "def run_warmer(product_id: int) -> None:" in cache
     assert "    Warmer(product_id=product_id).run()\n" in cache
+
+
+HINTED_MAIL = """def notify(request, subject):
+    host = request.get_host()
+    user_email = request.user.email
+    agent = request.META["HTTP_USER_AGENT"]
+    return host, user_email, agent, subject
+
+
+def render_it(request, subject):
+    return render(request, subject)
+"""
+
+HINTED_VIEWS = """from shop.mail import notify, render_it
+
+
+def raw(request):
+    notify(request, "Raw")
+
+
+def whole(request):
+    render_it(request, "Whole")
+"""
+
+
+def test_an_unstorable_argument_names_what_the_job_reads_of_it(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    """A request cannot be stored, but when the job only reads a few values of it, the reason
+    says which: those are what to pass instead. Passed on whole, no such list is given."""
+    root = write_files(
+        {"shop/__init__.py": "", "shop/mail.py": HINTED_MAIL, "shop/views.py": HINTED_VIEWS}
+    )
+    for fragment, job, hinted in (
+        ('notify(request, "Raw")', "shop.mail.notify", True),
+        ('render_it(request, "Whole")', "shop.mail.render_it", False),
+    ):
+        inventory = build_inventory(root, [("shop/views.py", fragment, Pattern.DIRECT_CALL, job)])
+        inventory.sites[0].arguments = [
+            Argument(name="#0", source="request", serialisable=False, reason="the request object"),
+            Argument(name="#1", source='"x"', serialisable=True),
+        ]
+
+        [outcome] = plan_apply(root, inventory, scanner=None).outcomes
+
+        assert outcome.status is Status.SKIPPED
+        said = (
+            "; the job reads only `request.get_host()`, `request.user.email`, "
+            "`request.META['HTTP_USER_AGENT']` of it: pass those values instead"
+        )
+        assert (said in outcome.reason) is hinted, outcome.reason
