@@ -20,6 +20,7 @@ from codemods._resolve import (
     assignments,
     derives,
     own_nodes,
+    parent_map,
     reaching_assignment,
     resolve_expr,
 )
@@ -225,11 +226,9 @@ def _bound_value(fn: _Def, name: str, binding: ast.Assign, where: Where) -> Decl
 def _changed_container(fn: _Def, name: str, where: Where, nested: bool) -> int | None:
     """The first line where ``name`` (or a part of it) is written, mutated, aliased or handed
     to a call that could change it; None when it is only read."""
-    parents: dict[ast.AST, ast.AST] = {}
-    for node in own_nodes(fn):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
-    for node in own_nodes(fn):
+    nodes = own_nodes(fn)
+    parents = parent_map(nodes)
+    for node in nodes:
         if not (isinstance(node, ast.Name) and node.id == name):
             continue
         top: ast.AST = node

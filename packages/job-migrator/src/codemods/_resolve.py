@@ -103,6 +103,11 @@ def own_nodes(fn: _Def) -> list[ast.AST]:
     return out
 
 
+def parent_map(nodes: list[ast.AST]) -> dict[ast.AST, ast.AST]:
+    """Each child of ``nodes`` -> the node it is in."""
+    return {child: node for node in nodes for child in ast.iter_child_nodes(node)}
+
+
 def derives(qualname: str, base: str, where: Where, depth: int = 0) -> bool:
     if qualname == base or depth > 8:
         return qualname == base

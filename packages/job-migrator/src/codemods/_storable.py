@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from codemods._declared import Declared, Kind, annotation, declared, returned
 from codemods._orm import ModelKey, Orm, model_key
 from codemods._project import ModuleInfo, Project, enclosing_function, module_name
-from codemods._resolve import Where, assignments, resolve_expr
+from codemods._resolve import Where, assignments, parent_map, resolve_expr
 from codemods._types import ArgEdit, Wrapper
 from inventory.models import Argument, CallSite, Job
 
@@ -139,12 +139,10 @@ def _reads_hint(job: Job, param: str | None, project: Project) -> str:
     fn = _job_def(job, project) if param else None
     if fn is None:
         return ""
-    parents: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(fn[1]):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
+    nodes = list(ast.walk(fn[1]))
+    parents = parent_map(nodes)
     reads: dict[str, None] = {}
-    for node in ast.walk(fn[1]):
+    for node in nodes:
         if not (isinstance(node, ast.Name) and node.id == param):
             continue
         top = _read_chain(node, parents)
