@@ -32,6 +32,7 @@ from codemods._rewrites import (
     background_tasks,
     direct_call,
     django_202,
+    django_mail,
     executor,
     fastapi_202,
     flask_202,
@@ -233,6 +234,8 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
 
 
 def _rewrite_for(target: Target) -> Rewrite:
+    if target.delivery:
+        return django_mail.rewrite
     if not target.accepted:
         return REWRITERS[target.site.pattern]
     return ACCEPTED.get(target.site.handler or Framework.FASTAPI, fastapi_202.rewrite)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from codemods import _service, _status_route, _storable, _threadjob, _triggers
+from codemods import _mail, _service, _status_route, _storable, _threadjob, _triggers
 from codemods._jobdefs import FunctionDefInfo
 from codemods._project import Project, enclosing_function
 from codemods._types import (
@@ -93,10 +93,11 @@ def select(
     outcomes: list[SiteOutcome] = []
     project = project or Project(Path(inventory.root))
     for site in inventory.sites:
-        if options.jobs and site.job not in options.jobs:
+        if options.jobs and site.job not in options.jobs and not _mail_named(site, options):
             continue
         job = inventory.job(site.job)
-        decided = _decide(site, job, options, defs, blocked or {}, accept_202, project)
+        callers = [c for c in inventory.sites_of(site.job) if c.location != site.location]
+        decided = _decide(site, job, options, defs, blocked or {}, accept_202, project, callers)
         if isinstance(decided, Target):
             targets.append(decided)
         else:
@@ -112,9 +113,14 @@ def _decide(
     blocked: dict[str, str],
     accept_202: bool,
     project: Project,
+    callers: list[CallSite] | None = None,
 ) -> Target | SiteOutcome:
     if job is None:
         return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
+    if site.target_source.startswith(_mail.DROP_INS):
+        return SiteOutcome(site=site, status=Status.ALREADY, reason=_mail.ALREADY)
+    if _mail.drop_in(site) is not None:
+        return _delivery(site, job, options, defs, blocked, project, callers)
     if site.enclosing_function and site.enclosing_function == job.qualname:
         return _skip(site, _inside_reason(site, job))
     threaded = _thread_job(site, job, project) or _service_job(site, job, defs, project)
@@ -179,6 +185,61 @@ def _decide(
         status_route=route,
         schedule=trigger.arguments() if trigger is not None else "",
     )
+
+
+def _mail_named(site: CallSite, options: ApplyOptions) -> bool:
+    return _mail.drop_in(site) is not None and _mail.named(site, options.jobs)
+
+
+def _delivery(
+    site: CallSite,
+    job: Job,
+    options: ApplyOptions,
+    defs: dict[str, FunctionDefInfo | None],
+    blocked: dict[str, str],
+    project: Project,
+    callers: list[CallSite] | None = None,
+) -> Target | SiteOutcome:
+    """A Django mail call: its delivery moves to a worker, the message built where it is.
+
+    Its send errors reached the caller, and, when the call is inside the job the scan
+    names (the function around it), that job's callers: a handler in either would no
+    longer run when the mail fails, so either makes the site manual.
+    """
+    held = (
+        [f"{site.location.path}: {blocked[site.location.path]}"]
+        if site.location.path in blocked
+        else []
+    )
+    reason = held[0] if held else _mail.reason(site, options.jobs)
+    if reason:
+        return _skip(site, reason)
+    if site.result_used:
+        return SiteOutcome(
+            site=site,
+            status=Status.MANUAL,
+            reason=f"{_manual_reason(site)}: once queued, the number of mails sent is not known here",
+            lines=site.result_use_lines,
+        )
+    handlers = _handlers_around(site, project)
+    if handlers:
+        return SiteOutcome(
+            site=site, status=Status.MANUAL, reason=_handled_reason(handlers), lines=handlers
+        )
+    inside = site.enclosing_function == job.qualname
+    for caller in callers or [] if inside else []:
+        up = _handlers_around(caller, project)
+        if up:
+            where = f"{caller.location.path}:{caller.location.line}"
+            return SiteOutcome(
+                site=site,
+                status=Status.MANUAL,
+                reason=f"{job.qualname}'s call at {where}: {_handled_reason(up)}",
+                lines=up,
+            )
+    found = defs.get(job.qualname)
+    kind = found.kind if found is not None else DefKind.FUNCTION
+    return Target(site, job, kind, qualpath=found.qualpath if found else "", delivery=True)
 
 
 def _thread_job(

@@ -20,6 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from inventory.models import CallSite, Framework, Job
 
+# A rewritten Django mail call (codemods._mail): what moved of it.
+DELIVERY_NOTE = (
+    "its delivery: the message is built here, a worker sends it (queue_runtime.django_mail)"
+)
+
 
 class CodemodError(Exception):
     """The codemods could not run."""
@@ -191,6 +196,7 @@ class Target:
     schedule: str = (
         ""  # a scheduler registration's @job arguments: 'every="15m"' (codemods._triggers)
     )
+    delivery: bool = False  # Django's mail call: only its delivery moves (codemods._mail)
 
     @property
     def name(self) -> str:
@@ -248,7 +254,8 @@ class Rewritten:
     target: Target
 
     def site_outcome(self) -> SiteOutcome:
-        return SiteOutcome(site=self.target.site, status=Status.REWRITTEN)
+        reason = DELIVERY_NOTE if self.target.delivery else ""
+        return SiteOutcome(site=self.target.site, status=Status.REWRITTEN, reason=reason)
 
 
 @dataclass(frozen=True)

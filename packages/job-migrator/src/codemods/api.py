@@ -21,10 +21,12 @@ from codemods._edits.status_endpoint import AppModule
 from codemods._project import Project
 from codemods._select import guarded_verdict, select
 from codemods._types import (
+    DELIVERY_NOTE,
     ApplyOptions,
     ApplyResult,
     CodemodError,
     SiteOutcome,
+    Status,
     Target,
 )
 from inventory.models import Confidence, Framework, Idempotency, Inventory, Job
@@ -86,8 +88,20 @@ def plan_apply(
         jobs=moved,
         rescanned=rescanned,
         records=[j for q in moved if (j := inventory.job(q)) is not None],
-        worker=describe_worker_bootstrap(top) if moved else "",
+        worker=_worker_needs(top, plan.outcomes) if moved else "",
     )
+
+
+def _worker_needs(top: Path, outcomes: list[SiteOutcome]) -> str:
+    """What the workers need for this app; for delivered Django mail, the module to run."""
+    text = describe_worker_bootstrap(top)
+    if any(o.status is Status.REWRITTEN and o.reason == DELIVERY_NOTE for o in outcomes):
+        text += (
+            " Django mail is delivered by the runtime's own job: run "
+            "`queue-runtime worker queue_runtime.django_mail` with the same settings "
+            "(or any app module that imports it)."
+        )
+    return text
 
 
 def _blocked(top: Path, inventory: Inventory, stale: list[str], dirty: set[Path]) -> dict[str, str]:
@@ -99,7 +113,7 @@ def _blocked(top: Path, inventory: Inventory, stale: list[str], dirty: set[Path]
 
 
 def _decorations(targets: list[Target], opts: ApplyOptions) -> dict[str, str]:
-    jobs = {t.job.qualname: t.job for t in targets}
+    jobs = {t.job.qualname: t.job for t in targets if not t.delivery}
     return {q: _decoration(j, opts.pools.get(q, opts.default_pool)) for q, j in jobs.items()}
 
 

@@ -123,6 +123,8 @@ def _register_jobs(
     by_path: dict[str, dict[str, str]] = defaultdict(dict)
     scheduled = _schedules(moved, plan)
     for target in moved:
+        if target.delivery:  # the delivery job is the runtime's own: nothing to register here
+            continue
         wrapper = target.wrapper
         if wrapper is not None:  # the wrapper is the job; the function it calls stays as it is
             module = modules.get(wrapper.path) or cst.parse_module(sources[wrapper.path])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from codemods._select import guarded_verdict
-from codemods._types import ApplyResult, SiteOutcome, Status
+from codemods._types import DELIVERY_NOTE, ApplyResult, SiteOutcome, Status
 from inventory.models import Inventory, Job, Location
 
 ROLLBACK = """## Rollback
@@ -40,6 +40,29 @@ raised (`migrator rollout set JOB 25%`, then `async`). Changing the job's code
 closes the gate again until it is re-certified.
 """
 
+DELIVERY = """## Django mail: built in the request, delivered by a worker
+
+The rewritten Django mail calls (`django_mail.send_mail(...)`, `django_mail.send(msg)`)
+build the message exactly as before, in the request, with the same arguments:
+templates rendered, lazy translations forced in the request's language, rows read.
+Only the delivery is queued: a JSON copy of the built message for the runtime's
+own job `queue_runtime.django_mail.deliver`, keyed by the message's `Message-ID`.
+A message the queue cannot carry (a subclass of Django's classes, a connection of
+its own, a MIME attachment, one over the payload limit) is sent in the request, as
+before. {jobs} {verb} not moved: {pronoun} still {run} in the request.
+
+Delivery is not idempotent (a worker killed after the server took the mail sends
+it again, with the same `Message-ID`), so the gate keeps it **inline** (sent in the
+caller, as before) until a load test certifies it
+(`migrator loadtest queue_runtime.django_mail.deliver --sandbox ... --chaos
+kill-workers`) *and* its rollout is raised (`migrator rollout set
+queue_runtime.django_mail.deliver async`). A worker delivers with
+`queue-runtime worker queue_runtime.django_mail --django-settings SETTINGS` (or any
+module that imports it). A test that patched `module.send_mail` no longer
+intercepts these calls: read `django.core.mail.outbox`, or patch
+`queue_runtime.django_mail.send_mail`.
+"""
+
 TESTS = """## Tests of the application
 
 Run the test suite in inline mode (`QUEUE_RUNTIME_MODE=inline`, or
@@ -63,10 +86,13 @@ def render(
         parts.append(f"Based on `{base}`: merge that one first.\n")
     parts.append("## What moved and why it is safe\n")
     parts.extend(_job_section(job_record(result, inventory, q), q) for q in jobs)
+    delivered = _delivered_only(jobs, mine)
     guarded = [
         q
         for q in jobs
-        if (j := job_record(result, inventory, q)) is not None and guarded_verdict(j)
+        if q not in delivered
+        and (j := job_record(result, inventory, q)) is not None
+        and guarded_verdict(j)
     ]
     if guarded:
         many = len(guarded) > 1
@@ -75,6 +101,16 @@ def render(
                 jobs=", ".join(f"`{q}`" for q in guarded),
                 verb="are" if many else "is",
                 pronoun="they" if many else "it",
+            )
+        )
+    if delivered:
+        many = len(delivered) > 1
+        parts.append(
+            DELIVERY.format(
+                jobs=", ".join(f"`{q}`" for q in delivered),
+                verb="are" if many else "is",
+                pronoun="they" if many else "it",
+                run="run" if many else "runs",
             )
         )
     parts.append(_sites("Sites changed", [o for o in mine if o.status is Status.REWRITTEN]))
@@ -89,6 +125,14 @@ def render(
     parts.append(TESTS)
     parts.append(_checklist(jobs, inventory))
     return "\n".join(p for p in parts if p)
+
+
+def _delivered_only(jobs: list[str], mine: list[SiteOutcome]) -> list[str]:
+    """The jobs of which only Django mail deliveries moved: the job itself stays in the request."""
+    moved = {q: [o for o in mine if o.site.job == q and o.status is Status.REWRITTEN] for q in jobs}
+    return [
+        q for q, found in moved.items() if found and all(o.reason == DELIVERY_NOTE for o in found)
+    ]
 
 
 def job_record(result: ApplyResult, inventory: Inventory, qualname: str) -> Job | None:

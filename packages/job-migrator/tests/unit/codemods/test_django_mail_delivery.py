@@ -1,0 +1,198 @@
+"""Django's own mail calls: the message stays built in the request, its delivery moves.
+
+The tree is scanned by the real scanner; apply then rewrites each Django mail call
+whose job is named (or ``queue_runtime.django_mail.deliver`` for all of them) to
+``queue_runtime.django_mail``'s drop-in, with its arguments untouched: they need not
+be storable, only the built message is. What still keeps a call in the request: a
+caller that reads the result, a handler of its exceptions (around the call, or
+around the job's own callers when the call is inside the job), a connection of its
+own, or not being named.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codemods import ApplyOptions, Status, plan_apply
+from inventory import scan
+
+DELIVER = "queue_runtime.django_mail.deliver"
+
+VIEWS = """from django.core.mail import EmailMessage, EmailMultiAlternatives, send_mail
+from django.core import mail
+from django.http import HttpResponse
+from django.template.loader import render_to_string
+
+
+def contact(request):
+    send_mail("Hi", render_to_string("body.txt", {"r": request}), None, [request.POST["to"]])
+    return HttpResponse("ok")
+
+
+def invite(request):
+    EmailMessage("Hi", "body", to=[request.POST["email"]]).send()
+    return HttpResponse("ok")
+
+
+def welcome(request):
+    msg = EmailMultiAlternatives("Hi", "body", to=["c@example.org"])
+    msg.attach_alternative("<p>x</p>", "text/html")
+    msg.send(fail_silently=True)
+    return HttpResponse("ok")
+
+
+def counted(request):
+    sent = send_mail("Hi", "b", None, ["d@example.org"])
+    return HttpResponse(str(sent))
+
+
+def handled(request):
+    try:
+        mail.send_mail("Hi", "b", None, ["e@example.org"])
+    except OSError:
+        return HttpResponse("the mail server is down", status=503)
+    return HttpResponse("ok")
+
+
+def connected(request):
+    send_mail("Hi", "b", None, ["f@example.org"], connection=mail.get_connection())
+    return HttpResponse("ok")
+"""
+
+HELPERS = """from django.core.mail import send_mail
+
+
+def email_link(request, email):
+    send_mail("Your link", "https://example.org/" + request.path, None, [email])
+"""
+
+LOGIN = """from django.contrib import messages
+from django.http import HttpResponse
+
+from site_app.helpers import email_link
+
+
+def login(request):
+    try:
+        email_link(request, request.POST["email"])
+    except Exception:
+        messages.error(request, "There was an error sending the email.")
+    return HttpResponse("ok")
+"""
+
+
+@pytest.fixture
+def root(write_files: Callable[[dict[str, str]], Path]) -> Path:
+    return write_files(
+        {
+            "site_app/__init__.py": "",
+            "site_app/views.py": VIEWS,
+            "site_app/helpers.py": HELPERS,
+            "site_app/login.py": LOGIN,
+        }
+    )
+
+
+def _outcomes(root: Path, *jobs: str) -> dict[int | str, tuple[Status, str]]:
+    result = plan_apply(root, scan(root), ApplyOptions(allow_dirty=True, jobs=jobs), scanner=None)
+    found: dict[int | str, tuple[Status, str]] = {}
+    for o in result.outcomes:
+        key = (
+            o.site.location.line
+            if o.site.location.path.endswith("views.py")
+            else o.site.location.path
+        )
+        found[key] = (o.status, o.reason)
+    return found
+
+
+def _views(root: Path, *jobs: str) -> str:
+    result = plan_apply(root, scan(root), ApplyOptions(allow_dirty=True, jobs=jobs), scanner=None)
+    (change,) = [c for c in result.changes if c.path == "site_app/views.py"]
+    return change.after
+
+
+def test_named_by_the_delivery_job_every_movable_call_hands_its_message_over(root: Path) -> None:
+    after = _views(root, DELIVER)
+    ast.parse(after)
+    assert (
+        'django_mail.send_mail("Hi", render_to_string("body.txt", {"r": request}), None, [request.POST["to"]])'
+        in after
+    )
+    assert 'django_mail.send(EmailMessage("Hi", "body", to=[request.POST["email"]]))' in after
+    assert "django_mail.send(msg, fail_silently=True)" in after
+    assert "from queue_runtime import django_mail" in after
+    # what stays: the counted result, the handled failure, the caller's own connection
+    assert 'sent = send_mail("Hi", "b", None, ["d@example.org"])' in after
+    assert '        mail.send_mail("Hi", "b", None, ["e@example.org"])' in after
+    assert "connection=mail.get_connection())" in after
+    assert "from django.core import mail" in after  # still used
+
+
+def test_each_call_that_stays_says_why(root: Path) -> None:
+    found = _outcomes(root, DELIVER)
+    lines = {
+        n: VIEWS.splitlines().index(text) + 1
+        for n, text in {
+            "contact": '    send_mail("Hi", render_to_string("body.txt", {"r": request}), None, [request.POST["to"]])',
+            "counted": '    sent = send_mail("Hi", "b", None, ["d@example.org"])',
+            "handled": '        mail.send_mail("Hi", "b", None, ["e@example.org"])',
+            "connected": '    send_mail("Hi", "b", None, ["f@example.org"], connection=mail.get_connection())',
+        }.items()
+    }
+    status, reason = found[lines["contact"]]
+    assert status is Status.REWRITTEN and "a worker sends it" in reason
+    status, reason = found[lines["counted"]]
+    assert status is Status.MANUAL and "the number of mails sent is not known here" in reason
+    status, reason = found[lines["handled"]]
+    assert status is Status.MANUAL and "except clause(s) at line(s)" in reason
+    status, reason = found[lines["connected"]]
+    assert status is Status.SKIPPED and "`connection=`" in reason
+
+
+def test_inside_a_helper_whose_caller_reports_a_failed_send_it_stays_manual(root: Path) -> None:
+    """``try: email_link(...) except Exception: messages.error(...)``: the user is told when
+    the mail fails. Delivered by a worker, the send cannot fail there any more."""
+    found = _outcomes(root, DELIVER)
+    status, reason = found["site_app/helpers.py"]
+    assert status is Status.MANUAL
+    assert "site_app.helpers.email_link's call at site_app/login.py:" in reason
+
+
+def test_not_named_nothing_moves_and_the_reason_says_how(root: Path) -> None:
+    result = plan_apply(root, scan(root), ApplyOptions(allow_dirty=True), scanner=None)
+    assert result.changes == []
+    contact = next(o for o in result.outcomes if o.site.job == "site_app.views.contact")
+    assert contact.status is Status.SKIPPED
+    assert "--job site_app.views.contact" in contact.reason and DELIVER in contact.reason
+
+
+def test_named_by_its_own_job_only_that_job_moves(root: Path) -> None:
+    result = plan_apply(
+        root,
+        scan(root),
+        ApplyOptions(allow_dirty=True, jobs=("site_app.views.invite",)),
+        scanner=None,
+    )
+    assert result.jobs == ["site_app.views.invite"]
+    (change,) = result.changes
+    assert "django_mail.send(EmailMessage(" in change.after
+    assert 'send_mail("Hi", render_to_string(' in change.after  # contact: not named
+    assert "@job" not in change.after  # the delivery job is the runtime's; the view is no job
+    assert "queue-runtime worker queue_runtime.django_mail" in result.worker
+
+
+def test_a_second_run_finds_the_calls_already_delivered(root: Path) -> None:
+    first = plan_apply(
+        root, scan(root), ApplyOptions(allow_dirty=True, jobs=(DELIVER,)), scanner=None
+    )
+    for change in first.changes:
+        (root / change.path).write_text(change.after)
+    again = plan_apply(
+        root, scan(root), ApplyOptions(allow_dirty=True, jobs=(DELIVER,)), scanner=None
+    )
+    assert again.changes == []
