@@ -38,8 +38,9 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
 
 
 def _send_mail(call: cst.Call) -> cst.Call | None:
-    name = dotted(call.func)
-    if name is None or name.rsplit(".", 1)[-1] != "send_mail":
+    # The scan resolved this call to Django's send_mail, under whatever name it was imported
+    # (``from django.core.mail import send_mail as django_send_mail``): a plain name is enough.
+    if dotted(call.func) is None:
         return None
     return call.with_changes(func=_attr("send_mail"))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from codemods import _mail
 from inventory.models import CallSite, Confidence, Idempotency, Inventory, Job
 from migrator.plan.config import PlanConfig
 from migrator.plan.keys import SAME_ARGUMENTS, KeySource, key_source, resolve_key
@@ -219,6 +220,8 @@ def _move_item(job: Job, sites: list[CallSite]) -> PlanItem:
 
 
 def _group(job: Job, sites: list[CallSite], config: PlanConfig, root: Path | None) -> JobGroup:
+    if sites and all(_mail.drop_in(s) is not None for s in sites):
+        return _delivery_group(job, sites)
     found = resolve_key(job, config.keys.get(job.qualname), root)
     key = _key_item(job, found, declared=job.qualname in config.keys)
     group = JobGroup(
@@ -256,6 +259,69 @@ def _group(job: Job, sites: list[CallSite], config: PlanConfig, root: Path | Non
         group.items.append(apply)
         return group
     group.items += _gated_steps(job, apply)
+    return group
+
+
+def _delivery_group(job: Job, sites: list[CallSite]) -> JobGroup:
+    """A job whose only sites are Django's own mail calls: what moves is their delivery.
+
+    The job itself stays in the request (its arguments, a request or a model, need
+    not be stored): each message is built there as before and handed to the runtime's
+    own delivery job, keyed by its Message-ID, so there is no key to declare. The
+    load test and the rollout are that job's (``codemods._mail``).
+    """
+    deliver = _mail.DELIVERY_JOB
+    group = JobGroup(
+        job=job.qualname,
+        header=f"`{job.qualname}`: {_summary(job, sites)}",
+        details=[
+            f"- {d}"
+            for d in (
+                *(_site_line(s) for s in sites),
+                _why(job),
+                "Django mail: the message stays built in the request; its delivery moves to "
+                f"the runtime's own job `{deliver}`, keyed by each message's Message-ID "
+                "(no key to declare; the job itself stays in the request)",
+            )
+        ],
+        fast_track=job.fast_track,
+    )
+
+    def live(step: str, title: str, command: str) -> PlanItem:
+        # Checked by --check against the delivery job's certification and rollout.
+        return PlanItem(
+            id=f"{job.qualname}/{step}",
+            title=title,
+            verification=Verification.LIVE,
+            job=deliver,
+            evidence=NOT_CHECKED,
+            command=command,
+        )
+
+    group.items = [
+        PlanItem(
+            id=f"{job.qualname}/apply",
+            title=(
+                f"Deliver the Django mail of `{job.qualname}` from a worker "
+                "(the gate keeps it inline until certified)"
+            ),
+            verification=Verification.MANUAL,
+            job=job.qualname,
+            command=f"migrator apply --job {job.qualname}",
+        ),
+        live(
+            "loadtest",
+            f"Certify `{deliver}` with a load test (with chaos) for its current code",
+            f"migrator loadtest {deliver} --sandbox SETTINGS --args MODULE:MESSAGES "
+            f"--rate R --duration D --chaos {CHAOS}",
+        ),
+        live(
+            "rollout",
+            f"Roll `{deliver}` out by percentage: inline, then 25%, then async "
+            "(inline again is the rollback)",
+            f"migrator rollout set {deliver} 25%",
+        ),
+    ]
     return group
 
 

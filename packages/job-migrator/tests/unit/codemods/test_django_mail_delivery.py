@@ -196,3 +196,27 @@ def test_a_second_run_finds_the_calls_already_delivered(root: Path) -> None:
         root, scan(root), ApplyOptions(allow_dirty=True, jobs=(DELIVER,)), scanner=None
     )
     assert again.changes == []
+
+
+ALIASED = """from django.conf import settings
+from django.core.mail import send_mail as django_send_mail
+
+
+def notify(request, feedback):
+    django_send_mail("[%s] Feedback" % request.get_host(), feedback.comment, None, [settings.ADMIN])
+"""
+
+
+def test_an_aliased_import_is_followed_and_goes_once_unused(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    """tellme: ``send_mail as django_send_mail`` inside a function of a request and a model."""
+    root = write_files({"fb/__init__.py": "", "fb/mail.py": ALIASED})
+    result = plan_apply(
+        root, scan(root), ApplyOptions(allow_dirty=True, jobs=("fb.mail.notify",)), scanner=None
+    )
+    (change,) = result.changes
+    ast.parse(change.after)
+    assert "    django_mail.send_mail(" in change.after
+    assert "django_send_mail" not in change.after  # the alias's import went with its last use
+    assert "from queue_runtime import django_mail" in change.after

@@ -105,3 +105,45 @@ def test_a_declared_key_is_the_apply_steps_key_and_a_job_without_input_has_none(
         build_plan(inventory([bare], [make_site("app.welcome", 3)])).phase(PhaseId.NEEDS_KEY).groups
     )
     assert next(i for i in group.items if i.id.endswith("/apply")).key is None
+
+
+def _django_mail_site(job: str, line: int):  # type: ignore[no-untyped-def]
+    from inventory.models import Pattern
+
+    return make_site(job, line).model_copy(
+        update={
+            "pattern": Pattern.DIRECT_CALL,
+            "target_source": "django.core.mail.send_mail",
+            "enclosing_function": job,
+        }
+    )
+
+
+def test_a_job_whose_sites_are_django_mail_calls_moves_its_delivery_with_no_key() -> None:
+    """The job (it takes a request) stays in the request; its mail calls hand the built
+    message to queue_runtime.django_mail, keyed by Message-ID: no key to declare, and the
+    load test and rollout are those of the delivery job."""
+    plan = build_plan(inventory([mail_job()], [_django_mail_site("app.welcome", 3)]))
+    (group,) = plan.phase(PhaseId.NEEDS_KEY).groups
+    assert [i.id.split("/")[1] for i in group.items] == ["apply", "loadtest", "rollout"]
+    apply, loadtest, rollout = group.items
+    assert apply.command == "migrator apply --job app.welcome" and apply.key is None
+    deliver = "queue_runtime.django_mail.deliver"
+    assert loadtest.job == rollout.job == deliver
+    assert loadtest.command is not None and loadtest.command.startswith(
+        f"migrator loadtest {deliver}"
+    )
+    assert rollout.command == f"migrator rollout set {deliver} 25%"
+    assert any("Django mail" in d and "Message-ID" in d for d in group.details)
+
+
+def test_a_job_with_one_other_site_keeps_its_key_and_guard() -> None:
+    sites = [_django_mail_site("app.welcome", 3), make_site("app.welcome", 9)]
+    (group,) = build_plan(inventory([mail_job()], sites)).phase(PhaseId.NEEDS_KEY).groups
+    assert [i.id.split("/")[1] for i in group.items] == [
+        "key",
+        "apply",
+        "guard",
+        "loadtest",
+        "rollout",
+    ]
