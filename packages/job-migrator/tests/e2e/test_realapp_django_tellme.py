@@ -1,0 +1,288 @@
+"""django-tellme 0.7.3 (a Django app by others, with its own suite) migrated end to end (issue 11).
+
+Slow: ``realapps/tellme/setup.sh`` downloads the pinned sdist and builds its venv
+(``MIGRATOR_REALAPPS_DIR`` caches it). tellme's view saves a feedback row, then calls
+``tellme.mail.send_mail(request, feedback)``, which builds a message from the request
+(host, user, an admin URL) and lazy translations and sends it with Django's
+``send_mail``. The function takes a request and a model instance: it cannot be a job. Its
+Django mail call can: the message is still built in the request, and only its delivery
+goes to a worker (``queue_runtime.django_mail``).
+
+- ``test_the_unmigrated_suite_passes_through_the_harness``: 11 passed.
+- ``test_django_tellme_end_to_end``: scan; plan (its JSON gives the mail job's apply
+  step: no key, the delivery job's load test and rollout); apply (default: nothing, each
+  with its reason; then the plan's step: the mail call rewritten); the suite inline (11
+  passed), its two mails the reference; a real ``migrator loadtest`` of
+  ``queue_runtime.django_mail.deliver`` with a SIGKILL certifies it into the app's queue;
+  rollout async; the suite again with two real workers, then with the worker that sent the
+  first mail SIGKILLed: the same mails as inline, each sent once, by a worker. How the
+  suite waits for the workers: ``realapps/django_bridge.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from queue_runtime.gate import certification
+from queue_runtime.runtime import Runtime
+from queue_runtime.store import JobQuery, JobStatus
+from queue_runtime.testing import WorkerSpawner, isolated_settings, pg_admin_url, unique_name
+from tests.e2e.realapps.harness import (
+    AppTree,
+    Outbox,
+    SuiteCounts,
+    app_migrator,
+    configure_queue,
+    install_migrator,
+    migrator,
+    prepare,
+    run_suite,
+    uninstall_runtime,
+    workspace,
+)
+
+pytestmark = pytest.mark.slow
+HERE = Path(__file__).resolve().parent / "realapps"
+SCRIPTS = HERE / "tellme"
+NAME = "django-tellme"
+SUITE = SuiteCounts(11, 0, 0)
+JOB = "tellme.mail.send_mail"
+DELIVER = "queue_runtime.django_mail.deliver"
+APP_SETTINGS = "tellme.tests.testproject.settings"
+WORKER_SETTINGS = "django_worker_settings"  # the app's test settings, mail recorded
+MAILS = 2  # the suite's tests that post feedback and count mail.outbox
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> AppTree:
+    return prepare(NAME, SCRIPTS, workspace(tmp_path_factory.mktemp("realapps")))
+
+
+@pytest.fixture
+def queue() -> Iterator[Runtime]:
+    from queue_runtime import configure, migrate
+
+    with isolated_settings(pg_admin_url(), unique_name(), migrated=False) as settings:
+        migrate(settings)
+        rt = configure(settings)
+        try:
+            yield rt
+        finally:
+            rt.close()
+
+
+class AppWorkers(WorkerSpawner):
+    """``queue-runtime worker`` processes run by the app's own venv python."""
+
+    def __init__(self, tree: AppTree, logdir: Path, env: dict[str, str]) -> None:
+        super().__init__(logdir, "django_worker", cwd=tree.src, env=env)
+        self.python = str(tree.python)
+
+    def start(self, settings, *args):  # type: ignore[no-untyped-def, override]
+        command = [self.python, "-m", "queue_runtime.cli", "worker", self.app, *args]
+        log = self.logdir / f"worker-{len(self.procs)}.log"
+        with log.open("ab") as out:
+            proc = subprocess.Popen(command, cwd=self.cwd, env=self.env, stdout=out, stderr=out)
+        self.procs.append(proc)
+        return proc
+
+
+def test_the_unmigrated_suite_passes_through_the_harness(tree: AppTree) -> None:
+    uninstall_runtime(tree)
+    assert run_suite(tree) == SUITE
+
+
+def _queue_env(queue: Runtime) -> dict[str, str]:
+    return {
+        "QUEUE_RUNTIME_DATABASE_URL": queue.settings.database_url or "",
+        "QUEUE_RUNTIME_REDIS_URL": queue.settings.redis_url or "",
+    }
+
+
+def _app_env(tree: AppTree, outbox: Path, process: str) -> dict[str, str]:
+    return {
+        "PYTHONPATH": os.pathsep.join([str(HERE), str(tree.src)]),
+        "REALAPP_OUTBOX": str(outbox),
+        "REALAPP_PROCESS": process,
+        "REALAPP_DJANGO_SETTINGS": APP_SETTINGS,
+    }
+
+
+def _squeezed(text: str) -> str:
+    """Terminal output without whitespace and table borders: rich wraps long cells."""
+    return "".join(c for c in text if not c.isspace() and c != "│")
+
+
+def _mail_key(mail: dict[str, object]) -> str:
+    # Recipients and subject: the bodies quote factory-made users and comments (Faker).
+    return json.dumps({k: mail[k] for k in ("to", "subject")}, sort_keys=True)
+
+
+def _built_in_the_request(mail: dict[str, object]) -> bool:
+    """The body tellme builds from the request: its host, its user, an absolute admin URL."""
+    body = str(mail["body"])
+    return body.startswith("Your site testserver received feedback from ") and (
+        "http://testserver/admin/tellme/feedback/" in body
+    )
+
+
+def _plan_step(src: Path) -> tuple[dict[str, object], list[str]]:
+    """From the plan's JSON: the mail job's group, and its apply step's arguments."""
+    plan = json.loads((src / ".migrator" / "plan.json").read_text())
+    (group,) = [g for p in plan["phases"] for g in p["groups"] if g["job"] == JOB]
+    (apply,) = [i for i in group["items"] if i["id"] == f"{JOB}/apply"]
+    command = str(apply["command"]).split()
+    assert command[:2] == ["migrator", "apply"], command
+    return group, command[2:]
+
+
+@pytest.mark.pg
+@pytest.mark.redis
+@pytest.mark.timeout(1500)  # scan, plan, apply, a load test, the app's suite three times
+def test_django_tellme_end_to_end(tree: AppTree, queue: Runtime, tmp_path: Path) -> None:
+    src = tree.src
+    uninstall_runtime(tree)
+    # 1. scan: the one mail site, Django's send_mail inside tellme.mail.send_mail
+    scan = migrator("scan", ".", cwd=src)
+    inventory = json.loads((src / ".migrator" / "inventory.json").read_text())
+    (site,) = [s for s in inventory["sites"] if s["job"] == JOB]
+    assert site["target_source"] == "django.core.mail.send_mail", scan.stdout
+    assert site["location"]["path"] == "tellme/mail.py" and not site["result_used"]
+    # 2. plan: the notification fast track; no key to declare; the delivery job's gate
+    plan = migrator("plan", ".", cwd=src)
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    group, step = _plan_step(src)
+    assert group["fast_track"] and step == ["--job", JOB], group
+    gated = {i["id"].rsplit("/", 1)[1]: i["job"] for i in group["items"]}  # type: ignore[union-attr]
+    assert gated == {"apply": JOB, "loadtest": DELIVER, "rollout": DELIVER}
+    # 3. apply: by default nothing moves (each with its reason); the plan's step moves the call
+    default = migrator("apply", ".", "--write", "--allow-dirty", cwd=src)
+    assert "jobs moved: none" in default.stdout, default.stdout + default.stderr
+    assert f"--job{JOB}" in _squeezed(default.stdout), default.stdout  # rich wraps its cells
+    applied = migrator("apply", ".", "--write", "--allow-dirty", *step, cwd=src)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    said = _squeezed(applied.stdout)
+    assert f"jobsmoved:{JOB}" in said and "queue-runtimeworkerqueue_runtime.django_mail" in said
+    code = (src / "tellme" / "mail.py").read_text()
+    assert "django_mail.send_mail(" in code and "django_send_mail" not in code
+    # 4. the app's own suite, inline; the mails it sends are the reference
+    install_migrator(tree)
+    reference = Outbox(tmp_path / "outbox-inline.jsonl")
+    inline = run_suite(
+        tree,
+        {
+            **_app_env(tree, reference.path, "suite"),
+            "QUEUE_RUNTIME_MODE": "inline",
+            "REALAPP_PYTEST_ARGS": "-p django_outbox",
+        },
+    )
+    assert inline == SUITE
+    expected = Counter(_mail_key(m) for m in reference.mails())
+    assert sum(expected.values()) == MAILS
+    assert all(m["process"] == "suite" and _built_in_the_request(m) for m in reference.mails())
+    # 5. the gate: a real load test of the delivery job certifies it into the app's queue
+    configure_queue(tree, queue.settings, django_settings=WORKER_SETTINGS)
+    _certify(tree, queue, tmp_path)
+    rollout = app_migrator(
+        tree,
+        "rollout", "set", DELIVER, "async", "--by", "e2e", "--app", "django_worker",
+        env={**_app_env(tree, tmp_path / "unused.jsonl", "suite"), **_queue_env(queue)},
+    )  # fmt: skip
+    assert rollout.returncode == 0, rollout.stdout + rollout.stderr
+    # 6. the suite again with two real workers, delivery async; then with one SIGKILLed
+    for kill in (False, True):
+        _async_pass(tree, queue, expected, tmp_path / f"async-{kill}", kill)
+
+
+def _certify(tree: AppTree, queue: Runtime, tmp: Path) -> None:
+    """``migrator loadtest`` of the delivery job in a sandbox, with SIGKILLs; a pass certifies."""
+    report = tmp / "loadtest.json"
+    with isolated_settings(
+        pg_admin_url(),
+        unique_name(),
+        lease_ttl=2.0,
+        poll_interval=0.1,
+        shutdown_grace=2.0,
+        rollout_refresh=0.1,
+        django_settings=WORKER_SETTINGS,
+    ) as sandbox:
+        done = app_migrator(
+            tree,
+            "loadtest", DELIVER, "--sandbox", "django_sandbox",
+            "--args", "django_sandbox:messages", "--key", "lt-{run}-{i}",
+            "--rate", "10", "--duration", "4s", "--chaos", "kill-workers", "--kills", "1",
+            "--workers", "2", "--sla-p99-ms", "15000", "--drain-timeout", "60s",
+            "--certify-by", "e2e", "--certify-into", queue.settings.database_url or "",
+            "--json", str(report),
+            env={
+                **_app_env(tree, tmp / "outbox-loadtest.jsonl", "loadtest"),
+                "REALAPP_SANDBOX_SETTINGS": sandbox.model_dump_json(by_alias=True),
+                **_queue_env(queue),
+            },
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    found = json.loads(report.read_text())
+    assert found["passed"] and found["certified"], found["reasons"]
+    assert found["duplicate_completions"] == [] and found["lost"] == 0
+    assert certification(queue, DELIVER, found["fingerprint"]) is not None
+
+
+def _succeeded(queue: Runtime) -> int:
+    count, after = 0, None
+    while True:
+        query = JobQuery(state=JobStatus.SUCCEEDED, job=DELIVER, after=after, limit=500)
+        page = queue.inspector.list_jobs(query)
+        count += len(page.jobs)
+        if page.next_after is None:
+            return count
+        after = page.next_after
+
+
+def _async_pass(
+    tree: AppTree, queue: Runtime, expected: Counter[str], home: Path, kill: bool
+) -> None:
+    home.mkdir()
+    outbox = Outbox(home / "outbox.jsonl")
+    killed_file = home / "killed-pid"
+    env = {
+        **os.environ,
+        **_app_env(tree, outbox.path, "worker"),
+        **_queue_env(queue),
+        "REALAPP_JOB_MODULES": "tellme.mail",
+        "PATH": f"{tree.python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    before = _succeeded(queue)
+    workers = AppWorkers(tree, home, env)
+    try:
+        workers.start(queue.settings)
+        workers.start(queue.settings)
+        suite_env = {
+            **_app_env(tree, outbox.path, "suite"),
+            **_queue_env(queue),
+            "QUEUE_RUNTIME_MODE": "queue",
+            "REALAPP_PYTEST_ARGS": "-p django_outbox -p django_bridge",
+            **({"REALAPP_KILL_FIRST_SENDER": str(killed_file)} if kill else {}),
+        }
+        counts = run_suite(tree, suite_env)
+        assert counts == SUITE, workers.logs()
+    finally:
+        workers.stop_all()
+    mails = outbox.mails()
+    by_worker = [m for m in mails if m["process"] == "worker"]
+    # the same mails as inline, each once, every one sent by a worker
+    assert Counter(_mail_key(m) for m in mails) == expected
+    assert len(by_worker) == len(mails) == MAILS == _succeeded(queue) - before
+    assert len({m["message_id"] for m in by_worker}) == MAILS
+    assert all(_built_in_the_request(m) for m in by_worker), by_worker
+    if kill:  # the first mail's worker was SIGKILLed after it; the other sent the rest
+        pid = int(killed_file.read_text())
+        victim = next(p for p in workers.procs if p.pid == pid)
+        assert victim.returncode == -9
+        assert by_worker[0]["pid"] == pid and {m["pid"] for m in by_worker[1:]} - {pid}
