@@ -58,9 +58,13 @@ caller, as before) until a load test certifies it
 kill-workers`) *and* its rollout is raised (`migrator rollout set
 queue_runtime.django_mail.deliver async`). A worker delivers with
 `queue-runtime worker queue_runtime.django_mail --django-settings SETTINGS` (or any
-module that imports it). A test that patched `module.send_mail` no longer
-intercepts these calls: read `django.core.mail.outbox`, or patch
-`queue_runtime.django_mail.send_mail`.
+module that imports it).
+
+The application's tests: in inline mode (`QUEUE_RUNTIME_MODE=inline`, and under
+pytest by default) the message is delivered in the test process, through the
+test's email backend: `django.core.mail.outbox` has it, as before. A test that
+patched `module.send_mail` no longer intercepts these calls: read the outbox, or
+patch `queue_runtime.django_mail.send_mail`.
 """
 
 TESTS = """## Tests of the application
@@ -81,12 +85,17 @@ def render(
 ) -> str:
     """Markdown for the branch ``name`` that moves ``jobs``."""
     mine = [o for o in result.outcomes if o.site.job in jobs]
-    parts = [f"# Move {len(jobs)} job(s) onto queue_runtime ({name})\n"]
+    delivered = _delivered_only(jobs, mine)
+    title = (
+        f"# Deliver the Django mail of {len(jobs)} job(s) from queue_runtime workers ({name})\n"
+        if len(delivered) == len(jobs)
+        else f"# Move {len(jobs)} job(s) onto queue_runtime ({name})\n"
+    )
+    parts = [title]
     if base:
         parts.append(f"Based on `{base}`: merge that one first.\n")
     parts.append("## What moved and why it is safe\n")
     parts.extend(_job_section(job_record(result, inventory, q), q) for q in jobs)
-    delivered = _delivered_only(jobs, mine)
     guarded = [
         q
         for q in jobs
@@ -122,8 +131,9 @@ def render(
     if result.worker:
         parts.append(f"## What the workers need\n\n{result.worker}\n")
     parts.append(ROLLBACK + (ROLLBACK_202 if accepted else ""))
-    parts.append(TESTS)
-    parts.append(_checklist(jobs, inventory))
+    if len(delivered) < len(jobs):
+        parts.append(TESTS)
+    parts.append(_checklist(jobs, inventory, delivered))
     return "\n".join(p for p in parts if p)
 
 
@@ -172,12 +182,13 @@ def _sites(title: str, outcomes: list[SiteOutcome]) -> str:
     return "\n".join(rows) + "\n"
 
 
-def _checklist(jobs: list[str], inventory: Inventory) -> str:
+def _checklist(jobs: list[str], inventory: Inventory, delivered: list[str]) -> str:
     items = ["## Rollout checklist items this advances\n"]
     for q in jobs:
         count = len(inventory.sites_of(q))
+        done = "Django mail calls deliver" if q in delivered else "call sites enqueue"
         items.append(
-            f"- [x] `{q}`: call sites enqueue through queue_runtime ({count} site(s) in the inventory)"
+            f"- [x] `{q}`: {done} through queue_runtime ({count} site(s) in the inventory)"
         )
         items.append(f"- [ ] `{q}`: deployed in inline mode, then switched to queue mode per job")
     items.append("- [ ] workers running with leasing, retries and the dead-letter queue verified")

@@ -220,3 +220,18 @@ def test_an_aliased_import_is_followed_and_goes_once_unused(
     assert "    django_mail.send_mail(" in change.after
     assert "django_send_mail" not in change.after  # the alias's import went with its last use
     assert "from queue_runtime import django_mail" in change.after
+
+
+def test_the_pr_text_says_what_moved_of_a_job_whose_mail_is_delivered(root: Path) -> None:
+    from codemods._changes import pr
+
+    inventory = scan(root)
+    jobs = ("site_app.views.invite",)
+    result = plan_apply(root, inventory, ApplyOptions(allow_dirty=True, jobs=jobs), scanner=None)
+    text = pr.render("mail", result.jobs, result, inventory)
+    assert text.startswith("# Deliver the Django mail of 1 job(s) from queue_runtime workers")
+    assert "## Django mail: built in the request, delivered by a worker" in text
+    assert "`site_app.views.invite` is not moved: it still runs in the request" in text
+    assert "execution guard" not in text  # the view is not registered: nothing to guard
+    assert "`job.enqueue(...)` on the same name" not in text  # not what these calls became
+    assert "Django mail calls deliver through queue_runtime" in text
