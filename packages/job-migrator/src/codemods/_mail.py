@@ -4,7 +4,8 @@ A site whose call is Django's mail API (``send_mail(...)``, ``EmailMessage(...).
 ``msg.send()``) needs none of its arguments stored: the rewrite hands the built
 message to :mod:`queue_runtime.django_mail` (``django_mail.send_mail(...)``,
 ``django_mail.send(msg)``), which builds it exactly as Django does, in the request,
-and queues only its delivery: a JSON copy of the message, keyed by its Message-ID.
+and queues only its delivery: a JSON copy of the message, one job per send, with a
+Message-ID given in the request.
 Templates are rendered, lazy strings forced and rows read where they were; the
 worker needs no row of the request, so an uncommitted transaction (a test's
 ``TestCase``) does not hide anything from it.

@@ -15,12 +15,13 @@ subject, body, addresses, headers, alternatives and attachments. Nothing of the
 request (no model, no request object, no lazy string) is stored, so the
 arguments need not be JSON, and the worker needs no row the request wrote.
 
-Each message gets its ``Message-ID`` in the request (unless it has one), and
-that id is the job's idempotency key: enqueueing the same message twice
-queues it once, and a retry after a worker died sends the same ``Message-ID``,
-which receiving servers use to drop the copy. Delivery is still registered as
-``non_idempotent``: the gate keeps it inline (sent in the caller, as before)
-until a load test certifies it.
+Each send is one delivery job, as each ``msg.send()`` was one send: the same
+message object sent twice (a loop that changes ``msg.to`` and sends again) is two
+jobs. The payload gets a ``Message-ID`` in the request (unless the message has
+one; the caller's message is not changed), so a retry after a worker died sends
+the same ``Message-ID``, which receiving servers use to drop the copy. Delivery
+is still registered as ``non_idempotent``: the gate keeps it inline (sent in the
+caller, as before) until a load test certifies it.
 
 A message the payload cannot carry is sent here, as before, and never lost: a
 subclass of Django's classes (it may override how it is built), a connection
@@ -36,7 +37,7 @@ import base64
 import logging
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from queue_runtime.errors import PayloadTooLarge
 from queue_runtime.handle import JobHandle
@@ -45,7 +46,6 @@ from queue_runtime.jobs import job
 log = logging.getLogger("queue_runtime.django_mail")
 
 JOB_NAME = "queue_runtime.django_mail.deliver"
-KEY_PREFIX = "django-mail:"
 _KINDS = ("EmailMessage", "EmailMultiAlternatives")
 _warned: set[str] = set()
 
@@ -154,7 +154,7 @@ def send(msg: Any, fail_silently: bool = False) -> JobHandle | int:
         _note(payload)
         return int(msg.send(fail_silently=fail_silently))
     try:
-        return deliver.options(idempotency_key=KEY_PREFIX + payload.message_id).enqueue(payload)
+        return deliver.enqueue(payload)
     except PayloadTooLarge as exc:
         _note(f"over the queue's payload limit ({exc}): sent in the caller")
         return int(msg.send(fail_silently=fail_silently))
@@ -163,8 +163,8 @@ def send(msg: Any, fail_silently: bool = False) -> JobHandle | int:
 def payload_of(msg: Any, fail_silently: bool = False) -> MailMessage | str:
     """The message as a payload, or why it cannot be one (then it is sent where it is).
 
-    Gives the message a ``Message-ID`` first when it has none (in its headers,
-    so a caller that sends it again sends the same id).
+    The payload's headers get a fresh ``Message-ID`` when the message has none; the
+    message itself is left as it is (sent again, it is another mail, with another id).
     """
     from django.core.mail import EmailMessage, EmailMultiAlternatives
     from django.core.mail.message import make_msgid
@@ -175,11 +175,11 @@ def payload_of(msg: Any, fail_silently: bool = False) -> MailMessage | str:
         return f"a {kind}, not Django's own message class: sent in the caller"
     if msg.connection is not None:
         return "a connection of the message's own: sent in the caller"
-    if not any(k.lower() == "message-id" for k in msg.extra_headers):
-        msg.extra_headers["Message-ID"] = make_msgid(domain=DNS_NAME)
     headers = {str(k): v for k, v in msg.extra_headers.items()}
     if not all(isinstance(v, str) for v in headers.values()):
         return "a header whose value is not text: sent in the caller"
+    if not any(k.lower() == "message-id" for k in headers):
+        headers["Message-ID"] = make_msgid(domain=DNS_NAME)
     if msg.encoding is not None and not isinstance(msg.encoding, str):
         return "an encoding that is a Charset object: sent in the caller"
     attachments = [_attachment(a) for a in msg.attachments]
@@ -191,6 +191,21 @@ def payload_of(msg: Any, fail_silently: bool = False) -> MailMessage | str:
     alternatives = getattr(msg, "alternatives", [])
     if not all(isinstance(content, str) for content, _ in alternatives):
         return "an alternative that is not text: sent in the caller"
+    try:
+        return _payload(msg, kind, headers, attachments, addresses, alternatives, fail_silently)
+    except ValidationError as exc:  # an attribute of a type Django would not send either
+        return f"a message the payload cannot describe ({exc.error_count()} error(s)): sent in the caller"
+
+
+def _payload(
+    msg: Any,
+    kind: str,
+    headers: dict[str, str],
+    attachments: list[Any],
+    addresses: dict[str, Any],
+    alternatives: list[Any],
+    fail_silently: bool,
+) -> MailMessage:
     return MailMessage(
         kind=kind,
         subject=str(msg.subject),  # a lazy or safe string, forced in the request's language

@@ -46,7 +46,8 @@ The rewritten Django mail calls (`django_mail.send_mail(...)`, `django_mail.send
 build the message exactly as before, in the request, with the same arguments:
 templates rendered, lazy translations forced in the request's language, rows read.
 Only the delivery is queued: a JSON copy of the built message for the runtime's
-own job `queue_runtime.django_mail.deliver`, keyed by the message's `Message-ID`.
+own job `queue_runtime.django_mail.deliver`, one job per send, its `Message-ID`
+given in the request.
 A message the queue cannot carry (a subclass of Django's classes, a connection of
 its own, a MIME attachment, one over the payload limit) is sent in the request, as
 before. {jobs} {verb} not moved: {pronoun} still {run} in the request.

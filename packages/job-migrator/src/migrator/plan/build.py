@@ -267,7 +267,8 @@ def _delivery_group(job: Job, sites: list[CallSite]) -> JobGroup:
 
     The job itself stays in the request (its arguments, a request or a model, need
     not be stored): each message is built there as before and handed to the runtime's
-    own delivery job, keyed by its Message-ID, so there is no key to declare. The
+    own delivery job (one job per send, its Message-ID given there), so there is no key to
+    declare. The
     load test and the rollout are that job's (``codemods._mail``).
     """
     deliver = _mail.DELIVERY_JOB
@@ -280,8 +281,8 @@ def _delivery_group(job: Job, sites: list[CallSite]) -> JobGroup:
                 *(_site_line(s) for s in sites),
                 _why(job),
                 "Django mail: the message stays built in the request; its delivery moves to "
-                f"the runtime's own job `{deliver}`, keyed by each message's Message-ID "
-                "(no key to declare; the job itself stays in the request)",
+                f"the runtime's own job `{deliver}`, one job per send with its Message-ID given "
+                "in the request (no key to declare; the job itself stays in the request)",
             )
         ],
         fast_track=job.fast_track,

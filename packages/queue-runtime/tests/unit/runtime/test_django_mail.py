@@ -50,6 +50,7 @@ def test_every_shape_comes_back_as_the_same_mime_message(tmp_path: Path) -> None
     found = _case("round_trip", tmp_path)
     for shape in ("plain", "rich", "html_only"):
         assert found[shape]["same"], shape
+        assert found[shape]["caller_untouched"] and found[shape]["rebuilt_id"], shape
         # a lazy subject and a SafeString body are stored as plain text, forced in the request
         assert found[shape]["types"] == ["str"]
         assert found[shape]["message_id"].startswith("<")
