@@ -3,7 +3,7 @@
 The app's tests read ``django.core.mail.outbox`` right after the request. Once a mail's
 delivery is a job (``queue_runtime.django_mail``), a worker sends it, in another process,
 after the call returned. This plugin makes the suite wait for the worker instead of for
-nothing: each ``django_mail.send`` that queued a job waits, with a deadline, until the job
+nothing: each delivery ``django_mail`` queued (``deliver.enqueue``) waits, with a deadline, until the job
 has finished, fails the test when it did not succeed (its status and last error in the
 message), then puts into this process's ``mail.outbox`` the message the worker recorded
 (:mod:`django_outbox`, ``process: worker``), as the worker built it from the payload.
@@ -37,7 +37,7 @@ from queue_runtime.gate.decide import gate_decision
 from queue_runtime.handle import InlineHandle
 
 DEADLINE = float(os.environ.get("REALAPP_JOB_DEADLINE", "60"))
-_options = django_mail.deliver.options
+_enqueue = django_mail.deliver.enqueue
 
 
 def _worker_line(message_id: str) -> dict[str, Any] | None:
@@ -63,35 +63,24 @@ def _wait(handle: JobHandle) -> None:
         raise AssertionError(f"job {handle.id} did not succeed on a worker: {detail}")
 
 
-class _Bridged:
-    """``deliver.options(...)``: its ``enqueue`` waits for the worker and replays its mail."""
+def _bridged_enqueue(message: django_mail.MailMessage) -> JobHandle:
+    """``deliver.enqueue``: waits for the worker, then replays the mail it recorded."""
+    from django.core import mail
 
-    def __init__(self, bound: Any) -> None:
-        self._bound = bound
-
-    def enqueue(self, message: django_mail.MailMessage) -> JobHandle:
-        from django.core import mail
-
-        sent = self._bound.enqueue(message)
-        if isinstance(sent, InlineHandle):  # the async pass expects every delivery on a worker
-            decision = gate_decision(current(), django_mail.deliver)
-            raise AssertionError(f"delivery ran in the suite, not on a worker: {decision.reason}")
-        _wait(sent)
-        line = _worker_line(message.message_id)
-        if line is None:
-            raise AssertionError(
-                f"job {sent.id} succeeded, no worker recorded {message.message_id}"
-            )
-        replayed = django_mail.rebuild(django_mail.MailMessage.model_validate(line["payload"]))
-        setattr(replayed, django_outbox.REPLAYED, True)
-        if hasattr(mail, "outbox"):
-            mail.outbox.append(replayed)
-        _kill_first_sender(int(line["pid"]))
-        return sent  # type: ignore[no-any-return]
-
-
-def _bridged_options(**options: Any) -> _Bridged:
-    return _Bridged(_options(**options))
+    sent = _enqueue(message)
+    if isinstance(sent, InlineHandle):  # the async pass expects every delivery on a worker
+        decision = gate_decision(current(), django_mail.deliver)
+        raise AssertionError(f"delivery ran in the suite, not on a worker: {decision.reason}")
+    _wait(sent)
+    line = _worker_line(message.message_id)
+    if line is None:
+        raise AssertionError(f"job {sent.id} succeeded, no worker recorded {message.message_id}")
+    replayed = django_mail.rebuild(django_mail.MailMessage.model_validate(line["payload"]))
+    setattr(replayed, django_outbox.REPLAYED, True)
+    if hasattr(mail, "outbox"):
+        mail.outbox.append(replayed)
+    _kill_first_sender(int(line["pid"]))
+    return sent
 
 
 def _kill_first_sender(pid: int) -> None:
@@ -121,4 +110,4 @@ def pytest_configure(config: pytest.Config) -> None:
     # On the job object, not on the module: the gate's fingerprint of ``deliver`` follows the
     # module's globals its code names (``.send(...)`` names ``send``), so replacing a module
     # function would change the fingerprint the load test certified, and close the gate.
-    django_mail.deliver.options = _bridged_options  # type: ignore[method-assign]
+    django_mail.deliver.enqueue = _bridged_enqueue  # type: ignore[method-assign]
