@@ -22,6 +22,7 @@ credentials of its own keeps them in the request.
 
 from __future__ import annotations
 
+from codemods._project import module_name
 from inventory.models import CallSite, Pattern
 
 DELIVERY_JOB = "queue_runtime.django_mail.deliver"
@@ -38,6 +39,45 @@ _SEND = tuple(
     for cls in ("EmailMessage", "EmailMultiAlternatives")
 )
 _OWN_CONNECTION = frozenset({"connection", "auth_user", "auth_password"})
+
+
+# Django's mail helpers with no drop-in: they build their message from settings inside Django.
+NO_DROP_IN = (
+    "django.core.mail.mail_admins",
+    "django.core.mail.mail_managers",
+    "django.core.mail.send_mass_mail",
+)
+
+
+def no_drop_in(site: CallSite) -> str | None:
+    """Why a Django mail helper apply has no drop-in for stays in the request, else None."""
+    if site.target_source not in NO_DROP_IN:
+        return None
+    name = site.target_source.rsplit(".", 1)[1]
+    return (
+        f"Django's {name}(): queue_runtime.django_mail has no drop-in for it (Django builds "
+        "that message itself, from settings); it stays in the request"
+    )
+
+
+def patched_in_tests(site: CallSite, callee: str | None, tests: dict[str, str]) -> list[str]:
+    """``path:line`` of each test that patches the name this call goes through.
+
+    ``patch("pkg.views.send_mail")`` intercepts the call only while the module calls
+    that name; the rewrite calls ``django_mail.send_mail`` and may drop the import,
+    so the patch would raise or no longer intercept anything.
+    """
+    if callee is None:
+        return []
+    target = f"{module_name(site.location.path)}.{callee}"
+    quoted = (f'"{target}"', f"'{target}'")
+    return [
+        f"{path}:{number}"
+        for path, text in tests.items()
+        if target in text
+        for number, line in enumerate(text.splitlines(), 1)
+        if any(q in line for q in quoted)
+    ]
 
 
 def drop_in(site: CallSite) -> str | None:

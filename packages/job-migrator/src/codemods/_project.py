@@ -10,9 +10,13 @@ needed). A module outside the project is simply not found.
 from __future__ import annotations
 
 import ast
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+
+from inventory._walk import is_test_file
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -95,6 +99,7 @@ class Project:
     root: Path
     sources: dict[str, str] = field(default_factory=dict)  # POSIX path -> text
     _modules: dict[str, ModuleInfo | None] = field(default_factory=dict)
+    _tests: dict[str, str] | None = None
 
     def module(self, name: str) -> ModuleInfo | None:
         if name not in self._modules:
@@ -130,6 +135,12 @@ class Project:
         except (OSError, UnicodeDecodeError):
             return None
 
+    def test_texts(self) -> dict[str, str]:
+        """POSIX path -> text of every test module under the root (read once, on first use)."""
+        if self._tests is None:
+            self._tests = dict(_test_texts(self.root))
+        return self._tests
+
     def lookup(self, dotted: str) -> tuple[ModuleInfo, str] | None:
         """The project module defining ``pkg.mod.Name`` and the name, through re-exports."""
         for _ in range(8):  # re-export chains are short; a cycle must not loop forever
@@ -143,6 +154,26 @@ class Project:
                 return None
             dotted = info.imports[last]
         return None
+
+
+_NOT_PROJECT = frozenset(
+    {".git", ".venv", "venv", "node_modules", "site-packages", ".migrator", ".tox"}
+)
+
+
+def _test_texts(root: Path) -> Iterator[tuple[str, str]]:
+    """Test modules (``is_test_file`` names, or any module under a ``tests`` folder)."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _NOT_PROJECT and not d.startswith("."))
+        here = Path(folder)
+        in_tests = "tests" in here.relative_to(root).parts or "test" in here.relative_to(root).parts
+        for name in sorted(files):
+            if name.endswith(".py") and (in_tests or is_test_file(name)):
+                try:
+                    text = (here / name).read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    continue
+                yield (here / name).relative_to(root).as_posix(), text
 
 
 def enclosing_function(tree: ast.Module, line: int) -> _Def | None:

@@ -121,6 +121,9 @@ def _decide(
         return SiteOutcome(site=site, status=Status.ALREADY, reason=_mail.ALREADY)
     if _mail.drop_in(site) is not None:
         return _delivery(site, job, options, defs, blocked, project, callers)
+    no_drop_in = _mail.no_drop_in(site)
+    if no_drop_in is not None:
+        return _skip(site, no_drop_in)
     if site.enclosing_function and site.enclosing_function == job.qualname:
         return _skip(site, _inside_reason(site, job))
     threaded = _thread_job(site, job, project) or _service_job(site, job, defs, project)
@@ -188,7 +191,9 @@ def _decide(
 
 
 def _mail_named(site: CallSite, options: ApplyOptions) -> bool:
-    return _mail.drop_in(site) is not None and _mail.named(site, options.jobs)
+    """A Django mail call the user named (moved, or told why not: ``mail_admins``)."""
+    django_mail = _mail.drop_in(site) is not None or _mail.no_drop_in(site) is not None
+    return django_mail and _mail.named(site, options.jobs)
 
 
 def _delivery(
@@ -226,20 +231,108 @@ def _delivery(
         return SiteOutcome(
             site=site, status=Status.MANUAL, reason=_handled_reason(handlers), lines=handlers
         )
+    atomic = _atomic_around(site, project)
+    if atomic:
+        return SiteOutcome(
+            site=site, status=Status.MANUAL, reason=_atomic_reason(atomic), lines=atomic
+        )
     inside = site.enclosing_function == job.qualname
     for caller in callers or [] if inside else []:
+        where = f"{caller.location.path}:{caller.location.line}"
         up = _handlers_around(caller, project)
         if up:
-            where = f"{caller.location.path}:{caller.location.line}"
             return SiteOutcome(
                 site=site,
                 status=Status.MANUAL,
                 reason=f"{job.qualname}'s call at {where}: {_handled_reason(up)}",
                 lines=up,
             )
+        up = _atomic_around(caller, project)
+        if up:
+            return SiteOutcome(
+                site=site,
+                status=Status.MANUAL,
+                reason=f"{job.qualname}'s call at {where}: {_atomic_reason(up)}",
+                lines=up,
+            )
+    patched = _mail.patched_in_tests(site, _callee(site, project), project.test_texts())
+    if patched:
+        return SiteOutcome(
+            site=site,
+            status=Status.MANUAL,
+            reason=(
+                f"the tests patch the name this call goes through ({', '.join(patched[:5])}): "
+                "rewritten, the call no longer goes through it (and its import may go); "
+                "patch queue_runtime.django_mail.send_mail, or read django.core.mail.outbox, "
+                "then apply again"
+            ),
+        )
     found = defs.get(job.qualname)
     kind = found.kind if found is not None else DefKind.FUNCTION
     return Target(site, job, kind, qualpath=found.qualpath if found else "", delivery=True)
+
+
+def _atomic_around(site: CallSite, project: Project) -> list[int]:
+    """Lines of the ``transaction.atomic`` blocks or decorators the call runs inside, else [].
+
+    A failed send inside ``atomic`` raises through it and rolls back what the block
+    wrote (the new user, the token the mail links to). Delivered by a worker, the send
+    cannot fail there: the rows are committed, the mail is not sent.
+    """
+    info = project.module_at(site.location.path)
+    if info is None:
+        return []
+    line, lines = site.location.line, []
+    for node in ast.walk(info.tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            inside = node.lineno <= line <= (node.end_lineno or node.lineno)
+            lines += [d.lineno for d in node.decorator_list if inside and _is_atomic(d)]
+        elif isinstance(node, ast.With | ast.AsyncWith) and node.body:
+            last = node.body[-1].end_lineno or node.body[-1].lineno
+            if node.body[0].lineno <= line <= last:
+                lines += [node.lineno for item in node.items if _is_atomic(item.context_expr)]
+    return sorted(set(lines))
+
+
+def _is_atomic(expr: ast.expr) -> bool:
+    """``atomic``, ``transaction.atomic``, ``transaction.atomic(...)``, ``@atomic(durable=True)``."""
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+    return name == "atomic"
+
+
+def _atomic_reason(lines: list[int]) -> str:
+    where = ", ".join(str(n) for n in lines)
+    return (
+        f"the call runs inside transaction.atomic (line(s) {where}): a failed send raises "
+        "through it and rolls back what it wrote; delivered by a worker, the send cannot "
+        "fail there, so the rows would stay without their mail; keep it inline, or send "
+        "after the transaction (transaction.on_commit) and rewrite it by hand"
+    )
+
+
+def _callee(site: CallSite, project: Project) -> str | None:
+    """The name the call at the site is written with (``send_mail``, ``mail.send_mail``)."""
+    info = project.module_at(site.location.path)
+    if info is None:
+        return None
+    for node in ast.walk(info.tree):
+        if (
+            isinstance(node, ast.Call)
+            and node.lineno == site.location.line
+            and node.col_offset == site.location.column
+        ):
+            return _dotted(node.func)
+    return None
+
+
+def _dotted(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        head = _dotted(expr.value)
+        return None if head is None else f"{head}.{expr.attr}"
+    return None
 
 
 def _thread_job(

@@ -132,6 +132,11 @@ class ApplyResult(BaseModel):
     def by_status(self, status: Status) -> list[SiteOutcome]:
         return [o for o in self.outcomes if o.status is status]
 
+    def delivered_only(self, qualname: str) -> bool:
+        """Only Django mail deliveries of the moved job ``qualname`` moved: the job stays."""
+        mine = [o for o in self.by_status(Status.REWRITTEN) if o.site.job == qualname]
+        return bool(mine) and all(o.reason == DELIVERY_NOTE for o in mine)
+
     @property
     def diff(self) -> str:
         return "".join(change.unified_diff() for change in self.changes)

@@ -40,7 +40,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from queue_runtime.errors import PayloadTooLarge
-from queue_runtime.handle import JobHandle
+from queue_runtime.handle import InlineHandle, JobHandle
 from queue_runtime.jobs import job
 
 log = logging.getLogger("queue_runtime.django_mail")
@@ -146,6 +146,9 @@ def send(msg: Any, fail_silently: bool = False) -> JobHandle | int:
 
     A message with no recipients is not queued (Django sends nothing: 0). One
     the payload cannot carry is sent here, as before: what ``msg.send()`` returns.
+    While the gate keeps delivery inline the message is sent here, and a failure
+    raises here, as ``msg.send()`` raised (unless ``fail_silently``): the caller's
+    ``except`` and an enclosing transaction's rollback behave as before.
     """
     if not msg.recipients():
         return 0
@@ -154,10 +157,13 @@ def send(msg: Any, fail_silently: bool = False) -> JobHandle | int:
         _note(payload)
         return int(msg.send(fail_silently=fail_silently))
     try:
-        return deliver.enqueue(payload)
+        handle = deliver.enqueue(payload)
     except PayloadTooLarge as exc:
         _note(f"over the queue's payload limit ({exc}): sent in the caller")
         return int(msg.send(fail_silently=fail_silently))
+    if isinstance(handle, InlineHandle) and handle.error is not None:
+        raise handle.error  # sent in the caller, and failed there: as msg.send() would have
+    return handle
 
 
 def payload_of(msg: Any, fail_silently: bool = False) -> MailMessage | str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from codemods._select import guarded_verdict
-from codemods._types import DELIVERY_NOTE, ApplyResult, SiteOutcome, Status
+from codemods._types import ApplyResult, SiteOutcome, Status
 from inventory.models import Inventory, Job, Location
 
 ROLLBACK = """## Rollback
@@ -86,7 +86,7 @@ def render(
 ) -> str:
     """Markdown for the branch ``name`` that moves ``jobs``."""
     mine = [o for o in result.outcomes if o.site.job in jobs]
-    delivered = _delivered_only(jobs, mine)
+    delivered = [q for q in jobs if result.delivered_only(q)]
     title = (
         f"# Deliver the Django mail of {len(jobs)} job(s) from queue_runtime workers ({name})\n"
         if len(delivered) == len(jobs)
@@ -136,14 +136,6 @@ def render(
         parts.append(TESTS)
     parts.append(_checklist(jobs, inventory, delivered))
     return "\n".join(p for p in parts if p)
-
-
-def _delivered_only(jobs: list[str], mine: list[SiteOutcome]) -> list[str]:
-    """The jobs of which only Django mail deliveries moved: the job itself stays in the request."""
-    moved = {q: [o for o in mine if o.site.job == q and o.status is Status.REWRITTEN] for q in jobs}
-    return [
-        q for q, found in moved.items() if found and all(o.reason == DELIVERY_NOTE for o in found)
-    ]
 
 
 def job_record(result: ApplyResult, inventory: Inventory, qualname: str) -> Job | None:

@@ -188,12 +188,20 @@ def _refused_table(result: ApplyResult) -> Table:
     return table
 
 
+def _moved(result: ApplyResult) -> list[str]:
+    """The moved jobs; one of which only Django mail deliveries moved says so (it stays)."""
+    return [
+        f"{job} (its Django mail delivery)" if result.delivered_only(job) else job
+        for job in result.jobs
+    ]
+
+
 def _summary(result: ApplyResult, mode: Output) -> str:
     counts = {s: len(result.by_status(s)) for s in Status}
     verb = {Output.DIFF: "would change", Output.WRITE: "wrote", Output.BRANCH: "committed"}[mode]
     parts = [
         f"{verb} {len(result.changes)} file(s)",
-        f"jobs moved: {', '.join(result.jobs) or 'none'}",
+        f"jobs moved: {', '.join(_moved(result)) or 'none'}",
     ]
     parts += [f"{n} {s.value}" for s, n in counts.items() if n]
     return "; ".join(parts)

@@ -235,3 +235,88 @@ def test_the_pr_text_says_what_moved_of_a_job_whose_mail_is_delivered(root: Path
     assert "execution guard" not in text  # the view is not registered: nothing to guard
     assert "`job.enqueue(...)` on the same name" not in text  # not what these calls became
     assert "Django mail calls deliver through queue_runtime" in text
+
+
+SIGNUP = """from django.core.mail import EmailMessage, mail_admins, send_mail
+from django.db import transaction
+from django.http import HttpResponse
+
+
+@transaction.atomic(durable=True)
+def verify(request, user):
+    mail = EmailMessage("Verify", "link", to=[user.email])
+    mail.send()  # decorated
+    return user
+
+
+def signup(request):
+    with transaction.atomic():
+        send_mail("Welcome", "b", None, ["w@example.org"])  # in a block
+    return HttpResponse("ok")
+
+
+def register(request):
+    verify(request, request.user)
+    return HttpResponse("ok")
+
+
+def magic(request):
+    send_mail("Your link", "b", None, ["m@example.org"])  # patched
+    return HttpResponse("ok")
+
+
+def alert(request):
+    mail_admins("Alert", "b")  # admins
+    return HttpResponse("ok")
+"""
+
+PATCHING_TEST = """from unittest.mock import patch
+
+
+def test_magic(client):
+    with patch("acct.views.send_mail") as sent:
+        client.get("/magic/")
+    sent.assert_called_once()
+"""
+
+
+def test_inside_a_transaction_a_patched_name_or_a_helper_without_drop_in_stays(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    root = write_files(
+        {
+            "acct/__init__.py": "",
+            "acct/views.py": SIGNUP,
+            "acct/tests/__init__.py": "",
+            "acct/tests/test_views.py": PATCHING_TEST,
+        }
+    )
+    result = plan_apply(
+        root, scan(root), ApplyOptions(allow_dirty=True, jobs=(DELIVER,)), scanner=None
+    )
+    lines = SIGNUP.splitlines()
+    by_line = {o.site.location.line: o for o in result.outcomes}
+
+    def at(marker: str):  # type: ignore[no-untyped-def]
+        return by_line[next(n for n, t in enumerate(lines, 1) if f"# {marker}" in t)]
+
+    decorator = next(n for n, t in enumerate(lines, 1) if t.startswith("@transaction.atomic"))
+    with_line = next(n for n, t in enumerate(lines, 1) if "with transaction.atomic()" in t)
+    decorated, block = at("decorated"), at("in a block")
+    assert (
+        decorated.status is Status.MANUAL
+        and f"transaction.atomic (line(s) {decorator})" in decorated.reason
+    )
+    assert (
+        block.status is Status.MANUAL
+        and f"transaction.atomic (line(s) {with_line})" in block.reason
+    )
+    patched = at("patched")
+    assert patched.status is Status.MANUAL
+    assert (
+        "the tests patch the name this call goes through (acct/tests/test_views.py:5)"
+        in patched.reason
+    )
+    admins = at("admins")
+    assert admins.status is Status.SKIPPED and "no drop-in for it" in admins.reason
+    assert result.changes == []

@@ -22,12 +22,12 @@ APPS = Path(__file__).resolve().parents[2] / "fixtures" / "framework_apps"
 LOCMEM = "django.core.mail.backends.locmem.EmailBackend"
 
 
-def _case(name: str, tmp_path: Path) -> dict[str, Any]:
+def _case(name: str, tmp_path: Path, backend: str = LOCMEM) -> dict[str, Any]:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(APPS), os.environ.get("PYTHONPATH", "")]),
         "DJANGO_SETTINGS_MODULE": "djsite.settings",
-        "DJSITE_EMAIL_BACKEND": LOCMEM,
+        "DJSITE_EMAIL_BACKEND": backend,
         "DJSITE_DB": str(tmp_path / "db.sqlite3"),
     }
     env.pop("QR_TEST_SETTINGS", None)
@@ -83,3 +83,11 @@ def test_inline_mode_delivers_in_the_caller_and_keeps_the_rest_as_before(tmp_pat
     ]
     assert found["outbox"][0]["alternatives"] == [["<p>h</p>", "text/html"]]
     assert all(m["message_id"] for m in found["outbox"][:2])
+
+
+def test_inline_a_failed_send_raises_in_the_caller_as_before(tmp_path: Path) -> None:
+    """While the gate keeps delivery inline, the caller's ``except`` (a message to the user)
+    and an enclosing transaction's rollback see the failure, as with ``send_mail``; with
+    ``fail_silently=True`` nothing is raised, as Django does."""
+    found = _case("inline_failure", tmp_path, backend="djsite.backends.DownBackend")
+    assert found["raised"] == ["SMTPServerDisconnected", None]
