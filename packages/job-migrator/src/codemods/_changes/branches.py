@@ -123,7 +123,12 @@ def _commit_message(qualname: str, step: ApplyResult, inventory: Inventory) -> s
     job = pr.job_record(step, inventory, qualname)
     verdict = f"{job.idempotency}, {job.confidence} confidence" if job else "moved"
     sites = [o for o in step.by_status(Status.REWRITTEN) if o.site.job == qualname]
-    lines = [f"Move {qualname} onto queue_runtime ({verdict})", ""]
+    title = (
+        f"Deliver the Django mail of {qualname} from queue_runtime workers"
+        if step.delivered_only(qualname)
+        else f"Move {qualname} onto queue_runtime ({verdict})"
+    )
+    lines = [title, ""]
     lines += [f"- {o.site.location.path}:{o.site.location.line} {o.site.pattern}" for o in sites]
     lines += ["", 'Rollback: mode = "inline" in [tool.queue_runtime].']
     return "\n".join(lines)
