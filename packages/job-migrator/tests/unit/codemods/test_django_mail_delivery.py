@@ -320,3 +320,30 @@ def test_inside_a_transaction_a_patched_name_or_a_helper_without_drop_in_stays(
     admins = at("admins")
     assert admins.status is Status.SKIPPED and "no drop-in for it" in admins.reason
     assert result.changes == []
+
+
+def test_branch_commit_names_the_delivery_not_a_move_of_the_view(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    import subprocess
+
+    from codemods import create_branches
+
+    root = write_files({"fb/__init__.py": "", "fb/mail.py": ALIASED})
+
+    def git(*args: str) -> str:
+        ident = ["-c", "user.email=d@e", "-c", "user.name=D"]
+        done = subprocess.run(
+            ["git", *ident, *args], cwd=root, check=True, capture_output=True, text=True
+        )
+        return done.stdout
+
+    git("init", "-q", "-b", "main")
+    git("add", ".")
+    git("commit", "-qm", "app")
+    options = ApplyOptions(jobs=("fb.mail.notify",))
+    result, reports = create_branches(root, scan(root), "mail", options, scanner=None)
+    assert result.jobs == ["fb.mail.notify"] and reports
+    subject = git("log", "-1", "--format=%s", reports[0].name).strip()
+    assert subject == "Deliver the Django mail of fb.mail.notify from queue_runtime workers"
+    assert "django_mail.send_mail(" in git("show", f"{reports[0].name}:fb/mail.py")
