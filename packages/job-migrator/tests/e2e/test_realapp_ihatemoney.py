@@ -26,7 +26,6 @@ import signal
 import subprocess
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -51,7 +50,6 @@ from tests.e2e.realapps.harness import (
     uninstall_runtime,
     workspace,
 )
-from tests.support import wait_until
 
 pytestmark = [
     pytest.mark.slow,
@@ -340,32 +338,28 @@ def _async_pass(
     assert migrated.returncode == 0, migrated.stderr[-3000:]
     before = _succeeded(queue, names)
     workers = AppWorkers(tree, home, "ihatemoney_worker", env, cwd=tree.src)
-    killed: subprocess.Popen[bytes] | None = None
+    killed_file = home / "killed-pid"
     try:
         workers.start(queue.settings)
         workers.start(queue.settings)
+        # mid-run: the bridge SIGKILLs the worker that sent the first mail once that mail's
+        # job is done, before the suite's next request (realapps/first_sender.py)
+        kill_env = {"REALAPP_KILL_FIRST_SENDER": str(killed_file)} if kill else {}
         suite_env = _suite_env(
             outbox.path,
             QUEUE_RUNTIME_MODE="queue",
             TESTING_SQLALCHEMY_DATABASE_URI=database,
             REALAPP_PYTEST_ARGS="-p ihatemoney_outbox -p ihatemoney_bridge",
             **_queue_env(queue),
+            **kill_env,
         )
-        with ThreadPoolExecutor(1) as pool:
-            running = pool.submit(run_suite, tree, suite_env)
-            if kill:  # mid-run: the worker that sent the first mail, once it has sent it
-                wait_until(
-                    lambda: any(m["process"] == "worker" for m in outbox.mails()),
-                    timeout=300,
-                    message="a first mail sent by a worker",
-                )
-                pid = next(m["pid"] for m in outbox.mails() if m["process"] == "worker")
-                killed = next(p for p in workers.procs if p.pid == pid)
-                workers.kill(killed, signal.SIGKILL)
-            counts = running.result()
+        counts = run_suite(tree, suite_env)
         assert (counts.passed, counts.failed, counts.skipped) == (146, 0, 5), workers.logs()
     finally:
         workers.stop_all()
+    killed = (
+        next(p for p in workers.procs if p.pid == int(killed_file.read_text())) if kill else None
+    )
     mails = outbox.mails()
     by_worker = [m for m in mails if m["process"] == "worker"]
     # the same mails as inline, each once; those of the moved jobs sent by a worker, one per job

@@ -9,12 +9,10 @@ message), then puts into this process's ``mail.outbox`` the message the worker r
 (:mod:`django_outbox`, ``process: worker``), as the worker built it from the payload.
 A replayed message is not recorded again.
 
-With ``$REALAPP_KILL_FIRST_SENDER`` set to a path, the worker that delivered the first
-mail is SIGKILLed right after that mail is in the outbox (its job acknowledged, the next
-mail not yet queued), and its pid written to that path: the rest of the suite's mail must
-then come from the other worker. The kill is decided here, between two mails, so it never
-lands between a worker's send and its acknowledgement (that case, a mail sent again with
-the same Message-ID, is the runtime's own test: test_django_mail_worker.py).
+With ``$REALAPP_KILL_FIRST_SENDER`` set, the worker that delivered the first mail is
+SIGKILLed right after it (:mod:`first_sender`): the rest must come from the other worker.
+A kill between a worker's send and its acknowledgement (the mail sent again, with the
+same Message-ID) is the runtime's own test: test_django_mail_worker.py.
 
 Nothing of the app is changed: the suite runs as it is, against the real queue
 (``QUEUE_RUNTIME_MODE=queue``: the runtime's pytest plugin stands aside).
@@ -24,12 +22,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import time
 from pathlib import Path
 from typing import Any
 
 import django_outbox
+import first_sender
 import pytest
 
 from queue_runtime import JobHandle, JobStatus, current, django_mail
@@ -79,31 +77,8 @@ def _bridged_enqueue(message: django_mail.MailMessage) -> JobHandle:
     setattr(replayed, django_outbox.REPLAYED, True)
     if hasattr(mail, "outbox"):
         mail.outbox.append(replayed)
-    _kill_first_sender(int(line["pid"]))
+    first_sender.kill_once(int(line["pid"]))
     return sent
-
-
-def _kill_first_sender(pid: int) -> None:
-    """SIGKILL the worker that sent the first mail, once (``$REALAPP_KILL_FIRST_SENDER``)."""
-    path = os.environ.get("REALAPP_KILL_FIRST_SENDER")
-    if not path or Path(path).exists():
-        return
-    os.kill(pid, signal.SIGKILL)  # a worker the e2e test started (the pid its outbox line gives)
-    deadline = time.monotonic() + DEADLINE
-    while not _dead(pid):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"worker {pid} still alive {DEADLINE:.0f}s after SIGKILL")
-        time.sleep(0.02)
-    Path(path).write_text(str(pid))
-
-
-def _dead(pid: int) -> bool:
-    """Gone, or a zombie its parent (the e2e test) has not reaped yet."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return True
-    return stat.rpartition(")")[2].split()[0] == "Z"
 
 
 def pytest_configure(config: pytest.Config) -> None:

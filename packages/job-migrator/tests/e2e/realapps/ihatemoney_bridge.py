@@ -14,6 +14,9 @@ response. This plugin makes the suite wait for the worker instead of for nothing
   app's ``record_messages`` sees the mail the worker really sent: its recipients,
   subject and body, as the worker built them. A replayed message is not recorded
   again;
+- with ``$REALAPP_KILL_FIRST_SENDER`` set, the worker that sent the first mail is
+  SIGKILLed right after its jobs are done and its mail replayed (:mod:`first_sender`):
+  the kill never lands between a worker's send and its acknowledgement;
 - after each test, once its jobs are done, it forgets the queue's idempotency keys
   (``purge_keys(0)``, the runtime's own key expiry with no retention): the app drops
   its database after every test and builds the same projects again in the next, as
@@ -33,6 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import first_sender
 import ihatemoney_outbox
 import pytest
 from flask import request_finished
@@ -95,6 +99,7 @@ class _Bridge:
             setattr(message, ihatemoney_outbox.REPLAYED, True)
             if app is not None:  # None: between tests, where no recorder listens
                 email_dispatched.send(app, message=message)
+            first_sender.kill_once(int(mail["pid"]))  # its jobs are done: none is in flight
 
     def _outbox(self) -> Path:
         return Path(os.environ["REALAPP_OUTBOX"])
