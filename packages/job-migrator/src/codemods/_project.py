@@ -10,13 +10,11 @@ needed). A module outside the project is simply not found.
 from __future__ import annotations
 
 import ast
-import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from inventory._walk import is_test_file
+from inventory._walk import TEST_DIRS, is_test_file, walk
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -99,7 +97,7 @@ class Project:
     root: Path
     sources: dict[str, str] = field(default_factory=dict)  # POSIX path -> text
     _modules: dict[str, ModuleInfo | None] = field(default_factory=dict)
-    _tests: dict[str, str] | None = None
+    _texts: dict[str, str] | None = None
 
     def module(self, name: str) -> ModuleInfo | None:
         if name not in self._modules:
@@ -135,11 +133,24 @@ class Project:
         except (OSError, UnicodeDecodeError):
             return None
 
+    def texts(self) -> dict[str, str]:
+        """POSIX path -> text of every module the scan walk finds, tests included (read once).
+
+        The scan's own walk: ``.gitignore``, virtualenvs, tool folders and migrations
+        are left out here as they are from the scan.
+        """
+        if self._texts is None:
+            read = {f.rel: self._text(f.rel) for f in walk(self.root, include_tests=True).files}
+            self._texts = {path: text for path, text in read.items() if text is not None}
+        return self._texts
+
     def test_texts(self) -> dict[str, str]:
-        """POSIX path -> text of every test module under the root (read once, on first use)."""
-        if self._tests is None:
-            self._tests = dict(_test_texts(self.root))
-        return self._tests
+        """POSIX path -> text of every test module (``is_test_file`` names, or under ``tests/``)."""
+        return {p: t for p, t in self.texts().items() if _is_test_path(p)}
+
+    def texts_containing(self, needle: str) -> dict[str, str]:
+        """POSIX path -> text of every module whose text contains ``needle``."""
+        return {p: t for p, t in self.texts().items() if needle in t}
 
     def lookup(self, dotted: str) -> tuple[ModuleInfo, str] | None:
         """The project module defining ``pkg.mod.Name`` and the name, through re-exports."""
@@ -156,24 +167,9 @@ class Project:
         return None
 
 
-_NOT_PROJECT = frozenset(
-    {".git", ".venv", "venv", "node_modules", "site-packages", ".migrator", ".tox"}
-)
-
-
-def _test_texts(root: Path) -> Iterator[tuple[str, str]]:
-    """Test modules (``is_test_file`` names, or any module under a ``tests`` folder)."""
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in _NOT_PROJECT and not d.startswith("."))
-        here = Path(folder)
-        in_tests = "tests" in here.relative_to(root).parts or "test" in here.relative_to(root).parts
-        for name in sorted(files):
-            if name.endswith(".py") and (in_tests or is_test_file(name)):
-                try:
-                    text = (here / name).read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    continue
-                yield (here / name).relative_to(root).as_posix(), text
+def _is_test_path(path: str) -> bool:
+    parts = PurePosixPath(path).parts
+    return is_test_file(parts[-1]) or any(part in TEST_DIRS for part in parts[:-1])
 
 
 def enclosing_function(tree: ast.Module, line: int) -> _Def | None:

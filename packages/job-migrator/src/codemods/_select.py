@@ -24,7 +24,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from codemods import _mail, _service, _status_route, _storable, _threadjob, _triggers
+from codemods import (
+    _mail,
+    _service,
+    _status_route,
+    _storable,
+    _threadjob,
+    _transactions,
+    _triggers,
+)
 from codemods._jobdefs import FunctionDefInfo
 from codemods._project import Project, enclosing_function
 from codemods._types import (
@@ -36,6 +44,7 @@ from codemods._types import (
     Target,
     Wrapper,
 )
+from inventory._extract._resolve import dotted_source
 from inventory.models import CallSite, Framework, Idempotency, Inventory, Job, Pattern
 
 _VALUE_PATTERNS = frozenset({Pattern.DIRECT_CALL, Pattern.RUN_IN_EXECUTOR})
@@ -205,12 +214,7 @@ def _delivery(
     project: Project,
     callers: list[CallSite] | None = None,
 ) -> Target | SiteOutcome:
-    """A Django mail call: its delivery moves to a worker, the message built where it is.
-
-    Its send errors reached the caller, and, when the call is inside the job the scan
-    names (the function around it), that job's callers: a handler in either would no
-    longer run when the mail fails, so either makes the site manual.
-    """
+    """A Django mail call: its delivery moves to a worker, the message built where it is."""
     held = (
         [f"{site.location.path}: {blocked[site.location.path]}"]
         if site.location.path in blocked
@@ -219,96 +223,61 @@ def _delivery(
     reason = held[0] if held else _mail.reason(site, options.jobs)
     if reason:
         return _skip(site, reason)
-    if site.result_used:
-        return SiteOutcome(
-            site=site,
-            status=Status.MANUAL,
-            reason=f"{_manual_reason(site)}: once queued, the number of mails sent is not known here",
-            lines=site.result_use_lines,
-        )
-    handlers = _handlers_around(site, project)
-    if handlers:
-        return SiteOutcome(
-            site=site, status=Status.MANUAL, reason=_handled_reason(handlers), lines=handlers
-        )
-    atomic = _atomic_around(site, project)
-    if atomic:
-        return SiteOutcome(
-            site=site, status=Status.MANUAL, reason=_atomic_reason(atomic), lines=atomic
-        )
     inside = site.enclosing_function == job.qualname
-    for caller in callers or [] if inside else []:
-        where = f"{caller.location.path}:{caller.location.line}"
-        up = _handlers_around(caller, project)
-        if up:
-            return SiteOutcome(
-                site=site,
-                status=Status.MANUAL,
-                reason=f"{job.qualname}'s call at {where}: {_handled_reason(up)}",
-                lines=up,
-            )
-        up = _atomic_around(caller, project)
-        if up:
-            return SiteOutcome(
-                site=site,
-                status=Status.MANUAL,
-                reason=f"{job.qualname}'s call at {where}: {_atomic_reason(up)}",
-                lines=up,
-            )
-    patched = _mail.patched_in_tests(site, _callee(site, project), project.test_texts())
-    if patched:
-        return SiteOutcome(
-            site=site,
-            status=Status.MANUAL,
-            reason=(
-                f"the tests patch the name this call goes through ({', '.join(patched[:5])}): "
-                "rewritten, the call no longer goes through it (and its import may go); "
-                "patch queue_runtime.django_mail.send_mail, or read django.core.mail.outbox, "
-                "then apply again"
-            ),
-        )
+    kept = _delivery_kept(site, job, project, (callers or []) if inside else [])
+    if kept is not None:
+        reason, lines = kept
+        return SiteOutcome(site=site, status=Status.MANUAL, reason=reason, lines=lines)
     found = defs.get(job.qualname)
     kind = found.kind if found is not None else DefKind.FUNCTION
     return Target(site, job, kind, qualpath=found.qualpath if found else "", delivery=True)
 
 
-def _atomic_around(site: CallSite, project: Project) -> list[int]:
-    """Lines of the ``transaction.atomic`` blocks or decorators the call runs inside, else [].
+def _delivery_kept(
+    site: CallSite, job: Job, project: Project, callers: list[CallSite]
+) -> tuple[str, list[int]] | None:
+    """Why the call's send must keep failing in the request, and the lines that show it.
 
-    A failed send inside ``atomic`` raises through it and rolls back what the block
-    wrote (the new user, the token the mail links to). Delivered by a worker, the send
-    cannot fail there: the rows are committed, the mail is not sent.
+    Its send errors reach the caller and, when the call is inside the job the scan
+    names (``callers`` then holds that job's call sites), the job's callers: a handler
+    of them, or a transaction they would roll back, no longer runs or rolls back once
+    the send happens in a worker. So does a read of the result, and a test patching
+    the name the call goes through.
     """
-    info = project.module_at(site.location.path)
-    if info is None:
-        return []
-    line, lines = site.location.line, []
-    for node in ast.walk(info.tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            inside = node.lineno <= line <= (node.end_lineno or node.lineno)
-            lines += [d.lineno for d in node.decorator_list if inside and _is_atomic(d)]
-        elif isinstance(node, ast.With | ast.AsyncWith) and node.body:
-            last = node.body[-1].end_lineno or node.body[-1].lineno
-            if node.body[0].lineno <= line <= last:
-                lines += [node.lineno for item in node.items if _is_atomic(item.context_expr)]
-    return sorted(set(lines))
+    if site.result_used:
+        reason = f"{_manual_reason(site)}: once queued, the number of mails sent is not known here"
+        return reason, site.result_use_lines
+    found = _failure_caught(site, project)
+    if found is not None:
+        return found
+    for caller in callers:
+        up = _failure_caught(caller, project)
+        if up is not None:
+            where = f"{caller.location.path}:{caller.location.line}"
+            return f"{job.qualname}'s call at {where}: {up[0]}", up[1]
+    settings = _transactions.atomic_requests(project)
+    if settings and not _transactions.outside_requests(site, project, callers):
+        return _transactions.requests_reason(settings), []
+    patched = _mail.patched_in_tests(site, _callee(site, project), project.test_texts())
+    if patched:
+        return (
+            f"the tests patch the name this call goes through ({', '.join(patched[:5])}): "
+            "rewritten, the call no longer goes through it (and its import may go); "
+            "patch queue_runtime.django_mail.send_mail, or read django.core.mail.outbox, "
+            "then apply again"
+        ), []
+    return None
 
 
-def _is_atomic(expr: ast.expr) -> bool:
-    """``atomic``, ``transaction.atomic``, ``transaction.atomic(...)``, ``@atomic(durable=True)``."""
-    target = expr.func if isinstance(expr, ast.Call) else expr
-    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-    return name == "atomic"
-
-
-def _atomic_reason(lines: list[int]) -> str:
-    where = ", ".join(str(n) for n in lines)
-    return (
-        f"the call runs inside transaction.atomic (line(s) {where}): a failed send raises "
-        "through it and rolls back what it wrote; delivered by a worker, the send cannot "
-        "fail there, so the rows would stay without their mail; keep it inline, or send "
-        "after the transaction (transaction.on_commit) and rewrite it by hand"
-    )
+def _failure_caught(site: CallSite, project: Project) -> tuple[str, list[int]] | None:
+    """An ``except`` or a ``transaction.atomic`` around the call: the reason and its lines."""
+    handlers = _handlers_around(site, project)
+    if handlers:
+        return _handled_reason(handlers), handlers
+    atomic = _transactions.atomic_around(site, project)
+    if atomic:
+        return _transactions.atomic_reason(atomic), atomic
+    return None
 
 
 def _callee(site: CallSite, project: Project) -> str | None:
@@ -322,16 +291,7 @@ def _callee(site: CallSite, project: Project) -> str | None:
             and node.lineno == site.location.line
             and node.col_offset == site.location.column
         ):
-            return _dotted(node.func)
-    return None
-
-
-def _dotted(expr: ast.expr) -> str | None:
-    if isinstance(expr, ast.Name):
-        return expr.id
-    if isinstance(expr, ast.Attribute):
-        head = _dotted(expr.value)
-        return None if head is None else f"{head}.{expr.attr}"
+            return dotted_source(node.func)
     return None
 
 

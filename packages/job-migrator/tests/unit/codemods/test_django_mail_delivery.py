@@ -347,3 +347,68 @@ def test_branch_commit_names_the_delivery_not_a_move_of_the_view(
     subject = git("log", "-1", "--format=%s", reports[0].name).strip()
     assert subject == "Deliver the Django mail of fb.mail.notify from queue_runtime workers"
     assert "django_mail.send_mail(" in git("show", f"{reports[0].name}:fb/mail.py")
+
+
+ATOMIC_VIEWS = """from django.core.mail import send_mail
+from django.db import transaction
+from django.http import HttpResponse
+
+
+def join(request):
+    send_mail("Welcome", "b", None, ["j@example.org"])  # in a request
+    return HttpResponse("ok")
+
+
+@transaction.non_atomic_requests
+def leave(request):
+    send_mail("Bye", "b", None, ["l@example.org"])  # opted out
+    return HttpResponse("ok")
+"""
+
+
+@pytest.mark.parametrize(
+    ("settings", "on"),
+    [
+        ('DATABASES = {"default": {"ENGINE": "x", "ATOMIC_REQUESTS": True}}\n', 3),
+        ('DATABASES = {"default": dict(ENGINE="x", ATOMIC_REQUESTS=env("ATOMIC"))}\n', 3),
+        (
+            'DATABASES = {"default": {"ENGINE": "x"}}\nDATABASES["default"]["ATOMIC_REQUESTS"] = 1\n',
+            4,
+        ),
+        ('OFF = False\nDATABASES = {"default": {"ENGINE": "x", "ATOMIC_REQUESTS": OFF}}\n', None),
+        ('DATABASES = {"default": {"ENGINE": "x", "ATOMIC_REQUESTS": False}}\n', None),
+    ],
+    ids=["literal", "from-the-environment", "assigned-later", "a-name-for-false", "off"],
+)
+def test_atomic_requests_in_the_settings_keeps_a_view_s_mail_in_the_request(
+    write_files: Callable[[dict[str, str]], Path], settings: str, on: int | None
+) -> None:
+    """Every view runs in atomic: a failed send rolled the request's writes back, and
+    from a worker it could not. A view marked non_atomic_requests still moves."""
+    root = write_files(
+        {
+            "club/__init__.py": "",
+            "club/views.py": ATOMIC_VIEWS,
+            "config/__init__.py": "",
+            "config/settings.py": "from environ import env\n\n" + settings,
+        }
+    )
+    result = plan_apply(
+        root, scan(root), ApplyOptions(allow_dirty=True, jobs=(DELIVER,)), scanner=None
+    )
+    lines = ATOMIC_VIEWS.splitlines()
+    by_line = {o.site.location.line: o for o in result.outcomes}
+    moved = {o.site.location.line for o in result.by_status(Status.REWRITTEN)}
+    joined = next(n for n, t in enumerate(lines, 1) if "# in a request" in t)
+    left = next(n for n, t in enumerate(lines, 1) if "# opted out" in t)
+    assert left in moved
+    if on is None:
+        assert joined in moved
+        return
+    kept = by_line[joined]
+    assert kept.status is Status.MANUAL
+    assert f"ATOMIC_REQUESTS is on (config/settings.py:{on})" in kept.reason
+    assert "non_atomic_requests" in kept.reason
+    (change,) = result.changes
+    assert 'send_mail("Welcome", "b", None, ["j@example.org"])' in change.after
+    assert 'django_mail.send_mail("Bye", "b", None, ["l@example.org"])' in change.after
