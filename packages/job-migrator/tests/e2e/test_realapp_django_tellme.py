@@ -23,27 +23,28 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from queue_runtime.gate import certification
 from queue_runtime.runtime import Runtime
-from queue_runtime.store import JobQuery, JobStatus
-from queue_runtime.testing import WorkerSpawner, isolated_settings, pg_admin_url, unique_name
 from tests.e2e.realapps.harness import (
     AppTree,
     Outbox,
     SuiteCounts,
     app_migrator,
+    app_workers,
+    certify,
     configure_queue,
+    fresh_queue,
     install_migrator,
     migrator,
     prepare,
+    queue_env,
     run_suite,
+    succeeded,
     uninstall_runtime,
     workspace,
 )
@@ -67,43 +68,13 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> AppTree:
 
 @pytest.fixture
 def queue() -> Iterator[Runtime]:
-    from queue_runtime import configure, migrate
-
-    with isolated_settings(pg_admin_url(), unique_name(), migrated=False) as settings:
-        migrate(settings)
-        rt = configure(settings)
-        try:
-            yield rt
-        finally:
-            rt.close()
-
-
-class AppWorkers(WorkerSpawner):
-    """``queue-runtime worker`` processes run by the app's own venv python."""
-
-    def __init__(self, tree: AppTree, logdir: Path, env: dict[str, str]) -> None:
-        super().__init__(logdir, "django_worker", cwd=tree.src, env=env)
-        self.python = str(tree.python)
-
-    def start(self, settings, *args):  # type: ignore[no-untyped-def, override]
-        command = [self.python, "-m", "queue_runtime.cli", "worker", self.app, *args]
-        log = self.logdir / f"worker-{len(self.procs)}.log"
-        with log.open("ab") as out:
-            proc = subprocess.Popen(command, cwd=self.cwd, env=self.env, stdout=out, stderr=out)
-        self.procs.append(proc)
-        return proc
+    with fresh_queue() as rt:
+        yield rt
 
 
 def test_the_unmigrated_suite_passes_through_the_harness(tree: AppTree) -> None:
     uninstall_runtime(tree)
     assert run_suite(tree) == SUITE
-
-
-def _queue_env(queue: Runtime) -> dict[str, str]:
-    return {
-        "QUEUE_RUNTIME_DATABASE_URL": queue.settings.database_url or "",
-        "QUEUE_RUNTIME_REDIS_URL": queue.settings.redis_url or "",
-    }
 
 
 def _app_env(tree: AppTree, outbox: Path, process: str) -> dict[str, str]:
@@ -193,7 +164,7 @@ def test_django_tellme_end_to_end(tree: AppTree, queue: Runtime, tmp_path: Path)
     rollout = app_migrator(
         tree,
         "rollout", "set", DELIVER, "async", "--by", "e2e", "--app", "django_worker",
-        env={**_app_env(tree, tmp_path / "unused.jsonl", "suite"), **_queue_env(queue)},
+        env={**_app_env(tree, tmp_path / "unused.jsonl", "suite"), **queue_env(queue)},
     )  # fmt: skip
     assert rollout.returncode == 0, rollout.stdout + rollout.stderr
     # 6. the suite again with two real workers, delivery async; then with one SIGKILLed
@@ -203,46 +174,17 @@ def test_django_tellme_end_to_end(tree: AppTree, queue: Runtime, tmp_path: Path)
 
 def _certify(tree: AppTree, queue: Runtime, tmp: Path) -> None:
     """``migrator loadtest`` of the delivery job in a sandbox, with SIGKILLs; a pass certifies."""
-    report = tmp / "loadtest.json"
-    with isolated_settings(
-        pg_admin_url(),
-        unique_name(),
-        lease_ttl=2.0,
-        poll_interval=0.1,
-        shutdown_grace=2.0,
-        rollout_refresh=0.1,
+    env = _app_env(tree, tmp / "outbox-loadtest.jsonl", "loadtest")
+    certify(
+        tree,
+        queue,
+        DELIVER,
+        tmp / "loadtest.json",
+        sandbox="django_sandbox:messages",
+        rate=10,
+        env=env,
         django_settings=WORKER_SETTINGS,
-    ) as sandbox:
-        done = app_migrator(
-            tree,
-            "loadtest", DELIVER, "--sandbox", "django_sandbox",
-            "--args", "django_sandbox:messages", "--key", "lt-{run}-{i}",
-            "--rate", "10", "--duration", "4s", "--chaos", "kill-workers", "--kills", "1",
-            "--workers", "2", "--sla-p99-ms", "15000", "--drain-timeout", "60s",
-            "--certify-by", "e2e", "--certify-into", queue.settings.database_url or "",
-            "--json", str(report),
-            env={
-                **_app_env(tree, tmp / "outbox-loadtest.jsonl", "loadtest"),
-                "REALAPP_SANDBOX_SETTINGS": sandbox.model_dump_json(by_alias=True),
-                **_queue_env(queue),
-            },
-        )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    found = json.loads(report.read_text())
-    assert found["passed"] and found["certified"], found["reasons"]
-    assert found["duplicate_completions"] == [] and found["lost"] == 0
-    assert certification(queue, DELIVER, found["fingerprint"]) is not None
-
-
-def _succeeded(queue: Runtime) -> int:
-    count, after = 0, None
-    while True:
-        query = JobQuery(state=JobStatus.SUCCEEDED, job=DELIVER, after=after, limit=500)
-        page = queue.inspector.list_jobs(query)
-        count += len(page.jobs)
-        if page.next_after is None:
-            return count
-        after = page.next_after
+    )
 
 
 def _async_pass(
@@ -254,18 +196,18 @@ def _async_pass(
     env = {
         **os.environ,
         **_app_env(tree, outbox.path, "worker"),
-        **_queue_env(queue),
+        **queue_env(queue),
         "REALAPP_JOB_MODULES": "tellme.mail",
         "PATH": f"{tree.python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
-    before = _succeeded(queue)
-    workers = AppWorkers(tree, home, env)
+    before = succeeded(queue, DELIVER)
+    workers = app_workers(tree, home, "django_worker", env)
     try:
         workers.start(queue.settings)
         workers.start(queue.settings)
         suite_env = {
             **_app_env(tree, outbox.path, "suite"),
-            **_queue_env(queue),
+            **queue_env(queue),
             "QUEUE_RUNTIME_MODE": "queue",
             "REALAPP_PYTEST_ARGS": "-p django_outbox -p django_bridge",
             **({"REALAPP_KILL_FIRST_SENDER": str(killed_file)} if kill else {}),
@@ -278,7 +220,7 @@ def _async_pass(
     by_worker = [m for m in mails if m["process"] == "worker"]
     # the same mails as inline, each once, every one sent by a worker
     assert Counter(_mail_key(m) for m in mails) == expected
-    assert len(by_worker) == len(mails) == MAILS == _succeeded(queue) - before
+    assert len(by_worker) == len(mails) == MAILS == succeeded(queue, DELIVER) - before
     assert len({m["message_id"] for m in by_worker}) == MAILS
     assert all(_built_in_the_request(m) for m in by_worker), by_worker
     if kill:  # the first mail's worker was SIGKILLed after it; the other sent the rest

@@ -31,22 +31,25 @@ from pathlib import Path
 import pytest
 
 from queue_runtime import get_job
-from queue_runtime.gate import certification
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import NewJob
-from queue_runtime.testing import WorkerSpawner, isolated_settings, pg_admin_url, unique_name
 from tests.e2e.realapps.harness import (
     SHARED,
     AppTree,
     Outbox,
     app_migrator,
+    app_workers,
+    certify,
     configure_queue,
+    fresh_queue,
     install_migrator,
     install_runtime,
     migrator,
     prepare,
+    queue_env,
     registered_jobs,
     run_suite,
+    succeeded,
     uninstall_runtime,
     workspace,
 )
@@ -83,38 +86,10 @@ def _worker_env(tree: AppTree, tmp: Path, outbox: Path) -> dict[str, str]:
     }
 
 
-class AppWorkers(WorkerSpawner):
-    """``queue-runtime worker`` processes run by the app's own venv python."""
-
-    def __init__(
-        self, tree: AppTree, logdir: Path, app: str, env: dict[str, str], cwd: Path | None = None
-    ) -> None:
-        super().__init__(logdir, app, cwd=cwd or logdir, env=env)
-        self.python = str(tree.python)
-
-    def start(self, settings, *args):  # type: ignore[no-untyped-def, override]
-        from queue_runtime.testing.spawner import SETTINGS_ENV
-
-        env = {**(self.env or {}), SETTINGS_ENV: settings.model_dump_json(by_alias=True)}
-        command = [self.python, "-m", "queue_runtime.cli", "worker", self.app, *args]
-        log = self.logdir / f"worker-{len(self.procs)}.log"
-        with log.open("ab") as out:
-            proc = subprocess.Popen(command, cwd=self.cwd, env=env, stdout=out, stderr=out)
-        self.procs.append(proc)
-        return proc
-
-
 @pytest.fixture
 def queue() -> Iterator[Runtime]:
-    from queue_runtime import configure, migrate
-
-    with isolated_settings(pg_admin_url(), unique_name(), migrated=False) as settings:
-        migrate(settings)
-        rt = configure(settings)
-        try:
-            yield rt
-        finally:
-            rt.close()
+    with fresh_queue() as rt:
+        yield rt
 
 
 def test_the_unmigrated_suite_passes_through_the_harness(tree: AppTree) -> None:
@@ -131,7 +106,7 @@ def test_ihatemoney_code_runs_in_a_real_worker_with_the_flask_bootstrap(
     install_runtime(tree)
     outbox = Outbox(tmp_path / "outbox.jsonl")
     env = _worker_env(tree, tmp_path, outbox.path)
-    workers = AppWorkers(tree, tmp_path, "ihatemoney_jobs", env)
+    workers = app_workers(tree, tmp_path, "ihatemoney_jobs", env)
     flags = ["--flask-app", "ihatemoney.run:create_app", "--server-name", SERVER]
     try:
         workers.start(queue.settings, *flags, "--url-scheme", "https")
@@ -162,23 +137,6 @@ def _plan_steps(src: Path) -> tuple[list[str], list[list[str]]]:
 def _mail_key(mail: dict[str, object]) -> str:
     # Recipients and subject: bodies carry signed, timestamped tokens (invitation links).
     return json.dumps({k: mail[k] for k in ("to", "subject")}, sort_keys=True)
-
-
-def _succeeded(queue: Runtime, names: list[str]) -> int:
-    from queue_runtime.store import JobQuery, JobStatus
-
-    count = 0
-    for name in names:
-        after = None
-        while True:
-            page = queue.inspector.list_jobs(
-                JobQuery(state=JobStatus.SUCCEEDED, job=name, after=after, limit=500)
-            )
-            count += len(page.jobs)
-            if page.next_after is None:
-                break
-            after = page.next_after
-    return count
 
 
 @pytest.mark.pg
@@ -235,7 +193,7 @@ def test_ihatemoney_end_to_end(tree: AppTree, queue: Runtime, tmp_path: Path) ->
         rollout = app_migrator(
             tree,
             "rollout", "set", name, "async", "--by", "e2e", "--app", "ihatemoney_worker",
-            env={**_queue_env(queue), "REALAPP_JOB_MODULES": ",".join(modules)},
+            env={**queue_env(queue), "REALAPP_JOB_MODULES": ",".join(modules)},
         )  # fmt: skip
         assert rollout.returncode == 0, rollout.stdout + rollout.stderr
     # 6. the suite again with two real workers, the jobs async; then with one SIGKILLed
@@ -244,13 +202,6 @@ def test_ihatemoney_end_to_end(tree: AppTree, queue: Runtime, tmp_path: Path) ->
 
 
 SERVER_LOCAL = "localhost"  # the host the app's test client uses: the same links inline and async
-
-
-def _queue_env(queue: Runtime) -> dict[str, str]:
-    return {
-        "QUEUE_RUNTIME_DATABASE_URL": queue.settings.database_url or "",
-        "QUEUE_RUNTIME_REDIS_URL": queue.settings.redis_url or "",
-    }
 
 
 def _suite_env(outbox: Path, **extra: str) -> dict[str, str]:
@@ -264,45 +215,27 @@ def _suite_env(outbox: Path, **extra: str) -> dict[str, str]:
 
 def _certify(tree: AppTree, queue: Runtime, name: str, tmp: Path) -> None:
     """``migrator loadtest NAME`` in a sandbox, with SIGKILLs; a pass certifies into the app."""
-    from queue_runtime.testing import unique_name as fresh
-
     cfg = tmp / "sandbox.cfg"
     cfg.write_text(
         f'SQLALCHEMY_DATABASE_URI = "sqlite:///{tmp / "sandbox.db"}"\n'
         'SECRET_KEY = "realapp-sandbox"\nMAIL_SUPPRESS_SEND = True\n'
     )
-    report = tmp / f"loadtest-{name}.json"
-    with isolated_settings(
-        pg_admin_url(),
-        fresh(),
-        lease_ttl=2.0,
-        poll_interval=0.1,
-        shutdown_grace=2.0,
-        rollout_refresh=0.1,
+    env = {
+        "IHATEMONEY_SETTINGS_FILE_PATH": str(cfg),
+        "REALAPP_OUTBOX": str(tmp / "outbox-loadtest.jsonl"),
+        "REALAPP_PROCESS": "loadtest",
+    }
+    certify(
+        tree,
+        queue,
+        name,
+        tmp / f"loadtest-{name}.json",
+        sandbox="ihatemoney_sandbox:projects",
+        rate=5,
+        env=env,
         flask_app="ihatemoney.run:create_app",
         server_name=SERVER_LOCAL,
-    ) as sandbox:
-        done = app_migrator(
-            tree,
-            "loadtest", name, "--sandbox", "ihatemoney_sandbox",
-            "--args", "ihatemoney_sandbox:projects", "--key", "lt-{run}-{i}",
-            "--rate", "5", "--duration", "4s", "--chaos", "kill-workers", "--kills", "1",
-            "--workers", "2", "--sla-p99-ms", "15000", "--drain-timeout", "60s",
-            "--certify-by", "e2e", "--certify-into", queue.settings.database_url or "",
-            "--json", str(report),
-            env={
-                "REALAPP_SANDBOX_SETTINGS": sandbox.model_dump_json(by_alias=True),
-                "IHATEMONEY_SETTINGS_FILE_PATH": str(cfg),
-                "REALAPP_OUTBOX": str(tmp / "outbox-loadtest.jsonl"),
-                "REALAPP_PROCESS": "loadtest",
-                **_queue_env(queue),
-            },
-        )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
-    found = json.loads(report.read_text())
-    assert found["passed"] and found["certified"], found["reasons"]
-    assert found["duplicate_completions"] == [] and found["lost"] == 0
-    assert certification(queue, name, found["fingerprint"]) is not None
+    )
 
 
 def _async_pass(
@@ -325,7 +258,7 @@ def _async_pass(
     )
     env = {
         **_worker_env(tree, home, outbox.path),
-        **_queue_env(queue),
+        **queue_env(queue),
         "IHATEMONEY_SETTINGS_FILE_PATH": str(cfg),
         "REALAPP_JOB_MODULES": ",".join(modules),
     }
@@ -336,8 +269,8 @@ def _async_pass(
         cwd=tree.src, env=env, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert migrated.returncode == 0, migrated.stderr[-3000:]
-    before = _succeeded(queue, names)
-    workers = AppWorkers(tree, home, "ihatemoney_worker", env, cwd=tree.src)
+    before = succeeded(queue, *names)
+    workers = app_workers(tree, home, "ihatemoney_worker", env)
     killed_file = home / "killed-pid"
     try:
         workers.start(queue.settings)
@@ -350,7 +283,7 @@ def _async_pass(
             QUEUE_RUNTIME_MODE="queue",
             TESTING_SQLALCHEMY_DATABASE_URI=database,
             REALAPP_PYTEST_ARGS="-p ihatemoney_outbox -p ihatemoney_bridge",
-            **_queue_env(queue),
+            **queue_env(queue),
             **kill_env,
         )
         counts = run_suite(tree, suite_env)
@@ -364,7 +297,7 @@ def _async_pass(
     by_worker = [m for m in mails if m["process"] == "worker"]
     # the same mails as inline, each once; those of the moved jobs sent by a worker, one per job
     assert Counter(_mail_key(m) for m in mails) == expected
-    assert by_worker and len(by_worker) == _succeeded(queue, names) - before
+    assert by_worker and len(by_worker) == succeeded(queue, *names) - before
     if killed is not None:  # the other worker sent the rest
         assert killed.returncode == -signal.SIGKILL
         assert {m["pid"] for m in by_worker[1:]} - {killed.pid}, "no mail after the kill"

@@ -15,10 +15,15 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from queue_runtime import Settings
+from queue_runtime.gate import certification
+from queue_runtime.runtime import Runtime
+from queue_runtime.store import JobQuery, JobStatus
+from queue_runtime.testing import WorkerSpawner, isolated_settings, pg_admin_url, unique_name
 
 REPO = Path(__file__).resolve().parents[5]
 SHARED = REPO.parent / "shared" / "realapps"
@@ -171,6 +176,93 @@ def migrator(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         timeout=900,
         check=False,
     )
+
+
+@contextmanager
+def fresh_queue() -> Iterator[Runtime]:
+    """The app's queue: a database of its own, migrated, dropped afterwards."""
+    from queue_runtime import configure, migrate
+
+    with isolated_settings(pg_admin_url(), unique_name(), migrated=False) as settings:
+        migrate(settings)
+        rt = configure(settings)
+        try:
+            yield rt
+        finally:
+            rt.close()
+
+
+def queue_env(queue: Runtime) -> dict[str, str]:
+    """What points the app's own processes (suite, loadtest) at the queue."""
+    return {
+        "QUEUE_RUNTIME_DATABASE_URL": queue.settings.database_url or "",
+        "QUEUE_RUNTIME_REDIS_URL": queue.settings.redis_url or "",
+    }
+
+
+def app_workers(tree: AppTree, logdir: Path, app: str, env: Mapping[str, str]) -> WorkerSpawner:
+    """``queue-runtime worker APP`` processes run by the app's venv python, in its tree."""
+    return WorkerSpawner(logdir, app, cwd=tree.src, env=env, python=str(tree.python))
+
+
+def succeeded(queue: Runtime, *names: str) -> int:
+    """How many jobs of these names the queue holds as succeeded."""
+    count = 0
+    for name in names:
+        after = None
+        while True:
+            query = JobQuery(state=JobStatus.SUCCEEDED, job=name, after=after, limit=500)
+            page = queue.inspector.list_jobs(query)
+            count += len(page.jobs)
+            if page.next_after is None:
+                break
+            after = page.next_after
+    return count
+
+
+def certify(
+    tree: AppTree,
+    queue: Runtime,
+    name: str,
+    report: Path,
+    *,
+    sandbox: str,
+    rate: int,
+    env: Mapping[str, str],
+    **bootstrap: str,
+) -> None:
+    """A real ``migrator loadtest NAME`` with SIGKILLs, in a sandbox queue of its own; its
+    pass certifies NAME into the app's queue. ``sandbox``: the module whose ``projects`` /
+    ``messages`` make the jobs' arguments (``MODULE:ATTR``); ``bootstrap``: the sandbox
+    Settings' framework fields (``flask_app``, ``django_settings``, ``server_name``)."""
+    module = sandbox.split(":")[0]
+    with isolated_settings(
+        pg_admin_url(),
+        unique_name(),
+        lease_ttl=2.0,
+        poll_interval=0.1,
+        shutdown_grace=2.0,
+        rollout_refresh=0.1,
+        **bootstrap,
+    ) as box:
+        done = app_migrator(
+            tree,
+            "loadtest", name, "--sandbox", module, "--args", sandbox, "--key", "lt-{run}-{i}",
+            "--rate", str(rate), "--duration", "4s", "--chaos", "kill-workers", "--kills", "1",
+            "--workers", "2", "--sla-p99-ms", "15000", "--drain-timeout", "60s",
+            "--certify-by", "e2e", "--certify-into", queue.settings.database_url or "",
+            "--json", str(report),
+            env={
+                **env,
+                "REALAPP_SANDBOX_SETTINGS": box.model_dump_json(by_alias=True),
+                **queue_env(queue),
+            },
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
+    found = json.loads(report.read_text())
+    assert found["passed"] and found["certified"], found["reasons"]
+    assert found["duplicate_completions"] == [] and found["lost"] == 0
+    assert certification(queue, name, found["fingerprint"]) is not None
 
 
 class Outbox:

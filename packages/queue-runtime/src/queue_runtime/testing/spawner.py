@@ -29,7 +29,10 @@ def settings_from_env() -> Settings | None:
 
 
 class WorkerSpawner:
-    """Starts ``python -m queue_runtime.cli worker APP`` processes in ``cwd``, logs in ``logdir``."""
+    """Starts ``python -m queue_runtime.cli worker APP`` processes in ``cwd``, logs in ``logdir``.
+
+    ``python``: the interpreter (default: this one); an app's own venv runs its workers.
+    """
 
     def __init__(
         self,
@@ -38,10 +41,12 @@ class WorkerSpawner:
         *,
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
+        python: str | None = None,
     ) -> None:
         self.logdir, self.app = logdir, app
         self.cwd = cwd or Path.cwd()
         self.env = env  # None: the environment as it is when each worker starts
+        self.python = python or sys.executable  # another venv's: an app's own interpreter
         self.procs: list[subprocess.Popen[bytes]] = []
 
     def start(self, settings: Settings, *args: str) -> subprocess.Popen[bytes]:
@@ -50,7 +55,7 @@ class WorkerSpawner:
             **(os.environ if self.env is None else self.env),
             SETTINGS_ENV: settings.model_dump_json(by_alias=True),
         }
-        command = [sys.executable, "-m", "queue_runtime.cli", "worker", self.app, *args]
+        command = [self.python, "-m", "queue_runtime.cli", "worker", self.app, *args]
         log = self.logdir / f"worker-{len(self.procs)}.log"
         with log.open("ab") as out:
             proc = subprocess.Popen(command, cwd=self.cwd, env=env, stdout=out, stderr=out)

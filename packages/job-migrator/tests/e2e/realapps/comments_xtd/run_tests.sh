@@ -18,22 +18,6 @@ log="$pdir/last-test-run.log"
     timeout -k 10 "${REALAPP_TEST_TIMEOUT:-600}" \
     "$pdir/.venv/bin/python" -m pytest -q -rfE -p no:cacheprovider ) >"$log" 2>&1
 rc=$?
-read -r p f s < <(python3 - "$log" "$rc" <<'PYEOF'
-import re, sys
-text = open(sys.argv[1], errors="replace").read()
-lines = [l for l in text.splitlines() if re.search(r" in [\d.]+s", l) and re.search(r"\d+ (passed|failed|error)", l)]
-if not lines:
-    print(0, 1, 0); sys.exit()
-def count(word):
-    found = re.search(rf"(\d+) {word}", lines[-1])
-    return int(found[1]) if found else 0
-failed = count("failed") + count("errors?")
-if int(sys.argv[2]) not in (0, 1) and failed == 0:
-    failed = 1
-print(count("passed"), failed, count("skipped"))
-PYEOF
-)
-grep -E "^(FAILED|ERROR) " "$log" | sed "s/ - .*//; s/^/[$NAME] /" | head -n 200
-echo "$NAME: $p passed, $f failed, $s skipped"
-echo "$p passed, $f failed, $s skipped"
-[ "$f" -eq 0 ]
+# shellcheck source=../pytest_counts.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../pytest_counts.sh"
+report "$NAME" "$log" "$rc"
