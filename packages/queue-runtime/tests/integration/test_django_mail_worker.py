@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import email
 import email.policy
-import json
-import os
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,11 +24,11 @@ from queue_runtime import JobStatus, Settings
 from queue_runtime.runtime import Runtime
 from queue_runtime.testing import WorkerSpawner
 from queue_runtime.testing.spawner import SETTINGS_ENV
+from tests.framework_env import djsite_env, send_mails
 from tests.support import wait_until
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
 
-APPS = Path(__file__).resolve().parents[1] / "fixtures" / "framework_apps"
 BACKEND = "djsite.backends.FileEachBackend"
 
 
@@ -44,16 +40,12 @@ def tuned(settings: Settings) -> Settings:
 
 @pytest.fixture
 def env(tmp_path: Path, tuned: Settings) -> dict[str, str]:
-    paths = [str(APPS), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
-    return {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(paths),
-        "DJANGO_SETTINGS_MODULE": "djsite.settings",
-        "DJSITE_EMAIL_BACKEND": BACKEND,
-        "DJSITE_DB": str(tmp_path / "db.sqlite3"),
-        "DJSITE_MAIL_DIR": str(tmp_path / "mail"),
-        SETTINGS_ENV: tuned.model_dump_json(),
-    }
+    return djsite_env(
+        tmp_path,
+        BACKEND,
+        DJSITE_MAIL_DIR=str(tmp_path / "mail"),
+        **{SETTINGS_ENV: tuned.model_dump_json()},
+    )
 
 
 @pytest.fixture
@@ -68,17 +60,7 @@ def workers(tmp_path: Path, env: dict[str, str]) -> Iterator[WorkerSpawner]:
 
 
 def _send(env: dict[str, str], cwd: Path, *flags: str) -> dict[str, Any]:
-    done = subprocess.run(
-        [sys.executable, "-m", "djsite.send_mails", "send", *flags],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return send_mails(env, cwd, "send", *flags)
 
 
 def _mails(folder: Path) -> list[tuple[int, Any]]:

@@ -7,7 +7,6 @@ before it imports the app module, and runs every job in its scope.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,17 +21,12 @@ from queue_runtime import JobStatus, Settings, get_job
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import NewJob
 from queue_runtime.testing import WorkerSpawner
+from tests.framework_env import framework_env
 from tests.support import wait_until
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
 
-APPS = Path(__file__).resolve().parents[1] / "fixtures" / "framework_apps"
 LINK = "https://shop.example/orders/7"
-
-
-def _env(**extra: str) -> dict[str, str]:
-    paths = [str(APPS), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), **extra}
 
 
 def _enqueue(rt: Runtime, name: str, **args: object) -> int:
@@ -45,7 +39,7 @@ def _enqueue(rt: Runtime, name: str, **args: object) -> int:
 def spawner(tmp_path: Path) -> Iterator[WorkerSpawner]:
     logs = tmp_path / "logs"
     logs.mkdir()
-    spawned = WorkerSpawner(logs, "flask_site.jobs", cwd=tmp_path, env=_env())
+    spawned = WorkerSpawner(logs, "flask_site.jobs", cwd=tmp_path, env=framework_env())
     try:
         yield spawned
     finally:
@@ -86,7 +80,7 @@ def test_django_setup_before_the_app_module_and_connections_closed_between_jobs(
     settings: Settings, runtime: Runtime, tmp_path: Path
 ) -> None:
     mail = tmp_path / "mail"
-    env = _env(DJSITE_DB=str(tmp_path / "db.sqlite3"), DJSITE_MAIL_DIR=str(mail))
+    env = framework_env(DJSITE_DB=str(tmp_path / "db.sqlite3"), DJSITE_MAIL_DIR=str(mail))
     logs = tmp_path / "logs"
     logs.mkdir()
     spawner = WorkerSpawner(logs, "djsite.jobs", cwd=tmp_path, env=env)

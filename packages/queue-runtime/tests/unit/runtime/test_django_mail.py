@@ -7,41 +7,20 @@ side, with a real worker and a SIGKILL, is in tests/integration/test_django_mail
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.framework_env import djsite_env, send_mails
+
 pytest.importorskip("django", reason="Django is not installed (the test-frameworks extra)")
 
-APPS = Path(__file__).resolve().parents[2] / "fixtures" / "framework_apps"
 LOCMEM = "django.core.mail.backends.locmem.EmailBackend"
 
 
 def _case(name: str, tmp_path: Path, backend: str = LOCMEM) -> dict[str, Any]:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(APPS), os.environ.get("PYTHONPATH", "")]),
-        "DJANGO_SETTINGS_MODULE": "djsite.settings",
-        "DJSITE_EMAIL_BACKEND": backend,
-        "DJSITE_DB": str(tmp_path / "db.sqlite3"),
-    }
-    env.pop("QR_TEST_SETTINGS", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "djsite.send_mails", name],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return send_mails(djsite_env(tmp_path, backend), tmp_path, name)
 
 
 def test_every_shape_comes_back_as_the_same_mime_message(tmp_path: Path) -> None:
