@@ -25,6 +25,7 @@ _EXPR = "<expr>"
 _ANY_ARG = "*"
 _SUFFIX = "?."
 _GLOB = re.compile(r"[*?\[]")
+_Glob = tuple[int, str, str, re.Pattern[str]]  # catalogue position, literal head, tail, regex
 _Literal = str | int | float | bool | None
 
 
@@ -184,16 +185,16 @@ class Catalogue:
         self._exact = exact
         # Each glob with its literal head and tail (the text before its first wildcard and
         # after its last): a target is only matched against globs it starts and ends like.
-        self._globs = [
-            (
-                i,
-                _GLOB.split(e.call, 1)[0],
-                re.split(r"[*?\]]", e.call)[-1],
-                re.compile(translate(e.call)),
-            )
-            for i, e in enumerate(exact)
-            if _GLOB.search(e.call)
-        ]
+        # Bucketed by the head's first dotted name when the head holds a whole one
+        # (``django.core.*``): a target is only tried against its own bucket and the rest.
+        self._globs: dict[str | None, list[_Glob]] = {}
+        for i, e in enumerate(exact):
+            if _GLOB.search(e.call):
+                head = _GLOB.split(e.call, 1)[0]
+                tail = re.split(r"[*?\]]", e.call)[-1]
+                bucket = head.split(".", 1)[0] if "." in head else None
+                glob = (i, head, tail, re.compile(translate(e.call)))
+                self._globs.setdefault(bucket, []).append(glob)
         self._by_method: dict[str, list[EffectEntry]] = {}
         for entry in spec.effect:
             if entry.is_suffix:
@@ -204,9 +205,10 @@ class Catalogue:
     def _exact_entry(self, target: str) -> EffectEntry | None:
         """The first exact entry matching ``target`` (literal or glob), in catalogue order."""
         if target not in self._exact_memo:
+            globs = (*self._globs.get(target.split(".", 1)[0], ()), *self._globs.get(None, ()))
             hits = [
                 i
-                for i, head, tail, rx in self._globs
+                for i, head, tail, rx in globs
                 if target.startswith(head) and target.endswith(tail) and rx.match(target)
             ]
             if target in self._literal:
