@@ -98,6 +98,9 @@ class Project:
     sources: dict[str, str] = field(default_factory=dict)  # POSIX path -> text
     _modules: dict[str, ModuleInfo | None] = field(default_factory=dict)
     _texts: dict[str, str] | None = None
+    # Facts about the whole tree derived once from texts() (``ATOMIC_REQUESTS`` settings
+    # lines), by name: asked at every site, they cannot change during one apply.
+    facts: dict[str, list[str]] = field(default_factory=dict)
 
     def module(self, name: str) -> ModuleInfo | None:
         if name not in self._modules:

@@ -52,7 +52,16 @@ def atomic_reason(lines: list[int]) -> str:
 
 
 def atomic_requests(project: Project) -> list[str]:
-    """``path:line`` of each settings entry that turns ``ATOMIC_REQUESTS`` on, else []."""
+    """``path:line`` of each settings entry that turns ``ATOMIC_REQUESTS`` on, else [].
+
+    Read once per apply (``Project.facts``), however many mail calls ask.
+    """
+    if SETTING not in project.facts:
+        project.facts[SETTING] = _settings_lines(project)
+    return project.facts[SETTING]
+
+
+def _settings_lines(project: Project) -> list[str]:
     found: list[str] = []
     for path, text in project.texts_containing(SETTING).items():
         try:

@@ -267,9 +267,8 @@ def _delivery_group(job: Job, sites: list[CallSite]) -> JobGroup:
 
     The job itself stays in the request (its arguments, a request or a model, need
     not be stored): each message is built there as before and handed to the runtime's
-    own delivery job (one job per send, its Message-ID given there), so there is no key to
-    declare. The
-    load test and the rollout are that job's (``codemods._mail``).
+    own delivery job (one job per send, its Message-ID given there), so there is no key
+    to declare. The load test and the rollout are that job's (``codemods._mail``).
     """
     deliver = _mail.DELIVERY_JOB
     group = JobGroup(
