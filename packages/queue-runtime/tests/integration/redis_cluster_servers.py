@@ -61,8 +61,8 @@ class RedisClusterServers:
     def start(self, timeout: float = 60.0) -> None:
         for port in self.ports:
             self._spawn(port)
-        for port in self.ports:
-            wait_until(lambda p=port: self._answers(p), timeout, 0.05, f"redis-server on {port}")
+        for index in range(len(self.ports)):
+            self._up(index, timeout)
         create = ["redis-cli", "--cluster", "create", *(f"{HOST}:{p}" for p in self.ports)]
         create += ["--cluster-replicas", "1", "--cluster-yes"]
         done = subprocess.run(create, capture_output=True, timeout=timeout, check=False)
@@ -136,12 +136,36 @@ class RedisClusterServers:
             args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
 
+    def _up(self, index: int, timeout: float, attempts: int = 3) -> None:
+        """Wait until node ``index`` answers; a server that exited first (its port taken
+        between the check and its bind) is started again on another free port."""
+        last: list[str] = []
+        for _ in range(attempts):
+            port = self.ports[index]
+            proc = self.procs[port]
+            wait_until(
+                lambda p=port, q=proc: self._answers(p) or q.poll() is not None,
+                timeout,
+                0.05,
+                f"redis-server on {port}",
+            )
+            if proc.poll() is None:
+                return
+            log = self.workdir / f"redis-{port}.log"
+            last = log.read_text(errors="replace").strip().splitlines()[-1:] if log.exists() else []
+            del self.procs[port]
+            self.ports[index] = _cluster_ports(1, taken=self.ports)[0]
+            self._spawn(self.ports[index])
+        raise AssertionError(f"redis-server exited {attempts} times; last log line: {last}")
+
     @staticmethod
     def _answers(port: int) -> bool:
         try:
-            with redis.Redis(host=HOST, port=port, socket_connect_timeout=0.5) as client:
+            with redis.Redis(
+                host=HOST, port=port, socket_connect_timeout=0.5, socket_timeout=0.5
+            ) as client:
                 return bool(client.ping())
-        except redis.ConnectionError:
+        except (redis.ConnectionError, redis.TimeoutError):  # not up, or not a redis-server
             return False
 
 
@@ -165,14 +189,31 @@ def _node(line: str) -> Node:
     )
 
 
-def _cluster_ports(count: int) -> list[int]:
-    """``count`` ports free now whose cluster bus port (+10000) is free too."""
+def _cluster_ports(count: int, taken: list[int] | None = None) -> list[int]:
+    """``count`` ports free now whose cluster bus port (+10000) is free too.
+
+    Both below the kernel's ephemeral range when there is room: a port in it can be
+    given to any outgoing connection (a test's PostgreSQL or Redis client) between
+    this check and the server's bind, and the server would exit.
+    """
+    low, high = _port_range()
     ports: list[int] = []
     while len(ports) < count:
-        port = random.randrange(20_000, 55_000)
-        if port not in ports and _free(port) and _free(port + BUS_OFFSET):
+        port = random.randrange(low, high)
+        fresh = port not in ports and port not in (taken or [])
+        if fresh and _free(port) and _free(port + BUS_OFFSET):
             ports.append(port)
     return ports
+
+
+def _port_range() -> tuple[int, int]:
+    """Where a node's port is drawn from: its bus port (+10000) stays below the ephemeral ports."""
+    try:
+        first = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        first = 32768  # Linux's default; elsewhere the range is only a preference
+    top = first - BUS_OFFSET
+    return (10_000, top) if top - 10_000 >= 1_000 else (20_000, 55_000)
 
 
 def _free(port: int) -> bool:

@@ -10,6 +10,7 @@ that kills a server starts a cluster of its own (``fresh_redis_cluster``).
 from __future__ import annotations
 
 import secrets
+import socket
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
@@ -26,10 +27,12 @@ from queue_runtime.errors import LeasesUnavailable
 from queue_runtime.redis_leases import RedisLeaseStore
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import Renewal, WorkerInfo
-from queue_runtime.testing import wait_until
+from queue_runtime.testing import require, wait_until
 from tests.integration import fault_app
 from tests.integration.redis_cluster_servers import (
+    HOST,
     RedisClusterServers,
+    cluster_problem,
     fresh_redis_cluster,
     redis_cluster,
 )
@@ -48,6 +51,24 @@ def spawner(tmp_path: Path) -> Iterator[Spawner]:
 def _worker(worker_id: str) -> WorkerInfo:
     now = datetime.now(UTC)
     return WorkerInfo(worker_id, "host-a", 1, ("batch",), 0, now, now)
+
+
+def test_a_node_whose_port_is_taken_before_it_binds_starts_on_another(tmp_path: Path) -> None:
+    """The fixture's own race: a chosen port taken before its server binds (CI saw one
+    exit and the start wait 60 s for it). The node starts again elsewhere; the cluster forms."""
+    require(cluster_problem())
+    (tmp_path / "cluster").mkdir()
+    servers = RedisClusterServers(tmp_path / "cluster")
+    taken = servers.ports[0]
+    with socket.socket() as squatter:
+        squatter.bind((HOST, taken))
+        squatter.listen()
+        try:
+            servers.start()
+            assert taken not in servers.ports and len(set(servers.ports)) == 6
+            assert servers.healthy()
+        finally:
+            servers.stop()
 
 
 def test_every_key_of_a_prefix_is_in_one_slot(redis_cluster: RedisClusterServers) -> None:
