@@ -11,10 +11,10 @@ import re
 from typing import TYPE_CHECKING
 
 from inventory._catalogue import Catalogue
-from inventory._classify._by_name import guessed_verdict
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._fingerprint import with_fingerprints
 from inventory._classify._graph import CallGraph
+from inventory._classify._guesses import guessed_verdict
 from inventory._classify._index import SymbolIndex
 from inventory._classify._jobs import build_job
 from inventory._classify._local import LocalEffects

@@ -14,12 +14,12 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import replace
 
-from inventory._classify._by_name import (
+from inventory._classify._graph import CallGraph
+from inventory._classify._guesses import (
     guessed_callees,
     overrides_of_abstract,
     too_many_overrides,
 )
-from inventory._classify._graph import CallGraph
 from inventory._classify._local import LocalEffects, repeats_on_retry
 from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import MONEY

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inventory._catalogue import Catalogue, api_name
-from inventory._classify._graph import CallTarget
 from inventory._classify._index import SymbolKind
+from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, location
 from inventory.models import Effect, EffectKind
 from inventory.summary import CallInfo, FunctionInfo

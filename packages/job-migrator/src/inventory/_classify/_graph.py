@@ -7,11 +7,11 @@ from job sites and request handlers are ever looked at.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from itertools import pairwise
 
-from inventory._classify._by_name import guessed_callees, overrides_of_abstract
+from inventory._classify._guesses import guessed_callees, overrides_of_abstract
 from inventory._classify._index import Resolved, SymbolIndex, SymbolKind, union_members
+from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, ReceiverKind
 
@@ -27,14 +27,6 @@ def dispatch_table(fact: Fact) -> list[str] | None:
         return None
     _, _, values = fact.target.partition(":")
     return values.split()
-
-
-@dataclass(frozen=True)
-class CallTarget:
-    call: CallInfo
-    name: str  # canonical dotted name, what the catalogue is matched against
-    kind: SymbolKind
-    function: str | None  # the project function the call runs, if any
 
 
 class CallGraph:

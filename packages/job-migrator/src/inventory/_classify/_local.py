@@ -13,11 +13,12 @@ from dataclasses import replace
 from inventory._catalogue import CallMatch, Catalogue
 from inventory._classify._collectors import Collectors
 from inventory._classify._gaps import Gaps
-from inventory._classify._graph import CallGraph, CallTarget
+from inventory._classify._graph import CallGraph
 from inventory._classify._guards import Guard, covering, guards_of, inserted_model
 from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._keys import key_detail, key_status, natural_key
 from inventory._classify._money import MoneyState, MoneyWords
+from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import OPAQUE, REPEATS
 from inventory.models import Effect, EffectKind

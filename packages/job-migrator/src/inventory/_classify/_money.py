@@ -20,7 +20,8 @@ import re
 from collections import deque
 
 from inventory._catalogue import CallMatch, Catalogue
-from inventory._classify._graph import CallGraph, CallTarget
+from inventory._classify._graph import CallGraph
+from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, location
 from inventory.models import Effect, EffectKind
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, Span

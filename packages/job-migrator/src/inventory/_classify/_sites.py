@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from inventory._classify._by_name import guessed_sites, plugin_overrides
+from inventory._classify._by_name import guessed_sites
 from inventory._classify._effects import EffectAnalysis
-from inventory._classify._graph import CallGraph, CallTarget
+from inventory._classify._graph import CallGraph
+from inventory._classify._guesses import plugin_overrides
 from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
 from inventory._classify._trace import Trace, location
 from inventory.models import Argument, CallSite, EffectKind, Location, Pattern
