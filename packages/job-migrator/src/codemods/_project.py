@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from inventory._walk import TEST_DIRS, is_test_file, walk
+from inventory._scan._walk import TEST_DIRS, is_test_file, walk
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 

@@ -3,7 +3,7 @@
 Never imports or executes the code it reads.
 """
 
-from inventory._scan import ProgressCallback, scan
+from inventory._scan._scan import ProgressCallback, scan
 from inventory.errors import InventoryError
 from inventory.models import (
     Argument,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from inventory._cache import CACHE_DIR, write_atomically
+from inventory._cachedir import CACHE_DIR, write_atomically
 from inventory.errors import InventoryError
 
 _VENVS = (".venv", "venv", "env")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from inventory._cache import CACHE_DIR, code_key
+from inventory._cachedir import CACHE_DIR, code_key
 from inventory._env import Environment
 from inventory._extract import extract_source
 from inventory.summary import SUMMARY_VERSION, FileSummary
@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS modules (
     PRIMARY KEY (dist, version, module)
 )
 """
-_EXTRACTOR = ("summary.py", "_files.py", "_extract/**/*.py")
+_EXTRACTOR = ("summary.py", "_scan/_files.py", "_extract/**/*.py")
 
 
 @dataclass(frozen=True)

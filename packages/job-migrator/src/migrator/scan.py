@@ -19,7 +19,7 @@ from inventory import (
     scan,
 )
 from inventory._env import PythonEnvError
-from inventory._walk import TEST_DIRS, is_test_file
+from inventory._scan._walk import TEST_DIRS, is_test_file
 from inventory.config import ConfigError, MigratorConfig
 from migrator.baseline import load_baseline, write_baseline
 from migrator.errors import ConfigurationError, ExitCode, ScanRootError

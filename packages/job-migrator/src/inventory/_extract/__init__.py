@@ -49,7 +49,7 @@ from contextlib import contextmanager
 
 from inventory._extract._grammar import rewrite
 from inventory._extract._source import SourceText, normalised
-from inventory._extract._walker import Walker
+from inventory._extract.walker._walker import Walker
 from inventory.summary import FileSummary
 
 __all__ = ["extract_source"]

@@ -7,9 +7,9 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
-from inventory import _cache, _store
-from inventory._files import Summarised, summarise
-from inventory._walk import walk
+from inventory._scan import _cache, _store
+from inventory._scan._files import Summarised, summarise
+from inventory._scan._walk import walk
 from inventory.models import ScanErrorKind
 from inventory.summary import FileSummary
 

@@ -9,7 +9,7 @@ import pytest
 from inventory._catalogue import Catalogue
 from inventory._classify import classify
 from inventory._extract import extract_source
-from inventory._extract._sites_hooks import only_vetoes
+from inventory._extract.detectors._sites_hooks import only_vetoes
 from inventory.config import MigratorConfig
 from inventory.models import CallSite
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import inventory
-from inventory._files import decode
+from inventory._scan._files import decode
 from inventory.config import ConfigError, MigratorConfig
 from inventory.errors import InventoryError
 

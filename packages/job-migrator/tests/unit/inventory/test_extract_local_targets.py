@@ -11,7 +11,7 @@ from inventory._extract import extract_source
 from inventory._extract._resolve import Resolver
 from inventory._extract._scopes import Binding, BindingKind, Scope, ScopeKind
 from inventory._extract._source import SourceText
-from inventory._extract._targets import unwrap_runner
+from inventory._extract.detectors._targets import unwrap_runner
 from inventory.summary import RawSite, TargetKind
 
 HEAD = """

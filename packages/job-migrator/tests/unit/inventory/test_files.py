@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from inventory._files import Extractor, Failed, Outcome, Summarised, summarise
-from inventory._walk import walk
+from inventory._scan._files import Extractor, Failed, Outcome, Summarised, summarise
+from inventory._scan._walk import walk
 from inventory.models import ScanErrorKind
 from inventory.summary import FileSummary
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from inventory import Idempotency, Inventory, ScanErrorKind, _pool, scan
-from inventory._cache import cache_path
-from inventory._store import store_path
+from inventory import Idempotency, Inventory, ScanErrorKind, scan
+from inventory._scan import _pool
+from inventory._scan._cache import cache_path
+from inventory._scan._store import store_path
 
 APP = {
     "shop/__init__.py": "",

@@ -12,7 +12,7 @@ from inventory._catalogue import Catalogue
 from inventory._classify import classify
 from inventory._classify._index import union_members
 from inventory._extract import extract_source
-from inventory._extract._values import union_parts, union_type
+from inventory._extract.values._values import union_parts, union_type
 from inventory.config import MigratorConfig
 from inventory.models import EffectKind, Idempotency
 from inventory.summary import FileSummary

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from inventory._walk import walk
+from inventory._scan._walk import walk
 from inventory.models import ScanErrorKind
 
 

@@ -2,7 +2,7 @@
 
 Per relative path: ``(size, mtime_ns, sha256)``, the module name, and why
 the file failed if it did. Small (~200 KB for Django's 877 files), read on
-every scan; the summaries themselves live in ``inventory._store`` and are
+every scan; the summaries themselves live in ``inventory._scan._store`` and are
 read only when something changed and the classifier must run.
 
 A file is reused without being read when its size and mtime match; when they
@@ -13,8 +13,6 @@ extractor's own code, so a changed extractor never serves stale summaries.
 
 from __future__ import annotations
 
-import hashlib
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,14 +20,13 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from inventory._files import Outcome, Summarised, sha256_of
-from inventory._walk import SourceFile
+from inventory._cachedir import CACHE_DIR, code_key, write_atomically
+from inventory._scan._files import Outcome, Summarised, sha256_of
+from inventory._scan._walk import SourceFile
 from inventory.models import ScanError, ScanErrorKind
 from inventory.summary import SUMMARY_VERSION
 
-CACHE_DIR = Path(".migrator") / "cache"
-_HERE = Path(__file__).parent
-EXTRACTOR_SOURCES = ("summary.py", "_files.py", "_extract/**/*.py")
+EXTRACTOR_SOURCES = ("summary.py", "_scan/_files.py", "_extract/**/*.py")
 
 
 class Stamp(BaseModel):
@@ -53,16 +50,6 @@ def cache_path(root: Path, kind: str) -> Path:
     return root / CACHE_DIR / f"{kind}-v{SUMMARY_VERSION}.json"
 
 
-def code_key(patterns: Iterable[str]) -> str:
-    """A digest of our own source files matching ``patterns`` (stats only: cheap)."""
-    sources = sorted({path for pattern in patterns for path in _HERE.glob(pattern)})
-    digest = hashlib.sha256(SUMMARY_VERSION.encode())
-    for source in sources:
-        stat = source.stat()
-        digest.update(f"{source.relative_to(_HERE)}:{stat.st_size}:{stat.st_mtime_ns};".encode())
-    return digest.hexdigest()[:16]
-
-
 def tool_key() -> str:
     """Changes whenever the code that produces summaries changes."""
     return code_key(EXTRACTOR_SOURCES)
@@ -83,20 +70,6 @@ def load_index(root: Path) -> Index:
     key = tool_key()
     index = _read(Index, cache_path(root, "index"))
     return index if index is not None and index.tool_key == key else Index(tool_key=key)
-
-
-def write_atomically(target: Path, data: bytes, *, best_effort: bool = True) -> None:
-    """Never leave half a file. Cache writes are ``best_effort``: a tree we
-    cannot write to still scans, it only scans slower."""
-    temporary = target.with_suffix(f".{os.getpid()}.tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_bytes(data)
-        os.replace(temporary, target)
-    except OSError:
-        temporary.unlink(missing_ok=True)
-        if not best_effort:
-            raise
 
 
 def save_index(root: Path, index: Index) -> None:

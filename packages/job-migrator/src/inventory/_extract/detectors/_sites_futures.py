@@ -15,7 +15,8 @@ import ast
 from inventory._extract._library import EVENT_LOOP
 from inventory._extract._resolve import Resolver, dotted_source
 from inventory._extract._scopes import Binding, BindingKind
-from inventory._extract._site_common import (
+from inventory._extract._state import Candidate, UseKind
+from inventory._extract.detectors._site_common import (
     CallSite,
     argument_node,
     candidate,
@@ -23,8 +24,7 @@ from inventory._extract._site_common import (
     receiver_note,
     waited_at_once,
 )
-from inventory._extract._state import Candidate, UseKind
-from inventory._extract._targets import JobTarget, call_arguments, job_target
+from inventory._extract.detectors._targets import JobTarget, call_arguments, job_target
 from inventory.models import Pattern
 from inventory.summary import ReceiverKind, TargetKind
 

@@ -14,7 +14,7 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from inventory._walk import SourceFile
+from inventory._scan._walk import SourceFile
 from inventory.errors import InventoryError
 from inventory.models import ScanErrorKind
 from inventory.summary import FileSummary

@@ -6,10 +6,15 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._scopes import BindingKind
-from inventory._extract._site_common import CallSite, argument_node, candidate
 from inventory._extract._source import SourceText, span_of
 from inventory._extract._state import Candidate
-from inventory._extract._targets import JobTarget, call_arguments, job_target, packed_arguments
+from inventory._extract.detectors._site_common import CallSite, argument_node, candidate
+from inventory._extract.detectors._targets import (
+    JobTarget,
+    call_arguments,
+    job_target,
+    packed_arguments,
+)
 from inventory.models import Framework, Pattern
 from inventory.summary import RawSite, TargetKind
 

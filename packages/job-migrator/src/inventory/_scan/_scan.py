@@ -14,12 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inventory import _cache, _store
+from inventory._cachedir import write_atomically
 from inventory._env import Environment, find_environment
-from inventory._files import Summarised
-from inventory._memo import load_memo, result_key, save_memo
-from inventory._pool import summarise_all
-from inventory._walk import WalkResult, walk
+from inventory._scan import _cache, _store
+from inventory._scan._files import Summarised
+from inventory._scan._memo import load_memo, result_key, save_memo
+from inventory._scan._pool import summarise_all
+from inventory._scan._walk import WalkResult, walk
 from inventory.config import MigratorConfig
 from inventory.models import Inventory, ScanError, ScanStats
 from inventory.summary import FileSummary
@@ -208,5 +209,5 @@ def write_inventory(top: Path, inventory: Inventory) -> Path:
     if not ignore.exists():
         ignore.write_text("# written by migrator scan\n*\n", encoding="utf-8")
     text = inventory.model_dump_json(indent=2) + "\n"
-    _cache.write_atomically(target, text.encode(), best_effort=False)
+    write_atomically(target, text.encode(), best_effort=False)
     return target

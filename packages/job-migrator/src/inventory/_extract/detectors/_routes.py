@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._handlers import decorator_framework
 from inventory._extract._resolve import Resolver
-from inventory._extract._site_common import argument_node
+from inventory._extract.detectors._handlers import decorator_framework
+from inventory._extract.detectors._site_common import argument_node
 from inventory.models import Framework
 
 # registering call -> (index of the endpoint, its keyword, framework)

@@ -16,7 +16,7 @@ from inventory._extract._imports import bindings_of
 from inventory._extract._resolve import MODEL_LOADED, Resolver, capitalised, public_name
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._source import clean
-from inventory._extract._values import (
+from inventory._extract.values._values import (
     ELEMENT,
     HELD,
     LITERALS,

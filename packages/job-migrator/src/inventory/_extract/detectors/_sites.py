@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from inventory._extract._site_common import CallSite
-from inventory._extract._sites_futures import (
+from inventory._extract._state import Candidate, FunctionState
+from inventory._extract.detectors._site_common import CallSite
+from inventory._extract.detectors._sites_futures import (
     ANYIO_RUNNERS,
     LOOP_CALLBACKS,
     TASK_FUNCTIONS,
@@ -17,7 +18,7 @@ from inventory._extract._sites_futures import (
     task_call,
     thread_call,
 )
-from inventory._extract._sites_hooks import (
+from inventory._extract.detectors._sites_hooks import (
     BACKGROUND_TASK,
     ON_COMMIT,
     background_call,
@@ -25,7 +26,7 @@ from inventory._extract._sites_hooks import (
     scheduler_call,
     signal_connect,
 )
-from inventory._extract._sites_threads import (
+from inventory._extract.detectors._sites_threads import (
     CONSTRUCTORS,
     GREENLET_METHODS,
     GREENLET_SPAWNERS,
@@ -35,7 +36,6 @@ from inventory._extract._sites_threads import (
     thread_constructor,
     thread_start,
 )
-from inventory._extract._state import Candidate, FunctionState
 from inventory.summary import RawSite
 
 _CELERY_METHODS = frozenset({"delay", "apply_async", "delay_on_commit", "s", "si", "send_task"})

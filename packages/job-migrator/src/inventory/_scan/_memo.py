@@ -15,7 +15,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from inventory._cache import EXTRACTOR_SOURCES, Stamp, cache_path, code_key, write_atomically
+from inventory._cachedir import code_key, write_atomically
+from inventory._scan._cache import EXTRACTOR_SOURCES, Stamp, cache_path
 from inventory.config import MigratorConfig
 from inventory.models import Inventory, ScanError
 
@@ -26,9 +27,9 @@ CLASSIFIER_SOURCES = (
     "catalogue.toml",
     "config.py",
     "models.py",
-    "_scan.py",
-    "_walk.py",
-    "_memo.py",
+    "_scan/_scan.py",
+    "_scan/_walk.py",
+    "_scan/_memo.py",
 )
 
 

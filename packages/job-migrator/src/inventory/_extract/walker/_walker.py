@@ -5,20 +5,20 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._calls import call_info
-from inventory._extract._facts import blocks, consumes, dispatch_fact
-from inventory._extract._handlers import framework_of
-from inventory._extract._prepass import gather_module
 from inventory._extract._resolve import Resolved, Resolver, dotted_source
-from inventory._extract._routes import decorated_endpoint, registered_endpoint
 from inventory._extract._scopes import Scope, ScopeKind
-from inventory._extract._site_common import CallSite
-from inventory._extract._sites import detect, may_be_site, settle
-from inventory._extract._sites_threads import runs_a_server
 from inventory._extract._source import SourceText
 from inventory._extract._state import FunctionState, UseKind
-from inventory._extract._walk_base import visitor
-from inventory._extract._walk_defs import DefsMixin
-from inventory._extract._walk_flow import FlowMixin
+from inventory._extract.detectors._handlers import framework_of
+from inventory._extract.detectors._routes import decorated_endpoint, registered_endpoint
+from inventory._extract.detectors._site_common import CallSite
+from inventory._extract.detectors._sites import detect, may_be_site, settle
+from inventory._extract.detectors._sites_threads import runs_a_server
+from inventory._extract.values._facts import blocks, consumes, dispatch_fact
+from inventory._extract.walker._prepass import gather_module
+from inventory._extract.walker._walk_base import visitor
+from inventory._extract.walker._walk_defs import DefsMixin
+from inventory._extract.walker._walk_flow import FlowMixin
 from inventory.models import Framework, Pattern
 from inventory.summary import FileSummary, RawSite, TargetKind
 

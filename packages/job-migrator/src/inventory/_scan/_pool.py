@@ -1,6 +1,6 @@
 """Summarise many files: serially for small sets, else over a process pool.
 
-Workers return JSON bytes per file (see ``inventory._files``), so the parent
+Workers return JSON bytes per file (see ``inventory._scan._files``), so the parent
 receives one small pickle per chunk instead of an object graph. Small sets
 stay in-process because starting workers costs more than it saves.
 """
@@ -11,8 +11,8 @@ import os
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from inventory._files import Outcome, summarise, summarise_chunk
-from inventory._walk import SourceFile
+from inventory._scan._files import Outcome, summarise, summarise_chunk
+from inventory._scan._walk import SourceFile
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
@@ -69,7 +69,7 @@ def _context() -> BaseContext:
     if "forkserver" not in methods:
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["inventory._files", "inventory._extract"])
+    context.set_forkserver_preload(["inventory._scan._files", "inventory._extract"])
     return context
 
 

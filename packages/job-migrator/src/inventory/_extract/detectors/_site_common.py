@@ -9,7 +9,7 @@ from inventory._extract._resolve import Resolved, public_name
 from inventory._extract._scopes import ClassCtx
 from inventory._extract._source import Located, span_of
 from inventory._extract._state import Candidate, FunctionState, Use, UseKind
-from inventory._extract._targets import JobTarget
+from inventory._extract.detectors._targets import JobTarget
 from inventory.models import Argument, Framework, Pattern
 from inventory.summary import RawSite, ReceiverKind, TargetKind
 

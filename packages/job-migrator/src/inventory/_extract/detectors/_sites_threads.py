@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._args import argument
 from inventory._extract._resolve import Resolved, capitalised
 from inventory._extract._scopes import BindingKind
-from inventory._extract._site_common import (
+from inventory._extract._state import Candidate, UseKind
+from inventory._extract.detectors._site_common import (
     CallSite,
     argument_node,
     candidate,
@@ -16,8 +16,13 @@ from inventory._extract._site_common import (
     receiver_note,
     waited_at_once,
 )
-from inventory._extract._state import Candidate, UseKind
-from inventory._extract._targets import JobTarget, call_arguments, job_target, packed_arguments
+from inventory._extract.detectors._targets import (
+    JobTarget,
+    call_arguments,
+    job_target,
+    packed_arguments,
+)
+from inventory._extract.values._args import argument
 from inventory.models import Argument, Pattern
 from inventory.summary import TargetKind
 

@@ -4,29 +4,29 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._facts import unique_keys
-from inventory._extract._handlers import (
+from inventory._extract._resolve import Resolver, public_name
+from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
+from inventory._extract._source import span_of
+from inventory._extract._state import FunctionState
+from inventory._extract.detectors._handlers import (
     admin_class,
     class_view,
     foreign_view_base,
     function_handler,
     is_views_module,
 )
-from inventory._extract._prepass import (
+from inventory._extract.detectors._sites import settle
+from inventory._extract.detectors._sites_hooks import decorator_site, only_vetoes
+from inventory._extract.detectors._targets import yielded_callable
+from inventory._extract.values._facts import unique_keys
+from inventory._extract.values._values import annotation_type
+from inventory._extract.walker._prepass import (
     class_attributes,
     returned_attributes,
     reverse_relations,
     thread_like,
 )
-from inventory._extract._resolve import Resolver, public_name
-from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
-from inventory._extract._sites import settle
-from inventory._extract._sites_hooks import decorator_site, only_vetoes
-from inventory._extract._source import span_of
-from inventory._extract._state import FunctionState
-from inventory._extract._targets import yielded_callable
-from inventory._extract._values import annotation_type
-from inventory._extract._walk_base import WalkerBase
+from inventory._extract.walker._walk_base import WalkerBase
 from inventory.models import Framework
 from inventory.summary import ClassInfo, FunctionInfo, ReceiverKind
 

@@ -6,7 +6,7 @@ import ast
 
 from inventory._extract._resolve import Resolver
 from inventory._extract._scopes import BindingKind
-from inventory._extract._values import orm_model
+from inventory._extract.values._values import orm_model
 from inventory.models import Argument
 
 # Name endings that, by convention, hold ids or plain text.

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._facts import (
+from inventory._extract._imports import bindings_of
+from inventory._extract._resolve import Resolver, dotted_source
+from inventory._extract._scopes import Binding, BindingKind, ScopeKind
+from inventory._extract._state import Loop, Use, UseKind
+from inventory._extract.values._facts import (
     augassign_fact,
     forever,
     loop_fact,
@@ -13,11 +17,7 @@ from inventory._extract._facts import (
     sql_fact,
     waits_in_test,
 )
-from inventory._extract._imports import bindings_of
-from inventory._extract._resolve import Resolver, dotted_source
-from inventory._extract._scopes import Binding, BindingKind, ScopeKind
-from inventory._extract._state import Loop, Use, UseKind
-from inventory._extract._values import (
+from inventory._extract.values._values import (
     HELD,
     annotation_type,
     binding_for_value,
@@ -28,7 +28,7 @@ from inventory._extract._values import (
     rows_of,
     union_type,
 )
-from inventory._extract._walk_base import WalkerBase
+from inventory._extract.walker._walk_base import WalkerBase
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
 

@@ -17,10 +17,10 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from inventory._extract._args import argument
 from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import BindingKind
 from inventory._extract._source import SourceText, clean
+from inventory._extract.values._args import argument
 from inventory.models import Argument
 from inventory.summary import ReceiverKind, TargetKind
 
