@@ -12,20 +12,28 @@ An inline run keeps the site's old shape (``options.inline``): the arguments
 are encoded and validated first, then a thread, executor or task site runs the
 job in the background as it did before the migration, a direct call in the
 caller. The queued path does not look at the shape at all.
+
+Two safety nets for moved call sites: an argument no codec covers
+(:class:`~queue_runtime.errors.Unencodable`) makes the call run as the site ran
+it, with the caller's objects (:mod:`queue_runtime.fallbacks` counts it); a
+queued enqueue inside the app's transaction is stored at its commit and
+dropped on rollback (:mod:`queue_runtime._after_commit`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from queue_runtime._inline import CALL, InlineRun, InlineShape, KeyGuard, run_inline
+from queue_runtime._after_commit import after_commit
+from queue_runtime._inline import CALL, InlineRun, InlineShape, KeyGuard, run_inline, run_original
 from queue_runtime.config import Mode, RolloutMode
 from queue_runtime.definition import JobDefinition
-from queue_runtime.errors import PayloadError
+from queue_runtime.errors import PayloadError, Unencodable
+from queue_runtime.fallbacks import record
 from queue_runtime.gate.decide import gate_decision
 from queue_runtime.gate.guard import checked_digest
 from queue_runtime.handle import JobHandle
@@ -55,14 +63,26 @@ def enqueue_one(
     options: EnqueueOptions,
 ) -> JobHandle:
     runtime = current()
-    payload = job.codec.encode(args, kwargs, runtime.settings.max_payload_bytes)
+    try:
+        payload = job.codec.encode(args, kwargs, runtime.settings.max_payload_bytes)
+    except Unencodable as exc:  # a moved call never breaks: it runs as the site ran it
+        record(job.name, exc)
+        return run_original(job, args, kwargs, _shaped(options))
     if runtime.mode is Mode.INLINE:
         return run_inline(job, payload, _shaped(options))
     if not gate_decision(runtime, job, options.idempotency_key).run_async:
         return run_inline(job, payload, _guarded(runtime, job, payload, options))
     new = _new_job(job, runtime, payload, options)
-    job_id, created = runtime.store.enqueue_returning(new, options.conn)
-    return JobHandle(job_id, runtime, created=created)
+
+    def store() -> JobHandle:
+        job_id, created = runtime.store.enqueue_returning(new, options.conn)
+        return JobHandle(job_id, runtime, created=created)
+
+    if options.conn is None:  # conn=: the caller's own psycopg transaction holds the row
+        deferred = after_commit(store, job.name, runtime)
+        if deferred is not None:
+            return deferred
+    return store()
 
 
 def enqueue_batch(
@@ -73,7 +93,13 @@ def enqueue_batch(
 ) -> list[JobHandle]:
     runtime = current()
     limit = runtime.settings.max_payload_bytes
-    payloads = job.codec.encode_many(calls, limit)
+    try:
+        payloads = job.codec.encode_many(calls, limit)
+    except Unencodable:  # one call each: the encodable ones queue, the others fall back
+        checked = None if keys is None else _checked_keys(job, keys, calls)
+        return [
+            enqueue_one(job, *call, _keyed(options, checked, i)) for i, call in enumerate(calls)
+        ]
     if runtime.mode is Mode.INLINE:
         return [run_inline(job, payload) for payload in payloads]
     if keys is not None:
@@ -88,6 +114,10 @@ def enqueue_batch(
     for payload, run_async in zip(payloads, routes, strict=True):
         handles.append(JobHandle(next(ids), runtime) if run_async else run_inline(job, payload))
     return handles
+
+
+def _keyed(options: EnqueueOptions, keys: list[str | None] | None, i: int) -> EnqueueOptions:
+    return options if keys is None else replace(options, idempotency_key=keys[i])
 
 
 def _checked_keys(

@@ -8,6 +8,10 @@ An inline run keeps the shape the call site had before the migration
 (:class:`InlineShape`): a site that started a thread, submitted to an executor
 or created a task still runs the job in the background while the gate keeps
 it inline, and never in the request; a direct call stays a direct call.
+
+:func:`run_original` is the fallback of a call whose arguments cannot be
+stored (:mod:`queue_runtime.fallbacks`): the same shapes, with the caller's own
+objects and the job's own return value, no JSON round trip.
 """
 
 from __future__ import annotations
@@ -94,39 +98,68 @@ class BackgroundHandle(InlineHandle):
         return super().result()
 
 
+@dataclass(frozen=True, slots=True)
+class _Work:
+    """What an inline run calls: stored arguments (a round trip) or the caller's own objects."""
+
+    job: JobDefinition
+    payload: dict[str, Any] | None
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] | None = None
+
+    def arguments(self) -> tuple[Any, dict[str, Any]]:
+        if self.payload is None:
+            return self.args, dict(self.kwargs or {})
+        return self.job.codec.decode(self.payload)
+
+    def result(self, value: Any) -> Any:
+        return value if self.payload is None else self.job.codec.encode_result(value)
+
+
 def run_inline(job: JobDefinition, payload: dict[str, Any], run: InlineRun = CALL) -> InlineHandle:
     """Run the job now, in the shape ``run`` says; a background shape returns at once."""
+    return _run(_Work(job, payload), run)
+
+
+def run_original(
+    job: JobDefinition, args: tuple[Any, ...], kwargs: dict[str, Any], run: InlineRun = CALL
+) -> InlineHandle:
+    """Run the job with the caller's objects, in the site's shape (no guard: nothing is stored)."""
+    return _run(_Work(job, None, args, kwargs), InlineRun(run.shape, run.executor))
+
+
+def _run(work: _Work, run: InlineRun) -> InlineHandle:
     if run.shape is InlineShape.CALL:
-        result, error = _outcome(job, payload, run.guard)
-        return InlineHandle(job.name, result=result, error=error)
-    handle = BackgroundHandle(job.name)
-    _start(job, payload, run, handle)
+        result, error = _outcome(work, run.guard)
+        return InlineHandle(work.job.name, result=result, error=error)
+    handle = BackgroundHandle(work.job.name)
+    _start(work, run, handle)
     return handle
 
 
-def _start(
-    job: JobDefinition, payload: dict[str, Any], run: InlineRun, handle: BackgroundHandle
-) -> None:
+def _start(work: _Work, run: InlineRun, handle: BackgroundHandle) -> None:
     """Hand the run to a thread, the executor or the loop, as the site used to."""
+    job = work.job
 
-    def work() -> None:
-        handle.settle(_outcome(job, payload, run.guard))
+    def background() -> None:
+        handle.settle(_outcome(work, run.guard))
 
     loop = _running_loop()
     if run.shape is InlineShape.TASK and loop is not None and job.is_async:
-        _spawn_task(loop, _outcome_async(job, payload, run.guard), handle)
+        _spawn_task(loop, _outcome_async(work, run.guard), handle)
     elif run.shape is InlineShape.EXECUTOR and run.executor is not None:
-        run.executor.submit(work)
+        run.executor.submit(background)
     elif run.shape is not InlineShape.THREAD and loop is not None:
-        loop.run_in_executor(None, work)  # the loop's default executor, as run_in_executor(None)
+        loop.run_in_executor(None, background)  # the loop's default executor (None)
     else:
         # THREAD, or a loop's hand-off with no loop running here: a thread is what remains.
-        threading.Thread(target=work, name=f"inline {job.name}", daemon=True).start()
+        threading.Thread(target=background, name=f"inline {job.name}", daemon=True).start()
 
 
-def _outcome(job: JobDefinition, payload: dict[str, Any], guard: KeyGuard | None) -> Outcome:
+def _outcome(work: _Work, guard: KeyGuard | None) -> Outcome:
+    job = work.job
     try:
-        args, kwargs = job.codec.decode(payload)
+        args, kwargs = work.arguments()
 
         def call() -> Any:
             value = job.fn(*args, **kwargs)
@@ -137,22 +170,21 @@ def _outcome(job: JobDefinition, payload: dict[str, Any], guard: KeyGuard | None
             if guard is None
             else run_guarded(guard.runtime, job, guard.key, None, call, guard.digest)
         )
-        return job.codec.encode_result(value), None
+        return work.result(value), None
     except Exception as exc:  # the per-job runner: any failure is the job's outcome
         return None, _logged(job, exc)
 
 
-async def _outcome_async(
-    job: JobDefinition, payload: dict[str, Any], guard: KeyGuard | None
-) -> Outcome:
+async def _outcome_async(work: _Work, guard: KeyGuard | None) -> Outcome:
+    job = work.job
     try:
-        args, kwargs = job.codec.decode(payload)
+        args, kwargs = work.arguments()
         fn = (
             job.fn
             if guard is None
             else guarded_callable(guard.runtime, job, guard.key, None, guard.digest)
         )
-        return job.codec.encode_result(await fn(*args, **kwargs)), None
+        return work.result(await fn(*args, **kwargs)), None
     except Exception as exc:  # the per-job runner: any failure is the job's outcome
         return None, _logged(job, exc)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
+from queue_runtime.codecs import allow_modules
 from queue_runtime.config import Idempotency, RetryPolicy
 from queue_runtime.errors import ConfigError
 from queue_runtime.payload import PayloadCodec
@@ -56,6 +57,7 @@ class JobDefinition:
         verdict = declared_idempotency(name, idempotency, idempotent)
         is_async = inspect.iscoroutinefunction(fn)
         codec = PayloadCodec(fn, name)
+        allow_modules(fn.__module__)  # the job's own package: its classes may come back by path
         schedule = _schedule(name, every, cron, timezone)
         return cls(name, pool, retry, timeout, priority, verdict, is_async, codec, fn, schedule)
 

@@ -102,3 +102,20 @@ class JobCancelled(QueueError):
 
     # Raised in a job by ``current_context().raise_if_cancelled()`` (or by the job itself):
     # the attempt ends cancelled, neither retried nor dead-lettered.
+
+
+class Unencodable(PayloadError):
+    """An argument cannot be stored: no codec covers its value"""
+
+    def __init__(self, detail: str = "", type_name: str = "", reason: str = "") -> None:
+        super().__init__(detail)
+        self.type_name = type_name  # the value's type, ``module.Qualname``
+        self.reason = reason  # why no codec took it (unsaved instance, unknown type, ...)
+        self.param = ""  # the job parameter it was passed as (set by the payload codec)
+
+
+class ReferenceGone(QueueError):
+    """A model instance passed to the job by reference no longer exists"""
+
+    # Raised in the worker while reading the arguments again: retried with the job's
+    # backoff (the row may be committed a moment later), dead-lettered after the last attempt.

@@ -4,9 +4,11 @@ Enqueue binds the call to the signature, validates each argument with a
 pydantic ``TypeAdapter`` of its annotation (built once per job, on first use,
 so forward references resolve) and dumps it in JSON mode: a ``datetime``,
 ``Decimal``, ``UUID`` or pydantic model parameter is stored as its JSON form
-and comes back as the annotated type in the worker. An UNannotated parameter
-must hold plain JSON (dict, list, str, int, float, bool, None): anything else
-would come back as a different type, so it is refused with the fix to make.
+and comes back as the annotated type in the worker. An UNannotated (or ``Any``)
+parameter goes through :mod:`queue_runtime.codecs`: plain JSON as it is, dates,
+decimals, enums, dataclasses, model instances (by reference) and the rest as
+tagged JSON; a value no codec covers raises :class:`Unencodable` (a
+``PayloadError``: enqueue then runs the call as the site did, see ``_enqueue``).
 Only the arguments the caller passed are stored; defaults apply at run time.
 
 Fast path: when a parameter is annotated with a plain JSON scalar type
@@ -33,7 +35,8 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from pydantic.errors import PydanticSchemaGenerationError
 
-from queue_runtime.errors import PayloadError, PayloadTooLarge
+from queue_runtime.codecs import TAG, decode_value, encode_value
+from queue_runtime.errors import PayloadError, PayloadTooLarge, Unencodable
 
 _JSON_SCALARS: tuple[type, ...] = (str, int, float, bool, type(None))
 # Annotation -> the exact value types pydantic returns unchanged in JSON mode.
@@ -113,8 +116,8 @@ class PayloadCodec:
         self, name: str, p: inspect.Parameter, hints: dict[str, Any]
     ) -> TypeAdapter[Any] | None:
         hint = hints.get(name)
-        if hint is None:
-            return None
+        if hint is None or hint is Any:
+            return None  # the codecs of queue_runtime.codecs
         if p.kind is inspect.Parameter.VAR_POSITIONAL:
             hint = tuple[hint, ...]  # type: ignore[valid-type]
         elif p.kind is inspect.Parameter.VAR_KEYWORD:
@@ -256,13 +259,23 @@ class PayloadCodec:
 
     def _dump(self, param: _Param, value: Any) -> Any:
         if param.adapter is None:
-            return _plain_json(value, f"{self._job_name}: parameter {param.name!r}")
+            return self._encode_value(param.name, value)
         try:
             return param.adapter.dump_python(param.adapter.validate_python(value), mode="json")
         except ValidationError as exc:
             raise PayloadError(
                 f"{self._job_name}: parameter {param.name!r}: {_first(exc)}"
             ) from exc
+
+    def _encode_value(self, name: str, value: Any) -> Any:
+        try:
+            return encode_value(value)
+        except Unencodable as exc:
+            error = Unencodable(
+                f"{self._job_name}: parameter {name!r}: {exc.detail}", exc.type_name, exc.reason
+            )
+            error.param = name
+            raise error from exc
 
     # -- worker side --------------------------------------------------------
 
@@ -299,6 +312,8 @@ class PayloadCodec:
 
     def _load(self, param: _Param, value: Any) -> Any:
         if param.adapter is None:
+            if type(value) is dict or type(value) is list:
+                return self._decode_value(param.name, value)
             return value
         try:
             return param.adapter.validate_python(value)
@@ -306,6 +321,12 @@ class PayloadCodec:
             raise PayloadError(
                 f"{self._job_name}: parameter {param.name!r}: {_first(exc)}"
             ) from exc
+
+    def _decode_value(self, name: str, value: Any) -> Any:
+        try:
+            return decode_value(value)
+        except PayloadError as exc:
+            raise PayloadError(f"{self._job_name}: parameter {name!r}: {exc.detail}") from exc
 
     def decode_result(self, stored: Any) -> Any:
         """A stored JSON result back as the value the function returned (typed when annotated)."""
@@ -376,6 +397,8 @@ def _copy_flat(value: Any, item_types: frozenset[type]) -> Any:
             if type(item) not in item_types:
                 return None
         return list(value)
+    if TAG in value:
+        return None  # the tag key: the codecs escape the dict
     for key, item in value.items():
         if type(key) is not str or type(item) not in item_types:
             return None

@@ -143,14 +143,17 @@ def test_typed_values_are_stored_as_json_and_come_back_typed(runtime: Runtime) -
     assert handle.result(timeout=5) == {"sku": "A-1", "total": "7.50", "due_year": 2030}
 
 
-def test_unannotated_non_json_values_are_refused_with_the_fix(runtime: Runtime) -> None:
-    with pytest.raises(PayloadError, match=r"datetime is not plain JSON; annotate the parameter"):
-        untyped.enqueue(datetime.now(UTC))
-    with pytest.raises(PayloadError, match="not valid JSON"):
-        untyped.enqueue(float("nan"))
+def test_unannotated_values_go_through_the_codecs_and_the_rest_runs_as_before(
+    runtime: Runtime,
+) -> None:
+    due = datetime(2030, 5, 17, 9, 30, tzinfo=UTC)
+    stored = untyped.enqueue(due).record().args
+    assert stored == {"anything": {"__qr__": "datetime", "v": "2030-05-17T09:30:00+00:00"}}
     assert untyped.enqueue({"plain": [1, "two", None]}).record().args == {
         "anything": {"plain": [1, "two", None]}
     }
+    fallen_back = untyped.enqueue(float("nan"))  # no codec: it runs in-process, as the site did
+    assert fallen_back.id < 0 and fallen_back.status() is JobStatus.SUCCEEDED
 
 
 # -- handles -------------------------------------------------------------------

@@ -18,6 +18,11 @@ test are not seen by the next. The modes (Sidekiq's testing modes, Oban's
   configuration (the app's database);
 - ``off``: the plugin does nothing.
 
+In every mode but ``off``, an enqueue whose argument no codec covers raises
+:class:`~queue_runtime.errors.Unencodable` (a ``PayloadError``) instead of
+running as the site did (:mod:`queue_runtime.fallbacks`): the suite shows what
+would not be stored.
+
 Per test, the first found wins: ``@pytest.mark.queue_runtime(real=True)`` or
 ``@pytest.mark.queue_runtime(mode="manual")``; the environment variable
 ``QUEUE_RUNTIME_TESTING``; the ini option ``queue_runtime_testing``
@@ -39,6 +44,7 @@ import pytest
 
 from queue_runtime._settings_load import load_settings
 from queue_runtime.config import GateAction, Mode, RolloutMode, Settings
+from queue_runtime.fallbacks import raise_instead
 from queue_runtime.gate.decide import current_fingerprint
 from queue_runtime.runtime import Runtime, configure, configured
 from queue_runtime.testing.runtime import memory_stores
@@ -116,6 +122,14 @@ def queue_runtime_testing(request: pytest.FixtureRequest) -> Iterator[Runtime | 
         yield None
         return
     _close_current()  # a Runtime an earlier test configured is not this test's
+    raise_instead(True)
+    try:
+        yield from _runtime_for(mode)
+    finally:
+        raise_instead(False)
+
+
+def _runtime_for(mode: PluginMode) -> Iterator[Runtime | None]:
     if mode is PluginMode.REAL:
         yield None  # current() configures one from the app's configuration
         _close_current()

@@ -55,7 +55,12 @@ def _run_sync(inv: Invocation, done: Done, cancels: CancelSource | None) -> None
     set_current(inv.job, cancels)
     try:
         with inv.scope():
-            value = inv.func(*inv.args, **inv.kwargs)
+            try:
+                args, kwargs = inv.arguments()
+            except PayloadError as exc:  # references that no longer fit: as in Resolver
+                done(Outcome.rejected(f"invalid payload: {exc}"))
+                return
+            value = inv.func(*args, **kwargs)
     except BaseException as exc:  # the per-job runner; SystemExit too, or the slot would leak
         done(_failure(inv, exc))
         return

@@ -7,21 +7,25 @@ longer fit the function's signature (the code changed since enqueue).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from queue_runtime.bootstrap import job_scope
+from queue_runtime.codecs import has_references
 from queue_runtime.config import RetryPolicy
 from queue_runtime.definition import JobDefinition
-from queue_runtime.errors import PayloadError, Permanent, QueueError, UnknownJob
+from queue_runtime.errors import PayloadError, Permanent, QueueError, ReferenceGone, UnknownJob
 from queue_runtime.gate import guard
 from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime
 from queue_runtime.spec import JobSpec
 from queue_runtime.store import ClaimedJob
-from queue_runtime.worker._outcome import Outcome
+from queue_runtime.worker._outcome import Outcome, OutcomeKind
+
+Arguments = tuple[list[Any], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +37,11 @@ class Invocation:
     kwargs: dict[str, Any]
     guarded: Callable[..., Any] | None = None  # the execution guard, for keyed jobs
     scope: Callable[[], AbstractContextManager[object]] = nullcontext  # the framework's, per job
+    late: Callable[[], Arguments] | None = None  # arguments read in the scope (references)
+
+    def arguments(self) -> Arguments:
+        """The call's arguments: decoded already, or now (inside the scope) for references."""
+        return (self.args, self.kwargs) if self.late is None else self.late()
 
     @property
     def func(self) -> Callable[..., Any]:
@@ -79,12 +88,20 @@ class Resolver:
             function = self._registry.definition(job.name)
         except UnknownJob as exc:
             return Outcome.rejected(f"unknown job: {exc}")
+        late: Callable[[], Arguments] | None = None
+        args: list[Any] = []
+        kwargs: dict[str, Any] = {}
         try:
             spec = self._runtime.spec(function)
-            args, kwargs = function.codec.decode(job.args)
+            if not function.is_async and has_references(job.args):
+                late = functools.partial(function.codec.decode, job.args)
+            else:
+                args, kwargs = function.codec.decode(job.args)
+        except ReferenceGone as exc:  # retried: the row may be committed a moment later
+            return Outcome(OutcomeKind.FAILED, error=f"{type(exc).__name__}: {exc}")
         except PayloadError as exc:
             return Outcome.rejected(f"invalid payload: {exc}")
         except QueueError as exc:
             return Outcome.rejected(f"cannot run: {exc}")
         guarded = guard.wrap(self._runtime, job, function)
-        return Invocation(job, function, spec, args, kwargs, guarded, self._scope)
+        return Invocation(job, function, spec, args, kwargs, guarded, self._scope, late)

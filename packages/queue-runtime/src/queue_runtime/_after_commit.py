@@ -1,0 +1,101 @@
+"""Enqueue after commit: inside the app's transaction, the job is stored when it commits.
+
+A queued enqueue made inside a Django ``transaction.atomic`` block waits for
+``transaction.on_commit``; inside an SQLAlchemy session transaction that has
+written something (the session registered with
+:func:`queue_runtime.codecs.sqlalchemy_session`) it waits for the session's
+``after_commit`` event. On rollback it is dropped. So a worker never runs
+before the rows it reads exist, and never for a request that failed.
+
+The caller gets a :class:`DeferredHandle` at once: ``status()`` is ``QUEUED``
+while the commit is awaited, ``CANCELLED`` once the enqueue was dropped, and
+the stored job's status after the commit (``id`` is 0 until then).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from queue_runtime import _refs
+from queue_runtime.errors import JobFailed, JobTimeout
+from queue_runtime.handle import JobHandle
+from queue_runtime.runtime import Runtime
+from queue_runtime.store import Cancellation, JobRecord, JobStatus
+
+Write = Callable[[], JobHandle]
+
+
+class DeferredHandle(JobHandle):
+    """A job whose store write waits for the caller's transaction to commit."""
+
+    deferred = True
+
+    def __init__(self, name: str, runtime: Runtime) -> None:
+        super().__init__(0, runtime)
+        self.name = name
+        self._stored: JobHandle | None = None
+        self._settled = threading.Event()
+        self._waiting: Callable[[], bool] = lambda: not self._settled.is_set()
+
+    def __repr__(self) -> str:
+        return f"DeferredHandle(name={self.name!r}, id={self.id})"
+
+    def stored(self, handle: JobHandle) -> None:
+        self._stored, self.id, self.created = handle, handle.id, handle.created
+        self._settled.set()
+
+    def dropped(self) -> None:
+        self._settled.set()
+
+    def status(self) -> JobStatus:
+        if self._stored is not None:
+            return self._stored.status()
+        if self._settled.is_set() or not self._waiting():
+            return JobStatus.CANCELLED  # rolled back: never stored, never runs
+        return JobStatus.QUEUED
+
+    def record(self) -> JobRecord:
+        if self._stored is not None:
+            return self._stored.record()
+        return JobRecord(0, self.name, "deferred", self.status(), {}, 0, 0)
+
+    def cancel(self, by: str | None = None) -> Cancellation:
+        if self._stored is not None:
+            return self._stored.cancel(by)
+        return Cancellation.FINISHED if self._settled.is_set() else Cancellation.UNKNOWN
+
+    def wait(
+        self, timeout: float | None = None, sleep: Callable[[float], None] = time.sleep
+    ) -> JobStatus:
+        started = time.monotonic()
+        if not self._settled.wait(timeout):
+            raise JobTimeout(f"{self.name}: its transaction has not committed after {timeout}s")
+        if self._stored is None:
+            return JobStatus.CANCELLED
+        left = None if timeout is None else max(0.0, timeout - (time.monotonic() - started))
+        return self._stored.wait(left, sleep)
+
+    def result(self, timeout: float | None = None) -> Any:
+        if self.wait(timeout) is JobStatus.CANCELLED and self._stored is None:
+            raise JobFailed(f"{self.name}: enqueued in a transaction that rolled back")
+        assert self._stored is not None
+        return self._stored.result(timeout)
+
+
+def after_commit(write: Write, name: str, runtime: Runtime) -> DeferredHandle | None:
+    """A handle whose ``write`` runs at the commit of the caller's transaction; None: none open."""
+    handle = DeferredHandle(name, runtime)
+
+    def store() -> None:
+        handle.stored(write())
+
+    waiting = _refs.django_defer(store)
+    if waiting is not None:
+        handle._waiting = waiting
+        return handle
+    if _refs.sqlalchemy_defer(store, handle.dropped):
+        return handle
+    return None

@@ -1,0 +1,196 @@
+"""Model instances by reference: Django and SQLAlchemy rows as (model, primary key).
+
+Neither framework is a dependency. A value is recognised only when its
+framework is already imported (``sys.modules``), so an app without Django
+never imports it here; reading a reference back imports what the tag names.
+The worker reads the row again: unsaved changes of the caller's instance are
+not carried. A row that is gone raises :class:`ReferenceGone` (retried).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from queue_runtime.errors import ConfigError, PayloadError, ReferenceGone, Unencodable
+
+SessionFactory = Callable[[], Any]  # returns the current SQLAlchemy Session (or scoped_session)
+_sessions: list[SessionFactory] = []
+
+
+def type_name(value: Any) -> str:
+    kind = value if isinstance(value, type) else type(value)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _unsaved(value: Any, what: str) -> Unencodable:
+    name = type_name(value)
+    reason = f"unsaved {what} instance (no primary key yet): save it before enqueueing"
+    return Unencodable(f"{name}: {reason}", name, reason)
+
+
+# -- Django ------------------------------------------------------------------
+
+
+def lazy_text(value: Any) -> str | None:
+    """A Django lazy string (``gettext_lazy``) forced in the active language; None: not one."""
+    functional = sys.modules.get("django.utils.functional")
+    if functional is not None and isinstance(value, functional.Promise):
+        return str(value)
+    return None
+
+
+def django_instance(value: Any) -> tuple[str, Any] | None:
+    """``(app_label.ModelName, pk)`` of a saved Django model instance; None: not one."""
+    models = sys.modules.get("django.db.models")
+    if models is None or not isinstance(value, models.Model):
+        return None
+    if value.pk is None:
+        raise _unsaved(value, "Django model")
+    return value._meta.label, value.pk
+
+
+def django_class(value: Any) -> str | None:
+    """``app_label.ModelName`` of a Django model class (a signal's ``sender``); None: not one."""
+    models = sys.modules.get("django.db.models")
+    if models is None or not isinstance(value, type) or not issubclass(value, models.Model):
+        return None
+    model: Any = value
+    return str(model._meta.label)
+
+
+def load_django_class(label: str) -> Any:
+    from django.apps import apps
+
+    try:
+        return apps.get_model(label)
+    except (LookupError, ValueError) as exc:
+        raise PayloadError(f"no Django model {label!r}: {exc}") from exc
+
+
+def load_django_instance(label: str, pk: Any) -> Any:
+    model = load_django_class(label)
+    try:
+        return model._default_manager.get(pk=pk)
+    except model.DoesNotExist as exc:
+        raise ReferenceGone(f"{label} pk={pk!r} no longer exists") from exc
+
+
+# -- SQLAlchemy (and Flask-SQLAlchemy) ----------------------------------------
+
+
+def sqlalchemy_session(factory: SessionFactory) -> None:
+    """Register how the worker (and after-commit enqueue) finds the current SQLAlchemy session.
+
+    ``factory()`` returns the session of the current thread: a ``scoped_session``
+    (or Flask-SQLAlchemy's ``lambda: db.session``). The last registration wins.
+    Registering also installs the session events of after-commit enqueue.
+    """
+    _install_events()
+    _sessions[:] = [factory]
+
+
+WROTE = "queue_runtime.wrote"  # session.info: this transaction flushed writes
+PENDING = "queue_runtime.after_commit"  # session.info: [(write, drop)] waiting for the commit
+Hook = tuple[Callable[[], None], Callable[[], None]]
+_installed: list[bool] = []
+
+
+def _install_events() -> None:
+    if _installed:
+        return
+    from sqlalchemy import event
+    from sqlalchemy.orm import Session
+
+    event.listen(Session, "after_flush", _flushed)
+    event.listen(Session, "after_commit", _committed)
+    event.listen(Session, "after_transaction_end", _ended)
+    _installed.append(True)
+
+
+def _flushed(session: Any, _context: Any) -> None:
+    session.info[WROTE] = True
+
+
+def _committed(session: Any) -> None:
+    for write, _drop in session.info.pop(PENDING, []):
+        write()
+
+
+def _ended(session: Any, transaction: Any) -> None:
+    if transaction.parent is not None:  # a savepoint or subtransaction: the root decides
+        return
+    session.info.pop(WROTE, None)
+    for _write, drop in session.info.pop(PENDING, []):
+        drop()  # not committed (rolled back or closed): never written
+
+
+def sqlalchemy_defer(write: Callable[[], None], drop: Callable[[], None]) -> bool:
+    """Defer ``write`` to the registered session's commit (``drop`` on rollback) when its
+    transaction has written something; False: nothing to wait for, write now."""
+    session = current_session()
+    if session is None or not session.in_transaction():
+        return False
+    if not (session.info.get(WROTE) or session.new or session.dirty or session.deleted):
+        return False  # nothing written yet: the rows a worker reads are already committed
+    session.info.setdefault(PENDING, []).append((write, drop))
+    return True
+
+
+def django_defer(write: Callable[[], None]) -> Callable[[], bool] | None:
+    """Defer ``write`` to the commit of Django's ``atomic`` block (dropped on rollback).
+
+    Returns a probe (still waiting?), or None when not inside an ``atomic`` block
+    (a ``TestCase``'s own wrapping transaction does not count, as in Rails).
+    """
+    db, conf = sys.modules.get("django.db"), sys.modules.get("django.conf")
+    if db is None or conf is None or not conf.settings.configured:
+        return None
+    connection = db.connection
+    if not connection.in_atomic_block:
+        return None
+    if all(getattr(block, "_from_testcase", False) for block in connection.atomic_blocks):
+        return None
+    db.transaction.on_commit(write)
+    return lambda: any(hook[1] is write for hook in connection.run_on_commit)
+
+
+def current_session() -> Any | None:
+    """The registered session factory's session; None when none is registered."""
+    return _sessions[0]() if _sessions else None
+
+
+def sqlalchemy_instance(value: Any) -> tuple[type, list[Any]] | None:
+    """``(mapped class, primary key identity)`` of a persistent mapped instance; None: not one."""
+    orm = sys.modules.get("sqlalchemy.orm")
+    if orm is None or isinstance(value, type):
+        return None
+    from sqlalchemy import inspect
+
+    state = inspect(value, raiseerr=False)
+    if not isinstance(state, orm.InstanceState):
+        return None
+    if state.identity is None:  # transient or pending: not flushed, no primary key
+        raise _unsaved(value, "SQLAlchemy")
+    return type(value), list(state.identity)
+
+
+def is_mapped_class(cls: Any) -> bool:
+    from sqlalchemy import inspect
+    from sqlalchemy.orm import Mapper
+
+    return isinstance(inspect(cls, raiseerr=False), Mapper)
+
+
+def load_sqlalchemy_instance(cls: type, identity: list[Any]) -> Any:
+    session = current_session()
+    if session is None:
+        raise ConfigError(
+            f"{type_name(cls)} passed by reference, but no session is registered: call "
+            "queue_runtime.codecs.sqlalchemy_session(factory) when the app starts"
+        )
+    found = session.get(cls, identity[0] if len(identity) == 1 else tuple(identity))
+    if found is None:
+        raise ReferenceGone(f"{type_name(cls)} pk={identity!r} no longer exists")
+    return found
