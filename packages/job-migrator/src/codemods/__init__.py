@@ -21,7 +21,9 @@ from codemods._changes.branches import BranchReport, batches
 from codemods._types import (
     ApplyOptions,
     ApplyResult,
+    ArgumentCrossing,
     CodemodError,
+    Crossing,
     FileChange,
     JobBatch,
     SiteOutcome,
@@ -32,8 +34,10 @@ from codemods.api import create_branches, load_inventory, plan_apply, write
 __all__ = [
     "ApplyOptions",
     "ApplyResult",
+    "ArgumentCrossing",
     "BranchReport",
     "CodemodError",
+    "Crossing",
     "FileChange",
     "JobBatch",
     "SiteOutcome",

@@ -32,6 +32,7 @@ class Kind(StrEnum):
     JSON = "json"  # plain JSON (scalars, lists, str-keyed dicts of them): stored as it is
     LAZY_TEXT = "lazy_text"  # a lazy translation string: forced with str() at the call site
     MODEL = "model"  # an ORM model instance (``type`` names the model class)
+    MODEL_CLASS = "model_class"  # an ORM model class (a signal's ``sender``): stored by label
     ENCODED = "encoded"  # a type the runtime encodes when the job's parameter declares it
     NOT_DATA = "not_data"  # a class, a function, an open file: never stored
     UNKNOWN = "unknown"
@@ -53,6 +54,12 @@ _JSON_CALLS = frozenset({"str", "int", "float", "bool", "len", "repr"})
 # of models, ``abs(Decimal(...))`` a Decimal.
 _LIKE_ARG_CALLS = frozenset({"round", "abs", "sorted", "list", "tuple", "min", "max"})
 _CONTAINERS = frozenset({"list", "tuple", "set", "frozenset", "dict"})
+_CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
+# Class decorators whose classes the runtime stores as tagged JSON (their fields, by name).
+_RECORD_DECORATORS = frozenset(
+    {"dataclasses.dataclass", "attr.s", "attr.attrs", "attr.define", "attr.frozen"}
+    | {"attrs.define", "attrs.frozen", "attr.mutable", "attrs.mutable"}
+)
 _TYPING = ("typing.", "typing_extensions.", "collections.abc.")
 _LAZY = frozenset(
     {
@@ -178,6 +185,8 @@ def _name(name: str, where: Where) -> Declared:
                 return JSON  # on a worker, the job's argument as the payload decoded it
             return _param(params[name], where)
         only = bound[0] if len(bound) == 1 and name not in params else None
+        if isinstance(only, ast.AnnAssign) and only.value is not None:
+            return _annotated_binding(fn, name, only, where)
         if (
             isinstance(only, ast.Assign)
             and len(only.targets) == 1
@@ -221,6 +230,16 @@ def _bound_value(fn: _Def, name: str, binding: ast.Assign, where: Where) -> Decl
                 " are not declared",
             )
     return declared(value, where.deeper(function=fn, line=binding.lineno))
+
+
+def _annotated_binding(fn: _Def, name: str, binding: ast.AnnAssign, where: Where) -> Declared:
+    """``uid: int = 5``: bound once; its declared type, else the value it is given."""
+    assert binding.value is not None
+    plain = ast.Assign(targets=[binding.target], value=binding.value)
+    found = _bound_value(fn, name, ast.copy_location(plain, binding), where)
+    if found.kind is not Kind.UNKNOWN:
+        return found
+    return annotation(binding.annotation, where.deeper(function=None))
 
 
 def _changed_container(fn: _Def, name: str, where: Where, nested: bool) -> int | None:
@@ -268,6 +287,8 @@ def _module_level(name: str, where: Where) -> Declared:
     module = where.module
     if name in module.assignments:
         return declared(module.assignments[name], where.deeper(function=None))
+    if name in module.classes and is_model(f"{module.name}.{name}", where):
+        return Declared(Kind.MODEL_CLASS, f"{module.name}.{name}")
     if name in module.classes or name in module.functions:
         return Declared(Kind.NOT_DATA, why=f"`{name}` is a class or a function, not data")
     target = module.imports.get(name)
@@ -387,6 +408,8 @@ def _call(node: ast.Call, where: Where) -> Declared:
         return Declared(
             Kind.UNKNOWN, why=f"no declared return type for `{ast.unparse(node.func)}(...)`"
         )
+    if dotted in _CASTS and node.args:
+        return annotation(node.args[0], where.deeper())  # ``t.cast(User, current_user)``
     if dotted in _LAZY:
         return Declared(Kind.LAZY_TEXT)
     if dotted in _NOT_DATA:
@@ -561,6 +584,19 @@ def _union(parts: list[Declared]) -> Declared:
 def _class(qualname: str, where: Where) -> Declared:
     if is_model(qualname, where):
         return Declared(Kind.MODEL, qualname)
-    if any(derives(qualname, base, where) for base in _ENCODED_BASES):
+    if any(derives(qualname, base, where) for base in _ENCODED_BASES) or _record(qualname, where):
         return Declared(Kind.ENCODED, qualname)
     return Declared(Kind.UNKNOWN, qualname, why=f"{qualname} is not a type the runtime stores")
+
+
+def _record(qualname: str, where: Where) -> bool:
+    """A project dataclass or attrs class (``@dataclass``, ``@attrs.define``...)."""
+    found = where.project.lookup(qualname)
+    if found is None or found[1] not in found[0].classes:
+        return False
+    inside = Where(where.project, found[0])
+    for decorator in found[0].classes[found[1]].decorator_list:
+        head = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if resolve_expr(head, inside) in _RECORD_DECORATORS:
+            return True
+    return False

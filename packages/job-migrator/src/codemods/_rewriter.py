@@ -111,6 +111,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         self.adds: list[Import] = []  # what the rewritten code needs imported
         self.removes: list[Import] = []  # imports it may no longer need
         self._scopes: list[_Scope] = []
+        self._module_names: frozenset[str] = frozenset()  # top-level defs and classes
 
     def _lines(self, node: cst.CSTNode) -> tuple[int, int]:
         pos = self.get_metadata(PositionProvider, node)
@@ -118,6 +119,9 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._scopes.append(_Scope(0, 0, node))
+        self._module_names = frozenset(
+            n.name.value for n in node.body if isinstance(n, cst.FunctionDef | cst.ClassDef)
+        )
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         first, last = self._lines(node)
@@ -126,27 +130,38 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef:
+    ) -> cst.FunctionDef | cst.FlattenSentinel[cst.BaseStatement]:
         scope = self._scopes.pop()
         body_line = self._lines(original_node.body)[0]
+        receivers: list[cst.FunctionDef] = []
         for i, target in enumerate(self.targets):
             in_header = scope.first <= target.site.location.line < body_line
             if in_header and i not in self.outcomes:
-                self._check_receiver(original_node, i, target)
+                receivers += self._split_receiver(original_node, i, target)
                 updated_node = self._unschedule(updated_node, i, target)
         if scope.rewrote:
             updated_node = drop_dead_lookups(original_node, updated_node)
         if scope.dropped:
-            return drop_unused_params(updated_node, frozenset(scope.dropped))
+            updated_node = drop_unused_params(updated_node, frozenset(scope.dropped))
+        if receivers:  # the receiver became the job: its decorators went to the new receiver
+            return cst.FlattenSentinel([updated_node.with_changes(decorators=[]), *receivers])
         return updated_node
 
-    def _check_receiver(self, func: cst.FunctionDef, i: int, target: Target) -> None:
-        """A signal site recorded at the receiver's header, when the receiver is the job."""
-        if target.site.pattern is not Pattern.SIGNAL_RECEIVER:
-            return
-        skip = signal_receiver.check_receiver(func, target)
-        if skip is not None:
-            self.outcomes[i] = Skipped(target, skip.reason, skip.status)
+    def _split_receiver(
+        self, func: cst.FunctionDef, i: int, target: Target
+    ) -> list[cst.FunctionDef]:
+        """A signal site recorded at the receiver's header, when the receiver is the job: the
+        new receiver that enqueues it (the function itself stays, as the job)."""
+        if target.site.pattern is not Pattern.SIGNAL_RECEIVER or len(self._scopes) != 1:
+            return []
+        split = signal_receiver.split_receiver(func, target, self._module_names)
+        if isinstance(split, Skip):
+            self.outcomes[i] = Skipped(target, split.reason, split.status)
+            return []
+        if split is None:
+            return []
+        self.outcomes[i] = Rewritten(target)
+        return [split[1]]
 
     def _unschedule(self, func: cst.FunctionDef, i: int, target: Target) -> cst.FunctionDef:
         """A scheduler site recorded at the job's own ``@scheduled_job`` decorator."""

@@ -11,9 +11,13 @@ with the runtime's execution guard (``@job(..., idempotency="non_idempotent")``)
 so the gate keeps them inline until a load test certifies them. An ``unsafe``
 job also needs the human sign-off recorded in ``MIGRATION_PLAN.md``.
 
-A site also stays put when the caller uses the result (``manual``), when an
-argument is not provably storable (``codemods._storable``: unknown means skip),
-or when the job cannot be imported by a worker (bound method, nested function).
+A site also stays put when the caller uses the result (``manual``), when the
+caller handles the job's exceptions, when the job cannot be imported by a
+worker (bound method, nested function), or when an argument is provably never
+storable and the runtime's fallback would not run the site as it ran before
+(``codemods._storable``). Arguments need no proof: each is JSON, carried by a
+runtime codec, or checked at run time (the call falls back to running
+in-process when it cannot be stored); the outcome says which, per argument.
 A ``Thread`` subclass whose ``run`` uses only constructor data moves as a job of
 that data (``codemods._threadjob``); a bound method of a module-level service
 object moves as a wrapper job calling it on that object (``codemods._service``).
@@ -168,13 +172,8 @@ def _decide(
         )
     if isinstance(storable, str):
         return _skip(site, storable)
-    # The status endpoint serves the job's result: it must be JSON. A job's unannotated
-    # parameter holds decoded payload JSON, unless a by-id wrapper hands it a model.
-    unservable = (
-        _storable.result_reason(job, project, payload_json=storable.wrapper is None)
-        if answers_202
-        else None
-    )
+    # The status endpoint serves the job's result: it must be JSON.
+    unservable = _storable.result_reason(job, project) if answers_202 else None
     if unservable:
         return SiteOutcome(
             site=site,
@@ -193,9 +192,10 @@ def _decide(
         accepted=site.result_used,
         qualpath=found.qualpath,
         edits=storable.edits,
-        wrapper=wrapper or storable.wrapper,
+        wrapper=wrapper,
         status_route=route,
         schedule=trigger.arguments() if trigger is not None else "",
+        crossings=storable.crossings,
     )
 
 

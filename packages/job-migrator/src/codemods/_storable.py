@@ -1,14 +1,28 @@
-"""Argument safety: a site moves only when every argument is provably storable.
+"""How each argument of a site crosses into the queue, and the one case that keeps a site.
 
-Provably storable means one of: plain JSON (a literal, a container of them, a
-value whose declared type is a JSON scalar or container); a type the runtime
-encodes (``datetime``, ``Decimal``, ``UUID``, ``Path``, an enum, a pydantic
-model) passed to a job parameter that declares that very type; a lazy
-translation string, forced in the caller's active language with ``str(...)``
-at the call site; or a model instance whose re-fetch by primary key is
-provably the same object (the by-id form, see :func:`_by_id`). The scan's own
-verdict counts too (``serialisable=True``, ``False`` with its reason). Anything
-else is unknown, and unknown means skip, with the missing fact in the reason.
+The codemods no longer prove that every argument is storable: the runtime
+encodes what it can at enqueue (plain JSON; by a codec: a model instance as a
+typed reference, a model class by label, a lazy string forced in the caller's
+language, dates, ``Decimal``, ``UUID``, enums, dataclasses, pydantic and attrs
+objects as tagged JSON) and a call whose arguments it cannot encode runs the
+way the site ran it before (``InlineShape``: call, thread, executor, task),
+with the original objects, and is counted. So every argument is one of:
+
+* ``JSON``: proven from the code (a literal, a declared JSON type, the scan's
+  own verdict); a lazy translation string is still forced with ``str(...)`` at
+  the call site, in the caller's active language, so it is JSON as written;
+* ``codec: <kind> (<type>)``: a type a runtime codec carries;
+* ``checked at run time``: not proven either way; encoded at enqueue, or the
+  call falls back to running in-process (the shadow evidence counts it).
+
+An argument that is *provably* never storable (an open file, a request, a
+lock, a lambda, a function: ``Kind.NOT_DATA``, or the scan's own "not data"
+verdict) makes every call fall back. The site still moves when that fallback
+is the site's own behaviour (a direct call, a thread, an executor, a task, a
+receiver, an ``on_commit`` callback), with a note on the argument saying what
+to pass instead; it stays put when the fallback is not how it ran before: a
+child process (the fallback runs it in a thread of the web process) or a
+``BackgroundTasks`` task (the fallback runs it before the response is sent).
 """
 
 from __future__ import annotations
@@ -17,48 +31,108 @@ import ast
 from dataclasses import dataclass
 
 from codemods._declared import Declared, Kind, annotation, declared, returned
-from codemods._orm import ModelKey, Orm, model_key
-from codemods._project import ModuleInfo, Project, enclosing_function, module_name
-from codemods._resolve import Where, assignments, parent_map, resolve_expr
-from codemods._types import ArgEdit, Wrapper
-from inventory.models import Argument, CallSite, Job
+from codemods._project import ModuleInfo, Project, enclosing_function
+from codemods._resolve import Where, parent_map
+from codemods._types import ArgEdit, ArgumentCrossing, Crossing
+from inventory.models import Argument, CallSite, Job, Pattern
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
+
+# Patterns whose runtime fallback (the call run as the site ran it) is not what the site did.
+_OTHER_FALLBACK = {
+    Pattern.PROCESS: "a child process: the fallback runs the job in a thread of this process",
+    Pattern.BACKGROUND_TASKS: (
+        "a BackgroundTasks task: the fallback runs the job in the request, before the response"
+    ),
+}
+# The scan's "cannot be serialised" verdicts a runtime codec may still carry (a model, a class
+# that may be a model, the enclosing object that may be a model instance): checked at run time.
+_CODEC_MAYBE = ("ORM instance", "instance of the model", "a class", "enclosing object")
+_ENCODED_KINDS = {
+    "datetime.datetime": "datetime",
+    "datetime.date": "date",
+    "datetime.time": "time",
+    "datetime.timedelta": "timedelta",
+    "decimal.Decimal": "Decimal",
+    "uuid.UUID": "UUID",
+}
+_NEVER_NOTE = "never storable as written ({why}): every call falls back to running in-process{hint}"
 
 
 @dataclass(frozen=True)
 class Storable:
     edits: tuple[ArgEdit, ...] = ()
-    wrapper: Wrapper | None = None
-
-
-@dataclass(frozen=True)
-class _Model:
-    argument: Argument
-    model: str
-    param: str
-    built: bool = False  # made by its constructor in the caller
+    crossings: tuple[ArgumentCrossing, ...] = ()
 
 
 def check(site: CallSite, job: Job, params: list[str], project: Project) -> Storable | str:
-    """What the site's arguments need on their way into the queue, or why it cannot move."""
+    """How the site's arguments cross into the queue, or why the site cannot move."""
     where = _caller(site, project)
     edits: list[ArgEdit] = []
-    models: list[_Model] = []
+    crossings: list[ArgumentCrossing] = []
     for index, arg in enumerate(site.arguments):
         param = _param_name(arg, index, params)
         found = _declared(arg, where)
         if found.kind is Kind.LAZY_TEXT:
             edits.append(ArgEdit(arg.source, f"str({arg.source.strip()})"))
-        elif found.kind is Kind.MODEL and param is not None:
-            models.append(_Model(arg, found.type, param, found.built))
-        else:
-            reason = _reason(arg, found, param, job, project)
-            if reason:
-                return reason
-    if not models:
-        return Storable(tuple(edits))
-    return _by_id(site, job, models, where, edits)
+        never = _never(arg, found)
+        if never is not None and site.pattern in _OTHER_FALLBACK:
+            return _refusal(site, arg, never, job, param, project)
+        hint = _reads_hint(job, param, project) if never is not None else ""
+        crossings.append(_crossing(arg, found, never, hint))
+    return Storable(tuple(edits), tuple(crossings))
+
+
+def _never(arg: Argument, found: Declared) -> str | None:
+    """What the argument is when no codec can ever store it (None: it may cross)."""
+    if found.kind is Kind.NOT_DATA:
+        return found.why
+    if found.kind is not Kind.UNKNOWN or arg.serialisable is not False:
+        return None
+    if any(maybe in arg.reason for maybe in _CODEC_MAYBE):
+        return None
+    return arg.reason or "the scan found it is not data"
+
+
+def _crossing(arg: Argument, found: Declared, never: str | None, hint: str) -> ArgumentCrossing:
+    name, source = arg.name, arg.source
+
+    def crossing(how: Crossing, detail: str = "", falls_back: bool = False) -> ArgumentCrossing:
+        return ArgumentCrossing(
+            name=name, source=source, how=how, detail=detail, falls_back=falls_back
+        )
+
+    if never is not None:
+        return crossing(Crossing.RUNTIME, _NEVER_NOTE.format(why=never, hint=hint), True)
+    if found.kind is Kind.LAZY_TEXT:
+        return crossing(Crossing.JSON, "a lazy string, forced with str() in the caller's language")
+    if found.kind is Kind.JSON:
+        return crossing(Crossing.JSON)
+    if found.kind is Kind.UNKNOWN and arg.serialisable:
+        return crossing(Crossing.RUNTIME, "the scan expects plain data from its form or name")
+    if found.kind is Kind.MODEL:
+        built = (
+            ", built here: an unsaved one falls back to running in-process" if found.built else ""
+        )
+        return crossing(Crossing.CODEC, f"model instance ({found.type}), by reference{built}")
+    if found.kind is Kind.MODEL_CLASS:
+        return crossing(Crossing.CODEC, f"model class ({found.type}), by label")
+    if found.kind is Kind.ENCODED:
+        return crossing(
+            Crossing.CODEC, f"{_ENCODED_KINDS.get(found.type, 'tagged')} ({found.type})"
+        )
+    return crossing(Crossing.RUNTIME, found.why)
+
+
+def _refusal(
+    site: CallSite, arg: Argument, never: str, job: Job, param: str | None, project: Project
+) -> str:
+    said = f"argument {arg.name} ({arg.source.strip()})"
+    hint = _reads_hint(job, param, project) or "; pass the data the job needs instead"
+    return (
+        f"{said} is never storable ({never}), so every call would fall back to running "
+        f"in-process, and for {_OTHER_FALLBACK[site.pattern]}{hint}, then apply again"
+    )
 
 
 def _caller(site: CallSite, project: Project) -> Where | None:
@@ -85,26 +159,6 @@ def _declared(arg: Argument, where: Where | None) -> Declared:
     except SyntaxError:
         return Declared(Kind.UNKNOWN, why="the argument does not parse")
     return declared(node, where)
-
-
-def _reason(arg: Argument, found: Declared, param: str | None, job: Job, project: Project) -> str:
-    """Empty when the argument is storable, else why not (naming the missing fact)."""
-    said = f"argument {arg.name} ({arg.source.strip()})"
-    if arg.serialisable is False:
-        why = f"{said} cannot be serialised" + (f": {arg.reason}" if arg.reason else "")
-        return why + _reads_hint(job, param, project)
-    if found.kind is Kind.JSON:
-        return ""
-    if found.kind is Kind.NOT_DATA:
-        return f"{said} cannot be serialised: {found.why}" + _reads_hint(job, param, project)
-    if found.kind is Kind.ENCODED:
-        return _encoded(said, found.type, param, job, project)
-    if found.kind is Kind.MODEL:
-        return f"{said} is a {found.type} instance: pass its primary key"
-    if arg.serialisable:
-        return ""  # the scan found it storable (a literal, a scalar by type or name)
-    why = f"{said} is not provably storable: {found.why or 'its type is unknown'}"
-    return why + _reads_hint(job, param, project)
 
 
 _HINT_LIMIT = 5
@@ -159,17 +213,6 @@ def _reads_hint(job: Job, param: str | None, project: Project) -> str:
     return f"; the job reads only {listed} of it: pass those values instead"
 
 
-def _encoded(said: str, rtype: str, param: str | None, job: Job, project: Project) -> str:
-    """A type the runtime encodes only through the job's annotation of that very type."""
-    fn = _job_def(job, project)
-    arg = _param_def(fn[1], param) if fn is not None and param is not None else None
-    if fn is not None and arg is not None and arg.annotation is not None:
-        declared_type = annotation(arg.annotation, Where(project, fn[0]))
-        if declared_type.kind is Kind.ENCODED and declared_type.type == rtype:
-            return ""
-    return f"{said} is a {rtype}: the job's parameter {param or '?'} must declare `{rtype}` for the runtime to store it"
-
-
 def result_reason(job: Job, project: Project, payload_json: bool = True) -> str | None:
     """Why the job's return value cannot be stored as its result (None: it can).
 
@@ -203,159 +246,3 @@ def _job_def(job: Job, project: Project) -> tuple[ModuleInfo, _Def] | None:
     if info is None or name not in info.functions:
         return None
     return info, info.functions[name]
-
-
-def _param_def(fn: _Def, name: str) -> ast.arg | None:
-    return next((a for a in [*fn.args.args, *fn.args.kwonlyargs] if a.arg == name), None)
-
-
-def _by_id(
-    site: CallSite, job: Job, models: list[_Model], where: Where | None, edits: list[ArgEdit]
-) -> Storable | str:
-    """Enqueue the primary key, re-fetch in a thin job: only when the re-fetch is provably the same.
-
-    Provably the same: a project Django model with an integer primary key, or
-    a Flask-SQLAlchemy ``db.Model`` subclass with an integer or string one;
-    the argument is a local name loaded from the database, or built by its
-    constructor and then committed (``<db>.session.commit()`` between the
-    binding and the site, in the site's own block), so it has a committed
-    row; the caller never writes an attribute of it, and calls no method on
-    it, before the site (so the row holds everything the instance does); the
-    job is a module-level function taking the instance as one parameter.
-    """
-    if len(models) != 1 or where is None or where.function is None:
-        return "more than one model instance as argument: rewrite by hand"
-    found = models[0]
-    name = found.argument.source.strip()
-    key = model_key(found.model, where)
-    problem = _changed_before(where.function, name, site.location.line)
-    if found.built and not problem and not (key and _committed(where, name, site, key)):
-        problem = (
-            f"`{name}` loaded from the database, or committed before the call"
-            " (it is built here, its row may not exist yet)"
-        )
-    problem = problem or (
-        None if key is not None else "its primary key is not an integer or a string"
-    )
-    fn = _job_def(job, where.project)
-    if fn is not None and not problem and not _plain(fn[1]):
-        problem = "a job signature without defaults, * or keyword-only parameters"
-    if problem or fn is None or key is None:
-        said = f"argument {found.argument.name} ({name}) is a {found.model} instance"
-        return f"{said}: the by-id form needs {problem or 'the job as a module-level function'}"
-    wrapper = _wrapper(job, fn[1], found, key, where.project)
-    return Storable((*edits, ArgEdit(found.argument.source, f"{name}.{key.attr}")), wrapper)
-
-
-def _plain(fn: _Def) -> bool:
-    args = fn.args
-    return not (args.defaults or args.kwonlyargs or args.vararg or args.kwarg or args.posonlyargs)
-
-
-def _changed_before(fn: _Def, name: str, line: int) -> str | None:
-    if not name.isidentifier():
-        return "the instance as a plain local name"
-    if len(assignments(fn, name)) > 1:
-        return f"`{name}` bound once in the caller"
-    for node in ast.walk(fn):
-        if not isinstance(node, ast.stmt | ast.expr) or node.lineno >= line:
-            continue
-        targets = (
-            node.targets
-            if isinstance(node, ast.Assign)
-            else [node.target]
-            if isinstance(node, ast.AugAssign | ast.AnnAssign)
-            else []
-        )
-        if any(isinstance(t, ast.Attribute) and _is(t.value, name) for t in targets):
-            return f"no change to `{name}` before the call (line {node.lineno} sets an attribute)"
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and _is(node.func.value, name)
-        ):
-            return f"no method call on `{name}` before the call (line {node.lineno})"
-    return None
-
-
-def _committed(where: Where, name: str, site: CallSite, key: ModelKey) -> bool:
-    """``<db>.session.commit()`` after ``name`` is bound and before the site, in the site's block."""
-    fn = where.function
-    if key.orm is not Orm.SQLALCHEMY or fn is None:
-        return False
-    bound = [n.lineno for n in assignments(fn, name) if isinstance(n, ast.stmt)]
-    block = _block_of(fn, site.location.line)
-    if len(bound) != 1 or block is None:
-        return False
-    return any(
-        bound[0] < stmt.lineno < site.location.line
-        and isinstance(stmt, ast.Expr)
-        and isinstance(stmt.value, ast.Call)
-        and resolve_expr(stmt.value.func, where) == f"{key.db}.session.commit"
-        for stmt in block
-    )
-
-
-def _block_of(fn: _Def, line: int) -> list[ast.stmt] | None:
-    """The statement list that holds the statement starting at ``line``."""
-    for node in ast.walk(fn):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if isinstance(block, list) and any(
-                isinstance(s, ast.stmt) and s.lineno == line for s in block
-            ):
-                return block
-    return None
-
-
-def _is(node: ast.expr, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
-
-
-def _wrapper(job: Job, fn: _Def, found: _Model, key: ModelKey, project: Project) -> Wrapper:
-    assert job.location is not None
-    info = project.module_at(job.location.path)
-    assert info is not None
-    model = key.model.rpartition(".")[2]
-    key_param = f"{found.param}_id"
-    params = ", ".join(
-        f"{key_param}: {key.type}" if a.arg == found.param else info.segment(a)
-        for a in fn.args.args
-    )
-    lines, fetched = _refetch(key, found.param, key_param)
-    calls = ", ".join(f"{a.arg}={fetched if a.arg == found.param else a.arg}" for a in fn.args.args)
-    name = f"{fn.name}_by_id"
-    source = (
-        f"def {name}({params}):\n"
-        f'    """`{fn.name}` on the {model} re-fetched by its primary key (written by `migrator apply`)."""\n'
-        f"{lines}"
-        f"    return {fn.name}({calls})\n"
-    )
-    return Wrapper(module_name(job.location.path), job.location.path, name, fn.name, source)
-
-
-def _refetch(key: ModelKey, local: str, key_param: str) -> tuple[str, str]:
-    """The wrapper's lines before its call, and the re-fetched row's expression in the call.
-
-    The model is imported inside the wrapper: the job's module may be one the
-    models module imports.
-    """
-    module, _, model = key.model.rpartition(".")
-    if key.orm is Orm.DJANGO:
-        return (
-            f"    from {module} import {model}\n\n",
-            f"{model}._default_manager.get(pk={key_param})",
-        )
-    db_module, _, db = key.db.rpartition(".")
-    imports = (
-        f"    from {module} import {', '.join(sorted({model, db}))}\n"
-        if db_module == module
-        else f"    from {db_module} import {db}\n    from {module} import {model}\n"
-    )
-    lines = (
-        f"{imports}\n"
-        f"    {local} = {db}.session.get({model}, {key_param})\n"
-        f"    if {local} is None:  # deleted since the enqueue: fail as Django's get() would\n"
-        f'        raise LookupError(f"{model} {{{key_param}}} no longer exists")\n'
-    )
-    return lines, local

@@ -72,6 +72,39 @@ class ApplyOptions(BaseModel):
     rescan: bool = Field(default=True, description="Rescan stale files; refuse them when False.")
 
 
+class Crossing(StrEnum):
+    """How one argument of a moved call crosses into the queue."""
+
+    JSON = "JSON"  # plain JSON, proven from the code
+    CODEC = "codec"  # a runtime codec carries it (a model by reference, a tagged type)
+    RUNTIME = "checked at run time"  # unproven: encoded at enqueue, or the call falls back
+
+
+RUNTIME_NOTE = "checked at run time: falls back to running in-process if not storable"
+
+
+class ArgumentCrossing(BaseModel):
+    """One argument of a moved site and how it will cross (shown per site and in the PR text)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="The parameter, or '#0', '#1'... for positional arguments.")
+    source: str
+    how: Crossing
+    detail: str = Field(default="", description="CODEC: 'kind (type)'; else a note.")
+    falls_back: bool = Field(
+        default=False, description="Provably never storable: every call runs in-process."
+    )
+
+    def describe(self) -> str:
+        if self.how is Crossing.CODEC:
+            return f"codec: {self.detail}"
+        if self.falls_back:
+            return f"{self.how.value}: {self.detail}"
+        base = "JSON" if self.how is Crossing.JSON else RUNTIME_NOTE
+        return f"{base} ({self.detail})" if self.detail else base
+
+
 class SiteOutcome(BaseModel):
     site: CallSite
     status: Status
@@ -79,6 +112,13 @@ class SiteOutcome(BaseModel):
     lines: list[int] = Field(
         default_factory=list, description="Lines that consume the result (manual)."
     )
+    crossings: list[ArgumentCrossing] = Field(
+        default_factory=list, description="Rewritten: how each argument crosses into the queue."
+    )
+
+    def arguments_note(self) -> str:
+        """``order: codec: model instance (shop.models.Order); subject: JSON``."""
+        return "; ".join(f"{c.source.strip()}: {c.describe()}" for c in self.crossings)
 
 
 class FileChange(BaseModel):
@@ -144,7 +184,7 @@ class ApplyResult(BaseModel):
 
 @dataclass(frozen=True)
 class ArgEdit:
-    """An argument rewritten on its way into the queue: ``_("Hi")`` -> ``str(_("Hi"))``, ``order`` -> ``order.pk``."""
+    """An argument rewritten on its way into the queue: ``_("Hi")`` -> ``str(_("Hi"))``."""
 
     source: str  # the argument as written at the site
     replacement: str
@@ -202,6 +242,7 @@ class Target:
         ""  # a scheduler registration's @job arguments: 'every="15m"' (codemods._triggers)
     )
     delivery: bool = False  # Django's mail call: only its delivery moves (codemods._mail)
+    crossings: tuple[ArgumentCrossing, ...] = ()  # how each argument crosses (codemods._storable)
 
     @property
     def name(self) -> str:
@@ -259,8 +300,13 @@ class Rewritten:
     target: Target
 
     def site_outcome(self) -> SiteOutcome:
-        reason = DELIVERY_NOTE if self.target.delivery else ""
-        return SiteOutcome(site=self.target.site, status=Status.REWRITTEN, reason=reason)
+        outcome = SiteOutcome(
+            site=self.target.site, status=Status.REWRITTEN, crossings=list(self.target.crossings)
+        )
+        if self.target.delivery:
+            return outcome.model_copy(update={"reason": DELIVERY_NOTE})
+        note = outcome.arguments_note()
+        return outcome.model_copy(update={"reason": f"arguments: {note}" if note else ""})
 
 
 @dataclass(frozen=True)

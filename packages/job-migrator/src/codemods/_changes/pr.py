@@ -68,6 +68,20 @@ patched `module.send_mail` no longer intercepts these calls: read the outbox, or
 patch `queue_runtime.django_mail.send_mail`.
 """
 
+ARGUMENTS = """## How each argument crosses into the queue
+
+Nothing here had to be proven storable: the runtime encodes each argument at
+enqueue. **JSON**: plain data, proven from the code. **codec**: a runtime codec
+carries it (a model instance by reference, model and primary key, read again by
+the worker, so unsaved changes are not carried; a model class by label; dates,
+`Decimal`, `UUID`, enums, dataclasses, pydantic and attrs objects as tagged
+JSON). **checked at run time**: not proven either way; a call whose argument
+cannot be encoded runs in-process exactly as the site ran it before (a call, a
+thread, an executor, a task) and is counted, and the job is promoted to a
+worker only on clean shadow evidence (`migrator rollout status`).
+
+"""
+
 TESTS = """## Tests of the application
 
 Run the test suite in inline mode (`QUEUE_RUNTIME_MODE=inline`, or
@@ -123,7 +137,10 @@ def render(
                 run="run" if many else "runs",
             )
         )
-    parts.append(_sites("Sites changed", [o for o in mine if o.status is Status.REWRITTEN]))
+    changed = [o for o in mine if o.status is Status.REWRITTEN]
+    parts.append(_sites("Sites changed", changed))
+    if any(o.crossings for o in changed):
+        parts.append(ARGUMENTS + _arguments(changed))
     parts.append(_sites("Sites left alone", [o for o in mine if o.status is not Status.REWRITTEN]))
     if base is None:
         others = [o for o in result.outcomes if o.site.job not in result.jobs]
@@ -172,6 +189,14 @@ def _sites(title: str, outcomes: list[SiteOutcome]) -> str:
         loc = o.site.location
         note = o.status.value + (f": {o.reason}" if o.reason else "")
         rows.append(f"| `{loc.path}:{loc.line}` | {o.site.pattern} | `{o.site.job}` | {note} |")
+    return "\n".join(rows) + "\n"
+
+
+def _arguments(outcomes: list[SiteOutcome]) -> str:
+    rows = ["| site | argument | crosses as |", "|---|---|---|"]
+    for o in outcomes:
+        loc = f"`{o.site.location.path}:{o.site.location.line}`"
+        rows += [f"| {loc} | `{c.source.strip()}` | {c.describe()} |" for c in o.crossings]
     return "\n".join(rows) + "\n"
 
 

@@ -1,29 +1,54 @@
 """Signal receivers: the receiver enqueues the job instead of running it.
 
-Supported shape: a receiver (``@receiver(post_save, sender=Order)`` or
-``post_save.connect(on_saved)``) whose body calls the job with serialisable
-arguments, e.g. ``resize(instance.pk)`` -> ``resize.enqueue(instance.pk)``.
-The scanner may point at the call inside the receiver or at the receiver
-itself; both are handled (every call of the job in the receiver's body is
-rewritten).
+A receiver that calls the job (``@receiver(post_save, sender=Order)`` or
+``post_save.connect(on_saved)``, whose body calls ``resize(instance)``):
+every call of the job in its body becomes ``resize.enqueue(instance)``. The
+scanner may point at the call or at the receiver; both are handled.
 
-Not supported (skipped with a reason): a receiver that *is* the job. Its
-arguments are the sender class and a model instance, which cannot be
-serialised; extract the work into a function taking the primary key first.
+A receiver that *is* the job (``@receiver(...) def on_saved(sender, instance,
+created, **kwargs)``) is split: the function keeps its name and its body and
+becomes the job (registered with ``@job``); its decorators go to a new
+receiver ``on_saved_receiver`` with the same parameters, which enqueues the job
+with them, by keyword. The runtime stores ``sender`` (a model class) by label
+and ``instance`` by reference (its model codec); ``created``, ``raw``,
+``using`` and ``update_fields`` are plain or tagged data.
+
+The ``signal`` Django passes is a live ``Signal`` object, never storable: the
+new receiver drops it (``kwargs.pop("signal", None)``, or ``signal=None`` for a
+named parameter), so it does not make every call fall back to running
+in-process. A receiver whose body reads its ``signal`` stays as it is.
+Whatever else ``**kwargs`` carries is passed on and checked at run time. A
+receiver that calls its job with ``**kwargs`` passes on the same, without
+``signal`` (``**{k: v for k, v in kwargs.items() if k != "signal"}``).
 """
 
 from __future__ import annotations
 
 import libcst as cst
+import libcst.matchers as m
 
 from codemods._rewrites.enqueue import enqueue_statement, is_job_ref
 from codemods._syntax import last_name, statement_call
 from codemods._types import Block, Edit, Skip, Target
 
-RECEIVER_IS_JOB = (
-    "the receiver is itself the job: its arguments (sender, instance) cannot be serialised; "
-    "move the work into a function taking the primary key and call it from the receiver"
+CONNECTED = (
+    "the receiver is itself the job, connected with `.connect(...)`: give its definition "
+    "the `@receiver(<signal>, sender=...)` decorator instead of the connect call, rescan "
+    "and apply again (the receiver is then split into the job and a receiver that enqueues it)"
 )
+READS_SIGNAL = (
+    "the receiver is itself the job and reads the `signal` Django passes it (a live Signal "
+    "object, never storable): stop reading `signal` in it, and apply again"
+)
+TAKEN = (
+    "the receiver is itself the job, and the name `{name}` its new receiver would take is "
+    "already bound in the module: rename that, and apply again"
+)
+SHAPE = (
+    "the receiver is itself the job, and is {what}: make it a plain `def` taking "
+    "`sender, instance, **kwargs` (or named keyword parameters), and apply again"
+)
+SIGNAL = "signal"
 
 
 def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
@@ -34,10 +59,88 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
         and call.args
         and is_job_ref(call.args[0].value, target)
     ):
-        return Skip(RECEIVER_IS_JOB)
+        return Skip(CONNECTED)
+    if call is not None and is_job_ref(call.func, target):
+        statements = list(block.statements)
+        new = statements[index].deep_replace(call, _without_signal(call))
+        statements[index] = cst.ensure_type(new, cst.SimpleStatementLine)
+        block = Block(statements, block.scope_names)
     return enqueue_statement(block, index, target)
 
 
-def check_receiver(func: cst.FunctionDef, target: Target) -> Skip | None:
-    """A site recorded at the receiver's header: a Skip when the receiver is the job itself."""
-    return Skip(RECEIVER_IS_JOB) if func.name.value == target.name else None
+def _without_signal(call: cst.Call) -> cst.Call:
+    """``job(instance, **kwargs)`` passes on everything but Django's ``signal``."""
+    args = [
+        a.with_changes(value=cst.parse_expression(_FILTERED.format(rest=a.value.value)))
+        if a.star == "**" and isinstance(a.value, cst.Name)
+        else a
+        for a in call.args
+    ]
+    return call.with_changes(args=args)
+
+
+_FILTERED = '{{k: v for k, v in {rest}.items() if k != "signal"}}'
+
+
+def receiver_name(target: Target) -> str:
+    return f"{target.name}_receiver"
+
+
+def split_receiver(
+    func: cst.FunctionDef, target: Target, taken: frozenset[str]
+) -> tuple[cst.FunctionDef, cst.FunctionDef] | Skip | None:
+    """The job (the function, undecorated) and its new receiver; a Skip when it cannot move;
+    None when ``func`` is not the job."""
+    if func.name.value != target.name:
+        return None
+    problem = _problem(func, target, taken)
+    if problem is not None:
+        return problem
+    job = func.with_changes(decorators=[])
+    receiver = cst.FunctionDef(
+        name=cst.Name(receiver_name(target)),
+        params=func.params,
+        body=cst.IndentedBlock(body=_receiver_body(func.params, target)),
+        decorators=func.decorators,
+        leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
+    )
+    return job, receiver
+
+
+def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Skip | None:
+    params = func.params
+    if not func.decorators:
+        return Skip(CONNECTED)
+    if func.asynchronous is not None:
+        return Skip(SHAPE.format(what="a coroutine"))
+    if params.posonly_params or isinstance(params.star_arg, cst.Param):
+        return Skip(SHAPE.format(what="given positional-only or *args parameters"))
+    if receiver_name(target) in taken:
+        return Skip(TAKEN.format(name=receiver_name(target)))
+    if _reads_signal(func):
+        return Skip(READS_SIGNAL)
+    return None
+
+
+def _reads_signal(func: cst.FunctionDef) -> bool:
+    """The body uses a name ``signal`` or the string ``"signal"`` (``kwargs["signal"]``)."""
+    names = m.findall(func.body, m.Name(SIGNAL))
+    strings = m.findall(func.body, m.SimpleString(value=m.MatchIfTrue(_is_signal_literal)))
+    return bool(names or strings)
+
+
+def _is_signal_literal(value: str) -> bool:
+    return value.strip("\"'") == SIGNAL
+
+
+def _receiver_body(params: cst.Parameters, target: Target) -> list[cst.BaseStatement]:
+    named = [p.name.value for p in [*params.params, *params.kwonly_params]]
+    passed = [f"{n}=None" if n == SIGNAL else f"{n}={n}" for n in named]
+    lines: list[str] = []
+    star = params.star_kwarg
+    if star is not None:
+        rest = star.name.value
+        lines.append(f'{rest}.pop("{SIGNAL}", None)  # a live Signal object: not passed on')
+        passed.append(f"**{rest}")
+    lines.append(f"{target.name}.enqueue({', '.join(passed)})")
+    return [cst.parse_statement(line) for line in lines]

@@ -443,14 +443,12 @@ EXAMPLES: list[Example] = [
         reason="unsafe",
     ),
     Example(
-        "unserialisable argument: skipped",
+        "unserialisable argument: moved, every call falls back to running in-process",
         Pattern.DIRECT_CALL,
         _JOB + "\n\ndef upload(request):\n    resize(request)\n",
-        _JOB + "\n\ndef upload(request):\n    resize(request)\n",
+        _REGISTERED + "\n\ndef upload(request):\n    resize.enqueue(request)\n",
         site_at="resize(request)",
         unserialisable=("request",),
-        status=Status.SKIPPED,
-        reason="cannot be serialised",
     ),
     Example(
         "bound method: skipped",

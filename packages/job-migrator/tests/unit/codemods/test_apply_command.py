@@ -79,8 +79,10 @@ def test_codemods_public_api_is_exactly_its_all() -> None:
         == {
             "ApplyOptions",
             "ApplyResult",
+            "ArgumentCrossing",
             "BranchReport",
             "CodemodError",
+            "Crossing",
             "FileChange",
             "JobBatch",
             "SiteOutcome",

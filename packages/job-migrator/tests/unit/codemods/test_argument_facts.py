@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods import Status, plan_apply
+from codemods import Crossing, Status, plan_apply
 from inventory.models import Argument, Inventory, Pattern
 from tests.unit.codemods.conftest import build_inventory
 
@@ -207,14 +207,18 @@ def test_fields_of_a_user_model_built_on_djangos_abstract_user_move(root: Path) 
         ("def sorted_models(", "`sorted(customers)` holds the items of a value that is not JSON"),
     ],
 )
-def test_a_value_that_differs_by_path_or_is_not_plain_data_is_not_moved(
+def test_a_value_not_proven_plain_data_moves_and_is_checked_at_run_time(
     root: Path, view: str, why: str
 ) -> None:
+    """Unproven is not a refusal: the runtime encodes the value at enqueue or runs the call
+    in-process; the outcome names the unproven argument and the fact that is missing."""
     result = plan_apply(root, _inventory(root, view), scanner=None)
 
     [outcome] = result.outcomes
-    assert outcome.status is Status.SKIPPED and result.changes == [], view
-    assert why in outcome.reason, outcome.reason
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+    unproven = [c for c in outcome.crossings if c.how is Crossing.RUNTIME]
+    assert any(why in c.detail for c in unproven), outcome.crossings
+    assert "checked at run time: falls back to running in-process" in outcome.arguments_note()
 
 
 def test_the_assignment_in_the_loop_reaches_the_use_on_every_pass(root: Path) -> None:

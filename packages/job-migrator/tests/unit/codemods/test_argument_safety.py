@@ -1,10 +1,10 @@
-"""Argument safety: a site moves only when every argument is provably storable.
+"""How arguments cross: JSON, a runtime codec, or checked at run time (docs/apply.md).
 
-An ORM instance, a lazy translation string, a request object and an open file
-are never enqueued as they are; the lazy string is forced with ``str()``, the
-model instance goes by id through a thin wrapper job, the others are skipped
-with the missing fact in the reason. A Thread subclass of constructor data
-becomes a job of that data.
+A model instance crosses by reference (the runtime's codec), a lazy translation
+string is forced with ``str()``; a request or an open file moves with a note
+(every call falls back to running in-process) unless the fallback is not how
+the site ran (a child process). A Thread subclass of constructor data becomes a
+job of that data.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from codemods import Status, plan_apply
+from codemods import Crossing, Status, plan_apply
 from inventory.models import Argument, Inventory, Pattern
 from tests.unit.codemods.conftest import build_inventory
 
@@ -84,56 +84,97 @@ def _shop(write_files: Callable[[dict[str, str]], Path]) -> Path:
     )
 
 
-def test_a_model_instance_goes_by_id_and_a_lazy_string_is_forced(
+def test_a_model_instance_crosses_by_reference_and_a_lazy_string_is_forced(
     write_files: Callable[[dict[str, str]], Path],
 ) -> None:
     root = _shop(write_files)
 
     result = plan_apply(root, _inventory(root, '_("Paid")', "order", '_("Paid")'), scanner=None)
 
-    assert [o.status for o in result.outcomes] == [Status.REWRITTEN]
+    [outcome] = result.outcomes
+    assert outcome.status is Status.REWRITTEN
     views = next(c for c in result.changes if c.path == "shop/views.py").after
-    assert 'notify_by_id.enqueue(order.pk, str(_("Paid")))' in views
-    assert "from shop.mail import notify, notify_by_id\n" in views
+    assert 'notify.enqueue(order, str(_("Paid")))' in views
+    assert "by_id" not in views
     mail = next(c for c in result.changes if c.path == "shop/mail.py").after
-    assert "def notify_by_id(order_id: int, subject):" in mail
-    assert "return notify(order=Order._default_manager.get(pk=order_id), subject=subject)" in mail
-    assert mail.count("@job(") == 1  # the wrapper is the job; notify itself stays as it is
+    assert "def notify(order: Order, subject):" in mail and "by_id" not in mail
+    assert outcome.arguments_note() == (
+        "order: codec: model instance (shop.models.Order), by reference; "
+        '_("Paid"): JSON (a lazy string, forced with str() in the caller\'s language)'
+    )
 
 
-def test_an_instance_changed_before_the_call_is_not_moved_by_id(
+def test_an_instance_changed_before_the_call_moves_by_reference(
     write_files: Callable[[dict[str, str]], Path],
 ) -> None:
+    """The worker reads the row again: what the caller changed and did not save is not carried
+    (docs/apply.md), exactly what a model codec promises."""
     root = _shop(write_files)
 
     result = plan_apply(root, _inventory(root, '"Edited"', "order", '"Edited"'), scanner=None)
 
     [outcome] = result.outcomes
-    assert outcome.status is Status.SKIPPED and result.changes == []
-    assert "no change to `order` before the call" in outcome.reason
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+    assert [c.how for c in outcome.crossings] == [Crossing.CODEC, Crossing.JSON]
 
 
-def test_a_request_an_open_file_and_an_unknown_value_are_never_enqueued(
+def _request_inventory(root: Path, line: str, source: str) -> Inventory:
+    inventory = _inventory(root, line, source, line)
+    if source == "request":  # what the scanner says of a request object
+        inventory.sites[0].arguments[0] = Argument(
+            name="#0", source="request", serialisable=False, reason="the request object"
+        )
+    return inventory
+
+
+def test_a_request_an_open_file_and_an_unknown_value_move_with_a_note(
     write_files: Callable[[dict[str, str]], Path],
 ) -> None:
+    """A direct call's fallback is the direct call: provably unstorable arguments move, and the
+    note says every call runs in-process until the data is passed instead."""
     root = _shop(write_files)
     cases = {
-        '"Raw"': ("request", "cannot be serialised"),
-        '"File"': ("fh", "an open file"),
+        '"Raw"': ("request", "never storable as written (the request object)"),
+        '"File"': ("fh", "never storable as written (an open file: pass its path)"),
         '"Unknown"': ("thing", "parameter `thing` has no annotation"),
     }
     for line, (source, why) in cases.items():
-        inventory = _inventory(root, line, source, line)
-        if source == "request":  # what the scanner says of a request object
-            inventory.sites[0].arguments[0] = Argument(
-                name="#0", source="request", serialisable=False, reason="the request object"
-            )
-
-        result = plan_apply(root, inventory, scanner=None)
+        result = plan_apply(root, _request_inventory(root, line, source), scanner=None)
 
         [outcome] = result.outcomes
-        assert outcome.status is Status.SKIPPED and result.changes == [], line
-        assert why in outcome.reason, outcome.reason
+        assert outcome.status is Status.REWRITTEN, outcome.reason
+        assert outcome.crossings[0].how is Crossing.RUNTIME
+        assert why in outcome.crossings[0].detail, outcome.crossings
+
+
+def test_a_child_process_with_an_unstorable_argument_stays_until_data_is_passed(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    """A process's fallback would be a thread of the web process: refused, and the reason's one
+    change (pass the data the job needs) makes the site move."""
+    before = "from multiprocessing import Process\n\n\ndef ship(request):\n    Process(target=notify, args=(request, 1)).start()\n"
+    after = before.replace("args=(request, 1)", "args=(request.user.email, 1)")
+    root = _shop(write_files)
+    for text, moves in ((before, False), (after, True)):
+        (root / "shop/ship.py").write_text("from shop.mail import notify\n" + text)
+        inventory = build_inventory(
+            root, [("shop/ship.py", "Process(", Pattern.PROCESS, "shop.mail.notify", "Process")]
+        )
+        first = "request" if not moves else "request.user.email"
+        reason = "the request object" if not moves else ""
+        inventory.sites[0].arguments = [
+            Argument(
+                name="#0", source=first, serialisable=False if not moves else None, reason=reason
+            ),
+            Argument(name="#1", source="1", serialisable=True),
+        ]
+
+        [outcome] = plan_apply(root, inventory, scanner=None).outcomes
+
+        assert (outcome.status is Status.REWRITTEN) is moves, outcome.reason
+        if not moves:
+            assert "a child process: the fallback runs the job in a thread" in outcome.reason
+            assert "pass the data the job needs instead, then apply again" in outcome.reason
 
 
 WARMER = """from threading import Thread
@@ -188,7 +229,7 @@ def test_a_thread_subclass_of_constructor_data_becomes_a_job_of_that_data(
     result = plan_apply(root, inventory, scanner=None)
 
     statuses = {o.site.job: (o.status, o.reason) for o in result.outcomes}
-    assert statuses["shop.cache.Warmer.run"] == (Status.REWRITTEN, "")
+    assert statuses["shop.cache.Warmer.run"] == (Status.REWRITTEN, "arguments: product_id: JSON")
     assert statuses["shop.cache.Leaky.run"][0] is Status.SKIPPED
     assert "reads self.other" in statuses["shop.cache.Leaky.run"][1]
     routes = next(c for c in result.changes if c.path == "shop/routes.py").after
@@ -222,10 +263,10 @@ def whole(request):
 """
 
 
-def test_an_unstorable_argument_names_what_the_job_reads_of_it(
+def test_an_unstorable_argument_notes_what_the_job_reads_of_it(
     write_files: Callable[[dict[str, str]], Path],
 ) -> None:
-    """A request cannot be stored, but when the job only reads a few values of it, the reason
+    """A request cannot be stored, but when the job only reads a few values of it, the note
     says which: those are what to pass instead. Passed on whole, no such list is given."""
     root = write_files(
         {"shop/__init__.py": "", "shop/mail.py": HINTED_MAIL, "shop/views.py": HINTED_VIEWS}
@@ -242,9 +283,9 @@ def test_an_unstorable_argument_names_what_the_job_reads_of_it(
 
         [outcome] = plan_apply(root, inventory, scanner=None).outcomes
 
-        assert outcome.status is Status.SKIPPED
+        assert outcome.status is Status.REWRITTEN
         said = (
             "; the job reads only `request.get_host()`, `request.user.email`, "
             "`request.META['HTTP_USER_AGENT']` of it: pass those values instead"
         )
-        assert (said in outcome.reason) is hinted, outcome.reason
+        assert (said in outcome.crossings[0].detail) is hinted, outcome.crossings

@@ -271,7 +271,7 @@ def test_flask_manual_site_reports_the_lines_and_the_two_options(
     assert "keep this site inline" in outcome.reason and "we will send" in outcome.reason
 
 
-def test_a_result_used_site_whose_argument_cannot_be_stored_is_manual_with_both_reasons(
+def test_a_result_used_site_with_an_unproven_argument_answers_202_checked_at_run_time(
     write_files: Files, build_inventory: Build
 ) -> None:
     views = FLASK_VIEWS.replace("def export(day):", "def export(day, thing):").replace(
@@ -295,9 +295,11 @@ def test_a_result_used_site_whose_argument_cannot_be_stored_is_manual_with_both_
 
     [outcome] = plan_apply(root, inventory, scanner=None).outcomes
 
-    assert outcome.status is Status.MANUAL
-    assert outcome.reason.startswith("the caller uses the result")
-    assert "besides, argument #0 (thing) is not provably storable" in outcome.reason
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+    assert outcome.arguments_note() == (
+        "thing: checked at run time: falls back to running in-process if not storable "
+        "(parameter `thing` has no annotation)"
+    )
 
 
 def test_django_pattern_goes_last_without_copying_the_comment_above_the_last_one(

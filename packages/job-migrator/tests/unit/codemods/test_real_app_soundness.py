@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from codemods import Status, plan_apply
+from codemods import Crossing, Status, plan_apply
 from inventory.models import Argument, Framework, Pattern
 from tests.unit.codemods.conftest import build_inventory
 
@@ -112,7 +112,11 @@ def root(write_files: Callable[[dict[str, str]], Path]) -> Path:
     )
 
 
-def test_a_receiver_named_like_the_method_it_calls_is_not_rewritten(root: Path) -> None:
+def test_a_receiver_named_like_the_method_it_calls_moves_whole_and_keeps_that_call(
+    root: Path,
+) -> None:
+    """The receiver is the job: it is split (the job, and a receiver enqueueing it); the method
+    of the same name it calls on ``instance.flag`` is not the job and stays a call."""
     inventory = build_inventory(
         root,
         [
@@ -129,8 +133,15 @@ def test_a_receiver_named_like_the_method_it_calls_is_not_rewritten(root: Path) 
     result = plan_apply(root, inventory, scanner=None)
 
     [outcome] = result.outcomes
-    assert outcome.status is Status.SKIPPED and result.changes == []
-    assert "the receiver is itself the job" in outcome.reason
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+    after = next(c.after for c in result.changes if c.path == "comments/signals.py")
+    assert "    instance.flag.decrease_count()\n" in after
+    assert (
+        "@receiver(signals.post_delete, sender=Flag)\n"
+        "def decrease_count_receiver(sender, instance, using, **kwargs):\n"
+        '    kwargs.pop("signal", None)  # a live Signal object: not passed on\n'
+        "    decrease_count.enqueue(sender=sender, instance=instance, using=using, **kwargs)\n"
+    ) in after
 
 
 def test_a_library_call_inside_the_job_itself_is_not_rewritten(root: Path) -> None:
@@ -177,16 +188,17 @@ def test_a_handler_returning_a_job_that_returns_a_response_stays_manual(root: Pa
 
 
 @pytest.mark.parametrize(
-    ("marker", "status", "why"),
+    ("marker", "how", "why"),
     [
-        ("built", Status.SKIPPED, "`rows` is built here and then changed (line 18)"),
-        ("filled", Status.SKIPPED, "`rows` is built here and then changed (line 24)"),
-        ("literal", Status.REWRITTEN, ""),
+        ("built", Crossing.RUNTIME, "`rows` is built here and then changed (line 18)"),
+        ("filled", Crossing.RUNTIME, "`rows` is built here and then changed (line 24)"),
+        ("literal", Crossing.JSON, ""),
     ],
 )
 def test_a_container_built_then_changed_is_not_taken_for_its_literal(
-    root: Path, marker: str, status: Status, why: str
+    root: Path, marker: str, how: Crossing, why: str
 ) -> None:
+    """Moved either way; only a literal left as written is proven JSON."""
     inventory = build_inventory(
         root, [("shop/views.py", f"# {marker}", Pattern.DIRECT_CALL, "shop.exports.send_rows")]
     )
@@ -195,5 +207,6 @@ def test_a_container_built_then_changed_is_not_taken_for_its_literal(
     result = plan_apply(root, inventory, scanner=None)
 
     [outcome] = result.outcomes
-    assert outcome.status is status, outcome.reason
-    assert why in outcome.reason
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+    [crossing] = outcome.crossings
+    assert crossing.how is how and why in crossing.detail

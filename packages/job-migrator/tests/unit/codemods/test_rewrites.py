@@ -150,7 +150,7 @@ def test_a_site_whose_line_holds_other_code_is_never_rewritten(
     )
 
 
-def test_unserialisable_argument_is_skipped_with_the_reason(
+def test_unserialisable_argument_moves_with_the_note(
     project: Path, build_inventory: Build, unserialisable: Callable[[str, str], list[object]]
 ) -> None:
     site = [("views.py", "ping(user_id)", Pattern.DIRECT_CALL, "tasks.notify", "ping")]
@@ -160,8 +160,11 @@ def test_unserialisable_argument_is_skipped_with_the_reason(
 
     [outcome] = plan_apply(project, inventory, scanner=None).outcomes
 
-    assert outcome.status is Status.SKIPPED
-    assert outcome.reason == "argument #0 (user_id) cannot be serialised: an open socket"
+    assert outcome.status is Status.REWRITTEN
+    assert outcome.arguments_note() == (
+        "user_id: checked at run time: never storable as written (an open socket): every "
+        "call falls back to running in-process"
+    )
 
 
 def test_result_used_is_manual_with_the_consuming_lines(

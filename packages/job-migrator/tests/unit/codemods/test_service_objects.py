@@ -70,7 +70,7 @@ def test_a_module_level_service_object_moves_through_a_wrapper(
 
     status, reason, after = _plan(root, "order_service.rebuild", "order_service.rebuild")
 
-    assert (status, reason) == (Status.REWRITTEN, "")
+    assert (status, reason) == (Status.REWRITTEN, "arguments: order_id: JSON")
     assert "order_service_rebuild" in after["app/views.py"]
     assert ".enqueue(order_id)" in after["app/views.py"]
     assert "from app.services import order_service_rebuild, tuned\n" in after["app/views.py"]

@@ -1,0 +1,126 @@
+"""Signal receivers move: a receiver that is the job is split into the job and a receiver that
+enqueues it; Django's live ``signal`` object is never passed on (docs/apply.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from codemods import Status, plan_apply
+from inventory.models import Argument, Pattern
+from tests.unit.codemods.conftest import build_inventory
+
+MODELS = """from django.db import models
+
+
+class Order(models.Model):
+    total = models.IntegerField()
+"""
+
+RECEIVERS = """from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from shop.models import Order
+
+
+@receiver(post_save, sender=Order)
+def reindex(sender, instance, created, **kwargs):
+    instance.refresh_index()
+
+
+def index_later(sender, instance, **kwargs):
+    ...
+
+
+@receiver(post_save, sender=Order)
+def forward(sender, instance, **kwargs):
+    index_later(sender, instance, **kwargs)
+"""
+
+SPLIT = """@job(pool="batch", idempotent=True)
+def reindex(sender, instance, created, **kwargs):
+    instance.refresh_index()
+
+
+@receiver(post_save, sender=Order)
+def reindex_receiver(sender, instance, created, **kwargs):
+    kwargs.pop("signal", None)  # a live Signal object: not passed on
+    reindex.enqueue(sender=sender, instance=instance, created=created, **kwargs)
+"""
+
+Files = Callable[[dict[str, str]], Path]
+
+
+def _shop(write_files: Files, receivers: str = RECEIVERS) -> Path:
+    files = {"shop/__init__.py": "", "shop/models.py": MODELS, "shop/receivers.py": receivers}
+    return write_files(files)
+
+
+def _plan(root: Path, fragment: str, job: str) -> tuple[Status, str, str]:
+    site = ("shop/receivers.py", fragment, Pattern.SIGNAL_RECEIVER, job)
+    inventory = build_inventory(root, [site])
+    inventory.sites[0].arguments = [
+        Argument(name="sender", source="sender", serialisable=None),
+        Argument(name="instance", source="instance", serialisable=None),
+    ]
+    result = plan_apply(root, inventory, scanner=None)
+    [outcome] = result.outcomes
+    after = next((c.after for c in result.changes if c.path == "shop/receivers.py"), "")
+    return outcome.status, outcome.reason, after
+
+
+def test_a_receiver_that_is_the_job_becomes_the_job_and_a_receiver_enqueues_it(
+    write_files: Files,
+) -> None:
+    root = _shop(write_files)
+
+    status, reason, after = _plan(root, "def reindex(", "shop.receivers.reindex")
+
+    assert status is Status.REWRITTEN, reason
+    assert SPLIT in after
+    assert after.count("@receiver(post_save, sender=Order)") == 2  # forward's, and the new one
+    compile(after, "receivers.py", "exec")
+
+
+def test_a_receiver_calling_its_job_with_kwargs_passes_them_on_without_the_signal(
+    write_files: Files,
+) -> None:
+    root = _shop(write_files)
+
+    status, reason, after = _plan(root, "    index_later(", "shop.receivers.index_later")
+
+    assert status is Status.REWRITTEN, reason
+    assert (
+        "    index_later.enqueue(sender, instance, "
+        '**{k: v for k, v in kwargs.items() if k != "signal"})\n' in after
+    )
+
+
+def test_a_receiver_reading_its_signal_stays_until_it_no_longer_does(write_files: Files) -> None:
+    """The refusal's one change (stop reading `signal`) makes the receiver move."""
+    reads = RECEIVERS.replace(
+        "    instance.refresh_index()\n", '    instance.refresh_index(kwargs["signal"])\n', 1
+    )
+    root = _shop(write_files, reads)
+
+    status, reason, after = _plan(root, "def reindex(", "shop.receivers.reindex")
+
+    assert status is Status.SKIPPED and after == ""
+    assert "stop reading `signal` in it, and apply again" in reason
+    (root / "shop/receivers.py").write_text(RECEIVERS)
+    assert _plan(root, "def reindex(", "shop.receivers.reindex")[0] is Status.REWRITTEN
+
+
+def test_a_receiver_connected_by_a_call_moves_once_it_is_decorated(write_files: Files) -> None:
+    connected = RECEIVERS.replace(
+        "@receiver(post_save, sender=Order)\ndef reindex(", "def reindex("
+    )
+    connected += "\n\npost_save.connect(reindex, sender=Order)\n"
+    root = _shop(write_files, connected)
+
+    status, reason, _ = _plan(root, "post_save.connect(reindex", "shop.receivers.reindex")
+
+    assert status is Status.SKIPPED
+    assert "give its definition the `@receiver(<signal>, sender=...)` decorator" in reason
+    (root / "shop/receivers.py").write_text(RECEIVERS)
+    assert _plan(root, "def reindex(", "shop.receivers.reindex")[0] is Status.REWRITTEN
