@@ -1,0 +1,131 @@
+"""Sink coverage: which syntactic sink calls the inventory attributes to a reported job,
+and for the others, why not (the buckets are defined in ``bench/census/README.md``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from bench.census._catalogue import SinkCatalogue
+from bench.census._finder import MatchHow, Sink, drop_own_keyword_calls, find_in_file
+from inventory import Inventory
+
+_SKIP_DIRS = frozenset(
+    {".git", "node_modules", "__pycache__", "build", "dist", ".tox", ".migrator", ".venv"}
+    | {"site-packages", ".eggs", "migrations", "tests", "test"}
+)
+_METHOD_MATCHES = frozenset({MatchHow.METHOD_NAME, MatchHow.KEYWORD})
+
+
+class Bucket(StrEnum):
+    """Why a sink call is not attributed, first that holds wins (in this order)."""
+
+    NOT_SCANNED = "not_scanned"  # the scan produced no inventory (timeout, crash, failure)
+    UNRESOLVED_RECEIVER = "unresolved_receiver"  # matched by method name, receiver unbound
+    UNKNOWN_FRAMEWORK = "unknown_framework"  # no site of the package has a framework handler
+    REACHED_NOT_RECOGNISED = "reached_not_recognised"  # its function is on a job's chain
+    NO_ENTRY_POINT = "no_entry_point"  # its function is on no job's chain
+
+
+@dataclass
+class Coverage:
+    sinks: list[Sink]
+    attributed: list[Sink] = field(default_factory=list)
+    uncovered: list[tuple[Sink, Bucket]] = field(default_factory=list)
+
+    @property
+    def share(self) -> float | None:
+        return len(self.attributed) / len(self.sinks) if self.sinks else None
+
+    def buckets(self) -> Counter[str]:
+        return Counter(b.value for _, b in self.uncovered)
+
+
+def package_files(root: Path, inventory: Inventory | None) -> list[str]:
+    """The files the scan read (its ``file_hashes``), else the scan's own skip rules, roughly."""
+    if inventory is not None and inventory.file_hashes:
+        return sorted(inventory.file_hashes)
+    found = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root)
+        if any(part in _SKIP_DIRS or part.endswith(".egg-info") for part in rel.parts[:-1]):
+            continue
+        if not _is_test_file(rel.name):
+            found.append(rel.as_posix())
+    return sorted(found)
+
+
+def _is_test_file(name: str) -> bool:
+    return (
+        name in ("conftest.py", "tests.py") or name.startswith("test_") or name.endswith("_test.py")
+    )
+
+
+def package_sinks(root: Path, files: list[str], catalogue: SinkCatalogue) -> list[Sink]:
+    sinks: list[Sink] = []
+    defined: set[str] = set()
+    for rel in files:
+        try:
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found, names = find_in_file(text, rel, catalogue)
+        sinks += found
+        defined |= names
+    return drop_own_keyword_calls(sinks, defined)
+
+
+def attribute(sinks: list[Sink], inventory: Inventory | None) -> Coverage:
+    """Split ``sinks`` into attributed and uncovered-with-a-bucket against ``inventory``."""
+    coverage = Coverage(sinks)
+    places = _reported_places(inventory) if inventory is not None else set()
+    reached = _reached(inventory) if inventory is not None else set()
+    framework = inventory is not None and any(s.handler is not None for s in inventory.sites)
+    for sink in sinks:
+        if (sink.path, sink.line) in places:
+            coverage.attributed.append(sink)
+        else:
+            coverage.uncovered.append((sink, _bucket(sink, inventory, framework, reached)))
+    return coverage
+
+
+def _bucket(sink: Sink, inventory: Inventory | None, framework: bool, reached: set[str]) -> Bucket:
+    if inventory is None:
+        return Bucket.NOT_SCANNED
+    if sink.how in _METHOD_MATCHES:
+        return Bucket.UNRESOLVED_RECEIVER
+    if not framework:
+        return Bucket.UNKNOWN_FRAMEWORK
+    if _is_reached(sink.function, reached):
+        return Bucket.REACHED_NOT_RECOGNISED
+    return Bucket.NO_ENTRY_POINT
+
+
+def _reported_places(inventory: Inventory) -> set[tuple[str, int]]:
+    """(path, line) of every site, and of every effect and evidence of every job."""
+    places = {(s.location.path, s.location.line) for s in inventory.sites}
+    for job in inventory.jobs:
+        places |= {(e.location.path, e.location.line) for e in job.effects}
+        places |= {(v.location.path, v.location.line) for v in job.evidence if v.location}
+    return places
+
+
+def _reached(inventory: Inventory) -> set[str]:
+    """Qualified names of the jobs, of every function on their effect and evidence chains,
+    and of the functions that hold a site."""
+    names = {j.qualname for j in inventory.jobs}
+    names |= {s.enclosing_function for s in inventory.sites if s.enclosing_function}
+    for job in inventory.jobs:
+        for item in [*job.effects, *job.evidence]:
+            names.update(item.chain)
+    return names
+
+
+def _is_reached(function: str, reached: set[str]) -> bool:
+    """Exact, or equal once a leading folder (``src.``) the scan did not count is dropped."""
+    if function in reached:
+        return True
+    parts = function.split(".")
+    return any(".".join(parts[i:]) in reached for i in range(1, min(3, len(parts))))

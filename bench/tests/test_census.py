@@ -1,0 +1,214 @@
+"""The census's syntactic sink finder, its attribution buckets and gap ranking, on a tiny
+synthetic package written here (never code copied from the census packages)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.census._catalogue import load_sinks
+from bench.census._coverage import Bucket, attribute, package_files, package_sinks
+from bench.census._figures import Shape, figures, shape
+from bench.census._finder import MatchHow, find_sinks
+from inventory import (
+    CallSite,
+    Confidence,
+    Effect,
+    EffectKind,
+    Evidence,
+    Framework,
+    Idempotency,
+    Inventory,
+    Job,
+    Location,
+    Pattern,
+)
+
+VIEWS = """\
+import smtplib
+import requests
+import stripe as payments
+from django.core.mail import send_mail as notify_by_mail, EmailMessage
+
+
+def signup(request):
+    notify_by_mail("hi", "body", "a@example.com", ["b@example.com"])
+
+
+def hook(request):
+    response = requests.post("https://example.com/hook", json={})
+    return response.headers.get("id") or response.json().get("id")
+
+
+def relay(message):
+    smtplib.SMTP("localhost").sendmail("a@example.com", ["b"], message)
+    with smtplib.SMTP("localhost") as server:
+        server.send_message(message)
+
+
+def charge(order):
+    payments.Charge.create(amount=order.total)
+
+
+def letter(to):
+    msg = EmailMessage("s", "b", to=[to])
+    msg.send()
+
+
+def notify(mailer, member):
+    mailer.send_mail("welcome")
+    member.send_notice_email()
+
+
+def harmless(data):
+    requests.utils.quote(data)
+    data.send("not a mailer")
+"""
+
+MODELS = """\
+class Member:
+    def send_notice_email(self):
+        pass
+"""
+
+
+def _line(text: str) -> int:
+    return next(i for i, line in enumerate(VIEWS.splitlines(), 1) if text in line)
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "views.py").write_text(VIEWS)
+    (tmp_path / "app" / "models.py").write_text(MODELS)
+    (tmp_path / "app" / "tests").mkdir()
+    (tmp_path / "app" / "tests" / "test_views.py").write_text(
+        "import requests\nrequests.get('x')\n"
+    )
+    return tmp_path
+
+
+def test_the_finder_resolves_aliases_constructors_and_method_names() -> None:
+    found = {
+        (s.line, s.api, s.kind, s.how) for s in find_sinks(VIEWS, "app/views.py", load_sinks())
+    }
+    assert found == {
+        (
+            _line("notify_by_mail("),
+            "django.core.mail.send_mail",
+            EffectKind.EMAIL_SEND,
+            MatchHow.EXACT,
+        ),
+        (_line("requests.post("), "requests.post", EffectKind.HTTP_POST, MatchHow.EXACT),
+        (_line(".sendmail("), "smtplib.SMTP.sendmail", EffectKind.EMAIL_SEND, MatchHow.EXACT),
+        (
+            _line("server.send_message"),
+            "smtplib.SMTP.send_message",
+            EffectKind.EMAIL_SEND,
+            MatchHow.EXACT,
+        ),
+        (_line("Charge.create"), "stripe.Charge.create", EffectKind.PAYMENT, MatchHow.EXACT),
+        (
+            _line("msg.send()"),
+            "django.core.mail.EmailMessage.send",
+            EffectKind.EMAIL_SEND,
+            MatchHow.EXACT,
+        ),
+        (_line("mailer.send_mail"), "mailer.send_mail", EffectKind.EMAIL_SEND, MatchHow.KEYWORD),
+        (
+            _line("member.send_notice"),
+            "member.send_notice_email",
+            EffectKind.EMAIL_SEND,
+            MatchHow.KEYWORD,
+        ),
+    }
+
+
+def test_a_package_skips_tests_and_its_own_methods_named_like_mail(package: Path) -> None:
+    sinks = package_sinks(package, package_files(package, None), load_sinks())
+    assert {s.path for s in sinks} == {"app/views.py"}
+    assert "member.send_notice_email" not in {s.api for s in sinks}  # defined in app/models.py
+    assert len(sinks) == 7
+    assert {s.function for s in sinks if s.api == "requests.post"} == {"app.views.hook"}
+
+
+def _at(text: str) -> Location:
+    return Location(path="app/views.py", line=_line(text))
+
+
+def _inventory(handler: Framework | None) -> Inventory:
+    """signup's mail is an effect of a job; hook is on a job's chain but its POST is not."""
+    mail = Effect(kind=EffectKind.EMAIL_SEND, location=_at("notify_by_mail("), api="send_mail")
+    job = Job(
+        qualname="app.views.signup",
+        idempotency=Idempotency.UNKNOWN,
+        confidence=Confidence.LOW,
+        effects=[mail],
+        evidence=[
+            Evidence(message="calls hook", chain=["app.views.signup", "app.views.hook"]),
+            Evidence(
+                message="unresolved calls (no source read, not in the catalogue; lower "
+                "confidence): ?.dispatch, self.mail.send and 3 more"
+            ),
+        ],
+    )
+    site = CallSite(
+        location=_at("def signup"),
+        pattern=Pattern.DIRECT_CALL,
+        job="app.views.signup",
+        enclosing_function="app.views.signup",
+        handler=handler,
+    )
+    return Inventory(root="/x", sites=[site], jobs=[job])
+
+
+def test_attribution_and_the_buckets_of_what_is_missed(package: Path) -> None:
+    sinks = package_sinks(package, package_files(package, None), load_sinks())
+    coverage = attribute(sinks, _inventory(Framework.DJANGO))
+    assert [s.api for s in coverage.attributed] == ["django.core.mail.send_mail"]
+    why = {s.api: b for s, b in coverage.uncovered}
+    assert why["requests.post"] == Bucket.REACHED_NOT_RECOGNISED
+    assert why["stripe.Charge.create"] == Bucket.NO_ENTRY_POINT
+    assert why["mailer.send_mail"] == Bucket.UNRESOLVED_RECEIVER
+    assert coverage.share == pytest.approx(1 / 7)
+
+
+def test_no_handler_means_unknown_framework_and_no_inventory_means_not_scanned(
+    package: Path,
+) -> None:
+    sinks = package_sinks(package, package_files(package, None), load_sinks())
+    unknown = attribute(sinks, _inventory(handler=None)).buckets()
+    assert unknown == {"unknown_framework": 5, "unresolved_receiver": 1}
+    assert attribute(sinks, None).buckets() == {"not_scanned": 7}
+
+
+def test_gaps_are_counted_per_blocked_job_and_the_cut_names_are_kept() -> None:
+    figs = figures(_inventory(Framework.DJANGO))
+    assert figs.gaps == {"?.dispatch": 1, "self.mail.send": 1}
+    assert figs.gaps_hidden == 3
+    assert figs.unknown_jobs == 1 and figs.sites_per_kloc == 0.0
+    assert shape("?.dispatch") == Shape.UNKNOWN_RECEIVER
+    assert shape("self.mail.send") == Shape.SELF_ATTRIBUTE
+    assert shape("get_client().post") == Shape.CALL_RESULT
+
+
+SMALL = Path("/work/data/census/djoser-2.3.5")
+
+
+@pytest.mark.skipif(not SMALL.is_dir(), reason="the census is not fetched here")
+def test_the_bench_runs_on_one_small_census_package(tmp_path: Path) -> None:
+    out = tmp_path / "census.json"
+    command = [sys.executable, "-m", "bench.census", str(SMALL.parent), "--only", SMALL.name]
+    command += ["--work", str(tmp_path / "scans"), "--json", str(out), "--timeout", "60"]
+    subprocess.run(command, check=True, capture_output=True, timeout=120)
+    import json
+
+    result = json.loads(out.read_text())
+    (entry,) = result["packages"]
+    assert entry["scan"]["status"] == "ok"
+    assert entry["figures"]["lines"] > 1000
+    assert result["overall"]["sinks"] == entry["sinks"]["total"]
