@@ -80,13 +80,17 @@ def load_django_instance(label: str, pk: Any) -> Any:
 # -- SQLAlchemy (and Flask-SQLAlchemy) ----------------------------------------
 
 
-def sqlalchemy_session(factory: SessionFactory) -> None:
+def sqlalchemy_session(factory: SessionFactory | None) -> None:
     """Register how the worker (and after-commit enqueue) finds the current SQLAlchemy session.
 
     ``factory()`` returns the session of the current thread: a ``scoped_session``
     (or Flask-SQLAlchemy's ``lambda: db.session``). The last registration wins.
-    Registering also installs the session events of after-commit enqueue.
+    Registering also installs the session events of after-commit enqueue;
+    ``None`` unregisters.
     """
+    if factory is None:
+        _sessions.clear()
+        return
     _install_events()
     _sessions[:] = [factory]
 

@@ -172,3 +172,31 @@ def test_an_unknown_mode_is_a_usage_error(tmp_path: Path) -> None:
     assert proc.returncode != 0 and "expected one of inline, manual, real, off" in (
         proc.stdout + proc.stderr
     )
+
+
+UNENCODABLE_TEST = """
+import threading
+
+import pytest
+
+from queue_runtime import job
+from queue_runtime.errors import PayloadError, Unencodable
+
+
+@job(name="app.hold", pool="batch")
+def hold(lock):
+    return lock is not None
+
+
+def test_an_unencodable_argument_raises_instead_of_falling_back():
+    with pytest.raises(Unencodable, match="app.hold: parameter 'lock'") as caught:
+        hold.enqueue(threading.Lock())
+    assert isinstance(caught.value, PayloadError)
+"""
+
+
+def test_under_the_plugin_an_unencodable_argument_raises(tmp_path: Path) -> None:
+    root, _ = _app(tmp_path, UNENCODABLE_TEST)
+    proc = _pytest(root)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
