@@ -110,7 +110,7 @@ class SymbolIndex:
             self._add(summary)
         self._roots = {module.split(".")[0] for module in self.modules}
         self._memo: dict[str, Resolved] = {}
-        # _by_name: whether a library base defines a guessed method, per (candidates, method)
+        # _guesses: whether a library base defines a guessed method, per (candidates, method)
         self.by_name_memo: dict[tuple[tuple[str, ...], str], bool] = {}
         self._busy: set[str] = set()  # names being resolved: met again = an import cycle
         self._stars: dict[str, list[str]] = {}  # module -> its transitive star imports
