@@ -78,11 +78,22 @@ def guarded_verdict(job: Job) -> Idempotency | None:
     return None
 
 
+_BOUND = (
+    "bound method: the instance cannot be serialised: a worker has no object to call it on; "
+    "make it a module-level function (or a @staticmethod) taking the data it reads of the "
+    "instance, and apply again"
+)
 _KIND_REASONS = {
-    DefKind.METHOD: "bound method: the instance cannot be serialised",
-    DefKind.CLASSMETHOD: "bound method: the instance cannot be serialised",
-    DefKind.NESTED: "nested function: a worker cannot import it",
-    DefKind.NOT_FOUND: "job definition not found in the scanned tree: it cannot be registered",
+    DefKind.METHOD: _BOUND,
+    DefKind.CLASSMETHOD: _BOUND,
+    DefKind.NESTED: (
+        "nested function: a worker cannot import it; move it to module level (passing what "
+        "it reads of the enclosing function as arguments), and apply again"
+    ),
+    DefKind.NOT_FOUND: (
+        "job definition not found in the scanned tree: it cannot be registered; scan the "
+        "tree that defines it (or rescan if it moved), and apply again"
+    ),
 }
 
 

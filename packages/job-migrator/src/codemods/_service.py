@@ -30,7 +30,9 @@ from inventory.models import CallSite, Job
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 NOT_AN_OBJECT = (
     "bound method: the instance cannot be serialised, and `{written}` is not a module-level "
-    "object of the project that a worker builds the same way on import"
+    "object of the project that a worker builds the same way on import: call it on one "
+    "(`mailer = Mailer()` at module level), or make it a module-level function (or a "
+    "@staticmethod) taking the data it reads of the instance, and apply again"
 )
 
 
