@@ -5,6 +5,13 @@
 Each tool gets its own fresh database on the same PostgreSQL (created and
 dropped here), 2 worker processes running its own worker CLI, and no-op jobs.
 See bench/README.md for what each figure means and how it is measured.
+
+``--codecs N`` measures instead what the argument codecs cost per enqueue, in
+process, with no database: encoding plain JSON (annotated: the fast path;
+unannotated), a batch for ``enqueue_many``, a Django model reference, and a
+whole ``enqueue`` into the in-memory store. ``--baseline-src DIR`` (a
+``packages/queue-runtime/src`` of another tree, e.g. from ``git archive``)
+runs the same figures on that tree too, side by side in one run.
 """
 
 from __future__ import annotations
@@ -12,9 +19,11 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import functools
+import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -132,7 +141,102 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--work-dir", type=Path, default=WORK_DIR, help="worker logs and start records go here"
     )
+    parser.add_argument(
+        "--codecs", type=int, default=0, help="N calls: per-enqueue cost of the argument codecs"
+    )
+    parser.add_argument(
+        "--baseline-src", type=Path, default=None, help="with --codecs: another tree's runtime src"
+    )
+    parser.add_argument("--codecs-json", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
+
+
+def _micro(call: Callable[[], object], n: int) -> float:
+    """Microseconds per call: the best of 5 rounds of ``n`` calls (the least disturbed)."""
+    best = float("inf")
+    for _ in range(5):
+        started = time.perf_counter()
+        for _ in range(n):
+            call()
+        best = min(best, (time.perf_counter() - started) / n)
+    return best * 1e6
+
+
+def _django_group() -> object:
+    import django
+    from django.conf import settings
+
+    settings.configure(
+        INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth"],
+        DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}},
+    )
+    django.setup()
+    from django.contrib.auth.models import Group
+
+    return Group(pk=7, name="staff")  # saved as far as a reference is concerned: it has a pk
+
+
+def codec_costs(n: int) -> dict[str, float | str]:
+    """Per-call microseconds of this process's queue_runtime (see the module docstring)."""
+    from queue_runtime import Mode, Settings, configure, job
+    from queue_runtime.errors import PayloadError
+    from queue_runtime.payload import PayloadCodec
+    from queue_runtime.registry import Registry
+    from queue_runtime.testing import memory_stores
+
+    def typed(i: int, t: float) -> None: ...
+    def untyped(i, t):  # type: ignore[no-untyped-def]
+        ...
+
+    fast, loose = PayloadCodec(typed, "b.typed"), PayloadCodec(untyped, "b.untyped")
+    group, batch = _django_group(), [((), {"i": k, "t": 0.5}) for k in range(500)]
+    out: dict[str, float | str] = {
+        "plain_annotated_us": _micro(lambda: fast.encode((), {"i": 1, "t": 0.5}, 1 << 20), n),
+        "plain_unannotated_us": _micro(lambda: loose.encode((1, 0.5), {}, 1 << 20), n),
+        "bulk_500_per_call_us": _micro(lambda: fast.encode_many(batch, 1 << 20), max(1, n // 500))
+        / 500,
+    }
+    settings = Settings(mode=Mode.QUEUE)
+    configure(settings, stores=memory_stores(settings))
+    plain = job(name="b.plain", pool="batch", registry=Registry())(typed)
+    out["enqueue_plain_memory_us"] = _micro(lambda: plain.enqueue(1, 0.5), n)
+    try:
+        out["model_ref_encode_us"] = _micro(lambda: loose.encode((group, 0.5), {}, 1 << 20), n)
+        ref = job(name="b.ref", pool="batch", registry=Registry())(untyped)
+        out["enqueue_model_ref_memory_us"] = _micro(lambda: ref.enqueue(group, 0.5), n)
+    except PayloadError as exc:
+        out["model_ref_encode_us"] = out["enqueue_model_ref_memory_us"] = f"refused: {exc}"[:60]
+    return out
+
+
+def compare_codecs(args: argparse.Namespace, console: Console) -> int:
+    """This tree's codec costs, and ``--baseline-src``'s: fresh processes, interleaved
+    ``--repeat`` times (at least 3), the best figure of each kept against drift."""
+    sides = {"this tree": None, "baseline": args.baseline_src}
+    if args.baseline_src is None:
+        del sides["baseline"]
+    columns: dict[str, dict[str, Any]] = {name: {} for name in sides}
+    for _ in range(max(3, args.repeat)):
+        for name, src in sides.items():
+            for key, value in _codec_run(args.codecs, src).items():
+                seen = columns[name].get(key)
+                best = isinstance(value, str) or seen is None or value < seen
+                columns[name][key] = value if best else seen
+    for key in columns["this tree"]:
+        console.print(f"{key:30} " + "  ".join(f"{name}: {c[key]}" for name, c in columns.items()))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(columns, indent=2))
+    return 0
+
+
+def _codec_run(calls: int, src: Path | None) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if src is not None:
+        env["PYTHONPATH"] = str(src.resolve())
+    command = [sys.executable, __file__, "--codecs", str(calls), "--codecs-json"]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    found: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return found
 
 
 def _fail(run: ToolRun, keys: tuple[str, ...], reason: str) -> None:
@@ -265,8 +369,20 @@ def run_all(args: argparse.Namespace, config: BenchConfig, console: Console) -> 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.codecs and args.codecs_json:
+        print(
+            json.dumps(
+                {
+                    k: v if isinstance(v, str) else round(v, 3)
+                    for k, v in codec_costs(args.codecs).items()
+                }
+            )
+        )
+        return 0
     started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     console = Console(width=max(Console().width, 150))
+    if args.codecs:
+        return compare_codecs(args, console)
     runs = run_all(args, config_from(args), console)
     report(args, runs, started, console)
     return 0

@@ -10,6 +10,7 @@ before the rows it reads exist, and never for a request that failed.
 The caller gets a :class:`DeferredHandle` at once: ``status()`` is ``QUEUED``
 while the commit is awaited, ``CANCELLED`` once the enqueue was dropped, and
 the stored job's status after the commit (``id`` is 0 until then).
+``cancel()`` before the commit means the job is never stored.
 """
 
 from __future__ import annotations
@@ -63,9 +64,13 @@ class DeferredHandle(JobHandle):
         return JobRecord(0, self.name, "deferred", self.status(), {}, 0, 0)
 
     def cancel(self, by: str | None = None) -> Cancellation:
+        """Before the commit: the job will not be stored (CANCELLED); after: as any handle."""
         if self._stored is not None:
             return self._stored.cancel(by)
-        return Cancellation.FINISHED if self._settled.is_set() else Cancellation.UNKNOWN
+        if self._settled.is_set():
+            return Cancellation.FINISHED  # rolled back or cancelled already
+        self.dropped()
+        return Cancellation.CANCELLED
 
     def wait(
         self, timeout: float | None = None, sleep: Callable[[float], None] = time.sleep
@@ -87,15 +92,18 @@ class DeferredHandle(JobHandle):
 
 def after_commit(write: Write, name: str, runtime: Runtime) -> DeferredHandle | None:
     """A handle whose ``write`` runs at the commit of the caller's transaction; None: none open."""
+    connection = _refs.django_atomic()
+    session = _refs.sqlalchemy_writing() if connection is None else None
+    if connection is None and session is None:
+        return None  # the common case: checked before any handle is built
     handle = DeferredHandle(name, runtime)
 
     def store() -> None:
-        handle.stored(write())
+        if not handle._settled.is_set():  # not cancelled before the commit
+            handle.stored(write())
 
-    waiting = _refs.django_defer(store)
-    if waiting is not None:
-        handle._waiting = waiting
-        return handle
-    if _refs.sqlalchemy_defer(store, handle.dropped):
-        return handle
-    return None
+    if connection is not None:
+        handle._waiting = _refs.django_on_commit(connection, store)
+    else:
+        _refs.sqlalchemy_on_commit(session, store, handle.dropped)
+    return handle

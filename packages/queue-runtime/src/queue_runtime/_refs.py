@@ -130,24 +130,26 @@ def _ended(session: Any, transaction: Any) -> None:
         drop()  # not committed (rolled back or closed): never written
 
 
-def sqlalchemy_defer(write: Callable[[], None], drop: Callable[[], None]) -> bool:
-    """Defer ``write`` to the registered session's commit (``drop`` on rollback) when its
-    transaction has written something; False: nothing to wait for, write now."""
+def sqlalchemy_writing() -> Any | None:
+    """The registered session when its transaction has written something; None otherwise
+    (no session, no transaction, or only reads: the rows a worker reads are committed)."""
     session = current_session()
     if session is None or not session.in_transaction():
-        return False
-    if not (session.info.get(WROTE) or session.new or session.dirty or session.deleted):
-        return False  # nothing written yet: the rows a worker reads are already committed
+        return None
+    if session.info.get(WROTE) or session.new or session.dirty or session.deleted:
+        return session
+    return None
+
+
+def sqlalchemy_on_commit(session: Any, write: Callable[[], None], drop: Callable[[], None]) -> None:
+    """Run ``write`` after the session's commit, ``drop`` when its transaction ends without one."""
     session.info.setdefault(PENDING, []).append((write, drop))
-    return True
 
 
-def django_defer(write: Callable[[], None]) -> Callable[[], bool] | None:
-    """Defer ``write`` to the commit of Django's ``atomic`` block (dropped on rollback).
-
-    Returns a probe (still waiting?), or None when not inside an ``atomic`` block
-    (a ``TestCase``'s own wrapping transaction does not count, as in Rails).
-    """
+def django_atomic() -> Any | None:
+    """Django's default connection when inside an ``atomic`` block; None otherwise (also
+    when Django is not loaded or configured; a ``TestCase``'s own wrapping transaction does
+    not count, as in Rails)."""
     db, conf = sys.modules.get("django.db"), sys.modules.get("django.conf")
     if db is None or conf is None or not conf.settings.configured:
         return None
@@ -156,7 +158,15 @@ def django_defer(write: Callable[[], None]) -> Callable[[], bool] | None:
         return None
     if all(getattr(block, "_from_testcase", False) for block in connection.atomic_blocks):
         return None
-    db.transaction.on_commit(write)
+    return connection
+
+
+def django_on_commit(connection: Any, write: Callable[[], None]) -> Callable[[], bool]:
+    """Run ``write`` at the commit (``transaction.on_commit``; dropped on rollback); returns
+    a probe: whether it is still waiting."""
+    from django.db import transaction
+
+    transaction.on_commit(write)
     return lambda: any(hook[1] is write for hook in connection.run_on_commit)
 
 

@@ -29,7 +29,7 @@ from queue_runtime.codecs import decode_value, encode_value, sqlalchemy_session 
 from queue_runtime.errors import ReferenceGone, Unencodable  # noqa: E402
 from queue_runtime.registry import Registry  # noqa: E402
 from queue_runtime.runtime import Runtime  # noqa: E402
-from queue_runtime.store import JobQuery  # noqa: E402
+from queue_runtime.store import Cancellation, JobQuery  # noqa: E402
 
 jobs = Registry()
 
@@ -137,3 +137,17 @@ def test_a_session_that_wrote_nothing_does_not_defer(
     assert handle.id > 0 and _stored(runtime) == 1
     session.rollback()
     assert handle.status() is JobStatus.QUEUED
+
+
+@pytest.mark.pg
+def test_a_deferred_enqueue_cancelled_before_the_commit_is_never_stored(
+    runtime: Runtime,
+    session: scoped_session,  # type: ignore[type-arg]
+) -> None:
+    account = Account(email="e@example.com")
+    session.add(account)
+    session.flush()
+    handle = welcome.enqueue(account)
+    assert handle.cancel() is Cancellation.CANCELLED
+    session.commit()
+    assert (handle.status(), handle.id, _stored(runtime)) == (JobStatus.CANCELLED, 0, 0)
