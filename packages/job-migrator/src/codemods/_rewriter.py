@@ -236,6 +236,10 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         if already_enqueues(block.statements[index], target):
             self.outcomes.setdefault(i, Skipped(target, "already enqueues", Status.ALREADY))
             return None
+        deleted = self._inside_delete_receiver(target, block.statements[index])
+        if deleted:
+            self.outcomes[i] = Skipped(target, signal_receiver.DELETES.format(signal=deleted))
+            return None
         rewrite = _rewrite_for(target)
         result = rewrite(block, index, target)
         if isinstance(result, Skip):
@@ -246,6 +250,19 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             self.adds.extend(result.adds)
             self.removes.extend(result.removes)
         return result
+
+    def _inside_delete_receiver(self, target: Target, stmt: cst.BaseStatement) -> str | None:
+        """The job handed the deleted instance in a ``pre_delete`` / ``post_delete`` receiver:
+        that signal, else None."""
+        scope = self._scopes[-1].node
+        if target.site.pattern is not Pattern.SIGNAL_RECEIVER or not isinstance(
+            scope, cst.FunctionDef
+        ):
+            return None
+        call = statement_call(stmt)
+        if call is None or not signal_receiver.hands_on_instance(call):
+            return None
+        return signal_receiver.delete_receiver(scope)
 
 
 def _rewrite_for(target: Target) -> Rewrite:

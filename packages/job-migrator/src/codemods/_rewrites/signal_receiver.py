@@ -16,7 +16,10 @@ and ``instance`` by reference (its model codec); ``created``, ``raw``,
 The ``signal`` Django passes is a live ``Signal`` object, never storable: the
 new receiver drops it (``kwargs.pop("signal", None)``, or ``signal=None`` for a
 named parameter), so it does not make every call fall back to running
-in-process. A receiver whose body reads its ``signal`` stays as it is.
+in-process. A receiver whose body reads its ``signal`` stays as it is, and so does one
+for ``pre_delete`` / ``post_delete`` (and a job call inside one that hands on
+``instance``, ``origin`` or ``**kwargs``): the instance's row is gone when a
+worker would read it again. A call passing values of it (``instance.pk``) moves.
 Whatever else ``**kwargs`` carries is passed on and checked at run time. A
 receiver that calls its job with ``**kwargs`` passes on the same, without
 ``signal`` (``**{k: v for k, v in kwargs.items() if k != "signal"}``).
@@ -48,7 +51,16 @@ SHAPE = (
     "the receiver is itself the job, and is {what}: make it a plain `def` taking "
     "`sender, instance, **kwargs` (or named keyword parameters), and apply again"
 )
+DELETES = (
+    "the receiver handles {signal}: by the time a worker runs, the instance's row is deleted, "
+    "and the runtime carries a model instance by reference (the worker reads the row again); "
+    "keep it in-process, or move the work into a job taking the values it reads of the "
+    "instance (`instance.pk`, a file name) and call that from the receiver, then apply again"
+)
 SIGNAL = "signal"
+# Signals sent about a row that is gone once the transaction commits.
+_DELETE_SIGNALS = frozenset({"pre_delete", "post_delete"})
+_INSTANCE_NAMES = frozenset({"instance", "origin"})
 
 
 def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
@@ -59,7 +71,8 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
         and call.args
         and is_job_ref(call.args[0].value, target)
     ):
-        return Skip(CONNECTED)
+        deleted = _delete_signal(call.func)
+        return Skip(DELETES.format(signal=deleted) if deleted else CONNECTED)
     if call is not None and is_job_ref(call.func, target):
         statements = list(block.statements)
         new = statements[index].deep_replace(call, _without_signal(call))
@@ -80,6 +93,28 @@ def _without_signal(call: cst.Call) -> cst.Call:
 
 
 _FILTERED = '{{k: v for k, v in {rest}.items() if k != "signal"}}'
+
+
+def delete_receiver(func: cst.FunctionDef) -> str | None:
+    """The delete signal (``post_delete``) a decorated receiver handles, else None."""
+    for decorator in func.decorators:
+        found = _delete_signal(decorator.decorator)
+        if found:
+            return found
+    return None
+
+
+def _delete_signal(node: cst.CSTNode) -> str | None:
+    names = [n.value for n in m.findall(node, m.Name()) if isinstance(n, cst.Name)]
+    return next((n for n in names if n in _DELETE_SIGNALS), None)
+
+
+def hands_on_instance(call: cst.Call) -> bool:
+    """The call passes a receiver's ``instance`` / ``origin`` whole, or its ``**kwargs``."""
+    return any(
+        a.star == "**" or (isinstance(a.value, cst.Name) and a.value.value in _INSTANCE_NAMES)
+        for a in call.args
+    )
 
 
 def receiver_name(target: Target) -> str:
@@ -115,6 +150,9 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
         return Skip(SHAPE.format(what="a coroutine"))
     if params.posonly_params or isinstance(params.star_arg, cst.Param):
         return Skip(SHAPE.format(what="given positional-only or *args parameters"))
+    deleted = delete_receiver(func)
+    if deleted:
+        return Skip(DELETES.format(signal=deleted))
     if receiver_name(target) in taken:
         return Skip(TAKEN.format(name=receiver_name(target)))
     if _reads_signal(func):

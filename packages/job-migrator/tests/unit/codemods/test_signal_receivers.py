@@ -124,3 +124,39 @@ def test_a_receiver_connected_by_a_call_moves_once_it_is_decorated(write_files: 
     assert "give its definition the `@receiver(<signal>, sender=...)` decorator" in reason
     (root / "shop/receivers.py").write_text(RECEIVERS)
     assert _plan(root, "def reindex(", "shop.receivers.reindex")[0] is Status.REWRITTEN
+
+
+DELETES = """from django.db.models.signals import post_delete
+from django.dispatch import receiver
+
+from shop.models import Order
+
+
+def drop_files(order_id):
+    ...
+
+
+@receiver(post_delete, sender=Order)
+def forget(sender, instance, **kwargs):
+    drop_files(instance)
+"""
+
+
+def test_a_delete_receiver_moves_once_it_passes_values_not_the_instance(
+    write_files: Files,
+) -> None:
+    """The row is gone when a worker would read the instance again: refused, and the reason's
+    change (a job taking the values it reads, called from the receiver) moves the call."""
+    root = _shop(write_files, DELETES)
+
+    whole, reason, _ = _plan(root, "def forget(", "shop.receivers.forget")
+    inner, inner_reason, _ = _plan(root, "    drop_files(", "shop.receivers.drop_files")
+
+    assert (whole, inner) == (Status.SKIPPED, Status.SKIPPED)
+    assert "the receiver handles post_delete" in reason and reason == inner_reason
+    (root / "shop/receivers.py").write_text(
+        DELETES.replace("drop_files(instance)", "drop_files(instance.pk)")
+    )
+    status, _, after = _plan(root, "    drop_files(", "shop.receivers.drop_files")
+    assert status is Status.REWRITTEN
+    assert "    drop_files.enqueue(instance.pk)\n" in after
