@@ -1,12 +1,13 @@
-"""ORM models the by-id form knows: Django models and Flask-SQLAlchemy ``db.Model`` subclasses.
+"""ORM models the codemods recognise: Django models and Flask-SQLAlchemy ``db.Model`` subclasses.
 
 Read from declarations only: a class is a model when it derives (through the
 project's own classes) from ``django.db.models.Model`` or from the ``Model``
-of an object bound to ``SQLAlchemy(...)``; its key is usable only when it is
-provably an integer or a string (JSON gives either back as it was); a load (``Order.objects.get(...)``,
+of an object bound to ``SQLAlchemy(...)``; a load (``Order.objects.get(...)``,
 ``Project.query.get(...)``, ``db.session.get(Project, ...)``) says which model
-an expression holds. :class:`ModelKey` is what a by-id wrapper needs: the
-attribute the caller passes, and how the worker fetches the row again.
+an expression holds. Such an argument crosses by the runtime's model codec (a
+typed reference, read again in the worker). :class:`ModelKey` says which
+attributes of an instance hold its primary key (``order.pk``, ``project.id``:
+plain data when the key is provably an integer or a string).
 """
 
 from __future__ import annotations

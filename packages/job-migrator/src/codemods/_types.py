@@ -192,7 +192,7 @@ class ArgEdit:
 
 @dataclass(frozen=True)
 class Wrapper:
-    """A thin module-level job written next to what it runs (a by-id re-fetch, a Thread subclass).
+    """A thin module-level job written next to what it runs (a Thread subclass, a service object's method).
 
     ``source`` is the function without its ``@job`` line; it goes after the
     top-level definition ``after`` in ``path`` (module ``module``).

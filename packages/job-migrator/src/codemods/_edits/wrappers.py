@@ -1,4 +1,4 @@
-"""Thin wrapper jobs (a by-id re-fetch, a Thread subclass's run) written into a module once.
+"""Thin wrapper jobs (a Thread subclass's run, a service object's method) written into a module once.
 
 The wrapper goes right after the top-level definition it calls, set off by
 two blank lines as a formatter would; ``register`` then decorates it. A
