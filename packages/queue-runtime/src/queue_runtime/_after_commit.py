@@ -27,6 +27,7 @@ from queue_runtime.runtime import Runtime
 from queue_runtime.store import Cancellation, JobRecord, JobStatus
 
 Write = Callable[[], JobHandle]
+POLL = 0.05  # seconds between looks at a Django transaction (no rollback event to wait on)
 
 
 class DeferredHandle(JobHandle):
@@ -75,12 +76,15 @@ class DeferredHandle(JobHandle):
     def wait(
         self, timeout: float | None = None, sleep: Callable[[float], None] = time.sleep
     ) -> JobStatus:
-        started = time.monotonic()
-        if not self._settled.wait(timeout):
-            raise JobTimeout(f"{self.name}: its transaction has not committed after {timeout}s")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._settled.wait(POLL):
+            if not self._waiting():  # Django rolled back: no event says so, the hook is gone
+                self.dropped()
+            elif deadline is not None and time.monotonic() >= deadline:
+                raise JobTimeout(f"{self.name}: its transaction has not committed after {timeout}s")
         if self._stored is None:
             return JobStatus.CANCELLED
-        left = None if timeout is None else max(0.0, timeout - (time.monotonic() - started))
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
         return self._stored.wait(left, sleep)
 
     def result(self, timeout: float | None = None) -> Any:

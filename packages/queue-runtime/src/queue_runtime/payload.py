@@ -270,12 +270,18 @@ class PayloadCodec:
     def _encode_value(self, name: str, value: Any) -> Any:
         try:
             return encode_value(value)
+        except RecursionError:  # a structure that contains itself
+            kind, why = f"builtins.{type(value).__name__}", "it contains itself: not JSON"
+            raise self._unencodable(name, Unencodable(f"{kind}: {why}", kind, why)) from None
         except Unencodable as exc:
-            error = Unencodable(
-                f"{self._job_name}: parameter {name!r}: {exc.detail}", exc.type_name, exc.reason
-            )
-            error.param = name
-            raise error from exc
+            raise self._unencodable(name, exc) from exc
+
+    def _unencodable(self, name: str, exc: Unencodable) -> Unencodable:
+        error = Unencodable(
+            f"{self._job_name}: parameter {name!r}: {exc.detail}", exc.type_name, exc.reason
+        )
+        error.param = name
+        return error
 
     # -- worker side --------------------------------------------------------
 

@@ -65,7 +65,7 @@ def test_an_enqueue_in_atomic_waits_for_the_commit_and_is_dropped_on_rollback(
 ) -> None:
     out = _refs(tmp_path, "atomic", settings)
     assert out["before_rollback"] == JobStatus.QUEUED
-    assert out["after_rollback"] == JobStatus.CANCELLED
+    assert out["after_rollback"] == [JobStatus.CANCELLED, JobStatus.CANCELLED]
     assert out["before_commit"] == [JobStatus.QUEUED, 0, 0]  # nothing stored yet
     assert out["after_commit"] == [JobStatus.QUEUED, True, 1]
 

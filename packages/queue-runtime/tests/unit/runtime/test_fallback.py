@@ -69,6 +69,14 @@ def test_a_direct_call_runs_in_the_caller_with_the_original_object(runtime: Runt
     assert runtime.inspector.list_jobs(JobQuery()).jobs == ()  # nothing was stored
 
 
+def test_a_structure_that_contains_itself_falls_back(runtime: Runtime) -> None:
+    cyclic: list[Any] = []
+    cyclic.append(cyclic)
+    assert hold.enqueue(cyclic).result() is cyclic
+    reason = "it contains itself: not JSON"
+    assert Fallback(hold.name, "lock", "builtins.list", reason) in fallback_counts()
+
+
 def test_a_thread_site_runs_in_a_thread_of_its_own(runtime: Runtime) -> None:
     lock = threading.Lock()
     handle = hold.options(inline=InlineShape.THREAD).enqueue(lock)
