@@ -10,7 +10,8 @@ before the rows it reads exist, and never for a request that failed.
 The caller gets a :class:`DeferredHandle` at once: ``status()`` is ``QUEUED``
 while the commit is awaited, ``CANCELLED`` once the enqueue was dropped, and
 the stored job's status after the commit (``id`` is 0 until then).
-``cancel()`` before the commit means the job is never stored.
+``cancel()`` before the commit means the job is never stored. ``enqueue_many``
+without keys defers its whole batch the same way (one write at the commit).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from queue_runtime.runtime import Runtime
 from queue_runtime.store import Cancellation, JobRecord, JobStatus
 
 Write = Callable[[], JobHandle]
+WriteMany = Callable[[list[int]], list[JobHandle]]  # indexes of the calls to store -> handles
 POLL = 0.05  # seconds between looks at a Django transaction (no rollback event to wait on)
 
 
@@ -96,18 +98,34 @@ class DeferredHandle(JobHandle):
 
 def after_commit(write: Write, name: str, runtime: Runtime) -> DeferredHandle | None:
     """A handle whose ``write`` runs at the commit of the caller's transaction; None: none open."""
+    deferred = after_commit_many(lambda keep: [write()] if keep else [], 1, name, runtime)
+    return None if deferred is None else deferred[0]
+
+
+def after_commit_many(
+    write: WriteMany, count: int, name: str, runtime: Runtime
+) -> list[DeferredHandle] | None:
+    """``count`` handles whose jobs ``write(indexes not cancelled)`` stores at the commit of the
+    caller's transaction, in one go; None: no transaction is open (the caller writes now)."""
     connection = _refs.django_atomic()
     session = _refs.sqlalchemy_writing() if connection is None else None
     if connection is None and session is None:
         return None  # the common case: checked before any handle is built
-    handle = DeferredHandle(name, runtime)
+    handles = [DeferredHandle(name, runtime) for _ in range(count)]
 
     def store() -> None:
-        if not handle._settled.is_set():  # not cancelled before the commit
-            handle.stored(write())
+        keep = [i for i, handle in enumerate(handles) if not handle._settled.is_set()]
+        for i, written in zip(keep, write(keep), strict=True):
+            handles[i].stored(written)
+
+    def drop() -> None:
+        for handle in handles:
+            handle.dropped()
 
     if connection is not None:
-        handle._waiting = _refs.django_on_commit(connection, store)
+        waiting = _refs.django_on_commit(connection, store)
+        for handle in handles:
+            handle._waiting = waiting
     else:
-        _refs.sqlalchemy_on_commit(session, store, handle.dropped)
-    return handle
+        _refs.sqlalchemy_on_commit(session, store, drop)
+    return handles

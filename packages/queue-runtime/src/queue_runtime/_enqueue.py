@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from queue_runtime._after_commit import after_commit
+from queue_runtime._after_commit import after_commit, after_commit_many
 from queue_runtime._inline import CALL, InlineRun, InlineShape, KeyGuard, run_inline, run_original
 from queue_runtime.config import Mode, RolloutMode
 from queue_runtime.definition import JobDefinition
@@ -108,11 +108,16 @@ def enqueue_batch(
         )
     routes = _routes(runtime, job, [None] * len(payloads))
     queued = [p for p, run_async in zip(payloads, routes, strict=True) if run_async]
-    jobs = _new_jobs(job, runtime, queued, options)
-    ids = iter(runtime.store.enqueue_many(jobs))
+
+    def store(keep: list[int]) -> list[JobHandle]:
+        jobs = _new_jobs(job, runtime, [queued[i] for i in keep], options)
+        return [JobHandle(job_id, runtime) for job_id in runtime.store.enqueue_many(jobs)]
+
+    deferred = after_commit_many(store, len(queued), job.name, runtime) if queued else None
+    stored = iter(store(list(range(len(queued)))) if deferred is None else deferred)
     handles: list[JobHandle] = []
     for payload, run_async in zip(payloads, routes, strict=True):
-        handles.append(JobHandle(next(ids), runtime) if run_async else run_inline(job, payload))
+        handles.append(next(stored) if run_async else run_inline(job, payload))
     return handles
 
 

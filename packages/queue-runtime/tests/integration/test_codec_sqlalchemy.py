@@ -151,3 +151,25 @@ def test_a_deferred_enqueue_cancelled_before_the_commit_is_never_stored(
     assert handle.cancel() is Cancellation.CANCELLED
     session.commit()
     assert (handle.status(), handle.id, _stored(runtime)) == (JobStatus.CANCELLED, 0, 0)
+
+
+@pytest.mark.pg
+def test_enqueue_many_in_a_session_transaction_is_one_write_at_the_commit(
+    runtime: Runtime,
+    session: scoped_session,  # type: ignore[type-arg]
+) -> None:
+    accounts = [Account(email=f"m{i}@example.com") for i in range(3)]
+    session.add_all(accounts)
+    session.flush()
+    dropped = welcome.enqueue_many([((a,), {}) for a in accounts])
+    session.rollback()
+    assert [h.status() for h in dropped] == [JobStatus.CANCELLED] * 3
+    accounts = [Account(email=f"n{i}@example.com") for i in range(3)]
+    session.add_all(accounts)
+    session.flush()
+    kept = welcome.enqueue_many([((a,), {}) for a in accounts])
+    assert kept[1].cancel() is Cancellation.CANCELLED  # this one is never stored
+    assert [h.id for h in kept] == [0, 0, 0] and _stored(runtime) == 0
+    session.commit()
+    assert _stored(runtime) == 2 and kept[0].id > 0 and kept[2].id > 0 and kept[1].id == 0
+    assert [h.status() for h in kept] == [JobStatus.QUEUED, JobStatus.CANCELLED, JobStatus.QUEUED]
