@@ -53,7 +53,7 @@ def _verdict_table(groups: list[JobGroup]) -> list[str]:
         confidence = group.job.confidence.value if group.job else "-"
         key = _key_cell(group)
         rows.append(
-            f"| `{_cell(group.qualname)}` | {confidence} | {len(group.sites)} | {_cell(key)} |"
+            f"| `{_cell(group.title)}` | {confidence} | {len(group.sites)} | {_cell(key)} |"
         )
     return rows
 
@@ -70,7 +70,7 @@ def _key_cell(group: JobGroup) -> str:
 
 
 def _job_details(group: JobGroup) -> list[str]:
-    lines = [f"### `{group.qualname}`", "", "Started at:", ""]
+    lines = [f"### `{group.title}`", "", *_reasons(group), "Started at:", ""]
     for site in group.sites:
         mark = " (baseline)" if site.baselined else ""
         lines.append(f"- `{site_label(site)}` via `{site.pattern.value}`{mark}")
@@ -82,6 +82,13 @@ def _job_details(group: JobGroup) -> list[str]:
         chain = f"\n  - chain: {chain_text(item.chain)}" if item.chain else ""
         lines.append(f"- {item.message}{where}{chain}")
     return lines
+
+
+def _reasons(group: JobGroup) -> list[str]:
+    if not group.unresolved_call:
+        return []
+    found = sorted({site.unresolved_reason for site in group.sites if site.unresolved_reason})
+    return [f"Why unresolved: {_cell(found[0])}", ""] if found else []
 
 
 def _errors(view: ReportView) -> list[str]:

@@ -48,7 +48,7 @@ def _row(group: JobGroup) -> tuple[str | Text, ...]:
     confidence = group.job.confidence.value if group.job else "-"
     reason = evidence.message if evidence else _unresolved_reason(group)
     return (
-        Text(group.qualname),
+        Text(group.title),
         Text(group.verdict.value, style=VERDICT_STYLE[group.verdict]),
         confidence,
         Text(reason),
@@ -72,6 +72,13 @@ def _where(group: JobGroup) -> str:
 def _summary(view: ReportView) -> Text:
     stats = view.inventory.stats
     text = Text(f"{len(view.groups)} jobs, {len(view.inventory.sites)} sites: ")
+    folded = view.unresolved_groups
+    if folded:
+        unresolved = sum(len(group.sites) for group in folded)
+        text = Text(
+            f"{len(view.groups)} jobs ({len(folded)} of them unresolved calls, "
+            f"{unresolved} sites folded by call), {len(view.inventory.sites)} sites: "
+        )
     for index, verdict in enumerate(VERDICT_ORDER):
         text.append(", " if index else "")
         text.append(f"{verdict.value} {view.counts()[verdict]}", style=VERDICT_STYLE[verdict])

@@ -15,6 +15,16 @@ VERDICT_ORDER = (
     Idempotency.UNKNOWN,
     Idempotency.IDEMPOTENT,
 )
+# The order of the table's rows: what can be acted on first (a verdict that says what to
+# do, from the most dangerous, then the idempotent jobs that can move now), then the jobs
+# to review by hand, then the calls the scan could not resolve.
+ACTION_ORDER = (
+    Idempotency.UNSAFE,
+    Idempotency.NON_IDEMPOTENT,
+    Idempotency.NEEDS_KEY,
+    Idempotency.IDEMPOTENT,
+    Idempotency.UNKNOWN,
+)
 UNRESOLVED = "unknown"
 
 
@@ -26,6 +36,13 @@ class JobGroup:
     verdict: Idempotency
     job: Job | None
     sites: tuple[CallSite, ...]
+    # for sites whose job is unresolved: the call they all make, as written (one finding
+    # per call, however many sites make it: a helper called in 1,000 views is one row)
+    unresolved_call: str = ""
+
+    @property
+    def title(self) -> str:
+        return f"{UNRESOLVED}: {self.unresolved_call}" if self.unresolved_call else self.qualname
 
     @property
     def top_evidence(self) -> Evidence | None:
@@ -44,20 +61,25 @@ class ReportView:
 
     @cached_property
     def groups(self) -> list[JobGroup]:
-        """Jobs with sites, most dangerous first, then by name."""
-        by_job: dict[str, list[CallSite]] = {}
+        """Jobs with sites, actionable first (``ACTION_ORDER``), then by name; the sites
+        of unresolved jobs folded by the call they make, largest folds first, last."""
+        by_job: dict[tuple[str, str], list[CallSite]] = {}
         for site in self.inventory.sites:
-            by_job.setdefault(site.job, []).append(site)
-        groups = [self._group(name, sites) for name, sites in by_job.items()]
-        return sorted(groups, key=lambda g: (VERDICT_ORDER.index(g.verdict), g.qualname))
+            by_job.setdefault((site.job, fold_key(site)), []).append(site)
+        groups = [self._group(name, call, sites) for (name, call), sites in by_job.items()]
+        return sorted(groups, key=_row_order)
 
-    def _group(self, name: str, sites: list[CallSite]) -> JobGroup:
+    def _group(self, name: str, call: str, sites: list[CallSite]) -> JobGroup:
         job = self.inventory.job(name)
         verdict = (
             job.idempotency if job else max(sites, key=lambda s: s.idempotency.severity).idempotency
         )
         ordered = tuple(sorted(sites, key=lambda s: (s.location.path, s.location.line)))
-        return JobGroup(name, verdict, job, ordered)
+        return JobGroup(name, verdict, job, ordered, call)
+
+    @property
+    def unresolved_groups(self) -> list[JobGroup]:
+        return [group for group in self.groups if group.unresolved_call]
 
     def counts(self) -> dict[Idempotency, int]:
         """Jobs per verdict (every verdict present, zeros included)."""
@@ -69,6 +91,20 @@ class ReportView:
     @property
     def baselined_sites(self) -> int:
         return sum(site.baselined for site in self.inventory.sites)
+
+
+def fold_key(site: CallSite) -> str:
+    """The call an unresolved site makes, as written without its arguments (``db.query``
+    for ``db.query(sql)``): the sites that share it are one finding. "" for resolved sites."""
+    if site.job != UNRESOLVED:
+        return ""
+    return site.target_source.partition("(")[0].strip() or site.unresolved_reason
+
+
+def _row_order(group: JobGroup) -> tuple[bool, int, int, str]:
+    folded = bool(group.unresolved_call)
+    size = -len(group.sites) if folded else 0
+    return folded, ACTION_ORDER.index(group.verdict), size, group.title
 
 
 def site_label(site: CallSite) -> str:
