@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from inventory._classify._guesses import GUESSED, candidates_of, one_family, untyped
+from inventory._classify._index import UNSTORED
 from inventory.models import CallSite
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ def guessed_sites(
             continue
         method = target.name.rsplit(".", 1)[-1]
         candidates = candidates_of(index, method, handler.qualname)
+        if not candidates and target.name.startswith(UNSTORED):
+            sites.append(make(target, "", _unstored(target)))
         if not candidates:
             continue
         analysis.analyse(candidates)
@@ -70,6 +73,17 @@ def guessed_sites(
         job = candidates[0] if len(candidates) == 1 else ""
         sites.append(make(target, job, _reason(method, candidates, slow)))
     return sites
+
+
+def _unstored(target: CallTarget) -> str:
+    """``current_app.extensions["mail"].send``, with nothing registering ``"mail"``."""
+    key = target.name[len(UNSTORED) :].partition(".")[0].partition(":")[2]
+    method = target.name.rpartition(".")[2]
+    written = f"{target.call.receiver_source}.{method}" if target.call.receiver_source else method
+    return (
+        f"{written}: a call through the app's extension {key!r}, which no module of the scan "
+        "registers (app.extensions[...] = ...): what it runs is not known"
+    )
 
 
 def _reason(method: str, candidates: list[str], slow: list[str]) -> str:

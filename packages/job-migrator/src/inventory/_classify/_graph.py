@@ -90,8 +90,11 @@ class CallGraph:
     def _each_member(self, call: CallInfo, caller: FunctionInfo | None) -> list[CallTarget]:
         """``parent.get_url_path()`` with ``parent = self.category or self.project``: the
         receiver is one of a few classes (``union_members``), and the call runs the method
-        of one of them: one target per member, each resolved as for a single type."""
-        members = union_members(self._through_attribute(call, caller) or call.target)
+        of one of them: one target per member, each resolved as for a single type. So is
+        an object stored on the app by several classes (``SymbolIndex.app_object``)."""
+        name = self._through_attribute(call, caller) or call.target
+        # ``current_app.extensions["x"].send()`` with two classes registering "x": each.
+        members = union_members(self.index.app_object(name) or name)
         if members is None:
             return [self.resolve_call(call, caller)]
         update = {"receiver": ReceiverKind.INSTANCE}

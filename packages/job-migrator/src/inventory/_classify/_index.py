@@ -64,6 +64,33 @@ def union_members(name: str) -> list[str] | None:
     return [f"{m}{dot}{rest}" for m in found]
 
 
+# What an application stores on itself (the extractor's ``APP_OBJECT`` names):
+# ``__app__.extensions:mail.send`` is ``send`` on what ``app.extensions["mail"] = ...``
+# stored somewhere in the scan; ``current_app.mail`` / ``g.db`` are looked up the same way.
+APP_OBJECT = "__app__."
+# ... and one stored nowhere in the scan: a receiver of unknown type that says which object
+# (``?.__app__.extensions:mail.send``): a call through it in a handler is a reported gap.
+UNSTORED = f"?.{APP_OBJECT}"
+_ON_APP = {
+    "flask.current_app.": "attr",
+    "flask.globals.current_app.": "attr",
+    "flask.g.": "g",
+    "flask.globals.g.": "g",
+}
+
+
+def app_key(name: str) -> tuple[str, str] | None:
+    """``(APP_OBJECT key, rest)`` of a name reached through an object stored on the app."""
+    if name.startswith(APP_OBJECT):
+        key, _, rest = name[len(APP_OBJECT) :].partition(".")
+        return APP_OBJECT + key, rest
+    for prefix, kind in _ON_APP.items():
+        if name.startswith(prefix):
+            attr, _, rest = name[len(prefix) :].partition(".")
+            return f"{APP_OBJECT}{kind}:{attr}", rest
+    return None
+
+
 # ``f()[]``: an element of what ``f()`` returns (the extractor's ``ELEMENT``).
 _ELEMENT = "()[]"
 _SUPER = "super:"  # ``super:pkg.C.m()``: what ``super().m()`` returns in a method of C
@@ -122,6 +149,7 @@ class SymbolIndex:
         # reverse manager name -> (model it is on, model whose rows it holds), from ForeignKeys
         self._reverse: dict[str, list[tuple[str, str]]] | None = None
         self._reverse_memo: dict[tuple[str, str], str | None] = {}
+        self._stored: dict[str, list[str]] | None = None  # APP_OBJECT key -> classes
 
     def _add(self, summary: FileSummary) -> None:
         for fn in summary.functions:
@@ -281,7 +309,52 @@ class SymbolIndex:
         split = self._module_prefix(name)
         return split is not None and split[0] in self.library_modules
 
+    def app_object(self, name: str) -> str | None:
+        """A name reached through an object stored on the app, on the class stored
+        (``pkg.Accounts.mail_util.send_mail``; a union when several are); None when the
+        name is no such object or the scan stores nothing under its key."""
+        found = app_key(name)
+        classes = self._app_stores().get(found[0], []) if found else []
+        if found is None or not classes:
+            return None
+        holder = (
+            classes[0]
+            if len(classes) == 1
+            else _UNION + "|".join(c.replace(".", ":") for c in classes)
+        )
+        return f"{holder}.{found[1]}" if found[1] else holder
+
+    def _app_stores(self) -> dict[str, list[str]]:
+        if self._stored is None:
+            stored: dict[str, list[str]] = {}
+            for summary in self.modules.values():
+                for key, value in summary.assignments.items():
+                    if key.startswith(APP_OBJECT):
+                        stored.setdefault(key, []).extend(self._stored_classes(value))
+            self._stored = {k: sorted(set(v))[:_MAX_MEMBERS] for k, v in stored.items() if v}
+        return self._stored
+
+    def _stored_classes(self, value: str) -> list[str]:
+        names = union_members(f"{value}.x") or [f"{value}.x"]
+        found = [self.resolve(n.removesuffix(".x")) for n in names]
+        # a library class (``Saml2Client``) too: its methods are the library's calls
+        known = (SymbolKind.CLASS, SymbolKind.EXTERNAL)
+        return [f.name for f in found if f.kind in known and "()" not in f.name]
+
+    def _on_app(self, name: str) -> Resolved | None:
+        """An object stored on the app: resolved on the class stored; one stored nowhere in
+        the scan is a receiver of unknown type (a gap), never a project name."""
+        rewritten = self.app_object(name)
+        if rewritten is not None:
+            return self.resolve(rewritten)
+        if name.startswith(APP_OBJECT):
+            return Resolved(SymbolKind.MEMBER, f"?.{name}")
+        return None
+
     def _resolve(self, name: str) -> Resolved:
+        on_app = self._on_app(name) if app_key(name) else None
+        if on_app is not None:
+            return on_app
         members = union_members(name)
         if members is not None or name.startswith(_UNION):
             return self._union(name, members or [])

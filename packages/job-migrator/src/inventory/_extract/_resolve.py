@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -48,6 +49,12 @@ _HOLDING = frozenset(
     for kind in ("dict", "list", "set")
     for method in ("get", "pop", "setdefault")
 )
+# Objects an application stores on itself, looked up over the whole scan by the index
+# (``inventory._classify._index``): ``current_app.extensions["mail"]`` is what some
+# ``init_app`` registered with ``app.extensions["mail"] = self`` (``APP_OBJECT +
+# "extensions:mail"``); ``current_app.mail`` what ``app.mail = Mail(app)`` stored
+# (``"attr:mail"``); ``g.db`` what ``g.db = connect()`` stored (``"g:db"``).
+APP_OBJECT = "__app__."
 _TYPED = (BindingKind.INSTANCE, BindingKind.ORM, BindingKind.FILE, BindingKind.PARAM)
 _NAMED = (BindingKind.IMPORT, BindingKind.ALIAS, BindingKind.CLASS, BindingKind.FUNCTION)
 
@@ -95,6 +102,22 @@ def row_model(target: str) -> str | None:
     if method not in ORM_ROW or ".objects" not in head or head.startswith("?"):
         return None
     return head.partition(".objects")[0] or None
+
+
+def extension_object(node: ast.expr) -> str:
+    """``current_app.extensions["mail"]`` (any ``X.extensions[<literal>]``, Flask's registry
+    of extension objects): ``APP_OBJECT + "extensions:mail"``; "" for anything else."""
+    if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Attribute):
+        return ""
+    key = node.slice
+    if node.value.attr != "extensions" or not isinstance(key, ast.Constant):
+        return ""
+    return app_object("extensions", key.value) if isinstance(key.value, str) else ""
+
+
+def app_object(kind: str, key: str) -> str:
+    """The index's name for an object stored on the app under ``key`` (one segment)."""
+    return f"{APP_OBJECT}{kind}:{re.sub(r'[^0-9A-Za-z_]', '_', key)}"
 
 
 def capitalised(dotted: str) -> bool:
@@ -156,6 +179,11 @@ class Resolver:
             return self._on_name(root.id, attrs, node)
         if isinstance(root, ast.Call):
             return self._on_call(root, attrs, node)
+        registered = extension_object(root)
+        if registered:
+            rtype = registered if len(attrs) == 1 else None
+            source = self.text.segment(node.value)
+            return Resolved(".".join([registered, *attrs]), ReceiverKind.INSTANCE, source, rtype)
         return self._unknown(node, attrs)
 
     def _unknown(self, node: ast.Attribute, attrs: list[str]) -> Resolved:

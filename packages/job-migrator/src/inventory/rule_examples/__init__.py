@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from inventory.rule_examples import (
     config,
+    dispatch,
     explained,
     leaves,
     money,
@@ -27,6 +28,7 @@ EXAMPLES: list[RuleExample] = [
     *repeats.EXAMPLES,
     *safe.EXAMPLES,
     *resolution.EXAMPLES,
+    *dispatch.EXAMPLES,
     *types.EXAMPLES,
     *explained.EXAMPLES,
     *config.EXAMPLES,

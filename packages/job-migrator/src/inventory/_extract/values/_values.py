@@ -14,9 +14,11 @@ from inventory._extract._resolve import (
     Resolved,
     Resolver,
     capitalised,
+    extension_object,
     register_held,
 )
 from inventory._extract._scopes import Binding, BindingKind, Scope, ScopeKind
+from inventory._extract.values._proxies import configured_class, picked_class, proxied
 from inventory.summary import ReceiverKind
 
 _ORM_SHORTCUTS = frozenset({"django.shortcuts.get_object_or_404"})
@@ -104,6 +106,9 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
         return Binding(BindingKind.CALLABLE)
     if isinstance(value, ast.Name | ast.Attribute):
         return _binding_for_reference(value, resolver)
+    registered = extension_object(value)  # ``current_app.extensions["mail"]``
+    if registered:
+        return Binding(BindingKind.INSTANCE, registered)
     return Binding(BindingKind.OTHER)
 
 
@@ -165,11 +170,19 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     manager = manager_class(call, resolver)
     if manager:
         return Binding(BindingKind.INSTANCE, manager, call)
+    picked = picked_class(call, resolver, union_type) or _loaded_then_called(call, resolver)
+    if picked:
+        return Binding(BindingKind.INSTANCE, picked, call)
     resolved = resolver.expr(call.func)
     target = resolved.target
     if target in FACTORIES:
         return Binding(BindingKind.INSTANCE, FACTORIES[target], call)
-    loaded = _class_loader(call, target) or loaded_model(call, target)
+    behind = proxied(call, target, resolver, binding_for_value)
+    if behind:
+        return Binding(BindingKind.INSTANCE, behind, call)
+    loaded = (
+        _class_loader(call, target) or configured_class(call, target) or loaded_model(call, target)
+    )
     if loaded:
         return Binding(BindingKind.ALIAS, loaded)
     returned = resolver.returns.get(target)
@@ -183,6 +196,15 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     if resolved.receiver is not ReceiverKind.UNKNOWN and capitalised(target):
         return Binding(BindingKind.INSTANCE, target, call)
     return Binding(BindingKind.OTHER, returned_by(resolved) or _unknown_result(resolved), call)
+
+
+def _loaded_then_called(call: ast.Call, resolver: Resolver) -> str:
+    """``import_string("pkg.Mailer")(app)``: an instance of the class the loader names."""
+    if not isinstance(call.func, ast.Call):
+        return ""
+    target = resolver.expr(call.func.func).target
+    loaded = _class_loader(call.func, target) or configured_class(call.func, target)
+    return loaded if capitalised(loaded) else ""
 
 
 def _unknown_result(resolved: Resolved) -> str:

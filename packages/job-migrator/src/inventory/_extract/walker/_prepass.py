@@ -13,9 +13,17 @@ import re
 from collections.abc import Iterator
 
 from inventory._extract._imports import bindings_of
-from inventory._extract._resolve import MODEL_LOADED, Resolver, capitalised, public_name
+from inventory._extract._resolve import (
+    APP_OBJECT,
+    MODEL_LOADED,
+    Resolver,
+    capitalised,
+    extension_object,
+    public_name,
+)
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._source import clean
+from inventory._extract.values._registry import app_stores
 from inventory._extract.values._values import (
     ELEMENT,
     HELD,
@@ -96,6 +104,9 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
             _assign(stmt, summary, scope, resolver)
     if summary.tables:
         _drop_registries(tree, summary)
+    # ``app.extensions["x"] = self``, ``app.mail = Mail(app)``: for ``current_app`` look-ups
+    stored = app_stores(tree, scope.prefix, resolver, binding_for_value, union_type)
+    summary.assignments.update({k: public_name(v, summary.module) for k, v in stored.items()})
     fresh: dict[str, str] = {}
     _return_types(top, scope.prefix, resolver, fresh, summary.is_package)
     for qualname, returned in resolver.returns.items():
@@ -198,7 +209,8 @@ def _return_type(
     plain = not generator and not isinstance(node, ast.AsyncFunctionDef)
     if not found and plain:
         found = _returned_instance(body, resolver, holds, node)
-    if found and capitalised(found) and not found.startswith(_UNTYPED_RETURNS):
+    stored = found.startswith(APP_OBJECT)  # ``return current_app.extensions["x"]``
+    if found and (capitalised(found) or stored) and not found.startswith(_UNTYPED_RETURNS):
         resolver.returns[qualname] = found
     queryset = queryset_annotation(node.returns, resolver)
     if not queryset and plain and (not found or found.endswith("QuerySet")):
@@ -317,7 +329,8 @@ def _one_class(
             if held:
                 found.append(held)
                 continue
-            binding = binding_for_value(each, resolver) if isinstance(each, ast.Call) else None
+            valued = isinstance(each, ast.Call) or extension_object(each)
+            binding = binding_for_value(each, resolver) if valued else None
             if binding is None or binding.kind is not BindingKind.INSTANCE:
                 return ""
             found.append(binding.target)

@@ -1,0 +1,146 @@
+"""Dispatch through objects: extensions behind proxies, pluggable classes, singletons."""
+
+from __future__ import annotations
+
+from inventory.rule_examples._base import K, RuleExample, V
+
+_VIEW = """
+    from flask import Blueprint, request
+
+    from {module} import {name}
+
+    bp = Blueprint("accounts", __name__)
+
+    @bp.route("/forgot", methods=["POST"])
+    def forgot_password():
+        {call}
+        return "sent"
+"""
+
+
+def _view(module: str, name: str, call: str) -> str:
+    return _VIEW.format(module=module, name=name, call=call)
+
+
+EXAMPLES: list[RuleExample] = [
+    RuleExample(
+        title="an extension behind a LocalProxy, with a mail class chosen in its set-up",
+        files={
+            "accounts/__init__.py": "",
+            "accounts/mail.py": """
+                import smtplib
+
+                class MailUtil:
+                    def __init__(self, app):
+                        self.sender = app.config["MAIL_SENDER"]
+
+                    def send_mail(self, recipient, subject):
+                        with smtplib.SMTP("localhost") as smtp:
+                            smtp.sendmail(self.sender, [recipient], subject)
+            """,
+            "accounts/core.py": """
+                from flask import current_app
+                from werkzeug.local import LocalProxy
+
+                from accounts.mail import MailUtil
+
+                class Accounts:
+                    def __init__(self, app=None, mail_util_cls=None):
+                        self.mail_util_cls = mail_util_cls
+                        if app is not None:
+                            self.init_app(app)
+
+                    def init_app(self, app):
+                        self.mail_util = (self.mail_util_cls or MailUtil)(app)
+                        app.extensions["accounts"] = self
+
+                _accounts = LocalProxy(lambda: current_app.extensions["accounts"])
+            """,
+            "accounts/views.py": _view(
+                "accounts.core",
+                "_accounts",
+                '_accounts.mail_util.send_mail(request.form["email"], "Reset")',
+            ),
+        },
+        job="accounts.mail.MailUtil.send_mail",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.EMAIL_SEND},
+        why="Flask extensions register themselves with `app.extensions[name] = self` in "
+        "`init_app`; the scan joins that store with `current_app.extensions[name]` read "
+        "anywhere, here behind a werkzeug `LocalProxy` (which stands for what its getter "
+        "returns). `(mail_util_cls or MailUtil)(app)` is an instance of one of the classes "
+        "written there (the parameter's value is unknown, so the default names the class). "
+        "An `extensions[name]` that nothing in the scan registers is a gap: the handler's "
+        "call is reported as an `unknown` site that names it.",
+    ),
+    RuleExample(
+        title="current_app.<name>: an object the app factory stored on the app",
+        files={
+            "portal/__init__.py": "",
+            "portal/notify.py": """
+                import requests
+
+                class Notifier:
+                    def __init__(self, app):
+                        self.url = app.config["HOOK_URL"]
+
+                    def post_event(self, event):
+                        requests.post(self.url, json={"event": event})
+            """,
+            "portal/app.py": """
+                from flask import Flask
+
+                from portal.notify import Notifier
+
+                def create_app():
+                    app = Flask(__name__)
+                    app.notifier = Notifier(app)
+                    return app
+            """,
+            "portal/views.py": _view(
+                "flask", "current_app", 'current_app.notifier.post_event("password_reset")'
+            ),
+        },
+        job="portal.notify.Notifier.post_event",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="`app.notifier = Notifier(app)` in the factory stores a Notifier on the app, so "
+        "`current_app.notifier.post_event` in a view is `Notifier.post_event` (the same for "
+        "`g.name = ...` read back as `g.name`).",
+    ),
+    RuleExample(
+        title="a module-level singleton whose client class comes from configuration",
+        files={
+            "portal/__init__.py": "",
+            "portal/clients.py": """
+                import requests
+
+                class HttpClient:
+                    def deliver(self, event):
+                        requests.post("https://hooks.example.com", json={"event": event})
+            """,
+            "portal/hooks.py": """
+                from werkzeug.utils import import_string
+
+                from portal.settings import CONFIG
+
+                class Hooks:
+                    def __init__(self, config):
+                        self.client = import_string(config.get("HOOKS_CLIENT", "portal.clients.HttpClient"))()
+
+                    def fire(self, event):
+                        self.client.deliver(event)
+
+                hooks = Hooks(CONFIG)
+            """,
+            "portal/settings.py": "CONFIG = {}\n",
+            "portal/views.py": _view("portal.hooks", "hooks", 'hooks.fire("password_reset")'),
+        },
+        job="portal.hooks.Hooks.fire",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="`hooks = Hooks(CONFIG)` at module level makes `hooks.fire` in another module "
+        "`Hooks.fire`; `self.client`, assigned in `__init__` from `import_string` with a "
+        "literal default, is an instance of that default class.",
+    ),
+]
