@@ -70,6 +70,14 @@ def test_an_enqueue_in_atomic_waits_for_the_commit_and_is_dropped_on_rollback(
     assert out["after_commit"] == [JobStatus.QUEUED, True, 1]
 
 
+@pytest.mark.pg
+def test_inside_a_django_testcase_an_enqueue_is_stored_at_once(
+    tmp_path: Path, settings: Settings
+) -> None:
+    out = _refs(tmp_path, "testcase", settings)
+    assert out["ok"] and out["id_in_atomic"] > 0 and out["stored_in_atomic"] == 1
+
+
 @pytest.fixture
 def worker(tmp_path: Path, settings: Settings) -> Iterator[WorkerSpawner]:
     logs = tmp_path / "logs"
