@@ -1,29 +1,48 @@
-"""Spawn wrappers: a project function that hands its own parameter to a spawn primitive.
+"""Spawn wrappers: a project function or method that hands its own parameter to a spawn
+primitive (a thread, an executor, a task, ``run_in_executor``, a greenlet).
 
 ``def create_background_task(coro, name=None)`` that calls ``asyncio.create_task(coro)``,
 keeps a reference and logs failures is, for its callers, ``create_task`` itself:
 ``create_background_task(notify(user))`` starts ``notify`` in the background. The
-extractor sees the inner site with a DYNAMIC target written as the parameter's name;
-here that site makes the function a wrapper, and each call to it (in any file) a site
-of the same pattern whose job is the argument in the parameter's place (first, second
-or by keyword). A function passing its own parameter on to a wrapper is one too.
+extractor sees the inner site with a DYNAMIC target written with the parameter: the
+parameter itself (``target=fn``), called (``create_task(coro_fn(*args))``), in a partial
+(``partial(fn, *args)``) or a lambda (``lambda: fn(x)``). Here that site makes the
+function a wrapper, and each call to it (in any file, a method through its instance,
+``task_manager.create_task(coro)`` on a module-level object included) a site of the same
+pattern whose job is the argument in the parameter's place (by position or keyword). A
+function passing its own parameter on to a wrapper is one too, to a fixed point of
+``_ROUNDS`` levels. A job that never returns (an unbroken ``while True``: a monitor or a
+heartbeat) or that runs a server's loop is infrastructure, not a site.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from inventory._classify._graph import CallGraph
 from inventory._classify._index import SymbolIndex
 from inventory._classify._trace import location
+from inventory._extract.detectors._sites_threads import SERVER_RUNNERS
 from inventory.models import CallSite, Pattern
-from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, Span, TargetKind
+from inventory.summary import (
+    CallInfo,
+    FactKind,
+    FileSummary,
+    FunctionInfo,
+    RawSite,
+    Span,
+    TargetKind,
+)
 
 UNKNOWN_JOB = "unknown"
-_ROUNDS = 3  # wrappers of wrappers of wrappers: deeper chains are not seen in real code
+_ROUNDS = 4  # wrappers of wrappers...: deeper chains are not seen in real code
 _CALLED = re.compile(r"^([A-Za-z_][\w.]*)\s*\(")
 _REFERENCE = re.compile(r"^[A-Za-z_][\w.]*$")
+# ``partial(fn, *args)`` / ``functools.partial(fn, x)`` and ``lambda: fn(x)``: run ``fn``.
+_WRAPPED = re.compile(r"^(?:(?:functools\.)?partial\(\s*|lambda[^:]*:\s*)([A-Za-z_][\w.]*)\b")
+_LOOPS = (".serve_forever", ".run_forever")
+_JOINED = (Pattern.THREAD, Pattern.PROCESS)  # result_use_lines of these are the joins
 _NOT_POSITIONAL = ("staticmethod",)
 
 
@@ -33,6 +52,7 @@ class Wrapper:
     param: str
     position: int  # of the argument at a call (``self`` not counted)
     pattern: Pattern
+    waited: bool = False  # the wrapper waits for what it started (joins its thread)
 
 
 @dataclass(frozen=True)
@@ -55,10 +75,9 @@ def with_wrapped_calls(
     found: list[CallSite] = []
     used: set[str] = set()
     for _ in range(_ROUNDS):
-        fresh = _calls_to(wrappers, index, graph, seen)
-        used |= {wrapper for _, _, wrapper in fresh}
+        fresh = _calls_to(wrappers, index, graph, seen, used)
         found += [site for site, _, _ in fresh]
-        wrappers = _passed_on(fresh, index)
+        wrappers = _passed_on(fresh, index, wrappers)
         if not wrappers:
             break
     kept = [
@@ -83,14 +102,28 @@ def _wrappers(raws: list[RawSite], index: SymbolIndex) -> dict[str, Wrapper]:
     return found
 
 
-def _wrapper(fn: FunctionInfo | None, param: str, raw: RawSite) -> Wrapper | None:
+def _wrapper(fn: FunctionInfo | None, written: str, raw: RawSite) -> Wrapper | None:
     if fn is None or raw.pattern == Pattern.SIGNAL_RECEIVER:
         return None  # connecting a receiver given as a parameter starts nothing
-    return _as_wrapper(fn, param, raw.pattern)
+    wrapper = _as_wrapper(fn, written, raw.pattern)
+    if wrapper is None or raw.pattern not in _JOINED or not raw.result_use_lines:
+        return wrapper  # a task's or future's reference kept is not a wait
+    return replace(wrapper, waited=True)
 
 
-def _as_wrapper(fn: FunctionInfo, param: str, pattern: Pattern) -> Wrapper | None:
-    if param not in fn.params:
+def callable_root(written: str) -> str | None:
+    """The name the callable is written with: ``fn``, ``fn(*a)``, ``partial(fn, x)``,
+    ``lambda: fn(x)``; None for anything else."""
+    written = written.strip()
+    if _REFERENCE.match(written):
+        return written
+    found = _WRAPPED.match(written) or _CALLED.match(written)
+    return found.group(1) if found else None
+
+
+def _as_wrapper(fn: FunctionInfo, written: str, pattern: Pattern) -> Wrapper | None:
+    param = callable_root(written)
+    if param is None or param not in fn.params:
         return None
     bound = fn.is_method and not any(d.endswith(_NOT_POSITIONAL) for d in fn.decorators)
     position = fn.params.index(param) - (1 if bound else 0)
@@ -102,8 +135,10 @@ def _calls_to(
     index: SymbolIndex,
     graph: CallGraph,
     seen: set[tuple[str, int, int]],
+    used: set[str],
 ) -> list[tuple[CallSite, str, str]]:
-    """(site, the argument as written, the wrapper) for every call to one of ``wrappers``."""
+    """(site, the argument as written, the wrapper) for every call to one of ``wrappers``;
+    the wrappers called are added to ``used``."""
     names = {qualname.rpartition(".")[2] for qualname in wrappers}
     found: list[tuple[CallSite, str, str]] = []
     for caller in list(index.functions.values()) if names else []:
@@ -115,22 +150,30 @@ def _calls_to(
             if wrapper is None or (path, call.span.line, call.span.column) in seen:
                 continue
             seen.add((path, call.span.line, call.span.column))
-            site = _site(wrapper, call, caller, index, graph)
+            written = _argument(wrapper, call)
+            if written is None:
+                continue
+            used.add(wrapper.qualname)
+            site = _site(wrapper, call, written, caller, index, graph)
             if site is not None:
-                found.append((*site, wrapper.qualname))
+                found.append((site, written, wrapper.qualname))
     return found
 
 
 def _site(
-    wrapper: Wrapper, call: CallInfo, caller: FunctionInfo, index: SymbolIndex, graph: CallGraph
-) -> tuple[CallSite, str] | None:
-    written = _argument(wrapper, call)
-    if written is None:
-        return None
+    wrapper: Wrapper,
+    call: CallInfo,
+    written: str,
+    caller: FunctionInfo,
+    index: SymbolIndex,
+    graph: CallGraph,
+) -> CallSite | None:
     job = _job(written, call, caller, index, graph)
+    if _infrastructure(job.job, written, index):
+        return None  # spawn(heartbeat), spawn(server.serve_forever): never returns
     if job.job is not None:
         graph.add_site_edge(caller.qualname, job.job)
-    site = CallSite(
+    return CallSite(
         location=location(index.function_path(caller.qualname), call.span),
         pattern=wrapper.pattern,
         job=job.job or UNKNOWN_JOB,
@@ -138,9 +181,21 @@ def _site(
         unresolved_reason=job.reason,
         enclosing_function=caller.qualname,
         handler=caller.handler,
-        result_used=call.result_used,
+        result_used=call.result_used or wrapper.waited,
     )
-    return site, written
+
+
+def _infrastructure(job: str | None, written: str, index: SymbolIndex) -> bool:
+    """A job that runs until the process stops: a server's or an event loop's
+    ``serve_forever``, a function running one, or an unbroken ``while True``."""
+    if written.endswith(_LOOPS) or (job or "").endswith(_LOOPS):
+        return True
+    fn = index.functions.get(job) if job else None
+    if fn is None:
+        return False
+    if any(fact.kind == FactKind.LOOP_FOREVER for fact in fn.facts):
+        return True
+    return any(c.target in SERVER_RUNNERS or c.target.endswith(_LOOPS) for c in fn.calls)
 
 
 def _argument(wrapper: Wrapper, call: CallInfo) -> str | None:
@@ -157,16 +212,30 @@ def _argument(wrapper: Wrapper, call: CallInfo) -> str | None:
 def _job(
     written: str, call: CallInfo, caller: FunctionInfo, index: SymbolIndex, graph: CallGraph
 ) -> _Job:
-    """The job the wrapper is handed: the function of ``notify(user)``, or ``notify``."""
-    called = _CALLED.match(written)
+    """The job the wrapper is handed: the function of ``notify(user)``, ``notify``,
+    ``partial(notify, user)``, ``lambda: notify(user)`` or ``self.notify``."""
+    wrapped = _WRAPPED.match(written.strip())
+    called = None if wrapped else _CALLED.match(written)
     if called is not None:
         return _called_job(called.group(1), call, caller, graph)
-    if _REFERENCE.match(written) and written.partition(".")[0] not in caller.params:
-        module = index.home[caller.qualname].module
-        function = graph.table_functions([f"{module}.{written}"])[0]
-        if function is not None:
-            return _Job(function)
+    name = wrapped.group(1) if wrapped else written
+    function = _referenced(name, caller, index, graph) if _REFERENCE.match(name) else None
+    if function is not None:
+        return _Job(function)
     return _Job(None, f"'{written}' is handed to a spawn wrapper: only known at run time")
+
+
+def _referenced(
+    name: str, caller: FunctionInfo, index: SymbolIndex, graph: CallGraph
+) -> str | None:
+    """``cleanup`` (of the caller's module or imported there), ``self.cleanup``."""
+    head, _, rest = name.partition(".")
+    if caller.is_method and caller.params and head == caller.params[0] and rest.isidentifier():
+        return index.method(caller.qualname.rpartition(".")[0], rest)
+    if head in caller.params:
+        return None
+    module = index.home[caller.qualname].module
+    return graph.table_functions([f"{module}.{name}"])[0]
 
 
 def _called_job(name: str, call: CallInfo, caller: FunctionInfo, graph: CallGraph) -> _Job:
@@ -186,12 +255,15 @@ def _inside(span: Span, outer: Span) -> bool:
     return (outer.line, outer.column) < (span.line, span.column) and end <= outer_end
 
 
-def _passed_on(fresh: list[tuple[CallSite, str, str]], index: SymbolIndex) -> dict[str, Wrapper]:
-    """A caller handing its own parameter to a wrapper is a wrapper in turn."""
+def _passed_on(
+    fresh: list[tuple[CallSite, str, str]], index: SymbolIndex, inner: dict[str, Wrapper]
+) -> dict[str, Wrapper]:
+    """A caller handing its own parameter to a wrapper (of ``inner``) is a wrapper in turn."""
     found: dict[str, Wrapper] = {}
-    for site, written, _ in fresh:
+    for site, written, called in fresh:
         fn = index.functions.get(site.enclosing_function or "")
-        wrapper = _as_wrapper(fn, written, site.pattern) if fn and site.job == UNKNOWN_JOB else None
+        unknown = fn is not None and site.job == UNKNOWN_JOB
+        wrapper = _as_wrapper(fn, written, site.pattern) if fn and unknown else None
         if wrapper is not None:
-            found.setdefault(wrapper.qualname, wrapper)
+            found.setdefault(wrapper.qualname, replace(wrapper, waited=inner[called].waited))
     return found

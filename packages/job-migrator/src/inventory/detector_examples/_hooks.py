@@ -1,4 +1,4 @@
-"""BackgroundTasks, on_commit, Django signals and schedulers."""
+"""BackgroundTasks, on_commit, Django and blinker signals, and schedulers."""
 
 from __future__ import annotations
 
@@ -413,6 +413,110 @@ post_migrate.connect(create_permissions)
 task_failure.connect(report_failure)
 """,
     ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "blinker signals: named, from a Namespace, connected with a sender",
+        [("app.Relay.forward", B), ("app.notify_owner", F), ("app.audit", F)],
+        "blinker's signal(name) and Namespace().signal(name) return signals; send() runs each "
+        "receiver in the sender's thread, inside the request that sends it. connect(receiver, "
+        "sender=...) and connect(receiver, weak=False) (a keyword only a signal's connect "
+        "takes) register a receiver; so does connect on signal(name) at once.",
+        """
+from blinker import Namespace, signal
+
+events = Namespace()
+order_paid = events.signal("order-paid")
+
+def notify_owner(sender, **extra): ...
+
+def audit(sender, **extra): ...
+
+class Relay:
+    def __init__(self, feed):
+        self.feed = feed
+        feed.connect(self.forward, weak=False)
+
+    def forward(self, sender, **extra): ...
+
+order_paid.connect(notify_owner, sender="shop")
+signal("refund-issued").connect(audit)
+""",
+    ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "Flask and its extensions' signals, by decorator and by hand",
+        [("app.on_login", F), ("app.count_render", F), ("app.reset_cart", F), ("app.track", F)],
+        "Flask's signals (flask.signals), Flask-Login's and Flask-Principal's are blinker "
+        "signals. @sig.connect_via(sender) and @sig.connect decorate a receiver; "
+        "connect_via(sender)(fn) is the decorator applied by hand; connect(fn, app) gives the "
+        "sender by position.",
+        """
+from flask import Flask, template_rendered
+from flask_login import user_logged_in, user_logged_out
+from flask.signals import request_finished
+
+app = Flask(__name__)
+
+@user_logged_in.connect_via(app)
+def on_login(sender, user, **extra): ...
+
+@template_rendered.connect
+def count_render(sender, template, context, **extra): ...
+
+def reset_cart(sender, user, **extra): ...
+
+def track(sender, response, **extra): ...
+
+user_logged_out.connect_via(app)(reset_cart)
+request_finished.connect(track, app)
+""",
+    ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "A signal of another module connected in a Flask file",
+        [("app.dump_certificate", F)],
+        "The signal is made by a Namespace in another module, so its type is not known here; "
+        "in a Flask file, a lowercase imported object connected to one of the file's functions "
+        "is taken for a signal.",
+        """
+from flask import current_app
+
+from vault.issuing import certificate_issued
+
+def dump_certificate(sender, certificate, **kwargs):
+    current_app.logger.info("issued %s", certificate)
+
+def enable_dump():
+    certificate_issued.connect(dump_certificate)
+""",
+    ),
+    example(
+        Pattern.SIGNAL_RECEIVER,
+        "INVALID: connect look-alikes in a Flask file",
+        [],
+        "A socket's connect takes an address and a database engine's nothing: neither is "
+        "given a receiver, and neither object is a signal by type, factory or library. "
+        "Celery's signals can decorate too, but fire inside the worker.",
+        """
+import socket
+
+from celery.signals import task_failure
+from flask import Flask
+from sqlalchemy import create_engine
+
+app = Flask(__name__)
+engine = create_engine("sqlite://")
+
+def ping(host, port):
+    conn = socket.socket()
+    conn.connect((host, port))
+    with engine.connect() as db:
+        db.execute("select 1")
+
+@task_failure.connect
+def report_failure(sender, task_id, exception, **kwargs): ...
+""",
+    ),
 ]
 
 SCHEDULER = [
@@ -515,6 +619,96 @@ def ping(): ...
 def purge(): ...
 
 scheduler.add_job("purge", purge, trigger="cron", hour=3)
+""",
+    ),
+    example(
+        Pattern.SCHEDULER,
+        "@repeat(every(...)) of the schedule package",
+        [("app.refresh_rates", F)],
+        "schedule's decorator registers the function with the default scheduler, like "
+        "every(...).do(fn).",
+        """
+from schedule import every, repeat
+
+@repeat(every(30).minutes)
+def refresh_rates(): ...
+""",
+    ),
+    example(
+        Pattern.SCHEDULER,
+        "A scheduler on self, and one of another module",
+        [("app.Reports.weekly", B), ("app.expire_trials", F), ("app.rotate_keys", F)],
+        "self.scheduler built in __init__ is typed; a scheduler imported from another module "
+        "is taken for one from its name (noted in the site's detail). The job may be given as "
+        "func=; @x.scheduled_job is APScheduler's decorator whatever x's module.",
+        """
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from billing.setup import scheduler
+
+class Reports:
+    def __init__(self):
+        self.scheduler = BackgroundScheduler()
+
+    def weekly(self): ...
+
+    def start(self):
+        self.scheduler.add_job(func=self.weekly, trigger="cron", day_of_week="sun")
+
+def expire_trials(): ...
+
+scheduler.add_job(expire_trials, "interval", hours=6)
+
+@scheduler.scheduled_job("cron", hour=4)
+def rotate_keys(): ...
+""",
+    ),
+    example(
+        Pattern.SCHEDULER,
+        "Registrations reached indirectly",
+        [("app.sync_feeds", F), ("app.prune", F), ("app.reindex", F)],
+        "sync_to_async(scheduler.add_job)(f, ...) and to_thread(scheduler.add_job, f) run the "
+        "registration in a thread: the site is the scheduled job, not a thread's; "
+        "partial(scheduler.add_job, f, ...) names the job where the partial is made.",
+        """
+import asyncio
+from functools import partial
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from asgiref.sync import sync_to_async
+
+scheduler = AsyncIOScheduler()
+
+def sync_feeds(): ...
+
+def prune(days): ...
+
+def reindex(): ...
+
+async def on_startup():
+    await sync_to_async(scheduler.add_job)(sync_feeds, "interval", minutes=10)
+    await asyncio.to_thread(scheduler.add_job, prune, "cron", args=[30])
+    register = partial(scheduler.add_job, reindex, "cron", hour=2)
+    register()
+""",
+    ),
+    example(
+        Pattern.SCHEDULER,
+        "INVALID: task and add_job look-alikes",
+        [],
+        "Celery's @app.task takes no trigger; add_job on a queue or a planner that is no "
+        "scheduler (by type or name) is not a registration.",
+        """
+from celery import Celery
+
+app = Celery("shop")
+
+@app.task(bind=True)
+def send_receipt(self, order_id): ...
+
+def plan(queue, planner, title):
+    queue.add_job(title)
+    planner.add_schedule(title, "weekly")
 """,
     ),
 ]

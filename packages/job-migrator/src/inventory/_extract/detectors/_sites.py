@@ -23,9 +23,9 @@ from inventory._extract.detectors._sites_hooks import (
     ON_COMMIT,
     background_call,
     on_commit_call,
-    scheduler_call,
-    signal_connect,
 )
+from inventory._extract.detectors._sites_schedulers import REGISTRATIONS, scheduler_call
+from inventory._extract.detectors._sites_signals import signal_connect
 from inventory._extract.detectors._sites_threads import (
     CONSTRUCTORS,
     GREENLET_METHODS,
@@ -36,6 +36,7 @@ from inventory._extract.detectors._sites_threads import (
     thread_constructor,
     thread_start,
 )
+from inventory._extract.detectors._targets import PARTIALS
 from inventory.summary import RawSite
 
 _CELERY_METHODS = frozenset({"delay", "apply_async", "delay_on_commit", "s", "si", "send_task"})
@@ -55,7 +56,7 @@ _METHODS = frozenset(
         "run_in_executor",
         "add_task",
         "connect",
-        "add_job",
+        *REGISTRATIONS,
         "do",
         "submit_stored",
         *LOOP_CALLBACKS,
@@ -72,6 +73,7 @@ _TARGETS = frozenset(
         *GREENLET_SPAWNERS,
         *BACKGROUND_TASK,
         *ON_COMMIT,
+        *PARTIALS,  # partial(scheduler.add_job, f, ...)
     }
 )
 _DETECTORS: tuple[Detector, ...] = (

@@ -24,6 +24,10 @@ from inventory._extract.detectors._site_common import (
     receiver_note,
     waited_at_once,
 )
+from inventory._extract.detectors._sites_schedulers import (
+    partial_registration,
+    registration_handed,
+)
 from inventory._extract.detectors._targets import JobTarget, call_arguments, job_target
 from inventory.models import Pattern
 from inventory.summary import ReceiverKind, TargetKind
@@ -280,8 +284,11 @@ def thread_call(call: CallSite) -> Candidate | None:
         target_node, rest, keywords = argument_node(node.func, 0, "func"), node.args, node.keywords
     else:
         return None
-    if target_node is None:
+    if target_node is None or partial_registration(target_node, call):
         return None
+    scheduled = registration_handed(call, target_node, rest, keywords)
+    if scheduled is not None:
+        return scheduled  # sync_to_async(scheduler.add_job)(f): a registration, in a thread
     resolver = call.state.resolver
     _waits_by_reference(target_node, call)
     job = job_target(target_node, resolver)

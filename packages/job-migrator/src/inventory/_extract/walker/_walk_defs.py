@@ -16,7 +16,8 @@ from inventory._extract.detectors._handlers import (
     is_views_module,
 )
 from inventory._extract.detectors._sites import settle
-from inventory._extract.detectors._sites_hooks import decorator_site, only_vetoes
+from inventory._extract.detectors._sites_hooks import decorator_site
+from inventory._extract.detectors._sites_signals import only_vetoes
 from inventory._extract.detectors._targets import yielded_callable
 from inventory._extract.values._facts import unique_keys
 from inventory._extract.values._values import annotation_type
@@ -60,7 +61,7 @@ class DefsMixin(WalkerBase):
         self.summary.functions.append(info)
         if state.consumer or watches_first(node.body, params):
             self.consumers.add(qualname)
-        self._decorator_sites(node, decorators, qualname, outer.qualname)
+        self._decorator_sites(node, decorators, qualname, outer)
 
     def _declare(self, parent: Scope, name: str, kind: BindingKind) -> str:
         """The qualname of a def or class; inside a function it is also a local name."""
@@ -131,10 +132,12 @@ class DefsMixin(WalkerBase):
         self.summary.sites.extend(settle(state))
 
     def _decorator_sites(
-        self, node: FunctionNode, decorators: list[str], qualname: str, enclosing: str | None
+        self, node: FunctionNode, decorators: list[str], qualname: str, outer: FunctionState
     ) -> None:
         for decorator, dotted in zip(node.decorator_list, decorators, strict=True):
-            site = decorator_site(decorator, dotted, qualname, enclosing, self.text)
+            site = decorator_site(
+                decorator, dotted, qualname, outer.qualname, outer.resolver, self.frameworks
+            )
             if site is not None:
                 self.summary.sites.append(site)
 

@@ -1,0 +1,181 @@
+"""Spawn wrappers of any shape: functions and methods (a module-level object's included),
+the callable in any parameter position or keyword, called, in a partial or a lambda, and
+wrappers of wrappers; decoys stay out when reached through a wrapper.
+
+Each source is a small reproduction written for the test (never a package's code).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from inventory import CallSite, Pattern, scan
+
+BACKGROUND = """
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+
+_pool = ThreadPoolExecutor(4)
+
+
+class TaskManager:
+    def __init__(self):
+        self._tasks = set()
+
+    def create_task(self, coro, *, name=None):
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        return task
+
+    def run_later(self, delay, *, callback):
+        threading.Timer(delay, callback).start()
+
+
+task_manager = TaskManager()
+
+
+def spawn(fn, *args, **kwargs):
+    threading.Thread(target=fn, args=args, kwargs=kwargs, daemon=True).start()
+
+
+def submit_job(label, func, *args):
+    return _pool.submit(func, *args)
+
+
+def in_background(fn, *args):
+    spawn(partial(fn, *args))
+
+
+def fire(coro_fn, *args):
+    asyncio.ensure_future(coro_fn(*args))
+
+
+def run_and_wait(fn):
+    worker = threading.Thread(target=fn)
+    worker.start()
+    worker.join()
+
+
+def all_at_once(fns):
+    with ThreadPoolExecutor() as ex:
+        for fn in fns:
+            ex.submit(fn)
+"""
+
+
+def _scan(tmp_path: Path, files: dict[str, str]) -> list[CallSite]:
+    """The sites outside ``app/background.py`` (whose wrappers not called in a test keep
+    their own site, unknown)."""
+    for rel, text in {"app/__init__.py": "", "app/background.py": BACKGROUND, **files}.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    inventory = scan(tmp_path, use_cache=False, jobs=1)
+    return [s for s in inventory.sites if s.location.path != "app/background.py"]
+
+
+def _sites(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, Pattern, str]]:
+    return [(s.location.path, s.location.line, s.pattern, s.job) for s in _scan(tmp_path, files)]
+
+
+def test_every_shape_of_wrapper_is_a_spawn_primitive_for_its_callers(tmp_path: Path) -> None:
+    views = """
+    from app.background import fire, in_background, spawn, submit_job, task_manager
+
+    async def notify(user_id): ...
+
+    def cleanup(path): ...
+
+    async def signup(request, user_id):
+        task_manager.create_task(notify(user_id), name="n")
+        task_manager.run_later(5, callback=cleanup)
+        spawn(cleanup, "/tmp")
+        submit_job("c", cleanup, "/tmp")
+        in_background(cleanup, "/x")
+        fire(notify, user_id)
+    """
+    sites = _scan(tmp_path, {"app/views.py": views})
+    found = [(s.location.path, s.location.line, s.pattern, s.job) for s in sites]
+    assert not sites[0].result_used  # the wrapper keeps the task; this caller drops it
+    assert found == [
+        ("app/views.py", 9, Pattern.ASYNCIO_TASK, "app.views.notify"),  # a singleton's method
+        ("app/views.py", 10, Pattern.THREAD, "app.views.cleanup"),  # keyword-only parameter
+        ("app/views.py", 11, Pattern.THREAD, "app.views.cleanup"),
+        ("app/views.py", 12, Pattern.EXECUTOR_SUBMIT, "app.views.cleanup"),  # second place
+        ("app/views.py", 13, Pattern.THREAD, "app.views.cleanup"),  # partial into a wrapper
+        ("app/views.py", 14, Pattern.ASYNCIO_TASK, "app.views.notify"),  # called in the wrapper
+    ]
+
+
+def test_a_method_handed_as_self_attribute_is_the_job(tmp_path: Path) -> None:
+    views = """
+    from app.background import spawn
+
+    class Export:
+        def write(self): ...
+
+        def post(self, request):
+            spawn(self.write)
+            spawn(lambda: self.write())
+    """
+    found = _sites(tmp_path, {"app/views.py": views})
+    assert [(line, job) for _, line, _, job in found] == [
+        (8, "app.views.Export.write"),
+        (9, "app.views.Export.write"),  # the function a lambda calls
+    ]
+
+
+def test_wrappers_of_wrappers_are_followed_to_depth_four(tmp_path: Path) -> None:
+    chain = """
+    import threading
+
+    def level1(fn):
+        threading.Thread(target=fn).start()
+
+    def level2(job):
+        level1(job)
+
+    def level3(callback, delay=0):
+        level2(callback)
+
+    def level4(*, work):
+        level3(work)
+
+    def purge(): ...
+
+    def view(request):
+        level4(work=purge)
+    """
+    assert _sites(tmp_path, {"app/chain.py": chain}) == [
+        ("app/chain.py", 19, Pattern.THREAD, "app.chain.purge")
+    ]
+
+
+def test_decoys_stay_out_when_reached_through_a_wrapper(tmp_path: Path) -> None:
+    """A monitor's ``while True``, a server's accept loop, a wrapper that drains its
+    executor in the same call: no site. A wrapper that joins its thread gives sites whose
+    result is used, as a thread joined in place does."""
+    views = """
+    from http.server import HTTPServer
+
+    from app.background import all_at_once, run_and_wait, spawn
+
+    def heartbeat():
+        while True:
+            report()
+
+    def report(): ...
+
+    def boot(server: HTTPServer):
+        spawn(heartbeat)
+        spawn(server.serve_forever)
+        all_at_once([report])
+        run_and_wait(report)
+    """
+    found = _scan(tmp_path, {"app/views.py": views})
+    assert [(s.location.line, s.job, s.result_used) for s in found] == [
+        (16, "app.views.report", True)
+    ]
