@@ -16,7 +16,9 @@ and ``instance`` by reference (its model codec); ``created``, ``raw``,
 The ``signal`` Django passes is a live ``Signal`` object, never storable: the
 new receiver drops it (``kwargs.pop("signal", None)``, or ``signal=None`` for a
 named parameter), so it does not make every call fall back to running
-in-process. A receiver whose body reads its ``signal`` stays as it is, and so does one
+in-process. A receiver that returns a value stays (``send()`` hands it to the sender:
+signals used as a plugin registry), and so does one whose body reads its
+``signal``, and so does one
 for ``pre_delete`` / ``post_delete`` (and a job call inside one that hands on
 ``instance``, ``origin`` or ``**kwargs``): the instance's row is gone when a
 worker would read it again. A call passing values of it (``instance.pk``) moves.
@@ -56,6 +58,11 @@ DELETES = (
     "and the runtime carries a model instance by reference (the worker reads the row again); "
     "keep it in-process, or move the work into a job taking the values it reads of the "
     "instance (`instance.pk`, a file name) and call that from the receiver, then apply again"
+)
+RETURNS = (
+    "the receiver is itself the job and returns a value: `signal.send()` hands it to the "
+    "sender (a plugin registry, a veto), and an enqueue returns nothing; keep it in-process, "
+    "or, if no sender reads it, stop returning it, and apply again"
 )
 SIGNAL = "signal"
 # Signals sent about a row that is gone once the transaction commits.
@@ -157,6 +164,8 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
         return Skip(TAKEN.format(name=receiver_name(target)))
     if _reads_signal(func):
         return Skip(READS_SIGNAL)
+    if _returns_value(func):
+        return Skip(RETURNS)
     return None
 
 
@@ -165,6 +174,21 @@ def _reads_signal(func: cst.FunctionDef) -> bool:
     names = m.findall(func.body, m.Name(SIGNAL))
     strings = m.findall(func.body, m.SimpleString(value=m.MatchIfTrue(_is_signal_literal)))
     return bool(names or strings)
+
+
+def _returns_value(func: cst.FunctionDef) -> bool:
+    """A ``return <value>`` or a ``yield`` in the receiver's own body (not in a nested def)."""
+    return _gives_value(func.body)
+
+
+def _gives_value(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+        return False
+    if isinstance(node, cst.Yield):
+        return True
+    if isinstance(node, cst.Return) and node.value is not None:
+        return not (isinstance(node.value, cst.Name) and node.value.value == "None")
+    return any(_gives_value(child) for child in node.children)
 
 
 def _is_signal_literal(value: str) -> bool:

@@ -160,3 +160,22 @@ def test_a_delete_receiver_moves_once_it_passes_values_not_the_instance(
     status, _, after = _plan(root, "    drop_files(", "shop.receivers.drop_files")
     assert status is Status.REWRITTEN
     assert "    drop_files.enqueue(instance.pk)\n" in after
+
+
+def test_a_receiver_returning_a_value_moves_once_it_no_longer_returns_one(
+    write_files: Files,
+) -> None:
+    """``send()`` hands a receiver's value to the sender (signals as a plugin registry): refused,
+    and the reason's change (stop returning it) moves the receiver."""
+    returns = RECEIVERS.replace(
+        "    instance.refresh_index()\n", "    return instance.refresh_index()\n", 1
+    )
+    root = _shop(write_files, returns)
+
+    status, reason, after = _plan(root, "def reindex(", "shop.receivers.reindex")
+
+    assert status is Status.SKIPPED and after == ""
+    assert "returns a value: `signal.send()` hands it to the sender" in reason
+    assert "stop returning it, and apply again" in reason
+    (root / "shop/receivers.py").write_text(RECEIVERS)
+    assert _plan(root, "def reindex(", "shop.receivers.reindex")[0] is Status.REWRITTEN
