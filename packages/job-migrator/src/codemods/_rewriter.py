@@ -238,7 +238,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             return None
         deleted = self._inside_delete_receiver(target, block.statements[index])
         if deleted:
-            self.outcomes[i] = Skipped(target, signal_receiver.DELETES.format(signal=deleted))
+            self.outcomes[i] = Skipped(target, signal_receiver.held_reason(deleted))
             return None
         rewrite = _rewrite_for(target)
         result = rewrite(block, index, target)

@@ -22,6 +22,8 @@ signals used as a plugin registry), and so does one whose body reads its
 for ``pre_delete`` / ``post_delete`` (and a job call inside one that hands on
 ``instance``, ``origin`` or ``**kwargs``): the instance's row is gone when a
 worker would read it again. A call passing values of it (``instance.pk``) moves.
+The same holds for any ``pre_*`` signal (``pre_save``...): it is sent before the
+sender acts, and what the receiver changes on the instance must happen first.
 Whatever else ``**kwargs`` carries is passed on and checked at run time. A
 receiver that calls its job with ``**kwargs`` passes on the same, without
 ``signal`` (``**{k: v for k, v in kwargs.items() if k != "signal"}``).
@@ -67,6 +69,13 @@ RETURNS = (
 SIGNAL = "signal"
 # Signals sent about a row that is gone once the transaction commits.
 _DELETE_SIGNALS = frozenset({"pre_delete", "post_delete"})
+BEFORE = (
+    "the receiver handles {signal}, sent before the sender acts (a pre_save receiver sets "
+    "fields the save then writes; what it changes on the instance must happen first), and a "
+    "worker would run it afterwards, on a copy read again from the database; keep it "
+    "in-process, or move only its slow part into a job taking values (`instance.pk`) called "
+    "from the receiver, then apply again"
+)
 _INSTANCE_NAMES = frozenset({"instance", "origin"})
 
 
@@ -78,8 +87,8 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
         and call.args
         and is_job_ref(call.args[0].value, target)
     ):
-        deleted = _delete_signal(call.func)
-        return Skip(DELETES.format(signal=deleted) if deleted else CONNECTED)
+        held = _delete_signal(call.func)
+        return Skip(held_reason(held) if held else CONNECTED)
     if call is not None and is_job_ref(call.func, target):
         statements = list(block.statements)
         new = statements[index].deep_replace(call, _without_signal(call))
@@ -103,7 +112,8 @@ _FILTERED = '{{k: v for k, v in {rest}.items() if k != "signal"}}'
 
 
 def delete_receiver(func: cst.FunctionDef) -> str | None:
-    """The delete signal (``post_delete``) a decorated receiver handles, else None."""
+    """The delete or ``pre_*`` signal (``post_delete``, ``pre_save``) a decorated receiver
+    handles, else None."""
     for decorator in func.decorators:
         found = _delete_signal(decorator.decorator)
         if found:
@@ -113,7 +123,12 @@ def delete_receiver(func: cst.FunctionDef) -> str | None:
 
 def _delete_signal(node: cst.CSTNode) -> str | None:
     names = [n.value for n in m.findall(node, m.Name()) if isinstance(n, cst.Name)]
-    return next((n for n in names if n in _DELETE_SIGNALS), None)
+    return next((n for n in names if n in _DELETE_SIGNALS or n.startswith("pre_")), None)
+
+
+def held_reason(signal: str) -> str:
+    """Why a receiver of ``signal`` (a delete, or a ``pre_*`` signal) stays in-process."""
+    return (DELETES if signal in _DELETE_SIGNALS else BEFORE).format(signal=signal)
 
 
 def hands_on_instance(call: cst.Call) -> bool:
@@ -159,7 +174,7 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
         return Skip(SHAPE.format(what="given positional-only or *args parameters"))
     deleted = delete_receiver(func)
     if deleted:
-        return Skip(DELETES.format(signal=deleted))
+        return Skip(held_reason(deleted))
     if receiver_name(target) in taken:
         return Skip(TAKEN.format(name=receiver_name(target)))
     if _reads_signal(func):

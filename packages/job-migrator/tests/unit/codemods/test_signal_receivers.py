@@ -179,3 +179,22 @@ def test_a_receiver_returning_a_value_moves_once_it_no_longer_returns_one(
     assert "stop returning it, and apply again" in reason
     (root / "shop/receivers.py").write_text(RECEIVERS)
     assert _plan(root, "def reindex(", "shop.receivers.reindex")[0] is Status.REWRITTEN
+
+
+def test_a_pre_save_receiver_stays_its_job_call_with_values_moves(write_files: Files) -> None:
+    """A pre_save receiver's changes must happen before the save: it stays; a job it calls with
+    values (not the instance) moves."""
+    pre = RECEIVERS.replace("post_save", "pre_save")
+    root = _shop(write_files, pre)
+
+    status, reason, _ = _plan(root, "def reindex(", "shop.receivers.reindex")
+
+    assert status is Status.SKIPPED
+    assert "the receiver handles pre_save, sent before the sender acts" in reason
+    values = pre.replace(
+        "    index_later(sender, instance, **kwargs)\n", "    index_later(instance.pk)\n"
+    )
+    (root / "shop/receivers.py").write_text(values)
+    status, why, after = _plan(root, "    index_later(", "shop.receivers.index_later")
+    assert status is Status.REWRITTEN, why
+    assert "    index_later.enqueue(instance.pk)\n" in after
