@@ -496,16 +496,20 @@ def enable_dump():
         [],
         "A socket's connect takes an address and a database engine's nothing: neither is "
         "given a receiver, and neither object is a signal by type, factory or library. "
-        "Celery's signals can decorate too, but fire inside the worker.",
+        "Celery's signals can decorate too, but fire inside the worker. A signal relayed to "
+        "another (connect(other.send)) is no job: the other signal's receivers are.",
         """
 import socket
 
+from blinker import Namespace
 from celery.signals import task_failure
-from flask import Flask
+from flask import Flask, request_started
 from sqlalchemy import create_engine
 
 app = Flask(__name__)
 engine = create_engine("sqlite://")
+shop_request_started = Namespace().signal("request-started")
+request_started.connect(shop_request_started.send)
 
 def ping(host, port):
     conn = socket.socket()

@@ -18,6 +18,7 @@ registration may be reached indirectly: ``sync_to_async(scheduler.add_job)(f, ..
 from __future__ import annotations
 
 import ast
+from enum import StrEnum
 
 from inventory._extract._resolve import Resolved
 from inventory._extract._state import Candidate
@@ -28,7 +29,7 @@ from inventory._extract.detectors._targets import (
     job_target,
     packed_arguments,
 )
-from inventory.models import Argument, Pattern
+from inventory.models import Pattern
 from inventory.summary import ReceiverKind
 
 FLASK_APSCHEDULER = frozenset(
@@ -59,15 +60,24 @@ def scheduler_call(call: CallSite) -> Candidate | None:
     return None
 
 
-def _scheduler_shape(resolved: Resolved) -> str | None:
-    """ "flask", "apscheduler" or a note that the receiver is taken for a scheduler from its
-    name; None when it is no scheduler (``board.add_job(title)``)."""
+class Api(StrEnum):
+    """Whose registration API a scheduler's ``add_job`` follows."""
+
+    APSCHEDULER = "apscheduler"  # add_job(func, trigger, args, kwargs, ...)
+    FLASK = "flask_apscheduler"  # add_job(id, func, **trigger)
+    NAMED = "named"  # typed nowhere: APScheduler's shape unless an id comes first
+
+
+def _scheduler_shape(resolved: Resolved) -> tuple[Api, str] | None:
+    """The scheduler's API and a note for the site's detail; None when the receiver is no
+    scheduler (``board.add_job(title)``)."""
     rtype = resolved.receiver_type or ""
     if rtype in FLASK_APSCHEDULER:
-        return "flask"
+        return Api.FLASK, ""
     if rtype.startswith("apscheduler."):
-        return "apscheduler"
-    return _named_scheduler(resolved)
+        return Api.APSCHEDULER, ""
+    note = _named_scheduler(resolved)
+    return (Api.NAMED, note) if note else None
 
 
 def _named_scheduler(resolved: Resolved) -> str | None:
@@ -84,26 +94,20 @@ def _named_scheduler(resolved: Resolved) -> str | None:
 
 
 def _registration(
-    call: CallSite, shape: str, args: list[ast.expr], keywords: list[ast.keyword]
+    call: CallSite, shape: tuple[Api, str], args: list[ast.expr], keywords: list[ast.keyword]
 ) -> Candidate | None:
     """The job of ``add_job(...)`` given ``args`` and ``keywords`` as the call passes them."""
     resolver = call.state.resolver
-    flask = shape == "flask" or (shape not in ("apscheduler",) and _id_first(args))
-    index = 1 if flask else 0
+    api, note = shape
+    flask = api is Api.FLASK or (api is Api.NAMED and _id_first(args))
     probe = ast.Call(func=call.node.func, args=args, keywords=keywords)
-    target_node = argument_node(probe, index, "func")
+    target_node = argument_node(probe, 1 if flask else 0, "func")
     if target_node is None:
         return None
-    arguments: list[Argument]
-    if flask:
-        arguments = packed_arguments(
-            argument_node(probe, 99, "args"), argument_node(probe, 99, "kwargs"), resolver
-        )
-    else:
-        arguments = packed_arguments(
-            argument_node(probe, 2, "args"), argument_node(probe, 3, "kwargs"), resolver
-        )
-    note = "" if shape in ("flask", "apscheduler") else shape
+    packed = (99, 99) if flask else (2, 3)  # Flask-APScheduler: args= / kwargs= only
+    arguments = packed_arguments(
+        argument_node(probe, packed[0], "args"), argument_node(probe, packed[1], "kwargs"), resolver
+    )
     job = job_target(target_node, resolver)
     return candidate(Pattern.SCHEDULER, call.node, job, call, arguments, note)
 

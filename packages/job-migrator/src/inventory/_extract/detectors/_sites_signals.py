@@ -66,6 +66,7 @@ _NOT_DJANGO_SIGNALS = (*_WORKER_SIGNALS, "blinker.", "flask.")
 # Keywords of a signal's ``connect`` alone (blinker and Django): not a socket's or a DB's.
 _SIGNAL_KEYWORDS = frozenset({"weak", "dispatch_uid"})
 _SIGNAL_PROJECTS = (Framework.DJANGO, Framework.FLASK)
+_SENDS = frozenset({"send", "send_async", "send_robust"})
 
 
 def signal_connect(call: CallSite) -> Candidate | None:
@@ -83,6 +84,8 @@ def signal_connect(call: CallSite) -> Candidate | None:
         return None
     if _vetoing_receiver(call, target_node):
         return None  # connect(check_quota): it only checks and raises, in the sender
+    if _forwards(target_node, call):
+        return None  # connect(other.send): the other signal's receivers are the sites
     text = call.state.resolver.text
     detail = f"connected to {call.resolved.receiver_source}{_sender(node, text, 1)}"
     job = job_target(target_node, call.state.resolver)
@@ -142,6 +145,18 @@ def is_signal_factory(node: ast.Call, resolver: Resolver) -> bool:
     named = isinstance(node.func, ast.Attribute) and node.func.attr == "signal"
     first = node.args[0] if node.args else None
     return named and isinstance(first, ast.Constant) and isinstance(first.value, str)
+
+
+def _forwards(receiver: ast.expr, call: CallSite) -> bool:
+    """``flask.signals.request_started.connect(request_started.send)``: one signal relayed
+    to another (blinker, Django), whose own receivers are connected, and reported, apart."""
+    if not isinstance(receiver, ast.Attribute) or receiver.attr not in _SENDS:
+        return False
+    resolver = call.state.resolver
+    resolved = resolver.expr(receiver.value)
+    if resolved.receiver_type in SIGNAL_TYPES or resolved.receiver_type in BLINKER_TYPES:
+        return True
+    return _signal_object(receiver.value, resolver, call.frameworks)
 
 
 def _callable(node: ast.expr) -> bool:
