@@ -477,6 +477,11 @@ class SymbolIndex:
             method = self.method(held, tail[1]) if held else None
             if method is not None:
                 return Resolved(SymbolKind.FUNCTION, method)
+        if len(tail) > 1 and owner in self.classes and self.method(owner, tail[0]):
+            # ``accounts.mail_util.send_mail``: a property returning ``self._mail_util``
+            returned = self.returned_class(owner, tail[0])
+            if returned is not None:
+                return self.resolve(".".join([returned, *tail[1:]]))
         if len(tail) > 1 and owner in self.classes:
             related = self._through_relation(owner, tail)
             if related is not None:

@@ -119,3 +119,26 @@ def test_an_object_stored_on_g_is_read_back_through_g() -> None:
     }
     sites, _ = scan(files)
     assert [s.job for s in sites] == ["app.mail.Mailer.deliver"]
+
+
+def test_a_class_chosen_by_a_parameter_default_and_read_through_a_property() -> None:
+    files = {
+        "app/mail.py": _MAILER,
+        "app/ext.py": (
+            "from flask import current_app\nfrom werkzeug.local import LocalProxy\n"
+            "from app.mail import Mailer\n\n"
+            "class Ext:\n"
+            "    def __init__(self, app=None, mailer_cls=Mailer):\n"
+            "        self.mailer_cls = mailer_cls\n\n"
+            "    def init_app(self, app):\n"
+            "        self._mailer = self.mailer_cls()\n"
+            '        app.extensions["ext"] = self\n\n'
+            "    @property\n"
+            "    def mailer(self):\n"
+            "        return self._mailer\n\n"
+            'ext = LocalProxy(lambda: current_app.extensions["ext"])\n'
+        ),
+        "app/views.py": view("from app.ext import ext", 'ext.mailer.deliver("a@b")'),
+    }
+    sites, _ = scan(files)
+    assert [s.job for s in sites] == ["app.mail.Mailer.deliver"]

@@ -7,7 +7,10 @@
   picked from a few written in the code; the instance is one of those that are known
   classes (their union); an operand of unknown value (a parameter defaulting to None)
   leaves the class written beside it as the one the set-up names;
-* ``import_string(config.get("MAIL_CLASS", "pkg.mail.Mailer"))``: the literal default.
+* ``import_string(config.get("MAIL_CLASS", "pkg.mail.Mailer"))``: the literal default;
+* ``self.mail_cls = mail_cls`` (a parameter defaulting to ``MailUtil``) then
+  ``self.mail = self.mail_cls(app)``: an attribute holding a class, called later;
+* ``return self._mail`` in a property or getter: what that attribute holds.
 """
 
 from __future__ import annotations
@@ -76,3 +79,75 @@ def configured_class(call: ast.Call, target: str) -> str:
         return ""
     parts = default.value.split(".")
     return default.value if len(parts) > 1 and all(p.isidentifier() for p in parts) else ""
+
+
+def held_classes(node: ast.ClassDef, resolver: Resolver, union: Union) -> dict[str, str]:
+    """Attributes that hold a class, not an instance, to be called later: ``self.mail_cls
+    = mail_cls`` with the parameter defaulting to ``MailUtil``, ``self.mail_cls =
+    MailUtil``, ``self.mail_cls = mail_cls or MailUtil``: attribute -> the class(es)."""
+    found: dict[str, list[str]] = {}
+    for method in node.body:
+        if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or not method.args.args:
+            continue
+        self_name = method.args.args[0].arg
+        defaults = _default_classes(method, resolver)
+        for stmt in ast.walk(method):
+            if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+                continue
+            name = _self_attribute(stmt.targets[0], self_name)
+            held = _class_value(stmt.value, resolver, defaults, union) if name else ""
+            if name and held:
+                found.setdefault(name, []).append(held)
+    return {name: kind for name, held in found.items() if (kind := union(held))}
+
+
+def made_by_attribute(value: ast.expr | None, self_name: str | None, held: dict[str, str]) -> str:
+    """``self.mail_cls(app)`` with ``mail_cls`` holding MailUtil: an instance of MailUtil."""
+    if not isinstance(value, ast.Call) or not self_name:
+        return ""
+    return held.get(_self_attribute(value.func, self_name) or "", "")
+
+
+def _self_attribute(node: ast.expr, self_name: str) -> str | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.attr if node.value.id == self_name else None
+    return None
+
+
+def _default_classes(
+    method: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver
+) -> dict[str, str]:
+    """Parameters whose default is a class (``mail_util_cls=MailUtil``)."""
+    args = method.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(
+        zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+    )
+    pairs += [
+        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    ]
+    found = {a.arg: _class_named(d, resolver) for a, d in pairs}
+    return {name: cls for name, cls in found.items() if cls}
+
+
+def _class_value(
+    value: ast.expr, resolver: Resolver, defaults: dict[str, str], union: Union
+) -> str:
+    if isinstance(value, ast.Name) and value.id in defaults:
+        return defaults[value.id]
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        known = [_class_value(v, resolver, defaults, union) for v in value.values]
+        return union([k for k in known if k]) if any(known) else ""
+    return _class_named(value, resolver) if isinstance(value, ast.Name | ast.Attribute) else ""
+
+
+def returned_attribute(body: list[ast.stmt], self_name: str, cls: str) -> str:
+    """``return self._mail_util`` (a property or getter, every return the same attribute):
+    ``"pkg.Cls._mail_util"``, which the index reads as the class that attribute holds."""
+    found = {
+        _self_attribute(stmt.value, self_name)
+        for stmt in body
+        if isinstance(stmt, ast.Return) and stmt.value is not None
+    }
+    attr = found.pop() if len(found) == 1 else None
+    return f"{cls}.{attr}" if attr else ""

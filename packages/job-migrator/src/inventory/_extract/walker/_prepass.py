@@ -23,6 +23,11 @@ from inventory._extract._resolve import (
 )
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._source import clean
+from inventory._extract.values._proxies import (
+    held_classes,
+    made_by_attribute,
+    returned_attribute,
+)
 from inventory._extract.values._registry import app_stores
 from inventory._extract.values._values import (
     ELEMENT,
@@ -209,7 +214,9 @@ def _return_type(
     plain = not generator and not isinstance(node, ast.AsyncFunctionDef)
     if not found and plain:
         found = _returned_instance(body, resolver, holds, node)
-    stored = found.startswith(APP_OBJECT)  # ``return current_app.extensions["x"]``
+    if not found and plain and own is not None and not own[2]:
+        found = returned_attribute(body, own[0], own[1])  # ``return self._mail``
+    stored = found.startswith(APP_OBJECT) or (own is not None and found.startswith(f"{own[1]}."))
     if found and (capitalised(found) or stored) and not found.startswith(_UNTYPED_RETURNS):
         resolver.returns[qualname] = found
     queryset = queryset_annotation(node.returns, resolver)
@@ -519,6 +526,7 @@ def _literal_names(value: ast.expr) -> list[str] | None:
 def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
     """``self.x = Ctor()`` / ``self.x = param`` (annotated) in any method; ``x = Ctor()`` in the body."""
     found: dict[str, str] = {}
+    held = held_classes(node, resolver, union_type)  # ``self.mail_cls = MailUtil``
     for stmt in node.body:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _attribute(stmt, resolver, {}, found, self_name=None)
@@ -527,7 +535,7 @@ def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
             self_name = stmt.args.args[0].arg
             for inner in statements(stmt.body):
                 if isinstance(inner, ast.Assign | ast.AnnAssign):
-                    _attribute(inner, resolver, params, found, self_name)
+                    _attribute(inner, resolver, params, found, self_name, held)
     for name, (kind, held) in _containers(node, resolver).items():
         found.setdefault(name, kind)
         if held and found[name] == kind:
@@ -648,13 +656,15 @@ def _attribute(
     params: dict[str, str],
     found: dict[str, str],
     self_name: str | None,
+    held: dict[str, str] | None = None,
 ) -> None:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     for target in targets:
         name = _attribute_name(target, self_name)
         if name is None:
             continue
-        rtype = _value_type(stmt, resolver, params)
+        made = made_by_attribute(stmt.value, self_name, held or {})
+        rtype = made or _value_type(stmt, resolver, params)
         if rtype:
             found[name] = rtype
 
