@@ -16,7 +16,7 @@ from bench.census._figures import GapRanking
 from bench.census._packages import discover
 from bench.census._report import compare_table, print_sample, render, sample_uncovered
 from bench.census._runner import scan_all
-from bench.census._scan import Analyzer, installed_analyzer, pinned_analyzer
+from bench.census._scan import Analyzer, ScanRecord, installed_analyzer, pinned_analyzer
 
 _REPO = Path(__file__).resolve().parents[2]
 _WORK = Path(__file__).resolve().parent / "scans"
@@ -97,7 +97,7 @@ def _catalogue_text(analyzer: Analyzer) -> str | None:
     return (Path(analyzer.pythonpath.split(":")[0]) / "inventory" / "catalogue.toml").read_text()
 
 
-def _meta(args: argparse.Namespace, analyzer: Analyzer, records: list) -> Json:  # type: ignore[type-arg]
+def _meta(args: argparse.Namespace, analyzer: Analyzer, records: list[ScanRecord]) -> Json:
     revisions = sorted({r.analyzer for r in records})
     return {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -115,7 +115,7 @@ def overall(entries: list[Json], ranking: GapRanking, floods: list[Json], top: i
     unknown_sites = sum(f["unknown_sites"] for f in figs)
     return {
         "packages": len(entries),
-        "scans": dict(Counter(e["scan"]["status"] for e in entries)),
+        "scans": dict(Counter(str(e["scan"]["status"]) for e in entries)),
         "scan_seconds": round(sum(e["scan"]["seconds"] for e in entries), 1),
         "sinks": total,
         "attributed": attributed,

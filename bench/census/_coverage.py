@@ -81,10 +81,11 @@ def attribute(sinks: list[Sink], inventory: Inventory | None) -> Coverage:
     """Split ``sinks`` into attributed and uncovered-with-a-bucket against ``inventory``."""
     coverage = Coverage(sinks)
     places = _reported_places(inventory) if inventory is not None else set()
+    kinds = _reported_kinds(inventory) if inventory is not None else set()
     reached = _reached(inventory) if inventory is not None else set()
     framework = inventory is not None and any(s.handler is not None for s in inventory.sites)
     for sink in sinks:
-        if (sink.path, sink.line) in places:
+        if (sink.path, sink.line) in places or _same_kind_reported(sink, kinds):
             coverage.attributed.append(sink)
         else:
             coverage.uncovered.append((sink, _bucket(sink, inventory, framework, reached)))
@@ -112,14 +113,32 @@ def _reported_places(inventory: Inventory) -> set[tuple[str, int]]:
     return places
 
 
+def _reported_kinds(inventory: Inventory) -> set[tuple[str, str, str]]:
+    """(path, function, kind) of every effect: the scan reports one effect per API and
+    function, so a repeated call (three ``Paragraph(...)`` in one PDF builder) is covered
+    by the first one's report."""
+    return {
+        (e.location.path, e.chain[-1], e.kind.value)
+        for job in inventory.jobs
+        for e in job.effects
+        if e.chain
+    }
+
+
+def _same_kind_reported(sink: Sink, kinds: set[tuple[str, str, str]]) -> bool:
+    return (sink.path, sink.function, sink.kind.value) in kinds
+
+
 def _reached(inventory: Inventory) -> set[str]:
     """Qualified names of the jobs, of every function on their effect and evidence chains,
     and of the functions that hold a site."""
     names = {j.qualname for j in inventory.jobs}
     names |= {s.enclosing_function for s in inventory.sites if s.enclosing_function}
     for job in inventory.jobs:
-        for item in [*job.effects, *job.evidence]:
-            names.update(item.chain)
+        for effect in job.effects:
+            names.update(effect.chain)
+        for evidence in job.evidence:
+            names.update(evidence.chain)
     return names
 
 

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from inventory import Idempotency, Inventory
+from inventory import Evidence, Idempotency, Inventory
 
 # The verdict's evidence line listing a job's gaps (``inventory/_classify/_verdict.py``):
 # the first 8 names, sorted, then "and N more".
@@ -65,7 +65,7 @@ def figures(inventory: Inventory, top: int = 5) -> PackageFigures:
     return result
 
 
-def _gap_lists(evidence: list) -> list[tuple[list[str], int]]:  # type: ignore[type-arg]
+def _gap_lists(evidence: list[Evidence]) -> list[tuple[list[str], int]]:
     found = []
     for item in evidence:
         match = _GAPS.match(item.message)

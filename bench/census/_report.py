@@ -90,8 +90,10 @@ def render(console: Console, result: Json) -> None:
     )
 
 
-_COMPARED = ("coverage", "coverage_scanned_only", "sites_per_kloc", "unknown_site_share")
-_COMPARED += ("unknown_job_share", "scan_seconds", "sinks", "attributed", "sites", "jobs")
+_COMPARED = (
+    *("coverage", "coverage_scanned_only", "sites_per_kloc", "unknown_site_share"),
+    *("unknown_job_share", "scan_seconds", "sinks", "attributed", "sites", "jobs"),
+)
 
 
 def compare_table(old: Json, new: Json) -> Table:
