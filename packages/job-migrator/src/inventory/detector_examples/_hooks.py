@@ -492,12 +492,13 @@ def enable_dump():
     ),
     example(
         Pattern.SIGNAL_RECEIVER,
-        "INVALID: connect look-alikes in a Flask file",
+        "INVALID: connect look-alikes, relays and plumbing in a Flask file",
         [],
         "A socket's connect takes an address and a database engine's nothing: neither is "
         "given a receiver, and neither object is a signal by type, factory or library. "
         "Celery's signals can decorate too, but fire inside the worker. A signal relayed to "
-        "another (connect(other.send)) is no job: the other signal's receivers are.",
+        "another (connect(other.send)) is no job: the other signal's receivers are. A receiver "
+        "that only imports a module (so that the tasks it defines register) does no work.",
         """
 import socket
 
@@ -505,6 +506,8 @@ from blinker import Namespace
 from celery.signals import task_failure
 from flask import Flask, request_started
 from sqlalchemy import create_engine
+
+from shop.signals import import_tasks
 
 app = Flask(__name__)
 engine = create_engine("sqlite://")
@@ -519,6 +522,10 @@ def ping(host, port):
 
 @task_failure.connect
 def report_failure(sender, task_id, exception, **kwargs): ...
+
+@import_tasks.connect
+def load_tasks(sender, **kwargs):
+    import shop.tasks  # noqa: F401
 """,
     ),
 ]

@@ -7,13 +7,14 @@ import ast
 
 from inventory._extract._resolve import Resolver
 from inventory._extract._source import SourceText, span_of
-from inventory._extract._state import Candidate
+from inventory._extract._state import Candidate, FunctionState
 from inventory._extract.detectors._site_common import CallSite, argument_node, candidate
 from inventory._extract.detectors._sites_schedulers import scheduler_decorator
 from inventory._extract.detectors._sites_signals import (
     LIFECYCLE_SIGNALS,
     RECEIVER_DECORATORS,
     blinker_decorator,
+    only_imports,
 )
 from inventory._extract.detectors._sites_signals import only_vetoes as only_vetoes
 from inventory._extract.detectors._targets import JobTarget, call_arguments, job_target
@@ -68,17 +69,19 @@ def on_commit_call(call: CallSite) -> Candidate | None:
 def decorator_site(
     decorator: ast.expr,
     dotted: str,
-    function: str,
-    enclosing: str | None,
-    resolver: Resolver,
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    outer: FunctionState,
     frameworks: set[Framework],
 ) -> RawSite | None:
     """``@receiver(post_save, sender=X)``, ``@sig.connect_via(app)`` and
-    ``@scheduler.scheduled_job(...)`` make the function a job."""
-    found = _decorator_kind(decorator, dotted, resolver, frameworks)
+    ``@scheduler.scheduled_job(...)`` make the function ``node`` (defined in ``outer``) a job."""
+    found = _decorator_kind(decorator, dotted, outer.resolver, frameworks)
     if found is None:
         return None
     pattern, detail = found
+    if pattern is Pattern.SIGNAL_RECEIVER and only_imports(node):
+        return None  # registration plumbing: imports a module so its tasks register
+    function = f"{outer.resolver.scope.prefix}.{node.name}"
     job = JobTarget(function, TargetKind.FUNCTION, function.rpartition(".")[2])
     return RawSite(
         pattern=pattern,
@@ -86,7 +89,7 @@ def decorator_site(
         target=job.target,
         target_kind=job.kind,
         target_source=job.source,
-        enclosing_function=enclosing,
+        enclosing_function=outer.qualname,
         detail=detail,
     )
 

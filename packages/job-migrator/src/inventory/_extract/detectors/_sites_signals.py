@@ -115,7 +115,7 @@ def _connected_signal(call: CallSite, receiver: ast.expr) -> bool:
     if _blinker_head(head) or _made_by_factory(call, resolver):
         return True
     if any(k.arg in _SIGNAL_KEYWORDS for k in call.node.keywords):
-        return _callable(receiver)
+        return not isinstance(receiver, ast.Constant)  # ``connect(make_logger(X), weak=False)``
     return _django_signal(call, head) or _imported_signal(call, receiver)
 
 
@@ -157,10 +157,6 @@ def _forwards(receiver: ast.expr, call: CallSite) -> bool:
     if resolved.receiver_type in SIGNAL_TYPES or resolved.receiver_type in BLINKER_TYPES:
         return True
     return _signal_object(receiver.value, resolver, call.frameworks)
-
-
-def _callable(node: ast.expr) -> bool:
-    return isinstance(node, ast.Name | ast.Attribute | ast.Lambda)
 
 
 def _django_signal(call: CallSite, head: str) -> bool:
@@ -207,7 +203,19 @@ def _vetoing_receiver(call: CallSite, receiver: ast.expr) -> bool:
     if found is None or found.kind is not BindingKind.FUNCTION:
         return False
     node = found.node
-    return isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and only_vetoes(node)
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    return only_vetoes(node) or only_imports(node)
+
+
+def only_imports(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A receiver that only imports modules (``import app.tasks``, so that the tasks it
+    defines register): registration plumbing, no work to move."""
+    body = node.body[1:] if node.body and _docstring(node.body[0]) else node.body
+    imports = [s for s in body if isinstance(s, ast.Import | ast.ImportFrom)]
+    return bool(imports) and all(
+        isinstance(s, ast.Import | ast.ImportFrom | ast.Pass) for s in body
+    )
 
 
 def _sender(node: ast.Call, text: SourceText, index: int) -> str:

@@ -61,7 +61,7 @@ class DefsMixin(WalkerBase):
         self.summary.functions.append(info)
         if state.consumer or watches_first(node.body, params):
             self.consumers.add(qualname)
-        self._decorator_sites(node, decorators, qualname, outer)
+        self._decorator_sites(node, decorators, outer)
 
     def _declare(self, parent: Scope, name: str, kind: BindingKind) -> str:
         """The qualname of a def or class; inside a function it is also a local name."""
@@ -132,12 +132,10 @@ class DefsMixin(WalkerBase):
         self.summary.sites.extend(settle(state))
 
     def _decorator_sites(
-        self, node: FunctionNode, decorators: list[str], qualname: str, outer: FunctionState
+        self, node: FunctionNode, decorators: list[str], outer: FunctionState
     ) -> None:
         for decorator, dotted in zip(node.decorator_list, decorators, strict=True):
-            site = decorator_site(
-                decorator, dotted, qualname, outer.qualname, outer.resolver, self.frameworks
-            )
+            site = decorator_site(decorator, dotted, node, outer, self.frameworks)
             if site is not None:
                 self.summary.sites.append(site)
 
