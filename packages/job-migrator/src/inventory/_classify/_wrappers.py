@@ -43,6 +43,9 @@ _REFERENCE = re.compile(r"^[A-Za-z_][\w.]*$")
 _WRAPPED = re.compile(r"^(?:(?:functools\.)?partial\(\s*|lambda[^:]*:\s*)([A-Za-z_][\w.]*)\b")
 _LOOPS = (".serve_forever", ".run_forever")
 _JOINED = (Pattern.THREAD, Pattern.PROCESS)  # result_use_lines of these are the joins
+# Futures and tasks waited for by the caller are not background work (as in place).
+_FUTURES = (Pattern.EXECUTOR_SUBMIT, Pattern.ASYNCIO_TASK)
+_FUTURE_WAITS = frozenset({"result", "exception", "wait"})
 _NOT_POSITIONAL = ("staticmethod",)
 
 
@@ -171,6 +174,8 @@ def _site(
     job = _job(written, call, caller, index, graph)
     if _infrastructure(job.job, written, index):
         return None  # spawn(heartbeat), spawn(server.serve_forever): never returns
+    if wrapper.pattern in _FUTURES and _waited_in_caller(call, caller):
+        return None  # submit_job(f).result(): drained in the same call, as in place
     if job.job is not None:
         graph.add_site_edge(caller.qualname, job.job)
     return CallSite(
@@ -183,6 +188,16 @@ def _site(
         handler=caller.handler,
         result_used=call.result_used or wrapper.waited,
     )
+
+
+def _waited_in_caller(call: CallInfo, caller: FunctionInfo) -> bool:
+    """``run_bg(f).result()`` or ``fut = run_bg(f)`` then ``fut.result()`` in the caller."""
+    made = f"{call.target}()"
+    for other in caller.calls:
+        head, _, method = other.target.rpartition(".")
+        if method in _FUTURE_WAITS and made in (head, other.returned_from):
+            return True
+    return False
 
 
 def _infrastructure(job: str | None, written: str, index: SymbolIndex) -> bool:

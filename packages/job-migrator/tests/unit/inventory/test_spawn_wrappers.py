@@ -156,12 +156,12 @@ def test_wrappers_of_wrappers_are_followed_to_depth_four(tmp_path: Path) -> None
 
 def test_decoys_stay_out_when_reached_through_a_wrapper(tmp_path: Path) -> None:
     """A monitor's ``while True``, a server's accept loop, a wrapper that drains its
-    executor in the same call: no site. A wrapper that joins its thread gives sites whose
+    executor, a future the caller waits for: no site. A wrapper that joins its thread gives sites whose
     result is used, as a thread joined in place does."""
     views = """
     from http.server import HTTPServer
 
-    from app.background import all_at_once, run_and_wait, spawn
+    from app.background import all_at_once, run_and_wait, spawn, submit_job
 
     def heartbeat():
         while True:
@@ -173,9 +173,12 @@ def test_decoys_stay_out_when_reached_through_a_wrapper(tmp_path: Path) -> None:
         spawn(heartbeat)
         spawn(server.serve_forever)
         all_at_once([report])
+        submit_job("r", report).result()
+        pending = submit_job("r", report)
+        pending.result(timeout=5)
         run_and_wait(report)
     """
     found = _scan(tmp_path, {"app/views.py": views})
     assert [(s.location.line, s.job, s.result_used) for s in found] == [
-        (16, "app.views.report", True)
+        (19, "app.views.report", True)
     ]
