@@ -84,7 +84,7 @@ class EffectEntry(BaseModel):
 
 
 class KeywordEntry(BaseModel):
-    """``[[keyword]]``: money words on payment-ish receivers."""
+    """``[[keyword]]``: money words on payment-ish receivers, domain methods named for money."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -92,6 +92,7 @@ class KeywordEntry(BaseModel):
     receiver: Regex
     effect: EffectKind
     keyed_by: str | None = None
+    why: str = Field(default="", description="The reason a reviewer reads in the evidence.")
 
 
 class AugassignEntry(BaseModel):
@@ -152,6 +153,7 @@ class CallMatch:
     sql_unknown: str | None = None
     # A ``?.method`` entry with no receiver hint: the method's name alone decided.
     by_name: bool = False
+    detail: str = ""  # why a [[keyword]] rule calls it what it is, for the evidence
 
 
 def load_shipped() -> CatalogueSpec:
@@ -260,7 +262,8 @@ class Catalogue:
         where = f"{call.receiver_source} {target.rsplit('.', 1)[0]}"
         for entry in self.spec.keyword:
             if re.search(entry.name, name) and re.search(entry.receiver, where):
-                return CallMatch(entry.effect, api_name(call, target), entry.keyed_by, exact=False)
+                api = api_name(call, target)
+                return CallMatch(entry.effect, api, entry.keyed_by, exact=False, detail=entry.why)
         return None
 
     def match_augassign(self, attr: str) -> EffectKind | None:

@@ -534,7 +534,7 @@ def augassign_parts(fact: Fact) -> tuple[str, str]:
 
 def _matched(found: CallMatch, call: CallInfo, fn: FunctionInfo, path: str) -> Found:
     keyed, minted = key_status(call, found, fn)
-    detail = key_detail(call, found.keyed_by, keyed, minted)
+    detail = key_detail(call, found.keyed_by, keyed, minted) or found.detail
     effect = _effect(found.kind, path, call.span, found.api, fn, detail)
     effect = effect.model_copy(update={"keyed": keyed})
     return Found(

@@ -11,13 +11,21 @@ reaches is a catalogued payment; otherwise the wrapper would be reported twice,
 once unkeyed by name and once keyed by its real API.
 
 ``MoneyState``: amounts that change without any payment API (spend accumulators,
-money columns, billing models), which a retry changes twice.
+money columns, billing models), which a retry changes twice; and rows of money models
+written through the ORM (``Payment.objects.create``, ``order.refunds.create``,
+``Payment(...)`` then saved), the model's name being the evidence.
+
+The model vocabulary is words of the class name (``GiftCardPayment``: gift, card,
+payment), so ``SortOrder`` or ``PaymentMethod`` (a setting, not money) stay out:
+a model whose last word names configuration or presentation is not money state.
 """
 
 from __future__ import annotations
 
 import re
 from collections import deque
+from functools import cache
+from itertools import pairwise
 
 from inventory._catalogue import CallMatch, Catalogue
 from inventory._classify._graph import CallGraph
@@ -74,11 +82,34 @@ _NESTED_INCREMENT = re.compile(
     r"['\"](\w+)['\"]\s*:\s*\{\s*['\"](increment|decrement|multiply|divide)['\"]"
 )
 _NAME = re.compile(r"[A-Za-z_]\w*")
-# Models whose rows are money or billing state: a write to one is business-critical.
-_MONEY_MODEL = re.compile(
-    r"(?i)(billing|invoice|payment|payout|refund|wallet|ledger|voucher|gift_?card|"
-    r"subscription|credit|balance|budget)"
+# Words of a model's name that make its rows money, order or billing state.
+_MONEY_WORDS = frozenset(
+    {"billing", "invoice", "payment", "payout", "refund", "wallet", "ledger", "voucher"}
+    | {"giftcard", "subscription", "credit", "debit", "balance", "budget", "charge", "order"}
+    | {"purchase", "donation", "transaction", "withdrawal", "deposit"}
 )
+# A last word naming configuration, presentation or a helper: ``PaymentMethod``,
+# ``OrderSerializer``, ``PaymentProvider`` hold no money themselves.
+_NOT_STATE = frozenset(
+    {"method", "type", "kind", "status", "setting", "settings", "config", "configuration"}
+    | {"provider", "backend", "template", "category", "option", "choice", "log", "event"}
+    | {"form", "field", "notification", "email", "message", "mixin", "admin", "view"}
+    | {"serializer", "filter", "plan", "note", "comment", "attachment", "report", "export"}
+    | {"page", "link", "token", "tag", "rule", "processor", "service", "client", "gateway"}
+    | {"manager", "handler", "builder", "factory", "calculator", "error", "exception", "schema"}
+)
+_NOT_MONEY_FIRST = frozenset({"sort", "display", "menu", "position", "tab", "column", "page"})
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# ``Payment.objects.create``, ``models.Refund.objects.filter(...).update``.
+_MANAGER = re.compile(r"(?:^|\.)([A-Za-z_]\w*)\.(?:objects|_default_manager|_base_manager)\b")
+# A related manager or a Prisma model delegate: ``order.payments``, ``user.refund_set``,
+# ``prisma.payment``: the receiver's last name, no call in it.
+_RELATION = re.compile(r"^[\w.]*\.([a-z_]\w*?)(?:_set)?$")
+_ROW_WRITES = frozenset(
+    {"create", "acreate", "bulk_create", "abulk_create", "create_many", "update", "aupdate"}
+    | {"update_many"}
+)
+_PERSISTS = frozenset({"save", "asave", "add", "add_all"})
 _DB_WRITES = frozenset(
     {EffectKind.DB_INSERT, EffectKind.DB_UPSERT, EffectKind.DB_OVERWRITE, EffectKind.DB_INCREMENT}
 )
@@ -128,7 +159,31 @@ class MoneyState:
         return Found(_account_state(path, fact.span, _short(fact.text), fn, detail), exact=False)
 
     def of_call(self, call: CallInfo, fn: FunctionInfo, path: str) -> Found | None:
-        """A money column incremented by the database itself."""
+        """A money column incremented by the database itself, or a row of a money model
+        written (see :meth:`of_row_write`)."""
+        return self._of_increment(call, fn, path) or self.of_row_write(call, fn, path)
+
+    def of_row_write(self, call: CallInfo, fn: FunctionInfo, path: str) -> Found | None:
+        """``Payment.objects.create(...)``, ``order.refunds.create(...)``, ``Payment(...)``
+        then saved: a row of a model named for money or orders is written. Reads, and a
+        call the catalogue knows as something else (an SDK's ``payments.create``), are not."""
+        model, verb = _row_written(call, fn)
+        word = money_model(model) if model is not None else None
+        if word is None or self._other_api(call):
+            return None
+        method = call.target.rsplit(".", 1)[-1]
+        api = _short(f"{call.receiver_source}.{method}" if model != method else f"{model}(...)")
+        detail = (
+            f"{verb} {model}, a model named for money or orders ({word}): "
+            "a repeat may record or move it twice"
+        )
+        return Found(_account_state(path, call.span, api, fn, detail), exact=False)
+
+    def _other_api(self, call: CallInfo) -> bool:
+        found = self.catalogue.match_call(call, call.target)
+        return found is not None and found.kind not in _DB_WRITES
+
+    def _of_increment(self, call: CallInfo, fn: FunctionInfo, path: str) -> Found | None:
         for name, source in call.kwarg_sources.items():
             column = self._incremented(name, source)
             if column is not None:
@@ -151,7 +206,7 @@ class MoneyState:
         """A method of a billing/payment model that writes rows: business state. The write
         may be its own (``self.save()``, ``self.log_set.create()``) through a project
         override whose effects show up in the callee only."""
-        if model is None or not _MONEY_MODEL.search(model.rsplit(".", 1)[-1]):
+        if model is None or money_model(model.rsplit(".", 1)[-1]) is None:
             return None
         name = model.rsplit(".", 1)[-1]
         detail = (
@@ -168,6 +223,65 @@ class MoneyState:
             return None
         api = _short(f"{own.receiver_source}.{own.target.rsplit('.', 1)[-1]}")
         return Found(_account_state(path, own.span, api, fn, detail), exact=False)
+
+
+@cache
+def money_model(name: str) -> str | None:
+    """The money word of a model's class name (``GiftCardPayment`` -> ``payment``), unless
+    its last word names configuration or a helper (``PaymentMethod``) or its first word
+    makes it presentation (``SortOrder``)."""
+    words: list[str] = [w.lower() for w in _WORD.findall(name)]
+    if not words or words[-1] in _NOT_STATE or words[0] in _NOT_MONEY_FIRST:
+        return None
+    joined = [a + b for a, b in pairwise(words)]
+    for word in [*words, *joined]:
+        singular = word[:-1] if word.endswith("s") and len(word) > 4 else word
+        if singular in _MONEY_WORDS:
+            return singular
+    return None
+
+
+def _row_written(call: CallInfo, fn: FunctionInfo) -> tuple[str | None, str]:
+    """The model a call writes rows of, and how (``records``, ``changes``)."""
+    method = call.target.rsplit(".", 1)[-1]
+    receiver = call.receiver_source
+    if method in _ROW_WRITES:
+        verb = "changes rows of" if "update" in method else "records a row of"
+        manager = _MANAGER.search(receiver)
+        if manager is not None:
+            return manager.group(1), verb
+        relation = _RELATION.match(receiver)
+        # ``self.balance.update({...})`` may be a dict: a relation only creates rows here.
+        if relation is not None and "(" not in receiver and "create" in method:
+            return _camel(relation.group(1)), verb
+        return None, ""
+    return _constructed_and_saved(call, fn), "creates and saves a"
+
+
+def _constructed_and_saved(call: CallInfo, fn: FunctionInfo) -> str | None:
+    """``Payment(order=o, amount=x)`` in a function that then saves or adds an instance."""
+    name = call.target.rsplit(".", 1)[-1]
+    if not name[:1].isupper() or call.receiver_source not in ("", *_module_prefixes(call)):
+        return None
+    if money_model(name) is None:
+        return None
+    line = call.span.line
+    saved = any(
+        c.span.line >= line and c.target.rsplit(".", 1)[-1] in _PERSISTS and c is not call
+        for c in fn.calls
+    )
+    return name if saved else None
+
+
+def _module_prefixes(call: CallInfo) -> tuple[str, ...]:
+    """``models.Payment(...)``: a receiver that is the module the class is read from."""
+    receiver = call.receiver_source
+    return (receiver,) if receiver and receiver[:1].islower() and "(" not in receiver else ()
+
+
+def _camel(name: str) -> str:
+    """``refunds`` -> ``Refunds``: a relation name read as a model name."""
+    return "".join(part.capitalize() for part in name.split("_"))
 
 
 def _writes_self(call: CallInfo) -> bool:

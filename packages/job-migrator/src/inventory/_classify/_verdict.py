@@ -78,7 +78,7 @@ _WHAT = {
     K.SMS_SEND: "sends an SMS: a retry sends it twice",
     K.PUSH_SEND: "sends a push notification: a retry sends it twice",
     K.PAYMENT: "moves money",
-    K.ACCOUNT_STATE: "changes account state relative to its current value: a retry applies it twice",
+    K.ACCOUNT_STATE: "changes money or account state (a balance, stock, an order, a subscription): a retry may apply it twice",
     K.MESSAGE_PUBLISH: "publishes a message: a retry publishes it twice",
     K.ENQUEUE: "enqueues further work: a retry enqueues it twice",
     K.CACHE_SET: "sets a cache key",
@@ -327,6 +327,8 @@ def _message(trace: Trace) -> str:
         )
     if kind in MONEY and keyed_by:
         return f"{api} without {keyed_by}: money may move twice"
+    if kind in MONEY and trace.effect.detail:
+        return f"{api}: {trace.effect.detail}"  # why it is money: a name, a field, a model
     if trace.stored and trace.guard:
         return (
             f"{api}: a random or time-based value stored only behind a dedup guard ({trace.guard})"

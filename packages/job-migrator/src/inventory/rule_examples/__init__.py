@@ -14,9 +14,11 @@ from inventory.rule_examples import (
     explained,
     leaves,
     money,
+    money_evidence,
     repeats,
     resolution,
     safe,
+    sinks,
     types,
 )
 from inventory.rule_examples._base import RuleExample
@@ -25,6 +27,8 @@ __all__ = ["EXAMPLES", "RuleExample", "render_markdown"]
 
 EXAMPLES: list[RuleExample] = [
     *money.EXAMPLES,
+    *money_evidence.EXAMPLES,
+    *sinks.EXAMPLES,
     *repeats.EXAMPLES,
     *safe.EXAMPLES,
     *resolution.EXAMPLES,

@@ -128,7 +128,7 @@ EXAMPLES: list[RuleExample] = [
         "`d[k] = d.get(k, 0) + v` on a money name (the catalogue's [[augassign]] vocabulary: "
         "balance, credit, spend, budget, cost, quota, stock...) is a running total flushed later: "
         "a retry counts the same cost twice.",
-        evidence_mentions="SPEND[user_id] = response_cost + SPEND.get(user_id, 0): changes account state",
+        evidence_mentions="SPEND[user_id] = response_cost + SPEND.get(user_id, 0): adds to an amount",
     ),
     example(
         "unsafe: a money column incremented by the database",
@@ -143,7 +143,7 @@ EXAMPLES: list[RuleExample] = [
         {K.ACCOUNT_STATE},
         '`{"spend": {"increment": x}}` (Prisma) or `update(balance=F("balance") + x)` (Django) '
         "grows a stored amount in place, whatever client runs it.",
-        evidence_mentions="client.usertable.update_many: changes account state",
+        evidence_mentions="client.usertable.update_many: increments the money column spend",
     ),
     example(
         "unsafe: a money field reset on loaded rows",

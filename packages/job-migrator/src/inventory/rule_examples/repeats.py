@@ -370,18 +370,18 @@ EXAMPLES: list[RuleExample] = [
         """
         import uuid
 
-        from shop.models import Voucher
+        from shop.models import Invitation
 
-        def issue_voucher(customer_id):
-            Voucher.objects.create(code=str(uuid.uuid4()), customer_id=customer_id)
+        def issue_invitation(customer_id):
+            Invitation.objects.create(code=str(uuid.uuid4()), customer_id=customer_id)
         """,
-        "issue_voucher",
+        "issue_invitation",
         V.NON_IDEMPOTENT,
         {K.DB_INSERT, K.RANDOM_ID},
-        "`Voucher.code` is `unique=True`, but a value minted per run never collides: a retry "
-        "inserts a second voucher under a new code. No dedup guard.",
+        "`Invitation.code` is `unique=True`, but a value minted per run never collides: a retry "
+        "inserts a second invitation under a new code. No dedup guard.",
         more_files={
-            "shop/models.py": "from django.db import models\n\nclass Voucher(models.Model):\n"
+            "shop/models.py": "from django.db import models\n\nclass Invitation(models.Model):\n"
             "    code = models.CharField(max_length=40, unique=True)\n"
             "    customer_id = models.IntegerField()\n"
         },

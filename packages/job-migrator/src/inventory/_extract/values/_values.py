@@ -383,6 +383,11 @@ _ITERABLES = frozenset(
 _TYPING = ("builtins.", "typing.", "typing_extensions.", "collections.")
 
 
+def type_args(node: ast.Subscript) -> list[ast.expr]:
+    """``X[A, B]`` -> [A, B]; ``X[A]`` -> [A]; ``X[()]`` (``tuple[()]``, the empty tuple) -> []."""
+    return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+
+
 def element_annotation(node: ast.expr | None, resolver: Resolver) -> str:
     """``-> Iterable[Stat]``, ``Iterator["Stat"]``, ``Generator[Stat, None, None]``,
     ``list[Stat | None]``, ``tuple[Stat, ...]``, ``Optional[list[Stat]]`` -> resolved Stat."""
@@ -397,7 +402,9 @@ def element_annotation(node: ast.expr | None, resolver: Resolver) -> str:
         return ""
     head = resolver.dotted(node.value) or ""
     last = head.rpartition(".")[2]
-    args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    args = type_args(node)
+    if not args:
+        return ""  # ``tuple[()]``: the empty tuple has no element
     if last in ("Optional", "Annotated"):
         return element_annotation(args[0], resolver)
     if last not in _ITERABLES or not head.startswith(_TYPING):
@@ -423,8 +430,8 @@ def queryset_annotation(node: ast.expr | None, resolver: Resolver) -> str:
         return queryset_annotation(node.slice, resolver)
     if not (head.startswith("django.") and head.endswith("QuerySet")):
         return ""
-    args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    model = annotation_type(args[0], resolver)
+    args = type_args(node)
+    model = annotation_type(args[0], resolver) if args else ""
     return f"{model}{_MANAGER}" if capitalised(model) and not model.startswith(_TYPING) else ""
 
 
@@ -508,8 +515,8 @@ def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
     if isinstance(node, ast.Subscript):
         head = resolver.dotted(node.value) or ""
         if head.endswith(("Optional", "Annotated")):
-            inner = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
-            return annotation_type(inner, resolver)
+            args = type_args(node)
+            return annotation_type(args[0], resolver) if args else ""
         return ""
     if isinstance(node, ast.Constant) and node.value is None:
         return ""
@@ -561,8 +568,8 @@ def container_annotation(node: ast.expr | None, resolver: Resolver) -> tuple[str
         return "", ""
     head = resolver.dotted(node.value) or ""
     last = head.rpartition(".")[2]
-    args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    if last in ("Optional", "Annotated"):
+    args = type_args(node)
+    if last in ("Optional", "Annotated") and args:
         return container_annotation(args[0], resolver)
     if not head.startswith(_HOLDERS):
         return "", ""

@@ -1,0 +1,217 @@
+"""Payment, messaging, mail, rendering and storage SDKs: what each call does, from the catalogue.
+
+One example per SDK family, written from each SDK's documented API, and look-alikes
+that must not match (an LLM client's ``messages.create`` is no SMS; a Stripe read moves
+no money).
+"""
+
+from __future__ import annotations
+
+from inventory.rule_examples._base import K, RuleExample, V, example
+
+EXAMPLES: list[RuleExample] = [
+    example(
+        "unsafe: a Stripe subscription started at module level, without a key",
+        """
+        import stripe
+
+        def subscribe(customer_id, price_id):
+            stripe.Subscription.create(customer=customer_id, items=[{"price": price_id}])
+        """,
+        "subscribe",
+        V.UNSAFE,
+        {K.PAYMENT},
+        "Starting a subscription bills the customer: `stripe.Subscription.create` is a payment, "
+        "keyed only by `idempotency_key=`.",
+        evidence_mentions="stripe.Subscription.create without idempotency_key",
+    ),
+    example(
+        "needs_key: StripeClient with the key in `options`",
+        """
+        from stripe import StripeClient
+
+        def charge(order_id, amount):
+            client = StripeClient("sk_test")
+            client.payment_intents.create(
+                params={"amount": amount, "currency": "eur"},
+                options={"idempotency_key": f"order-{order_id}"},
+            )
+        """,
+        "charge",
+        V.NEEDS_KEY,
+        {K.PAYMENT},
+        "The newer client shape (`client.payment_intents.create`, also `client.v1.`) carries the "
+        "key in `options`; derived from the order, a retry is recognised by Stripe.",
+    ),
+    example(
+        "idempotent: a Stripe read is no payment",
+        """
+        import stripe
+
+        def refresh_status(intent_id):
+            return stripe.PaymentIntent.retrieve(intent_id).status
+        """,
+        "refresh_status",
+        V.IDEMPOTENT,
+        {K.HTTP_GET},
+        "`retrieve` and `list` are GETs: a look-alike of the payment calls that moves nothing.",
+    ),
+    example(
+        "unsafe: PayPal, Braintree and Mollie calls without a key",
+        """
+        import braintree
+        import paypalrestsdk
+        from mollie.api.client import Client
+
+        def pay(order_id, amount, nonce):
+            paypalrestsdk.Payment({"intent": "sale"}).create()
+            gateway = braintree.BraintreeGateway(braintree.Configuration("sandbox"))
+            gateway.transaction.sale({"amount": amount, "payment_method_nonce": nonce})
+            mollie = Client()
+            mollie.payments.create({"amount": {"currency": "EUR", "value": amount}})
+        """,
+        "pay",
+        V.UNSAFE,
+        {K.PAYMENT},
+        "`paypalrestsdk.Payment(...).create()`, Braintree's `transaction.sale` (module level or "
+        "through a gateway) and Mollie's `payments.create` move money; Braintree and PayPal take "
+        "no idempotency key, Mollie takes `idempotency_key=`.",
+    ),
+    example(
+        "needs_key: Adyen with an idempotency key; unsafe: Square with a key minted per run",
+        """
+        import uuid
+        import Adyen
+        from square import Square
+
+        def authorise(order_id, request):
+            adyen = Adyen.Adyen()
+            adyen.checkout.payments_api.payments(request, idempotency_key=f"auth-{order_id}")
+
+        def take(order_id, amount):
+            client = Square(token="t")
+            client.payments.create(
+                source_id="cnon", idempotency_key=str(uuid.uuid4()), amount_money=amount
+            )
+        """,
+        "take",
+        V.UNSAFE,
+        {K.PAYMENT, K.RANDOM_ID},
+        "Square requires an idempotency key, but one minted inside the job changes on every "
+        "retry: the provider cannot recognise the repeat.",
+        evidence_mentions="minted inside the job",
+    ),
+    example(
+        "notifications: Twilio, Vonage and an SNS text are SMS",
+        """
+        import boto3
+        from twilio.rest import Client
+        from vonage import Auth, Vonage
+
+        def alert(user_phone, text):
+            Client("sid", "token").calls.create(to=user_phone, from_="+1", url="https://x")
+            Vonage(Auth(api_key="k", api_secret="s")).sms.send(text)
+            boto3.client("sns").publish(PhoneNumber=user_phone, Message=text)
+        """,
+        "alert",
+        V.NON_IDEMPOTENT,
+        {K.SMS_SEND},
+        "A call, an SMS and an SNS publish to a phone number each reach a phone: a retry "
+        "reaches it again (visible, so on the notification fast track).",
+    ),
+    example(
+        "look-alike: an LLM client's `messages.create` is not an SMS",
+        """
+        import anthropic
+
+        def summarise(text):
+            client = anthropic.Anthropic()
+            return client.messages.create(model="m", max_tokens=10, messages=[])
+        """,
+        "summarise",
+        V.UNKNOWN,
+        set(),
+        "`client.messages.create` is Twilio's shape too; the receiver hint leaves Anthropic and "
+        "OpenAI clients out, so the call stays an unexplained gap, not a text message.",
+    ),
+    example(
+        "notifications: mail through SES, Resend, SendGrid and Flask-Mailman",
+        """
+        import boto3
+        import resend
+        from flask_mailman import EmailMessage
+        from sendgrid import SendGridAPIClient
+
+        def welcome(address, raw):
+            boto3.client("ses").send_raw_email(RawMessage={"Data": raw})
+            resend.Emails.send({"to": address, "subject": "Hi"})
+            SendGridAPIClient("key").send(raw)
+            EmailMessage("Hi", "Welcome", to=[address]).send()
+        """,
+        "welcome",
+        V.NON_IDEMPOTENT,
+        {K.EMAIL_SEND},
+        "Each provider's send is a mail; Flask-Mailman mirrors Django's `EmailMessage.send`.",
+    ),
+    example(
+        "notifications: async mail (fastapi-mail, aiosmtplib)",
+        """
+        import aiosmtplib
+        from fastapi_mail import FastMail
+
+        async def notify(conf, message):
+            await FastMail(conf).send_message(message)
+            await aiosmtplib.send(message, hostname="smtp.example.com")
+        """,
+        "notify",
+        V.NON_IDEMPOTENT,
+        {K.EMAIL_SEND},
+        "An awaited send is still a send: `FastMail.send_message` and `aiosmtplib.send`.",
+    ),
+    example(
+        "notifications: push through Firebase, Web Push and APNs",
+        """
+        from apns2.client import APNsClient
+        from firebase_admin import messaging
+        from pywebpush import webpush
+
+        def push(tokens, subscription, payload):
+            messaging.send_each([messaging.Message(token=t) for t in tokens])
+            webpush(subscription_info=subscription, data=payload)
+            APNsClient("cert.pem").send_notification(tokens[0], payload)
+        """,
+        "push",
+        V.NON_IDEMPOTENT,
+        {K.PUSH_SEND},
+        "Every `firebase_admin.messaging.send*`, `pywebpush.webpush` and APNs' "
+        "`send_notification` reach a device.",
+    ),
+    example(
+        "needs a key: a Slack webhook is an HTTP POST",
+        """
+        from slack_sdk.webhook import WebhookClient
+
+        def announce(url, text):
+            WebhookClient(url).send(text=text)
+        """,
+        "announce",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "Slack's incoming webhook posts a message: a retry posts it again.",
+    ),
+    example(
+        "idempotent: a PDF rendered and an object put to its key",
+        """
+        from weasyprint import HTML
+
+        def invoice_pdf(invoice_id, html, s3):
+            pdf = HTML(string=html).write_pdf()
+            s3.put_object(Bucket="invoices", Key=f"{invoice_id}.pdf", Body=pdf)
+        """,
+        "invoice_pdf",
+        V.IDEMPOTENT,
+        {K.REPORT_GENERATE, K.OBJECT_PUT},
+        "Rendering is slow work, not a repeat; `put_object` overwrites the same key, so a "
+        "retry converges.",
+    ),
+]
