@@ -223,6 +223,22 @@ class FileSummary(BaseModel):
             "('pkg.Base.to_change()'): saving what they return inserts a row."
         ),
     )
+    routes: dict[str, Framework] = Field(
+        default_factory=dict,
+        description=(
+            "Functions this file registers as views by a call (``path('x/', views.f)``, "
+            "``add_url_rule``, ``add_api_route``...): locally resolved dotted name -> "
+            "framework. The classifier makes them request handlers (a class named so is not)."
+        ),
+    )
+    view_classes: dict[str, Framework] = Field(
+        default_factory=dict,
+        description=(
+            "Classes (or functions) this file registers as views: ``X.as_view()``, "
+            "``router.register(prefix, X)``, ``api.add_resource(X, url)``, Starlette's "
+            "``Route(path, X)``. Their HTTP-method handlers become request handlers."
+        ),
+    )
     tables: dict[str, list[str]] = Field(
         default_factory=dict,
         description=(

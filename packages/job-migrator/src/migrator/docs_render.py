@@ -67,7 +67,11 @@ def _detector(example: DetectorExample) -> str:
         verdict = f"Reported: {jobs}."
     else:
         verdict = "Not reported."
-    return f"#### {example.title}\n\n{_code(example.source)}\n\n{verdict} {example.why}"
+    if not example.modules:
+        return f"#### {example.title}\n\n{_code(example.source)}\n\n{verdict} {example.why}"
+    files = {"app.py": example.source, **example.modules}
+    blocks = "\n\n".join(f"`{path}`:\n\n{_code(source)}" for path, source in files.items())
+    return f"#### {example.title}\n\n{blocks}\n\n{verdict} {example.why}"
 
 
 def render_rules(examples: Iterable[RuleExample]) -> str:

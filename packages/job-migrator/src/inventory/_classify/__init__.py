@@ -18,6 +18,7 @@ from inventory._classify._guesses import guessed_verdict
 from inventory._classify._index import SymbolIndex
 from inventory._classify._jobs import build_job
 from inventory._classify._local import LocalEffects
+from inventory._classify._registered import register_handlers
 from inventory._classify._sites import (
     LIBRARY_JOB,
     NO_PROJECT_FUNCTION,
@@ -49,6 +50,7 @@ def classify(
     """``library``: the environment's installed source, read where jobs call into it."""
     ordered = sorted(summaries, key=lambda s: s.path)
     index = SymbolIndex(ordered, library)
+    register_handlers(ordered, index)  # views registered in another module than their own
     graph = CallGraph(index, catalogue.names_exactly(index.functions), catalogue.explains)
     sites = _raw_sites(ordered, index, graph)
     sites, wrapped = with_wrapped_calls(sites, ordered, index, graph)  # project spawn wrappers

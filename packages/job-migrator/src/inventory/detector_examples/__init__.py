@@ -26,13 +26,14 @@ from inventory.detector_examples._executors import EXECUTOR
 from inventory.detector_examples._handlers import DIRECT
 from inventory.detector_examples._hooks import BACKGROUND, ON_COMMIT, SCHEDULER, SIGNALS
 from inventory.detector_examples._model import DetectorExample
+from inventory.detector_examples._registered import REGISTERED
 from inventory.detector_examples._threads import PROCESS, THREAD
 from inventory.models import Pattern
 
 __all__ = ["EXAMPLES", "DetectorExample", "examples_for"]
 
 EXAMPLES: dict[Pattern, list[DetectorExample]] = {
-    Pattern.DIRECT_CALL: DIRECT,
+    Pattern.DIRECT_CALL: DIRECT + REGISTERED,
     Pattern.THREAD: THREAD,
     Pattern.PROCESS: PROCESS,
     Pattern.EXECUTOR_SUBMIT: EXECUTOR,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from inventory.models import Pattern
 from inventory.summary import TargetKind
@@ -17,7 +17,8 @@ class DetectorExample:
 
     ``expected`` lists ``(job, kind)`` in source order; ``job`` is None for dynamic
     targets. For a Thread subclass the job is the class's ``run``, while the raw
-    site's target is the class itself (the classifier checks its bases).
+    site's target is the class itself (the classifier checks its bases). ``modules``:
+    other files of the example's project (``urls.py`` registering the views of ``app``).
     """
 
     pattern: Pattern
@@ -25,6 +26,7 @@ class DetectorExample:
     source: str
     expected: list[tuple[str | None, TargetKind]]
     why: str
+    modules: dict[str, str] = field(default_factory=dict)  # more files: path -> source
 
     @property
     def valid(self) -> bool:
@@ -38,5 +40,7 @@ def example(
     expected: list[tuple[str | None, TargetKind]],
     why: str,
     source: str,
+    modules: dict[str, str] | None = None,
 ) -> DetectorExample:
-    return DetectorExample(pattern, title, source.strip("\n") + "\n", expected, why)
+    more = {path: text.strip("\n") + "\n" for path, text in (modules or {}).items()}
+    return DetectorExample(pattern, title, source.strip("\n") + "\n", expected, why, more)

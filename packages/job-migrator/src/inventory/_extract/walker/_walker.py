@@ -10,7 +10,7 @@ from inventory._extract._scopes import Scope, ScopeKind
 from inventory._extract._source import SourceText
 from inventory._extract._state import FunctionState, UseKind
 from inventory._extract.detectors._handlers import framework_of
-from inventory._extract.detectors._routes import decorated_endpoint, registered_endpoint
+from inventory._extract.detectors._routes import route_of, unnamed_endpoint
 from inventory._extract.detectors._site_common import CallSite
 from inventory._extract.detectors._sites import detect, may_be_site, settle
 from inventory._extract.detectors._sites_threads import runs_a_server
@@ -130,11 +130,16 @@ class Walker(DefsMixin, FlowMixin):
                 for loop in state.loops:
                     loop.blocks = True
         self._note_arguments(node, resolved.target, method)
-        route = registered_endpoint(node, resolved.target, state.resolver)
-        if route is None and isinstance(node.func, ast.Call):
-            route = decorated_endpoint(node, state.resolver, self.frameworks)
+        imports = self.summary.imports.values()
+        route = route_of(node, resolved.target, state.resolver, imports, self.frameworks)
         if route is not None:
-            self.routes[route[0]] = route[1]
+            self.routes[route.name] = route.framework
+            registered = self.summary.view_classes if route.view_class else self.summary.routes
+            registered[route.name] = route.framework
+            return
+        gap = unnamed_endpoint(node, resolved.target, state.resolver, imports, state.qualname)
+        if gap is not None:
+            self.summary.sites.append(gap)
 
     def _visit_arguments(self, node: ast.Call) -> list[str]:
         """Visit the arguments, collecting the parameters they mention (see ``visit_name``)."""

@@ -1,0 +1,70 @@
+"""Views registered in one module and defined in another become request handlers.
+
+Each file records the views it registers (``FileSummary.routes`` and ``view_classes``: a URLconf's
+``path("signup/", views.signup)``, an app factory's ``add_url_rule(..., view_func=...)``,
+``router.register("orders", OrderViewSet)``, ``Route("/", Home)``). Here those names are
+resolved across modules (re-exports included): a function becomes a handler of the
+framework that registered it; for a class, the methods its framework hands a request to
+(HTTP verbs, DRF actions and hooks, ``dispatch_request``: ``VIEW_METHODS``), found on the
+class or inherited from a project base. What a handler reaches (its calls on ``self``
+included) is then reported the same way as for a decorated handler: only where slow work
+is reached, once per call of the handler. A name that resolves to a library view, or to nothing, adds nothing.
+"""
+
+from __future__ import annotations
+
+from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
+from inventory._extract.detectors._handlers import VIEW_METHODS
+from inventory.models import Framework
+from inventory.summary import FileSummary
+
+__all__ = ["register_handlers"]
+
+
+def register_handlers(summaries: list[FileSummary], index: SymbolIndex) -> None:
+    """Mark the functions registered views reach as handlers, and the sites inside them."""
+    marked: dict[str, Framework] = {}
+    for summary in summaries:
+        for name, framework in summary.routes.items():
+            for function in _handlers_of(index, name, classes=False):
+                _mark(index, function, framework, marked)
+        for name, framework in summary.view_classes.items():
+            for function in _handlers_of(index, name, classes=True):
+                _mark(index, function, framework, marked)
+    for summary in summaries:
+        for site in summary.sites:
+            if site.handler is None and site.enclosing_function in marked:
+                site.handler = marked[site.enclosing_function]
+
+
+def _handlers_of(index: SymbolIndex, name: str, *, classes: bool) -> list[str]:
+    found = _resolve(index, name)
+    if found.kind is SymbolKind.FUNCTION:
+        return [found.name]
+    if found.kind is not SymbolKind.CLASS or not classes:
+        return []
+    methods = (index.method(found.name, verb) for verb in sorted(VIEW_METHODS))
+    return [m for m in methods if m is not None]
+
+
+def _resolve(index: SymbolIndex, name: str) -> Resolved:
+    """``views.signup`` where ``views/__init__.py`` does ``from .signup import signup``: the
+    import rebinds the package's attribute from the submodule to the function."""
+    found = index.resolve(name)
+    if found.kind is SymbolKind.MODULE:
+        package, _, last = name.rpartition(".")
+        summary = index.modules.get(package)
+        rebound = summary.imports.get(last) if summary is not None else None
+        if rebound is not None and rebound != name:
+            return index.resolve(rebound)
+    return found
+
+
+def _mark(
+    index: SymbolIndex, function: str, framework: Framework, marked: dict[str, Framework]
+) -> None:
+    info = index.functions.get(function)
+    if info is None or info.handler is not None:
+        return
+    info.handler = framework
+    marked[function] = framework
