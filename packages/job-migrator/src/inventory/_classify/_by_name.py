@@ -82,7 +82,8 @@ def _unstored(target: CallTarget) -> str:
     written = f"{target.call.receiver_source}.{method}" if target.call.receiver_source else method
     return (
         f"{written}: a call through the app's extension {key!r}, which no module of the scan "
-        "registers (app.extensions[...] = ...): what it runs is not known"
+        "registers (app.extensions[...] = ...), or whose attribute's type is not known: "
+        "what it runs is not known"
     )
 
 

@@ -343,11 +343,14 @@ class SymbolIndex:
 
     def _on_app(self, name: str) -> Resolved | None:
         """An object stored on the app: resolved on the class stored; one stored nowhere in
-        the scan is a receiver of unknown type (a gap), never a project name."""
+        the scan, or whose attribute called through is of unknown type, is a receiver of
+        unknown type that keeps its key (a gap), never a project name."""
         rewritten = self.app_object(name)
-        if rewritten is not None:
-            return self.resolve(rewritten)
-        if name.startswith(APP_OBJECT):
+        found = self.resolve(rewritten) if rewritten is not None else None
+        owner = found.name.rpartition(".")[0] if found is not None else ""
+        if found is not None and (found.kind != SymbolKind.MEMBER or owner in self.classes):
+            return found  # a class's method inherited from a library is the library's
+        if name.startswith(APP_OBJECT):  # stored nowhere, or holding what is not known
             return Resolved(SymbolKind.MEMBER, f"?.{name}")
         return None
 

@@ -142,3 +142,21 @@ def test_a_class_chosen_by_a_parameter_default_and_read_through_a_property() -> 
     }
     sites, _ = scan(files)
     assert [s.job for s in sites] == ["app.mail.Mailer.deliver"]
+
+
+def test_an_attribute_of_unknown_type_on_a_registered_extension_is_a_gap() -> None:
+    files = {
+        "app/ext.py": (
+            "from flask import current_app\nfrom werkzeug.local import LocalProxy\n\n"
+            "class Ext:\n"
+            "    def init_app(self, app, backend):\n"
+            "        self.backend = backend\n"
+            '        app.extensions["ext"] = self\n\n'
+            'ext = LocalProxy(lambda: current_app.extensions["ext"])\n'
+        ),
+        "app/views.py": view("from app.ext import ext", 'ext.backend.notify("a@b")'),
+    }
+    sites, _ = scan(files)
+    (site,) = sites
+    assert site.job == "unknown"
+    assert "ext.backend.notify" in site.unresolved_reason
