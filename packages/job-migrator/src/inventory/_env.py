@@ -55,15 +55,19 @@ class _Remembered(BaseModel):
     site_dirs: list[str]
 
 
-def find_environment(top: Path, python: str | None, configured: str | None) -> Environment:
-    """The environment of the project at ``top`` (see the module docstring for the order)."""
+def find_environment(
+    top: Path, python: str | None, configured: str | None, remember: bool = True
+) -> Environment:
+    """The environment of the project at ``top`` (see the module docstring for the order);
+    ``remember=False`` (``--no-cache``) neither reads nor writes ``env.json``."""
+    memo = top / CACHE_DIR / "env.json" if remember else None
     if python:
-        return _asked(top, Path(python), "--python")
+        return _asked(memo, Path(python), "--python")
     if configured:
-        return _asked(top, _relative(top, configured), "[tool.migrator] python")
+        return _asked(memo, _relative(top, configured), "[tool.migrator] python")
     venv = next((top / name for name in _VENVS if (top / name / "pyvenv.cfg").is_file()), None)
     if venv is not None:
-        return _asked(top, _venv_python(venv), f"project virtualenv {venv.name}/")
+        return _asked(memo, _venv_python(venv), f"project virtualenv {venv.name}/")
     return Environment(sys.executable, "the interpreter running migrator", _own_site_dirs())
 
 
@@ -82,19 +86,19 @@ def _own_site_dirs() -> tuple[Path, ...]:
     return tuple(Path(p) for p in dict.fromkeys(found) if Path(p).is_dir())
 
 
-def _asked(top: Path, python: Path, how: str) -> Environment:
-    """Site dirs of ``python``, from the cache when the interpreter did not change."""
+def _asked(memo: Path | None, python: Path, how: str) -> Environment:
+    """Site dirs of ``python``, from ``memo`` when the interpreter did not change."""
     if not python.exists():
         raise PythonEnvError(f"{how}: no interpreter at {python}")
-    memo = top / CACHE_DIR / "env.json"
     mtime = _mtime(python)
-    remembered = _read(memo)
+    remembered = _read(memo) if memo else None
     if remembered and remembered.python == str(python) and remembered.mtime_ns == mtime:
         dirs = remembered.site_dirs
     else:
         dirs = _ask(python, how)
         record = _Remembered(python=str(python), mtime_ns=mtime, site_dirs=dirs)
-        write_atomically(memo, record.model_dump_json().encode())
+        if memo:
+            write_atomically(memo, record.model_dump_json().encode())
     return Environment(str(python), how, tuple(Path(d) for d in dirs if Path(d).is_dir()))
 
 

@@ -78,7 +78,12 @@ def _choice(enum: type[ReportFormat] | type[Idempotency]) -> click.Choice[str]:
 @click.option(
     "--fail-on", type=_choice(Idempotency), help="Exit 1 on findings at or above this verdict."
 )
-@click.option("--no-cache", is_flag=True, help="Summarise every file again.")
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Summarise every file again; read and write no cache under PATH/.migrator/ "
+    "(with -o, write nothing under PATH at all).",
+)
 @click.option("--include-tests", is_flag=True, help="Also scan test code.")
 @click.option(
     "--jobs", type=click.IntRange(min=1), help="Worker processes (default: one per core)."
@@ -124,6 +129,8 @@ def scan(
         jobs=jobs,
         ignore_errors=ignore_errors,
         python=str(python) if python else None,
+        # --no-cache with -o leaves the scanned tree as it was: the report is in FILE.
+        write_inventory=not (no_cache and output is not None),
     )
     with ScanProgress(Console(stderr=True)) as progress:
         outcome = scan_project(request, progress)

@@ -43,6 +43,7 @@ class ScanRequest:
     jobs: int | None = None
     ignore_errors: bool = False  # files that do not parse are listed but do not fail the run
     python: str | None = None  # the project's interpreter: where its libraries are read
+    write_inventory: bool = True  # ROOT/.migrator/inventory.json, which `migrator plan` reads
 
 
 @dataclass
@@ -116,6 +117,7 @@ def scan_project(request: ScanRequest, progress: ProgressCallback | None = None)
             progress=progress,
             include_tests=include_tests,
             python=request.python,
+            write=request.write_inventory,
         )
     except (
         ConfigError,

@@ -61,8 +61,9 @@ def scan(
     progress: ProgressCallback | None = None,
     include_tests: bool = False,
     python: str | None = None,
+    write: bool = True,
 ) -> Inventory:
-    """Scan the tree at ``root`` and return (and write) its Inventory.
+    """Scan the tree at ``root`` and return (and, with ``write``, write) its Inventory.
 
     ``config`` defaults to ``[tool.migrator]`` of ``root/pyproject.toml``;
     ``jobs`` is the number of worker processes (default: one per core, or
@@ -70,6 +71,7 @@ def scan(
     ``python`` is the project's interpreter, whose installed libraries are read
     where jobs call them (default: ``[tool.migrator] python``, the project's
     virtualenv, else the interpreter running the scan; see ``inventory._env``).
+    With ``use_cache=False`` and ``write=False`` nothing is written under ``root``.
     """
     started = time.perf_counter()
     top = Path(root).resolve()
@@ -87,7 +89,8 @@ def scan(
                 run.top, _cache.Index(tool_key=run.index.tool_key, files=run.found.hits)
             )
     inventory.stats.seconds = round(time.perf_counter() - started, 3)
-    write_inventory(run.top, inventory)
+    if write:
+        write_inventory(run.top, inventory)
     return inventory
 
 
@@ -101,7 +104,7 @@ def _prepare(
     config = config or MigratorConfig.from_project(top)
     walked = walk(top, include_tests=include_tests, exclude=config.exclude)
     index = _cache.load_index(top) if use_cache else _cache.Index(tool_key=_cache.tool_key())
-    env = find_environment(top, python, config.python)
+    env = find_environment(top, python, config.python, remember=use_cache)
     run = _Run(top, config, walked, use_cache, include_tests, index, env)
     run.found = _cache.lookup(index, walked.files)
     return run
