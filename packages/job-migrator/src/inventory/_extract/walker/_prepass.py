@@ -526,7 +526,7 @@ def _literal_names(value: ast.expr) -> list[str] | None:
 def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
     """``self.x = Ctor()`` / ``self.x = param`` (annotated) in any method; ``x = Ctor()`` in the body."""
     found: dict[str, str] = {}
-    held = held_classes(node, resolver, union_type)  # ``self.mail_cls = MailUtil``
+    classes = held_classes(node, resolver, union_type)  # ``self.mail_cls = MailUtil``
     for stmt in node.body:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _attribute(stmt, resolver, {}, found, self_name=None)
@@ -535,7 +535,7 @@ def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
             self_name = stmt.args.args[0].arg
             for inner in statements(stmt.body):
                 if isinstance(inner, ast.Assign | ast.AnnAssign):
-                    _attribute(inner, resolver, params, found, self_name, held)
+                    _attribute(inner, resolver, params, found, self_name, classes)
     for name, (kind, held) in _containers(node, resolver).items():
         found.setdefault(name, kind)
         if held and found[name] == kind:
