@@ -41,8 +41,9 @@ def _compiles(pattern: str) -> str:
 Regex = Annotated[str, AfterValidator(_compiles)]
 
 
-class Refinement(BaseModel):
-    """``[[effect.when]]``: a condition on one argument that changes the effect."""
+class Condition(BaseModel):
+    """``[[pure.when]]``: a condition on one argument (``arg`` and ``kwarg`` together: the
+    argument given either way, as ``open``'s mode)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -51,16 +52,21 @@ class Refinement(BaseModel):
     matches: Regex | None = None
     equals: _Literal = None
     present: bool | None = None
-    effect: EffectKind
 
     @model_validator(mode="after")
-    def _says_what_to_test(self) -> Refinement:
+    def _says_what_to_test(self) -> Condition:
         # A condition that can never hold would silently do nothing.
         if self.arg is None and self.kwarg is None:
             raise ValueError("a [[effect.when]] needs `arg` or `kwarg`")
         if self.matches is None and self.present is None and "equals" not in self.model_fields_set:
             raise ValueError("a [[effect.when]] needs `matches`, `equals` or `present`")
         return self
+
+
+class Refinement(Condition):
+    """``[[effect.when]]``: a condition on one argument that changes the effect."""
+
+    effect: EffectKind
 
 
 class EffectEntry(BaseModel):
@@ -120,6 +126,10 @@ class PureEntry(BaseModel):
     )
     receiver: Regex | None = Field(
         default=None, description="For '?.' entries: regex the receiver as written must match."
+    )
+    when: list[Condition] = Field(
+        default_factory=list,
+        description="For exact names: pure only when one of these holds (open's read modes).",
     )
 
     @property
@@ -278,7 +288,9 @@ class _PureIndex:
     """``[[pure]]`` entries, indexed: asked once per unresolved call in the reachable code."""
 
     def __init__(self, entries: list[PureEntry]) -> None:
-        exact = [e.call for e in entries if not e.is_suffix]
+        exact = [e.call for e in entries if not e.is_suffix and not e.when]
+        # Pure only when an argument says so (``open(p)``, ``open(p, "rb")``), per call.
+        self._conditional = {e.call: e.when for e in entries if not e.is_suffix and e.when}
         self._literal = frozenset(c for c in exact if not _GLOB.search(c))
         globs = [translate(c) for c in exact if _GLOB.search(c)]
         self._glob = re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None
@@ -291,6 +303,9 @@ class _PureIndex:
     def explains(self, call: CallInfo, target: str, unknown_receiver: bool) -> bool:
         if unknown_receiver:
             return any(_pure_hit(e, call, target) for e in self._methods.get(_method(target), ()))
+        conditions = self._conditional.get(target)
+        if conditions is not None:
+            return any(_holds(condition, call) for condition in conditions)
         found = self._memo.get(target)
         if found is None:
             found = target in self._literal or bool(self._glob and self._glob.match(target))
@@ -376,7 +391,7 @@ def _sql_kind(
     return found or (cat.classify_sql(sql_hint) if sql_hint else None)
 
 
-def _holds(rule: Refinement, call: CallInfo) -> bool:
+def _holds(rule: Condition, call: CallInfo) -> bool:
     texts = _arg_texts(call, rule.arg, rule.kwarg)
     if rule.present is not None:
         return bool(texts) == rule.present

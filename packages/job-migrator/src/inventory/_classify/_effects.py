@@ -275,7 +275,10 @@ class Possible(Trace):
         found = trace.found
         effect = found.effect
         detail = f"if the receiver is {callee.rsplit('.', 2)[-2]}: {effect.detail}".rstrip(": ")
-        possible = replace(found, gap=True, effect=effect.model_copy(update={"detail": detail}))
+        update = {"detail": detail}
+        possible = replace(
+            found, gap=True, guessed_via=callee, effect=effect.model_copy(update=update)
+        )
         return cls(possible, trace.chain)
 
     @property

@@ -33,6 +33,9 @@ class Found:
     natural_key: str | None = None  # an insert carrying an id-like column from the inputs
     guard: str | None = None  # a dedup guard before it (a cache.add claim...): see _guards
     sql_param: str | None = None  # SQL from this parameter: a caller's literal binds it
+    # A gap only because it is behind a guessed call of this callee (``_effects.Possible``):
+    # what is unresolved is that dispatch, not the (catalogued) API of the effect.
+    guessed_via: str = ""
 
     @cached_property
     def summary_key(self) -> tuple[object, ...]:
@@ -139,6 +142,17 @@ class Trace:
     @property
     def is_effect(self) -> bool:
         return not (self.found.gap or self.found.note)
+
+    @property
+    def guessed_via(self) -> str:
+        return self.found.guessed_via
+
+    @property
+    def gap_name(self) -> str:
+        """What a gap leaves unresolved: the call; for an effect behind a guessed call,
+        ``api (behind callee)``: which callee runs is the unresolved part, not the API."""
+        via, api = self.found.guessed_via, self.found.effect.api
+        return f"{api} (behind {via})" if via else api
 
 
 def location(path: str, span: Span) -> Location:

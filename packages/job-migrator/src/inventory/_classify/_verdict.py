@@ -123,17 +123,22 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
             pinned=True,
             declared_key=declared,
         )
-    gaps = sorted({t.api for t in traces if t.gap})
+    unresolved = sorted({t.gap_name for t in traces if t.gap and not t.guessed_via})
+    guessed = sorted({t.gap_name for t in traces if t.gap and t.guessed_via})
+    gaps = unresolved + guessed
     verdict, reason = _rule(effects, setting, gaps)
     keyless = _rule(effects, None, gaps)[0] if declared else verdict
     confidence = _confidence(verdict, traces)
     fast = _fast_track(effects) and verdict in (Idempotency.NON_IDEMPOTENT, Idempotency.NEEDS_KEY)
     key = suggest_key(job, params) if fast else None  # never merges different work
-    if gaps:
+    if unresolved:
         message = (
             f"unresolved calls (no source read, not in the catalogue; lower confidence): "
-            f"{_some(gaps, 8)}"
+            f"{_some(unresolved, 8)}"
         )
+        evidence.append(Evidence(message=message))
+    if guessed:
+        message = f"may run behind calls guessed by method name or override: {_some(guessed, 8)}"
         evidence.append(Evidence(message=message))
     if fast:
         evidence.append(Evidence(message=_fast_track_message(effects, key, declared)))
