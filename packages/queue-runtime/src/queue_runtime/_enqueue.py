@@ -29,7 +29,15 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from queue_runtime._after_commit import after_commit, after_commit_many
-from queue_runtime._inline import CALL, InlineRun, InlineShape, KeyGuard, run_inline, run_original
+from queue_runtime._inline import (
+    CALL,
+    InlineRun,
+    InlineShape,
+    KeyGuard,
+    run_inline,
+    run_original,
+    shadow_probe,
+)
 from queue_runtime.config import Mode, RolloutMode
 from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import PayloadError, Unencodable
@@ -67,11 +75,13 @@ def enqueue_one(
         payload = job.codec.encode(args, kwargs, runtime.settings.max_payload_bytes)
     except Unencodable as exc:  # a moved call never breaks: it runs as the site ran it
         record(job.name, exc)
+        _count_fallback(runtime, job, exc)
         return run_original(job, args, kwargs, _shaped(options))
     if runtime.mode is Mode.INLINE:
-        return run_inline(job, payload, _shaped(options))
+        return run_inline(job, payload, _probed(runtime, job, _shaped(options)))
     if not gate_decision(runtime, job, options.idempotency_key).run_async:
-        return run_inline(job, payload, _guarded(runtime, job, payload, options))
+        guarded = _guarded(runtime, job, payload, options)
+        return run_inline(job, payload, _probed(runtime, job, guarded))
     new = _new_job(job, runtime, payload, options)
 
     def store() -> JobHandle:
@@ -101,7 +111,8 @@ def enqueue_batch(
             enqueue_one(job, *call, _keyed(options, checked, i)) for i, call in enumerate(calls)
         ]
     if runtime.mode is Mode.INLINE:
-        return [run_inline(job, payload) for payload in payloads]
+        probed = _probed(runtime, job, CALL)
+        return [run_inline(job, payload, probed) for payload in payloads]
     if keys is not None:
         return _enqueue_keyed_batch(
             runtime, job, payloads, options, _checked_keys(job, keys, calls)
@@ -115,9 +126,10 @@ def enqueue_batch(
 
     deferred = after_commit_many(store, len(queued), job.name, runtime) if queued else None
     stored = iter(store(list(range(len(queued)))) if deferred is None else deferred)
+    probed = _probed(runtime, job, CALL) if not all(routes) else CALL
     handles: list[JobHandle] = []
     for payload, run_async in zip(payloads, routes, strict=True):
-        handles.append(next(stored) if run_async else run_inline(job, payload))
+        handles.append(next(stored) if run_async else run_inline(job, payload, probed))
     return handles
 
 
@@ -152,7 +164,11 @@ def _enqueue_keyed_batch(
     batch_digests([NewJob(job.name, "", p, idempotency_key=k) for p, k in calls])
     routes = _routes(runtime, job, keys)
     inline = {
-        i: _guarded(runtime, job, payloads[i], EnqueueOptions(idempotency_key=keys[i]))
+        i: _probed(
+            runtime,
+            job,
+            _guarded(runtime, job, payloads[i], EnqueueOptions(idempotency_key=keys[i])),
+        )
         for i, run_async in enumerate(routes)
         if not run_async
     }
@@ -188,6 +204,18 @@ def _routes(runtime: Runtime, job: JobDefinition, keys: Sequence[str | None]) ->
     if first and mode is not RolloutMode.PERCENT:
         return [True] * len(keys)
     return [first] + [gate_decision(runtime, job, key).run_async for key in keys[1:]]
+
+
+def _probed(runtime: Runtime, job: JobDefinition, run: InlineRun) -> InlineRun:
+    """``run``, counting its arguments' round trip as shadow evidence (:mod:`queue_runtime.shadow`)."""
+    probe = shadow_probe(runtime, job)
+    return run if probe is None else replace(run, shadow=probe)
+
+
+def _count_fallback(runtime: Runtime, job: JobDefinition, error: Unencodable) -> None:
+    probe = shadow_probe(runtime, job)
+    if probe is not None:
+        probe.fallback(job, error)
 
 
 def _shaped(options: EnqueueOptions) -> InlineRun:

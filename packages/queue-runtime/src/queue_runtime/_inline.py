@@ -12,6 +12,10 @@ it inline, and never in the request; a direct call stays a direct call.
 :func:`run_original` is the fallback of a call whose arguments cannot be
 stored (:mod:`queue_runtime.fallbacks`): the same shapes, with the caller's own
 objects and the job's own return value, no JSON round trip.
+
+A run with a :class:`ShadowProbe` (every inline run of a runtime with a
+database) checks the round trip of its arguments before the job sees them and
+counts it as shadow evidence (:mod:`queue_runtime.shadow`).
 """
 
 from __future__ import annotations
@@ -27,11 +31,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from queue_runtime.config import Mode
 from queue_runtime.definition import JobDefinition
-from queue_runtime.errors import JobTimeout
+from queue_runtime.errors import JobTimeout, Unencodable
+from queue_runtime.gate.decide import current_fingerprint
 from queue_runtime.gate.guard import guarded_callable, run_guarded
 from queue_runtime.handle import InlineHandle
 from queue_runtime.runtime import Runtime
+from queue_runtime.shadow import Decoded, ShadowRecorder, recorder_for, round_trip
 from queue_runtime.store import JobStatus
 
 log = logging.getLogger("queue_runtime")
@@ -58,12 +65,45 @@ class KeyGuard:
 
 
 @dataclass(frozen=True, slots=True)
+class ShadowProbe:
+    """Where an inline run counts its arguments' round trip: the job's code, the recorder."""
+
+    recorder: ShadowRecorder
+    fingerprint: str
+    max_bytes: int
+
+    def check(self, job: JobDefinition, payload: dict[str, Any]) -> Decoded | None:
+        """Count the round trip of ``payload``; the decoded arguments (None: decoding failed)."""
+        failure, decoded = round_trip(job, payload, self.max_bytes)
+        self.recorder.checked(job.name, self.fingerprint, failure)
+        return decoded
+
+    def fallback(self, job: JobDefinition, error: Unencodable) -> None:
+        self.recorder.unencodable(job.name, self.fingerprint, error)
+
+
+def shadow_probe(runtime: Runtime, job: JobDefinition) -> ShadowProbe | None:
+    """The probe of ``job``'s inline runs; None when the runtime has no store to keep evidence."""
+    settings = runtime.settings
+    if runtime.mode is Mode.INLINE and not settings.database_url:
+        return None
+    recorder = recorder_for(
+        runtime,
+        lambda: ShadowRecorder(
+            lambda: runtime.gate_store, settings.shadow_flush_calls, settings.shadow_flush_seconds
+        ),
+    )
+    return ShadowProbe(recorder, current_fingerprint(job), settings.max_payload_bytes)
+
+
+@dataclass(frozen=True, slots=True)
 class InlineRun:
-    """An inline run's shape, its executor (EXECUTOR; None: the loop's default) and guard."""
+    """An inline run's shape, its executor (EXECUTOR; None: the loop's default), guard, probe."""
 
     shape: InlineShape = InlineShape.CALL
     executor: Executor | None = None
     guard: KeyGuard | None = None
+    shadow: ShadowProbe | None = None
 
 
 CALL = InlineRun()
@@ -106,11 +146,16 @@ class _Work:
     payload: dict[str, Any] | None
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] | None = None
+    shadow: ShadowProbe | None = None
 
     def arguments(self) -> tuple[Any, dict[str, Any]]:
         if self.payload is None:
             return self.args, dict(self.kwargs or {})
-        return self.job.codec.decode(self.payload)
+        if self.shadow is not None:  # before the job runs: it may change what it was given
+            decoded = self.shadow.check(self.job, self.payload)
+            if decoded is not None:
+                return decoded
+        return self.job.codec.decode(self.payload)  # raises what the round trip met: the outcome
 
     def result(self, value: Any) -> Any:
         return value if self.payload is None else self.job.codec.encode_result(value)
@@ -118,7 +163,7 @@ class _Work:
 
 def run_inline(job: JobDefinition, payload: dict[str, Any], run: InlineRun = CALL) -> InlineHandle:
     """Run the job now, in the shape ``run`` says; a background shape returns at once."""
-    return _run(_Work(job, payload), run)
+    return _run(_Work(job, payload, shadow=run.shadow), run)
 
 
 def run_original(

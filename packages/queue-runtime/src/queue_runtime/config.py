@@ -200,6 +200,17 @@ class Settings(BaseModel):
     default_rollout: RolloutMode = Field(
         default=RolloutMode.ASYNC, description="Rollout mode of a job with no stored rollout."
     )
+    shadow_min_calls: int = Field(
+        default=100,
+        ge=0,
+        description="Clean shadow round trips a job needs before `rollout set J async` or a %.",
+    )
+    shadow_flush_calls: int = Field(
+        default=100, ge=1, description="Shadow evidence is flushed every this many calls..."
+    )
+    shadow_flush_seconds: float = Field(
+        default=5.0, gt=0, description="...or after this many seconds, and at exit."
+    )
     inventory_path: str | None = Field(
         default=None, description="The analyzer's inventory JSON (.migrator/inventory.json)."
     )

@@ -19,6 +19,7 @@ from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import NotConfigured
 from queue_runtime.gate_cache import GateCache
 from queue_runtime.registry import Registry, default_registry
+from queue_runtime.shadow import flush_for
 from queue_runtime.spec import JobSpec, resolve_spec
 from queue_runtime.store import GateSnapshot, GateStore, Inspector, JobStore, LeaseStore, Stores
 
@@ -169,6 +170,7 @@ class Runtime:
         configures a fresh one from the config sources.
         """
         _forget(self)
+        flush_for(self)  # the shadow evidence counted in this process, before the stores close
         for part in (self._jobs, self._gate, self._inspector, self._leases):
             found = part.take()
             if found is not None:

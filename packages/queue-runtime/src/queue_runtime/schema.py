@@ -183,6 +183,19 @@ EXPECTED = Schema(
             columns=_cols("pool text!", "paused_at timestamp with time zone!", "paused_by text"),
             indexes={"paused_pools_pkey": "UNIQUE btree (pool)"},
         ),
+        "shadow_evidence": Table(
+            columns=_cols(
+                "job text!",
+                "fingerprint text!",
+                "checked bigint!",
+                "failed bigint!",
+                "unencodable bigint!",
+                "examples jsonb!",
+                "first_seen timestamp with time zone!",
+                "last_seen timestamp with time zone!",
+            ),
+            indexes={"shadow_evidence_pkey": "UNIQUE btree (job, fingerprint)"},
+        ),
         "alembic_version": Table(
             columns=_cols("version_num character varying(32)!"),
             indexes={"alembic_version_pkc": "UNIQUE btree (version_num)"},

@@ -3,8 +3,8 @@
 Four protocols, each taking and returning small typed records:
 
 - ``JobStore``: the jobs themselves (enqueue, claim, settle, DLQ, stats);
-- ``GateStore``: certifications, rollouts and idempotency-key state (the gate
-  and the execution guard);
+- ``GateStore``: certifications, rollouts, idempotency-key state (the gate
+  and the execution guard) and shadow evidence (:mod:`queue_runtime.shadow`);
 - ``Inspector``: what the tools read (``migrator plan --check``, the load
   test, ``queue-runtime jobs/show/workers``, the dashboard): history of ids,
   dead count, schema revisions, job listings and details, live workers;
@@ -33,6 +33,7 @@ from typing import Any, Protocol
 
 from queue_runtime.config import RolloutMode
 from queue_runtime.errors import KeyReused
+from queue_runtime.shadow_model import ShadowDelta, ShadowEvidence
 
 
 class JobStatus(StrEnum):
@@ -472,6 +473,17 @@ class GateStore(Protocol):
     def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
         """Key retention: forget keys not touched (taken, completed) for this long, in batches;
         returns how many were forgotten."""
+        ...
+
+    def add_shadow(self, deltas: Sequence[ShadowDelta]) -> None:
+        """Add each delta's counts to its (job, fingerprint) record, keeping the newest examples.
+
+        Additive: processes flushing the same record at once lose no count.
+        """
+        ...
+
+    def shadow_evidence(self, job: str | None = None) -> list[ShadowEvidence]:
+        """The shadow evidence records (of one job if ``job``), newest seen first."""
         ...
 
     def close(self) -> None: ...

@@ -1,5 +1,5 @@
 """PgGateStore: the GateStore seam on PostgreSQL (certifications, rollouts and their
-audit, job_keys).
+audit, job_keys, shadow evidence).
 
 Parameterised SQL only; the schema name is quoted with ``sql.Identifier``.
 Connections are autocommit; every statement here is safe to repeat (upserts,
@@ -13,7 +13,7 @@ runs all of it again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
@@ -24,9 +24,11 @@ from psycopg.types.json import Jsonb
 
 from queue_runtime.config import RolloutMode
 from queue_runtime.errors import StoreError
+from queue_runtime.pg import shadow
 from queue_runtime.pg.connect import Conn, Connections
 from queue_runtime.pg.errors import translated
 from queue_runtime.pg.retry import retry_transient
+from queue_runtime.shadow_model import ShadowDelta, ShadowEvidence
 from queue_runtime.store import (
     Certification,
     ChangeCause,
@@ -235,6 +237,15 @@ class PgGateStore:
 
     def rollouts(self) -> list[Rollout]:
         return [_rollout(row) for row in self._all(SELECT_ROLLOUTS)]
+
+    # -- shadow evidence (queue_runtime.pg.shadow) ----------------------------------
+
+    def add_shadow(self, deltas: Sequence[ShadowDelta]) -> None:
+        if deltas:
+            self._run(lambda conn: shadow.add_shadow(conn, self._schema, deltas))
+
+    def shadow_evidence(self, job: str | None = None) -> list[ShadowEvidence]:
+        return self._run(lambda conn: shadow.shadow_evidence(conn, self._schema, job))
 
     def snapshot(self) -> GateSnapshot:
         """Every stored rollout and every valid certification, one round trip each."""

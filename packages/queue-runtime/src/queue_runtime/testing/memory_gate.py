@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from queue_runtime.config import RolloutMode
+from queue_runtime.shadow_model import ShadowDelta, ShadowEvidence
 from queue_runtime.store import (
     Certification,
     ChangeCause,
@@ -33,7 +34,7 @@ from queue_runtime.store import (
     RolloutChange,
     WorkerInfo,
 )
-from queue_runtime.testing import _inspect
+from queue_runtime.testing import _inspect, _shadow
 from queue_runtime.testing._rows import json_copy
 from queue_runtime.testing.clock import Clock, SystemClock
 from queue_runtime.testing.memory_jobs import MemoryJobStore
@@ -57,6 +58,7 @@ class MemoryGateStore:
         self._rollouts: dict[str, Rollout] = {}
         self._changes: list[RolloutChange] = []  # oldest first
         self._keys: dict[str, KeyState] = {}
+        self._evidence: _shadow.Records = {}
 
     def close(self) -> None:
         """Nothing to release."""
@@ -154,6 +156,16 @@ class MemoryGateStore:
         change = RolloutChange(job, before, after, now, who, cause, reason)
         self._changes.append(change)
         return change
+
+    def add_shadow(self, deltas: Sequence[ShadowDelta]) -> None:
+        with self._lock:
+            now = self.clock.now()
+            for delta in deltas:
+                _shadow.add(self._evidence, delta, now)
+
+    def shadow_evidence(self, job: str | None = None) -> list[ShadowEvidence]:
+        with self._lock:
+            return _shadow.select(self._evidence, job)
 
     def rollouts(self) -> list[Rollout]:
         """Every stored rollout, by job name."""
