@@ -51,6 +51,7 @@ from codemods._types import (
 from inventory._extract._resolve import dotted_source
 from inventory.models import CallSite, Framework, Idempotency, Inventory, Job, Pattern
 
+MOVED = "already moved: enqueues a queue_runtime @job"
 _VALUE_PATTERNS = frozenset({Pattern.DIRECT_CALL, Pattern.RUN_IN_EXECUTOR})
 
 _NEVER = {
@@ -139,6 +140,8 @@ def _decide(
     project: Project,
     callers: list[CallSite] | None = None,
 ) -> Target | SiteOutcome:
+    if site.pattern is Pattern.ENQUEUE:
+        return SiteOutcome(site=site, status=Status.ALREADY, reason=MOVED)
     if job is None:
         return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
     if site.target_source.startswith(_mail.DROP_INS):

@@ -11,7 +11,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.1"  # 1.1: Job.fast_track, declared_key, keyless_idempotency
+# 1.1: Job.fast_track, declared_key, keyless_idempotency; 1.2: Pattern.ENQUEUE (moved sites)
+SCHEMA_VERSION = "1.2"
 
 
 class Pattern(StrEnum):
@@ -27,6 +28,7 @@ class Pattern(StrEnum):
     ON_COMMIT = "on_commit"  # django.db.transaction.on_commit
     SIGNAL_RECEIVER = "signal_receiver"  # django @receiver / signal.connect
     SCHEDULER = "scheduler"  # APScheduler add_job / scheduled_job, schedule.every().do
+    ENQUEUE = "enqueue"  # already moved: fn.enqueue(...) of a queue_runtime @job
 
 
 class Framework(StrEnum):

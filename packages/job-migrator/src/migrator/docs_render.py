@@ -32,6 +32,7 @@ PATTERN_MEANING = {
     Pattern.ON_COMMIT: "Django `transaction.on_commit`",
     Pattern.SIGNAL_RECEIVER: "Django `@receiver` and `signal.connect`",
     Pattern.SCHEDULER: "in-process schedulers: APScheduler `add_job` / `scheduled_job`, `schedule.every().do`",
+    Pattern.ENQUEUE: "already moved: `fn.enqueue(...)`, `fn.enqueue_many(...)`, `fn.options(...).enqueue(...)` of a `queue_runtime` `@job` (`migrator apply` leaves these alone)",
 }
 
 

@@ -18,6 +18,7 @@ from inventory._classify._guesses import guessed_verdict
 from inventory._classify._index import SymbolIndex
 from inventory._classify._jobs import build_job
 from inventory._classify._local import LocalEffects
+from inventory._classify._moved import registered_names
 from inventory._classify._registered import register_handlers
 from inventory._classify._sites import (
     LIBRARY_JOB,
@@ -77,6 +78,7 @@ def classify(
         else s
         for s in sites
     ]
+    sites, jobs = registered_names(sites, jobs, index)  # ``@job(name=...)`` wins
     return with_fingerprints(sorted(sites, key=_site_order)), jobs
 
 

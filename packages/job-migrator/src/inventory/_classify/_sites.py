@@ -19,6 +19,7 @@ from inventory._classify._effects import EffectAnalysis
 from inventory._classify._graph import CallGraph
 from inventory._classify._guesses import plugin_overrides
 from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory._classify._moved import moved_job
 from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
 from inventory._classify._trace import Trace, location
@@ -68,6 +69,9 @@ def resolve_site(
         return SiteTarget(None, raw.unresolved_reason or "the target is only known at run time")
     if raw.target_kind == TargetKind.YIELDED:
         return _yielded(index, raw)
+    if raw.pattern == Pattern.ENQUEUE:
+        moved = moved_job(index, raw.target)  # no site unless it enqueues a queue_runtime @job
+        return SiteTarget(moved) if moved else None
     if raw.target.startswith(_UNKNOWN):
         return SiteTarget(None, _unknown_method(raw))
     task = immediate_task(index, raw.target)

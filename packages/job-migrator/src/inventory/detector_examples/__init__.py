@@ -17,6 +17,8 @@ Two decisions the examples pin down:
 
 ``direct_call`` examples are checked through the classifier, which finds those
 sites from effects: the extractor only says which functions are request handlers.
+``enqueue`` (moved) examples too: whether the enqueued function is a ``queue_runtime``
+``@job`` is known once its module is resolved.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from inventory.detector_examples._executors import EXECUTOR
 from inventory.detector_examples._handlers import DIRECT
 from inventory.detector_examples._hooks import BACKGROUND, ON_COMMIT, SCHEDULER, SIGNALS
 from inventory.detector_examples._model import DetectorExample
+from inventory.detector_examples._moved import MOVED
 from inventory.detector_examples._registered import REGISTERED
 from inventory.detector_examples._threads import PROCESS, THREAD
 from inventory.models import Pattern
@@ -43,6 +46,7 @@ EXAMPLES: dict[Pattern, list[DetectorExample]] = {
     Pattern.ON_COMMIT: ON_COMMIT,
     Pattern.SIGNAL_RECEIVER: SIGNALS,
     Pattern.SCHEDULER: SCHEDULER,
+    Pattern.ENQUEUE: MOVED,
 }
 
 

@@ -24,6 +24,7 @@ from inventory._extract.detectors._sites_hooks import (
     background_call,
     on_commit_call,
 )
+from inventory._extract.detectors._sites_moved import ENQUEUE_METHODS, moved_call
 from inventory._extract.detectors._sites_schedulers import REGISTRATIONS, scheduler_call
 from inventory._extract.detectors._sites_signals import signal_connect
 from inventory._extract.detectors._sites_threads import (
@@ -61,6 +62,7 @@ _METHODS = frozenset(
         "submit_stored",
         *LOOP_CALLBACKS,
         *GREENLET_METHODS,
+        *ENQUEUE_METHODS,
     }
 )
 _TARGETS = frozenset(
@@ -89,6 +91,7 @@ _DETECTORS: tuple[Detector, ...] = (
     on_commit_call,
     signal_connect,
     scheduler_call,
+    moved_call,
 )
 
 
