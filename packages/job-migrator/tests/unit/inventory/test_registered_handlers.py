@@ -234,6 +234,29 @@ def test_a_registered_class_gets_inherited_verbs_and_its_sites_the_handler(
     assert [(s.job, s.handler) for s in threads] == [("app.views.audit", F)]
 
 
+def test_a_restx_namespace_routes_a_class_on_a_project_base(tmp_path: Path) -> None:
+    inventory = scanned(
+        tmp_path,
+        {
+            "app/base.py": "class AuthedResource:\n    decorators = []\n",
+            "app/api.py": """
+                import requests
+                from flask_restx import Namespace
+
+                from app.base import AuthedResource
+
+                ns = Namespace("hooks")
+
+                @ns.route("/fire")
+                class Fire(AuthedResource):
+                    def post(self):
+                        requests.post("https://hooks.example/fire")
+                """,
+        },
+    )
+    assert direct(inventory) == [("app.api.Fire.post", "app.api.Fire.post", F)]
+
+
 def test_library_views_and_unregistered_functions_stay_quiet(tmp_path: Path) -> None:
     inventory = scanned(
         tmp_path,

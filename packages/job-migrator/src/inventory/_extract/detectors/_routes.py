@@ -235,3 +235,19 @@ def as_view_class(call: ast.Call, resolver: Resolver, frameworks: set[Framework]
     framework = next((f for f in _AS_VIEW_FRAMEWORKS if f in frameworks), None)
     dotted = resolver.dotted(func.value) if framework is not None else None
     return Route(dotted, framework, True) if dotted and framework else None
+
+
+def class_route(
+    decorator: ast.expr, resolver: Resolver, imports: Collection[str]
+) -> Framework | None:
+    """``@ns.route("/todos/<id>")`` on a class: Flask-RESTX / RESTPlus namespaces and apis,
+    flask-smorest blueprints route a ``Resource`` / ``MethodView`` class this way, in a
+    module importing Flask or one of its extensions."""
+    if not isinstance(decorator, ast.Call):
+        return None
+    target = resolver.expr(decorator.func).target
+    head, _, method = target.rpartition(".")
+    if method != "route" or head.startswith(("django.", "fastapi.", "starlette.")):
+        return None
+    flask = any(_imports_package(i, ("flask", "flask_")) for i in imports)
+    return Framework.FLASK if flask else None

@@ -15,6 +15,7 @@ from inventory._extract.detectors._handlers import (
     function_handler,
     is_views_module,
 )
+from inventory._extract.detectors._routes import class_route
 from inventory._extract.detectors._sites import settle
 from inventory._extract.detectors._sites_hooks import decorator_site
 from inventory._extract.detectors._sites_signals import only_vetoes
@@ -147,6 +148,7 @@ class DefsMixin(WalkerBase):
         qualname = self._declare(parent, node.name, BindingKind.CLASS)
         ctx = self._class_ctx(node, qualname, outer.resolver)
         self.classes[qualname] = ctx
+        self._class_routes(node, qualname, outer.resolver)
         if ctx.view:
             self.handed[qualname] = _handed_classes(node, ctx, outer.resolver, self.handed)
         self.summary.classes.append(self._class_info(node, ctx))
@@ -157,6 +159,14 @@ class DefsMixin(WalkerBase):
         self._walk_body(node.body, FunctionState(None, resolver, calls=outer.calls))
         if ctx.view:
             _reached_helpers(qualname, self.summary.functions[first:])
+
+    def _class_routes(self, node: ast.ClassDef, qualname: str, resolver: Resolver) -> None:
+        """``@ns.route("/x")`` on a resource class: its HTTP-method handlers serve requests."""
+        imports = self.summary.imports.values()
+        for decorator in node.decorator_list:
+            framework = class_route(decorator, resolver, imports)
+            if framework is not None:
+                self.summary.view_classes[qualname] = framework
 
     def _class_info(self, node: ast.ClassDef, ctx: ClassCtx) -> ClassInfo:
         # ``self.store = get_store()``: typed by the index (what get_store returns).
