@@ -4,7 +4,9 @@ A rollout switch must not miss: ``set`` refuses a job that neither the app
 (``--app MODULE``, its registered jobs) nor the inventory
 (``[tool.queue_runtime] inventory_path``, else ``.migrator/inventory.json``)
 knows, unless ``force`` stages it for a job not deployed yet; ``unset``
-refuses a job with no stored rollout. Every change is audited in the
+refuses a job with no stored rollout. ``set`` to async or a percentage follows
+the promotion rule (:mod:`migrator.promotion`: clean shadow evidence, or
+``force``, audited). Every change is audited in the
 runtime's ``rollout_changes`` table (who, when, from what to what, why).
 """
 
@@ -22,6 +24,7 @@ from inventory.models import Inventory
 from migrator.errors import GateError, UnknownJob
 from migrator.gating import load_app
 from migrator.plan.service import INVENTORY_FILE
+from migrator.promotion import Promotion, check_promotion, forced_by, promotions
 from queue_runtime.errors import QueueError
 from queue_runtime.gate import (
     ChangeCause,
@@ -33,6 +36,7 @@ from queue_runtime.gate import (
     set_rollout,
     unset_rollout,
 )
+from queue_runtime.gate.api import default_rollout
 from queue_runtime.runtime import Runtime
 
 T = TypeVar("T")
@@ -94,13 +98,24 @@ def _inventory_jobs(path: Path | None) -> frozenset[str]:
 
 
 def set_job_rollout(
-    runtime: Runtime, known: KnownJobs, job: str, value: str, who: str | None, force: bool
+    runtime: Runtime,
+    known: KnownJobs,
+    job: str,
+    value: str,
+    who: str | None,
+    force: bool,
+    reason: str | None = None,
 ) -> Rollout:
-    """Store ``job``'s mode (``inline``, ``25%``, ``async``) unless ``job`` is unknown."""
-    _tables(lambda: parse_rollout(value))  # a bad mode is reported before an unknown job
+    """Store ``job``'s mode (``inline``, ``25%``, ``async``) unless ``job`` is unknown, or the
+    promotion rule refuses it (:mod:`migrator.promotion`; ``force`` passes, audited)."""
+    mode, _ = _tables(lambda: parse_rollout(value))  # a bad mode is reported before an unknown job
     if not force and job not in known:
         raise UnknownJob(known.refusal(job))
-    return _tables(lambda: set_rollout(runtime, job, value, who=who))
+    promoted = check_promotion(runtime, job, mode, job in known.registered, force)
+    forced = promoted is not None and promoted.refusal is not None
+    note = reason if promoted is None else promoted.audit(reason)
+    who = forced_by(who) if forced else who
+    return _tables(lambda: set_rollout(runtime, job, value, who=who, reason=note))
 
 
 def unset_job_rollout(runtime: Runtime, job: str, who: str | None) -> Rollout:
@@ -114,10 +129,12 @@ def unset_job_rollout(runtime: Runtime, job: str, who: str | None) -> Rollout:
 
 @dataclass(frozen=True, slots=True)
 class StatusRow:
-    """A stored rollout and the last audited change of its job."""
+    """A rollout (stored, or the default for a job with shadow evidence), its last audited
+    change and what the promotion rule says of its shadow evidence."""
 
     rollout: Rollout
     latest: RolloutChange | None
+    promotion: Promotion | None = None
 
     @property
     def note(self) -> str:
@@ -130,8 +147,15 @@ class StatusRow:
 
 
 def rollout_status(runtime: Runtime) -> list[StatusRow]:
-    stored = _tables(lambda: rollouts(runtime))
-    return [StatusRow(r, _latest(runtime, r.job)) for r in stored]
+    """Every stored rollout, and every job with shadow evidence, with that evidence."""
+    stored = {r.job: r for r in _tables(lambda: rollouts(runtime))}
+    found = promotions(runtime, list(stored))
+    return [
+        StatusRow(
+            stored.get(job) or default_rollout(runtime, job), _latest(runtime, job), found[job]
+        )
+        for job in found
+    ]
 
 
 def _latest(runtime: Runtime, job: str) -> RolloutChange | None:

@@ -163,7 +163,8 @@ def test_django_tellme_end_to_end(tree: AppTree, queue: Runtime, tmp_path: Path)
     _certify(tree, queue, tmp_path)
     rollout = app_migrator(
         tree,
-        "rollout", "set", DELIVER, "async", "--by", "e2e", "--app", "django_worker",
+        "rollout", "set", DELIVER, "async", "--by", "e2e", "--app", "django_worker", "--force",
+        "--reason", "e2e: the inline pass ran without a database: no shadow evidence",
         env={**_app_env(tree, tmp_path / "unused.jsonl", "suite"), **queue_env(queue)},
     )  # fmt: skip
     assert rollout.returncode == 0, rollout.stdout + rollout.stderr

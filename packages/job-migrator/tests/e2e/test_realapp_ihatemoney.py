@@ -192,7 +192,8 @@ def test_ihatemoney_end_to_end(tree: AppTree, queue: Runtime, tmp_path: Path) ->
     for name in names:
         rollout = app_migrator(
             tree,
-            "rollout", "set", name, "async", "--by", "e2e", "--app", "ihatemoney_worker",
+            "rollout", "set", name, "async", "--by", "e2e", "--app", "ihatemoney_worker", "--force",
+            "--reason", "e2e: the inline pass ran without a database: no shadow evidence",
             env={**queue_env(queue), "REALAPP_JOB_MODULES": ",".join(modules)},
         )  # fmt: skip
         assert rollout.returncode == 0, rollout.stdout + rollout.stderr

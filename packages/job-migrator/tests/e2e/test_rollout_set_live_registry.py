@@ -43,6 +43,7 @@ def app(tmp_path: Path) -> Iterator[tuple[Path, Settings]]:
         (tmp_path / "pyproject.toml").write_text(
             f'[tool.queue_runtime]\ndatabase_url = "{settings.database_url}"\n'
             f'schema = "{settings.schema_name}"\n'
+            "shadow_min_calls = 0\n"  # these tests are about known jobs, not shadow evidence
         )
         yield tmp_path, settings
 

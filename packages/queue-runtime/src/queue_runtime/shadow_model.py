@@ -76,8 +76,14 @@ def current_evidence(
 
 
 def promotion_refusal(evidence: ShadowEvidence | None, job: str, min_calls: int) -> str | None:
-    """Why ``job`` may not go async or to a percentage yet (one line), None when it may."""
+    """Why ``job`` may not go async or to a percentage yet (one line), None when it may.
+
+    Refused: a failed round trip or an unencodable fallback (whatever ``min_calls``),
+    or fewer than ``min_calls`` checked calls (0: no record is needed).
+    """
     fix = f"run it inline (`migrator rollout set {job} inline`) until the record is clean"
+    if evidence is None and min_calls == 0:  # shadow_min_calls = 0: no count is required
+        return None
     if evidence is None:
         return f"{job}: no shadow evidence (0 checked calls, {min_calls} needed); {fix}"
     if evidence.failed or evidence.unencodable:

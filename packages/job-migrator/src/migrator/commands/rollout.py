@@ -11,6 +11,7 @@ Register it in ``migrator/cli.py`` with ``main.add_command(rollout)``.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from pathlib import Path
 
@@ -22,7 +23,9 @@ from migrator.commands.gate import runtime_options
 from migrator.console import stdout_console
 from migrator.entry import MigratorGroup
 from migrator.gating import open_runtime
+from migrator.promotion import evidence_json
 from migrator.rollouts import (
+    StatusRow,
     history,
     known_jobs,
     rollout_status,
@@ -42,7 +45,12 @@ def rollout() -> None:
 @runtime_options
 @click.option("--by", "who", help="Who changed it (recorded).")
 @click.option("--app", "app", help="The app module defining the jobs (JOB must be one of them).")
-@click.option("--force", is_flag=True, help="Stage a rollout for a job not known (yet).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Stage a rollout for a job not known (yet); promote past the shadow evidence (audited).",
+)
+@click.option("--reason", help="Why (recorded in the audit; say it when forcing).")
 def set_command(
     job: str,
     mode: str,
@@ -52,12 +60,17 @@ def set_command(
     who: str | None,
     app: str | None,
     force: bool,
+    reason: str | None,
 ) -> None:
-    """Set JOB's rollout mode; every process follows within seconds."""
+    """Set JOB's rollout mode; every process follows within seconds.
+
+    async or a percentage needs clean shadow evidence (``rollout status``);
+    inline never refuses.
+    """
     runtime = open_runtime(project, database_url, redis_url)
     try:
         known = known_jobs(runtime, project, app)
-        stored = set_job_rollout(runtime, known, job, mode, who, force)
+        stored = set_job_rollout(runtime, known, job, mode, who, force, reason)
     finally:
         runtime.close()
     click.echo(f"{stored.job}: {stored.label}")
@@ -84,23 +97,46 @@ def unset_command(
 
 @rollout.command("status")
 @runtime_options
-def status(project: Path, database_url: str | None, redis_url: str | None) -> None:
-    """Every stored rollout and its last change (jobs without one use the configured default)."""
+@click.option("--json", "as_json", is_flag=True, help="Rows as JSON, with the shadow evidence.")
+def status(project: Path, database_url: str | None, redis_url: str | None, as_json: bool) -> None:
+    """Every stored rollout and every job with shadow evidence: mode, last change, evidence."""
     runtime = open_runtime(project, database_url, redis_url)
     try:
         rows = rollout_status(runtime)
         default = runtime.settings.default_rollout
     finally:
         runtime.close()
-    table = Table("job", "rollout", "updated", "by", "note")
+    if as_json:
+        click.echo(json.dumps([_row_json(row) for row in rows], indent=2))
+        return
+    table = Table("job", "rollout", "updated", "by", "shadow evidence", "note")
     for row in rows:
         r = row.rollout
-        values = (r.job, r.label, _when(r.updated_at), r.updated_by or "-", row.note or "-")
-        table.add_row(*(escape(v) for v in values))
+        values = (r.job, r.label, _when(r.updated_at), r.updated_by or "-", _evidence(row))
+        table.add_row(*(escape(v) for v in (*values, row.note or "-")))
     console = stdout_console()
     if rows:
         console.print(table)
     console.print(f"jobs without a stored rollout: {default}")
+
+
+def _evidence(row: StatusRow) -> str:
+    found = row.promotion
+    if found is None:
+        return "-"
+    figures = found.evidence.summary() if found.evidence else "none"
+    verdict = "promotable" if found.refusal is None else f"not promotable: {found.refusal}"
+    return f"{figures} ({verdict})"
+
+
+def _row_json(row: StatusRow) -> dict[str, object]:
+    r = row.rollout
+    stored = r.updated_at is not None
+    out: dict[str, object] = {"job": r.job, "rollout": r.label, "stored": stored}
+    out |= {"updated_at": r.updated_at.isoformat() if r.updated_at else None}
+    out |= {"updated_by": r.updated_by, "note": row.note or None}
+    out["shadow"] = evidence_json(row.promotion) if row.promotion else None
+    return out
 
 
 @rollout.command("history")

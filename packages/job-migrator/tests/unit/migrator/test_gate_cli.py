@@ -58,6 +58,7 @@ def project(tmp_path: Path) -> Iterator[Project]:
     name = f"gcli_{secrets.token_hex(4)}"
     (tmp_path / f"{name}.py").write_text(JOBS.replace("{app}", name))
     table = f'[tool.queue_runtime]\ndatabase_url = "{pg_admin_url()}"\nschema = "{name}"\n'
+    table += "shadow_min_calls = 0\n"  # promotion on shadow evidence: test_rollout_promotion.py
     (tmp_path / "pyproject.toml").write_text(table)
     settings = Settings(database_url=pg_admin_url(), schema=name)
     migrate(settings)
