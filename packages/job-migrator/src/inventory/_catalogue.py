@@ -99,6 +99,10 @@ class KeywordEntry(BaseModel):
     effect: EffectKind
     keyed_by: str | None = None
     why: str = Field(default="", description="The reason a reviewer reads in the evidence.")
+    follow: bool = Field(
+        default=False,
+        description="The name is evidence, not all the call does: still follow its callee.",
+    )
 
 
 class AugassignEntry(BaseModel):
@@ -164,6 +168,7 @@ class CallMatch:
     # A ``?.method`` entry with no receiver hint: the method's name alone decided.
     by_name: bool = False
     detail: str = ""  # why a [[keyword]] rule calls it what it is, for the evidence
+    follow: bool = False  # a [[keyword]] rule that adds evidence but does not stand for the call
 
 
 def load_shipped() -> CatalogueSpec:
@@ -255,9 +260,10 @@ class Catalogue:
 
     def explains(self, call: CallInfo, target: str) -> bool:
         """An entry says what the call does (an effect, or nothing): no need to read its source."""
+        keyword = self.match_keyword(call, target)
         return (
             self.match_call(call, target) is not None
-            or self.match_keyword(call, target) is not None
+            or (keyword is not None and not keyword.follow)
             or self.is_pure(call, target, unknown_receiver=False)
         )
 
@@ -273,7 +279,14 @@ class Catalogue:
         for entry in self.spec.keyword:
             if re.search(entry.name, name) and re.search(entry.receiver, where):
                 api = api_name(call, target)
-                return CallMatch(entry.effect, api, entry.keyed_by, exact=False, detail=entry.why)
+                return CallMatch(
+                    entry.effect,
+                    api,
+                    entry.keyed_by,
+                    exact=False,
+                    detail=entry.why,
+                    follow=entry.follow,
+                )
         return None
 
     def match_augassign(self, attr: str) -> EffectKind | None:

@@ -100,6 +100,27 @@ EXAMPLES: list[RuleExample] = [
         evidence_mentions="subscription.cancel: a money verb on an order",
     ),
     example(
+        "unsafe: a money verb on an untyped receiver still follows the method it may run",
+        """
+        def refund_order(order):
+            order.invoice.refund()
+        """,
+        "refund_order",
+        V.UNSAFE,
+        {K.ACCOUNT_STATE, K.PAYMENT},
+        "`order.invoice` has no known type: the name `refund` on an invoice is evidence, and "
+        "the project's `refund` methods are still followed by name, so the Stripe refund one of "
+        "them makes is reported too (a name rule adds evidence, it does not stand for the call).",
+        more_files={
+            "shop/billing.py": (
+                "import stripe\n\n\nclass Invoice:\n"
+                "    def refund(self):\n"
+                "        stripe.Refund.create(charge=self.charge_id)\n"
+            )
+        },
+        evidence_mentions="order.invoice.refund: a money verb",
+    ),
+    example(
         "unsafe: a payment built and saved",
         """
         from shop.models import Payment

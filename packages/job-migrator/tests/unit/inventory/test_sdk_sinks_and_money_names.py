@@ -133,3 +133,11 @@ def test_a_user_keyword_rule_gives_its_reason() -> None:
 )
 def test_money_models_are_read_from_the_words_of_their_name(model: str, word: str | None) -> None:
     assert money_model(model) == word
+
+
+def test_a_money_name_is_evidence_that_leaves_the_call_followed() -> None:
+    named = call("?.create_refund", receiver_source="order")
+    gateway = call("?.charge", receiver_source="gateway")
+    assert CATALOGUE.match_keyword(named, "?.create_refund") is not None
+    assert not CATALOGUE.explains(named, "?.create_refund")  # its callee is still followed
+    assert CATALOGUE.explains(gateway, "?.charge")  # a payment API word stands for the call
