@@ -97,3 +97,11 @@ def promotion_refusal(evidence: ShadowEvidence | None, job: str, min_calls: int)
     if evidence.checked < min_calls:
         return f"{job}: only {evidence.checked} of {min_calls} checked calls; {fix}, or --force"
     return None
+
+
+def evidence_note(evidence: ShadowEvidence | None, job: str, min_calls: int) -> str:
+    """One line for reports (``plan --check``, the dashboard): the figures and the verdict."""
+    refusal = promotion_refusal(evidence, job, min_calls)
+    figures = evidence.summary() if evidence else "none"
+    verdict = "promotable" if refusal is None else f"not promotable: {refusal}"
+    return f"shadow evidence: {figures}; {verdict}"

@@ -25,7 +25,9 @@ gate's tables in the same schema:
   not count;
 - ``<job>/rollout``: the stored rollout mode is ``async`` (or no row and the
   configured default is async) and the job is certified for its current code,
-  so enqueues really go async.
+  so enqueues really go async. Its evidence also shows the job's shadow
+  evidence (``shadow_evidence``, of its current code) and whether the promotion
+  rule would let ``migrator rollout set`` move it async.
 
 Each check turns its failure into evidence, never an exception.
 """
@@ -49,6 +51,7 @@ from queue_runtime.config import RolloutMode
 from queue_runtime.gate import fingerprint
 from queue_runtime.pg.inspect import ReadOnly, read_only
 from queue_runtime.redis_leases import RedisLeaseStore
+from queue_runtime.shadow_model import current_evidence, evidence_note
 from queue_runtime.store import Rollout
 
 Outcome = tuple[bool, str]
@@ -240,7 +243,7 @@ def check_pools(settings: CheckSettings, jobs: list[str]) -> Outcome:
 
 
 # -- the gate: guard, certification, rollout of one job ------------------------------
-GATE_TABLES = ("certifications", "rollouts", "job_keys")
+GATE_TABLES = ("certifications", "rollouts", "job_keys", "shadow_evidence")
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,12 +342,19 @@ class GateChecks:
         else:
             mode = self.settings.runtime.default_rollout
             where = f"no rollout stored: the default ({mode.value}) applies"
+        where = f"{where}; {self.shadow(stores, job)}"
         if mode is not RolloutMode.ASYNC:
             return False, where
         ok, evidence = self.certified(job)
         if not ok:
             return False, f"{where}, but the gate keeps it inline: {evidence}"
         return True, f"{where}; {evidence}"
+
+    def shadow(self, stores: ReadOnly, job: str) -> str:
+        """The job's shadow evidence (of its current code when it can be fingerprinted)."""
+        ok, current = self.current_fingerprint(job)
+        found = current_evidence(stores.gate.shadow_evidence(job), job, current if ok else None)
+        return evidence_note(found, job, self.settings.runtime.shadow_min_calls)
 
 
 def _fingerprint_of(root: Path, qualname: str) -> Outcome:

@@ -18,6 +18,7 @@ from queue_runtime import Settings, migrate
 from queue_runtime.gate import certify, fingerprint, revoke, set_rollout
 from queue_runtime.gate.guard import guarded_callable
 from queue_runtime.runtime import Runtime
+from queue_runtime.shadow_model import ShadowDelta
 from tests.support import pg_admin_url
 
 pytestmark = [pytest.mark.pg]
@@ -81,7 +82,8 @@ def test_certified_for_the_current_code_ticks_loadtest_and_rollout(
     assert ok and "the default (async) applies" in why
 
     set_rollout(runtime, charge.name, "25%", who="bob")
-    assert checks.rollout(charge.name) == (False, "rollout 25% (set by bob)")
+    ok, why = checks.rollout(charge.name)
+    assert not ok and why.startswith("rollout 25% (set by bob); shadow evidence: none;")
     set_rollout(runtime, charge.name, "async", who="bob")
     assert checks.rollout(charge.name)[0]
 
@@ -121,3 +123,18 @@ def test_an_unimportable_job_is_evidence(tmp_path: Path) -> None:
     checks = GateChecks(load_check_settings(tmp_path))
     ok, why = checks.current_fingerprint("no_such_pkg_x.jobs.charge")
     assert not ok and "cannot import" in why
+
+
+def test_the_rollout_step_shows_the_shadow_evidence_of_the_current_code(
+    project: tuple[GateChecks, Runtime, Any],
+) -> None:
+    checks, runtime, charge = project
+    set_rollout(runtime, charge.name, "inline", who="bob")
+    stale = ShadowDelta(charge.name, "older-code", checked=500, failed=2)
+    runtime.gate_store.add_shadow([stale, ShadowDelta(charge.name, fingerprint(charge), 120)])
+    ok, why = checks.rollout(charge.name)
+    assert not ok
+    assert why == (
+        "rollout inline (set by bob); shadow evidence: 120 checked, 0 failed, 0 unencodable;"
+        " promotable"
+    )
