@@ -60,6 +60,55 @@ def django_class(value: Any) -> str | None:
     return str(model._meta.label)
 
 
+SNAPSHOT = "_queue_runtime_snapshot"  # on a marked instance: (label, db, {attname: value})
+
+
+def snapshot(instance: Any) -> Any:
+    """Mark a Django instance to travel BY VALUE, its field values read now; returns it.
+
+    For a row being deleted (a ``post_delete`` receiver): the worker could not read it
+    again. Each concrete field's value (``attname``: ``author_id``, a file field's name)
+    is copied at this call, before Django clears the primary key after the delete; a
+    deferred field is left out. Anything that is not a Django instance is returned as is.
+    """
+    models = sys.modules.get("django.db.models")
+    if models is None or not isinstance(instance, models.Model):
+        return instance
+    values = {f.attname: _field_value(instance, f) for f in _loaded_fields(instance)}
+    instance.__dict__[SNAPSHOT] = (instance._meta.label, instance._state.db, values)
+    return instance
+
+
+def _loaded_fields(instance: Any) -> list[Any]:
+    deferred = instance.get_deferred_fields()
+    return [f for f in instance._meta.concrete_fields if f.attname not in deferred]
+
+
+def _field_value(instance: Any, field: Any) -> Any:
+    value = getattr(instance, field.attname)
+    files = sys.modules.get("django.db.models.fields.files")
+    if files is not None and isinstance(value, files.FieldFile):
+        return value.name  # the file by its name in the storage
+    return value
+
+
+def django_snapshot(value: Any) -> tuple[str, str | None, dict[str, Any]] | None:
+    """``(label, database alias, {attname: value})`` of an instance marked by :func:`snapshot`."""
+    models = sys.modules.get("django.db.models")
+    if models is None or not isinstance(value, models.Model):
+        return None
+    found: tuple[str, str | None, dict[str, Any]] | None = value.__dict__.get(SNAPSHOT)
+    return found
+
+
+def load_django_snapshot(label: str, db: str | None, values: dict[str, Any]) -> Any:
+    """An unsaved instance built from the stored values, marked as read from ``db``."""
+    instance = load_django_class(label)(**values)
+    instance._state.adding = False
+    instance._state.db = db
+    return instance
+
+
 def load_django_class(label: str) -> Any:
     from django.apps import apps
 

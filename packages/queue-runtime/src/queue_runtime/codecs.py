@@ -6,7 +6,9 @@ Plain JSON is stored as it is. Other values become a dict tagged ``"__qr__"``:
 non-str keys, ``Enum`` members, dataclasses, pydantic models, attrs classes,
 Django lazy strings (forced with ``str()`` at enqueue, in the active language),
 and model instances BY REFERENCE (Django, SQLAlchemy: model + primary key, read
-again in the worker; a model class by its label). A plain dict that has the
+again in the worker; a model class by its label). A Django instance marked with
+:func:`snapshot` (a row being deleted) travels BY VALUE instead: its label and
+field values, rebuilt in the worker as an unsaved instance, no relation carried. A plain dict that has the
 tag key is escaped (``{"__qr__": "dict", "v": {...}}``), so it round-trips.
 
 Classes named in a payload are resolved safely: from a module already imported,
@@ -32,13 +34,13 @@ from enum import Enum, StrEnum
 from typing import Any
 
 from queue_runtime import _refs
-from queue_runtime._refs import sqlalchemy_session
+from queue_runtime._refs import snapshot, sqlalchemy_session
 from queue_runtime.errors import ConfigError, PayloadError, Unencodable
 
 TAG = "__qr__"
 VALUE = "v"
 __all__ = ["TAG", "Tag", "allow_modules", "decode_value", "encode_value", "register_codec"]
-__all__ += ["has_references", "sqlalchemy_session"]
+__all__ += ["has_references", "snapshot", "sqlalchemy_session"]
 
 
 class Tag(StrEnum):
@@ -59,6 +61,7 @@ class Tag(StrEnum):
     ATTRS = "attrs"  # "cls", "v": {init attribute: value}
     DJANGO_MODEL = "django.model"  # "model": app_label.ModelName, "pk"
     DJANGO_CLASS = "django.class"  # "model": app_label.ModelName
+    DJANGO_SNAPSHOT = "django.snapshot"  # "model", "db", "v": {attname: value} (by value)
     SQLALCHEMY = "sqlalchemy.model"  # "cls", "pk": [identity]
 
 
@@ -196,6 +199,10 @@ def _structured(value: Any) -> Any:
 
 
 def _model(value: Any) -> Any:
+    copied = _refs.django_snapshot(value)
+    if copied is not None:
+        model, db, values = copied
+        return {TAG: Tag.DJANGO_SNAPSHOT, "model": model, "db": db, VALUE: encode_value(values)}
     django = _refs.django_instance(value)
     if django is not None:
         return {TAG: Tag.DJANGO_MODEL, "model": django[0], "pk": encode_value(django[1])}
@@ -288,6 +295,7 @@ _DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     Tag.ATTRS: lambda o: _class(o["cls"], Tag.ATTRS)(**_fields(o)),
     Tag.DJANGO_MODEL: lambda o: _refs.load_django_instance(o["model"], decode_value(o["pk"])),
     Tag.DJANGO_CLASS: lambda o: _refs.load_django_class(o["model"]),
+    Tag.DJANGO_SNAPSHOT: lambda o: _refs.load_django_snapshot(o["model"], o["db"], _fields(o)),
     Tag.SQLALCHEMY: lambda o: _refs.load_sqlalchemy_instance(
         _class(o["cls"], Tag.SQLALCHEMY), _items({VALUE: o["pk"]})
     ),
