@@ -29,6 +29,7 @@ import pytest
 from queue_runtime import Settings
 from queue_runtime.pg import dashboard as dashboard_queries
 from queue_runtime.runtime import Runtime
+from queue_runtime.shadow_model import ShadowDelta, ShadowFailure
 from queue_runtime.store import Completion, Failure, JobStatus, NewJob
 from queue_runtime.testing import free_port, wait_until
 from queue_runtime.web import make_asgi_app, make_wsgi_app
@@ -418,3 +419,15 @@ def test_the_dashboards_connections_run_without_jit(runtime: Runtime) -> None:
         server = plain.execute(jit).fetchone()
     with runtime.store._pool.connection() as conn:  # type: ignore[attr-defined]
         assert conn.execute(jit).fetchone() == server
+
+
+def test_the_job_page_shows_the_jobs_shadow_evidence(client: Client, runtime: Runtime) -> None:
+    job = dead_job(runtime)
+    assert "shadow evidence: none; not promotable" in client.get(f"/jobs/{job}").body
+    failure = ShadowFailure("order", "builtins.object", "no codec covers it", fallback=True)
+    delta = ShadowDelta(CHARGE, "abc123", checked=7, unencodable=1, examples=(failure,))
+    runtime.gate_store.add_shadow([delta])
+    page = client.get(f"/jobs/{job}").body
+    assert "shadow evidence: 7 checked, 0 failed, 1 unencodable; not promotable" in page
+    assert '<table id="shadow-examples">' in page and "unencodable (ran as before)" in page
+    assert "no codec covers it" in page and "code abc123" in page

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 from queue_runtime.errors import ConfigError, QueueError
 from queue_runtime.gate import get_rollout, parse_rollout, set_rollout
 from queue_runtime.pg.dashboard import JobPage, ListState
+from queue_runtime.shadow_model import current_evidence, evidence_note
 from queue_runtime.web import _charts
 from queue_runtime.web._app import Handler, HttpError, View
 from queue_runtime.web._http import Response
@@ -130,7 +131,16 @@ def job_page(view: View, job_id: int) -> Response:
         result_json=_json(job.result) if job.result is not None else None,
         attempts=[_attempt(a) for a in job.attempts],
         duration=f"{(finished - job.enqueued_at).total_seconds():.3f}s" if finished else "",
+        shadow=_shadow(view, job.name),
     )
+
+
+def _shadow(view: View, name: str) -> dict[str, Any]:
+    """The job's shadow evidence (its newest seen code) and what the promotion rule says."""
+    runtime = view.app.runtime
+    found = current_evidence(runtime.gate_store.shadow_evidence(name), name)
+    note = evidence_note(found, name, runtime.settings.shadow_min_calls)
+    return {"evidence": found, "note": note}
 
 
 def _json(value: Any) -> str:
