@@ -80,6 +80,7 @@ ACCEPTED: dict[Framework, Rewrite] = {
     Framework.DJANGO: django_202.rewrite,
 }
 
+_SNAPSHOT = Import("queue_runtime.codecs", signal_receiver.SNAPSHOT)
 NOT_FOUND = (
     "not found at the recorded position (line {line}): the code there has another shape; rescan"
 )
@@ -121,7 +122,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         self._scopes.append(_Scope(0, 0, node))
         self._module_names = frozenset(
             n.name.value for n in node.body if isinstance(n, cst.FunctionDef | cst.ClassDef)
-        )
+        ) | _used(node, signal_receiver.SNAPSHOT)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         first, last = self._lines(node)
@@ -161,6 +162,8 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         if split is None:
             return []
         self.outcomes[i] = Rewritten(target)
+        if signal_receiver.snapshots(func):  # a post_delete receiver: the instance by value
+            self.adds.append(_SNAPSHOT)
         return [split[1]]
 
     def _unschedule(self, func: cst.FunctionDef, i: int, target: Target) -> cst.FunctionDef:
@@ -237,9 +240,11 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             self.outcomes.setdefault(i, Skipped(target, "already enqueues", Status.ALREADY))
             return None
         deleted = self._inside_delete_receiver(target, block.statements[index])
-        if deleted:
+        copied = self._by_value(block, index) if deleted else block
+        if deleted and copied is None:
             self.outcomes[i] = Skipped(target, signal_receiver.held_reason(deleted))
             return None
+        block = copied or block
         rewrite = _rewrite_for(target)
         result = rewrite(block, index, target)
         if isinstance(result, Skip):
@@ -247,9 +252,18 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             return None
         if isinstance(result, Edit):
             self.outcomes[i] = Rewritten(target)
-            self.adds.extend(result.adds)
+            self.adds.extend([*result.adds, *([_SNAPSHOT] if deleted else [])])
             self.removes.extend(result.removes)
         return result
+
+    def _by_value(self, block: Block, index: int) -> Block | None:
+        """In a ``post_delete`` receiver, the job call with ``snapshot(instance)``; None when
+        the instance cannot go by value (another signal, ``**kwargs``, the name is taken)."""
+        scope = self._scopes[-1].node
+        assert isinstance(scope, cst.FunctionDef)  # _inside_delete_receiver found a receiver
+        if not signal_receiver.snapshots(scope) or signal_receiver.SNAPSHOT in self._module_names:
+            return None
+        return signal_receiver.instance_by_value(block, index)
 
     def _inside_delete_receiver(self, target: Target, stmt: cst.BaseStatement) -> str | None:
         """The job handed the deleted instance in a ``pre_delete`` / ``post_delete`` receiver:
@@ -275,6 +289,11 @@ def _rewrite_for(target: Target) -> Rewrite:
 
 def _names(node: cst.CSTNode) -> Counter[str]:
     return Counter(n.value for n in m.findall(node, m.Name()) if isinstance(n, cst.Name))
+
+
+def _used(node: cst.CSTNode, name: str) -> frozenset[str]:
+    """``{name}`` when the module uses the name anywhere (bound or read), else empty."""
+    return frozenset({name}) if m.findall(node, m.Name(name)) else frozenset()
 
 
 def _calls_job(stmt: cst.SimpleStatementLine, target: Target) -> bool:

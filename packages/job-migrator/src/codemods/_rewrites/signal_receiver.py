@@ -61,6 +61,11 @@ DELETES = (
     "keep it in-process, or move the work into a job taking the values it reads of the "
     "instance (`instance.pk`, a file name) and call that from the receiver, then apply again"
 )
+READS_ORIGIN = (
+    "the receiver is itself the job, handles post_delete and reads the `origin` Django passes "
+    "it (the instance or queryset delete() was called on, gone too when a worker runs): stop "
+    "reading `origin` in it, and apply again"
+)
 RETURNS = (
     "the receiver is itself the job and returns a value: `signal.send()` hands it to the "
     "sender (a plugin registry, a veto), and an enqueue returns nothing; keep it in-process, "
@@ -139,6 +144,26 @@ def hands_on_instance(call: cst.Call) -> bool:
     )
 
 
+def instance_by_value(block: Block, index: int) -> Block | None:
+    """The block with the job call's ``instance`` argument snapshotted (``snapshot(instance)``);
+    None when the call hands on ``**kwargs`` or ``origin`` (not carried by value)."""
+    call = statement_call(block.statements[index])
+    if call is None or any(
+        a.star == "**" or (isinstance(a.value, cst.Name) and a.value.value == ORIGIN)
+        for a in call.args
+    ):
+        return None
+    wrapped = cst.parse_expression(f"{SNAPSHOT}({INSTANCE})")
+    args = [
+        a.with_changes(value=wrapped) if m.matches(a.value, m.Name(INSTANCE)) else a
+        for a in call.args
+    ]
+    statements = list(block.statements)
+    new = statements[index].deep_replace(call, call.with_changes(args=args))
+    statements[index] = cst.ensure_type(new, cst.SimpleStatementLine)
+    return Block(statements, block.scope_names)
+
+
 def receiver_name(target: Target) -> str:
     return f"{target.name}_receiver"
 
@@ -157,7 +182,7 @@ def split_receiver(
     receiver = cst.FunctionDef(
         name=cst.Name(receiver_name(target)),
         params=func.params,
-        body=cst.IndentedBlock(body=_receiver_body(func.params, target)),
+        body=cst.IndentedBlock(body=_receiver_body(func.params, target, snapshots(func))),
         decorators=func.decorators,
         leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
     )
@@ -173,8 +198,12 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
     if params.posonly_params or isinstance(params.star_arg, cst.Param):
         return Skip(SHAPE.format(what="given positional-only or *args parameters"))
     deleted = delete_receiver(func)
-    if deleted:
+    if deleted and not snapshots(func):
         return Skip(held_reason(deleted))
+    if deleted and _reads(func, ORIGIN):
+        return Skip(READS_ORIGIN)
+    if deleted and SNAPSHOT in taken:
+        return Skip(TAKEN.format(name=SNAPSHOT))
     if receiver_name(target) in taken:
         return Skip(TAKEN.format(name=receiver_name(target)))
     if _reads_signal(func):
@@ -186,9 +215,26 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
 
 def _reads_signal(func: cst.FunctionDef) -> bool:
     """The body uses a name ``signal`` or the string ``"signal"`` (``kwargs["signal"]``)."""
-    names = m.findall(func.body, m.Name(SIGNAL))
-    strings = m.findall(func.body, m.SimpleString(value=m.MatchIfTrue(_is_signal_literal)))
-    return bool(names or strings)
+    return _reads(func, SIGNAL)
+
+
+def _reads(func: cst.FunctionDef, name: str) -> bool:
+    """The body uses the name ``name`` or the string of it (``kwargs["origin"]``)."""
+    names = m.findall(func.body, m.Name(name))
+    literal = m.SimpleString(value=m.MatchIfTrue(lambda value: _unquoted(value) == name))
+    return bool(names or m.findall(func.body, literal))
+
+
+def _unquoted(value: str) -> str:
+    return value.strip("\"'")
+
+
+def snapshots(func: cst.FunctionDef) -> bool:
+    """A ``post_delete`` receiver and nothing else: it moves with the instance by value."""
+    names = {
+        n.value for d in func.decorators for n in m.findall(d, m.Name()) if isinstance(n, cst.Name)
+    }
+    return names & _MODEL_SIGNALS == {POST_DELETE}
 
 
 def _returns_value(func: cst.FunctionDef) -> bool:
@@ -206,18 +252,40 @@ def _gives_value(node: cst.CSTNode) -> bool:
     return any(_gives_value(child) for child in node.children)
 
 
-def _is_signal_literal(value: str) -> bool:
-    return value.strip("\"'") == SIGNAL
-
-
-def _receiver_body(params: cst.Parameters, target: Target) -> list[cst.BaseStatement]:
+def _receiver_body(
+    params: cst.Parameters, target: Target, by_value: bool
+) -> list[cst.BaseStatement]:
     named = [p.name.value for p in [*params.params, *params.kwonly_params]]
-    passed = [f"{n}=None" if n == SIGNAL else f"{n}={n}" for n in named]
+    dropped = _DROPPED[by_value]
+    passed = [_passed(n, dropped, by_value) for n in named]
     lines: list[str] = []
     star = params.star_kwarg
     if star is not None:
         rest = star.name.value
-        lines.append(f'{rest}.pop("{SIGNAL}", None)  # a live Signal object: not passed on')
+        lines += [f'{rest}.pop("{n}", None)  # {_WHY[n]}: not passed on' for n in dropped]
+        if by_value and INSTANCE not in named:
+            lines.append(f'{rest}["{INSTANCE}"] = {SNAPSHOT}({rest}["{INSTANCE}"])  # {_BY_VALUE}')
         passed.append(f"**{rest}")
     lines.append(f"{target.name}.enqueue({', '.join(passed)})")
     return [cst.parse_statement(line) for line in lines]
+
+
+def _passed(name: str, dropped: tuple[str, ...], by_value: bool) -> str:
+    if name in dropped:
+        return f"{name}=None"
+    if by_value and name == INSTANCE:
+        return f"{name}={SNAPSHOT}({name})"
+    return f"{name}={name}"
+
+
+INSTANCE = "instance"
+ORIGIN = "origin"
+SNAPSHOT = "snapshot"  # queue_runtime.codecs.snapshot: the deleted instance by value
+POST_DELETE = "post_delete"
+_BY_VALUE = "its row is deleted: by value"
+_DROPPED = {False: (SIGNAL,), True: (SIGNAL, ORIGIN)}
+_WHY = {SIGNAL: "a live Signal object", ORIGIN: "what delete() was called on (gone too)"}
+_MODEL_SIGNALS = frozenset(
+    {"pre_init", "post_init", "pre_save", "post_save", "pre_delete", "post_delete"}
+    | {"m2m_changed", "pre_migrate", "post_migrate", "class_prepared"}
+)

@@ -112,9 +112,12 @@ def root(write_files: Callable[[dict[str, str]], Path]) -> Path:
     )
 
 
-def test_a_delete_receiver_named_like_the_method_it_calls_is_not_rewritten(root: Path) -> None:
-    """The receiver is the job, for post_delete: it stays (a worker could not read the deleted
-    row again), and the method of the same name it calls on ``instance.flag`` is untouched."""
+def test_a_delete_receiver_named_like_the_method_it_calls_is_split_leaving_the_call(
+    root: Path,
+) -> None:
+    """The receiver is the job, for post_delete: it is split (the new receiver snapshots the
+    deleted instance), and the method of the same name it calls on ``instance.flag`` is
+    untouched."""
     inventory = build_inventory(
         root,
         [
@@ -131,8 +134,11 @@ def test_a_delete_receiver_named_like_the_method_it_calls_is_not_rewritten(root:
     result = plan_apply(root, inventory, scanner=None)
 
     [outcome] = result.outcomes
-    assert outcome.status is Status.SKIPPED and result.changes == []
-    assert "the receiver handles post_delete" in outcome.reason  # the flag's row is gone
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+    [change] = result.changes
+    assert "    instance.flag.decrease_count()\n" in change.after
+    assert ".decrease_count.enqueue(" not in change.after
+    assert "decrease_count.enqueue(sender=sender, instance=snapshot(instance)" in change.after
 
 
 def test_a_library_call_inside_the_job_itself_is_not_rewritten(root: Path) -> None:

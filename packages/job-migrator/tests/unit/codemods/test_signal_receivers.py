@@ -142,24 +142,91 @@ def forget(sender, instance, **kwargs):
 """
 
 
-def test_a_delete_receiver_moves_once_it_passes_values_not_the_instance(
+DELETE_SPLIT = """@job(pool="batch", idempotent=True)
+def forget(sender, instance, **kwargs):
+    drop_files(instance)
+
+
+@receiver(post_delete, sender=Order)
+def forget_receiver(sender, instance, **kwargs):
+    kwargs.pop("signal", None)  # a live Signal object: not passed on
+    kwargs.pop("origin", None)  # what delete() was called on (gone too): not passed on
+    forget.enqueue(sender=sender, instance=snapshot(instance), **kwargs)
+"""
+
+
+def test_a_post_delete_receiver_moves_with_the_deleted_instance_by_value(
     write_files: Files,
 ) -> None:
-    """The row is gone when a worker would read the instance again: refused, and the reason's
-    change (a job taking the values it reads, called from the receiver) moves the call."""
+    """The row is gone when a worker runs: the new receiver snapshots the instance (its field
+    values, rebuilt in the worker) and drops ``origin``."""
     root = _shop(write_files, DELETES)
+
+    status, reason, after = _plan(root, "def forget(", "shop.receivers.forget")
+
+    assert status is Status.REWRITTEN, reason
+    assert DELETE_SPLIT in after
+    assert "from queue_runtime.codecs import snapshot\n" in after
+    compile(after, "receivers.py", "exec")
+
+
+def test_a_job_a_post_delete_receiver_hands_the_instance_gets_a_snapshot(
+    write_files: Files,
+) -> None:
+    root = _shop(write_files, DELETES)
+
+    status, reason, after = _plan(root, "    drop_files(", "shop.receivers.drop_files")
+
+    assert status is Status.REWRITTEN, reason
+    assert "    drop_files.enqueue(snapshot(instance))\n" in after
+    assert "from queue_runtime.codecs import snapshot\n" in after
+
+
+def test_a_post_delete_receiver_reading_origin_stays_until_it_no_longer_does(
+    write_files: Files,
+) -> None:
+    reads = DELETES.replace("drop_files(instance)", 'drop_files(kwargs["origin"])')
+    root = _shop(write_files, reads)
+
+    status, reason, after = _plan(root, "def forget(", "shop.receivers.forget")
+
+    assert status is Status.SKIPPED and after == ""
+    assert "reads the `origin` Django passes it" in reason
+    (root / "shop/receivers.py").write_text(DELETES)
+    assert _plan(root, "def forget(", "shop.receivers.forget")[0] is Status.REWRITTEN
+
+
+def test_a_pre_delete_receiver_stays_its_job_call_with_values_moves(write_files: Files) -> None:
+    """pre_delete runs before the row goes (it may still read relations, veto by raising): moved,
+    it would run after the delete; it stays, and a job it calls with values moves."""
+    pre = DELETES.replace("post_delete", "pre_delete")
+    root = _shop(write_files, pre)
 
     whole, reason, _ = _plan(root, "def forget(", "shop.receivers.forget")
     inner, inner_reason, _ = _plan(root, "    drop_files(", "shop.receivers.drop_files")
 
     assert (whole, inner) == (Status.SKIPPED, Status.SKIPPED)
-    assert "the receiver handles post_delete" in reason and reason == inner_reason
+    assert "the receiver handles pre_delete" in reason and reason == inner_reason
     (root / "shop/receivers.py").write_text(
-        DELETES.replace("drop_files(instance)", "drop_files(instance.pk)")
+        pre.replace("drop_files(instance)", "drop_files(instance.pk)")
     )
     status, _, after = _plan(root, "    drop_files(", "shop.receivers.drop_files")
     assert status is Status.REWRITTEN
     assert "    drop_files.enqueue(instance.pk)\n" in after
+
+
+def test_a_receiver_of_post_delete_and_another_signal_stays(write_files: Files) -> None:
+    """Only a post_delete receiver moves by value: one also connected to post_save would get
+    a copy of a live row instead of reading it again."""
+    both = DELETES.replace(
+        "@receiver(post_delete, sender=Order)", "@receiver([post_save, post_delete], sender=Order)"
+    ).replace("import post_delete", "import post_delete, post_save")
+    root = _shop(write_files, both)
+
+    status, reason, _ = _plan(root, "def forget(", "shop.receivers.forget")
+
+    assert status is Status.SKIPPED
+    assert "the receiver handles post_delete" in reason
 
 
 def test_a_receiver_returning_a_value_moves_once_it_no_longer_returns_one(
