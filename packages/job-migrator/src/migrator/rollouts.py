@@ -3,7 +3,9 @@
 A rollout switch must not miss: ``set`` refuses a job that neither the app
 (``--app MODULE``, its registered jobs) nor the inventory
 (``[tool.queue_runtime] inventory_path``, else ``.migrator/inventory.json``)
-knows, unless ``force`` stages it for a job not deployed yet; ``unset``
+knows, unless ``force`` stages it for a job not deployed yet, or the mode is
+``inline`` (the rollback) for a job with a stored rollout or certification: a
+rollback is never refused for a job the runtime has a record of; ``unset``
 refuses a job with no stored rollout. ``set`` to async or a percentage follows
 the promotion rule (:mod:`migrator.promotion`: clean shadow evidence, or
 ``force``, audited). Every change is audited in the
@@ -30,6 +32,8 @@ from queue_runtime.gate import (
     ChangeCause,
     Rollout,
     RolloutChange,
+    RolloutMode,
+    certifications,
     parse_rollout,
     rollout_history,
     rollouts,
@@ -107,15 +111,27 @@ def set_job_rollout(
     reason: str | None = None,
 ) -> Rollout:
     """Store ``job``'s mode (``inline``, ``25%``, ``async``) unless ``job`` is unknown, or the
-    promotion rule refuses it (:mod:`migrator.promotion`; ``force`` passes, audited)."""
+    promotion rule refuses it (:mod:`migrator.promotion`; ``force`` passes, audited).
+
+    ``inline`` is the rollback: never refused for a job with a stored rollout or
+    certification, whatever the inventory or the app says today.
+    """
     mode, _ = _tables(lambda: parse_rollout(value))  # a bad mode is reported before an unknown job
-    if not force and job not in known:
+    if not force and job not in known and not _rollback(runtime, job, mode):
         raise UnknownJob(known.refusal(job))
     promoted = check_promotion(runtime, job, mode, job in known.registered, force)
     forced = promoted is not None and promoted.refusal is not None
     note = reason if promoted is None else promoted.audit(reason)
     who = forced_by(who) if forced else who
     return _tables(lambda: set_rollout(runtime, job, value, who=who, reason=note))
+
+
+def _rollback(runtime: Runtime, job: str, mode: RolloutMode) -> bool:
+    """``inline`` for a job the runtime has a record of (a stored rollout, a certification)."""
+    if mode is not RolloutMode.INLINE:
+        return False
+    stored = any(r.job == job for r in _tables(lambda: rollouts(runtime)))
+    return stored or bool(_tables(lambda: certifications(runtime, job)))
 
 
 def unset_job_rollout(runtime: Runtime, job: str, who: str | None) -> Rollout:

@@ -18,7 +18,7 @@ from inventory._classify._guesses import guessed_verdict
 from inventory._classify._index import SymbolIndex
 from inventory._classify._jobs import build_job
 from inventory._classify._local import LocalEffects
-from inventory._classify._moved import registered_names
+from inventory._classify._moved import periodic_sites, registered_names
 from inventory._classify._registered import register_handlers
 from inventory._classify._sites import (
     LIBRARY_JOB,
@@ -53,7 +53,7 @@ def classify(
     index = SymbolIndex(ordered, library)
     register_handlers(ordered, index)  # views registered in another module than their own
     graph = CallGraph(index, catalogue.names_exactly(index.functions), catalogue.explains)
-    sites = _raw_sites(ordered, index, graph)
+    sites = _raw_sites(ordered, index, graph) + periodic_sites(index)
     sites, wrapped = with_wrapped_calls(sites, ordered, index, graph)  # project spawn wrappers
     dynamic = _dynamic_by_function(ordered)
     analysis = EffectAnalysis(graph, LocalEffects(graph, catalogue, dynamic))

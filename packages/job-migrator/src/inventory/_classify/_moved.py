@@ -17,10 +17,12 @@ from __future__ import annotations
 import ast
 
 from inventory._classify._index import SymbolIndex, SymbolKind
-from inventory.models import CallSite, Job
+from inventory._classify._trace import location
+from inventory.models import CallSite, Job, Pattern
 from inventory.summary import FunctionInfo
 
 JOB_DECORATORS = frozenset({"queue_runtime.job", "queue_runtime.jobs.job"})
+_PERIODIC = frozenset({"every", "cron"})  # ``@job(every="15m")``: workers enqueue it per tick
 
 
 def moved_job(index: SymbolIndex, target: str) -> str | None:
@@ -46,21 +48,46 @@ def registered_name(fn: FunctionInfo) -> str:
     return fn.qualname
 
 
-def _literal_name(source: str) -> str | None:
+def periodic_sites(index: SymbolIndex) -> list[CallSite]:
+    """``@job(every=...)`` / ``@job(cron=...)``: a scheduler site ``apply`` moved into the
+    decorator (no enqueue call is left); the moved site is the decorated function."""
+    found = []
+    for fn in index.functions.values():
+        summary = index.home.get(fn.qualname)
+        if summary is None or not is_registered_job(fn) or not _periodic(fn):
+            continue
+        found.append(
+            CallSite(
+                location=location(summary.path, fn.span),
+                pattern=Pattern.ENQUEUE,
+                job=fn.qualname,
+                target_source=f"@job on {fn.qualname.rpartition('.')[2]} (periodic)",
+            )
+        )
+    return found
+
+
+def _periodic(fn: FunctionInfo) -> bool:
+    return any(
+        dotted in JOB_DECORATORS and _PERIODIC.intersection(_keywords(source))
+        for dotted, source in zip(fn.decorators, fn.decorator_sources, strict=False)
+    )
+
+
+def _keywords(source: str) -> dict[str, ast.expr]:
     try:
         node = ast.parse(source.strip(), mode="eval").body
     except SyntaxError:
-        return None
+        return {}
     if not isinstance(node, ast.Call):
-        return None
-    for keyword in node.keywords:
-        value = keyword.value
-        if (
-            keyword.arg == "name"
-            and isinstance(value, ast.Constant)
-            and isinstance(value.value, str)
-        ):
-            return value.value
+        return {}
+    return {k.arg: k.value for k in node.keywords if k.arg}
+
+
+def _literal_name(source: str) -> str | None:
+    value = _keywords(source).get("name")
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value
     return None
 
 

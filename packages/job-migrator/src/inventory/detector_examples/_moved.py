@@ -123,6 +123,23 @@ def subscribe(user_id: int) -> None:
     ),
     example(
         Pattern.ENQUEUE,
+        "a periodic @job: the scheduler site apply moved into the decorator",
+        [("app.warm_all", F)],
+        '`schedule.every(15).minutes.do(warm_all)` becomes `@job(every="15m")` on `warm_all` '
+        "(`cron=` alike): the workers enqueue it once per tick and no call is left, so the "
+        "decorated function is the moved site.",
+        """
+from queue_runtime import job
+
+
+@job(pool="batch", idempotent=True, every="15m")
+def warm_all() -> None:
+    for product_id in IDS:
+        CACHE[product_id] = LOAD(product_id)
+""",
+    ),
+    example(
+        Pattern.ENQUEUE,
         "INVALID: .enqueue of an RQ queue",
         [],
         "`Queue.enqueue(f, *args)` is RQ's: the work already leaves the process, and `q` is "

@@ -3,7 +3,8 @@
 Thin: parse options, call :mod:`migrator.rollouts`, render. Every process
 running the app sees a change within ``rollout_refresh`` seconds (default 2);
 ``inline`` is the rollback. ``set`` refuses a job neither ``--app`` nor the
-inventory knows (``--force`` stages it), ``unset`` one with no stored mode:
+inventory knows (``--force`` stages it), except ``set J inline`` for a job with a
+stored rollout or certification (never refused), ``unset`` one with no stored mode:
 one line on stderr and exit status 2.
 
 Register it in ``migrator/cli.py`` with ``main.add_command(rollout)``.
@@ -75,7 +76,8 @@ def set_command(
         runtime.close()
     click.echo(f"{stored.job}: {stored.label}")
     if job not in known:
-        click.echo(f"warning: {job} is not a known job: staged (--force)", err=True)
+        why = "staged (--force)" if force else "rolled back (the runtime has a record of it)"
+        click.echo(f"warning: {job} is not a known job: {why}", err=True)
 
 
 @rollout.command("unset")

@@ -22,6 +22,9 @@ from inventory._extract.detectors._targets import call_arguments, job_target
 from inventory.models import Pattern
 
 ENQUEUE_METHODS = frozenset({"enqueue", "enqueue_many"})
+# ``enqueue``'s keywords that are queue options, not the job's (``queue_runtime.jobs.OPTION_NAMES``;
+# a job with a parameter of that name takes them through ``.options()`` instead).
+QUEUE_OPTIONS = frozenset({"idempotency_key", "run_at", "tenant", "conn", "priority"})
 _OPTIONS = "options"
 
 
@@ -37,7 +40,8 @@ def moved_call(call: CallSite) -> Candidate | None:
     job = job_target(head, resolver)
     if job.target is None:
         return None  # an ``.enqueue`` of something only known at run time: not a job of ours
-    arguments = call_arguments(call.node.args, call.node.keywords, resolver)
+    keywords = [k for k in call.node.keywords if k.arg not in QUEUE_OPTIONS]
+    arguments = call_arguments(call.node.args, keywords, resolver)
     return candidate(Pattern.ENQUEUE, call.node, job, call, arguments, "moved to queue_runtime")
 
 
