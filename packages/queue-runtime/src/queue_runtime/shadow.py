@@ -11,7 +11,8 @@ Counting is in memory (:class:`ShadowRecorder`, one per Runtime); the counts go
 to the gate store (``GateStore.add_shadow``: one UPSERT per record, one
 transaction) every ``shadow_flush_calls`` calls or ``shadow_flush_seconds``
 seconds, whichever comes first, when the Runtime closes and at interpreter
-exit. A process killed without exit loses at most what it counted since its
+exit. The periodic flushes run in a daemon thread of the recorder: the call
+that crosses the threshold only wakes it, so no request waits for the write. A process killed without exit loses at most what it counted since its
 last flush (fewer than ``shadow_flush_calls`` calls, or ``shadow_flush_seconds``
 of them). A flush that fails keeps the counts for the next one.
 """
@@ -57,6 +58,7 @@ class ShadowRecorder:
         every_calls: int = 100,
         every_seconds: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
+        background: bool = True,
     ) -> None:
         self._store, self._every_calls, self._every_seconds = store, every_calls, every_seconds
         self._clock = clock
@@ -65,6 +67,10 @@ class ShadowRecorder:
         self._tallies: dict[tuple[str, str], _Tally] = {}
         self._pending = 0
         self._flushed_at = clock()
+        self._background = background
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._closed = False
 
     def checked(self, job: str, fingerprint: str, failure: ShadowFailure | None = None) -> None:
         """One inline call's round trip: clean (``failure`` None) or failed."""
@@ -91,8 +97,31 @@ class ShadowRecorder:
 
     def _maybe_flush(self) -> None:
         due = self._pending >= self._every_calls
-        if due or self._clock() - self._flushed_at >= self._every_seconds:
+        if not (due or self._clock() - self._flushed_at >= self._every_seconds):
+            return
+        if not self._background:
             self.flush()
+            return
+        self._wake.set()
+        if self._thread is None:
+            with self._lock:
+                if self._thread is None:
+                    self._thread = threading.Thread(
+                        target=self._flusher, name="queue_runtime shadow flush", daemon=True
+                    )
+                    self._thread.start()
+
+    def _flusher(self) -> None:
+        while not self._closed:
+            self._wake.wait(self._every_seconds)
+            self._wake.clear()
+            self.flush()
+
+    def close(self) -> None:
+        """Flush what is left and stop the flushing thread."""
+        self._closed = True
+        self._wake.set()
+        self.flush()
 
     def flush(self) -> None:
         """Write what was counted since the last flush (one transaction); keep it on failure."""
@@ -147,6 +176,8 @@ def _compare(
     except QueueError as exc:
         param = getattr(exc, "param", None) or _param_of(exc, payload)
         return ShadowFailure(param, _type_of(decoded, job, param), f"re-encode failed: {exc}")
+    if getattr(payload, "json", None) == again.json:  # the same text: nothing to compare
+        return None
     for name in sorted(payload.keys() | again.keys()):
         if _canonical(payload.get(name)) != _canonical(again.get(name)):
             kind = _type_of(decoded, job, name)
@@ -186,11 +217,11 @@ def recorder_for(owner: Any, make: Callable[[], ShadowRecorder]) -> ShadowRecord
 
 
 def flush_for(owner: Any) -> None:
-    """Flush ``owner``'s recorder, if it has one (``Runtime.close`` calls it)."""
+    """Flush and close ``owner``'s recorder, if it has one (``Runtime.close`` calls it)."""
     with _recorders_lock:
-        found = _recorders.get(owner)
+        found = _recorders.pop(owner, None)
     if found is not None:
-        found.flush()
+        found.close()
 
 
 @atexit.register

@@ -3,6 +3,7 @@ in batches, kept across processes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -84,15 +85,21 @@ def test_a_gated_job_kept_inline_is_counted(settings: Settings) -> None:
     assert found is not None and (found.checked, found.failed) == (1, 0)
 
 
-def test_flushed_every_n_calls_without_waiting_for_exit(settings: Settings) -> None:
+def test_flushed_every_n_calls_without_waiting_for_exit(
+    settings: Settings, wait_until: Callable[..., object]
+) -> None:
     runtime = configure(settings.model_copy(update={"shadow_flush_calls": 2}))
     try:
         set_rollout(runtime, note.name, RolloutMode.INLINE, who="test")
         note.enqueue(1)
         assert evidence(settings, note.name) is None
-        note.enqueue(2)
-        found = evidence(settings, note.name)
-        assert found is not None and found.checked == 2  # the second call flushed both
+        note.enqueue(2)  # wakes the recorder's thread, which flushes both
+
+        def flushed() -> bool:
+            found = evidence(settings, note.name)
+            return found is not None and found.checked == 2
+
+        wait_until(flushed, timeout=10, message="the second call's flush")
     finally:
         runtime.close()
 

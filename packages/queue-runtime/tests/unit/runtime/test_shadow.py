@@ -21,7 +21,9 @@ class Clock:
 
 def test_counts_are_flushed_every_n_calls_or_seconds() -> None:
     store, clock = MemoryGateStore(), Clock()
-    recorder = ShadowRecorder(lambda: store, every_calls=3, every_seconds=10.0, clock=clock)
+    recorder = ShadowRecorder(
+        lambda: store, every_calls=3, every_seconds=10.0, clock=clock, background=False
+    )
     recorder.checked("j", "fp")
     recorder.checked("j", "fp", ShadowFailure("x", "builtins.object", "why"))
     assert store.shadow_evidence() == []
@@ -51,7 +53,7 @@ def test_a_failed_flush_keeps_the_counts_for_the_next() -> None:
             raise StoreError("the database is away")
         return store
 
-    recorder = ShadowRecorder(opened, every_calls=100)
+    recorder = ShadowRecorder(opened, every_calls=100, background=False)
     recorder.checked("j", "fp")
     recorder.flush()  # fails: kept
     recorder.checked("j", "fp")
