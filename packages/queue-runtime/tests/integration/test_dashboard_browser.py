@@ -33,6 +33,7 @@ import pytest
 from queue_runtime import JobStatus, Settings
 from queue_runtime.config import RolloutMode
 from queue_runtime.runtime import Runtime
+from queue_runtime.shadow_model import ShadowDelta
 from queue_runtime.store import NewJob
 from queue_runtime.testing import free_port, require, wait_until
 from tests.integration.workers import ROOT, Spawner
@@ -337,6 +338,7 @@ def test_a_rollout_switched_on_the_page_is_what_migrator_rollout_status_shows(
     migrator = Path(sys.executable).with_name("migrator")
     if not migrator.exists():
         pytest.skip("the job-migrator CLI is not installed in this venv")
+    runtime.gate_store.add_shadow([ShadowDelta(DELIVER, "f" * 40, checked=100)])  # promotable
     visit(page, "/migration")
     row = page.locator(f'#migration tr[data-job="{DELIVER}"]')
     row.locator('select[name="mode"]').select_option("25%")

@@ -203,6 +203,9 @@ def test_rollout_change_is_recorded_with_who_and_why(client: Client, runtime: Ru
     no_why = client.post("/migration/rollout", [("csrf", csrf), ("job", CHARGE), ("mode", "25%")])
     assert no_why.status == 400 and runtime.gate_store.rollouts() == []
     form = [("csrf", csrf), ("job", CHARGE), ("mode", "25%"), ("why", "canary <b>1</b>")]
+    refused = client.post("/migration/rollout", form)  # no shadow evidence yet
+    assert refused.status == 409 and "no shadow evidence" in refused.body
+    runtime.gate_store.add_shadow([ShadowDelta(CHARGE, "f" * 40, checked=100)])
     done = client.post("/migration/rollout", form)
     assert done.status == 303
     (stored,) = runtime.gate_store.rollouts()
@@ -431,3 +434,24 @@ def test_the_job_page_shows_the_jobs_shadow_evidence(client: Client, runtime: Ru
     assert "shadow evidence: 7 checked, 0 failed, 1 unencodable; not promotable" in page
     assert '<table id="shadow-examples">' in page and "unencodable (ran as before)" in page
     assert "no codec covers it" in page and "code abc123" in page
+
+
+def test_a_forced_promotion_from_the_dashboard_records_what_it_overrode(
+    client: Client, runtime: Runtime
+) -> None:
+    failure = ShadowFailure("order", "builtins.object", "no codec covers it", fallback=True)
+    runtime.gate_store.add_shadow([ShadowDelta(CHARGE, "f" * 40, 150, 0, 1, (failure,))])
+    csrf = client.csrf("/migration")
+    form = [("csrf", csrf), ("job", CHARGE), ("mode", "async"), ("why", "hotfix")]
+    refused = client.post("/migration/rollout", form)
+    assert refused.status == 409 and "1 unencodable fallback(s)" in refused.body
+    assert runtime.gate_store.rollouts() == []
+    assert client.post("/migration/rollout", [*form, ("force", "1")]).status == 303
+    (change,) = runtime.gate_store.rollout_changes(CHARGE)
+    assert (change.changed_by, change.after_label) == ("alice", "async")
+    assert change.reason == (
+        "forced past the shadow evidence (150 checked, 0 failed, 1 unencodable, 100 needed);"
+        " reason: hotfix"
+    )
+    inline = [("csrf", csrf), ("job", CHARGE), ("mode", "inline"), ("why", "back")]
+    assert client.post("/migration/rollout", inline).status == 303  # inline: never refused

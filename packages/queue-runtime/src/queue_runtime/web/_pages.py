@@ -16,10 +16,11 @@ from http import HTTPStatus
 from typing import Any
 from urllib.parse import urlencode
 
+from queue_runtime.config import RolloutMode
 from queue_runtime.errors import ConfigError, QueueError
 from queue_runtime.gate import get_rollout, parse_rollout, set_rollout
 from queue_runtime.pg.dashboard import JobPage, ListState
-from queue_runtime.shadow_model import current_evidence, evidence_note
+from queue_runtime.shadow_model import current_evidence, evidence_note, promotion_refusal
 from queue_runtime.web import _charts
 from queue_runtime.web._app import Handler, HttpError, View
 from queue_runtime.web._http import Response
@@ -266,12 +267,30 @@ def rollout(view: View) -> Response:
     path = view.app.options.inventory or runtime.settings.inventory_path
     if job not in known_jobs(runtime, read_inventory(path)):
         raise HttpError(HTTPStatus.BAD_REQUEST, f"{job!r} is not a job of the inventory or app")
+    why = _promotion(view, job, mode, why)
     stored = set_rollout(runtime, job, mode, who=view.who, reason=why)
     log.info("dashboard: %s set the rollout of %s to %s: %s", view.who, job, stored.label, why)
     return view.go("/migration", flash="rollout", job=job)
 
 
 # -- workers, periodic jobs -----------------------------------------------------
+
+
+def _promotion(view: View, job: str, mode: str, why: str) -> str:
+    """The promotion rule, as ``migrator rollout set`` applies it: async or a percentage needs
+    clean shadow evidence; ``force`` passes, and the recorded reason says what it overrode."""
+    runtime = view.app.runtime
+    if parse_rollout(mode)[0] is RolloutMode.INLINE:
+        return why
+    found = current_evidence(runtime.gate_store.shadow_evidence(job), job)
+    needed = runtime.settings.shadow_min_calls
+    refusal = promotion_refusal(found, job, needed)
+    if refusal is None:
+        return why
+    if view.request.field("force") != "1":
+        raise HttpError(HTTPStatus.CONFLICT, refusal)
+    figures = found.summary() if found else "no shadow evidence"
+    return f"forced past the shadow evidence ({figures}, {needed} needed); reason: {why}"
 
 
 def workers(view: View) -> Response:
