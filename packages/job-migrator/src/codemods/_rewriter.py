@@ -38,6 +38,7 @@ from codemods._rewrites import (
     flask_202,
     on_commit,
     periodic,
+    signal_connect,
     signal_receiver,
     thread,
 )
@@ -105,9 +106,13 @@ class _Scope:
 class RewriteCallSitesTransformer(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, targets: list[Target]) -> None:
+    def __init__(self, targets: list[Target], path: str = "") -> None:
         super().__init__()
         self.targets = targets
+        self._here = module_name(path) if path else ""
+        self._tops: list[tuple[int, int, cst.BaseStatement]] = []  # the module's statements
+        self._pending: dict[int, list[cst.FunctionDef]] = {}  # id(top statement) -> receivers
+        self._made: set[str] = set()  # receivers added for connect calls
         self.outcomes: dict[int, TargetOutcome] = {}  # index in targets -> outcome
         self.adds: list[Import] = []  # what the rewritten code needs imported
         self.removes: list[Import] = []  # imports it may no longer need
@@ -120,6 +125,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
 
     def visit_Module(self, node: cst.Module) -> None:
         self._scopes.append(_Scope(0, 0, node))
+        self._tops = [(*self._lines(stmt), stmt) for stmt in node.body]
         self._module_names = frozenset(
             n.name.value for n in node.body if isinstance(n, cst.FunctionDef | cst.ClassDef)
         ) | _used(node, signal_receiver.SNAPSHOT)
@@ -131,7 +137,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
 
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
-    ) -> cst.FunctionDef | cst.FlattenSentinel[cst.BaseStatement]:
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         scope = self._scopes.pop()
         body_line = self._lines(original_node.body)[0]
         receivers: list[cst.FunctionDef] = []
@@ -145,8 +151,21 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         if scope.dropped:
             updated_node = drop_unused_params(updated_node, frozenset(scope.dropped))
         if receivers:  # the receiver became the job: its decorators went to the new receiver
-            return cst.FlattenSentinel([updated_node.with_changes(decorators=[]), *receivers])
-        return updated_node
+            job = updated_node.with_changes(decorators=[])
+            return cst.FlattenSentinel([*self._pending.pop(id(original_node), []), job, *receivers])
+        return self._after_receivers(original_node, updated_node)
+
+    def leave_ClassDef(
+        self, original_node: cst.ClassDef, updated_node: cst.ClassDef
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        return self._after_receivers(original_node, updated_node)
+
+    def _after_receivers(
+        self, original: cst.BaseStatement, updated: cst.BaseStatement
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        """A top-level def or class holding rewritten connect calls, after their receivers."""
+        made = self._pending.pop(id(original), [])
+        return cst.FlattenSentinel([*made, updated]) if made else updated
 
     def _split_receiver(
         self, func: cst.FunctionDef, i: int, target: Target
@@ -239,6 +258,10 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         if already_enqueues(block.statements[index], target):
             self.outcomes.setdefault(i, Skipped(target, "already enqueues", Status.ALREADY))
             return None
+        if target.site.pattern is Pattern.SIGNAL_RECEIVER and signal_connect.is_connect(
+            statement_call(block.statements[index]), target
+        ):
+            return self._connect(block, index, i, target)
         deleted = self._inside_delete_receiver(target, block.statements[index])
         copied = self._by_value(block, index) if deleted else block
         if deleted and copied is None:
@@ -255,6 +278,49 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             self.adds.extend([*result.adds, *([_SNAPSHOT] if deleted else [])])
             self.removes.extend(result.removes)
         return result
+
+    def _connect(self, block: Block, index: int, i: int, target: Target) -> Edit | None:
+        """``signal.connect(job, ...)``: registers ``<job>_receiver`` instead, added at module
+        level before the top-level statement holding the call."""
+        stmt = block.statements[index]
+        call = statement_call(stmt)
+        assert call is not None  # is_connect was checked
+        made = signal_connect.receiver(call, target, self._here)
+        problem = made if isinstance(made, Skip) else self._connect_problem(target, call)
+        if problem is not None or isinstance(made, Skip):
+            reason = problem.reason if problem is not None else ""
+            self.outcomes[i] = Skipped(target, reason)
+            return None
+        new_call, func = made
+        new = cst.ensure_type(stmt.deep_replace(call, new_call), cst.SimpleStatementLine)
+        top = self._top(target.site.location.line)
+        fresh = func.name.value not in self._made
+        self._made.add(func.name.value)
+        self.outcomes[i] = Rewritten(target)
+        if signal_connect.by_value(call):
+            self.adds.append(_SNAPSHOT)
+        if fresh and isinstance(top, cst.SimpleStatementLine):  # a module-level connect call
+            spaced = new.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+            return Edit(replacements={index: [_spaced(func), spaced]})
+        if fresh:
+            self._pending.setdefault(id(top), []).append(_spaced(func))
+        return Edit(replacements={index: [new]})
+
+    def _connect_problem(self, target: Target, call: cst.Call) -> Skip | None:
+        top = self._top(target.site.location.line)
+        name = signal_receiver.receiver_name(target)
+        if not isinstance(top, cst.SimpleStatementLine | cst.FunctionDef | cst.ClassDef):
+            kind = type(top).__name__.lower() if top is not None else "?"
+            return Skip(signal_connect.NESTED.format(kind=kind))
+        if name in self._module_names and name not in self._made:
+            return Skip(signal_receiver.TAKEN.format(name=name))
+        if signal_connect.by_value(call) and signal_receiver.SNAPSHOT in self._module_names:
+            return Skip(signal_receiver.TAKEN.format(name=signal_receiver.SNAPSHOT))
+        return None
+
+    def _top(self, line: int) -> cst.BaseStatement | None:
+        """The module's statement holding ``line``."""
+        return next((stmt for first, last, stmt in self._tops if first <= line <= last), None)
 
     def _by_value(self, block: Block, index: int) -> Block | None:
         """In a ``post_delete`` receiver, the job call with ``snapshot(instance)``; None when
@@ -291,6 +357,10 @@ def _names(node: cst.CSTNode) -> Counter[str]:
     return Counter(n.value for n in m.findall(node, m.Name()) if isinstance(n, cst.Name))
 
 
+def _spaced(func: cst.FunctionDef) -> cst.FunctionDef:
+    return func.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+
+
 def _used(node: cst.CSTNode, name: str) -> frozenset[str]:
     """``{name}`` when the module uses the name anywhere (bound or read), else empty."""
     return frozenset({name}) if m.findall(node, m.Name(name)) else frozenset()
@@ -320,7 +390,7 @@ def rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
 
 
 def _rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
-    transformer = RewriteCallSitesTransformer(targets)
+    transformer = RewriteCallSitesTransformer(targets, path)
     original = cst.parse_module(source)
     # The module was parsed for this pass alone: no defensive deep copy needed.
     wrapper = MetadataWrapper(original, unsafe_skip_copy=True)

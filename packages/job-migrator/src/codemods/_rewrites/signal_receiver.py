@@ -213,6 +213,20 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
     return None
 
 
+def connected_problem(func: cst.FunctionDef) -> str | None:
+    """Why a connected receiver that is the job cannot be enqueued by keyword; None if it can."""
+    params = func.params
+    if func.asynchronous is not None:
+        return SHAPE.format(what="a coroutine")
+    if params.posonly_params or isinstance(params.star_arg, cst.Param):
+        return SHAPE.format(what="given positional-only or *args parameters")
+    if _reads_signal(func):
+        return READS_SIGNAL
+    if _reads(func, ORIGIN):
+        return READS_ORIGIN
+    return RETURNS if _returns_value(func) else None
+
+
 def _reads_signal(func: cst.FunctionDef) -> bool:
     """The body uses a name ``signal`` or the string ``"signal"`` (``kwargs["signal"]``)."""
     return _reads(func, SIGNAL)

@@ -1,0 +1,167 @@
+"""A receiver that is the job, registered with ``signal.connect(handler, ...)`` (in ``ready()``,
+in the same module, ``receiver=``): the connect call registers ``<name>_receiver``, which
+enqueues the job; every registration is rewritten, or none (docs/apply.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from codemods import Status, plan_apply
+from codemods._types import SiteOutcome
+from inventory.models import Pattern
+from tests.unit.codemods.conftest import build_inventory
+
+Files = Callable[[dict[str, str]], Path]
+
+MODELS = """from django.db import models
+
+
+class Order(models.Model):
+    total = models.IntegerField()
+"""
+
+SIGNALS = """from django.core.cache import cache
+
+
+def reindex(sender, instance, **kwargs):
+    cache.delete(f"order:{instance.pk}")
+"""
+
+APPS = """from django.apps import AppConfig
+from django.db.models.signals import post_save
+
+
+class ShopConfig(AppConfig):
+    name = "shop"
+
+    def ready(self):
+        from shop import signals
+        from shop.models import Order
+
+        post_save.connect(signals.reindex, sender=Order, dispatch_uid="shop.reindex")
+"""
+
+APPS_AFTER = """from django.apps import AppConfig
+from django.db.models.signals import post_save
+
+
+def reindex_receiver(sender, **kwargs):
+    from shop.signals import reindex
+    kwargs.pop("signal", None)  # a live Signal object: not passed on
+    reindex.enqueue(sender=sender, **kwargs)
+
+
+class ShopConfig(AppConfig):
+    name = "shop"
+
+    def ready(self):
+        from shop import signals
+        from shop.models import Order
+
+        post_save.connect(reindex_receiver, sender=Order, dispatch_uid="shop.reindex")
+"""
+
+JOB = "shop.signals.reindex"
+
+
+def _apply(
+    write_files: Files, files: dict[str, str], sites: list[tuple[str, str]]
+) -> tuple[list[SiteOutcome], dict[str, str]]:
+    root = write_files({"shop/__init__.py": "", "shop/models.py": MODELS, **files})
+    found = [(path, fragment, Pattern.SIGNAL_RECEIVER, JOB) for path, fragment in sites]
+    result = plan_apply(root, build_inventory(root, found), scanner=None)
+    return result.outcomes, {c.path: c.after for c in result.changes}
+
+
+def test_a_connect_call_in_ready_registers_a_new_receiver_that_enqueues_the_job(
+    write_files: Files,
+) -> None:
+    outcomes, after = _apply(
+        write_files,
+        {"shop/signals.py": SIGNALS, "shop/apps.py": APPS},
+        [("shop/apps.py", "post_save.connect(")],
+    )
+
+    assert [o.status for o in outcomes] == [Status.REWRITTEN], outcomes[0].reason
+    assert after["shop/apps.py"] == APPS_AFTER  # sender= and dispatch_uid= kept
+    assert '@job(pool="batch", idempotent=True)\ndef reindex(' in after["shop/signals.py"]
+
+
+def test_a_connect_call_in_the_jobs_module_by_keyword(write_files: Files) -> None:
+    same = SIGNALS.replace(
+        "from django.core.cache import cache\n",
+        "from django.core.cache import cache\nfrom django.db.models.signals import post_save\n",
+    )
+    same += "\n\npost_save.connect(receiver=reindex, sender='shop.Order')\n"
+
+    outcomes, after = _apply(
+        write_files, {"shop/signals.py": same}, [("shop/signals.py", "post_save.connect(")]
+    )
+
+    assert [o.status for o in outcomes] == [Status.REWRITTEN], outcomes[0].reason
+    text = after["shop/signals.py"]
+    assert (
+        "def reindex_receiver(sender, **kwargs):\n"
+        '    kwargs.pop("signal", None)  # a live Signal object: not passed on\n'
+        "    reindex.enqueue(sender=sender, **kwargs)\n"
+        "\n\n"
+        "post_save.connect(receiver=reindex_receiver, sender='shop.Order')\n"
+    ) in text
+    assert "from shop.signals import" not in text  # the job is in this module
+    compile(text, "signals.py", "exec")
+
+
+def test_a_post_delete_connect_snapshots_the_deleted_instance(write_files: Files) -> None:
+    deletes = APPS.replace("post_save", "post_delete")
+
+    outcomes, after = _apply(
+        write_files,
+        {"shop/signals.py": SIGNALS, "shop/apps.py": deletes},
+        [("shop/apps.py", "post_delete.connect(")],
+    )
+
+    assert [o.status for o in outcomes] == [Status.REWRITTEN], outcomes[0].reason
+    text = after["shop/apps.py"]
+    assert 'kwargs["instance"] = snapshot(kwargs["instance"])' in text
+    assert 'kwargs.pop("origin", None)' in text
+    assert "from queue_runtime.codecs import snapshot\n" in text
+
+
+def test_invalid_two_connect_calls_one_of_a_pre_signal_neither_is_rewritten(
+    write_files: Files,
+) -> None:
+    """A registration left in place would still run the job in-process: all or none, and the
+    reason names every place."""
+    also = APPS.replace(
+        '        post_save.connect(signals.reindex, sender=Order, dispatch_uid="shop.reindex")\n',
+        "        post_save.connect(signals.reindex, sender=Order)\n"
+        "        pre_save.connect(signals.reindex, sender=Order)\n",
+    ).replace("import post_save", "import post_save, pre_save")
+
+    outcomes, after = _apply(
+        write_files,
+        {"shop/signals.py": SIGNALS, "shop/apps.py": also},
+        [("shop/apps.py", "post_save.connect("), ("shop/apps.py", "pre_save.connect(")],
+    )
+
+    assert [o.status for o in outcomes] == [Status.SKIPPED, Status.SKIPPED]
+    assert after == {}
+    reason = outcomes[0].reason
+    assert "2 registrations of it were found (shop/apps.py:12, shop/apps.py:13)" in reason
+    assert "the one at shop/apps.py:13 is of a signal whose receiver stays in-process" in reason
+
+
+def test_invalid_a_connected_job_reading_its_signal_stays(write_files: Files) -> None:
+    reads = SIGNALS.replace(
+        'cache.delete(f"order:{instance.pk}")', 'cache.delete(kwargs["signal"])'
+    )
+
+    outcomes, after = _apply(
+        write_files,
+        {"shop/signals.py": reads, "shop/apps.py": APPS},
+        [("shop/apps.py", "post_save.connect(")],
+    )
+
+    assert [o.status for o in outcomes] == [Status.SKIPPED] and after == {}
+    assert "stop reading `signal` in it" in outcomes[0].reason
