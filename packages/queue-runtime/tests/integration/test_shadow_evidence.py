@@ -122,3 +122,18 @@ def test_runtimes_of_two_processes_add_up(settings: Settings) -> None:
         runtime.close()
     found = evidence(settings, note.name)
     assert found is not None and found.checked == 2
+
+
+def test_the_inline_share_of_a_percentage_is_counted_one_by_one_and_in_batches(
+    settings: Settings,
+) -> None:
+    runtime = configure(settings)
+    try:
+        set_rollout(runtime, note.name, RolloutMode.PERCENT, percent=0, who="test")
+        note.enqueue(1)
+        handles = note.enqueue_many([((i,), {}) for i in range(4)])
+        assert all(isinstance(h, InlineHandle) for h in handles)
+    finally:
+        runtime.close()
+    found = evidence(settings, note.name)
+    assert found is not None and found.checked == 5
