@@ -39,7 +39,6 @@ from codemods import (
 )
 from codemods._jobdefs import FunctionDefInfo
 from codemods._project import Project, enclosing_function
-from codemods._rewrites import signal_connect
 from codemods._types import (
     ApplyOptions,
     DefKind,
@@ -157,7 +156,7 @@ def _decide(
     threaded = _thread_job(site, job, project) or _service_job(site, job, defs, project)
     reason = _verdict_reason(job, options) or _place_reason(site, job, defs, blocked, threaded)
     if not reason and site.pattern is Pattern.SIGNAL_RECEIVER:
-        reason = signal_connect.all_or_none(site, [site, *(callers or [])], job, project)
+        reason = _triggers.all_or_none(site, [site, *(callers or [])], job, project)
     if reason:
         return _skip(site, reason)
     trigger = _triggers.plan(site, job, project) if site.pattern is Pattern.SCHEDULER else None

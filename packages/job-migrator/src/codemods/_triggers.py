@@ -22,12 +22,13 @@ from collections import Counter
 from dataclasses import dataclass
 
 import libcst as cst
+import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemods._project import Project
-from codemods._syntax import dotted
+from codemods._syntax import dotted, last_name
 from codemods._types import SiteOutcome, Status, Target
-from inventory.models import CallSite, Idempotency, Job
+from inventory.models import CallSite, Idempotency, Job, Pattern
 from queue_runtime.errors import QueueError
 from queue_runtime.periodic import Schedule
 
@@ -304,3 +305,178 @@ def _compact(seconds: int) -> str:
             parts.append(f"{seconds // size}{unit}")
             seconds %= size
     return "".join(parts)
+
+
+# -- Signal receivers that are the job, registered with signal.connect(job, ...) ------
+
+_RECEIVER_KEYWORD = "receiver"
+
+
+READS_SIGNAL = (
+    "the receiver is itself the job and reads the `signal` Django passes it (a live Signal "
+    "object, never storable): stop reading `signal` in it, and apply again"
+)
+SHAPE = (
+    "the receiver is itself the job, and is {what}: make it a plain `def` taking "
+    "`sender, instance, **kwargs` (or named keyword parameters), and apply again"
+)
+READS_ORIGIN = (
+    "the receiver is itself the job, handles post_delete and reads the `origin` Django passes "
+    "it (the instance or queryset delete() was called on, gone too when a worker runs): stop "
+    "reading `origin` in it, and apply again"
+)
+RETURNS = (
+    "the receiver is itself the job and returns a value: `signal.send()` hands it to the "
+    "sender (a plugin registry, a veto), and an enqueue returns nothing; keep it in-process, "
+    "or, if no sender reads it, stop returning it, and apply again"
+)
+SIGNAL = "signal"
+# Signals sent about a row that is gone once the transaction commits.
+_DELETE_SIGNALS = frozenset({"pre_delete", "post_delete"})
+
+
+def delete_signal(node: cst.CSTNode) -> str | None:
+    names = [n.value for n in m.findall(node, m.Name()) if isinstance(n, cst.Name)]
+    return next((n for n in names if n in _DELETE_SIGNALS or n.startswith("pre_")), None)
+
+
+def connected_problem(func: cst.FunctionDef) -> str | None:
+    """Why a connected receiver that is the job cannot be enqueued by keyword; None if it can."""
+    params = func.params
+    if func.asynchronous is not None:
+        return SHAPE.format(what="a coroutine")
+    if params.posonly_params or isinstance(params.star_arg, cst.Param):
+        return SHAPE.format(what="given positional-only or *args parameters")
+    if _reads_signal(func):
+        return READS_SIGNAL
+    if reads(func, ORIGIN):
+        return READS_ORIGIN
+    return RETURNS if _returns_value(func) else None
+
+
+def _reads_signal(func: cst.FunctionDef) -> bool:
+    """The body uses a name ``signal`` or the string ``"signal"`` (``kwargs["signal"]``)."""
+    return reads(func, SIGNAL)
+
+
+def reads(func: cst.FunctionDef, name: str) -> bool:
+    """The body uses the name ``name`` or the string of it (``kwargs["origin"]``)."""
+    names = m.findall(func.body, m.Name(name))
+    literal = m.SimpleString(value=m.MatchIfTrue(lambda value: _unquoted(value) == name))
+    return bool(names or m.findall(func.body, literal))
+
+
+def _unquoted(value: str) -> str:
+    return value.strip("\"'")
+
+
+def _returns_value(func: cst.FunctionDef) -> bool:
+    """A ``return <value>`` or a ``yield`` in the receiver's own body (not in a nested def)."""
+    return _gives_value(func.body)
+
+
+def _gives_value(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+        return False
+    if isinstance(node, cst.Yield):
+        return True
+    if isinstance(node, cst.Return) and node.value is not None:
+        return not (isinstance(node.value, cst.Name) and node.value.value == "None")
+    return any(_gives_value(child) for child in node.children)
+
+
+ORIGIN = "origin"
+POST_DELETE = "post_delete"
+
+
+PLACES = (
+    "the receiver is itself the job, and {count} registrations of it were found ({places}), "
+    "{why}: every one is rewritten or none, as a registration left in place would run the job "
+    "in-process too; {fix}, and apply again"
+)
+
+
+def all_or_none(site: CallSite, sites: list[CallSite], job: Job, project: Project) -> str | None:
+    """Why ``site``, a connect call registering the job itself, cannot move; None when it and
+    every other registration of the job (``sites``: all the job's sites) can."""
+    receivers = [s for s in sites if s.pattern is Pattern.SIGNAL_RECEIVER]
+    kinds = {s.location: _registration(s, job, project) for s in receivers}
+    if kinds.get(site.location) not in (_CONNECT, _HELD):
+        return None  # not a connect call of the job itself: the other rewrites decide
+    held = [s for s in receivers if kinds[s.location] in (_NOT_CONNECT, _HELD)]
+    if held and len(receivers) > 1:
+        places = ", ".join(f"{s.location.path}:{s.location.line}" for s in receivers)
+        why = _why(kinds[held[0].location] or _NOT_CONNECT, held[0])
+        return PLACES.format(count=len(receivers), places=places, why=why, fix=_FIX)
+    return _definition_problem(job, project)
+
+
+_NOT_CONNECT = "not a connect call"
+_HELD = "held"
+_CONNECT = "connect"
+_FIX = (
+    "make every registration a `signal.connect(<job>, ...)` of a post_* signal (or all `@receiver`)"
+)
+
+
+def _why(kind: str, at: CallSite) -> str:
+    where = f"{at.location.path}:{at.location.line}"
+    if kind == _HELD:
+        return f"and the one at {where} is of a signal whose receiver stays in-process"
+    return f"and the one at {where} is not a `connect(<job>, ...)` call this rewrite can change"
+
+
+def _registration(site: CallSite, job: Job, project: Project) -> str | None:
+    """How ``site`` registers the job: a connect call (held: of a ``pre_*`` signal), something
+    else; None when the site is no registration of the job itself (a call inside a receiver)."""
+    info = project.module_at(site.location.path)
+    name = job.qualname.rpartition(".")[2]
+    call = None if info is None else _connect_named(info.text, site.location.line, name)
+    if call is not None:
+        held = delete_signal(call.func)
+        return _HELD if held and held != POST_DELETE else _CONNECT
+    if site.enclosing_function == job.qualname or site.enclosing_function is None:
+        return _NOT_CONNECT  # the decorator form, a connect in a loop, a factory
+    return None
+
+
+def _connect_named(source: str, line: int, name: str) -> cst.Call | None:
+    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    for node, pos in wrapper.resolve(PositionProvider).items():
+        if isinstance(node, cst.Call) and pos.start.line == line and _names_handler(node, name):
+            return node
+    return None
+
+
+def _names_handler(call: cst.Call, name: str) -> bool:
+    if last_name(call.func) != "connect":
+        return False
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    named = [a for a in call.args if a.keyword is not None and a.keyword.value == _RECEIVER_KEYWORD]
+    found = (positional or named)[:1]
+    return bool(found) and last_name(found[0].value) == name
+
+
+def _definition_problem(job: Job, project: Project) -> str | None:
+    """The job's own definition cannot be called by the new receiver (by keyword, no value)."""
+    if job.location is None:
+        return None
+    info = project.module_at(job.location.path)
+    name = job.qualname.rpartition(".")[2]
+    module = None if info is None else cst.parse_module(info.text)
+    func = next(
+        (
+            n
+            for n in (module.body if module else [])
+            if isinstance(n, cst.FunctionDef) and n.name.value == name
+        ),
+        None,
+    )
+    if func is None:
+        return "the receiver is itself the job, and is not a module-level function: " + _FIXDEF
+    if func.decorators:
+        return "the receiver is itself the job, and is decorated as well as connected: " + _FIXDEF
+    return connected_problem(func)
+
+
+_FIXDEF = "make it a plain module-level `def` taking `sender, **kwargs`, and apply again"

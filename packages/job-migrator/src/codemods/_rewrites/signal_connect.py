@@ -28,12 +28,11 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemods._project import Project
 from codemods._rewrites import signal_receiver as sr
 from codemods._rewrites.enqueue import is_job_ref
 from codemods._syntax import last_name
+from codemods._triggers import POST_DELETE, delete_signal
 from codemods._types import Skip, Target
-from inventory.models import CallSite, Job, Pattern
 
 RECEIVER_KEYWORD = "receiver"
 NESTED = (
@@ -60,8 +59,8 @@ def is_connect(call: cst.Call | None, target: Target) -> bool:
 def receiver(call: cst.Call, target: Target, here: str) -> tuple[cst.Call, cst.FunctionDef] | Skip:
     """The connect call registering ``<name>_receiver``, and that function; a Skip for a
     ``pre_*`` signal. ``here`` is the connect call's module."""
-    held = sr._delete_signal(call.func)
-    by_value = held == sr.POST_DELETE
+    held = delete_signal(call.func)
+    by_value = held == POST_DELETE
     if held and not by_value:
         return Skip(sr.held_reason(held))
     name = sr.receiver_name(target)
@@ -90,7 +89,7 @@ def _function(target: Target, here: str, by_value: bool) -> cst.FunctionDef:
 
 
 def by_value(call: cst.Call) -> bool:
-    return sr._delete_signal(call.func) == sr.POST_DELETE
+    return delete_signal(call.func) == POST_DELETE
 
 
 def connect_at(source: str, line: int, target: Target) -> cst.Call | None:
@@ -101,96 +100,3 @@ def connect_at(source: str, line: int, target: Target) -> cst.Call | None:
         if isinstance(node, cst.Call) and pos.start.line == line and is_connect(node, target):
             return node
     return None
-
-
-PLACES = (
-    "the receiver is itself the job, and {count} registrations of it were found ({places}), "
-    "{why}: every one is rewritten or none, as a registration left in place would run the job "
-    "in-process too; {fix}, and apply again"
-)
-
-
-def all_or_none(site: CallSite, sites: list[CallSite], job: Job, project: Project) -> str | None:
-    """Why ``site``, a connect call registering the job itself, cannot move; None when it and
-    every other registration of the job (``sites``: all the job's sites) can."""
-    receivers = [s for s in sites if s.pattern is Pattern.SIGNAL_RECEIVER]
-    kinds = {s.location: _registration(s, job, project) for s in receivers}
-    if kinds.get(site.location) not in (_CONNECT, _HELD):
-        return None  # not a connect call of the job itself: the other rewrites decide
-    held = [s for s in receivers if kinds[s.location] in (_NOT_CONNECT, _HELD)]
-    if held and len(receivers) > 1:
-        places = ", ".join(f"{s.location.path}:{s.location.line}" for s in receivers)
-        why = _why(kinds[held[0].location] or _NOT_CONNECT, held[0])
-        return PLACES.format(count=len(receivers), places=places, why=why, fix=_FIX)
-    return _definition_problem(job, project)
-
-
-_NOT_CONNECT = "not a connect call"
-_HELD = "held"
-_CONNECT = "connect"
-_FIX = (
-    "make every registration a `signal.connect(<job>, ...)` of a post_* signal (or all `@receiver`)"
-)
-
-
-def _why(kind: str, at: CallSite) -> str:
-    where = f"{at.location.path}:{at.location.line}"
-    if kind == _HELD:
-        return f"and the one at {where} is of a signal whose receiver stays in-process"
-    return f"and the one at {where} is not a `connect(<job>, ...)` call this rewrite can change"
-
-
-def _registration(site: CallSite, job: Job, project: Project) -> str | None:
-    """How ``site`` registers the job: a connect call (held: of a ``pre_*`` signal), something
-    else; None when the site is no registration of the job itself (a call inside a receiver)."""
-    info = project.module_at(site.location.path)
-    name = job.qualname.rpartition(".")[2]
-    call = None if info is None else _connect_named(info.text, site.location.line, name)
-    if call is not None:
-        held = sr._delete_signal(call.func)
-        return _HELD if held and held != sr.POST_DELETE else _CONNECT
-    if site.enclosing_function == job.qualname or site.enclosing_function is None:
-        return _NOT_CONNECT  # the decorator form, a connect in a loop, a factory
-    return None
-
-
-def _connect_named(source: str, line: int, name: str) -> cst.Call | None:
-    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-    for node, pos in wrapper.resolve(PositionProvider).items():
-        if isinstance(node, cst.Call) and pos.start.line == line and _names_handler(node, name):
-            return node
-    return None
-
-
-def _names_handler(call: cst.Call, name: str) -> bool:
-    if last_name(call.func) != "connect":
-        return False
-    positional = [a for a in call.args if a.keyword is None and not a.star]
-    named = [a for a in call.args if a.keyword is not None and a.keyword.value == RECEIVER_KEYWORD]
-    found = (positional or named)[:1]
-    return bool(found) and last_name(found[0].value) == name
-
-
-def _definition_problem(job: Job, project: Project) -> str | None:
-    """The job's own definition cannot be called by the new receiver (by keyword, no value)."""
-    if job.location is None:
-        return None
-    info = project.module_at(job.location.path)
-    name = job.qualname.rpartition(".")[2]
-    module = None if info is None else cst.parse_module(info.text)
-    func = next(
-        (
-            n
-            for n in (module.body if module else [])
-            if isinstance(n, cst.FunctionDef) and n.name.value == name
-        ),
-        None,
-    )
-    if func is None:
-        return "the receiver is itself the job, and is not a module-level function: " + _FIXDEF
-    if func.decorators:
-        return "the receiver is itself the job, and is decorated as well as connected: " + _FIXDEF
-    return sr.connected_problem(func)
-
-
-_FIXDEF = "make it a plain module-level `def` taking `sender, **kwargs`, and apply again"

@@ -36,6 +36,20 @@ import libcst.matchers as m
 
 from codemods._rewrites.enqueue import enqueue_statement, is_job_ref
 from codemods._syntax import last_name, statement_call
+from codemods._triggers import (
+    _DELETE_SIGNALS,
+    ORIGIN,
+    POST_DELETE,
+    READS_ORIGIN,
+    READS_SIGNAL,
+    RETURNS,
+    SHAPE,
+    SIGNAL,
+    _reads_signal,
+    _returns_value,
+    delete_signal,
+    reads,
+)
 from codemods._types import Block, Edit, Skip, Target
 
 CONNECTED = (
@@ -43,17 +57,9 @@ CONNECTED = (
     "the `@receiver(<signal>, sender=...)` decorator instead of the connect call, rescan "
     "and apply again (the receiver is then split into the job and a receiver that enqueues it)"
 )
-READS_SIGNAL = (
-    "the receiver is itself the job and reads the `signal` Django passes it (a live Signal "
-    "object, never storable): stop reading `signal` in it, and apply again"
-)
 TAKEN = (
     "the receiver is itself the job, and the name `{name}` its new receiver would take is "
     "already bound in the module: rename that, and apply again"
-)
-SHAPE = (
-    "the receiver is itself the job, and is {what}: make it a plain `def` taking "
-    "`sender, instance, **kwargs` (or named keyword parameters), and apply again"
 )
 DELETES = (
     "the receiver handles {signal}: by the time a worker runs, the instance's row is deleted, "
@@ -61,19 +67,6 @@ DELETES = (
     "keep it in-process, or move the work into a job taking the values it reads of the "
     "instance (`instance.pk`, a file name) and call that from the receiver, then apply again"
 )
-READS_ORIGIN = (
-    "the receiver is itself the job, handles post_delete and reads the `origin` Django passes "
-    "it (the instance or queryset delete() was called on, gone too when a worker runs): stop "
-    "reading `origin` in it, and apply again"
-)
-RETURNS = (
-    "the receiver is itself the job and returns a value: `signal.send()` hands it to the "
-    "sender (a plugin registry, a veto), and an enqueue returns nothing; keep it in-process, "
-    "or, if no sender reads it, stop returning it, and apply again"
-)
-SIGNAL = "signal"
-# Signals sent about a row that is gone once the transaction commits.
-_DELETE_SIGNALS = frozenset({"pre_delete", "post_delete"})
 BEFORE = (
     "the receiver handles {signal}, sent before the sender acts (a pre_save receiver sets "
     "fields the save then writes; what it changes on the instance must happen first), and a "
@@ -92,7 +85,7 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
         and call.args
         and is_job_ref(call.args[0].value, target)
     ):
-        held = _delete_signal(call.func)
+        held = delete_signal(call.func)
         return Skip(held_reason(held) if held else CONNECTED)
     if call is not None and is_job_ref(call.func, target):
         statements = list(block.statements)
@@ -120,15 +113,10 @@ def delete_receiver(func: cst.FunctionDef) -> str | None:
     """The delete or ``pre_*`` signal (``post_delete``, ``pre_save``) a decorated receiver
     handles, else None."""
     for decorator in func.decorators:
-        found = _delete_signal(decorator.decorator)
+        found = delete_signal(decorator.decorator)
         if found:
             return found
     return None
-
-
-def _delete_signal(node: cst.CSTNode) -> str | None:
-    names = [n.value for n in m.findall(node, m.Name()) if isinstance(n, cst.Name)]
-    return next((n for n in names if n in _DELETE_SIGNALS or n.startswith("pre_")), None)
 
 
 def held_reason(signal: str) -> str:
@@ -200,7 +188,7 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
     deleted = delete_receiver(func)
     if deleted and not snapshots(func):
         return Skip(held_reason(deleted))
-    if deleted and _reads(func, ORIGIN):
+    if deleted and reads(func, ORIGIN):
         return Skip(READS_ORIGIN)
     if deleted and SNAPSHOT in taken:
         return Skip(TAKEN.format(name=SNAPSHOT))
@@ -213,57 +201,12 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
     return None
 
 
-def connected_problem(func: cst.FunctionDef) -> str | None:
-    """Why a connected receiver that is the job cannot be enqueued by keyword; None if it can."""
-    params = func.params
-    if func.asynchronous is not None:
-        return SHAPE.format(what="a coroutine")
-    if params.posonly_params or isinstance(params.star_arg, cst.Param):
-        return SHAPE.format(what="given positional-only or *args parameters")
-    if _reads_signal(func):
-        return READS_SIGNAL
-    if _reads(func, ORIGIN):
-        return READS_ORIGIN
-    return RETURNS if _returns_value(func) else None
-
-
-def _reads_signal(func: cst.FunctionDef) -> bool:
-    """The body uses a name ``signal`` or the string ``"signal"`` (``kwargs["signal"]``)."""
-    return _reads(func, SIGNAL)
-
-
-def _reads(func: cst.FunctionDef, name: str) -> bool:
-    """The body uses the name ``name`` or the string of it (``kwargs["origin"]``)."""
-    names = m.findall(func.body, m.Name(name))
-    literal = m.SimpleString(value=m.MatchIfTrue(lambda value: _unquoted(value) == name))
-    return bool(names or m.findall(func.body, literal))
-
-
-def _unquoted(value: str) -> str:
-    return value.strip("\"'")
-
-
 def snapshots(func: cst.FunctionDef) -> bool:
     """A ``post_delete`` receiver and nothing else: it moves with the instance by value."""
     names = {
         n.value for d in func.decorators for n in m.findall(d, m.Name()) if isinstance(n, cst.Name)
     }
     return names & _MODEL_SIGNALS == {POST_DELETE}
-
-
-def _returns_value(func: cst.FunctionDef) -> bool:
-    """A ``return <value>`` or a ``yield`` in the receiver's own body (not in a nested def)."""
-    return _gives_value(func.body)
-
-
-def _gives_value(node: cst.CSTNode) -> bool:
-    if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef):
-        return False
-    if isinstance(node, cst.Yield):
-        return True
-    if isinstance(node, cst.Return) and node.value is not None:
-        return not (isinstance(node.value, cst.Name) and node.value.value == "None")
-    return any(_gives_value(child) for child in node.children)
 
 
 def _receiver_body(
@@ -293,9 +236,7 @@ def _passed(name: str, dropped: tuple[str, ...], by_value: bool) -> str:
 
 
 INSTANCE = "instance"
-ORIGIN = "origin"
 SNAPSHOT = "snapshot"  # queue_runtime.codecs.snapshot: the deleted instance by value
-POST_DELETE = "post_delete"
 _BY_VALUE = "its row is deleted: by value"
 _DROPPED = {False: (SIGNAL,), True: (SIGNAL, ORIGIN)}
 _WHY = {SIGNAL: "a live Signal object", ORIGIN: "what delete() was called on (gone too)"}
