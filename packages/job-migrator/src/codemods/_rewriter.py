@@ -112,7 +112,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         self._here = module_name(path) if path else ""
         self._tops: list[tuple[int, int, cst.BaseStatement]] = []  # the module's statements
         self._pending: dict[int, list[cst.FunctionDef]] = {}  # id(top statement) -> receivers
-        self._made: set[str] = set()  # receivers added for connect calls
+        self._made: dict[str, bool] = {}  # receivers added for connect calls: by value?
         self.outcomes: dict[int, TargetOutcome] = {}  # index in targets -> outcome
         self.adds: list[Import] = []  # what the rewritten code needs imported
         self.removes: list[Import] = []  # imports it may no longer need
@@ -295,7 +295,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         new = cst.ensure_type(stmt.deep_replace(call, new_call), cst.SimpleStatementLine)
         top = self._top(target.site.location.line)
         fresh = func.name.value not in self._made
-        self._made.add(func.name.value)
+        self._made[func.name.value] = signal_connect.by_value(call)
         self.outcomes[i] = Rewritten(target)
         if signal_connect.by_value(call):
             self.adds.append(_SNAPSHOT)
@@ -314,6 +314,8 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             return Skip(signal_connect.NESTED.format(kind=kind))
         if name in self._module_names and name not in self._made:
             return Skip(signal_receiver.TAKEN.format(name=name))
+        if self._made.get(name, signal_connect.by_value(call)) != signal_connect.by_value(call):
+            return Skip(signal_receiver.TAKEN.format(name=name))  # made for another signal
         if signal_connect.by_value(call) and signal_receiver.SNAPSHOT in self._module_names:
             return Skip(signal_receiver.TAKEN.format(name=signal_receiver.SNAPSHOT))
         return None

@@ -401,10 +401,10 @@ def all_or_none(site: CallSite, sites: list[CallSite], job: Job, project: Projec
     every other registration of the job (``sites``: all the job's sites) can."""
     receivers = [s for s in sites if s.pattern is Pattern.SIGNAL_RECEIVER]
     kinds = {s.location: _registration(s, job, project) for s in receivers}
-    if kinds.get(site.location) not in (_CONNECT, _HELD):
+    if kinds.get(site.location) not in (_CONNECT, _HELD, _BY_VALUE):
         return None  # not a connect call of the job itself: the other rewrites decide
-    held = [s for s in receivers if kinds[s.location] in (_NOT_CONNECT, _HELD)]
-    if held and len(receivers) > 1:
+    held = [s for s in receivers if kinds[s.location] in (_NOT_CONNECT, _HELD, _BY_VALUE)]
+    if held and len(receivers) > 1 and not all(kinds[s.location] == _BY_VALUE for s in receivers):
         places = ", ".join(f"{s.location.path}:{s.location.line}" for s in receivers)
         why = _why(kinds[held[0].location] or _NOT_CONNECT, held[0])
         return PLACES.format(count=len(receivers), places=places, why=why, fix=_FIX)
@@ -414,8 +414,10 @@ def all_or_none(site: CallSite, sites: list[CallSite], job: Job, project: Projec
 _NOT_CONNECT = "not a connect call"
 _HELD = "held"
 _CONNECT = "connect"
+_BY_VALUE = "connect of post_delete"  # its receiver snapshots the instance: not one for both
 _FIX = (
-    "make every registration a `signal.connect(<job>, ...)` of a post_* signal (or all `@receiver`)"
+    "make every registration a `signal.connect(<job>, ...)` of post_* signals, post_delete "
+    "alone or none of it (or give the job one job per signal)"
 )
 
 
@@ -423,6 +425,11 @@ def _why(kind: str, at: CallSite) -> str:
     where = f"{at.location.path}:{at.location.line}"
     if kind == _HELD:
         return f"and the one at {where} is of a signal whose receiver stays in-process"
+    if kind == _BY_VALUE:
+        return (
+            f"and the one at {where} is of post_delete, whose receiver takes the instance by "
+            "value while the others read it again"
+        )
     return f"and the one at {where} is not a `connect(<job>, ...)` call this rewrite can change"
 
 
@@ -434,7 +441,9 @@ def _registration(site: CallSite, job: Job, project: Project) -> str | None:
     call = None if info is None else _connect_named(info.text, site.location.line, name)
     if call is not None:
         held = delete_signal(call.func)
-        return _HELD if held and held != POST_DELETE else _CONNECT
+        if held == POST_DELETE:
+            return _BY_VALUE
+        return _HELD if held else _CONNECT
     if site.enclosing_function == job.qualname or site.enclosing_function is None:
         return _NOT_CONNECT  # the decorator form, a connect in a loop, a factory
     return None

@@ -165,3 +165,22 @@ def test_invalid_a_connected_job_reading_its_signal_stays(write_files: Files) ->
 
     assert [o.status for o in outcomes] == [Status.SKIPPED] and after == {}
     assert "stop reading `signal` in it" in outcomes[0].reason
+
+
+def test_invalid_a_job_connected_to_post_save_and_post_delete_stays(write_files: Files) -> None:
+    """The post_delete receiver would snapshot the instance, the post_save one read it again:
+    one receiver cannot serve both (wagtail's reset_locales_display_names_cache)."""
+    both = APPS.replace(
+        '        post_save.connect(signals.reindex, sender=Order, dispatch_uid="shop.reindex")\n',
+        "        post_save.connect(signals.reindex, sender=Order)\n"
+        "        post_delete.connect(signals.reindex, sender=Order)\n",
+    ).replace("import post_save", "import post_delete, post_save")
+
+    outcomes, after = _apply(
+        write_files,
+        {"shop/signals.py": SIGNALS, "shop/apps.py": both},
+        [("shop/apps.py", "post_save.connect("), ("shop/apps.py", "post_delete.connect(")],
+    )
+
+    assert [o.status for o in outcomes] == [Status.SKIPPED, Status.SKIPPED] and after == {}
+    assert "the one at shop/apps.py:13 is of post_delete" in outcomes[0].reason
