@@ -233,8 +233,18 @@ def django_on_commit(connection: Any, write: Callable[[], None]) -> Callable[[],
 
 
 def current_session() -> Any | None:
-    """The registered session factory's session; None when none is registered."""
-    return _sessions[0]() if _sessions else None
+    """The registered session factory's session; None when none is registered.
+
+    A factory that returns a ``scoped_session`` itself (Flask-SQLAlchemy's documented
+    ``lambda: db.session``) gives that thread's ``Session``: before SQLAlchemy 2.1 the
+    proxy has no ``in_transaction()``, and every enqueue raised ``AttributeError``.
+    """
+    if not _sessions:
+        return None
+    session = _sessions[0]()
+    from sqlalchemy.orm import scoped_session
+
+    return session() if isinstance(session, scoped_session) else session
 
 
 def sqlalchemy_instance(value: Any) -> tuple[type, list[Any]] | None:

@@ -19,12 +19,14 @@ from sqlalchemy import String, create_engine  # noqa: E402
 from sqlalchemy.orm import (  # noqa: E402
     DeclarativeBase,
     Mapped,
+    Session,
     mapped_column,
     scoped_session,
     sessionmaker,
 )
 
 from queue_runtime import JobStatus, job  # noqa: E402
+from queue_runtime._refs import current_session  # noqa: E402
 from queue_runtime.codecs import decode_value, encode_value, sqlalchemy_session  # noqa: E402
 from queue_runtime.errors import ReferenceGone, Unencodable  # noqa: E402
 from queue_runtime.registry import Registry  # noqa: E402
@@ -123,6 +125,22 @@ def test_an_enqueue_in_a_session_transaction_waits_for_its_commit(
     assert kept.record().args == {
         "account": {"__qr__": "sqlalchemy.model", "cls": f"{__name__}:Account", "pk": [account.id]}
     }
+
+
+@pytest.mark.pg
+def test_a_factory_returning_the_scoped_session_defers_to_the_commit_of_its_session(
+    runtime: Runtime,
+    session: scoped_session,  # type: ignore[type-arg]
+) -> None:
+    sqlalchemy_session(lambda: session)  # Flask-SQLAlchemy's form: lambda: db.session
+    assert isinstance(current_session(), Session)  # the thread's session, not the proxy
+    account = Account(email="f@example.com")
+    session.add(account)
+    session.flush()
+    kept = welcome.enqueue(account)
+    assert _stored(runtime) == 0
+    session.commit()
+    assert _stored(runtime) == 1 and kept.id > 0
 
 
 @pytest.mark.pg
