@@ -10,9 +10,10 @@ Slow: the set-up downloads the pinned sdist and builds the app's venv
   one mail, sent by the worker, with a link built for the configured server.
 - ``test_ihatemoney_end_to_end``: what issue 11 asks. Scan; plan (its JSON gives
   each fast-track job's apply step and key); apply the idempotent jobs, then each
-  mail job with the plan's key; the app's suite inline (146 passed, 5 skipped), its
-  mails the reference; a real ``migrator loadtest`` of each moved job, with a
-  SIGKILL, certifies it into the app's queue; rollout async; the suite again with
+  mail job with the plan's key; the app's suite inline (146 passed, 5 skipped) on the
+  app's queue, its mails the reference and its moved calls the shadow evidence; a real
+  ``migrator loadtest`` of each moved job, with a SIGKILL, certifies it into the app's
+  queue; rollout async, allowed by that evidence (no ``--force``); the suite again with
   two real workers, then with the worker that sent the first mail SIGKILLed: the
   same mails as inline, each once, those of the moved jobs sent by a worker, one per
   job. How the suite waits for the workers: ``realapps/ihatemoney_bridge.py``.
@@ -174,26 +175,32 @@ def test_ihatemoney_end_to_end(tree: AppTree, queue: Runtime, tmp_path: Path) ->
             moved.append(step[1])
     assert moved, "apply moved none of the mail jobs"
     modules = sorted({name.rpartition(".")[0] for name in moved})
-    # 4. the app's own suite, inline; the mails it sends are the reference
+    # 4. the app's own suite, inline, on the app's queue: the mails it sends are the
+    #    reference, and each moved call's arguments are round-tripped (shadow evidence)
     install_migrator(tree)
     names = registered_jobs(tree, modules)
     assert names, modules
+    configure_queue(
+        tree,
+        queue.settings,
+        flask_app="ihatemoney.run:create_app",
+        server_name=SERVER_LOCAL,
+        shadow_min_calls=str(SHADOW_MIN_CALLS),
+    )
     reference = Outbox(tmp_path / "outbox-inline.jsonl")
-    inline = run_suite(tree, _suite_env(reference.path, QUEUE_RUNTIME_MODE="inline"))
+    inline_env = _suite_env(reference.path, QUEUE_RUNTIME_MODE="inline", **queue_env(queue))
+    inline = run_suite(tree, inline_env)
     assert (inline.passed, inline.failed, inline.skipped) == (146, 0, 5)
     expected = Counter(_mail_key(m) for m in reference.mails())
     assert expected and all(m["process"] == "suite" for m in reference.mails())
-    # 5. the gate: a real load test of each moved job certifies it into the app's queue
-    configure_queue(
-        tree, queue.settings, flask_app="ihatemoney.run:create_app", server_name=SERVER_LOCAL
-    )
+    # 5. the gate: a real load test of each moved job certifies it into the app's queue;
+    #    the promotion below is allowed by the inline run's clean shadow evidence (no --force)
     for name in names:
         _certify(tree, queue, name, tmp_path)
     for name in names:
         rollout = app_migrator(
             tree,
-            "rollout", "set", name, "async", "--by", "e2e", "--app", "ihatemoney_worker", "--force",
-            "--reason", "e2e: the inline pass ran without a database: no shadow evidence",
+            "rollout", "set", name, "async", "--by", "e2e", "--app", "ihatemoney_worker",
             env={**queue_env(queue), "REALAPP_JOB_MODULES": ",".join(modules)},
         )  # fmt: skip
         assert rollout.returncode == 0, rollout.stdout + rollout.stderr
@@ -203,13 +210,16 @@ def test_ihatemoney_end_to_end(tree: AppTree, queue: Runtime, tmp_path: Path) ->
 
 
 SERVER_LOCAL = "localhost"  # the host the app's test client uses: the same links inline and async
+# Clean shadow round trips a moved job needs before `rollout set J async`: the inline suite
+# calls send_creation_email 18 times (the API's project creations and updates).
+SHADOW_MIN_CALLS = 10
 
 
 def _suite_env(outbox: Path, **extra: str) -> dict[str, str]:
     return {
         "REALAPP_OUTBOX": str(outbox),
         "REALAPP_PROCESS": "suite",
-        "REALAPP_PYTEST_ARGS": "-p ihatemoney_outbox",
+        "REALAPP_PYTEST_ARGS": "-p ihatemoney_outbox -p ihatemoney_startup",
         **extra,
     }
 
@@ -283,7 +293,7 @@ def _async_pass(
             outbox.path,
             QUEUE_RUNTIME_MODE="queue",
             TESTING_SQLALCHEMY_DATABASE_URI=database,
-            REALAPP_PYTEST_ARGS="-p ihatemoney_outbox -p ihatemoney_bridge",
+            REALAPP_PYTEST_ARGS="-p ihatemoney_outbox -p ihatemoney_startup -p ihatemoney_bridge",
             **queue_env(queue),
             **kill_env,
         )

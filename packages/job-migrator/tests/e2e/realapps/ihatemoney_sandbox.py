@@ -5,7 +5,9 @@ the queue comes from ``$REALAPP_SANDBOX_SETTINGS`` (a Settings JSON naming the F
 so the load test's workers run each job in the app's context), the app's database from
 ``IHATEMONEY_SETTINGS_FILE_PATH`` (a sandbox SQLite file, mail suppressed). Each job of
 the load test gets a project of its own, committed before its enqueue, as the API's
-``POST /api/projects`` does before it enqueues the creation mail.
+``POST /api/projects`` does before it enqueues the creation mail. The job,
+``send_creation_email(project)``, gets the ``Project`` itself: the runtime's model codec
+stores it by reference (model and primary key) and the worker reads the row again.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import secrets
 
 import ihatemoney_outbox  # noqa: F401  (the load test's mails are counted too)
+import ihatemoney_startup  # noqa: F401  (the session the model codec reads references with)
 
 from queue_runtime import Settings, configure
 from queue_runtime.bootstrap import bootstrap
@@ -24,7 +27,7 @@ _RUN = secrets.token_hex(3)
 _made: list[str] = []
 
 
-def projects(i: int) -> dict[str, str]:
+def projects(i: int) -> dict[str, object]:
     from ihatemoney.models import Project, db
 
     with bootstrap(SETTINGS).job_scope():
@@ -41,8 +44,10 @@ def projects(i: int) -> dict[str, str]:
             )
         )
         db.session.commit()
+        project = db.session.get(Project, project_id)  # loaded: its key is readable outside
+        db.session.expunge(project)
     _made.append(project_id)
-    return {"project_id": project_id}
+    return {"project": project}
 
 
 __all__ = ["SETTINGS", "projects"]

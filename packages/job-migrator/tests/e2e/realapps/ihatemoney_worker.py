@@ -12,6 +12,7 @@ import importlib
 import os
 
 import ihatemoney_outbox  # noqa: F401  (counts the mails this worker sends)
+import ihatemoney_startup  # noqa: F401  (the session the model codec reads references with)
 
 for _module in filter(None, os.environ.get("REALAPP_JOB_MODULES", "").split(",")):
     importlib.import_module(_module)
