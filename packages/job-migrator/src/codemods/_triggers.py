@@ -408,7 +408,10 @@ def all_or_none(site: CallSite, sites: list[CallSite], job: Job, project: Projec
         places = ", ".join(f"{s.location.path}:{s.location.line}" for s in receivers)
         why = _why(kinds[held[0].location] or _NOT_CONNECT, held[0])
         return PLACES.format(count=len(receivers), places=places, why=why, fix=_FIX)
-    return _definition_problem(job, project)
+    problem = _definition_problem(job, project)
+    if problem is None and kinds.get(site.location) == _BY_VALUE:
+        return _changed_instance(job, project)
+    return problem
 
 
 _NOT_CONNECT = "not a connect call"
@@ -466,14 +469,12 @@ def _names_handler(call: cst.Call, name: str) -> bool:
     return bool(found) and last_name(found[0].value) == name
 
 
-def _definition_problem(job: Job, project: Project) -> str | None:
-    """The job's own definition cannot be called by the new receiver (by keyword, no value)."""
-    if job.location is None:
-        return None
-    info = project.module_at(job.location.path)
+def _job_def(job: Job, project: Project) -> cst.FunctionDef | None:
+    """The job's module-level ``def``, if it is one."""
+    info = None if job.location is None else project.module_at(job.location.path)
     name = job.qualname.rpartition(".")[2]
     module = None if info is None else cst.parse_module(info.text)
-    func = next(
+    return next(
         (
             n
             for n in (module.body if module else [])
@@ -481,6 +482,18 @@ def _definition_problem(job: Job, project: Project) -> str | None:
         ),
         None,
     )
+
+
+def _changed_instance(job: Job, project: Project) -> str | None:
+    func = _job_def(job, project)
+    return None if func is None else changes_instance(func)
+
+
+def _definition_problem(job: Job, project: Project) -> str | None:
+    """The job's own definition cannot be called by the new receiver (by keyword, no value)."""
+    if job.location is None:
+        return None
+    func = _job_def(job, project)
     if func is None:
         return "the receiver is itself the job, and is not a module-level function: " + _FIXDEF
     if func.decorators:
@@ -489,3 +502,53 @@ def _definition_problem(job: Job, project: Project) -> str | None:
 
 
 _FIXDEF = "make it a plain module-level `def` taking `sender, **kwargs`, and apply again"
+
+
+CHANGES_INSTANCE = (
+    "the receiver is itself the job, handles post_delete and changes the instance it is given "
+    "(`{what}`): a worker would change a copy of the deleted row, not the object the caller "
+    "holds (which the caller may read after delete()); read the values it needs into locals "
+    "and call nothing on `instance` (e.g. `default_storage.delete(instance.file.name)`), or "
+    "keep it in-process"
+)
+
+
+def changes_instance(func: cst.FunctionDef) -> str | None:
+    """Why a post_delete receiver cannot take the instance by value: it calls a method on
+    ``instance`` (or on one of its attributes), or assigns or deletes one of them; None if it
+    only reads it."""
+    for node in _walk(func.body):
+        target = _instance_rooted(node)
+        if target is not None:
+            return CHANGES_INSTANCE.format(what=cst.Module([]).code_for_node(target))
+    return None
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = [node]
+    for child in node.children:
+        if not isinstance(child, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            found += _walk(child)
+    return found
+
+
+def _instance_rooted(node: cst.CSTNode) -> cst.CSTNode | None:
+    """``node`` when it changes something reached from the name ``instance``."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        return node if _rooted(node.func.value) else None
+    targets: list[cst.BaseExpression] = []
+    if isinstance(node, cst.Assign):
+        targets = [t.target for t in node.targets]
+    elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.Del):
+        targets = [node.target]
+    changed = [t for t in targets if isinstance(t, cst.Attribute | cst.Subscript) and _rooted(t)]
+    return node if changed else None
+
+
+def _rooted(expr: cst.BaseExpression) -> bool:
+    while isinstance(expr, cst.Attribute | cst.Subscript):
+        expr = expr.value
+    return isinstance(expr, cst.Name) and expr.value == INSTANCE_NAME
+
+
+INSTANCE_NAME = "instance"

@@ -47,6 +47,7 @@ from codemods._triggers import (
     SIGNAL,
     _reads_signal,
     _returns_value,
+    changes_instance,
     delete_signal,
     reads,
 )
@@ -190,6 +191,9 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
         return Skip(held_reason(deleted))
     if deleted and reads(func, ORIGIN):
         return Skip(READS_ORIGIN)
+    changed = changes_instance(func) if deleted else None
+    if changed:
+        return Skip(changed)
     if deleted and SNAPSHOT in taken:
         return Skip(TAKEN.format(name=SNAPSHOT))
     if receiver_name(target) in taken:

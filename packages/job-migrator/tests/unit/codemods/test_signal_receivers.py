@@ -265,3 +265,48 @@ def test_a_pre_save_receiver_stays_its_job_call_with_values_moves(write_files: F
     status, why, after = _plan(root, "    index_later(", "shop.receivers.index_later")
     assert status is Status.REWRITTEN, why
     assert "    index_later.enqueue(instance.pk)\n" in after
+
+
+CHANGES = DELETES.replace(
+    "    drop_files(instance)\n",
+    "    if instance.screenshot:\n        instance.screenshot.delete(save=False)\n",
+)
+READS_ONLY = DELETES.replace(
+    "    drop_files(instance)\n",
+    "    if instance.screenshot:\n        default_storage.delete(instance.screenshot.name)\n",
+).replace(
+    "from shop.models", "from django.core.files.storage import default_storage\nfrom shop.models"
+)
+
+
+def test_a_post_delete_receiver_changing_its_instance_stays_until_it_only_reads_it(
+    write_files: Files,
+) -> None:
+    """By value, the worker would clear the field of a copy: the caller's object (which the
+    caller may read after ``delete()``, as django-tellme's own suite does) would keep it. The
+    reason's change (read the values, call nothing on ``instance``) makes it move."""
+    root = _shop(write_files, CHANGES)
+
+    status, reason, after = _plan(root, "def forget(", "shop.receivers.forget")
+
+    assert status is Status.SKIPPED and after == ""
+    assert "changes the instance it is given (`instance.screenshot.delete(save=False)`)" in reason
+    (root / "shop/receivers.py").write_text(READS_ONLY)
+    status, reason, after = _plan(root, "def forget(", "shop.receivers.forget")
+    assert status is Status.REWRITTEN, reason
+    assert "instance=snapshot(instance)" in after
+
+
+def test_a_connected_post_delete_receiver_changing_its_instance_stays(
+    write_files: Files,
+) -> None:
+    connected = (
+        CHANGES.replace("@receiver(post_delete, sender=Order)\n", "")
+        + "\n\npost_delete.connect(forget, sender=Order)\n"
+    )
+    root = _shop(write_files, connected)
+
+    status, reason, after = _plan(root, "post_delete.connect(", "shop.receivers.forget")
+
+    assert status is Status.SKIPPED and after == "", reason
+    assert "changes the instance it is given (`instance.screenshot.delete(save=False)`)" in reason
