@@ -80,12 +80,13 @@ def check_key(key: str) -> None:
             f"key {key!r} has no {{parameter}} field and is not a key function (pkg.module:function):"
             " every call would share one key, so the job would run once, ever"
         )
-    # {*}: a digest of every argument; {param.attr}: an attribute path of a parameter.
-    bad = [f for f in fields if f != "*" and not all(p.isidentifier() for p in f.split("."))]
+    # {*}: a digest of every argument; {+}: a fresh id per call; {param.attr}: an attribute path.
+    own = ("*", "+")
+    bad = [f for f in fields if f not in own and not all(p.isidentifier() for p in f.split("."))]
     if bad or any(conversion or spec for _, _, spec, conversion in string.Formatter().parse(key)):
         raise ValueError(
             f"key {key!r}: fields must be plain parameter names like {{user_id}}, attribute "
-            "paths of one like {order.id}, or {*} (no indexes, conversions or format specs)"
+            "paths of one like {order.id}, {*} or {+} (no indexes, conversions or format specs)"
         )
 
 
@@ -93,7 +94,7 @@ def key_mismatch(job: str, key: str, parameters: list[str]) -> str | None:
     """Why ``key`` cannot be built from ``job``'s parameters, or None when it can."""
     if key_function(key) is not None:
         return None
-    roots = [f.split(".")[0] for f in key_fields(key) if f != "*"]
+    roots = [f.split(".")[0] for f in key_fields(key) if f not in ("*", "+")]
     missing = [f for f in dict.fromkeys(roots) if f not in parameters]
     if not missing:
         return None

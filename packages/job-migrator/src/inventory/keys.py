@@ -20,9 +20,17 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
-from inventory._classify._suggest import DIGEST_FIELD, suggest_key
+from inventory._classify._suggest import CALL_FIELD, DIGEST_FIELD, call_key, suggest_key
 
-__all__ = ["DIGEST_FIELD", "Param", "key_problem", "parameters_problem", "suggest_key"]
+__all__ = [
+    "CALL_FIELD",
+    "DIGEST_FIELD",
+    "Param",
+    "call_key",
+    "key_problem",
+    "parameters_problem",
+    "suggest_key",
+]
 
 _KEY_FUNCTION = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
 _PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -56,7 +64,7 @@ def key_problem(job: str, key: str, parameters: list[str], root: Path | None = N
             " once, ever; add {*} (a digest of every argument) or its parameters"
         )
     for field in fields:
-        if field != DIGEST_FIELD and (
+        if field not in (DIGEST_FIELD, CALL_FIELD) and (
             not _PATH.match(field) or field.split(".")[0] not in parameters
         ):
             return (

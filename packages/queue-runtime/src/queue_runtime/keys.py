@@ -9,6 +9,11 @@ and the second never runs. Three forms, the same the tooling writes
   every argument as the job stores it (canonical JSON of the arguments bound
   to the job's signature: positional or keyword makes no difference). The
   default suggestion, ``<job>:{*}``, is written ``f"<job>:{digest_key(job, a, b)}"``.
+- ``{+}`` in a template: a fresh id made for each call (``uuid4().hex``, written
+  ``f"<job>:{uuid4().hex}"`` at the enqueue site). It is stored with the job, so a
+  redelivery or retry of that call keeps it (the guard stops a second run), and two
+  calls never share it. The default for notifications: a repeated request is
+  different work, and a key over its arguments would drop the second mail.
 - ``{field}`` / ``{field.attr}``: the value of a parameter (or an attribute
   path of one), formatted with ``str()``.
 - ``package.module:function``: a key function called with the job's own
@@ -32,6 +37,7 @@ import json
 import re
 import string
 import sys
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +46,8 @@ from queue_runtime.definition import Defined
 from queue_runtime.errors import ConfigError
 
 DIGEST_FIELD = "*"  # ``{*}``: the digest of every argument
+CALL_FIELD = "+"  # ``{+}``: a fresh id for each call (uuid4), kept by that call's retries
+_OWN_FIELDS = frozenset({DIGEST_FIELD, CALL_FIELD})
 _DIGEST_HEX = 32  # 128 bits: collisions are out of reach, keys stay short
 _KEY_FUNCTION = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
 _PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -104,7 +112,9 @@ def check_key(job: Defined, key: str) -> None:
             " job would run once, ever; add {*} (a digest of every argument) or its parameters"
         )
     for field in fields:
-        if field != DIGEST_FIELD and (not _PATH.match(field) or field.split(".")[0] not in params):
+        if field not in _OWN_FIELDS and (
+            not _PATH.match(field) or field.split(".")[0] not in params
+        ):
             raise KeyMismatch(
                 f"key {key!r}: {{{field}}} is not a parameter of {definition.name} (its"
                 f" parameters: {', '.join(params) or 'none'}); use one of them, or {{*}}"
@@ -124,6 +134,8 @@ def render_key(job: Defined, key: str, args: tuple[Any, ...], kwargs: Mapping[st
     def value(field: str) -> str:
         if field == DIGEST_FIELD:
             return digest_key(job, *args, **kwargs)
+        if field == CALL_FIELD:
+            return uuid.uuid4().hex
         head, *path = field.split(".")
         found = values[head]
         for attr in path:

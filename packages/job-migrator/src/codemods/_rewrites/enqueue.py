@@ -24,6 +24,8 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_
 DIGEST = "{*}"  # a digest of every argument: queue_runtime.keys.digest_key(job, *args, **kwargs)
 DIGEST_FUNCTION = "digest_key"
 DIGEST_IMPORT = ("queue_runtime.keys", DIGEST_FUNCTION)
+PER_CALL = "{+}"  # a fresh id for each call, made at the enqueue site: queue_runtime.keys
+PER_CALL_IMPORT = ("uuid", "uuid4")
 # ``k=v`` as a keyword argument is written: no spaces around the sign.
 KEYWORD_EQUAL = cst.AssignEqual(
     whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
@@ -187,7 +189,8 @@ def key_expression(
 
     ``{param.attr}`` reads an attribute of the argument; ``{*}`` is
     ``digest_key(job, args...)`` (``queue_runtime.keys``: a digest of every
-    argument), and a template that is only ``{*}`` is that call itself. A key
+    argument), and a template that is only ``{*}`` is that call itself; ``{+}`` is
+    ``uuid4().hex``, a fresh id made at this call and stored with its job. A key
     function (``pkg.mod:func``) is called with the call's own arguments
     instead: ``func(args...)``. The caller imports what the key calls
     (:func:`key_imports`).
@@ -208,7 +211,7 @@ def key_expression(
     if missing:
         return Skip(f"idempotency key template {template!r}: no argument for {', '.join(missing)}")
     text = _PLACEHOLDER.sub(lambda mt: "{" + _field(bound[mt[1]], mt[2]) + "}", template)
-    text = text.replace(DIGEST, "{" + digest + "}")
+    text = text.replace(DIGEST, "{" + digest + "}").replace(PER_CALL, "{uuid4().hex}")
     quote = '"' if '"' not in text else "'"
     if quote in text or "\\" in text or "\n" in text:
         return Skip(
@@ -237,7 +240,8 @@ def key_imports(template: str | None) -> list[tuple[str, str]]:
     function = key_function(template)
     if function is not None:
         return [function]
-    return [DIGEST_IMPORT] if DIGEST in template else []
+    found = [DIGEST_IMPORT] if DIGEST in template else []
+    return [*found, PER_CALL_IMPORT] if PER_CALL in template else found
 
 
 def bind(args: Sequence[cst.Arg], params: list[str]) -> dict[str, str] | Skip:

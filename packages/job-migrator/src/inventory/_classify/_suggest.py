@@ -24,6 +24,20 @@ would run once, ever. It needs an input that names one unit of work first.
 from __future__ import annotations
 
 DIGEST_FIELD = "*"  # ``{*}`` in a key template: the digest of every argument
+CALL_FIELD = "+"  # ``{+}``: a fresh id made at each call (queue_runtime.keys), kept by its retries
+
+
+def call_key(job: str) -> str:
+    """``<job>:{+}``: the key of a notification, made for each call at the enqueue site.
+
+    A repeated request is different work: a key over the arguments (the same user asking
+    twice, a project created then updated) would answer the second call with the first's
+    result and drop its mail. A key made per call and stored with the job still stops a
+    redelivery or a retry of that call from sending twice, and never merges two requests.
+    """
+    return f"{job}:{{{CALL_FIELD}}}"
+
+
 _NOT_ARGUMENTS = frozenset({"self", "cls"})
 
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from inventory._classify._suggest import suggest_key
+from inventory._classify._suggest import call_key
 from inventory._classify._trace import Trace
 from inventory.config import JobSetting, key_function
 from inventory.models import Confidence, EffectKind, Evidence, Idempotency
@@ -130,7 +130,7 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
     keyless = _rule(effects, None, gaps)[0] if declared else verdict
     confidence = _confidence(verdict, traces)
     fast = _fast_track(effects) and verdict in (Idempotency.NON_IDEMPOTENT, Idempotency.NEEDS_KEY)
-    key = suggest_key(job, params) if fast else None  # never merges different work
+    key = call_key(job) if fast else None  # a notification: one key per call, never merged
     if unresolved:
         message = (
             f"unresolved calls (no source read, not in the catalogue; lower confidence): "

@@ -20,7 +20,7 @@ EXAMPLES: list[RuleExample] = [
         evidence_mentions="notification fast track",
     ),
     example(
-        "notification fast track: the suggested key digests every argument",
+        "notification fast track: the suggested key is made for each call",
         """
         from django.core.mail import send_mail
 
@@ -31,9 +31,10 @@ EXAMPLES: list[RuleExample] = [
         V.NON_IDEMPOTENT,
         {K.EMAIL_SEND},
         "Only a mail repeats on a retry: the job is on the fast track (`fast_track`, phase 2 of the plan) "
-        "and its suggested key is `shop.jobs.notify:{*}`: a digest of every argument, so two "
-        "different mails never share a key.",
-        evidence_mentions="shop.jobs.notify:{*}",
+        "and its suggested key is `shop.jobs.notify:{+}`: a fresh id made at each call and "
+        "stored with its job, so a redelivery or retry of that call never sends twice, and two "
+        "requests (even with equal arguments: the same user asking twice) never share a key.",
+        evidence_mentions="shop.jobs.notify:{+}",
     ),
     example(
         "needs_key: an insert whose only risk is a duplicate, with a natural key",

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codemods.api import thread_job_parameters
-from inventory.keys import key_problem, suggest_key
+from inventory.keys import CALL_FIELD, key_problem, suggest_key
 from inventory.models import Job
 
 _TEMPLATE = re.compile(r"""=\s*f?(["'])(?P<template>[^"']*\{[^"']*)\1""")
@@ -69,6 +69,8 @@ def resolve_key(job: Job, declared: str | None = None, root: Path | None = None)
             return KeySource(
                 match["template"], f"the key it already passes ({effect.detail}, {where})"
             )
+    if job.suggested_key and CALL_FIELD in _fields(job.suggested_key):
+        return KeySource(job.suggested_key, PER_CALL)
     if job.suggested_key:
         return KeySource(job.suggested_key, "the scanner's suggestion (one run per input)")
     template = suggest_key(job.qualname, params)
@@ -76,6 +78,13 @@ def resolve_key(job: Job, declared: str | None = None, root: Path | None = None)
         return KeySource(None, NO_INPUT)
     what = "its only input" if len(params) == 1 else "a digest of every argument"
     return KeySource(template, f"{what} ({', '.join(params)}): it never merges different work")
+
+
+PER_CALL = (
+    "a fresh id made at each call ({+}), stored with the job: a redelivery or retry of that "
+    "call never sends twice, and two requests are never merged (a notification: a repeated "
+    "request is new work); declare a business key only where repeats must be dropped"
+)
 
 
 def _fields(template: str) -> list[str]:

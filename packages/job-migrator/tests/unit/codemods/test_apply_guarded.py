@@ -195,3 +195,17 @@ def test_the_digest_key_is_written_as_digest_key_of_the_job_and_its_arguments(
         '{digest_key(refund, order.id, order.total)}")\n' in change.after
     )
     assert "from queue_runtime.keys import digest_key\n" in change.after
+
+
+def test_the_per_call_key_is_written_as_a_fresh_uuid_made_at_the_call(project: Path) -> None:
+    """``{+}`` (a notification's default, issue 22): one key per call, never over the arguments."""
+    options = ApplyOptions(jobs=("app.refund",), keys={"app.refund": "app.refund:{+}"})
+    (project / "MIGRATION_PLAN.md").write_text(SIGNED)
+    options = options.model_copy(update={"signoffs": {"app.refund": "Ana Lopes, 2026-11-29"}})
+    [change] = plan_apply(project, inventory_of(project), options).changes
+    assert (
+        '    refund.enqueue(order.id, order.total, idempotency_key=f"app.refund:{uuid4().hex}")\n'
+        in change.after
+    )
+    assert "from uuid import uuid4\n" in change.after
+    compile(change.after, "views.py", "exec")

@@ -62,7 +62,7 @@ def test_notifications_are_non_idempotent_with_a_suggested_key() -> None:
     )
     assert job.idempotency == Idempotency.NON_IDEMPOTENT
     # Issue 12: "request" is not shown to leave the effect alone: every argument is digested.
-    assert job.suggested_key == "app.welcome:{*}"
+    assert job.suggested_key == "app.welcome:{+}"  # one key per call: never merges two mails
 
 
 def test_no_suggested_key_when_other_repeats_exist() -> None:

@@ -102,3 +102,12 @@ def _salted(subject: str, sender: str, recipients: list[str], body: str, salt: s
 
 def _anything(*args: object, **kwargs: object) -> str:
     return repr((args, kwargs))
+
+
+def test_a_per_call_key_is_fresh_for_every_call_even_with_equal_arguments() -> None:
+    """``{+}``: two requests with equal arguments are two units of work (issue 22)."""
+    check_key(MAIL, "app.mail:{+}")
+    first = render_key(MAIL, "app.mail:{+}", ("Hi", "a@x", ["u@x"]), {})
+    second = render_key(MAIL, "app.mail:{+}", ("Hi", "a@x", ["u@x"]), {})
+    assert first.startswith("app.mail:") and second.startswith("app.mail:")
+    assert first != second and len(first.removeprefix("app.mail:")) == 32
