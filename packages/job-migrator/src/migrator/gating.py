@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 
 from migrator.errors import GateError
-from migrator.loadtest.report import LoadTestReport
+from migrator.loadtest.report import LoadTestReport, evaluate
 from migrator.plan.config import load_check_settings
 from queue_runtime.bootstrap import BootstrapError, bootstrap
 from queue_runtime.config import Settings
@@ -138,9 +138,12 @@ def certify_job(
 ) -> Certification:
     """Certify ``job`` at the fingerprint of its loaded code with a load-test report.
 
-    The file is what ``migrator loadtest --json`` writes; only a passing
-    report of this job at its current fingerprint certifies, and it is stored
-    with the certification. Anything else is refused with a one-line reason.
+    The file is what ``migrator loadtest --json`` writes. Its own ``passed``
+    is never believed: the verdict is computed again from its figures with the
+    load test's rules (:func:`~migrator.loadtest.report.evaluate`), every field
+    naming a job must name ``job``, and it must be of the current fingerprint.
+    The report, as read and validated, is stored with the certification.
+    Anything else is refused with a one-line reason.
     """
     if job not in jobs:
         raise GateError(f"{job} is not a job of the --app module (known: {', '.join(jobs) or '-'})")
@@ -148,7 +151,8 @@ def certify_job(
     fingerprint = current_fingerprint(jobs[job])
     report = _passing_report(figures_file, raw, job, fingerprint)
     figures = {**report.figures(), "passed": True}
-    return _query(lambda: certify(runtime, job, fingerprint, figures, who, report=raw))
+    stored = report.model_dump(mode="json")
+    return _query(lambda: certify(runtime, job, fingerprint, figures, who, report=stored))
 
 
 def _read_report(path: Path) -> dict[str, Any]:
@@ -163,25 +167,42 @@ def _read_report(path: Path) -> dict[str, Any]:
 
 def _passing_report(path: Path, raw: dict[str, Any], job: str, fingerprint: str) -> LoadTestReport:
     """The report if it certifies ``job`` at ``fingerprint``; else GateError saying why not."""
-    try:
-        report = LoadTestReport.model_validate(raw)
-    except ValidationError as exc:
-        missing = ", ".join(sorted({str(e["loc"][0]) for e in exc.errors() if e["loc"]}))
-        raise GateError(
-            f"--figures {path} is not a load-test report (missing or invalid: {missing}); "
-            "write one with `migrator loadtest --json`"
-        ) from exc
-    if report.job != job:
-        raise GateError(f"--figures {path} is the report of {report.job}, not of {job}")
-    if not report.passed:
-        why = "; ".join(report.reasons) or "it did not pass"
-        raise GateError(f"--figures {path}: the load test of {job} failed ({why})")
+    report = _parse_report(path, raw)
+    for field, named in (("job", report.job), ("spec.job", report.spec.job)):
+        if named != job:
+            raise GateError(f"--figures {path} is the report of {named} ({field}), not of {job}")
+    _check_verdict(path, report)
     if report.fingerprint != fingerprint:
         raise GateError(
             f"--figures {path} is stale: measured at fingerprint {str(report.fingerprint)[:12]}, "
             f"{job}'s code is now {fingerprint[:12]}: run the load test again"
         )
     return report
+
+
+def _parse_report(path: Path, raw: dict[str, Any]) -> LoadTestReport:
+    try:
+        return LoadTestReport.model_validate(raw)
+    except ValidationError as exc:
+        missing = ", ".join(sorted({str(e["loc"][0]) for e in exc.errors() if e["loc"]}))
+        raise GateError(
+            f"--figures {path} is not a load-test report (missing or invalid: {missing}); "
+            "write one with `migrator loadtest --json`"
+        ) from exc
+
+
+def _check_verdict(path: Path, report: LoadTestReport) -> None:
+    """The load test's rules on the report's figures; its own ``passed`` may only say no."""
+    passed, reasons = evaluate(report)
+    if not passed:
+        claim = ", although the report says it passed" if report.passed else ""
+        raise GateError(
+            f"--figures {path}: the load test of {report.job} does not pass on its figures"
+            f" ({'; '.join(reasons)}){claim}"
+        )
+    if not report.passed:
+        why = "; ".join(report.reasons) or "it did not pass"
+        raise GateError(f"--figures {path}: the load test of {report.job} failed ({why})")
 
 
 def revoke_job(runtime: Runtime, job: str) -> int:

@@ -119,6 +119,8 @@ def test_certify_refuses_what_is_not_a_passing_load_test_of_this_code(runtime: R
         ({"lost": 0}, None, "the figures do not say the load test passed"),
         ({**FIGURES, "passed": False}, None, "the figures do not say"),
         (FIGURES, {**report, "job": "app.other"}, "the report is of 'app.other'"),
+        (FIGURES, {**report, "spec": {"job": "app.other"}}, r"'app.other' \(spec.job\)"),
+        (FIGURES, {**report, "spec": []}, r"None \(spec.job\)"),
         (FIGURES, {**report, "fingerprint": "0" * 64}, "the report is of another fingerprint"),
         (FIGURES, {**report, "passed": False}, "the report's load test did not pass"),
     ]

@@ -3,7 +3,9 @@
 A run passes when:
 
 - every enqueued job is accounted for: succeeded, or dead-lettered within
-  ``max_dead``; none is missing (``lost``) or still unfinished after the drain;
+  ``max_dead``; none is missing (``lost``) or still unfinished after the drain,
+  and the counts add up (each job made is in exactly one of them: a cancelled
+  job is in none);
 - no idempotency key completed twice (the execution ledger: the job body ran
   to completion more than once for one key; a job without a key is its own key);
 - the p99 dispatch latency (enqueue -> first start) is within the SLA;
@@ -75,18 +77,21 @@ class LoadTestReport(BaseModel):
     spec: LoadTestSpec
     started_at: datetime
     finished_at: datetime
-    enqueued: int = 0
-    enqueue_deduplicated: int = Field(default=0, description="enqueues answered by an existing key")
-    succeeded: int = 0
-    dead: int = 0
-    unfinished: int = 0
-    lost: int = 0
+    # Counts are never negative: a forged -7 must not balance the sums evaluate() checks.
+    enqueued: int = Field(default=0, ge=0)
+    enqueue_deduplicated: int = Field(
+        default=0, ge=0, description="enqueues answered by an existing key"
+    )
+    succeeded: int = Field(default=0, ge=0)
+    dead: int = Field(default=0, ge=0)
+    unfinished: int = Field(default=0, ge=0)
+    lost: int = Field(default=0, ge=0)
     throughput: float = Field(default=0.0, description="jobs succeeded per second")
     latency: Latency = Field(default_factory=Latency)
-    executions: int = 0
-    duplicate_deliveries: int = Field(default=0, description="jobs whose body started twice+")
+    executions: int = Field(default=0, ge=0)
+    duplicate_deliveries: int = Field(default=0, ge=0, description="jobs whose body started twice+")
     duplicate_completions: list[DuplicateCompletion] = Field(default_factory=list)
-    retries: int = 0
+    retries: int = Field(default=0, ge=0)
     chaos_events: list[ChaosEvent] = Field(default_factory=list)
     app_key: str | None = Field(default=None, description="the app's real key the load used")
     key_pairs: int = Field(default=0, description="pairs of different calls under the app's key")
@@ -118,6 +123,8 @@ class LoadTestReport(BaseModel):
             "enqueued": self.enqueued,
             "succeeded": self.succeeded,
             "dead": self.dead,
+            "max_dead": self.spec.max_dead,
+            "unfinished": self.unfinished,
             "lost": self.lost,
             "throughput": round(self.throughput, 2),
             "p50_ms": self.latency.p50_ms,
@@ -132,11 +139,18 @@ class LoadTestReport(BaseModel):
 
 
 def evaluate(report: LoadTestReport) -> tuple[bool, list[str]]:
-    """(passed, reasons it did not): the rules in the module docstring."""
+    """(passed, reasons it did not): the rules in the module docstring.
+
+    Only the figures count, never the report's own ``passed``: ``migrator gate
+    certify`` calls this on a report read from a file.
+    """
     spec = report.spec
     reasons: list[str] = []
     if report.enqueued == 0:
         reasons.append("no job was enqueued")
+    unbalanced = _unaccounted(report)
+    if unbalanced:
+        reasons.append(unbalanced)
     if report.lost:
         reasons.append(f"{report.lost} job(s) lost: enqueued, then found nowhere")
     if report.unfinished:
@@ -163,6 +177,20 @@ def evaluate(report: LoadTestReport) -> tuple[bool, list[str]]:
         if kind not in happened:
             reasons.append(f"chaos {kind.value} was asked for and did not happen")
     return not reasons, reasons
+
+
+def _unaccounted(report: LoadTestReport) -> str | None:
+    """Why the counts do not add up, if they do not: every job made is in exactly one of them."""
+    made = report.enqueued - report.enqueue_deduplicated
+    counted = report.succeeded + report.dead + report.unfinished + report.lost
+    if counted == made:
+        return None
+    return (
+        f"the figures do not add up: {made} job(s) made ({report.enqueued} enqueued,"
+        f" {report.enqueue_deduplicated} answered by an existing key), {counted} accounted for"
+        f" ({report.succeeded} succeeded, {report.dead} dead, {report.unfinished} unfinished,"
+        f" {report.lost} lost)"
+    )
 
 
 def _merge_reason(report: LoadTestReport) -> str:

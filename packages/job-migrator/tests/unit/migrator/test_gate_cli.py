@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import secrets
 import sys
 from collections.abc import Iterator
@@ -172,6 +173,60 @@ def test_certify_refuses_a_failed_empty_foreign_or_stale_report(
         assert certifications(rt, job) == []
     finally:
         rt.close()
+
+
+def _forged(path: Path, job: str, fp: str, spec_job: str | None = None, **fields: Any) -> Path:
+    """A report edited by hand: its own ``"passed": true`` kept, its figures changed."""
+    document = json.loads(_report(path, job, fp).read_text())
+    document.update(fields)
+    if spec_job is not None:
+        document["spec"]["job"] = spec_job
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_certify_recomputes_the_verdict_and_never_trusts_the_reports_passed(
+    project: Project, tmp_path: Path
+) -> None:
+    job = f"{project.app}.charge"
+    fp = _fingerprint(project, "charge")
+    twice = {"key": "7", "keyed": False, "completions": 2, "executions": []}
+    forged = {
+        "no job was enqueued": {"enqueued": 0, "succeeded": 0},
+        "50 job(s) lost": {"enqueued": 67, "lost": 50, "dead": 7},
+        "completed more than once": {"duplicate_completions": [twice]},
+        "do not add up": {"enqueued": 1000},
+        "invalid: dead": {"dead": -7, "succeeded": 17},
+    }
+    for reason, fields in forged.items():
+        report = _forged(tmp_path / "forged.json", job, fp, **fields)
+        args = ("--app", project.app, "--figures", str(report), "--by", "mallory")
+        code, out = project.run("gate", "certify", job, *args)
+        assert code == 2 and reason in out, (reason, out)
+        assert len(out.strip().splitlines()) == 1, out
+    other = _forged(tmp_path / "spec.json", job, fp, spec_job=f"{project.app}.resize")
+    args = ("--app", project.app, "--figures", str(other), "--by", "mallory")
+    code, out = project.run("gate", "certify", job, *args)
+    assert code == 2 and f"is the report of {project.app}.resize (spec.job)" in out, out
+    rt = _runtime(project)
+    try:
+        assert certifications(rt, job) == []  # the gate of the non-idempotent job stays closed
+    finally:
+        rt.close()
+
+
+def test_certify_stores_the_recomputed_figures(project: Project, tmp_path: Path) -> None:
+    job = f"{project.app}.charge"
+    report = _forged(tmp_path / "r.json", job, _fingerprint(project, "charge"), extra="x")
+    args = ("--app", project.app, "--figures", str(report), "--by", "alice")
+    assert project.run("gate", "certify", job, *args)[0] == 0
+    rt = _runtime(project)
+    try:
+        [cert] = certifications(rt, job)
+    finally:
+        rt.close()
+    assert cert.figures["passed"] is True and cert.figures["max_dead"] == 0
+    assert cert.report is not None and "extra" not in cert.report
 
 
 def test_rollout_set_and_status(project: Project) -> None:

@@ -38,7 +38,9 @@ def certify(
     latencies, lost jobs, duplicate completions...) and must say
     ``"passed": true``. ``report``, when given, is the load test's whole
     report (``migrator loadtest --json``), stored with the certification: it
-    must be of ``job_name``, at ``fingerprint``, and passed. ``who`` names the
+    must be of ``job_name`` (``job`` and ``spec.job``), at ``fingerprint``,
+    and passed. The figures are the caller's word: ``migrator gate certify``
+    computes the verdict again from a report's figures before calling this. ``who`` names the
     person or tool that certified. The gate opens for that fingerprint only.
     Refusals raise :class:`CertificationRefused`.
     """
@@ -62,12 +64,22 @@ def _check_evidence(
         raise CertificationRefused(f"{job_name}: the figures do not say the load test passed")
     if report is None:
         return
-    if report.get("job") != job_name:
-        raise CertificationRefused(f"the report is of {report.get('job')!r}, not {job_name}")
+    for field, named in _named_jobs(report):
+        if named != job_name:
+            raise CertificationRefused(f"the report is of {named!r} ({field}), not {job_name}")
     if report.get("fingerprint") != fingerprint:
         raise CertificationRefused(f"{job_name}: the report is of another fingerprint")
     if report.get("passed") is not True:
         raise CertificationRefused(f"{job_name}: the report's load test did not pass")
+
+
+def _named_jobs(report: dict[str, Any]) -> list[tuple[str, object]]:
+    """Every field of a load-test report that names its job: ``job``, and ``spec.job`` if any."""
+    named: list[tuple[str, object]] = [("job", report.get("job"))]
+    if "spec" in report:
+        spec = report["spec"]
+        named.append(("spec.job", spec.get("job") if isinstance(spec, dict) else None))
+    return named
 
 
 def revoke(runtime: Runtime, job_name: str, fingerprint: str | None = None) -> int:
