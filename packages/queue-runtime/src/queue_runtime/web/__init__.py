@@ -12,7 +12,7 @@ needs Jinja2 (``pip install 'queue-runtime[web]'``), else
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from queue_runtime.errors import QueueError
@@ -45,6 +45,7 @@ def make_wsgi_app(
     inventory: str | None = None,
     secret: str | None = None,
     who: Who | None = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> WsgiApp:
     """The dashboard as a WSGI application.
 
@@ -57,16 +58,19 @@ def make_wsgi_app(
     403. ``inventory``: the inventory JSON for the migration page (default
     ``Settings.inventory_path``). ``secret``: the CSRF key, to share between
     processes serving one dashboard (default: derived from the tokens, else
-    random per process).
+    random per process). ``allowed_hosts``: answer only requests whose ``Host``
+    names one of them (400 otherwise; the first is the address the refusal
+    points to), against DNS rebinding when nothing else guards the dashboard;
+    empty (the default): the app's server checks ``Host``. A POST whose
+    ``Origin`` is another site's is refused (403) in every case.
     """
     _require_extra()
     from queue_runtime.web._app import Dashboard, Options
     from queue_runtime.web._pages import ROUTES, job_page
     from queue_runtime.web._security import Guard
 
-    return Dashboard(
-        runtime, Guard(token, secret, who), Options(read_only, inventory), ROUTES, job_page
-    )
+    guard = Guard(token, secret, who, allowed_hosts)
+    return Dashboard(runtime, guard, Options(read_only, inventory), ROUTES, job_page)
 
 
 def make_asgi_app(
@@ -77,11 +81,18 @@ def make_asgi_app(
     inventory: str | None = None,
     secret: str | None = None,
     who: Who | None = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> AsgiApp:
     """The same dashboard as an ASGI application (each request runs in a worker thread)."""
     from queue_runtime.web._asgi import asgi_from_wsgi
 
     wsgi = make_wsgi_app(
-        runtime, token=token, read_only=read_only, inventory=inventory, secret=secret, who=who
+        runtime,
+        token=token,
+        read_only=read_only,
+        inventory=inventory,
+        secret=secret,
+        who=who,
+        allowed_hosts=allowed_hosts,
     )
     return asgi_from_wsgi(wsgi)

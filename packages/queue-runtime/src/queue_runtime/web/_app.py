@@ -1,10 +1,14 @@
 """The dashboard as one WSGI callable: identify, check, route, render.
 
-Every request: the auth token when one is required (401 without it), a
-session cookie, and for a POST the CSRF token bound to that session (403
-without it) and write access (403 in read-only mode). Pages render through
-Jinja2 with autoescaping on for every template; each response carries a
-Content-Security-Policy whose nonce is the only way a script or style runs.
+Every request: a Host the dashboard answers to when it names them (400
+otherwise: DNS rebinding), the auth token when one is required (401 without
+it), a session cookie, and for a POST write access (403 in read-only mode),
+an Origin that is the dashboard's own when one is sent (403 from another
+site) and the CSRF token bound to that session (403 without it). A NUL in a
+query argument or form field is a bad request (400): PostgreSQL text cannot
+hold one. Pages render through Jinja2 with autoescaping on for every
+template; each response carries a Content-Security-Policy whose nonce is the
+only way a script or style runs.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from http import HTTPStatus
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
@@ -25,7 +29,13 @@ from queue_runtime.errors import QueueError
 from queue_runtime.pg.dashboard import PgDashboard
 from queue_runtime.runtime import Runtime
 from queue_runtime.web._http import Request, Response, StartResponse, redirect, set_cookie
-from queue_runtime.web._security import AUTH_COOKIE, SESSION_COOKIE, Guard, new_session
+from queue_runtime.web._security import (
+    AUTH_COOKIE,
+    SESSION_COOKIE,
+    Guard,
+    new_session,
+    origin_ok,
+)
 from queue_runtime.web._series import SeriesCache
 
 NAV = (
@@ -184,6 +194,8 @@ class Dashboard:
 
     def _checked(self, view: View) -> Response:
         request = view.request
+        if not self.guard.host_ok(request):
+            return self._refuse(view, HTTPStatus.BAD_REQUEST, _host_help(request, self.guard))
         identity = self.guard.identify(request)
         if identity is None:
             return self._refuse(view, HTTPStatus.UNAUTHORIZED, _token_help(request))
@@ -191,18 +203,27 @@ class Dashboard:
         if identity.via_query:
             return _drop_token(view)
         if request.method == "POST":
-            if self.options.read_only:
-                return self._refuse(view, HTTPStatus.FORBIDDEN, "the dashboard is read-only")
-            if not self.guard.csrf_ok(request):
-                return self._refuse(
-                    view, HTTPStatus.FORBIDDEN, "bad or missing CSRF token: reload the page"
-                )
+            refusal = self._write_refusal(request)
+            if refusal:
+                return self._refuse(view, HTTPStatus.FORBIDDEN, refusal)
         try:
+            _no_nul(request)
             return self._route(view)
         except HttpError as exc:
             return self._refuse(view, exc.status, str(exc))
         except QueueError as exc:
             return self._refuse(view, HTTPStatus.SERVICE_UNAVAILABLE, f"{exc}")
+
+    def _write_refusal(self, request: Request) -> str:
+        """Why this POST may not act ("" when it may)."""
+        if self.options.read_only:
+            return "the dashboard is read-only"
+        if not origin_ok(request):
+            origin = request.headers.get("origin", "")
+            return f"a form sent from another site (Origin {origin!r}) cannot act here"
+        if not self.guard.csrf_ok(request):
+            return "bad or missing CSRF token: reload the page"
+        return ""
 
     def _route(self, view: View) -> Response:
         request = view.request
@@ -227,12 +248,44 @@ def _token_help(request: Request) -> str:
     return "a token is required: open this page as /?token=YOUR_TOKEN"
 
 
+def _host_help(request: Request, guard: Guard) -> str:
+    host = request.headers.get("host", "")
+    home = guard.hosts[0]
+    home = f"[{home}]" if ":" in home else home
+    port = request.environ.get("SERVER_PORT", "")
+    return (
+        f"this dashboard answers only to {', '.join(guard.hosts)}, not to Host {host!r}: "
+        f"open http://{home}:{port}/ (a dashboard without a token serves this machine only)"
+    )
+
+
+def _no_nul(request: Request) -> None:
+    """PostgreSQL text cannot hold NUL: say so here, before a query fails on it."""
+    for source, kind in ((request.query, "query argument"), (request.form, "form field")):
+        for name, values in source.items():
+            if "\x00" in name or any("\x00" in value for value in values):
+                raise HttpError(
+                    HTTPStatus.BAD_REQUEST, f"the {kind} {name!r} holds a NUL character"
+                )
+
+
+def _local(path: str) -> str:
+    """``path`` as a location on this site: never ``//host`` or ``/\\host``, which browsers
+    read as another site; the path's bytes percent-encoded (PEP 3333 hands them as latin-1,
+    an ASGI server as decoded text)."""
+    try:
+        raw = path.encode("latin-1")
+    except UnicodeEncodeError:
+        raw = path.encode("utf-8")
+    return "/" + quote(raw.lstrip(b"/"), safe="/:@!$&'()*+,;=")
+
+
 def _drop_token(view: View) -> Response:
     """The token came in the URL: keep it in an HttpOnly cookie and take it out of the URL."""
     request = view.request
     rest = {k: v for k, v in request.query.items() if k != "token"}
     query = urlencode(rest, doseq=True)
-    response = redirect(request.root + request.path + (f"?{query}" if query else ""))
+    response = redirect(request.root + _local(request.path) + (f"?{query}" if query else ""))
     cookie = view.app.guard.auth_cookie_value(request)
     response.headers.append(set_cookie(AUTH_COOKIE, cookie, request))
     return response
@@ -243,6 +296,9 @@ def _security_headers(nonce: str) -> list[tuple[str, str]]:
         ("Content-Security-Policy", CSP.format(n=nonce)),
         ("X-Content-Type-Options", "nosniff"),
         ("X-Frame-Options", "DENY"),
-        ("Referrer-Policy", "no-referrer"),
+        (
+            "Referrer-Policy",
+            "same-origin",
+        ),  # no-referrer would make our own forms send Origin: null
         ("Cache-Control", "no-store"),
     ]

@@ -1,7 +1,8 @@
 """``queue-runtime dashboard``: the dashboard on its own port (standard library server).
 
 Without a token it binds to a loopback address only, and says so; asked to
-bind elsewhere without a token it refuses (exit 2). The token comes from
+bind elsewhere without a token it refuses (exit 2). Without a token it also
+answers only requests whose ``Host`` is a loopback name (DNS rebinding). The token comes from
 ``--token`` or ``QUEUE_RUNTIME_DASHBOARD_TOKEN``. This module imports only the
 standard library at import time: ``queue-runtime --help`` works without the
 web extra, and ``dashboard`` without it says what to install.
@@ -51,6 +52,16 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def loopback_names(host: str) -> tuple[str, ...]:
+    """The names a token-less dashboard on ``host`` answers to: the bound address first.
+
+    A DNS-rebinding page sends its own name as ``Host``; these are the names
+    only this machine uses for itself.
+    """
+    bound = host.strip("[]").lower()
+    return (bound, *(n for n in ("127.0.0.1", "localhost", "::1") if n != bound))
+
+
 def cmd_dashboard(args: argparse.Namespace, runtime: RuntimeFor, import_app: ImportApp) -> int:
     token = args.token or os.environ.get(TOKEN_ENV) or None
     if token is None and not is_loopback(args.host):
@@ -66,7 +77,11 @@ def cmd_dashboard(args: argparse.Namespace, runtime: RuntimeFor, import_app: Imp
     if args.app:
         import_app(args.app)  # its @job functions: the migration and periodic pages
     app = make_wsgi_app(
-        runtime(args), token=token, read_only=args.read_only, inventory=args.inventory
+        runtime(args),
+        token=token,
+        read_only=args.read_only,
+        inventory=args.inventory,
+        allowed_hosts=() if token else loopback_names(args.host),
     )
     where = f"http://{args.host}:{args.port}/"
     if token is None:
