@@ -7,7 +7,9 @@ Read-only, through queue_runtime's public pieces and catalog queries:
 - DLQ: ``job_history`` and its dead-letter index exist (and how many are dead);
 - leases: a real acquire / alive / release round trip of a throwaway token
   through :class:`queue_runtime.redis_leases.RedisLeaseStore`, with the
-  configured prefix (the key lives at most a few seconds);
+  configured prefix (the key lives at most a few seconds), on the Redis the
+  project configures; none configured is unticked (the built-in default URL
+  is this machine's Redis, whatever it is);
 - retry: the effective :class:`queue_runtime.RetryPolicy` retries at all;
 - metrics: HTTP GET of ``[tool.migrator.plan] metrics_url`` answers with ``queue_depth``;
 - runbooks: ``docs/runbooks/*.md`` in the scanned root, or links configured;
@@ -139,10 +141,19 @@ def check_dlq(settings: CheckSettings) -> Outcome:
 
 
 # -- Redis -----------------------------------------------------------------------
+_NO_REDIS = (
+    "no Redis configured (the runtime's built-in redis://127.0.0.1:6379/0 is whatever runs on "
+    "this machine, not the project's): set [tool.queue_runtime] redis_url, "
+    "QUEUE_RUNTIME_REDIS_URL or --redis-url"
+)
+
+
 def check_leases(settings: CheckSettings) -> Outcome:
     url, prefix = settings.runtime.redis_url, settings.runtime.redis_prefix
-    if not url:
-        return False, "no Redis URL: set [tool.queue_runtime] redis_url or --redis-url"
+    # Only a URL the project names counts: model_fields_set holds what the table, the
+    # environment or a flag gave, never the built-in default.
+    if not url or "redis_url" not in settings.runtime.model_fields_set:
+        return False, _NO_REDIS
     token = f"plan-check-{secrets.token_hex(8)}"
     store = RedisLeaseStore.from_url(url, prefix, cluster=settings.runtime.redis_cluster)
     try:
