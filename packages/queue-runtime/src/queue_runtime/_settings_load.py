@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from queue_runtime.config import Settings
-from queue_runtime.errors import ConfigError
+from queue_runtime.errors import BadRedisUrl, ConfigError
 
 ENV_VARS = {
     "QUEUE_RUNTIME_DATABASE_URL": "database_url",
@@ -70,7 +70,7 @@ def load_settings(
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc)) from exc
+        raise _error(exc) from exc
 
 
 def with_overrides(settings: Settings, **overrides: Any) -> Settings:
@@ -80,7 +80,7 @@ def with_overrides(settings: Settings, **overrides: Any) -> Settings:
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc)) from exc
+        raise _error(exc) from exc
 
 
 def _normalised(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -91,8 +91,20 @@ def _normalised(values: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _error(exc: ValidationError) -> ConfigError:
+    """ConfigError naming the fields; BadRedisUrl when the Redis URL alone is wrong."""
+    if all(err["loc"][:1] == ("redis_url",) for err in exc.errors()):
+        return BadRedisUrl(_describe(exc))
+    return ConfigError(_describe(exc))
+
+
 def _describe(exc: ValidationError) -> str:
     return "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}"
+        f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {_message(err['msg'])}"
         for err in exc.errors()
     )
+
+
+def _message(text: str) -> str:
+    """pydantic's message without the "Value error, " it puts before our validators' own."""
+    return text.removeprefix("Value error, ")

@@ -20,14 +20,16 @@ import json
 import logging
 import os
 import sys
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from queue_runtime import cli_inspect, cli_ops
-from queue_runtime.cli_errors import report
+from queue_runtime.cli_errors import ExitCode, report
 from queue_runtime.cli_inspect import text_table
 from queue_runtime.errors import (
+    AppImportFailed,
     AppNotImportable,
     PortInUse,
     QueueError,
@@ -50,9 +52,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.probe:  # the worker probes itself, once its app module has configured it
             _probe_database(args)
-        return int(args.command(args))
+        code = int(args.command(args))
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at interpreter exit
+        return code
     except QueueError as exc:
         return report(exc, debug=args.debug)
+    except BrokenPipeError:
+        return _reader_gone()
+
+
+def _reader_gone() -> int:
+    """``queue-runtime dlq list | head``: the reader closed the pipe; stop quietly.
+
+    Later writes (the interpreter's final flush) go to /dev/null instead of raising
+    again; the code is a shell's for a process that SIGPIPE ended (128 + 13).
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return int(ExitCode.PIPE_CLOSED)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors in one line, as every other failure (and exit 2, as argparse)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message}; check {self.prog} --help\n")
 
 
 def _probe_database(args: argparse.Namespace) -> None:
@@ -156,7 +180,18 @@ def _import_app(app: str) -> None:
     except QueueError:
         raise  # the app's own configure() failed: its message says why
     except Exception as exc:  # the app's own code failed at import: one line that says where
-        raise AppNotImportable(f"{app}: {type(exc).__name__}: {exc}") from exc
+        raise AppImportFailed(f"{app}: {type(exc).__name__}: {exc} ({_raised_at(exc)})") from exc
+
+
+def _raised_at(exc: BaseException) -> str:
+    """``raised at path:line``: the innermost frame, the line that raised."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "no traceback"
+    where = frames[-1]
+    path = where.filename
+    relative = os.path.relpath(path) if path.startswith(os.getcwd() + os.sep) else path
+    return f"raised at {relative}:{where.lineno}"
 
 
 def cmd_dlq_list(args: argparse.Namespace) -> int:
@@ -314,7 +349,7 @@ def _version() -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="queue-runtime",
         description="Migrate, run a worker, show the queue, manage the dead-letter queue.",
     )

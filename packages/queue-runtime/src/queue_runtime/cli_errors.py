@@ -6,9 +6,11 @@ Every operational error reaches the command line as a :class:`QueueError`
 the exit code of its kind. ``--debug`` adds the traceback.
 
 Exit codes: 0 success; 1 the command failed (an unknown job id, a job not in
-the DLQ); 2 usage or configuration (bad flags, a malformed URL, an unknown
-pool, an app module that does not import, a busy port); 3 PostgreSQL (not
-reachable, no such database, schema not migrated); 4 Redis (not reachable).
+the DLQ); 2 usage or configuration (bad flags, a malformed URL, a Redis
+database the server does not have, an unknown pool, an app module that does
+not import, a busy port); 3 PostgreSQL (not reachable, no such database,
+schema not migrated); 4 Redis (not reachable); 141 the reader of the output
+closed it (``| head``), with nothing printed.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from enum import IntEnum
 from typing import TextIO
 
 from queue_runtime.errors import (
+    AppImportFailed,
     AppNotImportable,
     BadDatabaseUrl,
+    BadRedisUrl,
     ConfigError,
     DatabaseMissing,
     LeasesUnavailable,
@@ -39,6 +43,7 @@ class ExitCode(IntEnum):
     USAGE = 2
     DATABASE = 3
     REDIS = 4
+    PIPE_CLOSED = 141  # the reader of stdout went away (`| head`): a shell's code for SIGPIPE
 
 
 _DB_FLAGS = "--database-url / QUEUE_RUNTIME_DATABASE_URL"
@@ -46,7 +51,13 @@ _REDIS_FLAGS = "--redis-url / QUEUE_RUNTIME_REDIS_URL"
 # Most specific first: the first class the error is an instance of gives its code and hint.
 _KINDS: tuple[tuple[type[QueueError], ExitCode, str], ...] = (
     (BadDatabaseUrl, ExitCode.USAGE, f"check {_DB_FLAGS}"),
+    (BadRedisUrl, ExitCode.USAGE, f"check {_REDIS_FLAGS}"),
     (NotConfigured, ExitCode.USAGE, f"check {_DB_FLAGS} and {_REDIS_FLAGS}"),
+    (
+        AppImportFailed,
+        ExitCode.USAGE,
+        "check that module's code (--debug shows the traceback)",
+    ),
     (
         AppNotImportable,
         ExitCode.USAGE,

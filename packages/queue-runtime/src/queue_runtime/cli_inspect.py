@@ -33,11 +33,7 @@ def add_parsers(sub: Any, runtime: RuntimeFor) -> None:
     """The ``jobs``, ``show`` and ``workers`` subcommands; ``runtime`` builds one from the flags."""
     jobs = sub.add_parser("jobs", help="list jobs, newest first (keyset-paginated: --after)")
     jobs.add_argument(
-        "--state",
-        type=JobStatus,
-        choices=list(JobStatus),
-        metavar="STATE",
-        help="one of: " + ", ".join(JobStatus),
+        "--state", type=_state, metavar="STATE", help="one of: " + ", ".join(JobStatus)
     )
     jobs.add_argument("--job", metavar="NAME", help="only jobs with this name")
     jobs.add_argument("--pool", help="only jobs of this pool")
@@ -52,6 +48,14 @@ def add_parsers(sub: Any, runtime: RuntimeFor) -> None:
     workers = sub.add_parser("workers", help="live workers, from their heartbeats (Redis)")
     workers.add_argument("--json", action="store_true")
     workers.set_defaults(command=lambda args: cmd_workers(runtime(args), args))
+
+
+def _state(text: str) -> JobStatus:
+    try:
+        return JobStatus(text)
+    except ValueError:
+        valid = ", ".join(JobStatus)
+        raise argparse.ArgumentTypeError(f"no state {text!r}; the states: {valid}") from None
 
 
 def _positive(text: str) -> int:

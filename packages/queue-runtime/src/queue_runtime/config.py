@@ -9,12 +9,21 @@ Sources, later ones win: defaults -> ``[tool.queue_runtime]`` in the app's
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from queue_runtime.errors import QueueError
 from queue_runtime.periodic import Schedule
-from queue_runtime.redis_url import is_cluster_url, parse_cluster_url
+from queue_runtime.redis_url import check_node_url, is_cluster_url, parse_cluster_url
 
 
 class Mode(StrEnum):
@@ -131,11 +140,24 @@ class PeriodicConfig(BaseModel):
         try:
             self.schedule()
         except QueueError as exc:  # pydantic reports ValueErrors with the field's location
-            raise ValueError(str(exc)) from None
+            raise ValueError(exc.detail) from None
         return self
 
     def schedule(self) -> Schedule:
         return Schedule.of(self.every, self.cron, self.timezone)
+
+
+def _tenant_cap(cap: int) -> int:
+    # A cap of 0 (or less) would defer that tenant's jobs forever, each deferral adding an attempt.
+    if cap < 1:
+        raise ValueError(
+            f"{cap}: a tenant cap is at least 1 (a tenant without a cap: leave it out of"
+            " tenant_caps and default_tenant_cap unset)"
+        )
+    return cap
+
+
+TenantCap = Annotated[int, AfterValidator(_tenant_cap)]
 
 
 def _default_pools() -> dict[str, PoolConfig]:
@@ -155,15 +177,16 @@ class Settings(BaseModel):
         default=None, description="None: queue if database_url is set, else inline."
     )
     database_url: str | None = None
+    # Before redis_url: its validator reads it (a cluster's URL names several nodes).
+    redis_cluster: bool = Field(
+        default=False,
+        description="redis_url names seed nodes of a Redis Cluster (as redis+cluster:// does).",
+    )
     redis_url: str | None = "redis://127.0.0.1:6379/0"
     schema_name: str = Field(
         default="queue_runtime", alias="schema", description="PostgreSQL schema."
     )
     redis_prefix: str = "qr"
-    redis_cluster: bool = Field(
-        default=False,
-        description="redis_url names seed nodes of a Redis Cluster (as redis+cluster:// does).",
-    )
     pools: dict[str, PoolConfig] = Field(default_factory=_default_pools)
     default_pool: str = "batch"
     jobs: dict[str, JobConfig] = Field(default_factory=dict)
@@ -176,8 +199,8 @@ class Settings(BaseModel):
     poll_interval: float = Field(
         default=1.0, gt=0, description="Fallback polling when no NOTIFY arrives."
     )
-    tenant_caps: dict[str, int] = Field(default_factory=dict)
-    default_tenant_cap: int | None = None
+    tenant_caps: dict[str, TenantCap] = Field(default_factory=dict)
+    default_tenant_cap: TenantCap | None = None
     max_payload_bytes: int = Field(default=256 * 1024, ge=1)
     history_retention_days: float = Field(default=7.0, ge=0)
     key_retention_days: float = Field(
@@ -243,6 +266,17 @@ class Settings(BaseModel):
                 )
         return self
 
+    @field_validator("redis_url")
+    @classmethod
+    def _node_url(cls, url: str | None, info: ValidationInfo) -> str | None:
+        """A malformed URL fails here, in one line, not as redis-py's traceback in a worker."""
+        if url and not (info.data.get("redis_cluster") or is_cluster_url(url)):
+            try:
+                check_node_url(url)
+            except QueueError as exc:
+                raise ValueError(exc.detail) from None
+        return url
+
     @model_validator(mode="after")
     def _cluster_url(self) -> Settings:
         """A Redis Cluster URL is read now: a malformed one fails here, not in a worker."""
@@ -250,7 +284,7 @@ class Settings(BaseModel):
             try:
                 parse_cluster_url(self.redis_url)
             except QueueError as exc:
-                raise ValueError(str(exc)) from None
+                raise ValueError(exc.detail) from None
             if "{" in self.redis_prefix or "}" in self.redis_prefix:
                 raise ValueError("redis_prefix: no braces on a Redis Cluster (it is the hash tag)")
         return self

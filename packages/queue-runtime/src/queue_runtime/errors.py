@@ -29,8 +29,16 @@ class BadDatabaseUrl(ConfigError):
     """The database URL is malformed (expected postgresql://user@host:port/dbname)."""
 
 
+class BadRedisUrl(ConfigError):
+    """The Redis URL is malformed."""
+
+
 class AppNotImportable(ConfigError):
     """The app module could not be imported."""
+
+
+class AppImportFailed(AppNotImportable):
+    """The app module raised an exception while it was imported."""
 
 
 class PortInUse(ConfigError):
@@ -91,6 +99,13 @@ class DatabaseMissing(StoreUnavailable):
 
 class LeasesUnavailable(QueueError):
     """Redis (leases, tenant tokens) cannot be reached right now."""
+
+
+class RedisDatabaseOutOfRange(BadRedisUrl, LeasesUnavailable):
+    """The Redis server has no database of the number the URL names (16 by default: 0 to 15)."""
+
+    # A configuration error (the CLI exits 2), and a LeasesUnavailable too: a running
+    # worker that meets it pauses claiming as for any Redis failure instead of crashing.
 
 
 class SchemaNotMigrated(StoreError):

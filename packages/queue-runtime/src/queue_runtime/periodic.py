@@ -28,6 +28,7 @@ from cronsim import CronSim, CronSimError
 from queue_runtime.errors import ConfigError
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+CRON_FIELDS = 5  # minute hour day-of-month month day-of-week
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400}
 _EVERY = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
 
@@ -47,6 +48,8 @@ class Schedule:
         """A checked schedule (ConfigError: neither or both given, a bad interval, cron or zone)."""
         if (every is None) == (cron is None):
             raise ConfigError("a periodic job takes exactly one of every= and cron=")
+        if cron is not None:
+            check_fields(cron)
         schedule = cls(parse_every(every) if every is not None else None, cron, timezone or "UTC")
         schedule.next_after(datetime.now(UTC))  # a bad cron or zone fails at declaration
         return schedule
@@ -82,6 +85,16 @@ class Schedule:
         except CronSimError as exc:
             raise ConfigError(f"cron {self.cron!r}: {exc}") from None
         return found.astimezone(UTC)
+
+
+def check_fields(cron: str) -> None:
+    """Five fields, as documented: cronsim also reads a sixth (seconds), which ticks every second."""
+    fields = cron.split()
+    if len(fields) != CRON_FIELDS:
+        raise ConfigError(
+            f"cron {cron!r}: {len(fields)} field(s), expected five"
+            " (minute hour day-of-month month day-of-week); for seconds use every="
+        )
 
 
 def parse_every(value: timedelta | str | float) -> timedelta:

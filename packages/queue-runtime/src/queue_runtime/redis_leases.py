@@ -52,7 +52,7 @@ from redis.cluster import ClusterNode, RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import RedisClusterException
 
-from queue_runtime.errors import ConfigError, LeasesUnavailable
+from queue_runtime.errors import ConfigError, LeasesUnavailable, RedisDatabaseOutOfRange
 from queue_runtime.redis_url import ClusterAddress, is_cluster_url, parse_cluster_url
 from queue_runtime.store import Renewal, WorkerInfo
 
@@ -325,6 +325,10 @@ def _cluster_client(address: ClusterAddress) -> RedisCluster:
 def _translated() -> Iterator[None]:
     try:
         yield
+    except redis.ResponseError as exc:
+        if "DB index is out of range" in str(exc):  # the URL's fault, not an outage
+            raise RedisDatabaseOutOfRange(f"{type(exc).__name__}: {exc}") from exc
+        raise LeasesUnavailable(f"{type(exc).__name__}: {exc}") from exc
     except (redis.RedisError, RedisClusterException) as exc:
         # Connection loss, timeouts, LOADING after a restart, READONLY after a failover:
         # all mean "leases cannot be trusted right now"; the worker pauses claiming.

@@ -1,4 +1,12 @@
-"""Redis URLs of a Redis Cluster: ``redis+cluster://`` (or any URL with ``redis_cluster``).
+"""Redis URLs: a single node's, checked (:func:`check_node_url`), and a Redis Cluster's.
+
+A single node: ``redis://[[user]:password@]host[:port][/db]``, ``rediss://``
+(TLS) or ``unix:///path/to/socket[?db=N]``. The database is a number (redis-py
+silently uses database 0 for ``/abc``, so it is refused here); whether the
+server has that many databases only the server knows (``RedisDatabaseOutOfRange``
+when it answers).
+
+A cluster: ``redis+cluster://`` (or any URL with ``redis_cluster``).
 
 ``redis+cluster://[user[:password]@]host:port[,host:port...][/0]`` names seed
 nodes of one cluster (``rediss+cluster://`` with TLS); the client discovers
@@ -12,12 +20,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from queue_runtime.errors import ConfigError
 
 CLUSTER_SCHEMES = {"redis+cluster": False, "rediss+cluster": True}  # scheme -> TLS
 _PLAIN_SCHEMES = {"redis": False, "rediss": True}
+_NODE_SCHEMES = ("redis", "rediss", "unix")
+_EXPECTED = "redis://host:port/db, rediss://host:port/db, unix:///path?db=N or redis+cluster://..."
 _DEFAULT_PORT = 6379
 _URL = re.compile(
     r"^(?P<scheme>[A-Za-z+]+)://(?P<netloc>[^/?#]*)(?P<path>[^?#]*)(?P<query>\?[^#]*)?(#.*)?$"
@@ -80,3 +90,27 @@ def _node(text: str) -> tuple[str, int]:
 def _scheme_only(url: str) -> str:
     scheme, sep, _ = url.partition("://")
     return f"{scheme}://..." if sep else "no scheme://"
+
+
+def check_node_url(url: str) -> None:
+    """ConfigError (one line, what to fix) unless ``url`` is a well-formed single-node URL."""
+    parts = urlsplit(url.strip())
+    if "://" not in url or parts.scheme.lower() not in _NODE_SCHEMES:
+        what = f"scheme {_scheme_only(url)}" if "://" in url else "no scheme://"
+        raise ConfigError(f"the URL has {what}; expected {_EXPECTED}")
+    try:
+        parts.port  # noqa: B018 - urlsplit checks the port only when it is read
+    except ValueError:
+        nodes = parts.netloc.rpartition("@")[2]  # never the password
+        raise ConfigError(f"{nodes!r} is not host:port with a port from 1 to 65535") from None
+    if parts.scheme.lower() == "unix":
+        _check_database(parse_qs(parts.query).get("db", ["0"])[-1])
+    else:
+        _check_database(parts.path.removeprefix("/") or "0")
+        if "db" in parse_qs(parts.query):
+            _check_database(parse_qs(parts.query)["db"][-1])
+
+
+def _check_database(text: str) -> None:
+    if not text.isdigit():
+        raise ConfigError(f"database {text!r} is not a number (e.g. /0)")

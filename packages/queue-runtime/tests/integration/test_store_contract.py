@@ -125,14 +125,31 @@ def test_enqueue_many_of_nothing_is_nothing(store: JobStore) -> None:
 
 
 def test_claim_orders_by_priority_then_run_at(store: JobStore) -> None:
-    low_old = store.enqueue(new(1, priority=0, run_at=ago(30)))
-    high_new = store.enqueue(new(2, priority=5, run_at=ago(1)))
-    high_old = store.enqueue(new(3, priority=5, run_at=ago(20)))
-    low_new = store.enqueue(new(4, priority=0, run_at=ago(2)))
+    # Due jobs in the order they became due; a past run_at is the enqueue (see below).
+    low_old = store.enqueue(new(1, priority=0))
+    high_old = store.enqueue(new(3, priority=5))
+    high_new = store.enqueue(new(2, priority=5))
+    low_new = store.enqueue(new(4, priority=0))
     claimed = store.claim("batch", 10, "w1")
     assert [c.id for c in claimed] == [high_old, high_new, low_old, low_new]
     assert all(c.attempt == 1 for c in claimed)
     assert status(store, low_new) is JobStatus.RUNNING
+
+
+def test_a_run_at_in_the_past_never_jumps_the_queue(store: JobStore) -> None:
+    """Issue 22 item 9: a run_at 100 years back is due now, behind the jobs already waiting,
+    by every enqueue path (single, keyed, COPY batch, keyed batch)."""
+    ancient = datetime.now(UTC) - timedelta(days=36_525)
+    waiting = store.enqueue(new(0))
+    late = [
+        store.enqueue(new(1, run_at=ancient)),
+        store.enqueue(new(2, run_at=ancient, idempotency_key="k-past-1")),
+        *store.enqueue_many([new(3, run_at=ancient)]),
+        *store.enqueue_many([new(4, run_at=ancient, idempotency_key="k-past-2")]),
+    ]
+    claimed = store.claim("batch", 10, "w1")
+    assert [c.id for c in claimed] == [waiting, *late]
+    assert all(c.due is not None and c.due >= claimed[0].enqueued_at.timestamp() for c in claimed)
 
 
 def test_claim_respects_limit_pool_and_run_at(store: JobStore) -> None:
@@ -431,12 +448,14 @@ def test_concurrent_enqueues_of_one_key_make_one_job(store: JobStore) -> None:
 
 
 def test_stats_per_pool(store: JobStore) -> None:
-    store.enqueue_many([new(i, run_at=ago(5)) for i in range(4)])
+    _dead(store, 5)
+    store.enqueue_many([new(i) for i in range(4)])
     store.enqueue(new(9, run_at=later(3600)))
     store.enqueue(new(8, pool="transactional"))
-    claimed = store.claim("batch", 2, "w1")
+    claimed = store.claim("batch", 3, "w1")
     store.complete_many([Completion(claimed[0].id, claimed[0].attempt)])
-    _dead(store, 5)
+    # A retry due 5 s ago: the oldest due job (a past run_at at enqueue would be now).
+    store.fail(Failure(claimed[1].id, claimed[1].attempt, "boom", retry_at=ago(5)))
     stats = {s.pool: s for s in store.stats()}
     batch = stats["batch"]
     assert (batch.depth, batch.scheduled, batch.running, batch.dead) == (2, 1, 1, 1)

@@ -185,7 +185,7 @@ def binary_copy(ids: list[int], jobs: Sequence[NewJob], now: datetime) -> bytes:
 
 def _around_args(job: NewJob, now: datetime) -> tuple[bytes, bytes]:
     """The columns before ``args`` (name, pool, priority) and after it."""
-    run_at = now if job.run_at is None else job.run_at
+    run_at = not_before(job.run_at, now)
     if (
         job.idempotency_key is not None
         or type(job.name) is not str
@@ -206,6 +206,16 @@ def _around_args(job: NewJob, now: datetime) -> tuple[bytes, bytes]:
         + _NULL  # idempotency_key
     )
     return before, after
+
+
+def not_before(run_at: Any, now: datetime) -> Any:
+    """``run_at``, but never before ``now`` (the database's): a past run_at is now, as in
+    ENQUEUE. Anything else (None, a naive datetime) is left to the checks that refuse it."""
+    if run_at is None:
+        return now
+    if isinstance(run_at, datetime) and run_at.utcoffset() is not None:
+        return max(run_at, now)
+    return run_at
 
 
 def check_ranges(job: NewJob) -> None:
@@ -251,7 +261,7 @@ def _copy_keyed(
 
 def _copy_row(job_id: int, job: NewJob, now: Any) -> tuple[Any, ...]:
     check_ranges(job)
-    run_at = job.run_at or now
+    run_at = not_before(job.run_at, now)
     return (
         job_id,
         job.name,

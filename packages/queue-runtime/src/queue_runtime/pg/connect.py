@@ -40,9 +40,13 @@ def checked_url(url: str) -> str:
     parsed once: a malformed URL raises :class:`BadDatabaseUrl` at once, before any pool waits."""
     plain = url.replace("postgresql+psycopg://", "postgresql://", 1)
     try:
-        conninfo_to_dict(plain)
+        info = conninfo_to_dict(plain)
     except psycopg.ProgrammingError as exc:
         raise BadDatabaseUrl(f"{_redacted(url)}: {_one_line(exc)}") from exc
+    # libpq reads the port only when it connects, and calls a bad one a failed connection.
+    for port in str(info.get("port") or "").split(","):
+        if port and not (port.isdigit() and 0 < int(port) < 65536):
+            raise BadDatabaseUrl(f"{_redacted(url)}: port {port!r} is not a number 1-65535")
     return plain
 
 

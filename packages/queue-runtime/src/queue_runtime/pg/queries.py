@@ -42,11 +42,13 @@ def _entry(prefix: str, error: str, traceback: str) -> str:
 
 
 # enqueue: one job, one round trip. pg_notify is transactional: workers of the
-# pool wake up at commit (the caller's commit when enqueued with conn=).
+# pool wake up at commit (the caller's commit when enqueued with conn=). A run_at
+# in the past is now: a job is queued as of when it became due, so a past run_at
+# never puts it ahead of jobs already waiting (``greatest`` skips a NULL: now).
 ENQUEUE = """
 WITH ins AS (
     INSERT INTO {s}.jobs (name, pool, priority, args, max_attempts, run_at, tenant)
-    VALUES (%s, %s, %s, %s, %s, coalesce(%s::timestamptz, now()), %s)
+    VALUES (%s, %s, %s, %s, %s, greatest(%s::timestamptz, now()), %s)
     RETURNING id, pool
 )
 SELECT id, true, pg_notify(%s, pool) FROM ins
@@ -67,7 +69,7 @@ WITH k AS (
 ), ins AS (
     INSERT INTO {s}.jobs (id, name, pool, priority, args, max_attempts, run_at, tenant, idempotency_key)
     SELECT k.job_id, %(name)s, %(pool)s, %(priority)s, %(args)s, %(max_attempts)s,
-           coalesce(%(run_at)s::timestamptz, now()), %(tenant)s, %(key)s
+           greatest(%(run_at)s::timestamptz, now()), %(tenant)s, %(key)s
     FROM k
     RETURNING id, pool
 )

@@ -123,7 +123,7 @@ class MemoryJobStore:
             priority=job.priority,
             args=json_copy(job.args),
             max_attempts=job.max_attempts,
-            run_at=job.run_at or now,
+            run_at=now if job.run_at is None else max(job.run_at, now),  # past: now, as PostgreSQL
             tenant=job.tenant,
             idempotency_key=job.idempotency_key,
             enqueued_at=now,

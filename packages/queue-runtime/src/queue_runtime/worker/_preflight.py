@@ -7,9 +7,11 @@ alike) raises, before any thread starts:
   the ``Worker`` is built);
 - :class:`NotConfigured`, :class:`BadDatabaseUrl`, :class:`DatabaseMissing` or
   :class:`StoreUnavailable` when PostgreSQL does not answer for these settings;
-- :class:`ConfigError` for a malformed Redis URL, :class:`LeasesUnavailable`
-  when Redis does not answer: without it no lease can be taken, so the worker
-  would only idle.
+- :class:`BadRedisUrl` for a malformed Redis URL (already when the settings
+  are read) or a database the server does not have
+  (:class:`RedisDatabaseOutOfRange`), :class:`LeasesUnavailable` when Redis
+  does not answer: without it no lease can be taken, so the worker would only
+  idle.
 
 Each message is one line that says what to check. Once serving, an outage is
 ridden out instead (claims pause while Redis is down; PostgreSQL errors are
@@ -44,9 +46,9 @@ def check_redis(runtime: Runtime) -> None:
         runtime.leases.ping()
     except ValueError as exc:  # redis-py's answer to a malformed URL
         raise ConfigError(f"redis_url: {exc}; expected redis://host:port/db") from exc
-    except LeasesUnavailable as exc:
+    except LeasesUnavailable as exc:  # RedisDatabaseOutOfRange too: the same class again
         url = runtime.settings.redis_url or ""
-        raise LeasesUnavailable(f"{_redis_where(url)}: {exc.detail}") from exc
+        raise type(exc)(f"{_redis_where(url)}: {exc.detail}") from exc
 
 
 def _redis_where(url: str) -> str:
