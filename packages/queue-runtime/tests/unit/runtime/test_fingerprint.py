@@ -195,3 +195,119 @@ def test_stable_under_every_hash_seed_with_dataclasses_closures_lambdas_properti
         for seed in range(6)
     }
     assert len(runs) == 1 and len(runs.pop()) == 64
+
+
+REACH = {
+    "__init__.py": "",
+    "clients.py": """
+        class Client:
+            def charge(self, amount):
+                return amount * 2
+
+        client = Client()
+        PRICES = {"gold": 1}
+        LIMIT = 10
+    """,
+    "money.py": """
+        class Fee:
+            def on(self, amount):
+                return amount // 10
+    """,
+    "jobs.py": """
+        from queue_runtime import job
+        from queue_runtime.registry import Registry
+
+        from {pkg} import clients
+        from {pkg}.clients import PRICES, client
+        from {pkg}.money import Fee
+
+        RATE = 1
+        SEEN = {}
+        TIP = 5
+
+        @job(name="charge", registry=Registry())
+        def charge(order: int, tip=TIP, fee=Fee()) -> int:
+            SEEN[order] = True
+            total = client.charge(order) * RATE + PRICES["gold"] + tip + fee.on(order)
+            return min(total, clients.LIMIT)
+    """,
+}
+
+
+@pytest.fixture
+def make_reach(tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """Write REACH as package ``name`` (with replaced snippets) and import its job."""
+    created: list[str] = []
+
+    def make(name: str, **replace: str) -> Any:
+        folder = tmp_path / name
+        folder.mkdir()
+        for file, text in REACH.items():
+            body = textwrap.dedent(text).replace("{pkg}", name)
+            for old, new in replace.items():
+                body = body.replace(old, new)
+            (folder / file).write_text(body)
+        assert all(any(old in text for text in REACH.values()) for old in replace)
+        created.append(name)
+        return importlib.import_module(f"{name}.jobs").charge
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield make
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in list(sys.modules):
+            if any(name == c or name.startswith(c + ".") for c in created):
+                del sys.modules[name]
+
+
+@pytest.mark.parametrize(
+    ("case", "old", "new"),
+    [
+        ("instance", "amount * 2", "amount * 3"),  # a method of a module-level instance's class
+        ("constant", "RATE = 1", "RATE = 100"),  # a module constant the job reads
+        ("imported", '{"gold": 1}', '{"gold": 2}'),  # a constant imported from another module
+        ("attribute", "LIMIT = 10", "LIMIT = 20"),  # a constant read as module.attribute
+        ("default", "TIP = 5", "TIP = 6"),  # a default argument's value, named by a constant
+        ("defclass", "amount // 10", "amount // 5"),  # the class of an instance given as default
+        ("built", "client = Client()", "client = Client() or None"),  # how the instance is built
+    ],
+)
+def test_what_the_job_reaches_changes_it(make_reach: Any, case: str, old: str, new: str) -> None:
+    base = fingerprint(make_reach(f"fpr_{case}_0"))
+    assert fingerprint(make_reach(f"fpr_{case}_1", **{old: new})) != base
+
+
+def test_what_a_module_value_holds_at_run_time_does_not_change_it(make_reach: Any) -> None:
+    charge = make_reach("fprs0")
+    before = fingerprint(charge)
+    charge.fn(3)  # fills the module-level SEEN dict
+    assert charge.fn.__globals__["SEEN"] == {3: True}
+    assert fingerprint(charge) == before == fingerprint(make_reach("fprs1"))
+
+
+def test_unread_module_values_do_not_change_it(make_reach: Any) -> None:
+    base = fingerprint(make_reach("fpru0"))
+    assert fingerprint(make_reach("fpru1", **{"LIMIT = 10": "LIMIT = 10\nOTHER = 3"})) == base
+
+
+def test_module_values_fingerprint_the_same_under_every_hash_seed(
+    make_reach: Any, tmp_path: Path
+) -> None:
+    here = fingerprint(make_reach("fprseed"))
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "from queue_runtime.gate import fingerprint; from fprseed.jobs import charge;"
+        "print(fingerprint(charge))"
+    )
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PATH": ""},
+        ).stdout.strip()
+        for seed in ("0", "1", "2")
+    }
+    assert runs == {here}
