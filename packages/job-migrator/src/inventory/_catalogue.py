@@ -52,14 +52,24 @@ class Condition(BaseModel):
     matches: Regex | None = None
     equals: _Literal = None
     present: bool | None = None
+    type_matches: Regex | None = Field(
+        default=None,
+        description="Regex on the class of a positional argument that is a name of a known "
+        "class (``session.execute(stmt)`` after ``stmt = select(User)``).",
+    )
 
     @model_validator(mode="after")
     def _says_what_to_test(self) -> Condition:
         # A condition that can never hold would silently do nothing.
         if self.arg is None and self.kwarg is None:
             raise ValueError("a [[effect.when]] needs `arg` or `kwarg`")
-        if self.matches is None and self.present is None and "equals" not in self.model_fields_set:
-            raise ValueError("a [[effect.when]] needs `matches`, `equals` or `present`")
+        tests = (self.matches, self.present, self.type_matches)
+        if all(t is None for t in tests) and "equals" not in self.model_fields_set:
+            raise ValueError(
+                "a [[effect.when]] needs `matches`, `equals`, `present` or `type_matches`"
+            )
+        if self.type_matches is not None and self.arg is None:
+            raise ValueError("`type_matches` tests a positional argument: it needs `arg`")
         return self
 
 
@@ -375,11 +385,12 @@ def _apply(
     sql_hint: str | None,
     exact: bool,
 ) -> CallMatch | None:
-    kind = next((r.effect for r in entry.when if _holds(r, call)), entry.effect)
+    refined = next((r.effect for r in entry.when if _holds(r, call)), None)
+    kind = refined or entry.effect
     unknown = None
     if entry.sql_arg is not None:
         sql = _sql_kind(entry.sql_arg, call, cat, sql_hint)
-        unknown = None if sql else _non_literal(call, entry.sql_arg)
+        unknown = None if sql or refined else _non_literal(call, entry.sql_arg)
         kind = sql or kind
     if kind is None:
         return None
@@ -405,6 +416,10 @@ def _sql_kind(
 
 
 def _holds(rule: Condition, call: CallInfo) -> bool:
+    if rule.type_matches is not None:
+        types = call.arg_types
+        known = types[rule.arg] if rule.arg is not None and rule.arg < len(types) else ""
+        return bool(known) and re.search(rule.type_matches, known) is not None
     texts = _arg_texts(call, rule.arg, rule.kwarg)
     if rule.present is not None:
         return bool(texts) == rule.present

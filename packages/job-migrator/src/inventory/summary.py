@@ -73,6 +73,13 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
         description="Keyword arguments: literal value, or '<expr>' for others.",
     )
     kwarg_sources: dict[str, str] = Field(default_factory=dict)
+    arg_types: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Positional arguments that are names of a known class ('stmt' after 'stmt = "
+            "select(User)' -> 'sqlalchemy.sql.Select'), '' for the others; empty when none is."
+        ),
+    )
     result_used: bool = True
     returned_from: str = Field(
         default="",

@@ -13,6 +13,7 @@ from inventory._classify._guesses import guessed_callees, overrides_of_abstract
 from inventory._classify._index import Resolved, SymbolIndex, SymbolKind, union_members
 from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
+from inventory._extract._library import SESSION_TYPES, known_type, library_type
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, ReceiverKind
 
 _UNKNOWN_PREFIX = "?."
@@ -192,15 +193,38 @@ class CallGraph:
         method = name.rsplit(".", 1)[-1]
         found = self.index.resolve(f"{call.returned_from}.{method}")
         if found.kind != SymbolKind.FUNCTION:
-            return None
+            # ``async with registry.session() as session`` (a method typed to yield one), or
+            # ``session = session_factory()`` with ``session_factory = sessionmaker(...)`` in
+            # another module: a session's method, when the catalogue knows it.
+            library = found.kind == SymbolKind.EXTERNAL or self.index.is_library(found.name)
+            typed = (known_type(found.name) if library else "") or self._made_session(call, method)
+            if not typed or not self.explained(call, typed):
+                return None
+            return CallTarget(call, typed, SymbolKind.EXTERNAL, None)
         if self.index.is_library(found.name):
             found = self._outside(call, found.name, found)
         return CallTarget(call, found.name, found.kind, self._runs(found))
 
+    def _made_session(self, call: CallInfo, method: str) -> str:
+        """``s = session_factory(); s.commit()``, the factory (``sessionmaker(...)``, which
+        stands for the session class) assigned in another module: ``Session.commit``."""
+        head, called, rest = call.returned_from.partition("()")
+        if not called or not head:
+            return ""
+        made = self.index.resolve(head)
+        if made.name not in SESSION_TYPES:
+            return ""
+        # ``session_factory().execute().scalars`` (``result = session.execute(q)``...).
+        return known_type(f"{made.name}(){rest}.{method}" if rest else f"{made.name}.{method}")
+
     def _outside(self, call: CallInfo, written: str, found: Resolved) -> Resolved:
         """A library name: the catalogue's entry when it has one (by the name as written,
         ``django.core.mail.EmailMessage.send``, or as resolved), else its installed source."""
-        for name in dict.fromkeys((written, found.name)):
+        # ``app.db.SessionLocal.execute`` resolved to ``sqlalchemy.orm.Session.execute``:
+        # the project's alias is no API, the library's name is tried first.
+        aliased = found.name != written and self.index.in_project(written)
+        names = (found.name, written) if aliased else (written, found.name)
+        for name in dict.fromkeys((*names, library_type(written), library_type(found.name))):
             if self.explained(call, name):
                 return Resolved(SymbolKind.EXTERNAL, name)
         if found.kind == SymbolKind.EXTERNAL:

@@ -302,6 +302,10 @@ class SymbolIndex:
             )
         return self._models
 
+    def in_project(self, name: str) -> bool:
+        """A name under one of the project's top-level packages (not a library read)."""
+        return name.split(".", 1)[0] in self._roots and not self.is_library(name)
+
     def is_library(self, name: str) -> bool:
         """A name defined in (or under) a library module the scan read."""
         if not self.library_modules:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._resolve import Resolved, public_name
+from inventory._extract._library import FACTORIES
+from inventory._extract._resolve import Resolved, Resolver, public_name
+from inventory._extract._scopes import BindingKind
 from inventory._extract._source import SourceText, clean, span_of
 from inventory.summary import CallInfo
 
@@ -49,3 +51,23 @@ def call_info(
         result_used=used,
         returned_from=public_name(resolved.returned, module),
     )
+
+
+_TYPED = (BindingKind.INSTANCE, BindingKind.ORM, BindingKind.PARAM)
+
+
+def argument_types(args: list[ast.expr], resolver: Resolver, module: str) -> list[str]:
+    """The class of each positional argument that is a name of a known class ("" for the
+    others): ``session.execute(stmt)`` does what the statement ``stmt`` was built as."""
+    found = [_name_type(a, resolver) for a in args]
+    return [public_name(t, module) if t else "" for t in found] if any(found) else []
+
+
+def _name_type(node: ast.expr, resolver: Resolver) -> str:
+    """A name's class; a library call's result (``select(User).where(...)``, ``FACTORIES``)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+        return FACTORIES.get(resolver.expr(node.func).target, "")
+    if not isinstance(node, ast.Name):
+        return ""
+    binding = resolver.scope.lookup(node.id)
+    return binding.target if binding is not None and binding.kind in _TYPED else ""

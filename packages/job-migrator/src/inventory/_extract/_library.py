@@ -1,8 +1,242 @@
-"""What the extractor knows about library functions: which return an instance of what."""
+"""What the extractor knows about library functions: which return an instance of what.
+
+SQLAlchemy (2.0's documented API, ``docs.sqlalchemy.org/en/20/orm/session_api.html``)
+takes most of it: a session is made by a factory the application configures once
+(``Session = sessionmaker(engine)``), statements are built by chains of generative
+methods (``select(User).where(...).limit(1)``), and what ``execute`` returns is read by
+chains again (``result.scalars().all()``). Typing each link lets the effect catalogue say
+what the call at the end of the chain does to the rows.
+"""
 
 from __future__ import annotations
 
 EVENT_LOOP = "asyncio.AbstractEventLoop"
+
+# The scan's canonical names (what ``inventory/catalogue.toml`` matches).
+SESSION = "sqlalchemy.orm.Session"
+ASYNC_SESSION = "sqlalchemy.ext.asyncio.AsyncSession"
+QUERY = "sqlalchemy.orm.Query"
+RESULT = "sqlalchemy.engine.Result"
+SCALARS = "sqlalchemy.engine.ScalarResult"
+SELECT = "sqlalchemy.sql.Select"
+INSERT = "sqlalchemy.sql.Insert"
+UPDATE = "sqlalchemy.sql.Update"
+DELETE = "sqlalchemy.sql.Delete"
+# No such class: the scan's name for ``insert(...).on_conflict_do_update(...)`` (and
+# ``on_conflict_do_nothing``, MySQL's ``on_duplicate_key_update``): an INSERT whose
+# conflict with an existing row updates or skips it, so a retry converges (an upsert).
+UPSERT = "sqlalchemy.sql.Upsert"
+
+# Where each class is imported from, as written in applications.
+_SESSIONS = ("sqlalchemy.orm.Session", "sqlalchemy.orm.session.Session", "sqlmodel.Session")
+_ASYNC_SESSIONS = (
+    "sqlalchemy.ext.asyncio.AsyncSession",
+    "sqlalchemy.ext.asyncio.session.AsyncSession",
+    "sqlmodel.ext.asyncio.session.AsyncSession",
+)
+_DIALECTS = ("postgresql", "sqlite", "mysql")
+_BUILDERS = {
+    SELECT: ("select", "sql.select", "sql.expression.select", "future.select"),
+    INSERT: ("insert", "sql.insert", "sql.expression.insert"),
+    UPDATE: ("update", "sql.update", "sql.expression.update"),
+    DELETE: ("delete", "sql.delete", "sql.expression.delete"),
+}
+
+# Generative methods: each returns a new statement of the same kind.
+_SELECT_CHAIN = [
+    "where",
+    "filter",
+    "filter_by",
+    "order_by",
+    "group_by",
+    "having",
+    "join",
+    "outerjoin",
+    "join_from",
+    "select_from",
+    "limit",
+    "offset",
+    "distinct",
+    "options",
+    "execution_options",
+    "with_for_update",
+    "add_columns",
+    "with_only_columns",
+    "correlate",
+    "params",
+    "subquery",
+    "cte",
+    "union",
+    "union_all",
+    "exists",
+    "label",
+    "alias",
+    "scalar_subquery",
+]
+_DML_CHAIN = ["where", "filter", "filter_by", "values", "returning", "execution_options", "inline"]
+_UPSERTS = ("on_conflict_do_update", "on_conflict_do_nothing", "on_duplicate_key_update")
+_QUERY_CHAIN = [
+    "filter",
+    "filter_by",
+    "where",
+    "order_by",
+    "group_by",
+    "having",
+    "join",
+    "outerjoin",
+    "select_from",
+    "limit",
+    "offset",
+    "distinct",
+    "options",
+    "execution_options",
+    "with_for_update",
+    "populate_existing",
+    "with_entities",
+    "add_columns",
+    "add_entity",
+    "yield_per",
+    "enable_eagerloads",
+    "autoflush",
+    "correlate",
+    "params",
+]
+_RESULT_CHAIN = ["scalars", "mappings", "unique", "columns", "yield_per", "partitions"]
+
+
+def _session_methods(session: str) -> dict[str, str]:
+    """What a session's methods return: ``execute`` a Result, ``scalars`` a ScalarResult,
+    ``query`` (the 1.x API) a Query, SQLModel's ``exec`` a ScalarResult. ``begin`` on the
+    factory (``with Session.begin() as session``, the factory standing for the class: see
+    ``SESSION_FACTORIES``) gives a session; on a session, a transaction whose ``with``
+    block is rarely named."""
+    cls = ASYNC_SESSION if "Async" in session else SESSION
+    return {
+        f"{session}.execute": RESULT,
+        f"{session}.scalars": SCALARS,
+        f"{session}.exec": SCALARS,
+        f"{session}.query": QUERY,
+        f"{session}.stream": RESULT,
+        f"{session}.stream_scalars": SCALARS,
+        f"{session}.begin": cls,
+    }
+
+
+def _statements() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for kind, builders in _BUILDERS.items():
+        for builder in builders:
+            found[f"sqlalchemy.{builder}"] = kind
+        found[f"sqlmodel.{builders[0]}"] = kind
+        for method in _SELECT_CHAIN if kind == SELECT else _DML_CHAIN:
+            found[f"{kind}.{method}"] = kind
+    for dialect in _DIALECTS:
+        found[f"sqlalchemy.dialects.{dialect}.insert"] = INSERT
+        found[f"sqlalchemy.dialects.{dialect}.dml.insert"] = INSERT
+    for method in _UPSERTS:
+        found[f"{INSERT}.{method}"] = UPSERT
+    for method in ("returning", "execution_options"):
+        found[f"{UPSERT}.{method}"] = UPSERT
+    return found
+
+
+def _sqlalchemy() -> dict[str, str]:
+    found = _statements()
+    for session in _SESSIONS:
+        found.update(_session_methods(session))
+    for session in _ASYNC_SESSIONS:
+        found.update(_session_methods(session))
+    for method in _QUERY_CHAIN:
+        found[f"{QUERY}.{method}"] = QUERY
+    for method in _RESULT_CHAIN:
+        found[f"{RESULT}.{method}"] = SCALARS if method == "scalars" else RESULT
+        found[f"{SCALARS}.{method}"] = SCALARS
+    return found
+
+
+# Calls whose result stands for a session class: a configured factory (``sessionmaker``,
+# ``async_sessionmaker``, ``scoped_session``) is called like the class to make a session
+# (``with Session() as session``), and ``scoped_session`` proxies the session's methods
+# (``Session.add(x)``). ``class_=`` names another session class.
+SESSION_FACTORIES = {
+    "sqlalchemy.orm.sessionmaker": SESSION,
+    "sqlalchemy.orm.session.sessionmaker": SESSION,
+    "sqlalchemy.orm.scoped_session": SESSION,
+    "sqlalchemy.orm.scoping.scoped_session": SESSION,
+    "sqlalchemy.ext.asyncio.async_sessionmaker": ASYNC_SESSION,
+    "sqlalchemy.ext.asyncio.session.async_sessionmaker": ASYNC_SESSION,
+    "sqlalchemy.ext.asyncio.async_scoped_session": ASYNC_SESSION,
+    "sqlalchemy.ext.asyncio.scoping.async_scoped_session": ASYNC_SESSION,
+}
+SESSION_TYPES = frozenset({SESSION, ASYNC_SESSION})
+# A session class passed as ``class_=``: its canonical name.
+SESSION_CLASSES = {name: SESSION for name in _SESSIONS} | dict.fromkeys(
+    _ASYNC_SESSIONS, ASYNC_SESSION
+)
+# Attributes of a library object that hold a session: Flask-SQLAlchemy's ``db.session``
+# (a ``scoped_session``), whatever module ``SQLAlchemy`` was imported from.
+SESSION_ATTRIBUTES = {
+    "flask_sqlalchemy.SQLAlchemy.session": SESSION,
+    "flask_sqlalchemy.extension.SQLAlchemy.session": SESSION,
+}
+
+
+def retyped(name: str) -> str:
+    """``sqlalchemy.orm.Session.query().filter().first`` -> ``sqlalchemy.orm.Query.first``:
+    a chain of calls whose every link ``FACTORIES`` types (or a library class called: an
+    instance of it), as the name of its last method on the class it is called on; ``name``
+    itself when a link is not known."""
+    if "()." not in name:
+        return name
+    parts = name.split("().")
+    current = parts[0]
+    for part in parts[1:]:
+        made = FACTORIES.get(current) or (current if _capitalised(current) else None)
+        if made is None:
+            return name
+        current = f"{made}.{part}"
+    return current
+
+
+def _capitalised(dotted: str) -> bool:
+    last = dotted.rpartition(".")[2]
+    return bool(last) and last[0].isupper()
+
+
+def library_type(name: str) -> str:
+    """A library name as the catalogue knows it: through a session attribute, then a typed
+    chain (``flask_sqlalchemy.SQLAlchemy.session.query().get`` -> ``sqlalchemy.orm.Query.get``)."""
+    return retyped(library_attribute(name))
+
+
+# Methods of a session whose result ``FACTORIES`` types: on a receiver typed only later,
+# by the classifier (``session`` from a factory in another module), the call that made
+# the result is kept (``pkg.factory().execute()``) so that ``result.scalars()`` resolves.
+SESSION_RESULTS = frozenset({"execute", "scalars", "exec", "query", "stream", "stream_scalars"})
+_KNOWN = frozenset({SESSION, ASYNC_SESSION, QUERY, RESULT, SCALARS, UPSERT})
+_KNOWN |= frozenset(_BUILDERS)
+
+
+def typed_method(method: str) -> bool:
+    """A method of a session, statement or result whose result ``FACTORIES`` types."""
+    return method in _TYPED_METHODS
+
+
+def known_type(name: str) -> str:
+    """``library_type(name)`` when it is a method of a class this module types (a session,
+    a statement, a result), "" otherwise."""
+    typed = library_type(name)
+    return typed if typed.rpartition(".")[0] in _KNOWN else ""
+
+
+def library_attribute(name: str) -> str:
+    """``flask_sqlalchemy.SQLAlchemy.session.add`` -> ``sqlalchemy.orm.Session.add``: a name
+    through an attribute whose class is known, on that class; ``name`` itself otherwise."""
+    for prefix, cls in SESSION_ATTRIBUTES.items():
+        if name.startswith(f"{prefix}."):
+            return f"{cls}{name[len(prefix) :]}"
+    return name
+
 
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
@@ -15,4 +249,8 @@ FACTORIES = {
     "PIL.Image.new": "PIL.Image.Image",
     "sqlite3.connect": "sqlite3.Connection",
     "requests.session": "requests.Session",
+    **_sqlalchemy(),
 }
+_TYPED_METHODS = frozenset(
+    key.rpartition(".")[2] for key, made in FACTORIES.items() if made in _KNOWN and "." in key
+)

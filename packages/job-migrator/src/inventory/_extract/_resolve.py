@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from inventory._extract._library import FACTORIES
+from inventory._extract._library import FACTORIES, library_attribute, typed_method
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope
 from inventory._extract._source import SourceText
 from inventory.summary import ReceiverKind
@@ -197,7 +197,8 @@ class Resolver:
         source = self.text.segment(node.value)
         if binding is not None and kind in _TYPED and binding.target:
             rtype = binding.target if len(attrs) == 1 else None
-            target = ".".join([binding.target, *attrs])
+            # ``db.session.add`` with ``db = SQLAlchemy()``: the session's ``add``.
+            target = library_attribute(".".join([binding.target, *attrs]))
             return Resolved(target, ReceiverKind.INSTANCE, source, rtype, binding)
         if binding is not None and kind not in _NAMED:
             # ``s = get_session(); s.commit()``: the index may know what get_session returns.
@@ -230,7 +231,12 @@ class Resolver:
             return self._on_super(attrs, source)
         inner = self.expr(root.func)
         if inner.receiver is ReceiverKind.UNKNOWN:
-            return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+            unknown = Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+            method = inner.target.removeprefix("?.")
+            if inner.returned and len(attrs) == 1 and typed_method(method):
+                # ``session.execute(q).scalars()``: typed once the index knows ``session``.
+                unknown.returned = f"{inner.returned}.{method}()"
+            return unknown
         if inner.receiver is ReceiverKind.INSTANCE and inner.target in _HOLDING:
             # ``jobs.pop(key).cancel()``: what a builtin container holds, when annotated;
             # else of unknown type (``dict.*`` explains the dict's methods, not its values').

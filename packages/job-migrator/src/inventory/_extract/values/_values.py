@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._library import FACTORIES
+from inventory._extract._library import (
+    FACTORIES,
+    SESSION_CLASSES,
+    SESSION_FACTORIES,
+    typed_method,
+)
 from inventory._extract._resolve import (
     LOADED_CLASS,
     MODEL_LOADED,
@@ -175,6 +180,9 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
         return Binding(BindingKind.INSTANCE, picked, call)
     resolved = resolver.expr(call.func)
     target = resolved.target
+    session = _session_factory(call, target, resolver)
+    if session:
+        return Binding(BindingKind.ALIAS, session)
     if target in FACTORIES:
         return Binding(BindingKind.INSTANCE, FACTORIES[target], call)
     behind = proxied(call, target, resolver, binding_for_value)
@@ -198,6 +206,20 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     return Binding(BindingKind.OTHER, returned_by(resolved) or _unknown_result(resolved), call)
 
 
+def _session_factory(call: ast.Call, target: str, resolver: Resolver) -> str:
+    """``Session = sessionmaker(engine)``: a configured factory that stands for the session
+    class it makes (calling it makes one, ``begin()`` opens one); ``class_=AsyncSession`` or
+    a project subclass names another. "" for any other call."""
+    made = SESSION_FACTORIES.get(target, "")
+    if not made:
+        return ""
+    given = next((k.value for k in call.keywords if k.arg == "class_"), None)
+    named = resolver.dotted(given) if given is not None else None
+    if named:
+        return SESSION_CLASSES.get(named, named if capitalised(named) else made)
+    return made
+
+
 def _loaded_then_called(call: ast.Call, resolver: Resolver) -> str:
     """``import_string("pkg.Mailer")(app)``: an instance of the class the loader names."""
     if not isinstance(call.func, ast.Call):
@@ -216,6 +238,10 @@ def _unknown_result(resolved: Resolved) -> str:
         return ""
     if not method.isidentifier():
         return ""
+    if resolved.returned and typed_method(method):
+        # ``result = session.execute(q)`` with ``session`` made by ``factory()``: the index
+        # types ``factory().execute()`` once it knows what factory makes.
+        return f"{resolved.returned}.{method}()"
     return "" if resolved.target == UNKNOWN_CALL else f"?.{method}()"
 
 

@@ -229,9 +229,20 @@ def _return_type(
         element = _yielded_instance(node, body, resolver)
     if element and capitalised(element) and not element.startswith(_UNTYPED_RETURNS):
         resolver.returns[f"{qualname}{ELEMENT}"] = element
+        if _context_manager(node, resolver):
+            # ``with f() as x``: x is what the generator yields (``-> Iterator[Session]``).
+            resolver.returns[qualname] = element
     made = _fresh_return(body, resolver, own) if plain else ""
     if made:
         fresh[qualname] = made
+
+
+_CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
+
+
+def _context_manager(node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver) -> bool:
+    """Decorated ``@contextmanager`` / ``@asynccontextmanager``."""
+    return any(resolver.dotted(d) in _CONTEXT_MANAGERS for d in node.decorator_list)
 
 
 def _generator(body: list[ast.stmt]) -> bool:
