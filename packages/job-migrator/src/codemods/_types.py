@@ -156,6 +156,11 @@ class ApplyResult(BaseModel):
     rescanned: list[str] = Field(
         default_factory=list, description="Files rescanned because they changed."
     )
+    dirty: list[str] = Field(
+        default_factory=list,
+        description="Files with uncommitted changes the migration needs to change: "
+        "`write` refuses the whole change set while any is listed.",
+    )
     records: list[Job] = Field(
         default_factory=list,
         description="The plan's own record of each moved job (verdict, evidence), for the PR text.",

@@ -66,13 +66,35 @@ def plan_apply(
     options: ApplyOptions | None = None,
     scanner: _stale.Scanner | None = _stale.default_scanner,
 ) -> ApplyResult:
-    """What ``apply`` would change, and what it leaves alone with the reason. Writes nothing."""
+    """What ``apply`` would change, and what it leaves alone with the reason. Writes nothing.
+
+    A file with uncommitted changes is never rewritten (unless ``allow_dirty``).
+    When the migration needs to change one, the result lists them in ``dirty``
+    (:func:`write` then refuses it whole); a dirty file the migration leaves
+    alone is read as it is, and the result is the whole migration.
+    """
     top = Path(root).resolve()
     opts = effective_options(top, options or ApplyOptions())
     inventory, rescanned, stale = _stale.refresh(top, inventory, scanner if opts.rescan else None)
     check_keys(top, opts, inventory)
     dirty = set() if opts.allow_dirty else git.dirty_files(top)
-    blocked = _blocked(top, inventory, stale, dirty)
+    result = _plan(top, inventory, opts, _blocked(top, inventory, stale, dirty), dirty, rescanned)
+    if DIRTY_REASON not in result.refused.values():
+        return result
+    whole = _plan(top, inventory, opts, _blocked(top, inventory, stale, set()), set(), rescanned)
+    needed = [c.path for c in whole.changes if (top / c.path).resolve() in dirty]
+    return result.model_copy(update={"dirty": needed}) if needed else whole
+
+
+def _plan(
+    top: Path,
+    inventory: Inventory,
+    opts: ApplyOptions,
+    blocked: dict[str, str],
+    dirty: set[Path],
+    rescanned: list[str],
+) -> ApplyResult:
+    """One plan, never touching ``blocked`` files (nor a ``dirty`` app module)."""
     sources = _read_sources(top, inventory, blocked)
     defs = _definitions(inventory, sources)
     app = _app_for_202(top, inventory, dirty)
@@ -188,7 +210,18 @@ def _ordered(outcomes: list[SiteOutcome]) -> list[SiteOutcome]:
 
 
 def write(result: ApplyResult) -> None:
-    """Apply ``result``'s changes to the files (all verified to parse first)."""
+    """Apply ``result``'s changes to the files (all verified to parse first), or none of them.
+
+    Refused whole (:class:`CodemodError`, nothing written) when the migration
+    needs files with uncommitted changes: writing the rest would leave a half
+    migration behind.
+    """
+    if result.dirty:
+        raise CodemodError(
+            f"nothing written: the migration changes {len(result.dirty)} file(s) with uncommitted"
+            f" changes ({', '.join(result.dirty)}): commit or stash them and run it again,"
+            " or pass --allow-dirty to rewrite them as they are"
+        )
     write_changes(Path(result.root), result.changes)
 
 

@@ -3,7 +3,8 @@
 Thin: parse options, call :mod:`codemods` (``plan_apply`` / ``write`` /
 ``create_branches``), render. Exit status: OK changes shown or applied,
 FINDINGS nothing applicable or something refused, ERROR (mapped by
-:mod:`migrator.entry`) when it could not run.
+:mod:`migrator.entry`) when it could not run, or ``--write`` wrote nothing
+because the migration needs files with uncommitted changes (all or nothing).
 
 Register it in ``migrator/cli.py`` with ``main.add_command(apply)``.
 """
@@ -157,6 +158,11 @@ def render(
     console.print(_sites_table(result))
     if result.refused:
         console.print(_refused_table(result))
+    if result.dirty and mode is Output.DIFF:
+        waiting = ", ".join(result.dirty)
+        console.print(
+            f"--write writes nothing until these are committed or stashed: {escape(waiting)}"
+        )
     for report in branches:
         console.print(
             f"branch [bold]{escape(report.name)}[/]: {len(report.commits)} commit(s), "
