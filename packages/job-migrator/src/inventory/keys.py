@@ -10,6 +10,10 @@ duplicated in a few lines rather than shared: ``inventory`` may not import
 ``queue_runtime``.
 
 Every problem is one line that says what to fix.
+
+:func:`object_parameters` reads the job's own source the same way (never
+importing it): which parameters hold an object, whose ``str()`` is no key
+(``inventory._classify._suggest`` has the rule).
 """
 
 from __future__ import annotations
@@ -17,10 +21,18 @@ from __future__ import annotations
 import ast
 import re
 import string
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from inventory._classify._suggest import CALL_FIELD, DIGEST_FIELD, call_key, suggest_key
+from inventory._classify._suggest import (
+    CALL_FIELD,
+    DIGEST_FIELD,
+    call_key,
+    secret_name,
+    suggest_key,
+)
+from inventory.models import CallSite, Job
 
 __all__ = [
     "CALL_FIELD",
@@ -28,7 +40,9 @@ __all__ = [
     "Param",
     "call_key",
     "key_problem",
+    "object_parameters",
     "parameters_problem",
+    "secret_name",
     "suggest_key",
 ]
 
@@ -161,3 +175,111 @@ def parameters_problem(job: list[str], function: list[Param]) -> str | None:
             return f"it takes no parameter {name} (the job's: {', '.join(job)})"
     extra = [p.name for p in function if not p.star and not p.default and p.name not in job]
     return f"it requires {', '.join(extra)}, which the job does not take" if extra else None
+
+
+# -- parameters that hold an object -----------------------------------------------
+_PLAIN_METHODS = frozenset(
+    name
+    for kind in (str, bytes, int, float, list, dict, set, tuple)
+    for name in dir(kind)
+    if not name.startswith("_")
+)
+_PLAIN_TYPES = frozenset(
+    {
+        *("str", "bytes", "int", "float", "bool", "complex", "None", "Any", "object"),
+        *("UUID", "Decimal", "date", "datetime", "time", "timedelta"),
+        *("list", "dict", "set", "frozenset", "tuple", "List", "Dict", "Set", "FrozenSet"),
+        *("Tuple", "Sequence", "Mapping", "Iterable", "Collection", "Optional", "Union"),
+        *("Literal", "Annotated"),
+    }
+)
+
+
+def object_parameters(
+    job: Job, sites: Iterable[CallSite] = (), root: Path | None = None
+) -> frozenset[str]:
+    """The parameters of ``job`` that hold an object (a model, a form), whose text is no key.
+
+    An object: passed at a site as a value the scan calls not JSON (a model instance, a
+    request, a file), annotated with a class, or read as one in the job's body
+    (``user.email``, ``form.validate()``; calling a method of ``str`` or ``int`` is not).
+    """
+    params = [p for p in job.parameters if p not in ("self", "cls")]
+    found = set(_not_data_at_sites(params, sites))
+    function = _job_function(job, root)
+    if function is not None:
+        found |= _read_as_objects(function, params)
+    return frozenset(found)
+
+
+def _not_data_at_sites(params: list[str], sites: Iterable[CallSite]) -> Iterator[str]:
+    for site in sites:
+        for argument in site.arguments:
+            if argument.serialisable is not False:
+                continue
+            if argument.name.startswith("#") and argument.name[1:].isdigit():
+                index = int(argument.name[1:])
+                if index < len(params):
+                    yield params[index]
+            elif argument.name in params:
+                yield argument.name
+
+
+def _job_function(job: Job, root: Path | None) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    if root is None or job.location is None:
+        return None
+    try:
+        tree = ast.parse((root / job.location.path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return None
+    name, line = job.qualname.rpartition(".")[2], job.location.line
+    found = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name
+    ]
+    return min(found, key=lambda node: abs(node.lineno - line), default=None)
+
+
+def _read_as_objects(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[str]
+) -> set[str]:
+    arguments = [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]
+    found = {
+        a.arg
+        for a in arguments
+        if a.arg in params and a.annotation is not None and _names_a_class(a.annotation)
+    }
+    called = {id(node.func) for node in ast.walk(function) if isinstance(node, ast.Call)}
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+            continue
+        if node.value.id in params and not (id(node) in called and node.attr in _PLAIN_METHODS):
+            found.add(node.value.id)
+    return found
+
+
+def _names_a_class(annotation: ast.expr) -> bool:
+    """Does the annotation name a class that is not a plain value (``User``, ``list[User]``)?"""
+    if isinstance(annotation, ast.Constant):
+        if not isinstance(annotation.value, str):
+            return False
+        try:
+            return _names_a_class(ast.parse(annotation.value, mode="eval").body)
+        except SyntaxError:
+            return False
+    if isinstance(annotation, ast.Name | ast.Attribute):
+        name = annotation.id if isinstance(annotation, ast.Name) else annotation.attr
+        return name not in _PLAIN_TYPES
+    if isinstance(annotation, ast.Subscript):
+        base = annotation.value
+        if (base.id if isinstance(base, ast.Name) else getattr(base, "attr", "")) == "Literal":
+            return False
+        if _names_a_class(base):
+            return True
+        inner = annotation.slice
+        parts = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+        return any(_names_a_class(part) for part in parts)
+    if isinstance(annotation, ast.BinOp):
+        return _names_a_class(annotation.left) or _names_a_class(annotation.right)
+    return False

@@ -222,7 +222,7 @@ def _move_item(job: Job, sites: list[CallSite]) -> PlanItem:
 def _group(job: Job, sites: list[CallSite], config: PlanConfig, root: Path | None) -> JobGroup:
     if sites and all(_mail.drop_in(s) is not None for s in sites):
         return _delivery_group(job, sites)
-    found = resolve_key(job, config.keys.get(job.qualname), root)
+    found = resolve_key(job, config.keys.get(job.qualname), root, sites)
     key = _key_item(job, found, declared=job.qualname in config.keys)
     group = JobGroup(
         job=job.qualname,
