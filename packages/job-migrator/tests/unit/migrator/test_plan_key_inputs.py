@@ -21,6 +21,7 @@ from migrator.plan import PlanConfig, build_plan
 from migrator.plan.keys import resolve_key
 
 ACCOUNTS = """\
+import smtplib
 import threading
 
 import requests
@@ -64,6 +65,10 @@ def serialise(value):
     return repr(value)
 
 
+def mail_new_password(user, new_password):
+    smtplib.SMTP("localhost").sendmail("a@example.com", [user.email], new_password)
+
+
 def sync_name(name):
     requests.post("https://crm.example/names", json={"name": name.strip()})
 
@@ -94,6 +99,10 @@ def direct(user_id, pw, token, user, form, account, name):
     threading.Thread(target=sync_account, args=(account,)).start()
     threading.Thread(target=sync_name, args=(name,)).start()
     threading.Thread(target=sync_order, args=(1, 2)).start()
+
+
+def mail_view(user, pw):
+    threading.Thread(target=mail_new_password, args=(user, pw)).start()
 
 
 def archive_view(pk):
@@ -143,3 +152,10 @@ def test_no_key_over_an_objects_text(scanned: Inventory) -> None:
 def test_plain_values_keep_their_readable_keys(scanned: Inventory) -> None:
     assert plan_key(scanned, "sync_name") == "accounts.sync_name:{name}"
     assert plan_key(scanned, "sync_order") == "accounts.sync_order:{*}"
+
+
+def test_the_scan_suggests_per_call_keys_only(scanned: Inventory) -> None:
+    """The scanner suggests a key only for notifications, made per call: never over inputs."""
+    suggested = {j.qualname: j.suggested_key for j in scanned.jobs if j.suggested_key}
+    assert suggested == {"accounts.mail_new_password": "accounts.mail_new_password:{+}"}
+    assert plan_key(scanned, "mail_new_password") == "accounts.mail_new_password:{+}"
