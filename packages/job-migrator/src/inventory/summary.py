@@ -131,7 +131,9 @@ class FunctionInfo(BaseModel):
     calls: list[CallInfo] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
     source_hash: str = Field(
-        default="", description="Hash of the function's source text (gate fingerprints)."
+        default="",
+        description="Hash of the function's own source text (sha256(inspect.getsource(fn))[:16]); "
+        "not the gate's fingerprint, which also covers what the function reaches.",
     )
     vetoes: bool = Field(
         default=False,

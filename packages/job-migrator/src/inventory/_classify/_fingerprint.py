@@ -4,6 +4,12 @@ A fingerprint hashes what a reviewer would call "the same site": the file,
 the pattern, the job, the enclosing function, how the target is written, and
 which occurrence of that tuple it is in the file. Line numbers are left out
 on purpose so that adding code above a site does not make it "new".
+
+Not the gate's fingerprint: that one (``queue_runtime.gate.fingerprint``,
+computed from the imported code) hashes a job's code and everything of the
+project it reaches, and a certification is valid for it alone. The analyzer
+computes no gate fingerprint; ``FunctionSummary.source_hash`` is one
+function's text only.
 """
 
 from __future__ import annotations
