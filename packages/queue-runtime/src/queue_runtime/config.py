@@ -212,6 +212,12 @@ class Settings(BaseModel):
         default_factory=dict, description="Periodic jobs by registered name (every / cron)."
     )
     shutdown_grace: float = Field(default=30.0, ge=0)
+    unknown_job_deadline: float = Field(
+        default=3600.0,
+        gt=0,
+        description="Seconds a job whose name the workers that claim it have not registered"
+        " waits for one that has (a rolling deploy, another app on the pool), then the DLQ.",
+    )
     gate_action: GateAction = Field(
         default=GateAction.INLINE, description="Gated job without a certification: inline | raise."
     )

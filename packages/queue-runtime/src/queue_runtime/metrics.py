@@ -228,6 +228,12 @@ class WorkerMetrics:
         self.tenant_deferrals = Counter(
             "tenant_deferrals", "Jobs deferred by a tenant cap.", labels, registry=r
         )
+        self.unknown_job_deferrals = Counter(
+            "unknown_job_deferrals",
+            "Jobs handed back because this worker has not registered their name.",
+            labels,
+            registry=r,
+        )
         # By job, not pool: an SLO is a job's, and so is its rollback to inline.
         self.slo_rollbacks = Counter(
             "queue_runtime_slo_rollbacks",

@@ -53,6 +53,7 @@ EXPECTED = Schema(
                 "idempotency_key text",
                 "args jsonb!",
                 "errors jsonb",
+                "unknown_since timestamp with time zone",
             ),
             indexes={
                 "jobs_pkey": "UNIQUE btree (id)",

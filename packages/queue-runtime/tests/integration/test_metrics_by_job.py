@@ -37,6 +37,7 @@ def rt(settings: Settings) -> Iterator[Runtime]:
             "lease_ttl": 2.0,
             "poll_interval": 0.1,
             "retry": RetryPolicy(max_attempts=ATTEMPTS, base_delay=0.01, max_delay=0.05),
+            "unknown_job_deadline": 1.0,  # unknown names: handed back, then the DLQ after 1 s
         }
     )
     runtime = configure(fast)
@@ -101,7 +102,7 @@ def test_a_worker_process_exports_counts_and_histograms_by_job(
     assert value(s, "queue_runtime_jobs_failed_total", job=broken, **by) == ATTEMPTS
     assert value(s, "queue_runtime_jobs_retried_total", job=broken, **by) == ATTEMPTS - 1
     assert value(s, "queue_runtime_jobs_dead_lettered_total", job=broken, **by) == 1
-    # Both unknown names are rejected straight to the DLQ, under one label value.
+    # Both unknown names go to the DLQ past unknown_job_deadline, under one label value.
     assert value(s, "queue_runtime_jobs_failed_total", job=UNREGISTERED, **by) == 2
     assert value(s, "queue_runtime_jobs_dead_lettered_total", job=UNREGISTERED, **by) == 2
     jobs = {dict(labels).get("job") for name, labels in s if name.startswith("queue_runtime_job")}

@@ -268,6 +268,27 @@ def test_defer_does_not_consume_an_attempt(store: JobStore) -> None:
     assert store.claim("batch", 1, "w1") == []
 
 
+def test_an_unknown_name_handed_back_keeps_its_first_time_and_its_attempts(
+    store: JobStore,
+) -> None:
+    """Issue 22 item 13: ``defer(unknown=True)`` records the first hand-back; claims report
+    how long ago it was (``unknown_for``); no hand-back consumes an attempt."""
+    job_id = store.enqueue(new(1))
+    [first] = store.claim("batch", 1, "w1")
+    assert first.unknown_for is None
+    assert store.defer(first.id, first.attempt, ago(1), unknown=True) is True
+    [second] = store.claim("batch", 1, "w2")
+    assert second.id == job_id and second.unknown_for is not None
+    assert 0 <= second.unknown_for < 60
+    store.defer(second.id, second.attempt, ago(1), unknown=True)
+    [third] = store.claim("batch", 1, "w1")
+    assert third.unknown_for is not None and third.unknown_for >= second.unknown_for  # not reset
+    store.defer(third.id, third.attempt, ago(1))  # any other deferral keeps it too
+    [fourth] = store.claim("batch", 1, "w1")
+    assert fourth.unknown_for is not None and fourth.unknown_for >= third.unknown_for
+    assert fourth.max_attempts - fourth.attempt == first.max_attempts - 1  # 3 deferrals: 0 spent
+
+
 # -- rescue --------------------------------------------------------------------
 
 

@@ -33,7 +33,13 @@ FAST_RETRY = RetryPolicy(max_attempts=3, base_delay=0.01, max_delay=0.05)
 
 def fast(settings: Settings, **changes: Any) -> Settings:
     """Settings tuned for quick tests: short leases, quick polling, fast retries."""
-    base = {"lease_ttl": 2.0, "poll_interval": 0.1, "retry": FAST_RETRY, "shutdown_grace": 5.0}
+    base = {
+        "lease_ttl": 2.0,
+        "poll_interval": 0.1,
+        "retry": FAST_RETRY,
+        "shutdown_grace": 5.0,
+        "unknown_job_deadline": 1.0,  # an unknown name is handed back, then dead after 1 s
+    }
     return settings.model_copy(update={**base, **changes})
 
 
@@ -122,6 +128,7 @@ def test_unknown_job_and_invalid_payload_are_dead_lettered_with_the_reason(
     wait_until(lambda: finished(unknown) and finished(invalid), timeout=20, message="DLQ")
     gone, bad = get_job(unknown).record(), get_job(invalid).record()
     assert gone.status is JobStatus.DEAD and "unknown job" in (gone.error or "")
+    assert "unknown_job_deadline 1s" in (gone.error or "")
     assert bad.status is JobStatus.DEAD and "invalid payload" in (bad.error or "")
     assert executions(rt) == []
 

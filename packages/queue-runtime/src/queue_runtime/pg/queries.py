@@ -134,7 +134,8 @@ SET state = 'running', attempt = j.attempt + 1, claimed_at = now(), worker = %s
 FROM c WHERE j.id = c.id
 RETURNING j.id, j.name, j.pool, j.args, j.attempt, j.max_attempts, j.tenant,
           j.idempotency_key, j.enqueued_at, j.priority, j.run_at,
-          extract(epoch FROM greatest(j.enqueued_at, j.run_at))::float8
+          extract(epoch FROM greatest(j.enqueued_at, j.run_at))::float8,
+          extract(epoch FROM now() - j.unknown_since)::float8
 """
 
 # complete_many: one statement for a whole batch; the rows leave the hot table
@@ -187,11 +188,13 @@ RETURNING id
 """
 
 # defer: back to pending later WITHOUT consuming an attempt. The attempt stays
-# (tokens never repeat); max_attempts grows by one instead.
+# (tokens never repeat); max_attempts grows by one instead. A job handed back
+# because the worker does not know its name keeps the first such moment.
 DEFER = """
 UPDATE {s}.jobs
 SET state = 'pending', run_at = %s, worker = NULL, claimed_at = NULL,
-    max_attempts = max_attempts + 1
+    max_attempts = max_attempts + 1,
+    unknown_since = CASE WHEN %s THEN coalesce(unknown_since, now()) ELSE unknown_since END
 WHERE id = %s AND attempt = %s AND state = 'running'
 RETURNING id
 """

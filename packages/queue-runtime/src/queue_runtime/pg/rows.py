@@ -34,6 +34,7 @@ def claimed(row: tuple[Any, ...]) -> ClaimedJob:
         idempotency_key=row[7],
         enqueued_at=row[8],
         due=row[11],
+        unknown_for=row[12],
     )
 
 

@@ -183,8 +183,8 @@ class PgJobStore:
         current = self.get(failure.id)
         return current.status if current else JobStatus.CANCELLED
 
-    def defer(self, job_id: int, attempt: int, run_at: datetime) -> bool:
-        params = (run_at, job_id, attempt)
+    def defer(self, job_id: int, attempt: int, run_at: datetime, unknown: bool = False) -> bool:
+        params = (run_at, unknown, job_id, attempt)
         return self._run(lambda c: c.execute(self._sql.DEFER, params).fetchone()) is not None
 
     def rescue(self, tokens: list[tuple[int, int]]) -> int:

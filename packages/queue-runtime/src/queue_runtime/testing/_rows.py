@@ -56,6 +56,7 @@ class HotJob:
     claimed_at: datetime | None = None
     worker: str | None = None
     errors: list[dict[str, Any]] | None = None
+    unknown_since: datetime | None = None  # a worker without its name handed it back
 
     def due(self, now: datetime) -> bool:
         return not self.running and self.run_at <= now
@@ -81,7 +82,8 @@ class HotJob:
             return JobStatus.RUNNING
         return JobStatus.RETRYING if self.errors and self.attempt > 0 else JobStatus.QUEUED
 
-    def claimed(self) -> ClaimedJob:
+    def claimed(self, now: datetime | None = None) -> ClaimedJob:
+        since = self.unknown_since
         return ClaimedJob(
             id=self.id,
             name=self.name,
@@ -93,6 +95,7 @@ class HotJob:
             idempotency_key=self.idempotency_key,
             enqueued_at=self.enqueued_at,
             due=max(self.enqueued_at, self.run_at).timestamp(),
+            unknown_for=None if since is None or now is None else (now - since).total_seconds(),
         )
 
     def record(self) -> JobRecord:

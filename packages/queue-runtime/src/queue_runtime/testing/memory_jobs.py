@@ -148,7 +148,7 @@ class MemoryJobStore:
             for row in due[:limit]:
                 row.running, row.attempt = True, row.attempt + 1
                 row.claimed_at, row.worker = now, worker_id
-            claimed = [row.claimed() for row in due[:limit]]
+            claimed = [row.claimed(now) for row in due[:limit]]
         # Give up the GIL, as a round trip to a server does: concurrent claimers then
         # interleave (one thread would otherwise drain the queue within its time slice).
         time.sleep(0)
@@ -180,12 +180,14 @@ class MemoryJobStore:
             self._finish(row, JobStatus.DEAD, now, args=row.args, **fields)
             return JobStatus.DEAD
 
-    def defer(self, job_id: int, attempt: int, run_at: datetime) -> bool:
+    def defer(self, job_id: int, attempt: int, run_at: datetime, unknown: bool = False) -> bool:
         """Back to the queue WITHOUT consuming an attempt: max_attempts grows by one."""
         with self._lock:
             row = self._held(job_id, attempt)
             if row is None:
                 return False
+            if unknown and row.unknown_since is None:
+                row.unknown_since = self.clock.now()
             row.release(run_at)
             row.max_attempts += 1
             return True

@@ -32,6 +32,7 @@ from queue_runtime.worker._outcome import Outcome, OutcomeKind
 from queue_runtime.worker._prefetch import Prefetch
 from queue_runtime.worker._resolve import Invocation, Resolver
 from queue_runtime.worker._settle import Clock, Settlement, Settler
+from queue_runtime.worker._unknown import UnknownJobs
 
 log = logging.getLogger("queue_runtime.worker")
 TENANT_DEFER = 0.5  # seconds, jittered: a tenant's slot frees when one of its jobs ends
@@ -51,6 +52,10 @@ class Dispatcher:
         self._settings, self._store, self._leases = settings, store, leases
         self._worker_id, self._clock, self._stopping = worker_id, clock, stopping
         self._inflight, self._executor, self._settler, self._resolver, self._metrics = parts
+        stores = (store, leases)
+        self._unknown = UnknownJobs(
+            settings, stores, worker_id, self._metrics, clock, self._settler
+        )
         self.redis_down = threading.Event()
         self.buffers: dict[str, Prefetch] = {}  # per pool, filled by the worker's wiring
         self.cancels: CancelSource | None = None  # cancel requests (``_control``), from the wiring
@@ -89,7 +94,8 @@ class Dispatcher:
     def run(self, job: ClaimedJob) -> bool:
         """Run one buffered job in the calling executor thread (returns when it is done).
 
-        False when it did not run: handed back, deferred by its tenant cap, or rejected.
+        False when it did not run: handed back (also for a name this worker has not
+        registered: ``_unknown``), deferred by its tenant cap, or rejected.
         """
         if self._stopping.is_set() or self.redis_down.is_set():
             self.give_back([job])
@@ -120,6 +126,9 @@ class Dispatcher:
         return self._settings.lease_ttl
 
     def _admit(self, job: ClaimedJob) -> bool:
+        if not self._resolver.knows(job.name):  # before its tenant token: it will not run here
+            self._unknown.handle(job)
+            return False
         try:
             tenant_held = self._take_tenant_slot(job)
         except LeasesUnavailable:

@@ -11,7 +11,7 @@ class OutcomeKind(StrEnum):
     SUCCEEDED = "succeeded"
     FAILED = "failed"  # the job raised: retried by its policy, or dead if permanent
     TIMED_OUT = "timed_out"  # ran past its timeout: retried by its policy
-    REJECTED = "rejected"  # unknown job name or payload that no longer validates: DLQ
+    REJECTED = "rejected"  # payload that no longer validates, unknown name past its deadline: DLQ
     CANCELLED = "cancelled"  # stopped on a cancel request (JobCancelled): neither retried nor DLQ
 
 

@@ -1,8 +1,10 @@
 """From a claimed row to a call: the registered function, its spec, decoded arguments.
 
 A job that cannot be called is REJECTED (straight to the DLQ, with the
-reason): its name is not registered in this worker, or its stored arguments no
-longer fit the function's signature (the code changed since enqueue).
+reason): its stored arguments no longer fit the function's signature (the code
+changed since enqueue). A name this worker has not registered never gets here
+first: the dispatcher hands the job back for a worker that knows it
+(``_unknown``), and rejects it only past ``unknown_job_deadline``.
 """
 
 from __future__ import annotations
@@ -82,6 +84,10 @@ class Resolver:
         # The app's framework (Django, Flask), set up once per process: the worker command
         # did it before importing the app module; a Worker built in Python does it here.
         self._scope = job_scope(runtime.settings)
+
+    def knows(self, name: str) -> bool:
+        """Whether this worker has registered ``name`` (others are ``_unknown``'s)."""
+        return name in self._registry
 
     def resolve(self, job: ClaimedJob) -> Invocation | Outcome:
         try:
