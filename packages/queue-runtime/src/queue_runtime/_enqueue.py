@@ -1,12 +1,19 @@
 """Enqueue: validate, then store (queue mode) or run at once (inline mode).
 
 Validation happens first in both modes, so a call that would be refused in
-production is refused in tests and during an inline rollout too.
+production is refused in tests and during an inline rollout too: the
+arguments (:mod:`queue_runtime.payload`) and the options (the key, ``run_at``,
+``priority``: :mod:`queue_runtime._limits`), each a ``PayloadError`` before
+anything is stored or run.
+
+A keyed run that goes inline passes through the execution guard in every
+mode: inline mode (the rollback) included, where the guard's keys are
+PostgreSQL's, or the process's without a database. A key an enqueue already
+took answers for the same call with its job, and refuses another call.
 
 In queue mode each enqueue asks the gate (:func:`queue_runtime.gate.gate_decision`):
 the job's rollout mode and, for a gated job, its certification decide whether
-this run is stored for workers or runs inline, as before the migration. A
-keyed run that goes inline passes through the execution guard too.
+this run is stored for workers or runs inline, as before the migration.
 
 An inline run keeps the site's old shape (``options.inline``): the arguments
 are encoded and validated first, then a thread, executor or task site runs the
@@ -25,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from queue_runtime._after_commit import after_commit, after_commit_many
@@ -38,12 +45,13 @@ from queue_runtime._inline import (
     run_original,
     shadow_probe,
 )
+from queue_runtime._limits import absolute_run_at, checked_key, checked_priority
 from queue_runtime.config import Mode, RolloutMode
 from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import PayloadError, Unencodable
 from queue_runtime.fallbacks import record
 from queue_runtime.gate.decide import gate_decision
-from queue_runtime.gate.guard import checked_digest
+from queue_runtime.gate.guard import checked_call
 from queue_runtime.handle import JobHandle
 from queue_runtime.pg.bulk import JobBatch
 from queue_runtime.runtime import Runtime, current
@@ -71,17 +79,19 @@ def enqueue_one(
     options: EnqueueOptions,
 ) -> JobHandle:
     runtime = current()
+    if options is not NO_OPTIONS:
+        _check_options(job, options)
     try:
         payload = job.codec.encode(args, kwargs, runtime.settings.max_payload_bytes)
     except Unencodable as exc:  # a moved call never breaks: it runs as the site ran it
         record(job.name, exc)
         _count_fallback(runtime, job, exc)
         return run_original(job, args, kwargs, _shaped(options))
-    if runtime.mode is Mode.INLINE:
-        return run_inline(job, payload, _probed(runtime, job, _shaped(options)))
-    if not gate_decision(runtime, job, options.idempotency_key).run_async:
-        guarded = _guarded(runtime, job, payload, options)
-        return run_inline(job, payload, _probed(runtime, job, guarded))
+    if (
+        runtime.mode is Mode.INLINE
+        or not gate_decision(runtime, job, options.idempotency_key).run_async
+    ):
+        return _inline(runtime, job, payload, options)
     new = _new_job(job, runtime, payload, options)
 
     def store() -> JobHandle:
@@ -102,21 +112,20 @@ def enqueue_batch(
     keys: Sequence[str | None] | None = None,
 ) -> list[JobHandle]:
     runtime = current()
+    _check_options(job, options)
+    checked = None if keys is None else _checked_keys(job, keys, calls)
     limit = runtime.settings.max_payload_bytes
     try:
         payloads = job.codec.encode_many(calls, limit)
     except Unencodable:  # one call each: the encodable ones queue, the others fall back
-        checked = None if keys is None else _checked_keys(job, keys, calls)
         return [
             enqueue_one(job, *call, _keyed(options, checked, i)) for i, call in enumerate(calls)
         ]
+    if checked is not None:
+        return _enqueue_keyed_batch(runtime, job, payloads, options, checked)
     if runtime.mode is Mode.INLINE:
         probed = _probed(runtime, job, CALL)
         return [run_inline(job, payload, probed) for payload in payloads]
-    if keys is not None:
-        return _enqueue_keyed_batch(
-            runtime, job, payloads, options, _checked_keys(job, keys, calls)
-        )
     routes = _routes(runtime, job, [None] * len(payloads))
     queued = [p for p, run_async in zip(payloads, routes, strict=True) if run_async]
 
@@ -145,7 +154,15 @@ def _checked_keys(
             f"{job.name}: idempotency_keys= needs one key (or None) per call: "
             f"{len(calls)} call(s), {1 if isinstance(keys, str) else len(keys)} key(s)"
         )
-    return list(keys)
+    return [None if key is None else checked_key(key, job.name) for key in keys]
+
+
+def _check_options(job: JobDefinition, options: EnqueueOptions) -> None:
+    """PayloadError for a key, ``run_at`` or ``priority`` the store would refuse."""
+    if options.idempotency_key is not None:
+        checked_key(options.idempotency_key, job.name)
+    absolute_run_at(options.run_at, job.name)
+    checked_priority(options.priority, job.name)
 
 
 def _enqueue_keyed_batch(
@@ -159,16 +176,14 @@ def _enqueue_keyed_batch(
 
     A key given twice for different calls, or already naming another call (queued
     or in the inline guard), raises KeyReused before any job is stored or run.
+    In inline mode every call runs inline, each through the guard.
     """
     calls = zip(payloads, keys, strict=True)
     batch_digests([NewJob(job.name, "", p, idempotency_key=k) for p, k in calls])
-    routes = _routes(runtime, job, keys)
+    inline_mode = runtime.mode is Mode.INLINE
+    routes = [False] * len(keys) if inline_mode else _routes(runtime, job, keys)
     inline = {
-        i: _probed(
-            runtime,
-            job,
-            _guarded(runtime, job, payloads[i], EnqueueOptions(idempotency_key=keys[i])),
-        )
+        i: _guarded(runtime, job, payloads[i], EnqueueOptions(idempotency_key=keys[i]))
         for i, run_async in enumerate(routes)
         if not run_async
     }
@@ -182,7 +197,10 @@ def _enqueue_keyed_batch(
     handles: list[JobHandle] = []
     for i, payload in enumerate(payloads):
         if i in inline:
-            handles.append(run_inline(job, payload, inline[i]))
+            run = inline[i]
+            if not isinstance(run, JobHandle):
+                run = run_inline(job, payload, _probed(runtime, job, run))
+            handles.append(run)
         else:
             job_id, created = next(stored)
             handles.append(JobHandle(job_id, runtime, created=created))
@@ -219,23 +237,37 @@ def _count_fallback(runtime: Runtime, job: JobDefinition, error: Unencodable) ->
 
 
 def _shaped(options: EnqueueOptions) -> InlineRun:
-    """The inline run of inline mode: the site's shape, no guard."""
+    """The inline run of a call without a key: the site's shape, no guard."""
     if options.inline is InlineShape.CALL:
         return CALL
     return InlineRun(options.inline, options.executor)
 
 
+def _inline(
+    runtime: Runtime, job: JobDefinition, payload: dict[str, Any], options: EnqueueOptions
+) -> JobHandle:
+    """Run the call in-process (guarded when keyed), or answer with the job its key names."""
+    run = _guarded(runtime, job, payload, options)
+    if isinstance(run, JobHandle):
+        return run
+    return run_inline(job, payload, _probed(runtime, job, run))
+
+
 def _guarded(
     runtime: Runtime, job: JobDefinition, payload: dict[str, Any], options: EnqueueOptions
-) -> InlineRun:
+) -> InlineRun | JobHandle:
     """Inline, as before the migration; a keyed run goes through the execution guard.
 
-    A key that already names another call raises KeyReused here, at enqueue.
+    A key that already names another call raises KeyReused here, at enqueue; a
+    key a queued job took for this very call answers with that job's handle.
     """
     key = options.idempotency_key
     if key is None:
         return _shaped(options)
-    guard = KeyGuard(runtime, key, checked_digest(runtime, job, key, payload))
+    checked = checked_call(runtime, job, key, payload)
+    if checked.job_id is not None:
+        return JobHandle(checked.job_id, runtime, created=False)
+    guard = KeyGuard(runtime, key, checked.digest)
     return InlineRun(options.inline, options.executor, guard)
 
 
@@ -248,7 +280,7 @@ def _new_job(
         pool=spec.pool,
         args=payload,
         priority=spec.priority if options.priority is None else options.priority,
-        run_at=_absolute(options.run_at),
+        run_at=absolute_run_at(options.run_at, job.name),
         idempotency_key=options.idempotency_key,
         tenant=options.tenant,
         max_attempts=spec.retry.max_attempts,
@@ -262,13 +294,3 @@ def _new_jobs(
     if not payloads:
         return []
     return JobBatch(_new_job(job, runtime, payloads[0], options), payloads)
-
-
-def _absolute(run_at: datetime | timedelta | None) -> datetime | None:
-    if run_at is None:
-        return None
-    if isinstance(run_at, timedelta):
-        return datetime.now(UTC) + run_at
-    if run_at.tzinfo is None:
-        raise PayloadError(f"run_at={run_at.isoformat()} has no timezone; pass an aware datetime")
-    return run_at

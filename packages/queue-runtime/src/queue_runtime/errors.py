@@ -46,7 +46,7 @@ class PortInUse(ConfigError):
 
 
 class PayloadError(QueueError):
-    """The job arguments do not match the job's signature."""
+    """The call's arguments or enqueue options are refused (the job's signature, the queue's limits)."""
 
 
 class PayloadTooLarge(PayloadError):

@@ -18,6 +18,13 @@ unchanged, so it is checked with ``type(value) in ...`` and stored as is. Any
 other value (a subclass, an int for a float, NaN, ...) takes the pydantic path,
 which converts it or raises the usual error: the stored JSON and the errors are
 the same either way, only faster for the common case.
+
+Whatever the path, a value the store would refuse is a :class:`PayloadError`
+naming the parameter, raised before anything is stored or run: NaN and
+infinity (never stored as ``null``: pydantic's default for ``Any`` inside an
+annotation is turned off), a string with NUL or a lone surrogate (checked on
+the JSON text, :mod:`queue_runtime._limits`), a value pydantic cannot dump
+(``bytes`` that are not UTF-8, an object, a list that contains itself).
 """
 
 from __future__ import annotations
@@ -32,9 +39,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
-from pydantic.errors import PydanticSchemaGenerationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 
+from queue_runtime._limits import json_text_suspect, value_problem
 from queue_runtime.codecs import TAG, decode_value, encode_value
 from queue_runtime.errors import PayloadError, PayloadTooLarge, Unencodable
 
@@ -56,6 +64,9 @@ _ANY_ITEMS: dict[type, frozenset[type]] = {
     dict: frozenset(_JSON_SCALARS),
 }
 _SIMPLE_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+# NaN and infinity stay floats in JSON mode (pydantic's default makes an ``Any`` one null):
+# json.dumps(allow_nan=False) then refuses them.
+_ARGUMENTS = ConfigDict(ser_json_inf_nan="constants")
 
 
 def _refuse(value: Any) -> Any:
@@ -122,7 +133,7 @@ class PayloadCodec:
             hint = tuple[hint, ...]  # type: ignore[valid-type]
         elif p.kind is inspect.Parameter.VAR_KEYWORD:
             hint = dict[str, hint]  # type: ignore[valid-type]
-        return _build_adapter(hint, self._job_name, f"parameter {name!r}")
+        return _build_adapter(hint, self._job_name, f"parameter {name!r}", _ARGUMENTS)
 
     @cached_property
     def _fast_types(self) -> dict[str, frozenset[type]] | None:
@@ -223,8 +234,8 @@ class PayloadCodec:
             text = _encode_flat(payload)
         except (ValueError, TypeError):  # NaN, infinity: the checked path says what they become
             return None
-        if len(text) > max_bytes:
-            return None  # the checked path raises PayloadTooLarge with the same size
+        if len(text) > max_bytes or json_text_suspect(text):
+            return None  # the checked path raises PayloadTooLarge, or finds a NUL, for sure
         payload.json = text
         return payload
 
@@ -234,11 +245,29 @@ class PayloadCodec:
         params = self._params
         bound = self._bind(args, kwargs)
         payload = EncodedArgs({name: self._dump(params[name], v) for name, v in bound.items()})
-        payload.json = dumps(payload, self._job_name)
+        payload.json = self._dumps(payload)
         if len(payload.json) > max_bytes:  # ensure_ascii: characters are bytes
             size = len(payload.json)
             raise PayloadTooLarge(f"{self._job_name}: {size} bytes > max_payload_bytes={max_bytes}")
         return payload
+
+    def _dumps(self, payload: dict[str, Any]) -> str:
+        """The JSON text; PayloadError naming the parameter PostgreSQL would refuse."""
+        try:
+            text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            self._refuse(payload)
+            raise PayloadError(f"{self._job_name}: not JSON: {exc}") from exc
+        if json_text_suspect(text):
+            self._refuse(payload)
+        return text
+
+    def _refuse(self, payload: dict[str, Any]) -> None:
+        """PayloadError for the first parameter whose value cannot be stored (if one cannot)."""
+        for name, value in payload.items():
+            problem = _json_problem(value) or value_problem(value)
+            if problem:
+                raise PayloadError(f"{self._job_name}: parameter {name!r}: {problem}")
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         """The passed arguments by name. A fast path for plain signatures (the bulk-enqueue
@@ -261,10 +290,21 @@ class PayloadCodec:
         if param.adapter is None:
             return self._encode_value(param.name, value)
         try:
-            return param.adapter.dump_python(param.adapter.validate_python(value), mode="json")
+            valid = param.adapter.validate_python(value)
         except ValidationError as exc:
             raise PayloadError(
                 f"{self._job_name}: parameter {param.name!r}: {_first(exc)}"
+            ) from exc
+        try:
+            return param.adapter.dump_python(valid, mode="json")
+        except (
+            ValueError,
+            TypeError,
+            RecursionError,
+        ) as exc:  # bytes not UTF-8, an object, a cycle
+            raise PayloadError(
+                f"{self._job_name}: parameter {param.name!r}: cannot be stored as JSON"
+                f" ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})"
             ) from exc
 
     def _encode_value(self, name: str, value: Any) -> Any:
@@ -358,6 +398,14 @@ def dumps(payload: Any, job_name: str = "job") -> str:
         raise PayloadError(f"{job_name}: not JSON: {exc}") from exc
 
 
+def _json_problem(value: Any) -> str | None:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:  # NaN, infinity ("Out of range float values ...")
+        return f"not JSON: {exc}"
+    return None
+
+
 def _scalar_types(hint: Any, items: dict[type, frozenset[type]]) -> frozenset[type] | None:
     """The exact types a JSON-scalar annotation (or a list / dict of scalars, or a union of
     them) keeps unchanged, their item types added to ``items``; None: not such an annotation."""
@@ -434,9 +482,14 @@ def _type_hints(fn: Callable[..., Any], job_name: str) -> dict[str, Any]:
         raise PayloadError(f"{job_name}: cannot resolve the annotations: {exc}") from exc
 
 
-def _build_adapter(hint: Any, job_name: str, what: str) -> TypeAdapter[Any]:
+def _build_adapter(
+    hint: Any, job_name: str, what: str, config: ConfigDict | None = None
+) -> TypeAdapter[Any]:
     try:
-        return TypeAdapter(hint)
+        try:
+            return TypeAdapter(hint, config=config)
+        except PydanticUserError:  # a model, dataclass or TypedDict: its own config rules
+            return TypeAdapter(hint)
     except PydanticSchemaGenerationError as exc:
         raise PayloadError(
             f"{job_name}: {what} of type {hint!r} cannot be stored as JSON (live objects such as "

@@ -18,10 +18,19 @@ from queue_runtime.config import Mode, Settings
 from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import NotConfigured
 from queue_runtime.gate_cache import GateCache
+from queue_runtime.local_keys import LocalKeys
 from queue_runtime.registry import Registry, default_registry
 from queue_runtime.shadow import flush_for
 from queue_runtime.spec import JobSpec, resolve_spec
-from queue_runtime.store import GateSnapshot, GateStore, Inspector, JobStore, LeaseStore, Stores
+from queue_runtime.store import (
+    GateSnapshot,
+    GateStore,
+    Inspector,
+    JobStore,
+    KeyStore,
+    LeaseStore,
+    Stores,
+)
 
 if TYPE_CHECKING:
     from queue_runtime.pg.connect import Connections
@@ -80,6 +89,8 @@ class Runtime:
         # No lock: two threads may both resolve it, to the same answer.
         self._specs: dict[JobDefinition, JobSpec] = {}
         self._pool: _Once[Connections] = _Once(self._open_pool)  # unused with stores given
+        self.has_store = stores is not None or bool(settings.database_url)
+        self._keys: _Once[KeyStore] = _Once(self._guard_keys)
         if stores is not None:
             self._jobs: _Once[JobStore] = _Once.of(stores.jobs)
             self._gate: _Once[GateStore] = _Once.of(stores.gate)
@@ -115,6 +126,11 @@ class Runtime:
         return self._gate.get()
 
     @property
+    def keys(self) -> KeyStore:
+        """The execution guard's keys: the gate store's, in process when there is no store."""
+        return self._keys.get()
+
+    @property
     def inspector(self) -> Inspector:
         return self._inspector.get()
 
@@ -130,6 +146,13 @@ class Runtime:
 
     def _gate_snapshot(self) -> GateSnapshot:
         return self.gate_store.snapshot()
+
+    def _guard_keys(self) -> KeyStore:
+        if self.has_store:
+            return self.gate_store
+        # No database (inline mode): the keys live as long as this process, and the guard
+        # still holds in it (a repeated call answers with the first run's result).
+        return LocalKeys(retention_seconds=self.settings.key_retention_days * 86_400)
 
     # -- the default stores: PostgreSQL (one pool for the three) and Redis ---------
 
@@ -175,6 +198,7 @@ class Runtime:
             found = part.take()
             if found is not None:
                 found.close()
+        self._keys.take()  # the gate store's (closed above) or in process: nothing to close
         pool = self._pool.take()
         if pool is not None:
             pool.close()

@@ -142,6 +142,18 @@ class Control:
     cancel_requested: frozenset[int]
 
 
+@dataclass(frozen=True, slots=True)
+class EnqueuedKey:
+    """An enqueue's idempotency key (``idempotency_keys``): its job and the call it names."""
+
+    key: str
+    job_id: int
+    args_digest: str | None  # None: taken before digests were (it matches any call)
+
+    def names_other_call(self, digest: str | None) -> bool:
+        return None not in (self.args_digest, digest) and self.args_digest != digest
+
+
 class JobStore(Protocol):
     def enqueue(self, job: NewJob, conn: Any = None) -> int: ...
     def enqueue_many(self, jobs: Sequence[NewJob]) -> list[int]: ...
@@ -175,6 +187,10 @@ class JobStore(Protocol):
         """``enqueue_many`` with each job's ``(id, created)``; keys as ``enqueue_returning``:
         a key given twice in the batch, or known, for another call raises KeyReused and
         nothing of the batch is stored."""
+        ...
+
+    def enqueued_key(self, key: str) -> EnqueuedKey | None:
+        """The job an enqueue took ``key`` for and the call it names; None: no enqueue did."""
         ...
 
     def cancel(self, job_id: int) -> bool: ...
@@ -398,7 +414,49 @@ class KeyCounts:
     total: int
 
 
-class GateStore(Protocol):
+class KeyStore(Protocol):
+    """The execution guard's keys (``job_keys``): what :mod:`queue_runtime.gate.guard` uses.
+
+    A ``GateStore`` is one; a Runtime without a database keeps them in process
+    (:class:`queue_runtime.local_keys.LocalKeys`).
+    """
+
+    def begin_key(
+        self, key: str, job: str, job_id: int | None, digest: str | None = None
+    ) -> KeyState | None:
+        """Take ``key`` for this attempt of the call ``digest`` names (:func:`args_digest`).
+
+        None: the key is this attempt's now (new, or a previous attempt's that
+        died: taken over), run the job. A ``KeyState``: the key is not taken:
+        it completed (its stored result answers the attempt), or it names
+        another call (``names_other_call(digest)``). A ``digest`` of None
+        matches any call (a caller that has none).
+        """
+        ...
+
+    def complete_key(
+        self, key: str, job: str, result: Any, job_id: int | None, digest: str | None = None
+    ) -> None:
+        """Record ``key`` completed with ``result`` (JSON-ready); a completed key stays as it is,
+        and so does a key that names another call."""
+        ...
+
+    def complete_key_in(
+        self,
+        conn: object,
+        key: str,
+        job: str,
+        result: Any,
+        job_id: int | None,
+        digest: str | None = None,
+    ) -> None:
+        """As ``complete_key``, inside the caller's transaction on ``conn`` (its own connection)."""
+        ...
+
+    def key_state(self, key: str) -> KeyState | None: ...
+
+
+class GateStore(KeyStore, Protocol):
     """Certifications, rollouts, idempotency keys: what the gate and the guard store."""
 
     def insert_certification(
@@ -443,39 +501,6 @@ class GateStore(Protocol):
         ...
 
     def snapshot(self) -> GateSnapshot: ...
-    def begin_key(
-        self, key: str, job: str, job_id: int | None, digest: str | None = None
-    ) -> KeyState | None:
-        """Take ``key`` for this attempt of the call ``digest`` names (:func:`args_digest`).
-
-        None: the key is this attempt's now (new, or a previous attempt's that
-        died: taken over), run the job. A ``KeyState``: the key is not taken:
-        it completed (its stored result answers the attempt), or it names
-        another call (``names_other_call(digest)``). A ``digest`` of None
-        matches any call (a caller that has none).
-        """
-        ...
-
-    def complete_key(
-        self, key: str, job: str, result: Any, job_id: int | None, digest: str | None = None
-    ) -> None:
-        """Record ``key`` completed with ``result`` (JSON-ready); a completed key stays as it is,
-        and so does a key that names another call."""
-        ...
-
-    def complete_key_in(
-        self,
-        conn: object,
-        key: str,
-        job: str,
-        result: Any,
-        job_id: int | None,
-        digest: str | None = None,
-    ) -> None:
-        """As ``complete_key``, inside the caller's transaction on ``conn`` (its own connection)."""
-        ...
-
-    def key_state(self, key: str) -> KeyState | None: ...
     def key_counts(self, job: str) -> KeyCounts: ...
     def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
         """Key retention: forget keys not touched (taken, completed) for this long, in batches;

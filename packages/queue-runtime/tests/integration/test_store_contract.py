@@ -24,7 +24,15 @@ from queue_runtime.config import Settings
 from queue_runtime.errors import KeyReused, SchemaNotMigrated
 from queue_runtime.pg.connect import channel, open_pool
 from queue_runtime.pg.store import PgJobStore
-from queue_runtime.store import Completion, Failure, JobStatus, JobStore, NewJob
+from queue_runtime.store import (
+    Completion,
+    EnqueuedKey,
+    Failure,
+    JobStatus,
+    JobStore,
+    NewJob,
+    args_digest,
+)
 from queue_runtime.testing import MemoryJobStore
 
 
@@ -73,8 +81,8 @@ def status(store: JobStore, job_id: int) -> JobStatus:
 def test_implements_every_operation_of_the_seam(store: JobStore) -> None:
     operations = {m for m, v in vars(JobStore).items() if callable(v) and not m.startswith("_")}
     operations.discard("close")  # lifecycle, not a domain operation (checked just below)
-    assert len(operations) == 23  # + cancel_job, cancel_attempt, pause, resume, control
-    # (and enqueue_many_returning)
+    assert len(operations) == 24  # + cancel_job, cancel_attempt, pause, resume, control
+    # (and enqueue_many_returning, enqueued_key)
     assert callable(getattr(store, "close", None))
     assert all(callable(getattr(store, op, None)) for op in operations)
 
@@ -414,6 +422,21 @@ def test_a_key_reused_for_another_call_is_refused_in_every_state(store: JobStore
         store.enqueue_returning(new(4, idempotency_key="k2"))  # finished
     assert store.enqueue_returning(new(1, idempotency_key="k2")) == (job_id, False)
     assert len(store.claim("batch", 10, "w1")) == 0  # nothing was enqueued by the refusals
+
+
+def test_an_enqueued_key_names_its_job_and_call_in_every_state(store: JobStore) -> None:
+    """What an inline run asks before it runs (``gate.guard.checked_call``)."""
+    assert store.enqueued_key("k3") is None
+    job_id = store.enqueue(new(1, idempotency_key="k3"))
+    digest = args_digest("app.jobs.work", {"n": 1})
+    held = EnqueuedKey("k3", job_id, digest)
+    assert store.enqueued_key("k3") == held  # queued
+    assert not held.names_other_call(digest)
+    assert held.names_other_call(args_digest("app.jobs.work", {"n": 2}))
+    [c] = store.claim("batch", 1, "w1")
+    assert store.enqueued_key("k3") == held  # running
+    store.complete_many([Completion(c.id, c.attempt, "ok")])
+    assert store.enqueued_key("k3") == held  # finished
 
 
 def test_keys_expire_after_retention_but_never_under_a_live_or_dead_job(store: JobStore) -> None:

@@ -12,8 +12,13 @@ A key names one call: it is stored with the digest of the job's name and
 arguments (:func:`queue_runtime.store.args_digest`), and a run of the same key
 for another call raises :class:`~queue_runtime.errors.KeyReused` (a
 ``Permanent`` error: a worker dead-letters the job at once) instead of being
-answered with the other call's result. An inline fallback checks before it
-runs (:func:`checked_digest`), so the enqueue itself raises.
+answered with the other call's result. An inline run (inline mode, or the
+gate keeps the job inline) checks before it runs (:func:`checked_call`), so the
+enqueue itself raises; it also looks at the keys enqueues took
+(``idempotency_keys``): a key a queued job holds for another call raises
+KeyReused, and for this very call answers with that job (it runs once, on a
+worker). Without a database the keys are the process's
+(:class:`~queue_runtime.local_keys.LocalKeys`).
 
 Completion in the job's own transaction: a job whose effect is written to
 the same PostgreSQL can call :func:`complete_in(conn, result)` inside the
@@ -47,8 +52,9 @@ if TYPE_CHECKING:
     from queue_runtime.store import ClaimedJob
 
 __all__ = [
+    "CheckedCall",
     "KeyState",
-    "checked_digest",
+    "checked_call",
     "complete_in",
     "guarded_callable",
     "key_state",
@@ -85,17 +91,32 @@ def wrap(runtime: Runtime, job: ClaimedJob, function: Defined) -> Callable[..., 
     return guarded_callable(runtime, function, job.idempotency_key, job.id, digest)
 
 
-def checked_digest(runtime: Runtime, job: Defined, key: str, payload: dict[str, Any]) -> str:
-    """The digest of this call; KeyReused if ``key`` already names another call.
+@dataclass(frozen=True, slots=True)
+class CheckedCall:
+    """What an inline run of a keyed call does: run under ``digest``, or answer with ``job_id``."""
 
-    The inline fallback asks before it runs, so the caller of ``enqueue`` gets
-    the error (a run's own failures become the handle's outcome instead).
+    digest: str
+    job_id: int | None = None  # a queued job took the key for this very call: its handle
+
+
+def checked_call(runtime: Runtime, job: Defined, key: str, payload: dict[str, Any]) -> CheckedCall:
+    """This call's digest, or the job an enqueue took ``key`` for with these arguments;
+    KeyReused if ``key`` already names another call (enqueued, or in the guard's keys).
+
+    An inline run asks before it runs, so the caller of ``enqueue`` gets the
+    error (a run's own failures become the handle's outcome instead).
     """
     digest = args_digest(job.definition.name, payload)
-    stored = runtime.gate_store.key_state(key)
+    if runtime.has_store:  # without a store nothing was ever enqueued
+        held = runtime.store.enqueued_key(key)
+        if held is not None and held.names_other_call(digest):
+            raise KeyReused(f"{key!r} names another call (job {held.job_id}, enqueued)")
+        if held is not None:
+            return CheckedCall(digest, held.job_id)
+    stored = runtime.keys.key_state(key)
     if stored is not None and stored.names_other_call(digest):
         raise _reused(key, stored)
-    return digest
+    return CheckedCall(digest)
 
 
 def guarded_callable(
@@ -171,7 +192,7 @@ def complete_in(conn: Any, result: Any = None) -> bool:
     guarded = _current.get()
     if guarded is None:
         return False
-    store = guarded.runtime.gate_store
+    store = guarded.runtime.keys
     store.complete_key_in(conn, guarded.key, guarded.job, result, guarded.job_id, guarded.digest)
     guarded.completed_in_transaction = True
     return True
@@ -179,13 +200,13 @@ def complete_in(conn: Any, result: Any = None) -> bool:
 
 def key_state(runtime: Runtime, key: str) -> KeyState | None:
     """The stored state of an idempotency key, or None."""
-    return runtime.gate_store.key_state(key)
+    return runtime.keys.key_state(key)
 
 
 def _begin(guarded: _Guarded) -> None:
     """Take the key (in_progress); raise _Completed with the stored result if it completed,
     KeyReused if another call holds it."""
-    store = guarded.runtime.gate_store
+    store = guarded.runtime.keys
     stored = store.begin_key(guarded.key, guarded.job, guarded.job_id, guarded.digest)
     if stored is None:
         return
@@ -203,7 +224,7 @@ def _complete(guarded: _Guarded, function: JobDefinition, value: Any) -> None:
     if guarded.completed_in_transaction:
         return
     result = function.codec.encode_result(value)
-    store = guarded.runtime.gate_store
+    store = guarded.runtime.keys
     store.complete_key(guarded.key, guarded.job, result, guarded.job_id, guarded.digest)
 
 

@@ -106,6 +106,11 @@ EXISTING_KEYS = """
 SELECT key, job_id, args_digest FROM {s}.idempotency_keys WHERE key = ANY(%s::text[])
 """
 
+# enqueued_key: the job an enqueue took one key for, and the digest it was taken with.
+ENQUEUED_KEY = """
+SELECT job_id, args_digest FROM {s}.idempotency_keys WHERE key = %s
+"""
+
 # copy_jobs: bulk enqueue, binary COPY with ids allocated beforehand.
 COPY_JOBS = """
 COPY {s}.jobs (id, name, pool, priority, args, max_attempts, run_at, tenant, idempotency_key)

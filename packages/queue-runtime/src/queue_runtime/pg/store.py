@@ -31,6 +31,7 @@ from queue_runtime.store import (
     ClaimedJob,
     Completion,
     Control,
+    EnqueuedKey,
     Failure,
     JobRecord,
     JobStatus,
@@ -148,6 +149,10 @@ class PgJobStore:
             return []
         ids, created = self._copy(jobs)
         return list(zip(ids, created or [True] * len(ids), strict=True))
+
+    def enqueued_key(self, key: str) -> EnqueuedKey | None:
+        found = self._run(lambda c: c.execute(self._sql.ENQUEUED_KEY, (key,)).fetchone())
+        return None if found is None else EnqueuedKey(key, found[0], found[1])
 
     def _copy(self, jobs: Sequence[NewJob]) -> tuple[list[int], list[bool] | None]:
         return self._run(lambda c: copy_jobs(c, self._sql, self.sequence, self._channel, jobs))

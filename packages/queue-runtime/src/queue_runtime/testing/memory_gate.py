@@ -12,11 +12,11 @@ import itertools
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from queue_runtime.config import RolloutMode
+from queue_runtime.local_keys import LocalKeys
 from queue_runtime.shadow_model import ShadowDelta, ShadowEvidence
 from queue_runtime.store import (
     Certification,
@@ -29,7 +29,6 @@ from queue_runtime.store import (
     JobQuery,
     KeyCounts,
     KeyState,
-    KeyStatus,
     Rollout,
     RolloutChange,
     WorkerInfo,
@@ -57,7 +56,7 @@ class MemoryGateStore:
         self._certifications: list[_Stored] = []
         self._rollouts: dict[str, Rollout] = {}
         self._changes: list[RolloutChange] = []  # oldest first
-        self._keys: dict[str, KeyState] = {}
+        self._keys = LocalKeys(lambda: self.clock.now())  # the rules of job_keys
         self._evidence: _shadow.Records = {}
 
     def close(self) -> None:
@@ -187,33 +186,12 @@ class MemoryGateStore:
     def begin_key(
         self, key: str, job: str, job_id: int | None, digest: str | None = None
     ) -> KeyState | None:
-        """None: the key is this attempt's now (new, or taken over); else its state: completed,
-        or taken for another call."""
-        with self._lock:
-            found = self._keys.get(key)
-            if found is not None and _kept(found, digest):
-                return found
-            owner = found.job if found is not None else job  # a taken-over key keeps its job
-            kept = digest if found is None or found.args_digest is None else found.args_digest
-            now = self.clock.now()
-            self._keys[key] = KeyState(key, owner, KeyStatus.IN_PROGRESS, None, job_id, now, kept)
-            return None
+        return self._keys.begin_key(key, job, job_id, digest)
 
     def complete_key(
         self, key: str, job: str, result: Any, job_id: int | None, digest: str | None = None
     ) -> None:
-        """Record ``key`` completed; a completed key stays as it is, and so does another call's."""
-        with self._lock:
-            found = self._keys.get(key)
-            if found is not None and _kept(found, digest):
-                return
-            owner, kept_id, kept = job, job_id, digest
-            if found is not None:
-                owner, kept_id = found.job, job_id if job_id is not None else found.job_id
-                kept = digest if found.args_digest is None else found.args_digest
-            self._keys[key] = KeyState(
-                key, owner, KeyStatus.COMPLETED, json_copy(result), kept_id, self.clock.now(), kept
-            )
+        self._keys.complete_key(key, job, result, job_id, digest)
 
     def complete_key_in(
         self,
@@ -224,32 +202,16 @@ class MemoryGateStore:
         job_id: int | None,
         digest: str | None = None,
     ) -> None:
-        """As :meth:`complete_key`, at once: memory has no transaction of ``conn`` to join."""
-        self.complete_key(key, job, result, job_id, digest)
+        self._keys.complete_key_in(conn, key, job, result, job_id, digest)
 
     def key_state(self, key: str) -> KeyState | None:
-        with self._lock:
-            return self._keys.get(key)
+        return self._keys.key_state(key)
 
     def key_counts(self, job: str) -> KeyCounts:
-        with self._lock:
-            mine = [k for k in self._keys.values() if k.job == job]
-        completed = sum(1 for k in mine if k.state is KeyStatus.COMPLETED)
-        return KeyCounts(completed=completed, total=len(mine))
+        return self._keys.key_counts(job)
 
     def purge_keys(self, older_than_seconds: float, batch: int = 10_000) -> int:
-        """Forget keys not touched since the cutoff (``batch`` bounds PostgreSQL's deletes)."""
-        with self._lock:
-            cutoff = self.clock.now() - timedelta(seconds=older_than_seconds)
-            gone = [k for k, s in self._keys.items() if s.updated_at and s.updated_at <= cutoff]
-            for key in gone:
-                del self._keys[key]
-            return len(gone)
-
-
-def _kept(found: KeyState, digest: str | None) -> bool:
-    """A stored key this attempt may not take: completed, or taken for another call."""
-    return found.state is KeyStatus.COMPLETED or found.names_other_call(digest)
+        return self._keys.purge_keys(older_than_seconds, batch)
 
 
 class MemoryInspector:

@@ -22,6 +22,7 @@ from queue_runtime.store import (
     ClaimedJob,
     Completion,
     Control,
+    EnqueuedKey,
     Failure,
     HistoryEntry,
     JobHealth,
@@ -110,6 +111,11 @@ class MemoryJobStore:
                     )
             now = self.clock.now()
             return [self._insert(j, now, d) for j, d in zip(jobs, digests, strict=True)]
+
+    def enqueued_key(self, key: str) -> EnqueuedKey | None:
+        with self._lock:
+            found = self._keys.get(key)
+            return None if found is None else EnqueuedKey(key, found.job_id, found.digest)
 
     def _insert(self, job: NewJob, now: datetime, digest: str | None = None) -> tuple[int, bool]:
         """A known key answers with its job (the caller checked the digest)."""

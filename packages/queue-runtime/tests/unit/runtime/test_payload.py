@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from queue_runtime.errors import PayloadError, PayloadTooLarge
+from queue_runtime.errors import PayloadError, PayloadTooLarge, Unencodable
 from queue_runtime.payload import PayloadCodec
 
 LIMIT = 10_000
@@ -146,23 +146,41 @@ def anything(value, *, label: str = "") -> None:  # type: ignore[no-untyped-def]
     ...
 
 
+# What PostgreSQL stores: no NUL, no lone surrogate (an emoji, a surrogate pair, is fine).
+storable_text = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"))
 json_values = st.recursive(
     st.none()
     | st.booleans()
     | st.integers()
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    | storable_text,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(storable_text, inner, max_size=4),
     max_leaves=20,
 )
 
 
-@given(value=json_values, label=st.text())
+@given(value=json_values, label=storable_text)
 def test_plain_json_round_trips_unchanged(value: Any, label: str) -> None:
     codec = PayloadCodec(anything, "t.anything")
     stored = codec.encode((value,), {"label": label}, 10**7)
     args, kwargs = codec.decode(json.loads(stored.json))
     assert args == [value] and kwargs == {"label": label}
+
+
+@given(value=json_values, bad=st.sampled_from(["\x00", "\ud800", "\udfff"]), data=st.data())
+def test_a_string_postgresql_cannot_store_is_refused_wherever_it_is(
+    value: Any, bad: str, data: st.DataObject
+) -> None:
+    """NUL or a lone surrogate, in a value, a nested one or a dict key: one PayloadError."""
+    where = data.draw(st.sampled_from(["value", "in list", "as key", "label"]))
+    text = data.draw(storable_text) + bad
+    arg = {"value": text, "in list": [value, text], "as key": {text: value}}.get(where, value)
+    label = text if where == "label" else "ok"
+    with pytest.raises(PayloadError, match="PostgreSQL cannot store") as refused:
+        PayloadCodec(anything, "t.anything").encode((arg,), {"label": label}, 10**7)
+    assert not isinstance(refused.value, Unencodable)  # refused, never run as the site did
+    param = "label" if where == "label" else "value"
+    assert f"parameter {param!r}" in str(refused.value)
 
 
 def mixed(a: int, b: str = "b", *, c: int = 0, d: int) -> None:
