@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.census._catalogue import SinkCatalogue
-from bench.census._coverage import Bucket, Coverage, attribute, package_files, package_sinks
+from bench.census._coverage import Bucket, Coverage, attribute, package_files, read_package
 from bench.census._figures import GapRanking, PackageFigures, figures
 from bench.census._packages import Package
 from bench.census._scan import ScanRecord, ScanStatus, inventory_path
@@ -28,8 +28,8 @@ def load_inventory(work: Path, record: ScanRecord) -> Inventory | None:
 def package_entry(
     pkg: Package, record: ScanRecord, inventory: Inventory | None, catalogue: SinkCatalogue
 ) -> tuple[Json, Coverage, PackageFigures | None]:
-    sinks = package_sinks(pkg.path, package_files(pkg.path, inventory), catalogue)
-    coverage = attribute(sinks, inventory)
+    sinks, scope = read_package(pkg.path, package_files(pkg.path, inventory), catalogue)
+    coverage = attribute(sinks, inventory, scope)
     figs = figures(inventory) if inventory is not None else None
     entry: Json = {
         "name": pkg.name,
@@ -59,6 +59,8 @@ def _coverage_json(coverage: Coverage) -> Json:
         "total": len(coverage.sinks),
         "attributed": len(coverage.attributed),
         "coverage": _round(coverage.share),
+        "in_scope": coverage.in_scope,
+        "coverage_in_scope": _round(coverage.in_scope_share),
         "buckets": dict(coverage.buckets()),
         "by_kind": {k: {"total": t, "attributed": a} for k, (t, a) in sorted(kinds.items())},
         "uncovered": [_sink_json(s, b) for s, b in coverage.uncovered],
@@ -106,6 +108,7 @@ def overall(entries: list[Json], ranking: GapRanking, floods: list[Json], top: i
     sinks = [e["sinks"] for e in entries]
     figs = [e["figures"] for e in entries if e["figures"] is not None]
     total, attributed = sum(s["total"] for s in sinks), sum(s["attributed"] for s in sinks)
+    in_scope = sum(s.get("in_scope", s["total"]) for s in sinks)
     buckets: Counter[str] = Counter()
     for s in sinks:
         buckets.update(s["buckets"])
@@ -121,6 +124,8 @@ def overall(entries: list[Json], ranking: GapRanking, floods: list[Json], top: i
         "attributed": attributed,
         "coverage": _round(attributed / total if total else None),
         "coverage_scanned_only": _scanned_share(scanned),
+        "in_scope": in_scope,
+        "coverage_in_scope": _round(attributed / in_scope if in_scope else None),
         "buckets": dict(buckets.most_common()),
         "by_kind": _kinds(sinks),
         "lines": lines,

@@ -9,7 +9,16 @@ from enum import StrEnum
 from pathlib import Path
 
 from bench.census._catalogue import SinkCatalogue
-from bench.census._finder import MatchHow, Sink, drop_own_keyword_calls, find_in_file
+from bench.census._finder import (
+    MatchHow,
+    Sink,
+    drop_own_keyword_calls,
+    find_in_tree,
+    imports_of,
+    parse,
+)
+from bench.census._mentions import Mentions
+from bench.census._scope import Root, Scope, offline_root
 from inventory import Inventory
 
 _SKIP_DIRS = frozenset(
@@ -23,10 +32,26 @@ class Bucket(StrEnum):
     """Why a sink call is not attributed, first that holds wins (in this order)."""
 
     NOT_SCANNED = "not_scanned"  # the scan produced no inventory (timeout, crash, failure)
+    # Correct misses (``_scope``): no request reaches the sink, and the scan did not walk it.
+    IN_QUEUED_TASK = "in_queued_task"  # only a job queue's worker runs it
+    CLI_ONLY = "cli_only"  # only a command line runs it
+    IMPORT_TIME = "import_time"  # module or class bodies, start-up code
+    UNREFERENCED = "unreferenced"  # nothing in the package names it
     UNRESOLVED_RECEIVER = "unresolved_receiver"  # matched by method name, receiver unbound
     UNKNOWN_FRAMEWORK = "unknown_framework"  # no site of the package has a framework handler
     REACHED_NOT_RECOGNISED = "reached_not_recognised"  # its function is on a job's chain
     NO_ENTRY_POINT = "no_entry_point"  # its function is on no job's chain
+
+
+OFFLINE = frozenset(
+    {Bucket.IN_QUEUED_TASK, Bucket.CLI_ONLY, Bucket.IMPORT_TIME, Bucket.UNREFERENCED}
+)
+_ROOT_BUCKET = {
+    Root.QUEUED_TASK: Bucket.IN_QUEUED_TASK,
+    Root.CLI: Bucket.CLI_ONLY,
+    Root.IMPORT_TIME: Bucket.IMPORT_TIME,
+    Root.UNREFERENCED: Bucket.UNREFERENCED,
+}
 
 
 @dataclass
@@ -38,6 +63,15 @@ class Coverage:
     @property
     def share(self) -> float | None:
         return len(self.attributed) / len(self.sinks) if self.sinks else None
+
+    @property
+    def in_scope(self) -> int:
+        """Sinks that are no correct miss (every sink but the offline buckets)."""
+        return len(self.sinks) - sum(b in OFFLINE for _, b in self.uncovered)
+
+    @property
+    def in_scope_share(self) -> float | None:
+        return len(self.attributed) / self.in_scope if self.in_scope else None
 
     def buckets(self) -> Counter[str]:
         return Counter(b.value for _, b in self.uncovered)
@@ -64,21 +98,44 @@ def _is_test_file(name: str) -> bool:
 
 
 def package_sinks(root: Path, files: list[str], catalogue: SinkCatalogue) -> list[Sink]:
+    return read_package(root, files, catalogue)[0]
+
+
+def read_package(
+    root: Path, files: list[str], catalogue: SinkCatalogue
+) -> tuple[list[Sink], Scope]:
+    """The package's sinks, and the rule that says which of them no request reaches; each
+    file is parsed once for both."""
     sinks: list[Sink] = []
     defined: set[str] = set()
+    mentions = Mentions(roots=_package_names(files))
     for rel in files:
         try:
             text = (root / rel).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-        found, names = find_in_file(text, rel, catalogue)
+        tree = parse(text)
+        if tree is None:
+            continue
+        imports = imports_of(tree)
+        found, names = find_in_tree(tree, text, rel, catalogue, imports)
         sinks += found
         defined |= names
-    return drop_own_keyword_calls(sinks, defined)
+        mentions.add_file(tree, rel, imports)
+    return drop_own_keyword_calls(sinks, defined), Scope(mentions)
 
 
-def attribute(sinks: list[Sink], inventory: Inventory | None) -> Coverage:
-    """Split ``sinks`` into attributed and uncovered-with-a-bucket against ``inventory``."""
+def _package_names(files: list[str]) -> frozenset[str]:
+    """Every folder and module name of the package's files: an import starting with one
+    of them is the package's own (``src/`` layouts and namespace folders included)."""
+    return frozenset(part.removesuffix(".py") for rel in files for part in rel.split("/"))
+
+
+def attribute(
+    sinks: list[Sink], inventory: Inventory | None, scope: Scope | None = None
+) -> Coverage:
+    """Split ``sinks`` into attributed and uncovered-with-a-bucket against ``inventory``;
+    with ``scope``, a sink no request reaches and the scan did not walk is a correct miss."""
     coverage = Coverage(sinks)
     places = _reported_places(inventory) if inventory is not None else set()
     kinds = _reported_kinds(inventory) if inventory is not None else set()
@@ -88,13 +145,23 @@ def attribute(sinks: list[Sink], inventory: Inventory | None) -> Coverage:
         if (sink.path, sink.line) in places or _same_kind_reported(sink, kinds):
             coverage.attributed.append(sink)
         else:
-            coverage.uncovered.append((sink, _bucket(sink, inventory, framework, reached)))
+            bucket = _bucket(sink, inventory, framework, reached, scope)
+            coverage.uncovered.append((sink, bucket))
     return coverage
 
 
-def _bucket(sink: Sink, inventory: Inventory | None, framework: bool, reached: set[str]) -> Bucket:
+def _bucket(
+    sink: Sink,
+    inventory: Inventory | None,
+    framework: bool,
+    reached: set[str],
+    scope: Scope | None,
+) -> Bucket:
     if inventory is None:
         return Bucket.NOT_SCANNED
+    offline = _offline(sink, reached, scope)
+    if offline is not None:
+        return offline
     if sink.how in _METHOD_MATCHES:
         return Bucket.UNRESOLVED_RECEIVER
     if not framework:
@@ -102,6 +169,13 @@ def _bucket(sink: Sink, inventory: Inventory | None, framework: bool, reached: s
     if _is_reached(sink.function, reached):
         return Bucket.REACHED_NOT_RECOGNISED
     return Bucket.NO_ENTRY_POINT
+
+
+def _offline(sink: Sink, reached: set[str], scope: Scope | None) -> Bucket | None:
+    if scope is None or _is_reached(sink.function, reached):
+        return None  # a function the scan walked is in scope whoever calls it
+    root = offline_root(scope.roots(sink.function, sink.line))
+    return _ROOT_BUCKET[root] if root is not None else None
 
 
 def _reported_places(inventory: Inventory) -> set[tuple[str, int]]:

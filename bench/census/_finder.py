@@ -55,11 +55,28 @@ def find_sinks(source: str, path: str, catalogue: SinkCatalogue) -> list[Sink]:
 
 def find_in_file(source: str, path: str, catalogue: SinkCatalogue) -> tuple[list[Sink], set[str]]:
     """The file's sink calls, and the names of the functions and methods it defines."""
+    tree = parse(source)
+    return find_in_tree(tree, source, path, catalogue) if tree is not None else ([], set())
+
+
+def parse(source: str) -> ast.Module | None:
+    """The file's syntax tree; None when it does not parse."""
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError):
-        return [], set()
+        return None
+
+
+def find_in_tree(
+    tree: ast.Module,
+    source: str,
+    path: str,
+    catalogue: SinkCatalogue,
+    imports: dict[str, str] | None = None,
+) -> tuple[list[Sink], set[str]]:
+    """``imports``: :func:`imports_of` ``tree``, when the caller has it already."""
     finder = _Finder(path, source.splitlines(), catalogue)
+    finder.scopes[0].bindings.update(imports if imports is not None else imports_of(tree))
     finder.visit(tree)
     defined = {
         n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
@@ -94,7 +111,6 @@ class _Finder(ast.NodeVisitor):
 
     # --- scopes and bindings -------------------------------------------------
     def visit_Module(self, node: ast.Module) -> None:
-        _collect_imports(node, self.scopes[0].bindings)
         self._bind_body(node, self.scopes[0].bindings)
         self.generic_visit(node)
 
@@ -231,8 +247,10 @@ def _constructs(func: ast.expr) -> bool:
     return name[:1].isupper()
 
 
-def _collect_imports(tree: ast.AST, into: dict[str, str]) -> None:
-    """Every import in the file, wherever it is (function-level imports included)."""
+def imports_of(tree: ast.AST) -> dict[str, str]:
+    """Every import in the file, wherever it is (function-level imports included): the
+    name bound -> the dotted name it stands for."""
+    into: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
@@ -247,6 +265,7 @@ def _collect_imports(tree: ast.AST, into: dict[str, str]) -> None:
                 into[alias.asname or alias.name] = (
                     f"{base}.{alias.name}" if node.module else f"{base}{alias.name}"
                 )
+    return into
 
 
 def _own_nodes(node: ast.AST) -> list[ast.AST]:

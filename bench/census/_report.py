@@ -50,6 +50,8 @@ def overall_table(total: Json) -> Table:
         ("attributed to a reported job", f"{total['attributed']}"),
         ("sink coverage", _pct(total["coverage"])),
         ("sink coverage, scanned packages only", _pct(total["coverage_scanned_only"])),
+        ("sinks in scope (no correct miss)", f"{total.get('in_scope', '-')}"),
+        ("sink coverage, in-scope sinks", _pct(total.get("coverage_in_scope"))),
         *((f"  uncovered: {k}", str(v)) for k, v in total["buckets"].items()),
         ("lines scanned", f"{total['lines']:,}"),
         ("sites", f"{total['sites']}"),
@@ -91,7 +93,8 @@ def render(console: Console, result: Json) -> None:
 
 
 _COMPARED = (
-    *("coverage", "coverage_scanned_only", "sites_per_kloc", "unknown_site_share"),
+    *("coverage", "coverage_in_scope", "in_scope", "coverage_scanned_only"),
+    *("sites_per_kloc", "unknown_site_share"),
     *("unknown_job_share", "scan_seconds", "sinks", "attributed", "sites", "jobs"),
 )
 
