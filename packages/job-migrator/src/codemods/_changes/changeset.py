@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,8 @@ class Plan:
     # Jobs this plan moves: a site rewritten, or the @job decorator added now.
     moved: list[str] = field(default_factory=list)
     refused: dict[str, str] = field(default_factory=dict)
+    # The first module whose rewrite cannot be written, with the reason (see plan_changes).
+    bad: tuple[str, str] | None = None
 
 
 def plan_changes(
@@ -47,7 +50,52 @@ def plan_changes(
 
     ``decorations`` maps a job's qualname to the arguments of its ``@job(...)``;
     ``app`` is where the status endpoint goes when a handler now answers 202.
+
+    A module that cannot be rewritten safely (the result would not parse, or this Python
+    cannot check it) holds back only the jobs with an edit in it, all their sites together
+    (a half-moved job would not import); the other jobs still move.
     """
+    held: list[SiteOutcome] = []
+    refused: dict[str, str] = {}
+    while True:
+        plan = _plan_once(sources, targets, decorations, app)
+        if plan.bad is None:
+            break
+        path, reason = plan.bad
+        jobs = {t.job.qualname for t in targets if path in _paths(t)}
+        if not jobs:  # an added status endpoint or route: nothing to hold back but all
+            _refuse_all(plan, path, reason)
+            break
+        refused[path] = reason
+        held += [_held(t, path, reason) for t in targets if t.job.qualname in jobs]
+        targets = [t for t in targets if t.job.qualname not in jobs]
+    plan.outcomes.extend(held)
+    plan.refused.update(refused)
+    return plan
+
+
+def _paths(target: Target) -> set[str]:
+    """Every module a target's move edits: its site, the job's definition, its wrapper."""
+    paths = {target.site.location.path}
+    if target.job.location is not None:
+        paths.add(_def_path(target))
+    if target.wrapper is not None:
+        paths.add(target.wrapper.path)
+    return paths
+
+
+def _held(target: Target, path: str, reason: str) -> SiteOutcome:
+    return SiteOutcome(
+        site=target.site, status=Status.SKIPPED, reason=f"not applied: {path}: {reason}"
+    )
+
+
+def _plan_once(
+    sources: dict[str, str],
+    targets: list[Target],
+    decorations: dict[str, str],
+    app: AppModule | None,
+) -> Plan:
     plan = Plan()
     sources = dict(sources)
     modules: dict[str, cst.Module] = {}
@@ -172,9 +220,12 @@ def _collect(sources: dict[str, str], modules: dict[str, cst.Module], plan: Plan
         after = module.code
         if after == sources[path]:
             continue
-        problem = verify(after, path)
+        problem = checkable(sources[path], path)
+        if problem is None and (error := verify(after, path)) is not None:
+            problem = f"the rewritten module would not parse: {error}"
         if problem is not None:
-            _refuse_all(plan, path, f"the rewritten module would not parse: {problem}")
+            plan.bad = (path, problem)
+            plan.changes.clear()
             return
         plan.changes.append(FileChange(path=path, before=sources[path], after=after))
 
@@ -189,6 +240,17 @@ def _refuse_all(plan: Plan, path: str, reason: str) -> None:
             plan.outcomes[i] = outcome.model_copy(
                 update={"status": Status.SKIPPED, "reason": f"not applied: {path}: {reason}"}
             )
+
+
+def checkable(before: str, path: str) -> str | None:
+    """None when this Python compiles the original module, so its rewrite can be checked."""
+    if before == "" or verify(before, path) is None:
+        return None
+    version = ".".join(map(str, sys.version_info[:2]))
+    return (
+        f"Python {version}, which runs migrator, does not compile this module as it is (newer "
+        "syntax?), so its rewrite cannot be checked: run migrator with the project's Python"
+    )
 
 
 def verify(text: str, path: str) -> str | None:

@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 
 from codemods import ApplyOptions, CodemodError, Status, _rewriter, plan_apply, write
-from codemods._types import Edit
+from codemods._types import Block, Edit, Skip, Target
 from inventory.models import Idempotency, Inventory, Pattern
 
 Build = Callable[..., Inventory]
@@ -351,3 +351,82 @@ def test_a_job_with_an_idempotency_key_parameter_gets_the_key_through_options(
     assert change.after.endswith(
         """    pay.options(idempotency_key=f"pay-{o}").enqueue(o, 'x')\n"""
     )
+
+
+def test_a_module_that_cannot_be_rewritten_holds_back_only_the_jobs_it_holds(
+    write_files: Callable[[dict[str, str]], Path], build_inventory: Build
+) -> None:
+    """One job's bad module must not cancel another job's move in other files."""
+    root = write_files(
+        {
+            "tasks.py": TASKS,
+            "views.py": "import tasks\n\n\ndef upload(path):\n    tasks.resize(path)\n",
+            "other.py": "import tasks\n\n\ndef ping(user_id):\n    tasks.notify(user_id)\n",
+        }
+    )
+    inventory = build_inventory(
+        root,
+        [
+            ("views.py", "tasks.resize(path)", Pattern.DIRECT_CALL, "tasks.resize"),
+            ("other.py", "tasks.notify(user_id)", Pattern.DIRECT_CALL, "tasks.notify"),
+        ],
+    )
+
+    def broken_in_other(body: Block, index: int, target: Target) -> Edit | Skip | None:
+        if target.site.location.path == "other.py":
+            return Edit({index: [cst.parse_statement("nonlocal unbound\n")]})  # compile refuses it
+        return original(body, index, target)
+
+    original = _rewriter.REWRITERS[Pattern.DIRECT_CALL]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(_rewriter.REWRITERS, Pattern.DIRECT_CALL, broken_in_other)
+        result = plan_apply(root, inventory, scanner=None)
+
+    changed = {c.path for c in result.changes}
+    assert "views.py" in changed and "other.py" not in changed
+    by_job = {o.site.job: o for o in result.outcomes}
+    assert by_job["tasks.resize"].status is Status.REWRITTEN
+    assert by_job["tasks.notify"].status is Status.SKIPPED
+    assert (
+        "other.py" in by_job["tasks.notify"].reason
+        and "would not parse" in by_job["tasks.notify"].reason
+    )
+    assert "would not parse" in result.refused["other.py"]
+
+
+def test_a_module_this_python_cannot_compile_is_left_alone_with_the_reason(
+    write_files: Callable[[dict[str, str]], Path], build_inventory: Build
+) -> None:
+    """A module in newer syntax than the running Python (``type X = ...`` under 3.11) cannot be
+    checked after the rewrite, so its jobs stay; the reason says which Python to run."""
+    newer = "type Alias = int\n"
+    try:
+        compile(newer, "probe", "exec")
+    except SyntaxError:
+        pass
+    else:  # this Python compiles it: a module it cannot compile that libcst still parses
+        newer = "nonlocal unbound\n"
+    root = write_files(
+        {
+            "tasks.py": TASKS,
+            "views.py": "import tasks\n"
+            + newer
+            + "\n\ndef upload(path):\n    tasks.resize(path)\n",
+            "other.py": "import tasks\n\n\ndef ping(user_id):\n    tasks.notify(user_id)\n",
+        }
+    )
+    inventory = build_inventory(
+        root,
+        [
+            ("views.py", "tasks.resize(path)", Pattern.DIRECT_CALL, "tasks.resize"),
+            ("other.py", "tasks.notify(user_id)", Pattern.DIRECT_CALL, "tasks.notify"),
+        ],
+    )
+
+    result = plan_apply(root, inventory, scanner=None)
+
+    assert {c.path for c in result.changes} == {"other.py", "tasks.py"}
+    by_job = {o.site.job: o for o in result.outcomes}
+    assert by_job["tasks.notify"].status is Status.REWRITTEN
+    assert by_job["tasks.resize"].status is Status.SKIPPED
+    assert "run migrator with the project's Python" in by_job["tasks.resize"].reason
