@@ -76,3 +76,4 @@ class ClassCtx:
     view: str | None = None  # Framework value when a class-based view
     admin: bool = False  # a Django ModelAdmin: save_model and its actions run in a request
     admin_actions: frozenset[str] = frozenset()  # names in ``actions = [...]`` of the body
+    form: str | None = None  # a form, field or serializer class: its ``FormFamily`` value

@@ -78,9 +78,10 @@ class SignupView(BaseSignupView):
     example(
         Pattern.DIRECT_CALL,
         "Django FormView: the form is the view's form_class",
-        [("app.InviteForm.save", F)],
+        [("app.InviteForm.save", F), ("app.InviteForm.save", F)],
         "`form_valid(form)` receives an instance of `form_class`, so `form.save()` is "
-        "`InviteForm.save`, which mails the invitation.",
+        "`InviteForm.save`, which mails the invitation. A form's `save` is itself a hook run "
+        "in the request, so its inline mail is reported there too.",
         """
 from django import forms
 from django.core.mail import send_mail
@@ -154,6 +155,59 @@ def avatar(request):
     ),
     example(
         Pattern.DIRECT_CALL,
+        "A form field's validation posting to a captcha service",
+        [("app.CaptchaField.clean", F)],
+        "`form.is_valid()` in the view runs `full_clean()`, which calls each field's `clean`: "
+        "form, field and serializer hooks (`clean_<field>`, DRF `validate` / `create`, WTForms "
+        "`pre_validate` / `populate_obj`) run inside the request that validates the form.",
+        """
+import requests
+from django import forms
+
+class CaptchaField(forms.Field):
+    def clean(self, value):
+        reply = requests.post("https://captcha.example/verify", data={"response": value})
+        return reply.json()["success"]
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "A function view whose form class is a parameter's default",
+        [("app.ThemeForm.deploy", F)],
+        "`form_class(request.POST)` builds the default, `ThemeForm`, unless a caller passes "
+        "another: the call through the parameter resolves to it.",
+        """
+import requests
+from django import forms
+from django.http import HttpResponse
+
+class ThemeForm(forms.Form):
+    def deploy(self):
+        requests.post("https://deploy.example/hook")
+
+def edit_theme(request, form_class=ThemeForm):
+    form = form_class(request.POST)
+    form.deploy()
+    return HttpResponse()
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "A django-modern-rpc procedure",
+        [("app.report_bug", F)],
+        "`@rpc_method` registers the function with the RPC entry-point view, which runs it "
+        "inside the RPC request.",
+        """
+import requests
+from modernrpc.core import rpc_method
+
+@rpc_method(name="Bug.report")
+def report_bug(summary):
+    return requests.post("https://tracker.example/issues", json={"title": summary}).json()
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
         "A receiver of unknown type: the one project method of that name",
         [("app.Invoice.send", F)],
         "`lookup()` returns something the resolver cannot type, but the only class of the "
@@ -219,19 +273,18 @@ async def callback(name: str, code: str):
         Pattern.DIRECT_CALL,
         "INVALID: a method name shared by unrelated classes, not all slow",
         [],
-        "`save` is defined by a form that mails and by a model that only writes, and neither "
+        "`save` is defined by a share link that mails and by a model that only writes, and neither "
         "derives from the other: the receiver could be either (or a library object), so "
         "nothing is guessed. Names of the builtin containers' and loggers' methods (`get`, "
         "`update`, `info`) are never guessed either.",
         """
-from django import forms
 from django.core.mail import send_mail
 from django.db import models
 from django.http import HttpResponse
 
 from notes.lookups import lookup
 
-class ShareForm(forms.Form):
+class ShareLink:
     def save(self):
         send_mail("Shared", "...", None, ["a@example.com"])
 

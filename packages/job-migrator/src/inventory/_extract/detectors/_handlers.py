@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from inventory._extract._scopes import ClassCtx
 from inventory.models import Framework
 
@@ -87,6 +89,16 @@ ADMIN_BASES = frozenset(
         "django.contrib.admin.options.TabularInline",
     }
 )
+# django-modern-rpc: ``@rpc_method`` (1.x) and ``@server.register_procedure`` of an
+# ``RpcServer`` (2.x) register a procedure its entry-point view runs inside the RPC request.
+_RPC_METHODS = frozenset(
+    {
+        "modernrpc.core.rpc_method",
+        "modernrpc.rpc_method",
+        "modernrpc.server.RpcServer.register_procedure",
+        "modernrpc.RpcServer.register_procedure",
+    }
+)
 _DRF_ACTIONS = frozenset(
     {"rest_framework.decorators.action", "rest_framework.decorators.detail_route"}
 )
@@ -106,6 +118,72 @@ _FLASK_VIEW_BASES = (
 )
 
 
+class FormFamily(StrEnum):
+    """Form, field and serializer classes whose hooks a framework runs inside the request
+    that validates or saves what was posted."""
+
+    DJANGO = "django_form"
+    DRF = "drf_serializer"
+    WTFORMS = "wtforms"
+
+
+# Django: ``form.is_valid()`` runs ``full_clean()``: each field's ``clean()`` (``to_python``,
+# ``validate``, ``run_validators``), the form's ``clean_<field>()`` and ``clean()``, then
+# ``_post_clean()``; a view then calls ``form.save()``. DRF: ``serializer.is_valid()`` runs
+# ``run_validation`` / ``to_internal_value``, ``validate_<field>()`` and ``validate()``;
+# ``save()`` calls ``create()`` or ``update()``; a response renders ``to_representation()``.
+# WTForms: ``form.validate()`` runs each field's ``pre_validate`` / ``post_validate`` and the
+# form's ``validate_<field>()``; ``form.populate_obj(obj)`` each field's ``populate_obj``.
+FORM_HOOKS: dict[FormFamily, tuple[frozenset[str], str]] = {
+    FormFamily.DJANGO: (
+        frozenset({"clean", "validate", "to_python", "run_validators", "save", "_post_clean"}),
+        "clean_",
+    ),
+    FormFamily.DRF: (
+        frozenset({"validate", "create", "update", "save", "run_validation"})
+        | frozenset({"to_internal_value", "to_representation"}),
+        "validate_",
+    ),
+    FormFamily.WTFORMS: (
+        frozenset({"validate", "pre_validate", "post_validate", "process_formdata"})
+        | frozenset({"populate_obj"}),
+        "validate_",
+    ),
+}
+_FORM_BASES = (
+    ("django.forms.", FormFamily.DJANGO),
+    ("django.contrib.auth.forms.", FormFamily.DJANGO),
+    ("rest_framework.serializers.", FormFamily.DRF),
+    ("rest_framework.fields.", FormFamily.DRF),
+    ("wtforms.", FormFamily.WTFORMS),
+    ("flask_wtf.", FormFamily.WTFORMS),
+)
+
+
+def form_class(bases: list[str], classes: dict[str, ClassCtx]) -> str | None:
+    """The ``FormFamily`` of a class deriving from a framework's form, field or serializer,
+    directly or through a class of this file."""
+    for base in bases:
+        local = classes.get(base)
+        if local is not None and local.form:
+            return local.form
+        found = next((f for prefix, f in _FORM_BASES if base.startswith(prefix)), None)
+        if found is not None:
+            return found.value
+    return None
+
+
+def form_hook(name: str, family: str, imported: set[Framework]) -> Framework | None:
+    """The framework running ``name`` of a form class of ``family`` inside a request; WTForms
+    serves Flask apps (Flask-WTF, Flask-Admin, Flask-AppBuilder) in a file importing Flask."""
+    names, prefix = FORM_HOOKS[FormFamily(family)]
+    if name not in names and not (name.startswith(prefix) and len(name) > len(prefix)):
+        return None
+    if family == FormFamily.WTFORMS:
+        return Framework.FLASK if Framework.FLASK in imported else None
+    return Framework.DJANGO
+
+
 def framework_of(dotted: str) -> Framework | None:
     for prefix, framework in _PREFIXES:
         if dotted == prefix or dotted.startswith(f"{prefix}."):
@@ -117,6 +195,8 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
     """``@app.get(...)`` on a FastAPI app, ``@bp.route`` on a Flask blueprint, ``@api_view``..."""
     head, _, last = dotted.rpartition(".")
     if dotted.startswith(_DJANGO_DECORATORS) or last == "api_view" or dotted in _DRF_ACTIONS:
+        return Framework.DJANGO
+    if dotted in _RPC_METHODS or (last == "register_procedure" and Framework.DJANGO in imported):
         return Framework.DJANGO
     if last in _FAB_EXPOSE and dotted.startswith("flask_appbuilder."):
         return Framework.FLASK
@@ -190,6 +270,9 @@ def function_handler(
         return Framework(cls.view)
     if cls is not None and cls.admin and (name in ADMIN_METHODS or name in cls.admin_actions):
         return Framework.DJANGO
+    form = form_hook(name, cls.form, imported) if cls is not None and cls.form and bound else None
+    if form is not None:
+        return form
     if top_level and views_module and params[:1] == ["request"]:
         return Framework.DJANGO
     if Framework.DJANGO in imported and _takes_the_request(params, cls, bound):

@@ -12,6 +12,7 @@ from inventory._extract.detectors._handlers import (
     admin_class,
     class_view,
     foreign_view_base,
+    form_class,
     function_handler,
     is_views_module,
 )
@@ -193,6 +194,7 @@ class DefsMixin(WalkerBase):
         ctx.external_bases = any(b not in self.classes and b != "builtins.object" for b in bases)
         ctx.view = class_view(bases, self.classes)
         ctx.admin = admin_class(bases, self.classes)
+        ctx.form = form_class(bases, self.classes)
         if ctx.admin:
             ctx.admin_actions = self._admin_actions(node, resolver)
         return ctx
@@ -281,14 +283,41 @@ def _bind_params(
     vararg = [args.vararg] if args.vararg else []
     kwarg = [args.kwarg] if args.kwarg else []
     every = [*positional, *vararg, *args.kwonlyargs, *kwarg]
+    defaults = _called_defaults(node)
     for param in every:
         annotation = annotation_type(param.annotation, resolver)
-        scope.names[param.arg] = Binding(BindingKind.PARAM, annotation)
+        default = defaults.get(param.arg) if not annotation else None
+        dotted = resolver.dotted(default) if default is not None else None
+        binding = Binding(BindingKind.ALIAS, dotted) if dotted else None
+        scope.names[param.arg] = binding or Binding(BindingKind.PARAM, annotation)
     kinds = {d.rpartition(".")[2] for d in decorators}
     if cls is not None and positional and "staticmethod" not in kinds:
         kind = BindingKind.CLS if "classmethod" in kinds else BindingKind.SELF
         scope.names[positional[0].arg] = Binding(kind, cls.qualname)
     return [param.arg for param in every]
+
+
+def _called_defaults(node: FunctionNode) -> dict[str, ast.expr]:
+    """Parameters the body calls whose default names a class or function
+    (``def edit(request, form_class=FileForm)`` ... ``form_class(request.POST)``): a call
+    through one runs the default unless a caller passes another, so it resolves to it."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(
+        zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+    )
+    pairs += [
+        (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None
+    ]
+    named = {a.arg: d for a, d in pairs if isinstance(d, ast.Name | ast.Attribute)}
+    if not named:
+        return {}
+    called = {
+        n.func.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in named
+    }
+    return {name: named[name] for name in called}
 
 
 _WATCHES = frozenset({"wait", "join"})
