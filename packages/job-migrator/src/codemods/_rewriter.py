@@ -160,6 +160,34 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         return self._after_receivers(original_node, updated_node)
 
+    # A connect call inside a module-level ``if``/``try``/``with``/``for``/``while`` block
+    # (``if settings.DEBUG: signal.connect(job)``): its receiver goes before the block, defined
+    # whether or not the block runs, so the registration keeps the block's condition.
+    def leave_If(
+        self, original_node: cst.If, updated_node: cst.If
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        return self._after_receivers(original_node, updated_node)
+
+    def leave_Try(
+        self, original_node: cst.Try, updated_node: cst.Try
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        return self._after_receivers(original_node, updated_node)
+
+    def leave_With(
+        self, original_node: cst.With, updated_node: cst.With
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        return self._after_receivers(original_node, updated_node)
+
+    def leave_For(
+        self, original_node: cst.For, updated_node: cst.For
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        return self._after_receivers(original_node, updated_node)
+
+    def leave_While(
+        self, original_node: cst.While, updated_node: cst.While
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        return self._after_receivers(original_node, updated_node)
+
     def _after_receivers(
         self, original: cst.BaseStatement, updated: cst.BaseStatement
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
@@ -308,10 +336,9 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
 
     def _connect_problem(self, target: Target, call: cst.Call) -> Skip | None:
         top = self._top(target.site.location.line)
-        name = signal_receiver.receiver_name(target)
-        if not isinstance(top, cst.SimpleStatementLine | cst.FunctionDef | cst.ClassDef):
-            kind = type(top).__name__.lower() if top is not None else "?"
-            return Skip(signal_connect.NESTED.format(kind=kind))
+        name = signal_connect.receiver_name(target, signal_connect.by_value(call))
+        if top is None:
+            return Skip(signal_connect.NESTED.format(kind="?"))
         if name in self._module_names and name not in self._made:
             return Skip(signal_receiver.TAKEN.format(name=name))
         if self._made.get(name, signal_connect.by_value(call)) != signal_connect.by_value(call):

@@ -403,13 +403,15 @@ def all_or_none(site: CallSite, sites: list[CallSite], job: Job, project: Projec
     kinds = {s.location: _registration(s, job, project) for s in receivers}
     if kinds.get(site.location) not in (_CONNECT, _HELD, _BY_VALUE):
         return None  # not a connect call of the job itself: the other rewrites decide
-    held = [s for s in receivers if kinds[s.location] in (_NOT_CONNECT, _HELD, _BY_VALUE)]
-    if held and len(receivers) > 1 and not all(kinds[s.location] == _BY_VALUE for s in receivers):
+    held = [s for s in receivers if kinds[s.location] in (_NOT_CONNECT, _HELD)]
+    if held and len(receivers) > 1:
         places = ", ".join(f"{s.location.path}:{s.location.line}" for s in receivers)
         why = _why(kinds[held[0].location] or _NOT_CONNECT, held[0])
         return PLACES.format(count=len(receivers), places=places, why=why, fix=_FIX)
     problem = _definition_problem(job, project)
-    if problem is None and kinds.get(site.location) == _BY_VALUE:
+    # A post_delete connect gets a receiver of its own that snapshots the instance, beside the
+    # one the post_save connects share; if the job changes the instance, neither moves.
+    if problem is None and any(kinds[s.location] == _BY_VALUE for s in receivers):
         return _changed_instance(job, project)
     return problem
 
@@ -417,22 +419,14 @@ def all_or_none(site: CallSite, sites: list[CallSite], job: Job, project: Projec
 _NOT_CONNECT = "not a connect call"
 _HELD = "held"
 _CONNECT = "connect"
-_BY_VALUE = "connect of post_delete"  # its receiver snapshots the instance: not one for both
-_FIX = (
-    "make every registration a `signal.connect(<job>, ...)` of post_* signals, post_delete "
-    "alone or none of it (or give the job one job per signal)"
-)
+_BY_VALUE = "connect of post_delete"  # its own receiver snapshots the instance
+_FIX = "make every registration a `signal.connect(<job>, ...)` of post_* signals"
 
 
 def _why(kind: str, at: CallSite) -> str:
     where = f"{at.location.path}:{at.location.line}"
     if kind == _HELD:
         return f"and the one at {where} is of a signal whose receiver stays in-process"
-    if kind == _BY_VALUE:
-        return (
-            f"and the one at {where} is of post_delete, whose receiver takes the instance by "
-            "value while the others read it again"
-        )
     return f"and the one at {where} is not a `connect(<job>, ...)` call this rewrite can change"
 
 

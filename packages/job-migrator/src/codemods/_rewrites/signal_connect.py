@@ -17,8 +17,10 @@ is imported inside the receiver: a connect call in ``ready()`` runs when the app
 registry is ready, and importing models-dependent code at the top of ``apps.py``
 would fail. The receiver is a module-level function, so the weak reference
 ``connect()`` keeps by default stays alive; ``sender=``, ``weak=`` and
-``dispatch_uid=`` are kept as written. A ``post_delete`` connect snapshots the
-instance (by value, see ``signal_receiver``); any ``pre_*`` signal keeps the
+``dispatch_uid=`` are kept as written. A ``post_delete`` connect registers
+``<name>_deleted_receiver``, which snapshots the instance (by value, see
+``signal_receiver``), so a job connected to post_save and post_delete moves with
+a receiver for each; any ``pre_*`` signal keeps the
 receiver in-process. Every connect call of the job is rewritten, or none
 (:func:`all_or_none`, checked when the sites are selected).
 """
@@ -63,7 +65,7 @@ def receiver(call: cst.Call, target: Target, here: str) -> tuple[cst.Call, cst.F
     by_value = held == POST_DELETE
     if held and not by_value:
         return Skip(sr.held_reason(held))
-    name = sr.receiver_name(target)
+    name = receiver_name(target, by_value)
     arg = handler(call, target)
     assert arg is not None  # is_connect was checked
     new_call = call.deep_replace(arg.value, cst.Name(name))
@@ -81,11 +83,17 @@ def _function(target: Target, here: str, by_value: bool) -> cst.FunctionDef:
             f'kwargs["{sr.INSTANCE}"] = {sr.SNAPSHOT}(kwargs["{sr.INSTANCE}"])  # {sr._BY_VALUE}'
         )
     lines.append(f"{target.name}.enqueue(sender=sender, **kwargs)")
-    source = f"def {sr.receiver_name(target)}(sender, **kwargs):\n" + "".join(
+    source = f"def {receiver_name(target, by_value)}(sender, **kwargs):\n" + "".join(
         f"    {line}\n" for line in lines
     )
     func = cst.ensure_type(cst.parse_statement(source), cst.FunctionDef)
     return func.with_changes(leading_lines=[], lines_after_decorators=[])
+
+
+def receiver_name(target: Target, by_value: bool) -> str:
+    """``<name>_receiver``; a post_delete connect's own (it snapshots the instance, the others
+    read the row again) is ``<name>_deleted_receiver``, so one job serves both."""
+    return f"{target.name}_deleted_receiver" if by_value else sr.receiver_name(target)
 
 
 def by_value(call: cst.Call) -> bool:

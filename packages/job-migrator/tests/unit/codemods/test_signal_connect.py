@@ -112,6 +112,35 @@ def test_a_connect_call_in_the_jobs_module_by_keyword(write_files: Files) -> Non
     compile(text, "signals.py", "exec")
 
 
+def test_a_connect_call_inside_a_module_level_if_block_keeps_its_condition(
+    write_files: Files,
+) -> None:
+    """``if settings.X: signal.connect(job)`` (django-cms registers its permission receivers so):
+    the new receiver is defined before the block, the connect call stays inside it."""
+    guarded = SIGNALS.replace(
+        "from django.core.cache import cache\n",
+        "from django.conf import settings\nfrom django.core.cache import cache\n"
+        "from django.db.models.signals import post_save\n",
+    )
+    guarded += "\n\nif settings.DEBUG:\n    post_save.connect(reindex, sender='shop.Order')\n"
+
+    outcomes, after = _apply(
+        write_files, {"shop/signals.py": guarded}, [("shop/signals.py", "post_save.connect(")]
+    )
+
+    assert [o.status for o in outcomes] == [Status.REWRITTEN], outcomes[0].reason
+    text = after["shop/signals.py"]
+    assert (
+        "def reindex_receiver(sender, **kwargs):\n"
+        '    kwargs.pop("signal", None)  # a live Signal object: not passed on\n'
+        "    reindex.enqueue(sender=sender, **kwargs)\n"
+        "\n\n"
+        "if settings.DEBUG:\n"
+        "    post_save.connect(reindex_receiver, sender='shop.Order')\n"
+    ) in text
+    compile(text, "signals.py", "exec")
+
+
 def test_a_post_delete_connect_snapshots_the_deleted_instance(write_files: Files) -> None:
     deletes = APPS.replace("post_save", "post_delete")
 
@@ -167,9 +196,12 @@ def test_invalid_a_connected_job_reading_its_signal_stays(write_files: Files) ->
     assert "stop reading `signal` in it" in outcomes[0].reason
 
 
-def test_invalid_a_job_connected_to_post_save_and_post_delete_stays(write_files: Files) -> None:
-    """The post_delete receiver would snapshot the instance, the post_save one read it again:
-    one receiver cannot serve both (wagtail's reset_locales_display_names_cache)."""
+def test_a_job_connected_to_post_save_and_post_delete_gets_a_receiver_for_each(
+    write_files: Files,
+) -> None:
+    """The post_delete receiver snapshots the instance, the post_save one lets the worker read
+    the row again: two receivers, one job (django-cms's clean_page_choices_cache, wagtail's
+    reset_locales_display_names_cache)."""
     both = APPS.replace(
         '        post_save.connect(signals.reindex, sender=Order, dispatch_uid="shop.reindex")\n',
         "        post_save.connect(signals.reindex, sender=Order)\n"
@@ -182,5 +214,34 @@ def test_invalid_a_job_connected_to_post_save_and_post_delete_stays(write_files:
         [("shop/apps.py", "post_save.connect("), ("shop/apps.py", "post_delete.connect(")],
     )
 
+    assert [o.status for o in outcomes] == [Status.REWRITTEN, Status.REWRITTEN]
+    text = after["shop/apps.py"]
+    assert "        post_save.connect(reindex_receiver, sender=Order)\n" in text
+    assert "        post_delete.connect(reindex_deleted_receiver, sender=Order)\n" in text
+    saved = text[text.index("def reindex_receiver") :].split("\n\n\n")[0]
+    deleted = text[text.index("def reindex_deleted_receiver") :].split("\n\n\n")[0]
+    assert "snapshot(" not in saved and "reindex.enqueue(sender=sender, **kwargs)" in saved
+    assert 'kwargs["instance"] = snapshot(kwargs["instance"])' in deleted
+    compile(text, "apps.py", "exec")
+
+
+def test_invalid_a_job_connected_to_post_delete_that_changes_the_instance_moves_nowhere(
+    write_files: Files,
+) -> None:
+    """A post_delete worker would change a copy: that connect stays, so (all or none) the
+    post_save one stays too."""
+    changes = SIGNALS.replace('cache.delete(f"order:{instance.pk}")', "instance.total = 0")
+    both = APPS.replace(
+        '        post_save.connect(signals.reindex, sender=Order, dispatch_uid="shop.reindex")\n',
+        "        post_save.connect(signals.reindex, sender=Order)\n"
+        "        post_delete.connect(signals.reindex, sender=Order)\n",
+    ).replace("import post_save", "import post_delete, post_save")
+
+    outcomes, after = _apply(
+        write_files,
+        {"shop/signals.py": changes, "shop/apps.py": both},
+        [("shop/apps.py", "post_save.connect("), ("shop/apps.py", "post_delete.connect(")],
+    )
+
     assert [o.status for o in outcomes] == [Status.SKIPPED, Status.SKIPPED] and after == {}
-    assert "the one at shop/apps.py:13 is of post_delete" in outcomes[0].reason
+    assert "changes the instance" in outcomes[0].reason
