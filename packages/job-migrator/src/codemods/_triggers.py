@@ -345,8 +345,10 @@ def connected_problem(func: cst.FunctionDef) -> str | None:
     params = func.params
     if func.asynchronous is not None:
         return SHAPE.format(what="a coroutine")
-    if params.posonly_params or isinstance(params.star_arg, cst.Param):
-        return SHAPE.format(what="given positional-only or *args parameters")
+    # ``Signal.send`` passes only keywords (``receiver(signal=self, sender=sender, **named)``),
+    # so ``*args`` is always empty: harmless; positional-only parameters could never be filled.
+    if params.posonly_params:
+        return SHAPE.format(what="given positional-only parameters")
     if _reads_signal(func):
         return READS_SIGNAL
     if reads(func, ORIGIN):

@@ -184,8 +184,10 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
         return Skip(CONNECTED)
     if func.asynchronous is not None:
         return Skip(SHAPE.format(what="a coroutine"))
-    if params.posonly_params or isinstance(params.star_arg, cst.Param):
-        return Skip(SHAPE.format(what="given positional-only or *args parameters"))
+    # ``Signal.send`` passes only keywords (``receiver(signal=self, sender=sender, **named)``),
+    # so ``*args`` is always empty: harmless; positional-only parameters could never be filled.
+    if params.posonly_params:
+        return Skip(SHAPE.format(what="given positional-only parameters"))
     deleted = delete_receiver(func)
     if deleted and not snapshots(func):
         return Skip(held_reason(deleted))

@@ -245,3 +245,38 @@ def test_invalid_a_job_connected_to_post_delete_that_changes_the_instance_moves_
 
     assert [o.status for o in outcomes] == [Status.SKIPPED, Status.SKIPPED] and after == {}
     assert "changes the instance" in outcomes[0].reason
+
+
+def test_a_connected_job_taking_args_moves_since_signals_pass_only_keywords(
+    write_files: Files,
+) -> None:
+    """``def clear_cache(sender, *args, **kwargs)`` (pretix's statistics plugin): ``Signal.send``
+    calls ``receiver(signal=self, sender=sender, **named)``, so ``*args`` is always empty."""
+    starred = SIGNALS.replace(
+        "def reindex(sender, instance, **kwargs):", "def reindex(sender, *args, **kwargs):"
+    )
+    starred = starred.replace('cache.delete(f"order:{instance.pk}")', 'cache.delete("orders")')
+
+    outcomes, after = _apply(
+        write_files,
+        {"shop/signals.py": starred, "shop/apps.py": APPS},
+        [("shop/apps.py", "post_save.connect(")],
+    )
+
+    assert [o.status for o in outcomes] == [Status.REWRITTEN], outcomes[0].reason
+    assert "post_save.connect(reindex_receiver, sender=Order" in after["shop/apps.py"]
+
+
+def test_invalid_a_connected_job_with_positional_only_parameters_stays(write_files: Files) -> None:
+    posonly = SIGNALS.replace(
+        "def reindex(sender, instance, **kwargs):", "def reindex(sender, /, instance, **kwargs):"
+    )
+
+    outcomes, after = _apply(
+        write_files,
+        {"shop/signals.py": posonly, "shop/apps.py": APPS},
+        [("shop/apps.py", "post_save.connect(")],
+    )
+
+    assert [o.status for o in outcomes] == [Status.SKIPPED] and after == {}
+    assert "positional-only parameters" in outcomes[0].reason
