@@ -67,6 +67,9 @@ class EnqueueOptions:
     priority: int | None = None
     inline: InlineShape = InlineShape.CALL  # how the site ran the job before: how it runs inline
     executor: Executor | None = None  # InlineShape.EXECUTOR's executor (None: the loop's default)
+    # False: store at once even inside the app's transaction (Django's task API promises an id
+    # at enqueue and leaves on_commit to the caller).
+    after_commit: bool = True
 
 
 NO_OPTIONS = EnqueueOptions()  # shared: most enqueues give none, and the record is frozen
@@ -98,7 +101,7 @@ def enqueue_one(
         job_id, created = runtime.store.enqueue_returning(new, options.conn)
         return JobHandle(job_id, runtime, created=created)
 
-    if options.conn is None:  # conn=: the caller's own psycopg transaction holds the row
+    if options.conn is None and options.after_commit:  # conn=: the caller's transaction has it
         deferred = after_commit(store, job.name, runtime)
         if deferred is not None:
             return deferred

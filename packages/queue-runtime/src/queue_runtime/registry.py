@@ -1,19 +1,24 @@
 """The job registry: job names -> what was registered under them.
 
 Workers find a job by its stored name here (the app's modules are imported,
-which runs the ``@job`` decorators of :mod:`queue_runtime.jobs`). The registry
+which runs the ``@job`` decorators of :mod:`queue_runtime.jobs`). A loader
+(:meth:`Registry.add_loader`) may register a name on first lookup instead: the
+Django task backend imports a task by its module path, as Django's own
+workers do, so a worker need not import every tasks module up front. The registry
 holds anything ``Defined`` (a ``JobFunction``), typed by the low protocol, so
 it never imports the decorator's module.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar, overload
 
 from queue_runtime.definition import Defined, JobDefinition
 from queue_runtime.errors import DuplicateJob, UnknownJob
 
 J = TypeVar("J", bound=Defined)
+Loader = Callable[[str], Defined | None]  # a name -> the job to register under it, or None
 
 
 class Registry:
@@ -21,6 +26,20 @@ class Registry:
 
     def __init__(self) -> None:
         self._jobs: dict[str, Defined] = {}
+        self._loaders: list[Loader] = []
+
+    def add_loader(self, loader: Loader) -> None:
+        """Ask ``loader`` for names not registered yet (once per process and loader)."""
+        if loader not in self._loaders:
+            self._loaders.append(loader)
+
+    def _load(self, name: str) -> Defined | None:
+        for loader in self._loaders:
+            found = loader(name)
+            if found is not None:
+                self.add(found)
+                return found
+        return None
 
     def add(self, job: Defined) -> None:
         new = job.definition
@@ -35,10 +54,9 @@ class Registry:
     def get(self, name: str, kind: type[J]) -> J: ...
     def get(self, name: str, kind: type[J] | None = None) -> Defined | J:
         """The job registered as ``name``; with ``kind``, checked to be one (``JobFunction``)."""
-        try:
-            found = self._jobs[name]
-        except KeyError:
-            raise UnknownJob(f"{name!r} (is its module imported by the worker?)") from None
+        found = self._jobs.get(name) or self._load(name)
+        if found is None:
+            raise UnknownJob(f"{name!r} (is its module imported by the worker?)")
         if kind is not None and not isinstance(found, kind):
             raise UnknownJob(f"{name!r} is a {type(found).__name__}, not a {kind.__name__}")
         return found
@@ -50,7 +68,7 @@ class Registry:
         return sorted(self._jobs)
 
     def __contains__(self, name: object) -> bool:
-        return name in self._jobs
+        return name in self._jobs or (isinstance(name, str) and self._load(name) is not None)
 
 
 default_registry = Registry()

@@ -111,6 +111,9 @@ class JobRecord:
     enqueued_at: datetime | None = None
     finished_at: datetime | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
+    # The claim of the running attempt, or of the attempt that finished it; None: never claimed.
+    started_at: datetime | None = None
+    worker: str | None = None  # the worker running it now (None once it left the hot table)
 
 
 @dataclass(frozen=True, slots=True)

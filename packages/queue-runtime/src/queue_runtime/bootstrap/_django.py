@@ -35,9 +35,29 @@ class DjangoContext:
         except ImportError as exc:
             raise BootstrapError(f"django_settings {settings_module!r}: {exc}") from exc
         self.settings_module = settings_module
+        _load_task_backends(settings_module)
 
     def job_scope(self) -> AbstractContextManager[object]:
         return _recycled_connections()
+
+
+def _load_task_backends(settings_module: str) -> None:
+    """Create the project's task backends (``TASKS``), as Django's system checks do.
+
+    A backend may prepare the worker on creation: ``queue_runtime.django.TaskBackend``
+    lets the worker find tasks of modules it has not imported. Django before 6.0 has
+    no ``django.tasks`` (nor, then, any such backend): nothing to do.
+    """
+    try:
+        from django.tasks import task_backends
+    except ImportError:
+        return
+    from django.core.exceptions import ImproperlyConfigured
+
+    try:
+        task_backends.all()
+    except (ImportError, ImproperlyConfigured) as exc:  # TASKS names a backend that is not there
+        raise BootstrapError(f"django_settings {settings_module!r}: TASKS: {exc}") from exc
 
 
 @contextmanager

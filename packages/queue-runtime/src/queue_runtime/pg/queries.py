@@ -250,11 +250,11 @@ _RECORD_COLUMNS_JOBS = """
     CASE WHEN state = 'running' THEN 'running'
          WHEN errors IS NOT NULL AND attempt > 0 THEN 'retrying' ELSE 'queued' END,
     args, attempt, max_attempts, NULL::jsonb, NULL::text, tenant, idempotency_key,
-    enqueued_at, NULL::timestamptz, errors
+    enqueued_at, NULL::timestamptz, errors, claimed_at, worker
 """
 _RECORD_COLUMNS_HISTORY = """
     id, name, pool, status::text, args, attempt, max_attempts, result, error, tenant,
-    idempotency_key, enqueued_at, finished_at, errors
+    idempotency_key, enqueued_at, finished_at, errors, started_at, NULL::text
 """
 
 # get: one job wherever it lives (hot table or history).

@@ -59,6 +59,8 @@ def record(row: tuple[Any, ...]) -> JobRecord:
         enqueued_at=row[11],
         finished_at=row[12],
         history=list(row[13] or []),
+        started_at=row[14],
+        worker=row[15],
     )
 
 

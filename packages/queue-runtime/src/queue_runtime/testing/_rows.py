@@ -111,6 +111,8 @@ class HotJob:
             idempotency_key=self.idempotency_key,
             enqueued_at=self.enqueued_at,
             history=json_copy(self.errors) or [],
+            started_at=self.claimed_at,
+            worker=self.worker,
         )
 
     def finish(self, status: JobStatus, at: datetime, **fields: Any) -> FinishedJob:
@@ -169,4 +171,5 @@ class FinishedJob:
             enqueued_at=self.enqueued_at,
             finished_at=self.finished_at,
             history=json_copy(self.errors) or [],
+            started_at=self.started_at,
         )

@@ -23,16 +23,23 @@ class CancelSource(Protocol):
 
 _current: ContextVar[ClaimedJob | None] = ContextVar("queue_runtime_current_job", default=None)
 _cancels: ContextVar[CancelSource | None] = ContextVar("queue_runtime_cancels", default=None)
+_worker: ContextVar[str | None] = ContextVar("queue_runtime_worker_id", default=None)
 
 
 class JobContext:
     """The running attempt's view of itself; outside a worker, no job and never cancelled."""
 
-    __slots__ = ("_cancels", "job")
+    __slots__ = ("_cancels", "job", "worker_id")
 
-    def __init__(self, job: ClaimedJob | None, cancels: CancelSource | None = None) -> None:
+    def __init__(
+        self,
+        job: ClaimedJob | None,
+        cancels: CancelSource | None = None,
+        worker_id: str | None = None,
+    ) -> None:
         self.job = job
         self._cancels = cancels
+        self.worker_id = worker_id  # the worker running this attempt (None outside a worker)
 
     def __repr__(self) -> str:
         token = self.job.token if self.job else None
@@ -57,11 +64,16 @@ def current_job() -> ClaimedJob | None:
 
 
 def current_context() -> JobContext:
-    """The running attempt's context: ``.job``, ``.cancel_requested``, ``.raise_if_cancelled()``."""
-    return JobContext(_current.get(), _cancels.get())
+    """The running attempt's context: ``.job``, ``.worker_id``, ``.cancel_requested``,
+    ``.raise_if_cancelled()``."""
+    return JobContext(_current.get(), _cancels.get(), _worker.get())
 
 
-def set_current(job: ClaimedJob | None, cancels: CancelSource | None = None) -> None:
+def set_current(
+    job: ClaimedJob | None, cancels: CancelSource | None = None, worker_id: str | None = None
+) -> None:
     _current.set(job)
     if cancels is not None:
         _cancels.set(cancels)
+    if worker_id is not None:
+        _worker.set(worker_id)

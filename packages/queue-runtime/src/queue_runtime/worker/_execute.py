@@ -51,8 +51,8 @@ def _failure(inv: Invocation, exc: BaseException) -> Outcome:
     )
 
 
-def _run_sync(inv: Invocation, done: Done, cancels: CancelSource | None) -> None:
-    set_current(inv.job, cancels)
+def _run_sync(inv: Invocation, done: Done, cancels: CancelSource | None, worker: str) -> None:
+    set_current(inv.job, cancels, worker)
     try:
         with inv.scope():
             try:
@@ -67,8 +67,8 @@ def _run_sync(inv: Invocation, done: Done, cancels: CancelSource | None) -> None
     done(_success(inv, value))
 
 
-async def _run_async(inv: Invocation, cancels: CancelSource | None) -> Outcome:
-    set_current(inv.job, cancels)  # task-local: each task runs in a copy of the context
+async def _run_async(inv: Invocation, cancels: CancelSource | None, worker: str) -> Outcome:
+    set_current(inv.job, cancels, worker)  # task-local: each task runs in a copy of the context
     try:
         with inv.scope():
             value = await asyncio.wait_for(inv.func(*inv.args, **inv.kwargs), inv.timeout)
@@ -82,9 +82,10 @@ async def _run_async(inv: Invocation, cancels: CancelSource | None) -> Outcome:
 class Executor:
     """Executor threads per pool; owns the event loop thread of async jobs (created on first use)."""
 
-    def __init__(self, name: str, cancels: CancelSource | None = None) -> None:
+    def __init__(self, name: str, cancels: CancelSource | None = None, worker_id: str = "") -> None:
         self._name = name
         self._cancels = cancels  # what JobContext.cancel_requested reads
+        self._worker_id = worker_id  # what JobContext.worker_id reads
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
@@ -115,7 +116,7 @@ class Executor:
         if not inv.is_async:
             # A fresh, empty context per attempt, as a new thread would have: context
             # variables a job sets (current_job included) do not leak into the next one.
-            contextvars.Context().run(_run_sync, inv, done, self._cancels)
+            contextvars.Context().run(_run_sync, inv, done, self._cancels, self._worker_id)
             return
         finished = threading.Event()
 
@@ -126,7 +127,7 @@ class Executor:
                 finished.set()
 
         future = asyncio.run_coroutine_threadsafe(
-            _run_async(inv, self._cancels), self._event_loop()
+            _run_async(inv, self._cancels, self._worker_id), self._event_loop()
         )
         future.add_done_callback(report)
         finished.wait()

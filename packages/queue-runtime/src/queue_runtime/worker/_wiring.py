@@ -91,7 +91,7 @@ class WorkerParts:
         }
         inflight = Inflight()
         cancels = CancelRequests()
-        executor = Executor(f"qr-job-{worker.worker_id}", cancels)
+        executor = Executor(f"qr-job-{worker.worker_id}", cancels, worker.worker_id)
         settler = Settler(runtime.store, leases, worker.worker_id, worker.metrics, backoff)
         parts = (inflight, executor, settler, Resolver(runtime), worker.metrics)
         dispatcher = Dispatcher(

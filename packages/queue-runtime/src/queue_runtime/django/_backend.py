@@ -1,0 +1,199 @@
+"""``TaskBackend``: Django's task API (``django.tasks``) on this runtime's queue.
+
+``TASKS = {"default": {"BACKEND": "queue_runtime.django.TaskBackend"}}``: a
+task's ``enqueue`` stores a job in the runtime's PostgreSQL queue (the gate and
+the runtime's mode decide as for any job), ``queue-runtime worker`` runs it,
+``get_result`` reads the job's record. Settings are the runtime's own
+(``[tool.queue_runtime]``, the environment, or the app's ``configure()``);
+``QUEUES`` lists the queue names tasks may use: ``"default"`` is the
+runtime's ``default_pool``, any other name is the pool of that name.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.apps import apps
+from django.core import checks
+
+from queue_runtime._enqueue import EnqueueOptions, enqueue_one
+from queue_runtime.config import Mode
+from queue_runtime.django import _jobs, _results
+from queue_runtime.django._compat import (
+    DEFAULT_TASK_QUEUE_NAME,
+    BaseTaskBackend,
+    InvalidTask,
+    TaskResult,
+    TaskResultDoesNotExist,
+    TaskResultStatus,
+    normalize_json,
+    task_enqueued,
+)
+from queue_runtime.django._task import RuntimeTask, check_options
+from queue_runtime.errors import ConfigError
+from queue_runtime.handle import InlineHandle, JobHandle
+from queue_runtime.registry import default_registry
+from queue_runtime.runtime import current
+
+_ID_LIMIT = 2**63 - 1  # job ids are bigint
+
+
+class TaskBackend(BaseTaskBackend):  # type: ignore[misc]  # Django ships no type information
+    task_class = RuntimeTask
+    supports_defer = True
+    supports_async_task = True
+    supports_get_result = True
+    supports_priority = True
+
+    def __init__(self, alias: str, params: dict[str, Any]) -> None:
+        super().__init__(alias, params)
+        self.default_queue = DEFAULT_TASK_QUEUE_NAME
+        # Workers that have not imported a task's module find it by its module path.
+        default_registry.add_loader(_loader())
+
+    def validate_task(self, task: Any) -> None:
+        super().validate_task(task)
+        check_options(task)
+        _jobs.definition(task, self.default_queue)  # registered as the module is imported
+
+    def enqueue(self, task: Any, args: Any, kwargs: Any) -> Any:
+        self.validate_task(task)
+        result = self._enqueue(task, normalize_json(args), normalize_json(kwargs))
+        task_enqueued.send(type(self), task_result=result)
+        return result
+
+    async def aenqueue(self, task: Any, args: Any, kwargs: Any) -> Any:
+        self.validate_task(task)
+        call = functools.partial(self._enqueue, task, normalize_json(args), normalize_json(kwargs))
+        # Not thread-sensitive: enqueues from many coroutines go to the pool in parallel
+        # instead of queueing behind the main thread, as Django's default aenqueue does.
+        result = await sync_to_async(call, thread_sensitive=False)()
+        await task_enqueued.asend(type(self), task_result=result)
+        return result
+
+    def _enqueue(self, task: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        job = _jobs.definition(task, self.default_queue)
+        options = EnqueueOptions(run_at=task.run_after, priority=task.priority, after_commit=False)
+        try:
+            handle = enqueue_one(job, (args, kwargs), {}, options)
+        except ConfigError as exc:  # a pool the runtime does not know, and the like
+            raise InvalidTask(f"{task.module_path}: {exc}") from exc
+        return self._enqueued(task, handle, args, kwargs)
+
+    def _enqueued(
+        self, task: Any, handle: JobHandle, args: list[Any], kwargs: dict[str, Any]
+    ) -> Any:
+        if isinstance(handle, InlineHandle):  # the runtime's mode or gate ran it in-process
+            return _inline_result(task, handle, self.alias, args, kwargs)
+        return TaskResult(
+            task=task,
+            id=str(handle.id),
+            status=TaskResultStatus.READY,
+            enqueued_at=None,
+            started_at=None,
+            finished_at=None,
+            last_attempted_at=None,
+            args=args,
+            kwargs=kwargs,
+            backend=self.alias,
+            errors=[],
+            worker_ids=[],
+        )
+
+    def get_result(self, result_id: str) -> Any:
+        job_id = _job_id(result_id)
+        record = current().store.get(job_id)
+        task = _jobs.task_named(record.name) if record is not None else None
+        if record is None or task is None:
+            raise TaskResultDoesNotExist(result_id)
+        return _results.from_record(task, record, self.alias)
+
+    async def aget_result(self, result_id: str) -> Any:
+        return await sync_to_async(self.get_result, thread_sensitive=False)(result_id)
+
+    def check(self, **kwargs: Any) -> list[checks.CheckMessage]:
+        return [*super().check(**kwargs), *_configuration_checks(self)]
+
+
+def _job_id(result_id: Any) -> int:
+    text = str(result_id)
+    if not text.isdigit() or int(text) > _ID_LIMIT:
+        raise TaskResultDoesNotExist(result_id)
+    return int(text)
+
+
+def _inline_result(
+    task: Any, handle: InlineHandle, alias: str, args: list[Any], kwargs: dict[str, Any]
+) -> Any:
+    record = handle.record()
+    stored = record.result if isinstance(record.result, dict) else {}
+    failed = handle.error is not None
+    result = TaskResult(
+        task=task,
+        id=f"inline{handle.id}",
+        status=TaskResultStatus.FAILED if failed else TaskResultStatus.SUCCESSFUL,
+        enqueued_at=None,
+        started_at=None,
+        finished_at=None,
+        last_attempted_at=None,
+        args=args,
+        kwargs=kwargs,
+        backend=alias,
+        errors=[_results.error(str(record.error), _traceback(handle))] if failed else [],
+        worker_ids=[str(stored.get("worker", "inline"))],
+    )
+    object.__setattr__(result, "_return_value", stored.get("value"))
+    return result
+
+
+def _traceback(handle: InlineHandle) -> str:
+    return "".join(traceback.format_exception(handle.error)) if handle.error else ""
+
+
+def _loader() -> Any:
+    installed = frozenset(config.name.split(".", 1)[0] for config in apps.get_app_configs())
+    return _Loader(installed)
+
+
+class _Loader:
+    """The registry's loader for this project's installed apps (equal loaders are added once)."""
+
+    def __init__(self, installed: frozenset[str]) -> None:
+        self.installed = installed
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Loader) and other.installed == self.installed
+
+    def __hash__(self) -> int:
+        return hash(self.installed)
+
+    def __call__(self, name: str) -> Any:
+        return _jobs.load(name, self.installed)
+
+
+def _configuration_checks(backend: TaskBackend) -> list[checks.CheckMessage]:
+    settings = current().settings
+    found: list[checks.CheckMessage] = []
+    if settings.effective_mode is Mode.INLINE:
+        found.append(
+            checks.Warning(
+                "queue_runtime runs in inline mode: tasks run in-process at enqueue",
+                hint="Set QUEUE_RUNTIME_DATABASE_URL (or database_url under [tool.queue_runtime]).",
+                id="queue_runtime.W001",
+            )
+        )
+    unknown = sorted(
+        q for q in backend.queues if q != backend.default_queue and q not in settings.pools
+    )
+    if unknown:
+        found.append(
+            checks.Error(
+                f"QUEUES names {unknown}, which are not pools of the runtime",
+                hint=f"Configure them under [tool.queue_runtime.pools] (known: {sorted(settings.pools)}).",
+                id="queue_runtime.E001",
+            )
+        )
+    return found

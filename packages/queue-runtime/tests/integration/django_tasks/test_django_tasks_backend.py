@@ -1,0 +1,164 @@
+"""Django's task API on the runtime: enqueue, a real worker, get_result with every field.
+
+Real PostgreSQL and Redis; real ``queue-runtime worker --django-settings`` processes
+that import no task module up front (the backend finds tasks by module path).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from queue_runtime import JobStatus, job
+from queue_runtime.runtime import Runtime
+from queue_runtime.testing import WorkerSpawner
+from tests.integration.django_tasks.conftest import start_worker
+from tests.support import wait_until
+
+pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
+
+
+def _finished(task: Any, result_id: str, timeout: float = 30) -> Any:
+    found: list[Any] = []
+
+    def done() -> bool:
+        found[:] = [task.get_result(result_id)]
+        return bool(found[0].is_finished)
+
+    wait_until(done, timeout=timeout, message=f"task result {result_id} finished")
+    return found[0]
+
+
+def _signals(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_a_task_enqueued_runs_in_a_worker_and_its_result_has_every_field(
+    runtime: Runtime, workers: WorkerSpawner, worker_env: dict[str, str]
+) -> None:
+    from django.tasks import TaskResultStatus
+    from djtasks.tasks import add
+
+    enqueued = add.enqueue(2, b=3)
+    assert enqueued.status == TaskResultStatus.READY and enqueued.id.isdigit()
+    assert (enqueued.args, enqueued.kwargs, enqueued.backend) == ([2], {"b": 3}, "default")
+    record = runtime.store.get(int(enqueued.id))
+    assert record is not None and record.name == "djtasks.tasks.add" and record.pool == "batch"
+    assert record.args == {"args": [2], "kwargs": {"b": 3}}
+
+    start_worker(workers, runtime.settings)
+    result = _finished(add, enqueued.id)
+    assert result.status == TaskResultStatus.SUCCESSFUL, workers.logs()
+    assert result.return_value == 5
+    assert (result.args, result.kwargs, result.errors) == ([2], {"b": 3}, [])
+    assert len(result.worker_ids) == 1 and result.worker_ids[0].count(":") == 2
+    assert result.enqueued_at <= result.started_at <= result.finished_at
+    assert result.last_attempted_at == result.started_at
+    enqueued.refresh()
+    assert enqueued.status == TaskResultStatus.SUCCESSFUL and enqueued.return_value == 5
+    seen = [(s["signal"], s["status"]) for s in _signals(Path(worker_env["DJTASKS_SIGNALS"]))]
+    assert seen == [("started", "RUNNING"), ("finished", "SUCCESSFUL")]
+
+
+def test_retries_leave_one_worker_id_and_one_error_with_its_traceback_per_attempt(
+    runtime: Runtime, workers: WorkerSpawner, worker_env: dict[str, str]
+) -> None:
+    from django.tasks import TaskResultStatus
+    from djtasks.tasks import always_fails
+
+    enqueued = always_fails.enqueue("x")
+    start_worker(workers, runtime.settings)
+    result = _finished(always_fails, enqueued.id)
+    assert result.status == TaskResultStatus.FAILED, workers.logs()
+    assert result.attempts == 3 == len(result.errors)  # retries=2
+    assert {e.exception_class_path for e in result.errors} == {"djtasks.tasks.Refused"}
+    assert all("refused: x" in e.traceback and "Traceback" in e.traceback for e in result.errors)
+    assert result.errors[0].exception_class.__name__ == "Refused"
+    assert result.started_at < result.last_attempted_at <= result.finished_at
+    with pytest.raises(ValueError, match="Task failed"):
+        _ = result.return_value
+    signals = _signals(Path(worker_env["DJTASKS_SIGNALS"]))
+    assert [s["signal"] for s in signals] == ["started", "started", "started", "finished"]
+    assert signals[-1]["status"] == "FAILED" and signals[-1]["attempts"] == 3
+
+
+def test_a_task_that_takes_context_sees_its_attempt_and_the_earlier_workers(
+    runtime: Runtime, workers: WorkerSpawner
+) -> None:
+    from django.tasks import TaskResultStatus
+    from djtasks.tasks import fails_once
+
+    enqueued = fails_once.enqueue("m")
+    start_worker(workers, runtime.settings)
+    result = _finished(fails_once, enqueued.id)
+    assert result.status == TaskResultStatus.SUCCESSFUL, workers.logs()
+    assert result.return_value["attempt"] == 2
+    assert result.return_value["worker_ids"] == result.worker_ids and result.attempts == 2
+    assert [e.exception_class_path for e in result.errors] == ["builtins.ValueError"]
+
+
+def test_async_tasks_and_the_async_api(runtime: Runtime, workers: WorkerSpawner) -> None:
+    from django.tasks import TaskResultStatus
+    from djtasks.tasks import async_double
+
+    async def enqueue_then_read() -> tuple[Any, Any]:
+        enqueued = await async_double.aenqueue(21)
+        return enqueued, await async_double.aget_result(enqueued.id)
+
+    enqueued, read = asyncio.run(enqueue_then_read())
+    assert read.status == TaskResultStatus.READY and read.args == [21]
+    start_worker(workers, runtime.settings)
+    result = _finished(async_double, enqueued.id)
+    assert result.status == TaskResultStatus.SUCCESSFUL, workers.logs()
+    assert result.return_value == 42
+
+
+def test_priority_queue_and_run_after_are_stored_on_the_job(runtime: Runtime) -> None:
+    from djtasks.tasks import echo
+
+    later = datetime.now(UTC) + timedelta(hours=1)
+    enqueued = echo.using(priority=-20, run_after=later).enqueue(1, k="v")
+    row = runtime.store.get(int(enqueued.id))
+    assert row is not None and row.pool == "batch" and row.status is JobStatus.QUEUED
+    claimed = runtime.store.claim("batch", 10, "test-worker")
+    assert claimed == []  # due in an hour: nothing to claim now
+    stats = {s.pool: s for s in runtime.store.stats()}
+    assert stats["batch"].scheduled == 1
+
+
+def test_enqueue_sends_task_enqueued_with_the_stored_id(runtime: Runtime) -> None:
+    from django.tasks.signals import task_enqueued
+    from djtasks.tasks import add
+
+    seen: list[Any] = []
+
+    def receive(sender: type, task_result: Any, **kwargs: Any) -> None:
+        seen.append((sender.__name__, task_result.id))
+
+    task_enqueued.connect(receive)
+    try:
+        result = add.enqueue(1, 1)
+    finally:
+        task_enqueued.disconnect(receive)
+    assert seen == [("TaskBackend", result.id)]
+
+
+def test_get_result_of_an_unknown_id_or_a_plain_job_does_not_exist(runtime: Runtime) -> None:
+    from django.tasks import default_task_backend
+    from django.tasks.exceptions import TaskResultDoesNotExist
+
+    @job(name="tests.django_tasks.plain", pool="batch")
+    def plain() -> None:
+        return None
+
+    handle = plain.enqueue()
+    for missing in ("999999999", "not-a-number", "-1", "9" * 30, str(handle.id)):
+        with pytest.raises(TaskResultDoesNotExist):
+            default_task_backend.get_result(missing)
