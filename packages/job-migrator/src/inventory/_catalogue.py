@@ -268,13 +268,31 @@ class Catalogue:
                 return _apply(entry, call, target, self, sql_hint, exact=False)
         return None
 
+    def undecided(self, call: CallInfo, target: str) -> str | None:
+        """Why an exact entry names this API yet says nothing about this call, else None.
+
+        ``session.execute(stmt)`` with a ``stmt`` the scan could not type: the entry's
+        conditions test the statement, none holds, and the entry has no effect of its own.
+        The entry is still the API's boundary: what the call does rests on a value only
+        known at run time, and the library's internals behind it (greenlet hand-offs,
+        compilers, dialects) say nothing more about it. ``?.`` entries do not count: a
+        receiver matched by its name alone may be a project object whose code can be read."""
+        entry = self._exact_entry(target)
+        if entry is None or (not entry.when and entry.sql_arg is None):
+            return None
+        if _apply(entry, call, target, self, None, exact=True) is not None:
+            return None
+        return _undecided_why(entry, call)
+
     def explains(self, call: CallInfo, target: str) -> bool:
-        """An entry says what the call does (an effect, or nothing): no need to read its source."""
+        """An entry says what the call does (an effect, or nothing), or names the API whose
+        effect an argument decides at run time: no need to read its source."""
         keyword = self.match_keyword(call, target)
         return (
             self.match_call(call, target) is not None
             or (keyword is not None and not keyword.follow)
             or self.is_pure(call, target, unknown_receiver=False)
+            or self.undecided(call, target) is not None
         )
 
     def is_pure(self, call: CallInfo, target: str, *, unknown_receiver: bool) -> bool:
@@ -398,6 +416,26 @@ def _apply(
     return CallMatch(
         kind, api_name(call, target), entry.keyed_by, exact, entry.key_matches, unknown, by_name
     )
+
+
+def _undecided_why(entry: EffectEntry, call: CallInfo) -> str:
+    """``the statement `stmt` is only known at run time...``, naming the argument tested."""
+    statement = entry.sql_arg is not None
+    tested = entry.sql_arg if statement else next((w.arg for w in entry.when), None)
+    keyword = None if statement else next((w.kwarg for w in entry.when if w.kwarg), None)
+    source = ""
+    if tested is not None and tested < len(call.arg_sources):
+        source = call.arg_sources[tested]
+    elif keyword is not None:
+        source = call.kwarg_sources.get(keyword, "")
+    what = "the statement" if statement else "the argument"
+    named = f" `{_one_line(source)}`" if source else ""
+    return f"{what}{named} is only known at run time: what this call does depends on it"
+
+
+def _one_line(text: str, limit: int = 60) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def _non_literal(call: CallInfo, index: int) -> str | None:

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inventory._catalogue import Catalogue, api_name
+from inventory._classify._dispatch import MAX_OVERRIDES
 from inventory._classify._index import SymbolKind
 from inventory._classify._target import CallTarget
-from inventory._classify._trace import Found, location
+from inventory._classify._trace import Found, GapReason, location
 from inventory.models import Effect, EffectKind
 from inventory.summary import CallInfo, FunctionInfo
 
@@ -45,14 +46,32 @@ class Gaps:
         if self._pure(target, unknown):
             return None
         api = _short(_receiver_api(call, target.name) if unknown else target.name)
+        boundary = None if unknown else self.catalogue.undecided(call, target.name)
         effect = Effect(
             kind=EffectKind.DYNAMIC_CALL,
             location=location(path, call.span),
             api=api,
             chain=[fn.qualname],
-            detail=self._why(target, unknown),
+            detail=boundary or self._why(target, unknown),
         )
-        return Found(effect, exact=False, gap=True)
+        why = GapReason.UNREAD if boundary is None else GapReason.AT_RUN_TIME
+        return Found(effect, exact=False, gap=True, why_unresolved=why)
+
+    def overrides_not_followed(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found:
+        """``self.m()`` with more overrides below the class than ``_dispatch`` follows."""
+        method = target.name.rpartition(".")[2]
+        detail = (
+            f"{target.more_overrides} more overrides of {method} than the {MAX_OVERRIDES} "
+            "followed: which one runs is only known at run time"
+        )
+        effect = Effect(
+            kind=EffectKind.DYNAMIC_CALL,
+            location=location(path, target.call.span),
+            api=_short(target.name),
+            chain=[fn.qualname],
+            detail=detail,
+        )
+        return Found(effect, exact=False, gap=True, why_unresolved=GapReason.OVERRIDES)
 
     def _pure(self, target: CallTarget, unknown: bool) -> bool:
         """An exact entry for the name; method entries when the receiver's type is unknown,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import pairwise
 
+from inventory._classify._dispatch import SelfDispatch, empty_method, self_class
 from inventory._classify._guesses import guessed_callees, overrides_of_abstract
 from inventory._classify._index import Resolved, SymbolIndex, SymbolKind, union_members
 from inventory._classify._target import CallTarget
@@ -50,6 +51,7 @@ class CallGraph:
         # function -> parameter -> project class, from ``connect(f, sender=Page)``: ``instance``
         # of a model signal receiver is a Page. None when two senders disagree.
         self._param_types: dict[str, dict[str, str | None]] = {}
+        self.dispatch = SelfDispatch(index)
 
     def library_gap(self, top_level: str) -> str | None:
         """Why a library's source was not read (for a gap's evidence), None if it was."""
@@ -97,12 +99,31 @@ class CallGraph:
         # ``current_app.extensions["x"].send()`` with two classes registering "x": each.
         members = union_members(self.index.app_object(name) or name)
         if members is None:
-            return [self.resolve_call(call, caller)]
+            return self._overridden(self.resolve_call(call, caller), caller)
         update = {"receiver": ReceiverKind.INSTANCE}
         return [
             self.resolve_call(call.model_copy(update={**update, "target": m}), None)
             for m in members
         ]
+
+    def _overridden(self, target: CallTarget, caller: FunctionInfo | None) -> list[CallTarget]:
+        """``self.m()`` in class C: C's own ``m`` and every override below C (``_dispatch``);
+        an own ``m`` with no body runs nothing and is left out. Past the cap, one more
+        target stands for the overrides not followed (a gap)."""
+        owner = self_class(target.call, caller)
+        method = target.call.target.rpartition(".")[2]
+        found = self.dispatch.overrides(owner, method) if owner else None
+        if found is None:
+            return [target]
+        own = self.index.functions.get(target.function or "")
+        kept = [] if own is not None and empty_method(own) else [target]
+        for name in found.followed:
+            runs = self._runs(Resolved(SymbolKind.FUNCTION, name))
+            kept.append(CallTarget(target.call, name, SymbolKind.FUNCTION, runs))
+        if found.more:
+            rest = f"{found.owner}.{method}"
+            kept.append(CallTarget(target.call, rest, SymbolKind.FUNCTION, None, found.more))
+        return kept
 
     def callees(self, qualname: str) -> list[str]:
         started = [*self._site_edges.get(qualname, []), *self._library_starts(qualname)]

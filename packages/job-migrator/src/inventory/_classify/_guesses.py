@@ -17,18 +17,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from inventory._classify._dispatch import empty_method
 from inventory._classify._index import SymbolKind
 from inventory.models import CallSite, Idempotency
 
 if TYPE_CHECKING:
     from inventory._classify._index import SymbolIndex
     from inventory._classify._target import CallTarget
-    from inventory.summary import CallInfo, FunctionInfo
+    from inventory.summary import CallInfo
 
 GUESSED = "the receiver's type is not known here: "
 _UNKNOWN = "?."
 _RESULT = "()."
-_NOT_IMPLEMENTED = "NotImplementedError"
 _MAX_CANDIDATES = 16
 _FEW = 3  # deeper down, a name defined by at most this many classes is followed
 # Deeper down, a family (a base and its overrides) is followed up to this many classes; a
@@ -99,7 +99,7 @@ def plugin_overrides(index: SymbolIndex, qualname: str) -> list[str]:
 
 def _overrides(index: SymbolIndex, qualname: str) -> list[str]:
     fn = index.functions.get(qualname)
-    if fn is None or fn.class_name is None or not _abstract(fn):
+    if fn is None or fn.class_name is None or not empty_method(fn):
         return []
     owner, _, method = qualname.rpartition(".")
     if method.startswith("__") and method.endswith("__"):
@@ -110,12 +110,6 @@ def _overrides(index: SymbolIndex, qualname: str) -> list[str]:
         if o != owner and not index.is_library(o) and owner in index.mro(o)
     ]
     return [q for q in found if q in index.functions]
-
-
-def _abstract(fn: FunctionInfo) -> bool:
-    if any(d.endswith("abstractmethod") for d in fn.decorators):
-        return True
-    return not fn.facts and all(c.target.endswith(_NOT_IMPLEMENTED) for c in fn.calls)
 
 
 def guessed_verdict(site: CallSite, verdict: Idempotency) -> Idempotency:

@@ -8,6 +8,7 @@ function itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 
 from inventory._catalogue import CallMatch, Catalogue
@@ -102,7 +103,8 @@ class LocalEffects:
         calls += [self._money_word(t, fn, path) for t in targets if t.function is not None]
         calls += [self._new_instance_save(t, fn, path) for t in targets if t.function is not None]
         calls += [self._sql_passed(t, fn, path) for t in targets if t.function is not None]
-        calls += [self.state.of_call(t.call, fn, path) for t in targets]
+        # One call may have several targets (``self.m()`` and its overrides): once per call.
+        calls += [self.state.of_call(c, fn, path) for c in _distinct(t.call for t in targets)]
         traces = [t for t in calls if t is not None]
         traces += [t for f in fn.facts if (t := self._fact(f, fn, path)) is not None]
         traces += [self._dynamic_site(s, fn, path) for s in self.dynamic_sites.get(fn.qualname, [])]
@@ -142,6 +144,8 @@ class LocalEffects:
 
     def _call(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         call = target.call
+        if target.more_overrides:
+            return self.gaps.overrides_not_followed(target, fn, path)
         holder = self.collectors.holder(call, fn, self._local_variable(call, fn))
         if holder is not None:
             return _collected(holder, call, fn, path)
@@ -423,6 +427,10 @@ class LocalEffects:
         detail = site.unresolved_reason or "starts work whose target is only known at run time"
         api = _short(site.target_source) or site.pattern.value
         return Found(_effect(EffectKind.DYNAMIC_CALL, path, site.span, api, fn, detail))
+
+
+def _distinct(calls: Iterable[CallInfo]) -> list[CallInfo]:
+    return list({id(c): c for c in calls}.values())
 
 
 def orm_base(index: SymbolIndex, base: str) -> bool:

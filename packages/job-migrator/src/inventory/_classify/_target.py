@@ -19,3 +19,6 @@ class CallTarget:
     name: str  # canonical dotted name, what the catalogue is matched against
     kind: SymbolKind
     function: str | None  # the project function the call runs, if any
+    # ``self.m()`` with more overrides below the class than are followed (``_dispatch``):
+    # this target stands for the rest, a gap.
+    more_overrides: int = 0

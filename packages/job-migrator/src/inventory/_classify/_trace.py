@@ -8,7 +8,8 @@ they are light objects and the pydantic Effect is built only when reported.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
 
 from inventory.models import Effect, EffectKind, Location
@@ -16,6 +17,21 @@ from inventory.summary import Span
 
 GAP_BUCKETS = 8  # at most this many unresolved calls from callees are kept per function
 _GAP = "gap"
+
+
+class GapReason(StrEnum):
+    """Why a gap is one: the job's evidence lists unresolved calls by reason."""
+
+    UNREAD = "no source read, not in the catalogue; lower confidence"
+    # A catalogued API whose effect an argument decides, and the scan could not read that
+    # argument (``session.execute(stmt)``): not a call it failed to follow.
+    AT_RUN_TIME = (
+        "catalogued, but what they do depends on a value only known at run time, "
+        "such as a statement the scan could not type"
+    )
+    OVERRIDES = (
+        "overridden by more classes than are followed: which one runs is only known at run time"
+    )
 
 
 @dataclass(frozen=True, eq=False)  # identity: each Found is one place in one body
@@ -36,6 +52,7 @@ class Found:
     # A gap only because it is behind a guessed call of this callee (``_effects.Possible``):
     # what is unresolved is that dispatch, not the (catalogued) API of the effect.
     guessed_via: str = ""
+    why_unresolved: GapReason = field(default_factory=lambda: GapReason.UNREAD)
 
     @cached_property
     def summary_key(self) -> tuple[object, ...]:

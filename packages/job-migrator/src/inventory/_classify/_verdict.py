@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from inventory._classify._suggest import call_key
-from inventory._classify._trace import Trace
+from inventory._classify._trace import GapReason, Trace
 from inventory.config import JobSetting, key_function
 from inventory.models import Confidence, EffectKind, Evidence, Idempotency
 
@@ -123,20 +123,16 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
             pinned=True,
             declared_key=declared,
         )
-    unresolved = sorted({t.gap_name for t in traces if t.gap and not t.guessed_via})
+    unresolved = _unresolved(traces)
     guessed = sorted({t.gap_name for t in traces if t.gap and t.guessed_via})
-    gaps = unresolved + guessed
+    gaps = [name for names in unresolved.values() for name in names] + guessed
     verdict, reason = _rule(effects, setting, gaps)
     keyless = _rule(effects, None, gaps)[0] if declared else verdict
     confidence = _confidence(verdict, traces)
     fast = _fast_track(effects) and verdict in (Idempotency.NON_IDEMPOTENT, Idempotency.NEEDS_KEY)
     key = call_key(job) if fast else None  # a notification: one key per call, never merged
-    if unresolved:
-        message = (
-            f"unresolved calls (no source read, not in the catalogue; lower confidence): "
-            f"{_some(unresolved, 8)}"
-        )
-        evidence.append(Evidence(message=message))
+    for why, names in unresolved.items():
+        evidence.append(Evidence(message=f"unresolved calls ({why}): {_some(names, 8)}"))
     if guessed:
         message = f"may run behind calls guessed by method name or override: {_some(guessed, 8)}"
         evidence.append(Evidence(message=message))
@@ -151,6 +147,16 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
         declared_key=declared,
         keyless=keyless if keyless != verdict else None,
     )
+
+
+def _unresolved(traces: list[Trace]) -> dict[GapReason, list[str]]:
+    """The gaps not behind a guess, by why they are gaps (one evidence line each, worded
+    "unresolved calls (why): ..." for every reason, so that readers of gaps count them all)."""
+    found: dict[GapReason, set[str]] = {}
+    for t in traces:
+        if t.gap and not t.guessed_via:
+            found.setdefault(t.found.why_unresolved, set()).add(t.gap_name)
+    return {why: sorted(found[why]) for why in GapReason if why in found}
 
 
 def _fast_track(effects: list[Trace]) -> bool:
