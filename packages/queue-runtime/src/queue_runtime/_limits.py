@@ -56,7 +56,7 @@ def text_problem(text: str) -> str | None:
 def json_text_suspect(text: str) -> bool:
     """Whether JSON text (``ensure_ascii``) may hold a NUL or a lone surrogate: a cheap scan
     of the whole text; :func:`value_problem` then says for sure (an emoji is a surrogate pair)."""
-    return "\\u0000" in text or "\\ud" in text
+    return "\\u" in text and ("\\u0000" in text or "\\ud" in text)  # ASCII text: one scan
 
 
 def value_problem(value: Any) -> str | None:

@@ -234,7 +234,7 @@ class PayloadCodec:
             text = _encode_flat(payload)
         except (ValueError, TypeError):  # NaN, infinity: the checked path says what they become
             return None
-        if len(text) > max_bytes or json_text_suspect(text):
+        if len(text) > max_bytes or ("\\u" in text and json_text_suspect(text)):
             return None  # the checked path raises PayloadTooLarge, or finds a NUL, for sure
         payload.json = text
         return payload
