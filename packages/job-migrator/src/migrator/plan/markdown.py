@@ -186,6 +186,7 @@ def render_markdown(plan: Plan, previous_text: str = "") -> str:
     )
     for phase in plan.phases:
         _phase(w, phase)
+    _preview(w, plan)
     _removed(w, prev)
     while w.out and w.out[-1] == "":
         w.out.pop()
@@ -232,6 +233,32 @@ def _item(w: _Writer, item: PlanItem) -> None:
     if item.command:
         generated.append(("run", f"  - run: `{item.command}`"))
     w.anchor(item.id, item_line(item), generated)
+
+
+PREVIEW = "apply-preview"
+
+
+def _preview(w: _Writer, plan: Plan) -> None:
+    """apply's dry run, site by site: what it will do and why (no checkboxes: regenerated)."""
+    if not plan.apply_preview and not plan.apply_preview_error:
+        return
+    w.blank()
+    w.anchor(PREVIEW, "## What `migrator apply` will do, site by site", notes=False)
+    w.blank()
+    w.out.append(
+        "Its own dry run over this inventory, with its defaults: `migrator apply` shows the "
+        f"diff, `--write` makes it. <!-- plan:{PREVIEW}:intro -->"
+    )
+    if w.prev.notes_of(PREVIEW):
+        w.blank()
+        w.out += w.prev.notes_of(PREVIEW)
+    w.blank()
+    if plan.apply_preview_error:
+        w.out.append(f"{plan.apply_preview_error} <!-- plan:{PREVIEW}:error -->")
+    for site in plan.apply_preview:
+        why = f": {site.why}" if site.why else ""
+        line = f"- `{site.site}` {site.pattern}, `{site.job}`: **{site.outcome}**{why}"
+        w.out.append(f"{line} <!-- plan:{PREVIEW}:site -->")
 
 
 def _removed(w: _Writer, prev: Previous) -> None:

@@ -98,11 +98,25 @@ class Phase(BaseModel):
         )
 
 
+class SitePreview(BaseModel):
+    """What ``migrator apply`` (its defaults) would do at one call site, and why."""
+
+    site: str = Field(description="path:line")
+    job: str
+    pattern: str
+    outcome: str = Field(description="moves, already moved, left to you, stays")
+    why: str = ""
+
+
 class Plan(BaseModel):
     root: str
     inventory_summary: str = ""
     phases: list[Phase]
     checked_at: datetime | None = None
+    apply_preview: list[SitePreview] = Field(
+        default_factory=list, description="apply's dry run over the inventory, site by site."
+    )
+    apply_preview_error: str = Field(default="", description="Why there is no preview.")
 
     def phase(self, phase_id: PhaseId) -> Phase:
         return next(p for p in self.phases if p.id is phase_id)

@@ -14,6 +14,7 @@ from migrator.plan.check import check
 from migrator.plan.config import load_check_settings, load_plan_config
 from migrator.plan.markdown import merge_previous, render_markdown
 from migrator.plan.model import Plan
+from migrator.plan.preview import apply_preview
 
 PLAN_FILE = "MIGRATION_PLAN.md"
 INVENTORY_FILE = Path(".migrator") / "inventory.json"
@@ -57,6 +58,8 @@ def run_plan(
     path = output if output is not None else root / PLAN_FILE
     inventory = load_inventory(root)
     plan = build_plan(inventory, load_plan_config(root))
+    sites, error = apply_preview(root, inventory)
+    plan = plan.model_copy(update={"apply_preview": sites, "apply_preview_error": error})
     previous = path.read_text(encoding="utf-8") if path.is_file() else ""
     plan = merge_previous(plan, previous)
     if live:
