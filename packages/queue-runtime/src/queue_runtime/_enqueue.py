@@ -51,7 +51,7 @@ from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import PayloadError, Unencodable
 from queue_runtime.fallbacks import record
 from queue_runtime.gate.decide import gate_decision
-from queue_runtime.gate.guard import checked_call
+from queue_runtime.gate.guard import checked_call, refuse_guard_key_of_another_call
 from queue_runtime.handle import JobHandle
 from queue_runtime.pg.bulk import JobBatch
 from queue_runtime.runtime import Runtime, current
@@ -95,6 +95,8 @@ def enqueue_one(
         or not gate_decision(runtime, job, options.idempotency_key).run_async
     ):
         return _inline(runtime, job, payload, options)
+    if options.idempotency_key is not None:
+        refuse_guard_key_of_another_call(runtime, job, options.idempotency_key, payload)
     new = _new_job(job, runtime, payload, options)
 
     def store() -> JobHandle:
@@ -191,6 +193,9 @@ def _enqueue_keyed_batch(
         if not run_async
     }
     queued = [i for i, run_async in enumerate(routes) if run_async]
+    for i in queued:
+        if keys[i] is not None:
+            refuse_guard_key_of_another_call(runtime, job, str(keys[i]), payloads[i])
     batch = JobBatch(
         _new_job(job, runtime, payloads[queued[0]], options) if queued else NO_JOB,
         [payloads[i] for i in queued],

@@ -161,6 +161,23 @@ def test_a_call_whose_queued_job_holds_the_key_answers_with_that_job_after_a_rol
     assert runs == []  # the queued job is the one run of that call
 
 
+def test_a_queued_enqueue_refuses_a_key_an_inline_run_holds_for_another_call(
+    runtime: Runtime,
+) -> None:
+    """The other direction: a gated job ran inline under K; another job queued under K would
+    reach a worker whose guard finds K completed and hands back the other call's result, so
+    this call would never run. Refused at enqueue, one by one and in a batch."""
+    runs.clear()
+    mail.enqueue(1, idempotency_key="Z")  # gated (non-idempotent): inline, through the guard
+    set_rollout(runtime, ship.name, "async", who="test")
+    with pytest.raises(KeyReused, match=r"'Z' names another call of rails\.mail"):
+        ship.enqueue(1, "x", idempotency_key="Z")
+    with pytest.raises(KeyReused):
+        ship.enqueue_many([((2, "y"), {}), ((1, "x"), {})], idempotency_keys=["Y", "Z"])
+    assert _count(runtime.settings, "jobs") == 0  # nothing of the refused batch either
+    assert runs == [("mail", 1)]
+
+
 # -- 4. keys -------------------------------------------------------------------------------
 
 

@@ -119,6 +119,19 @@ def checked_call(runtime: Runtime, job: Defined, key: str, payload: dict[str, An
     return CheckedCall(digest)
 
 
+def refuse_guard_key_of_another_call(
+    runtime: Runtime, job: Defined, key: str, payload: dict[str, Any]
+) -> None:
+    """KeyReused if an inline run (the guard's keys) holds ``key`` for another call.
+
+    A queued enqueue checks this before storing: else the worker's guard would find the key
+    completed by the other call and hand back its result, and this call would never run.
+    """
+    stored = runtime.keys.key_state(key)
+    if stored is not None and stored.names_other_call(args_digest(job.definition.name, payload)):
+        raise _reused(key, stored)
+
+
 def guarded_callable(
     runtime: Runtime, job: Defined, key: str, job_id: int | None, digest: str | None = None
 ) -> Callable[..., Any]:
