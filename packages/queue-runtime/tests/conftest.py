@@ -3,7 +3,13 @@
 They live in ``queue_runtime.testing.server_fixtures`` (one copy for both
 distributions' suites): ``require_pg``, ``require_redis``, ``wait_until`` and the
 ``pg`` / ``redis`` marker hook (skip locally, fail when MIGRATOR_REQUIRE_SERVICES is set).
+Which tests are slow, and left out of the default run: ``tests/suites.py`` (its rules by
+fixture cover these folders; there are no folder rules here).
 """
+
+from pathlib import Path
+
+import pytest
 
 from queue_runtime.testing.server_fixtures import (
     pytest_runtest_setup,
@@ -11,5 +17,10 @@ from queue_runtime.testing.server_fixtures import (
     require_redis,
     wait_until_fixture,
 )
+from tests import suites
 
 __all__ = ["pytest_runtest_setup", "require_pg", "require_redis", "wait_until_fixture"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    suites.register(config, Path(__file__).parent)

@@ -219,7 +219,7 @@ def test_a_nul_in_a_filter_is_a_bad_request(serve: Serve, runtime: Runtime) -> N
     assert runtime.gate_store.rollouts() == []
 
 
-@pytest.mark.slow
+@pytest.mark.browser
 def test_in_chromium_a_rebound_name_gets_nothing(serve: Serve) -> None:
     """The real thing: Chromium resolves evil.example to 127.0.0.1 (what the attacker's DNS
     answers once the page is loaded) and opens the token-less dashboard under that name."""

@@ -89,7 +89,13 @@ def _cluster(servers: RedisClusterServers, prefix: str) -> Iterator[LeaseBackend
         client.close()
 
 
-@pytest.fixture(params=list(Backend))
+# The cluster backend's tests are the cluster suite (tests/suites.py), not the fast one.
+CLUSTER_MARKED = [
+    pytest.param(b, marks=pytest.mark.cluster) if b is Backend.CLUSTER else b for b in Backend
+]
+
+
+@pytest.fixture(params=CLUSTER_MARKED)
 def backend(request: pytest.FixtureRequest, unique_name: str) -> Iterator[LeaseBackend]:
     if request.param is Backend.MEMORY:
         yield _memory()

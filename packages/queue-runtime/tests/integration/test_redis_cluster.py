@@ -39,6 +39,7 @@ from tests.integration.redis_cluster_servers import (
 from tests.integration.workers import Spawner, db_now, executions, spawning
 
 __all__ = ["fresh_redis_cluster", "redis_cluster"]  # fixtures
+pytestmark = pytest.mark.cluster  # some tests start a cluster of their own, without the fixtures
 LEASE_TTL = 2.0  # shorter than a failover (node timeout 2 s + election): leases expire in it
 
 
