@@ -222,7 +222,8 @@ def _payload(
         alternatives=[Alternative(content=str(c), mimetype=str(t)) for c, t in alternatives],
         attachments=attachments,
         content_subtype=msg.content_subtype,
-        mixed_subtype=msg.mixed_subtype,
+        # Django 6 dropped both attributes (setting one fails the send): the defaults then.
+        mixed_subtype=getattr(msg, "mixed_subtype", "mixed"),
         alternative_subtype=getattr(msg, "alternative_subtype", "alternative"),
         encoding=msg.encoding,
         fail_silently=fail_silently,
@@ -249,8 +250,11 @@ def rebuild(message: MailMessage) -> Any:
     for attachment in message.attachments:
         msg.attach(attachment.filename, attachment.value(), attachment.mimetype)
     msg.content_subtype = message.content_subtype
-    msg.mixed_subtype = message.mixed_subtype
-    if isinstance(msg, EmailMultiAlternatives):
+    # Only a subtype other than the default is set: Django 6 refuses to send a message that
+    # has either attribute at all (it dropped them), and older Django has the same defaults.
+    if message.mixed_subtype != "mixed":
+        msg.mixed_subtype = message.mixed_subtype
+    if isinstance(msg, EmailMultiAlternatives) and message.alternative_subtype != "alternative":
         msg.alternative_subtype = message.alternative_subtype
     msg.encoding = message.encoding
     return msg
