@@ -238,6 +238,57 @@ def library_attribute(name: str) -> str:
     return name
 
 
+# HTTP clients: what a request returns, from each library's API reference. requests
+# (``requests.readthedocs.io/en/latest/api/``): ``requests.get`` ... and a ``Session``'s
+# methods return a ``requests.Response``. httpx (``python-httpx.org/api/``): the module
+# functions, ``Client`` and ``AsyncClient`` methods return an ``httpx.Response``
+# (``stream`` is used as ``with httpx.stream(...) as response``). aiohttp
+# (``docs.aiohttp.org/en/stable/client_reference.html``): a ``ClientSession``'s request
+# methods give a ``ClientResponse``, awaited or entered (``async with session.get(u) as
+# resp``), as does ``aiohttp.request``. urllib3 2 (``urllib3.readthedocs.io``):
+# ``urllib3.request`` and ``PoolManager.request`` / ``urlopen`` return a
+# ``BaseHTTPResponse``. ``urllib.request.urlopen`` gives an ``http.client.HTTPResponse``
+# for http(s) URLs. What the response's methods do is the catalogue's: reads.
+_VERBS = ("request", "get", "head", "options", "post", "put", "patch", "delete")
+_URLLIB3 = ("request", "request_encode_url", "request_encode_body", "urlopen")
+_REQUESTS_SESSIONS = ("requests.Session", "requests.sessions.Session")
+_HTTPX_CLIENTS = ("httpx.Client", "httpx.AsyncClient")
+_URLLIB3_POOLS = (
+    "urllib3.PoolManager",
+    "urllib3.ProxyManager",
+    "urllib3.HTTPConnectionPool",
+    "urllib3.HTTPSConnectionPool",
+)
+_Calls = tuple[tuple[str, ...], tuple[str, ...]]  # owners, and the methods of each
+_HTTP_CALLS: dict[str, list[_Calls]] = {
+    "requests.Response": [
+        (("requests", "requests.api", *_REQUESTS_SESSIONS), _VERBS),
+        (_REQUESTS_SESSIONS, ("send",)),
+    ],
+    "httpx.Response": [
+        (("httpx", *_HTTPX_CLIENTS), (*_VERBS, "stream")),
+        (_HTTPX_CLIENTS, ("send",)),
+    ],
+    "aiohttp.ClientResponse": [
+        (("aiohttp",), ("request",)),
+        (("aiohttp.ClientSession", "aiohttp.client.ClientSession"), _VERBS),
+    ],
+    "urllib3.BaseHTTPResponse": [(("urllib3",), ("request",)), (_URLLIB3_POOLS, _URLLIB3)],
+    "http.client.HTTPResponse": [(("urllib.request",), ("urlopen",))],
+}
+_IMAGE_COPIES = ("convert", "copy", "crop", "rotate", "transpose", "filter", "reduce", "resize")
+
+
+def _http_responses() -> dict[str, str]:
+    return {
+        f"{owner}.{method}": response
+        for response, groups in _HTTP_CALLS.items()
+        for owners, methods in groups
+        for owner in owners
+        for method in methods
+    }
+
+
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
 FACTORIES = {
@@ -247,9 +298,12 @@ FACTORIES = {
     "asyncio.events.get_event_loop": EVENT_LOOP,
     "PIL.Image.open": "PIL.Image.Image",
     "PIL.Image.new": "PIL.Image.Image",
+    # Pillow: "Returns: An Image object" (a new one; ``img = img.convert("RGB")``).
+    **{f"PIL.Image.Image.{m}": "PIL.Image.Image" for m in _IMAGE_COPIES},
     "sqlite3.connect": "sqlite3.Connection",
     "requests.session": "requests.Session",
     **_sqlalchemy(),
+    **_http_responses(),
 }
 _TYPED_METHODS = frozenset(
     key.rpartition(".")[2] for key, made in FACTORIES.items() if made in _KNOWN and "." in key

@@ -134,7 +134,7 @@ EXAMPLES: list[RuleExample] = [
         "dynamic.",
     ),
     example(
-        "unknown: import_module of a computed name",
+        "unknown: a function of a module imported by a computed name",
         """
         from importlib import import_module
 
@@ -143,9 +143,28 @@ EXAMPLES: list[RuleExample] = [
         """,
         "run_plugin",
         V.UNKNOWN,
-        {K.DYNAMIC_CALL},
-        "Only a literal names the module; a computed name is known at run time, and so is "
-        "everything the module's `run` does.",
+        set(),
+        "Importing is not the job's effect: a module's body runs once per process, the first "
+        "time its name is imported (later imports get it from `sys.modules`, as a retry's "
+        "would), like the imports at start-up; so `import_module(name)` is no gap. The module's "
+        "`run` is: its name is only known at run time, so the call stays unresolved.",
+        evidence_mentions="unresolved calls",
+    ),
+    example(
+        "explained: a module imported by a computed name, read but not called",
+        """
+        from importlib import import_module
+
+        def plugin_version(path):
+            module = import_module(path)
+            return module.VERSION
+        """,
+        "plugin_version",
+        V.IDEMPOTENT,
+        set(),
+        "`import_module(path)` with a computed name imports a module and reads an attribute: "
+        "nothing is called on it, so nothing is left unexplained (Django's `import_string` "
+        "is the same import followed by `getattr`).",
     ),
     example(
         "explained: management-command colour styles",

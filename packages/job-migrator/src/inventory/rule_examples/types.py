@@ -489,4 +489,46 @@ EXAMPLES: list[RuleExample] = [
             )
         },
     ),
+    example(
+        "types: what an HTTP client's request returns",
+        """
+        import httpx
+        import requests
+
+        def refresh_rates(base):
+            r = requests.get("https://rates.example.com/latest", params={"base": base})
+            r.raise_for_status()
+            with httpx.Client(timeout=5) as client:
+                extra = client.get("https://rates.example.com/extra")
+                extra.raise_for_status()
+            return r.json(), extra.json()
+        """,
+        "refresh_rates",
+        V.IDEMPOTENT,
+        {K.HTTP_GET},
+        "Each client's API reference says what a request returns: `requests.get` and a "
+        "`Session`'s methods a `requests.Response`; httpx's functions, `Client` and "
+        "`AsyncClient` methods an `httpx.Response`; a `ClientSession` request in aiohttp "
+        "(awaited or `async with ... as resp`) a `ClientResponse`; urllib3's `request` a "
+        "`BaseHTTPResponse`. The response's methods (`raise_for_status`, `json`, `text`, "
+        "`read`, `close`) read what came back: the GET is the only effect.",
+    ),
+    example(
+        "types: a Pillow image and the copies its methods return",
+        """
+        from PIL import Image
+
+        def make_thumbnail(path, out):
+            image = Image.open(path)
+            image = image.convert("RGB").rotate(90)
+            image.thumbnail((256, 256))
+            image.save(out, "JPEG")
+        """,
+        "make_thumbnail",
+        V.IDEMPOTENT,
+        {K.IMAGE_PROCESS, K.FILE_WRITE},
+        "`Image.open` gives an `Image`; `convert`, `rotate`, `crop`, `copy`... return a new "
+        'one (Pillow\'s reference: "Returns a converted copy of this image"), in memory. '
+        "`thumbnail` processes it and `save` overwrites the file: a retry writes the same file.",
+    ),
 ]

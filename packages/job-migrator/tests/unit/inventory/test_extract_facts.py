@@ -79,7 +79,6 @@ def test_dynamic_dispatch() -> None:
     assert found == [
         (FactKind.DYNAMIC_DISPATCH, "getattr"),
         (FactKind.DYNAMIC_DISPATCH, "HOOKS"),
-        (FactKind.DYNAMIC_DISPATCH, "importlib.import_module"),
         (FactKind.DYNAMIC_DISPATCH, "parameter hook"),
     ]
 

@@ -32,9 +32,11 @@ _CONSUMING = frozenset(
 )
 _QUEUE_TYPES = ("queue.", "asyncio.Queue", "asyncio.queues.", "multiprocessing.", "janus.")
 _QUEUE_NAMES = frozenset({"q", "inbox", "jobs", "tasks", "work", "events", "messages", "mailbox"})
-_DYNAMIC_CALLS = frozenset(
-    {"importlib.import_module", "builtins.__import__", "builtins.eval", "builtins.exec"}
-)
+# Not ``importlib.import_module`` / ``__import__``: importing calls nothing of the job's. A
+# module's body runs once per process (later imports are answered by ``sys.modules``, as a
+# retry's would be), like the imports at start-up; what the job then calls on the module is
+# a call of its own (a gap when the module's name is computed).
+_DYNAMIC_CALLS = frozenset({"builtins.eval", "builtins.exec"})
 
 
 def sql_fact(text: str, node: Located) -> Fact | None:
@@ -172,10 +174,11 @@ def dispatch_fact(
     text: SourceText,
     resolver: Resolver | None = None,
 ) -> Fact | None:
-    """``getattr(x, name)()``, ``registry[name]()``, ``importlib.import_module``, calls through a parameter.
+    """``getattr(x, name)()``, ``registry[name]()``, ``eval``/``exec``, calls through a parameter.
 
-    Not dynamic: ``import_module("pkg.mod")`` of a literal name (the module is known; calls
-    on the result are calls of that module), and ``getattr(logger, level)(msg)`` /
+    Not dynamic: ``import_module(name)`` / ``__import__(name)`` (importing is no call of the
+    job's; what is called on the module is: a gap of its own, or with a literal name a call
+    of that module), and ``getattr(logger, level)(msg)`` /
     ``log = getattr(logger, level); log(msg)`` on a ``logging`` logger, every public
     method of which only logs."""
     func = node.func
@@ -186,8 +189,6 @@ def dispatch_fact(
     elif isinstance(func, ast.Subscript):
         target = text.segment(func.value)
     elif resolved.target in _DYNAMIC_CALLS:
-        if resolved.target in _IMPORTS and _literal_arguments(node):
-            return None
         target = resolved.target
     elif isinstance(func, ast.Name) and resolved.receiver is ReceiverKind.UNKNOWN:
         bound = resolved.binding.node if resolved.binding is not None else None
@@ -198,15 +199,6 @@ def dispatch_fact(
         return None
     return Fact(
         kind=FactKind.DYNAMIC_DISPATCH, span=span_of(node), text=text.segment(node), target=target
-    )
-
-
-def _literal_arguments(node: ast.Call) -> bool:
-    """``import_module("pkg.mod")``, ``import_module(".mod", package="pkg")``: every argument
-    a string literal, so the module imported is known."""
-    values = [*node.args, *(k.value for k in node.keywords)]
-    return bool(node.args) and all(
-        isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values
     )
 
 
@@ -274,7 +266,6 @@ _LOGGER_TYPES = frozenset(
 )
 _NOT_LOGGERS = ("builtins.", "?")
 _LOGGER_FACTORIES = ("getLogger()", "get_logger()")
-_IMPORTS = frozenset({"importlib.import_module", "builtins.__import__"})
 
 
 def consumes(method: str, resolved: Resolved) -> bool:
