@@ -88,20 +88,9 @@ class TaskBackend(BaseTaskBackend):  # type: ignore[misc]  # Django ships no typ
     ) -> Any:
         if isinstance(handle, InlineHandle):  # the runtime's mode or gate ran it in-process
             return _inline_result(task, handle, self.alias, args, kwargs)
-        return TaskResult(
-            task=task,
-            id=str(handle.id),
-            status=TaskResultStatus.READY,
-            enqueued_at=None,
-            started_at=None,
-            finished_at=None,
-            last_attempted_at=None,
-            args=args,
-            kwargs=kwargs,
-            backend=self.alias,
-            errors=[],
-            worker_ids=[],
-        )
+        # Read back once: the stored enqueue time (the database's clock) and status, so the
+        # result equals what get_result() answers for it.
+        return _results.from_record(task, handle.record(), self.alias)
 
     def get_result(self, result_id: str) -> Any:
         job_id = _job_id(result_id)

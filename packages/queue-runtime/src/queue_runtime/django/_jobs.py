@@ -96,6 +96,7 @@ def _runner(task: Any) -> Callable[..., Any]:
         run = run_sync
     signature = inspect.signature(run)
     functools.update_wrapper(run, task.func)  # name, module, docs; __wrapped__ for the gate
+    run.__annotations__ = {}  # the task's would type the envelope: the payload codec's are none
     run.__signature__ = signature  # type: ignore[attr-defined]  # the payload's shape, not the task's
     return run
 

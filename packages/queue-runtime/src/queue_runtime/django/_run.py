@@ -136,8 +136,12 @@ def _ends(exc: BaseException) -> bool:
     job = current_context().job
     if job is None or isinstance(exc, Permanent) or job.attempt >= job.max_attempts:
         return True
-    definition = current().registry.definition(job.name)
-    names = set(current().spec(definition).retry.permanent_exceptions)
-    return any(
-        {f"{c.__module__}.{c.__qualname__}", c.__qualname__} & names for c in type(exc).__mro__
-    )
+    runtime = current()
+    names = set(runtime.spec(runtime.registry.definition(job.name)).retry.permanent_exceptions)
+    return any(_names(cls) & names for cls in type(exc).__mro__)
+
+
+def _names(cls: type) -> set[str]:
+    """As the worker names a class for ``permanent_exceptions``: dotted; builtins also bare."""
+    dotted = f"{cls.__module__}.{cls.__qualname__}"
+    return {dotted, cls.__qualname__} if cls.__module__ == "builtins" else {dotted}

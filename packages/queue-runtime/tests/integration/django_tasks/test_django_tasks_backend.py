@@ -162,3 +162,45 @@ def test_get_result_of_an_unknown_id_or_a_plain_job_does_not_exist(runtime: Runt
     for missing in ("999999999", "not-a-number", "-1", "9" * 30, str(handle.id)):
         with pytest.raises(TaskResultDoesNotExist):
             default_task_backend.get_result(missing)
+
+
+def module_level(x: int) -> int:
+    return x + 1
+
+
+def test_a_bad_runtime_option_is_invalid_task_naming_it(runtime: Runtime) -> None:
+    from django.tasks.exceptions import InvalidTask
+
+    from queue_runtime.django import task
+
+    for options, named in (({"retries": -1}, "retries"), ({"timeout": 0}, "timeout")):
+        with pytest.raises(InvalidTask, match=named):
+            task(**options)(module_level)
+    with pytest.raises(InvalidTask, match="idempotency='sometimes'"):
+        task(idempotency="sometimes")(module_level)
+
+
+def test_check_reports_a_queue_without_a_pool(runtime: Runtime) -> None:
+    from queue_runtime.django import TaskBackend
+
+    backend = TaskBackend("other", {"QUEUES": ["default", "batch", "reports"]})
+    assert [m.id for m in backend.check()] == ["queue_runtime.E001"]
+    assert "reports" in backend.check()[0].msg
+    assert TaskBackend("fine", {"QUEUES": ["default", "batch"]}).check() == []
+
+
+def test_in_inline_mode_enqueue_runs_the_task_in_the_caller(settings: Any) -> None:
+    from django.tasks import TaskResultStatus
+    from djtasks.tasks import add, always_fails
+
+    from queue_runtime import Mode, configure
+
+    rt = configure(settings.model_copy(update={"mode": Mode.INLINE}))
+    try:
+        done = add.enqueue(20, 22)
+        assert done.status == TaskResultStatus.SUCCESSFUL and done.return_value == 42
+        failed = always_fails.enqueue("now")
+        assert failed.status == TaskResultStatus.FAILED
+        assert [e.exception_class_path for e in failed.errors] == ["djtasks.tasks.Refused"]
+    finally:
+        rt.close()
