@@ -80,6 +80,8 @@ def test_retries_leave_one_worker_id_and_one_error_with_its_traceback_per_attemp
     assert result.attempts == 3 == len(result.errors)  # retries=2
     assert {e.exception_class_path for e in result.errors} == {"djtasks.tasks.Refused"}
     assert all("refused: x" in e.traceback and "Traceback" in e.traceback for e in result.errors)
+    # As django-tasks-db's worker test_failing_task: the traceback ends with the exception line.
+    assert result.errors[-1].traceback.endswith("djtasks.tasks.Refused: refused: x\n")
     assert result.errors[0].exception_class.__name__ == "Refused"
     assert result.started_at < result.last_attempted_at <= result.finished_at
     with pytest.raises(ValueError, match="Task failed"):
@@ -204,3 +206,19 @@ def test_in_inline_mode_enqueue_runs_the_task_in_the_caller(settings: Any) -> No
         assert [e.exception_class_path for e in failed.errors] == ["djtasks.tasks.Refused"]
     finally:
         rt.close()
+
+
+def test_a_return_value_that_is_not_json_fails_the_task_with_type_error(
+    runtime: Runtime, workers: WorkerSpawner
+) -> None:
+    """As django-tasks-db's worker test_complex_return_value."""
+    from django.tasks import TaskResultStatus
+    from djtasks.tasks import returns_a_function
+
+    enqueued = returns_a_function.enqueue()
+    start_worker(workers, runtime.settings)
+    result = _finished(returns_a_function, enqueued.id)
+    assert result.status == TaskResultStatus.FAILED, workers.logs()
+    assert result.errors[0].exception_class is TypeError
+    assert "Unsupported type" in result.errors[0].traceback
+    assert result.started_at <= result.finished_at
