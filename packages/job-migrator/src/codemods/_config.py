@@ -6,6 +6,9 @@ runtime already read them, so the three never disagree::
     [tool.migrator.jobs."shop.billing.send_invoice"]
     key = "invoice-{order_id}"      # where a needs_key job's idempotency key comes from
 
+    [tool.migrator]
+    target = "django-tasks"         # Django's @task / .enqueue() instead of queue_runtime's @job
+
     [tool.queue_runtime]
     default_pool = "batch"
 
@@ -53,6 +56,8 @@ def effective_options(root: Path, options: ApplyOptions) -> ApplyOptions:
     }
     if "default_pool" in runtime and "default_pool" not in options.model_fields_set:
         update["default_pool"] = str(runtime["default_pool"])
+    if "target" not in options.model_fields_set:
+        update["target"] = migrator.target
     return options.model_copy(update=update)
 
 

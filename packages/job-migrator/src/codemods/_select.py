@@ -26,9 +26,11 @@ object moves as a wrapper job calling it on that object (``codemods._service``).
 from __future__ import annotations
 
 import ast
+import dataclasses
 from pathlib import Path
 
 from codemods import (
+    _django_target,
     _mail,
     _service,
     _status_route,
@@ -49,6 +51,7 @@ from codemods._types import (
     Wrapper,
 )
 from inventory._extract._resolve import dotted_source
+from inventory.config import MigrationTarget
 from inventory.models import CallSite, Framework, Idempotency, Inventory, Job, Pattern
 
 MOVED = "already moved: enqueues a queue_runtime @job"
@@ -200,7 +203,7 @@ def _decide(
     key = options.keys.get(job.qualname)
     found = defs[job.qualname]
     assert found is not None  # _place_reason rules out jobs without a definition
-    return Target(
+    target = Target(
         site,
         job,
         found.kind,
@@ -213,6 +216,17 @@ def _decide(
         schedule=trigger.arguments() if trigger is not None else "",
         crossings=storable.crossings,
     )
+    return _for_api(target, options)
+
+
+def _for_api(target: Target, options: ApplyOptions) -> Target | SiteOutcome:
+    """The target for the API the options write; a site Django's API cannot carry is skipped."""
+    if options.target is not MigrationTarget.DJANGO_TASKS:
+        return target
+    refused = _django_target.refusal(target)
+    if refused is not None:
+        return _skip(target.site, refused)
+    return dataclasses.replace(target, api=MigrationTarget.DJANGO_TASKS)
 
 
 def _mail_named(site: CallSite, options: ApplyOptions) -> bool:

@@ -18,6 +18,7 @@ from enum import StrEnum
 import libcst as cst
 from pydantic import BaseModel, ConfigDict, Field
 
+from inventory.config import MigrationTarget
 from inventory.models import CallSite, Framework, Job
 
 # A rewritten Django mail call (codemods._mail): what moved of it.
@@ -70,6 +71,10 @@ class ApplyOptions(BaseModel):
     allow_dirty: bool = False
     max_sites: int | None = Field(default=None, ge=1)
     rescan: bool = Field(default=True, description="Rescan stale files; refuse them when False.")
+    target: MigrationTarget = Field(
+        default=MigrationTarget.QUEUE_RUNTIME,
+        description="The API written: queue_runtime's @job, or Django's @task ([tool.migrator] target).",
+    )
 
 
 class Crossing(StrEnum):
@@ -248,6 +253,7 @@ class Target:
     )
     delivery: bool = False  # Django's mail call: only its delivery moves (codemods._mail)
     crossings: tuple[ArgumentCrossing, ...] = ()  # how each argument crosses (codemods._storable)
+    api: MigrationTarget = MigrationTarget.QUEUE_RUNTIME  # the API the rewrite writes
 
     @property
     def name(self) -> str:

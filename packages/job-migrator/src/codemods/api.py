@@ -16,7 +16,7 @@ from codemods._changes.branches import BranchReport, create
 from codemods._changes.changeset import plan_changes, read_source, write_changes
 from codemods._config import check_keys, effective_options
 from codemods._edits import status_endpoint
-from codemods._edits.register import decorator_arguments
+from codemods._edits.register import decorator_arguments, task_arguments
 from codemods._edits.status_endpoint import AppModule
 from codemods._project import Project
 from codemods._select import guarded_verdict, select
@@ -29,6 +29,7 @@ from codemods._types import (
     Status,
     Target,
 )
+from inventory.config import MigrationTarget
 from inventory.models import Confidence, Framework, Idempotency, Inventory, Job
 from queue_runtime.bootstrap import describe_worker_bootstrap
 
@@ -100,7 +101,7 @@ def _plan(
     app = _app_for_202(top, inventory, dirty)
     project = Project(top, sources)
     targets, outcomes = select(inventory, opts, defs, blocked, app is not None, project)
-    plan = plan_changes(sources, targets, _decorations(targets, opts), app)
+    plan = plan_changes(sources, targets, _decorations(targets, opts), app, opts.target)
     moved = _by_risk(inventory, set(plan.moved))
     return ApplyResult(
         root=str(top),
@@ -136,14 +137,19 @@ def _blocked(top: Path, inventory: Inventory, stale: list[str], dirty: set[Path]
 
 def _decorations(targets: list[Target], opts: ApplyOptions) -> dict[str, str]:
     jobs = {t.job.qualname: t.job for t in targets if not t.delivery}
-    return {q: _decoration(j, opts.pools.get(q, opts.default_pool)) for q, j in jobs.items()}
+    return {q: _decoration(j, opts.pools.get(q, opts.default_pool), opts) for q, j in jobs.items()}
 
 
-def _decoration(job: Job, pool: str) -> str:
+def _decoration(job: Job, pool: str, opts: ApplyOptions) -> str:
     """``@job(...)``'s arguments; a guarded job declares its verdict so the gate holds it inline."""
     guarded = guarded_verdict(job)
-    arguments = decorator_arguments(pool, job.idempotency is Idempotency.IDEMPOTENT)
-    return arguments + (f', idempotency="{guarded.value}"' if guarded is not None else "")
+    idempotent = job.idempotency is Idempotency.IDEMPOTENT
+    if opts.target is MigrationTarget.DJANGO_TASKS:
+        arguments = task_arguments(pool, opts.default_pool, idempotent)
+    else:
+        arguments = decorator_arguments(pool, idempotent)
+    verdict = f'idempotency="{guarded.value}"' if guarded is not None else ""
+    return ", ".join(part for part in (arguments, verdict) if part)
 
 
 def _read_sources(top: Path, inventory: Inventory, blocked: dict[str, str]) -> dict[str, str]:

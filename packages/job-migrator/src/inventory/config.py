@@ -16,6 +16,7 @@ Read from the *scanned* project's ``pyproject.toml``::
     "scripts/**" = ["all"]                  # "all": every pattern
 
     python = ".venv/bin/python"             # where the libraries jobs call are installed
+    target = "django-tasks"                 # `migrator apply` writes Django's task API
 
     [tool.migrator.jobs."shop.tasks.rebuild_index"]
     idempotency = "idempotent"              # a pinned verdict ...
@@ -37,6 +38,7 @@ from __future__ import annotations
 import re
 import string
 import tomllib
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +139,13 @@ def check_ignored_patterns(codes: list[str]) -> list[str]:
     return codes
 
 
+class MigrationTarget(StrEnum):
+    """The API ``migrator apply`` rewrites to (``[tool.migrator] target``)."""
+
+    QUEUE_RUNTIME = "queue-runtime"  # @job and fn.enqueue() of queue_runtime
+    DJANGO_TASKS = "django-tasks"  # Django's @task and task.enqueue(), on queue_runtime's backend
+
+
 class MigratorConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -155,6 +164,10 @@ class MigratorConfig(BaseModel):
         default_factory=dict,
         alias="per-file-ignores",
         description="Gitignore-style glob -> pattern names (or 'all') not reported in those files.",
+    )
+    target: MigrationTarget = Field(
+        default=MigrationTarget.QUEUE_RUNTIME,
+        description="The API `migrator apply` writes: queue-runtime (@job) or django-tasks (@task).",
     )
     # Tables that belong to other commands share [tool.migrator]; scan accepts and ignores them.
     plan: dict[str, Any] = Field(

@@ -22,6 +22,7 @@ from codemods._edits.imports import project_packages
 from codemods._edits.status_endpoint import AppModule
 from codemods._rewriter import rewrite_file
 from codemods._types import CodemodError, FileChange, SiteOutcome, Status, StatusRoute, Target
+from inventory.config import MigrationTarget
 from inventory.models import Framework
 
 
@@ -45,10 +46,12 @@ def plan_changes(
     targets: list[Target],
     decorations: dict[str, str],
     app: AppModule | None = None,
+    api: MigrationTarget = MigrationTarget.QUEUE_RUNTIME,
 ) -> Plan:
     """Rewrite ``targets`` in ``sources`` (path -> text) and register the jobs that moved.
 
-    ``decorations`` maps a job's qualname to the arguments of its ``@job(...)``;
+    ``decorations`` maps a job's qualname to the arguments of its ``@job(...)``
+    (``@task(...)`` when ``api`` is Django's);
     ``app`` is where the status endpoint goes when a handler now answers 202.
 
     A module that cannot be rewritten safely (the result would not parse, or this Python
@@ -58,7 +61,7 @@ def plan_changes(
     held: list[SiteOutcome] = []
     refused: dict[str, str] = {}
     while True:
-        plan = _plan_once(sources, targets, decorations, app)
+        plan = _plan_once(sources, targets, decorations, app, api)
         if plan.bad is None:
             break
         path, reason = plan.bad
@@ -95,6 +98,7 @@ def _plan_once(
     targets: list[Target],
     decorations: dict[str, str],
     app: AppModule | None,
+    api: MigrationTarget = MigrationTarget.QUEUE_RUNTIME,
 ) -> Plan:
     plan = Plan()
     sources = dict(sources)
@@ -105,9 +109,8 @@ def _plan_once(
     for path, file_targets in sorted(by_path.items()):
         modules[path] = _rewrite_file(path, sources[path], file_targets, plan)
     moved = {o.site.job for o in plan.outcomes if o.status in (Status.REWRITTEN, Status.ALREADY)}
-    _register_jobs(
-        sources, modules, [t for t in targets if t.job.qualname in moved], decorations, plan
-    )
+    moved_targets = [t for t in targets if t.job.qualname in moved]
+    _register_jobs(sources, modules, moved_targets, decorations, plan, api)
     accepted = any(
         o.status is Status.REWRITTEN and o.site.handler is Framework.FASTAPI
         for o in plan.outcomes
@@ -166,6 +169,7 @@ def _register_jobs(
     moved: list[Target],
     decorations: dict[str, str],
     plan: Plan,
+    api: MigrationTarget = MigrationTarget.QUEUE_RUNTIME,
 ) -> None:
     """Decorate each moved job where it is defined (its module may also hold sites)."""
     by_path: dict[str, dict[str, str]] = defaultdict(dict)
@@ -186,7 +190,7 @@ def _register_jobs(
     first_party = project_packages(sources, (t.job.qualname for t in moved))
     for path, arguments in sorted(by_path.items()):
         module = modules.get(path) or cst.parse_module(sources[path])
-        modules[path], added = register.register(module, arguments, first_party)
+        modules[path], added = register.register(module, arguments, first_party, api)
         decorated.update((path, qualpath) for qualpath in added)
     rewritten = {o.site.job for o in plan.outcomes if o.status is Status.REWRITTEN}
     changed = [

@@ -1,5 +1,9 @@
 """Register a job where it is defined: ``@job(pool=..., idempotent=True)`` plus the import, once.
 
+With ``[tool.migrator] target = "django-tasks"`` the decorator is Django's
+``@task(...)`` (``from django.tasks import task``) with the runtime's options as
+its keywords, which Django 6.1 forwards to queue_runtime's backend.
+
 The decorator goes outermost, below ``@staticmethod``/``@classmethod`` only,
 so that ``fn.enqueue`` exists on the object every caller sees. The function
 itself stays callable in-process: rolling back is switching the runtime to
@@ -16,8 +20,14 @@ import libcst as cst
 
 from codemods._edits.imports import add_import
 from codemods._syntax import dotted
+from inventory.config import MigrationTarget
 
-_REGISTERED = frozenset({"job", "queue_runtime.job"})
+_REGISTERED = frozenset({"job", "queue_runtime.job", "task", "django.tasks.task"})
+# The decorator each API registers with: (its package, its name).
+DECORATOR = {
+    MigrationTarget.QUEUE_RUNTIME: ("queue_runtime", "job"),
+    MigrationTarget.DJANGO_TASKS: ("django.tasks", "task"),
+}
 _DESCRIPTORS = frozenset({"staticmethod", "classmethod"})
 
 
@@ -33,11 +43,11 @@ def is_registered(node: cst.FunctionDef) -> bool:
 class AddJobDecoratorTransformer(cst.CSTTransformer):
     """Adds ``@job(pool=...)`` to the functions at the given module-level qualpaths."""
 
-    def __init__(self, arguments: dict[str, str], qualified: bool) -> None:
+    def __init__(self, arguments: dict[str, str], prefix: str) -> None:
         super().__init__()
         self.arguments = arguments  # qualpath -> the decorator's arguments, as source
         self.added: list[str] = []
-        self._prefix = "queue_runtime.job" if qualified else "job"
+        self._prefix = prefix  # "job", or "queue_runtime.job" when the module binds job
         self._scopes: list[str] = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -80,42 +90,47 @@ def _with_job(
 
 
 def register(
-    module: cst.Module, arguments: dict[str, str], first_party: frozenset[str] = frozenset()
+    module: cst.Module,
+    arguments: dict[str, str],
+    first_party: frozenset[str] = frozenset(),
+    api: MigrationTarget = MigrationTarget.QUEUE_RUNTIME,
 ) -> tuple[cst.Module, list[str]]:
-    """Decorate the functions at the qualpaths of ``arguments`` and import ``job`` once.
+    """Decorate the functions at the qualpaths of ``arguments`` and import the decorator once.
 
     ``first_party`` names the project's own top-level packages: the import goes
     in the third-party section before them, as isort / ruff would sort it.
     """
-    qualified = _job_name_taken(module)
-    transformer = AddJobDecoratorTransformer(arguments, qualified)
+    package, name = DECORATOR[api]
+    qualified = _name_taken(module, name, package)
+    transformer = AddJobDecoratorTransformer(arguments, f"{package}.{name}" if qualified else name)
     updated = module.visit(transformer)
     if not transformer.added:
         return module, []
-    updated = add_import(updated, "queue_runtime", None if qualified else "job", first_party)
-    return updated, transformer.added
+    if qualified:
+        return add_import(updated, package, None, first_party), transformer.added
+    return add_import(updated, package, name, first_party), transformer.added
 
 
-def _job_name_taken(module: cst.Module) -> bool:
-    """True when the module binds ``job`` to something other than queue_runtime's."""
+def _name_taken(module: cst.Module, name: str, package: str) -> bool:
+    """True when the module binds ``name`` to something other than ``package``'s."""
     for stmt in module.body:
-        if isinstance(stmt, cst.FunctionDef | cst.ClassDef) and stmt.name.value == "job":
+        if isinstance(stmt, cst.FunctionDef | cst.ClassDef) and stmt.name.value == name:
             return True
-        if isinstance(stmt, cst.SimpleStatementLine) and any(_binds_job(s) for s in stmt.body):
+        if isinstance(stmt, cst.SimpleStatementLine) and any(
+            _binds(s, name, package) for s in stmt.body
+        ):
             return True
     return False
 
 
-def _binds_job(small: cst.BaseSmallStatement) -> bool:
+def _binds(small: cst.BaseSmallStatement, name: str, package: str) -> bool:
     if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
         module = dotted(small.module) if small.module else None
-        return any(_bound_name(a) == "job" for a in small.names) and module != "queue_runtime"
+        return any(_bound_name(a) == name for a in small.names) and module != package
     if isinstance(small, cst.Import):
-        return any(_bound_name(a) == "job" for a in small.names)
+        return any(_bound_name(a) == name for a in small.names)
     if isinstance(small, cst.Assign):
-        return any(
-            isinstance(t.target, cst.Name) and t.target.value == "job" for t in small.targets
-        )
+        return any(isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets)
     return False
 
 
@@ -128,3 +143,10 @@ def _bound_name(alias: cst.ImportAlias) -> str | None:
 def decorator_arguments(pool: str, idempotent: bool) -> str:
     """``pool="batch", idempotent=True``: what ``@job(...)`` is given."""
     return f'pool="{pool}"' + (", idempotent=True" if idempotent else "")
+
+
+def task_arguments(pool: str, default_pool: str, idempotent: bool) -> str:
+    """What Django's ``@task(...)`` is given: the pool unless it is the default queue's pool
+    (Django's ``"default"`` queue is the runtime's ``default_pool``), the declared verdict."""
+    found = [f'pool="{pool}"'] if pool != default_pool else []
+    return ", ".join([*found, *(["idempotent=True"] if idempotent else [])])

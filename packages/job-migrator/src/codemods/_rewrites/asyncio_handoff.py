@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemods._rewrites.enqueue import SHAPE_IMPORT, enqueue_handoff
+from codemods._rewrites.enqueue import enqueue_handoff, shape_imports
 from codemods._syntax import replace_expression, statement_call
 from codemods._types import Block, Edit, Skip, Target
 
@@ -30,4 +30,4 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
         return new
     assert isinstance(stmt, cst.SimpleStatementLine)
     # Every hand-off keeps its shape (a task, an executor): the import goes with it.
-    return Edit({index: [replace_expression(stmt, new)]}, adds=(SHAPE_IMPORT,))
+    return Edit({index: [replace_expression(stmt, new)]}, adds=shape_imports(target))

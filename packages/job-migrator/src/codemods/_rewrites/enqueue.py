@@ -17,7 +17,7 @@ import libcst.matchers as m
 
 from codemods._syntax import code, dotted, last_name, replace_expression, statement_call
 from codemods._types import Block, Edit, Import, Skip, Target
-from inventory.config import key_function
+from inventory.config import MigrationTarget, key_function
 
 # ``{param}`` or ``{param.attr.attr}``: group 1 the parameter, group 2 the attribute path.
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)((?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}")
@@ -63,9 +63,16 @@ class Inline:
         return found
 
 
-def shaped(replacements: dict[int, list[cst.BaseStatement]], inline: Inline | None) -> Edit:
+def shaped(
+    replacements: dict[int, list[cst.BaseStatement]], inline: Inline | None, target: Target
+) -> Edit:
     """The edit of a rewrite, with the ``InlineShape`` import when the site keeps its shape."""
-    return Edit(replacements, adds=(SHAPE_IMPORT,) if inline is not None else ())
+    return Edit(replacements, adds=shape_imports(target) if inline is not None else ())
+
+
+def shape_imports(target: Target) -> tuple[Import, ...]:
+    """What keeping a site's inline shape imports (nothing on Django's API, which keeps none)."""
+    return (SHAPE_IMPORT,) if target.api is MigrationTarget.QUEUE_RUNTIME else ()
 
 
 def is_job_ref(expr: cst.BaseExpression, target: Target) -> bool:
@@ -138,7 +145,10 @@ def enqueue_call(
     if target.wrapper is not None:
         func = cst.Name(target.wrapper.name)
     args = [_edited(arg, target) for arg in args]
-    options = inline.args() if inline is not None else []
+    # Django's task.enqueue() takes no queue options: the site's inline shape is not kept
+    # (the gate's inline runs happen in the caller), and keyed sites never get here.
+    django = target.api is MigrationTarget.DJANGO_TASKS
+    options = inline.args() if inline is not None and not django else []
     if target.key_template is not None:
         key = key_expression(target.key_template, args, target.job.parameters, func)
         if isinstance(key, Skip):

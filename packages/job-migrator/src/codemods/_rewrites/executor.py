@@ -44,7 +44,7 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
         return (
             new
             if isinstance(new, Skip)
-            else shaped({index: [replace_expression(stmt, new)]}, inline)
+            else shaped({index: [replace_expression(stmt, new)]}, inline, target)
         )
     return _map_loop(block, index, stmt, call, found, target, inline)
 
@@ -77,7 +77,7 @@ def _map_loop(
         leading_lines=stmt.leading_lines,
         body=loop.body.with_changes(header=stmt.trailing_whitespace),
     )
-    return shaped({index: [loop]}, inline)
+    return shaped({index: [loop]}, inline, target)
 
 
 def _fresh_names(block: Block, count: int) -> list[str]:

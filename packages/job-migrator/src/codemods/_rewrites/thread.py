@@ -65,7 +65,7 @@ def _replace(
     if new is None or isinstance(new, Skip):
         return new
     assert isinstance(stmt, cst.SimpleStatementLine)
-    return shaped({index: [replace_expression(stmt, new)]}, THREAD)
+    return shaped({index: [replace_expression(stmt, new)]}, THREAD, target)
 
 
 def _enqueue_from_ctor(ctor: cst.Call, target: Target) -> cst.Call | Skip | None:
@@ -178,7 +178,7 @@ def _two_statements(
         leading_lines=[*assign_stmt.leading_lines, *start_stmt.leading_lines]
     )
     dropped: dict[int, list[cst.BaseStatement]] = {kept: []} if kept is not None else {}
-    return shaped({assign_at: [], start_at: [moved], **dropped}, THREAD)
+    return shaped({assign_at: [], start_at: [moved], **dropped}, THREAD, target)
 
 
 def _kept_for_join(body: Sequence[cst.BaseStatement], start_at: int, name: str) -> int | None:
