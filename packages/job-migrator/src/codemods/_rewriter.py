@@ -112,6 +112,8 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         self._here = module_name(path) if path else ""
         self._tops: list[tuple[int, int, cst.BaseStatement]] = []  # the module's statements
         self._pending: dict[int, list[cst.FunctionDef]] = {}  # id(top statement) -> receivers
+        # id(rewritten top statement) -> functions to insert (before, after) in leave_Module
+        self._extras: dict[int, tuple[list[cst.FunctionDef], list[cst.FunctionDef]]] = {}
         self._made: dict[str, bool] = {}  # receivers added for connect calls: by value?
         self.outcomes: dict[int, TargetOutcome] = {}  # index in targets -> outcome
         self.adds: list[Import] = []  # what the rewritten code needs imported
@@ -152,7 +154,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
             updated_node = drop_unused_params(updated_node, frozenset(scope.dropped))
         if receivers:  # the receiver became the job: its decorators went to the new receiver
             job = updated_node.with_changes(decorators=[])
-            return cst.FlattenSentinel([*self._pending.pop(id(original_node), []), job, *receivers])
+            return self._around(job, self._pending.pop(id(original_node), []), receivers)
         return self._after_receivers(original_node, updated_node)
 
     def leave_ClassDef(
@@ -193,7 +195,17 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
     ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
         """A top-level def or class holding rewritten connect calls, after their receivers."""
         made = self._pending.pop(id(original), [])
-        return cst.FlattenSentinel([*made, updated]) if made else updated
+        return self._around(updated, made, [])
+
+    def _around(
+        self, node: cst.BaseStatement, before: list[cst.FunctionDef], after: list[cst.FunctionDef]
+    ) -> cst.BaseStatement:
+        """A top-level statement with new functions to put around it, once the module's sites
+        are rewritten: inserted now, they would shift the statement indexes those rewrites use
+        (a site after an ``if`` block that gained a receiver was "not found")."""
+        if before or after:
+            self._extras[id(node)] = (before, after)
+        return node
 
     def _split_receiver(
         self, func: cst.FunctionDef, i: int, target: Target
@@ -234,7 +246,11 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         body = self._rewrite_body(original_node.body, updated_node.body)
         self._scopes.pop()
-        return updated_node.with_changes(body=body)
+        expanded: list[cst.BaseStatement] = []
+        for stmt in body:
+            before, after = self._extras.get(id(stmt), ([], []))
+            expanded += [*before, stmt, *after]
+        return updated_node.with_changes(body=expanded)
 
     def _rewrite_body(
         self, originals: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]

@@ -280,3 +280,43 @@ def test_invalid_a_connected_job_with_positional_only_parameters_stays(write_fil
 
     assert [o.status for o in outcomes] == [Status.SKIPPED] and after == {}
     assert "positional-only parameters" in outcomes[0].reason
+
+
+def test_a_connect_call_after_an_if_block_that_gained_a_receiver_is_still_found(
+    write_files: Files,
+) -> None:
+    """django-cms's shape: a connect under ``if settings.DEBUG:``, then a top-level connect of
+    another job; the receiver added before the ``if`` must not shift the second site."""
+    signals = (
+        "from django.conf import settings\nfrom django.core.cache import cache\n"
+        "from django.db.models.signals import post_save\n\n\n"
+        "def reindex(sender, instance, **kwargs):\n    cache.delete('a')\n\n\n"
+        "def restart(sender, **kwargs):\n    cache.delete('b')\n\n\n"
+        "if settings.DEBUG:\n    post_save.connect(reindex)\n\n\n"
+        "post_save.connect(  # restart\n    restart,\n    dispatch_uid='restart',\n)\n"
+    )
+    root = write_files(
+        {"shop/__init__.py": "", "shop/models.py": MODELS, "shop/signals.py": signals}
+    )
+    found = [
+        ("shop/signals.py", "post_save.connect(reindex)", Pattern.SIGNAL_RECEIVER, JOB),
+        (
+            "shop/signals.py",
+            "connect(  # restart",
+            Pattern.SIGNAL_RECEIVER,
+            "shop.signals.restart",
+        ),
+    ]
+    result = plan_apply(root, build_inventory(root, found), scanner=None)
+
+    assert [o.status for o in result.outcomes] == [Status.REWRITTEN, Status.REWRITTEN], [
+        o.reason for o in result.outcomes
+    ]
+    [change] = result.changes
+    assert "    post_save.connect(reindex_receiver)\n" in change.after
+    assert (
+        "post_save.connect(  # restart\n    restart_receiver,\n    dispatch_uid='restart',\n)\n"
+        in change.after
+    )
+    assert change.after.index("def reindex_receiver") < change.after.index("if settings.DEBUG:")
+    compile(change.after, "signals.py", "exec")
