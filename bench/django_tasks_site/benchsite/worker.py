@@ -1,0 +1,1 @@
+"""What ``queue-runtime worker benchsite.worker`` imports: nothing (tasks load by module path)."""
