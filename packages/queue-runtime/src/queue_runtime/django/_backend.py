@@ -52,7 +52,7 @@ class TaskBackend(BaseTaskBackend):  # type: ignore[misc]  # Django ships no typ
         super().__init__(alias, params)
         self.default_queue = DEFAULT_TASK_QUEUE_NAME
         # Workers that have not imported a task's module find it by its module path.
-        default_registry.add_loader(_loader())
+        default_registry.add_loader(_load)
 
     def validate_task(self, task: Any) -> None:
         super().validate_task(task)
@@ -142,25 +142,17 @@ def _traceback(handle: InlineHandle) -> str:
     return "".join(traceback.format_exception(handle.error)) if handle.error else ""
 
 
-def _loader() -> Any:
+def _load(name: str) -> Any:
+    """The registry's loader: a task of this project's installed apps, by module path.
+
+    The installed apps are read when a name is looked up, never when the backend is
+    created: a ``@task`` in a module imported while Django loads its apps creates the
+    backend before the app registry is ready.
+    """
+    if not apps.ready:
+        return None
     installed = frozenset(config.name.split(".", 1)[0] for config in apps.get_app_configs())
-    return _Loader(installed)
-
-
-class _Loader:
-    """The registry's loader for this project's installed apps (equal loaders are added once)."""
-
-    def __init__(self, installed: frozenset[str]) -> None:
-        self.installed = installed
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Loader) and other.installed == self.installed
-
-    def __hash__(self) -> int:
-        return hash(self.installed)
-
-    def __call__(self, name: str) -> Any:
-        return _jobs.load(name, self.installed)
+    return _jobs.load(name, installed)
 
 
 def _configuration_checks(backend: TaskBackend) -> list[checks.CheckMessage]:

@@ -222,3 +222,17 @@ def test_a_return_value_that_is_not_json_fails_the_task_with_type_error(
     assert result.errors[0].exception_class is TypeError
     assert "Unsupported type" in result.errors[0].traceback
     assert result.started_at <= result.finished_at
+
+
+def test_a_worker_finds_a_task_its_modules_never_import(
+    runtime: Runtime, workers: WorkerSpawner
+) -> None:
+    """djtasks.late is imported by no module of the worker: the backend's loader imports it."""
+    from django.tasks import TaskResultStatus
+    from djtasks.late import imported_by_the_loader
+
+    enqueued = imported_by_the_loader.enqueue()
+    start_worker(workers, runtime.settings)
+    result = _finished(imported_by_the_loader, enqueued.id)
+    assert result.status == TaskResultStatus.SUCCESSFUL, workers.logs()
+    assert result.return_value is True
