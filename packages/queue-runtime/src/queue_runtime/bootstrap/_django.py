@@ -46,12 +46,15 @@ def _load_task_backends(settings_module: str) -> None:
 
     A backend may prepare the worker on creation: ``queue_runtime.django.TaskBackend``
     lets the worker find tasks of modules it has not imported. Django before 6.0 has
-    no ``django.tasks`` (nor, then, any such backend): nothing to do.
+    no ``django.tasks``: the ``django-tasks`` backport's backends then, if installed.
     """
     try:
         from django.tasks import task_backends
     except ImportError:
-        return
+        try:  # the django-tasks backport, on Django before 6.0
+            from django_tasks import task_backends  # type: ignore[import-not-found]
+        except ImportError:
+            return
     from django.core.exceptions import ImproperlyConfigured
 
     try:

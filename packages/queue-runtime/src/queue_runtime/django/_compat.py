@@ -36,9 +36,9 @@ except ImportError:  # Django < 6.0: the backport has the same API under another
         TaskResultStatus,
     )
     from django_tasks.exceptions import (  # type: ignore[import-not-found]
-        InvalidTask,
-        TaskResultDoesNotExist,
+        InvalidTaskError as InvalidTask,
     )
+    from django_tasks.exceptions import TaskResultDoesNotExist
     from django_tasks.signals import (  # type: ignore[import-not-found]
         task_enqueued,
         task_finished,

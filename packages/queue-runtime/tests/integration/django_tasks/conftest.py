@@ -1,7 +1,7 @@
 """Django 6's task API on queue_runtime (``queue_runtime.django``): Django set up in this process.
 
-These tests need ``django.tasks`` (Django 6.0 or later, so Python 3.12 or later):
-elsewhere they are not collected. The project is ``djtasks`` in
+These tests need ``django.tasks`` (Django 6.0 or later, so Python 3.12 or later) or
+the ``django-tasks`` backport: elsewhere they are not collected. The project is ``djtasks`` in
 ``tests/fixtures/framework_apps``; its tasks are imported here (Django's
 ``@task`` needs the settings) and found by module path in the workers.
 """
@@ -21,10 +21,12 @@ from queue_runtime.testing import WorkerSpawner
 
 
 def _has_django_tasks() -> bool:
+    """Django 6's ``django.tasks``, or the ``django-tasks`` backport on an older Django."""
     try:
-        return importlib.util.find_spec("django.tasks") is not None
+        found = importlib.util.find_spec("django.tasks") is not None
     except ModuleNotFoundError:  # no Django at all
         return False
+    return found or importlib.util.find_spec("django_tasks") is not None
 
 
 if not _has_django_tasks():

@@ -43,8 +43,9 @@ def _signals(path: Path) -> list[dict[str, Any]]:
 def test_a_task_enqueued_runs_in_a_worker_and_its_result_has_every_field(
     runtime: Runtime, workers: WorkerSpawner, worker_env: dict[str, str]
 ) -> None:
-    from django.tasks import TaskResultStatus
     from djtasks.tasks import add
+
+    from queue_runtime.django._compat import TaskResultStatus
 
     enqueued = add.enqueue(2, b=3)
     assert enqueued.status == TaskResultStatus.READY and enqueued.id.isdigit()
@@ -70,8 +71,9 @@ def test_a_task_enqueued_runs_in_a_worker_and_its_result_has_every_field(
 def test_retries_leave_one_worker_id_and_one_error_with_its_traceback_per_attempt(
     runtime: Runtime, workers: WorkerSpawner, worker_env: dict[str, str]
 ) -> None:
-    from django.tasks import TaskResultStatus
     from djtasks.tasks import always_fails
+
+    from queue_runtime.django._compat import TaskResultStatus
 
     enqueued = always_fails.enqueue("x")
     start_worker(workers, runtime.settings)
@@ -94,8 +96,9 @@ def test_retries_leave_one_worker_id_and_one_error_with_its_traceback_per_attemp
 def test_a_task_that_takes_context_sees_its_attempt_and_the_earlier_workers(
     runtime: Runtime, workers: WorkerSpawner
 ) -> None:
-    from django.tasks import TaskResultStatus
     from djtasks.tasks import fails_once
+
+    from queue_runtime.django._compat import TaskResultStatus
 
     enqueued = fails_once.enqueue("m")
     start_worker(workers, runtime.settings)
@@ -107,8 +110,9 @@ def test_a_task_that_takes_context_sees_its_attempt_and_the_earlier_workers(
 
 
 def test_async_tasks_and_the_async_api(runtime: Runtime, workers: WorkerSpawner) -> None:
-    from django.tasks import TaskResultStatus
     from djtasks.tasks import async_double
+
+    from queue_runtime.django._compat import TaskResultStatus
 
     async def enqueue_then_read() -> tuple[Any, Any]:
         enqueued = await async_double.aenqueue(21)
@@ -136,8 +140,9 @@ def test_priority_queue_and_run_after_are_stored_on_the_job(runtime: Runtime) ->
 
 
 def test_enqueue_sends_task_enqueued_with_the_stored_id(runtime: Runtime) -> None:
-    from django.tasks.signals import task_enqueued
     from djtasks.tasks import add
+
+    from queue_runtime.django._compat import task_enqueued
 
     seen: list[Any] = []
 
@@ -153,8 +158,7 @@ def test_enqueue_sends_task_enqueued_with_the_stored_id(runtime: Runtime) -> Non
 
 
 def test_get_result_of_an_unknown_id_or_a_plain_job_does_not_exist(runtime: Runtime) -> None:
-    from django.tasks import default_task_backend
-    from django.tasks.exceptions import TaskResultDoesNotExist
+    from queue_runtime.django._compat import TaskResultDoesNotExist, task_backends
 
     @job(name="tests.django_tasks.plain", pool="batch")
     def plain() -> None:
@@ -163,7 +167,7 @@ def test_get_result_of_an_unknown_id_or_a_plain_job_does_not_exist(runtime: Runt
     handle = plain.enqueue()
     for missing in ("999999999", "not-a-number", "-1", "9" * 30, str(handle.id)):
         with pytest.raises(TaskResultDoesNotExist):
-            default_task_backend.get_result(missing)
+            task_backends["default"].get_result(missing)
 
 
 def module_level(x: int) -> int:
@@ -171,9 +175,8 @@ def module_level(x: int) -> int:
 
 
 def test_a_bad_runtime_option_is_invalid_task_naming_it(runtime: Runtime) -> None:
-    from django.tasks.exceptions import InvalidTask
-
     from queue_runtime.django import task
+    from queue_runtime.django._compat import InvalidTask
 
     for options, named in (({"retries": -1}, "retries"), ({"timeout": 0}, "timeout")):
         with pytest.raises(InvalidTask, match=named):
@@ -192,10 +195,10 @@ def test_check_reports_a_queue_without_a_pool(runtime: Runtime) -> None:
 
 
 def test_in_inline_mode_enqueue_runs_the_task_in_the_caller(settings: Any) -> None:
-    from django.tasks import TaskResultStatus
     from djtasks.tasks import add, always_fails
 
     from queue_runtime import Mode, configure
+    from queue_runtime.django._compat import TaskResultStatus
 
     rt = configure(settings.model_copy(update={"mode": Mode.INLINE}))
     try:
@@ -212,8 +215,9 @@ def test_a_return_value_that_is_not_json_fails_the_task_with_type_error(
     runtime: Runtime, workers: WorkerSpawner
 ) -> None:
     """As django-tasks-db's worker test_complex_return_value."""
-    from django.tasks import TaskResultStatus
     from djtasks.tasks import returns_a_function
+
+    from queue_runtime.django._compat import TaskResultStatus
 
     enqueued = returns_a_function.enqueue()
     start_worker(workers, runtime.settings)
@@ -228,8 +232,9 @@ def test_a_worker_finds_a_task_its_modules_never_import(
     runtime: Runtime, workers: WorkerSpawner
 ) -> None:
     """djtasks.late is imported by no module of the worker: the backend's loader imports it."""
-    from django.tasks import TaskResultStatus
     from djtasks.late import imported_by_the_loader
+
+    from queue_runtime.django._compat import TaskResultStatus
 
     enqueued = imported_by_the_loader.enqueue()
     start_worker(workers, runtime.settings)
