@@ -6,6 +6,7 @@ import pytest
 
 from queue_runtime import RetryPolicy, Settings, job
 from queue_runtime.config import JobConfig
+from queue_runtime.definition import Defined
 from queue_runtime.errors import ConfigError, DuplicateJob, PoolMismatchError, UnknownJob
 from queue_runtime.registry import Registry
 
@@ -108,3 +109,24 @@ def test_spec_pool_defaults_and_must_exist(registry: Registry) -> None:
     assert anywhere.spec(Settings(default_pool="transactional")).pool == "transactional"
     with pytest.raises(PoolMismatchError, match="'gpu', which is not configured"):
         on_gpu.spec(Settings())
+
+
+def test_a_loader_registers_a_name_on_its_first_lookup_only(registry: Registry) -> None:
+    @job(pool="batch", name="late.one", registry=Registry())
+    def late() -> None:
+        return None
+
+    asked: list[str] = []
+
+    def loader(name: str) -> Defined | None:
+        asked.append(name)
+        return late if name == "late.one" else None
+
+    registry.add_loader(loader)
+    registry.add_loader(loader)  # once per loader
+    assert "late.one" in registry and registry.get("late.one") is late
+    assert "late.other" not in registry
+    with pytest.raises(UnknownJob, match=r"late\.other"):
+        registry.get("late.other")
+    assert asked == ["late.one", "late.other", "late.other"]  # a known name is not asked again
+    assert registry.names() == ["late.one"]
