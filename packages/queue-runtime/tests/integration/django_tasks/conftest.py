@@ -37,14 +37,21 @@ APPS = Path(__file__).resolve().parents[2] / "fixtures" / "framework_apps"
 
 @pytest.fixture(scope="session", autouse=True)
 def django_project() -> None:
-    """``djtasks.settings`` set up once for the session (Django's settings are process-wide)."""
+    """``djtasks.settings`` set up once for the session (Django's settings are process-wide).
+
+    Configured from the module's values, never through ``DJANGO_SETTINGS_MODULE``: the
+    variable would reach every process other tests start (their own Django projects).
+    """
+    import importlib
+
     import django
     from django.conf import settings as django_settings
 
     if str(APPS) not in sys.path:
         sys.path.insert(0, str(APPS))
     if not django_settings.configured:
-        os.environ["DJANGO_SETTINGS_MODULE"] = "djtasks.settings"
+        module = importlib.import_module("djtasks.settings")
+        django_settings.configure(**{k: v for k, v in vars(module).items() if k.isupper()})
     django.setup()
 
 
