@@ -26,7 +26,10 @@ def _has_django_tasks() -> bool:
         found = importlib.util.find_spec("django.tasks") is not None
     except ModuleNotFoundError:  # no Django at all
         return False
-    return found or importlib.util.find_spec("django_tasks") is not None
+    # This test folder is itself importable as a namespace package named ``django_tasks``
+    # (origin None): only an installed backport (a module with a file) counts.
+    backport = importlib.util.find_spec("django_tasks")
+    return found or (backport is not None and backport.origin is not None)
 
 
 if not _has_django_tasks():
