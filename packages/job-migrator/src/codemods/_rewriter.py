@@ -165,34 +165,16 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
     # A connect call inside a module-level ``if``/``try``/``with``/``for``/``while`` block
     # (``if settings.DEBUG: signal.connect(job)``): its receiver goes before the block, defined
     # whether or not the block runs, so the registration keeps the block's condition.
-    def leave_If(
-        self, original_node: cst.If, updated_node: cst.If
-    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+    def _leave_block(
+        self, original_node: cst.BaseCompoundStatement, updated_node: cst.BaseCompoundStatement
+    ) -> cst.BaseStatement:
         return self._after_receivers(original_node, updated_node)
 
-    def leave_Try(
-        self, original_node: cst.Try, updated_node: cst.Try
-    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
-        return self._after_receivers(original_node, updated_node)
-
-    def leave_With(
-        self, original_node: cst.With, updated_node: cst.With
-    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
-        return self._after_receivers(original_node, updated_node)
-
-    def leave_For(
-        self, original_node: cst.For, updated_node: cst.For
-    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
-        return self._after_receivers(original_node, updated_node)
-
-    def leave_While(
-        self, original_node: cst.While, updated_node: cst.While
-    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
-        return self._after_receivers(original_node, updated_node)
+    leave_If = leave_Try = leave_With = leave_For = leave_While = _leave_block
 
     def _after_receivers(
         self, original: cst.BaseStatement, updated: cst.BaseStatement
-    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+    ) -> cst.BaseStatement:
         """A top-level def or class holding rewritten connect calls, after their receivers."""
         made = self._pending.pop(id(original), [])
         return self._around(updated, made, [])
