@@ -22,8 +22,9 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from migrator.loadtest.ledger import LedgerWriter
+from migrator.loadtest.ledger import ledger_in, worker_writer
 from queue_runtime import JobFunction, current
+from queue_runtime.testing import LedgerWriter
 from queue_runtime.worker import current_job
 
 
@@ -76,9 +77,10 @@ def install() -> None:
     jf = runtime.registry.get(os.environ["MIGRATOR_LOADTEST_JOB"], JobFunction)
     if getattr(jf.fn, "_migrator_loadtest_ledger", False):
         return
-    ledger = LedgerWriter(
-        os.environ["MIGRATOR_LOADTEST_LEDGER_DSN"],
-        os.environ["MIGRATOR_LOADTEST_SCHEMA"],
+    ledger = worker_writer(
+        ledger_in(
+            os.environ["MIGRATOR_LOADTEST_LEDGER_DSN"], os.environ["MIGRATOR_LOADTEST_SCHEMA"]
+        ),
         os.environ["MIGRATOR_LOADTEST_RUN"],
     )
     wrapped = _wrap(jf.fn, jf.is_async, ledger)

@@ -27,14 +27,15 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 from datetime import UTC, datetime
 from typing import Any
 
 from migrator.loadtest.fleet import Fleet, PrivateRedis, WorkerProcess
-from migrator.loadtest.ledger import ledger_app_name
+from migrator.loadtest.ledger import ledger_app_name, ledger_in
 from migrator.loadtest.report import ChaosEvent
 from migrator.loadtest.spec import ChaosKind, LoadTestSpec
-from queue_runtime.pg.ledger import Probe
+from queue_runtime.testing import ExecutionProbe
 
 CONTROL_APP_NAME = "migrator-loadtest"
 _RETURNED = "right after job {} returned, before its acknowledgement"
@@ -134,10 +135,10 @@ class Chaos:
             f"started worker {replacement.index} (pid {replacement.pid})"
         )
 
-    def _probe(self) -> Probe:
-        return Probe(self._dsn, self._schema, self.run_id, CONTROL_APP_NAME)
+    def _probe(self) -> closing[ExecutionProbe]:
+        return closing(ledger_in(self._dsn, self._schema).probe(self.run_id, CONTROL_APP_NAME))
 
-    def _kill_at_the_moment(self, probe: Probe, victim: WorkerProcess) -> str:
+    def _kill_at_the_moment(self, probe: ExecutionProbe, victim: WorkerProcess) -> str:
         """SIGKILL ``victim`` at the first moment of the module docstring; returns which moment.
 
         Each candidate moment is confirmed with the worker frozen (SIGSTOP, then 20 ms,

@@ -19,10 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from migrator.loadtest.ledger import with_application_name
+from migrator.loadtest.ledger import ledger_in, with_application_name
 from queue_runtime import Settings
 from queue_runtime.bootstrap import FrameworkSpec
-from queue_runtime.pg.ledger import backends
 from queue_runtime.testing import PrivateRedis
 
 __all__ = ["Fleet", "FleetError", "PrivateRedis", "WorkerProcess", "env_for_workers", "wait_for"]
@@ -124,7 +123,9 @@ class Fleet:
         wait_for(connected, timeout, f"worker {worker.index} to connect to PostgreSQL", 0.1)
 
     def backends(self, app_name: str) -> int:
-        return backends(self.settings.database_url or "", app_name)
+        return ledger_in(self.settings.database_url or "", self.settings.schema_name).backends(
+            app_name
+        )
 
     def log_tail(self, worker: WorkerProcess, lines: int = 30) -> str:
         path = self.logdir / f"worker-{worker.index}.log"

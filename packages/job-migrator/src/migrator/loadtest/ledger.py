@@ -6,7 +6,9 @@ raised. The worker app (:mod:`migrator.loadtest._ledger_app`) writes it around
 the real job function on its own connection (application name
 ``migrator-loadtest-ledger-<pid>``, so ``pg-terminate`` chaos spares it); the load
 test reads it to measure dispatch latency, duplicate deliveries and duplicate
-completions.
+completions. The ledger itself is the runtime's test helper
+(:class:`queue_runtime.testing.ExecutionLedger`, here :class:`~queue_runtime.testing.PgLedger`);
+this module names its connections and reads its rows as the report's executions.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from collections import defaultdict
 from urllib.parse import urlsplit, urlunsplit
 
 from migrator.loadtest.report import DuplicateCompletion, Execution
-from queue_runtime.pg import ledger as pg_ledger
+from queue_runtime.testing import ExecutionLedger, LedgerWriter, PgLedger
 
-TABLE = pg_ledger.TABLE
 LEDGER_APP_NAME = "migrator-loadtest-ledger"
-create = pg_ledger.create
-delete_run = pg_ledger.delete_run
+
+
+def ledger_in(dsn: str, schema: str) -> ExecutionLedger:
+    """The ledger in the sandbox's queue schema."""
+    return PgLedger(dsn, schema)
 
 
 def ledger_app_name(pid: int) -> str:
@@ -41,14 +45,12 @@ def with_application_name(dsn: str, name: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
 
 
-class LedgerWriter(pg_ledger.LedgerWriter):
-    """The runtime's ledger writer under this worker's ledger application name."""
-
-    def __init__(self, dsn: str, schema: str, run_id: str) -> None:
-        super().__init__(with_application_name(dsn, ledger_app_name(os.getpid())), schema, run_id)
+def worker_writer(ledger: ExecutionLedger, run_id: str) -> LedgerWriter:
+    """The ledger writer of this worker process, under its ledger application name."""
+    return ledger.writer(run_id, ledger_app_name(os.getpid()))
 
 
-def read(dsn: str, schema: str, run_id: str) -> list[tuple[Execution, str | None]]:
+def read(ledger: ExecutionLedger, run_id: str) -> list[tuple[Execution, str | None]]:
     """Every ledger row of the run: (execution, idempotency key), in insertion order."""
     return [
         (
@@ -62,7 +64,7 @@ def read(dsn: str, schema: str, run_id: str) -> list[tuple[Execution, str | None
             ),
             r.idempotency_key,
         )
-        for r in pg_ledger.read(dsn, schema, run_id)
+        for r in ledger.read(run_id)
     ]
 
 

@@ -142,7 +142,8 @@ def run_loadtest(
     dsn = settings.database_url or ""
     try:
         migrate(settings)
-        ledger.create(dsn, settings.schema_name)
+        executions = ledger.ledger_in(dsn, settings.schema_name)
+        executions.create()
     except QueueError as exc:
         raise LoadTestError(f"cannot prepare the sandbox database: {exc}") from exc
 
@@ -186,7 +187,7 @@ def run_loadtest(
             say(f"enqueued {len(load.enqueued)}; draining (up to {spec.drain_timeout:g}s)")
             ids = [e.job_id for e in load.enqueued]
             _drain(_inspector(settings), ids, spec.drain_timeout)
-            rows = ledger.read(dsn, settings.schema_name, run_id)
+            rows = ledger.read(executions, run_id)
         finally:
             fleet.stop_all()
     except (FleetError, RedisServerMissing) as exc:
@@ -210,7 +211,7 @@ def run_loadtest(
         say(report.notes[-1])
     else:
         report.notes.append(f"worker logs kept in {workdir}")
-    ledger.delete_run(dsn, settings.schema_name, run_id)
+    executions.delete_run(run_id)
     return report
 
 

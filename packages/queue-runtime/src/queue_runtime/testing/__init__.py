@@ -10,6 +10,11 @@
   :func:`isolated_settings`), a private redis-server (:class:`PrivateRedis`),
   worker subprocesses (:class:`WorkerSpawner`), and :func:`wait_until`.
 - :func:`memory_runtime`: a Runtime on the in-memory stores.
+- The load test's execution ledger and chaos probe (:class:`ExecutionLedger`,
+  :class:`LedgerWriter`, :class:`ExecutionProbe`): one row per run of a job
+  body, and the questions chaos asks to kill a worker at the worst moment or
+  end its backends; on PostgreSQL (:class:`PgLedger`) or in memory
+  (:class:`MemoryLedger`).
 - The manual testing mode's helpers (:func:`enqueued_jobs`,
   :func:`assert_enqueued`, :func:`drain`), used with the pytest plugin
   :mod:`queue_runtime.testing.pytest_plugin` (loaded by pytest itself, through
@@ -21,6 +26,14 @@ pytest rewrites the asserts of every module of a distribution that ships a
 ``pytest11`` plugin; this namespace stays exactly ``__all__``.)
 """
 
+from queue_runtime.testing._ledger import (
+    ExecutionLedger,
+    ExecutionProbe,
+    LedgerRow,
+    LedgerWriter,
+    MemoryLedger,
+)
+from queue_runtime.testing._pg_ledger import PgLedger
 from queue_runtime.testing.clock import Clock, ManualClock, SystemClock
 from queue_runtime.testing.isolation import (
     delete_redis_prefix,
@@ -63,13 +76,19 @@ __all__ = [
     "Clock",
     "Drained",
     "EnqueuedJob",
+    "ExecutionLedger",
+    "ExecutionProbe",
+    "LedgerRow",
+    "LedgerWriter",
     "ManualClock",
     "MemoryGateStore",
     "MemoryInspector",
     "MemoryJobStore",
     "MemoryLeaseStore",
+    "MemoryLedger",
     "NoTransactions",
     "NotManual",
+    "PgLedger",
     "PrivateRedis",
     "RedisServerMissing",
     "SystemClock",
