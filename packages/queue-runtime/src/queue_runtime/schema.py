@@ -197,6 +197,20 @@ EXPECTED = Schema(
             ),
             indexes={"shadow_evidence_pkey": "UNIQUE btree (job, fingerprint)"},
         ),
+        "periodic_switches": Table(
+            columns=_cols(
+                "id bigint!",
+                "job text!",
+                "enabled boolean!",
+                "changed_at timestamp with time zone!",
+                "changed_by text",
+                "reason text",
+            ),
+            indexes={
+                "periodic_switches_pkey": "UNIQUE btree (id)",
+                "periodic_switches_job_idx": "btree (job, id)",
+            },
+        ),
         "alembic_version": Table(
             columns=_cols("version_num character varying(32)!"),
             indexes={"alembic_version_pkc": "UNIQUE btree (version_num)"},

@@ -225,6 +225,16 @@ class JobStore(Protocol):
         """The paused pools and which of ``job_ids`` have a cancel request (one round trip)."""
         ...
 
+    # periodic jobs switched off (the dashboard's /periodic), what tickers skip:
+    def switch_periodic(self, job: str, enabled: bool, by: str | None, reason: str) -> bool:
+        """Record a periodic job switched on or off (with who and why); False when it
+        already was (nothing recorded)."""
+        ...
+
+    def disabled_periodic(self) -> frozenset[str]:
+        """The periodic jobs switched off: no ticker enqueues their ticks."""
+        ...
+
     def close(self) -> None:
         """Release connections; idempotent (the stores of one Runtime may share them)."""
         ...

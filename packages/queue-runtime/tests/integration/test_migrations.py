@@ -30,7 +30,7 @@ def assert_schema_matches(found: Schema) -> None:
 def test_upgrade_downgrade_upgrade(bare_settings: Settings) -> None:
     assert current_revision(bare_settings) is None
     migrate(bare_settings)
-    assert current_revision(bare_settings) == "0008"
+    assert current_revision(bare_settings) == "0009"
     assert_schema_matches(actual(bare_settings))
 
     downgrade(bare_settings, "base")
@@ -44,7 +44,7 @@ def test_upgrade_downgrade_upgrade(bare_settings: Settings) -> None:
 
 def test_migrate_twice_is_a_no_op(settings: Settings) -> None:
     migrate(settings)
-    assert current_revision(settings) == "0008"
+    assert current_revision(settings) == "0009"
     assert_schema_matches(actual(settings))
 
 

@@ -465,6 +465,21 @@ SELECT (SELECT coalesce(array_agg(pool), '{{}}') FROM {s}.paused_pools),
         WHERE job_id = ANY(%s::bigint[]))
 """
 
+# periodic switches (the dashboard's enable / disable): a job's newest row is its
+# state; the ticker reads the disabled ones each round (the table stays tiny).
+SWITCH_PERIODIC = """
+INSERT INTO {s}.periodic_switches (job, enabled, changed_by, reason)
+SELECT %(job)s, %(enabled)s, %(by)s, %(reason)s
+WHERE coalesce((SELECT enabled FROM {s}.periodic_switches WHERE job = %(job)s
+                ORDER BY id DESC LIMIT 1), true) <> %(enabled)s
+RETURNING id
+"""
+DISABLED_PERIODIC = """
+SELECT job FROM (
+    SELECT DISTINCT ON (job) job, enabled FROM {s}.periodic_switches ORDER BY job, id DESC
+) newest WHERE NOT enabled
+"""
+
 # paused_pools: for status.
 PAUSED_POOLS = """
 SELECT pool FROM {s}.paused_pools ORDER BY pool

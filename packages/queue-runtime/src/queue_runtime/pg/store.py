@@ -245,6 +245,15 @@ class PgJobStore:
     def resume(self, pool: str) -> bool:
         return self._run(lambda c: c.execute(self._sql.RESUME, (pool,)).fetchone()) is not None
 
+    def switch_periodic(self, job: str, enabled: bool, by: str | None, reason: str) -> bool:
+        params = {"job": job, "enabled": enabled, "by": by, "reason": reason}
+        found = self._run(lambda c: c.execute(self._sql.SWITCH_PERIODIC, params).fetchone())
+        return found is not None
+
+    def disabled_periodic(self) -> frozenset[str]:
+        found = self._run(lambda c: c.execute(self._sql.DISABLED_PERIODIC).fetchall())
+        return frozenset(row[0] for row in found)
+
     def control(self, job_ids: list[int]) -> Control:
         row = self._run(lambda c: c.execute(self._sql.CONTROL, (job_ids,)).fetchone())
         paused, requested = (row[0], row[1]) if row else ([], [])

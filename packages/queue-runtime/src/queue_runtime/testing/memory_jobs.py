@@ -71,6 +71,7 @@ class MemoryJobStore:
         self._replayed_as: dict[int, int] = {}
         self._cancel_requests: set[int] = set()
         self._paused: set[str] = set()
+        self._periodic_off: set[str] = set()  # periodic jobs switched off
         self._last_id = 0
 
     def close(self) -> None:
@@ -280,6 +281,21 @@ class MemoryJobStore:
         with self._lock:
             requested = self._cancel_requests.intersection(job_ids)
             return Control(frozenset(self._paused), frozenset(requested))
+
+    def switch_periodic(self, job: str, enabled: bool, by: str | None, reason: str) -> bool:
+        with self._lock:
+            was = job not in self._periodic_off
+            if was == enabled:
+                return False
+            if enabled:
+                self._periodic_off.discard(job)
+            else:
+                self._periodic_off.add(job)
+            return True
+
+    def disabled_periodic(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._periodic_off)
 
     def _held(self, job_id: int, attempt: int) -> HotJob | None:
         row = self._jobs.get(job_id)

@@ -96,13 +96,20 @@ class Ticker:
                 return
 
     def tick(self) -> int:
-        """Enqueue each job's latest due tick not yet seen here; the number this call created."""
+        """Enqueue each job's latest due tick not yet seen here; the number this call created.
+
+        A job switched off (``JobStore.disabled_periodic``: the dashboard's /periodic)
+        enqueues nothing, and the ticks that come due meanwhile count as seen: switched
+        on again, it runs from its next tick (a worker started meanwhile may run the
+        latest one, as after any restart)."""
         now = self._clock()
+        disabled = self._runtime.store.disabled_periodic()
         created = 0
         for periodic in self.jobs:
             due = periodic.schedule.latest(now)
             if self._done.get(periodic.name) != due:
-                created += self._enqueue(periodic.job, due)
+                if periodic.name not in disabled:
+                    created += self._enqueue(periodic.job, due)
                 self._done[periodic.name] = due
         return created
 

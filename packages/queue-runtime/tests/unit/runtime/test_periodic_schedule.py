@@ -105,3 +105,18 @@ def test_config_declares_and_beats_code_and_status_lists_the_next_runs() -> None
         "tests.periodic.plain": datetime(2026, 3, 29, 0, 59, tzinfo=UTC),
     }
     assert Ticker(runtime, ["transactional"]).jobs == []  # only the pools a worker serves
+
+
+def test_a_job_switched_off_enqueues_no_tick_and_resumes_at_its_next_one() -> None:
+    runtime = memory_runtime(Settings(mode=Mode.QUEUE), registry=jobs)
+    clock = Clock()
+    ticker = Ticker(runtime, ["batch"], clock)
+    assert runtime.store.switch_periodic("tests.periodic.beat", False, "ann", "maintenance")
+    assert not runtime.store.switch_periodic("tests.periodic.beat", False, "ann", "again")
+    assert ticker.tick() == 0  # 00:55 is due, but the job is off
+    clock.now = T0 + timedelta(minutes=5)
+    assert ticker.tick() == 0  # 01:00: still off
+    assert runtime.store.switch_periodic("tests.periodic.beat", True, "ann", "done")
+    assert ticker.tick() == 0  # the tick that fell while off is not run late
+    clock.now = T0 + timedelta(minutes=10)
+    assert ticker.tick() == 1  # 01:05, its next tick
