@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, TypeVar
 
 from psycopg import sql
 
 from queue_runtime.config import Settings
-from queue_runtime.pg.connect import Connections, LazyPool
+from queue_runtime.pg.connect import Connections, LazyPool, channel
 from queue_runtime.pg.errors import translated
 from queue_runtime.store import KEPT_ATTEMPTS, JobStatus
 
@@ -32,6 +32,7 @@ class ListState(StrEnum):
     """What the jobs page filters on: the runtime's statuses, as stored."""
 
     QUEUED = "queued"
+    SCHEDULED = "scheduled"  # queued with a run_at in the future (not a retry)
     RUNNING = "running"
     RETRYING = "retrying"
     SUCCEEDED = "succeeded"
@@ -39,24 +40,32 @@ class ListState(StrEnum):
     CANCELLED = "cancelled"
 
 
+_NOT_RETRY = "state = 'pending' AND NOT (errors IS NOT NULL AND attempt > 0)"
 _HOT_STATE = {
-    ListState.QUEUED: "state = 'pending' AND NOT (errors IS NOT NULL AND attempt > 0)",
+    ListState.QUEUED: f"{_NOT_RETRY} AND run_at <= now()",
+    ListState.SCHEDULED: f"{_NOT_RETRY} AND run_at > now()",
     ListState.RUNNING: "state = 'running'",
     ListState.RETRYING: "state = 'pending' AND errors IS NOT NULL AND attempt > 0",
 }
 _HOT_STATUS = """CASE WHEN state = 'running' THEN 'running'
          WHEN errors IS NOT NULL AND attempt > 0 THEN 'retrying' ELSE 'queued' END"""
+# The list's argument preview: the start of the arguments' JSON (never the whole payload).
+PREVIEW = 120
 _HOT_ROW = (
     f"id, name, pool, {_HOT_STATUS}, attempt, max_attempts, enqueued_at, NULL::timestamptz,"
-    " errors->-1->>'error'"
+    f" errors->-1->>'error', left(args::text, {PREVIEW + 1}), run_at"
 )
 _HISTORY_ROW = (
-    "id, name, pool, status::text, attempt, max_attempts, enqueued_at, finished_at, error"
+    "id, name, pool, status::text, attempt, max_attempts, enqueued_at, finished_at, error,"
+    f" left(args::text, {PREVIEW + 1}), NULL::timestamptz"
 )
 # A job name is an index range: ``name = %(name)s AND id < %(after)s`` walks
 # (name, id) backwards. The condition is only written when there is a name: a
 # generic ``(%(name)s IS NULL OR name = ...)`` would hide it from a prepared plan.
 _NAME = " AND name = %(name)s"
+# An argument search: a substring of the arguments' JSON text, case-insensitive (the
+# pattern's own %, _ and \ are escaped). No index: like a rare status, it searches a window.
+_ARGS = " AND args::text ILIKE %(args)s"
 _PAGE_TAIL = " AND id < %(after)s{floor} ORDER BY id DESC LIMIT %(limit)s"
 _FLOOR = " AND id >= %(floor)s"
 # A final status other than dead (succeeded, cancelled: possibly rare among millions)
@@ -119,6 +128,59 @@ FROM {s}.jobs WHERE state = 'running'
 GROUP BY worker, pool ORDER BY worker, pool
 """
 
+# Retry now: queued jobs waiting for their run_at (a retry's backoff, a scheduled
+# job) become due at once; each is recorded in the job audit with who asked, and
+# the workers of their pools are woken.
+RETRY_NOW = """
+WITH due AS (
+    UPDATE {s}.jobs SET run_at = now()
+    WHERE id = ANY(%(ids)s::bigint[]) AND state = 'pending' AND run_at > now()
+    RETURNING id, pool
+), a AS (
+    INSERT INTO {s}.job_audit (job_id, action, detail)
+    SELECT id, 'retry_now', jsonb_build_object('by', %(by)s::text) FROM due
+), woken AS (
+    SELECT pg_notify(%(channel)s, pool) FROM (SELECT DISTINCT pool FROM due) p
+)
+SELECT id FROM due WHERE (SELECT count(*) FROM woken) >= 0 ORDER BY id  -- runs the NOTIFYs
+"""
+
+# Per job name, the jobs that finished since ``since`` (at most ``cap`` rows read,
+# through the BRIN on finished_at): how many, how many died or were cancelled or
+# needed a retry, and the median and p95 of the run time of the attempt that
+# finished them (started_at; NULL before migration 0006) and of enqueue-to-finish.
+BY_NAME = """
+SELECT name, count(*), count(*) FILTER (WHERE status = 'dead'),
+       count(*) FILTER (WHERE status = 'cancelled'), count(*) FILTER (WHERE attempt > 1),
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - started_at)),
+       percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - started_at)),
+       percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - enqueued_at)),
+       (SELECT count(*) >= %(cap)s FROM (
+           SELECT 1 FROM {s}.job_history WHERE finished_at >= %(since)s LIMIT %(cap)s) c)
+FROM (
+    SELECT name, status, attempt, started_at, enqueued_at, finished_at FROM {s}.job_history
+    WHERE finished_at >= %(since)s LIMIT %(cap)s
+) h
+GROUP BY name ORDER BY count(*) DESC, name
+"""
+
+# The job an idempotency key names (a periodic tick's key), wherever it is now.
+BY_KEY = f"""
+SELECT k.key, j.* FROM {{s}}.idempotency_keys k
+CROSS JOIN LATERAL (
+    SELECT {_HOT_ROW} FROM {{s}}.jobs WHERE id = k.job_id
+    UNION ALL
+    SELECT {_HISTORY_ROW} FROM {{s}}.job_history WHERE id = k.job_id
+) j
+WHERE k.key = ANY(%(keys)s::text[])
+"""
+
+# The newest switches of periodic jobs (their audit), newest first.
+PERIODIC_SWITCHES = """
+SELECT job, enabled, changed_at, changed_by, reason FROM {s}.periodic_switches
+ORDER BY id DESC LIMIT %(limit)s
+"""
+
 # The last-id sentinel of a first page: larger than any bigint id.
 FIRST = 2**63 - 1
 
@@ -136,6 +198,22 @@ class JobRow:
     enqueued_at: datetime
     finished_at: datetime | None
     error: str | None  # the last attempt's
+    args_text: str | None = None  # the start of the arguments' JSON (PREVIEW + 1 characters)
+    run_at: datetime | None = None  # queued jobs: when it may run
+
+    @property
+    def args_preview(self) -> str:
+        text = self.args_text or ""
+        return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
+
+    @property
+    def scheduled(self) -> bool:
+        """Queued to run later (a retry's backoff shows as ``retrying``)."""
+        return (
+            self.status is JobStatus.QUEUED
+            and self.run_at is not None
+            and self.run_at > datetime.now(UTC)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +271,40 @@ class Minute:
 
 
 @dataclass(frozen=True, slots=True)
+class NameStats:
+    """One job name's finished jobs over a window (``PgDashboard.by_name``)."""
+
+    name: str
+    finished: int
+    dead: int
+    cancelled: int
+    retried: int  # finished after more than one attempt
+    run_p50: float | None  # seconds, the attempt that finished the job (None: no start times)
+    run_p95: float | None
+    total_p95: float  # enqueue to finish
+
+    @property
+    def failure_rate(self) -> float:
+        """Dead among finished (0..1)."""
+        return self.dead / self.finished if self.finished else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class NameStatsPage:
+    rows: list[NameStats]
+    capped: bool  # more than ``cap`` jobs finished in the window: the figures are of ``cap``
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodicSwitch:
+    job: str
+    enabled: bool
+    changed_at: datetime
+    changed_by: str | None
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class WorkerRow:
     worker: str
     pool: str
@@ -204,9 +316,10 @@ class WorkerRow:
 class PgDashboard:
     """The dashboard's read queries (raise ``StoreUnavailable`` / ``StoreError``)."""
 
-    def __init__(self, connections: Connections, schema: str) -> None:
+    def __init__(self, connections: Connections, schema: str, wake: str = "") -> None:
         self._connections = connections
         self._schema = schema
+        self._wake = wake  # the NOTIFY channel workers listen on
         ident = sql.Identifier(schema)
         self._render: Callable[[str], sql.Composed] = lambda text: sql.SQL(text).format(s=ident)
 
@@ -215,7 +328,8 @@ class PgDashboard:
         """On a small pool of its own, opened on first use, with JIT off on its connections:
         compiling the chart's per-minute query cost 540 ms of its 754 ms at 1M history rows,
         and the dashboard's short reads never gain from it."""
-        return cls(LazyPool(settings, max_size, options="-c jit=off"), settings.schema_name)
+        pool = LazyPool(settings, max_size, options="-c jit=off")
+        return cls(pool, settings.schema_name, channel(settings))
 
     def close(self) -> None:
         self._connections.close()
@@ -225,17 +339,24 @@ class PgDashboard:
             return conn.execute(self._render(text), params).fetchall()
 
     def jobs(
-        self, state: ListState | None, name: str | None, after: int | None, limit: int = 50
+        self,
+        state: ListState | None,
+        name: str | None,
+        after: int | None,
+        limit: int = 50,
+        args: str | None = None,
     ) -> JobPage:
         """A page of jobs, newest id first, with ids below ``after``.
 
-        With a sparse status the page searches one window of ids (see ``WINDOW``):
-        it may hold fewer than ``limit`` jobs, and ``next_after`` continues below it.
+        With a sparse status, or an argument search (``args``: a substring of the
+        arguments' JSON), the page searches one window of ids (see ``WINDOW``): it
+        may hold fewer than ``limit`` jobs, and ``next_after`` continues below it.
         A name alone is exact (its index): full pages until the last.
         """
-        windowed = _sparse(state, name)
+        windowed = _sparse(state, name) or bool(args)
         floor = self._floor(after) if windowed else 0
         params = {
+            "args": f"%{_like_escaped(args)}%" if args else None,
             "name": name or None,
             "after": after or FIRST,
             "floor": floor,
@@ -243,7 +364,7 @@ class PgDashboard:
             "status": state.value if state else None,
             "first_page": after is None,
         }
-        found = self._all(_page_query(state, bool(name), windowed), params)
+        found = self._all(_page_query(state, bool(name), windowed, bool(args)), params)
         rows = [_job_row(r) for r in found[:limit]]
         if len(found) > limit:
             return JobPage(rows, rows[-1].id)
@@ -274,6 +395,28 @@ class PgDashboard:
         found = self._all(MINUTES, {"minutes": starts, "cap": cap})
         return [Minute(at, int(ok), float(lag), int(n) >= cap) for at, n, ok, lag in found]
 
+    def by_name(self, since: datetime, cap: int = 100_000) -> NameStatsPage:
+        """Failure rate and durations per job name of the jobs finished since ``since``."""
+        found = self._all(BY_NAME, {"since": since, "cap": cap})
+        rows = [
+            NameStats(str(n), int(c), int(d), int(x), int(r), p50, p95, float(t or 0.0))
+            for n, c, d, x, r, p50, p95, t, _ in found
+        ]
+        return NameStatsPage(rows, bool(found and found[0][-1]))
+
+    def by_keys(self, keys: list[str]) -> dict[str, JobRow]:
+        """The jobs these idempotency keys name (periodic ticks), by key."""
+        return {row[0]: _job_row(row[1:]) for row in self._all(BY_KEY, {"keys": keys})}
+
+    def periodic_switches(self, limit: int = 20) -> list[PeriodicSwitch]:
+        """The newest switches of periodic jobs (who switched which off or on, and why)."""
+        return [PeriodicSwitch(*r) for r in self._all(PERIODIC_SWITCHES, {"limit": limit})]
+
+    def retry_now(self, job_ids: list[int], by: str) -> list[int]:
+        """Make these waiting jobs due now (audited with ``by``); the ids that were waiting."""
+        params = {"ids": job_ids, "by": by, "channel": self._wake}
+        return [int(r[0]) for r in self._all(RETRY_NOW, params)]
+
     def workers(self) -> list[WorkerRow]:
         return [WorkerRow(str(w or "?"), p, int(n), a, b) for w, p, n, a, b in self._all(WORKERS)]
 
@@ -288,11 +431,16 @@ def _sparse(state: ListState | None, name: str | None) -> bool:
     return bool(name) and state not in _HOT_STATE and state is not ListState.DEAD
 
 
-def _page_query(state: ListState | None, named: bool, windowed: bool) -> str:
-    """The page's statement: fixed fragments only (which table, a name, a window)."""
-    if state is ListState.DEAD:
+def _like_escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _page_query(state: ListState | None, named: bool, windowed: bool, searched: bool) -> str:
+    """The page's statement: fixed fragments only (which table, a name, a search, a window)."""
+    if state is ListState.DEAD and not searched:
         return DEAD_PAGE
-    tail = (_NAME if named else "") + _PAGE_TAIL.replace("{floor}", _FLOOR if windowed else "")
+    where = (_NAME if named else "") + (_ARGS if searched else "")
+    tail = where + _PAGE_TAIL.replace("{floor}", _FLOOR if windowed else "")
     hot = f"SELECT {_HOT_ROW} FROM {{s}}.jobs WHERE "
     history = f"SELECT {_HISTORY_ROW} FROM {{s}}.job_history WHERE "
     if state in _HOT_STATE:
@@ -303,7 +451,8 @@ def _page_query(state: ListState | None, named: bool, windowed: bool) -> str:
 
 
 def _job_row(row: tuple[Any, ...]) -> JobRow:
-    job_id, name, pool, status, attempt, max_attempts, enqueued_at, finished_at, error = row
+    job_id, name, pool, status, attempt, max_attempts, enqueued_at, finished_at, error = row[:9]
+    args_text, run_at = row[9:11]
     return JobRow(
         job_id,
         name,
@@ -314,6 +463,8 @@ def _job_row(row: tuple[Any, ...]) -> JobRow:
         enqueued_at,
         finished_at,
         error,
+        args_text,
+        run_at,
     )
 
 

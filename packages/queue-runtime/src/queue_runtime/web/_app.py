@@ -41,6 +41,7 @@ from queue_runtime.web._series import SeriesCache
 NAV = (
     ("/", "Overview"),
     ("/jobs", "Jobs"),
+    ("/stats", "By job"),
     ("/dead", "Dead letters"),
     ("/migration", "Migration"),
     ("/workers", "Workers"),

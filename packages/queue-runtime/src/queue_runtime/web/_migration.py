@@ -4,8 +4,20 @@ The inventory is read as plain JSON (the runtime never imports the
 migrator's packages). Fields read, per entry of ``jobs``: ``qualname``,
 ``idempotency`` (the verdict), and to place the job in a plan phase as
 ``migrator plan`` does, ``fast_track`` and ``keyless_idempotency``; a
-``phase`` field, when an entry has one, is shown as it is. Anything else is
-ignored, so an inventory of a newer migrator still reads.
+``phase`` field, when an entry has one, is shown as it is; per entry of
+``sites``, ``job`` and ``pattern`` (``enqueue``: the job is already moved).
+Anything else is ignored, so an inventory of a newer migrator still reads.
+A registered job the inventory names by a shorter qualname (scanned from
+inside the package: ``mail.send_receipt`` for ``shop.mail.send_receipt``)
+takes that entry's verdict when exactly one entry ends so.
+
+Each row says what an enqueue of the job does now and why, as the gate
+decides it (``queue_runtime.gate.decide``): the rollout first (inline, a
+percentage, async, stored or the configured default), then for a gated job
+(non_idempotent or unsafe) the certification of its loaded code: without
+one, the enqueues the rollout sends async run inline (or are refused, with
+``gate_action = "raise"``). ``certified`` is ``n/a`` for a job that is not
+gated, as ``migrator gate status`` says.
 """
 
 from __future__ import annotations
@@ -15,9 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from queue_runtime.config import GateAction, Idempotency, RolloutMode
 from queue_runtime.errors import ConfigError
 from queue_runtime.gate.api import default_rollout
 from queue_runtime.gate.decide import current_fingerprint
+from queue_runtime.gate.model import GATED
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import Certification, Rollout
 
@@ -32,10 +46,15 @@ PHASES = {
 ROLLOUT_CHOICES = ("inline", "1%", "5%", "10%", "25%", "50%", "75%", "async")
 
 
+# The load-test figures that decide a certification (migrator.loadtest.report.evaluate).
+DECIDING = ("enqueued", "lost", "unfinished", "dead", "duplicate_completions", "p99_ms")
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     verdict: str
     phase: str
+    moved: bool = False  # the inventory has an ``enqueue`` site of it: already moved
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,14 +65,44 @@ class MigrationRow:
     rollout: Rollout
     stored: bool  # False: no stored mode, the configured default applies
     current: str | None = None  # the fingerprint of the loaded code (registered jobs only)
+    level: Idempotency | None = None  # the stricter of the code's declaration and the verdict
+    gate_action: GateAction = GateAction.INLINE
+
+    @property
+    def gated(self) -> bool:
+        return self.level in GATED
+
+    @property
+    def fingerprint(self) -> str:
+        """The loaded code's fingerprint, else the certification's ("" when neither)."""
+        if self.current:
+            return self.current
+        return self.certification.fingerprint if self.certification else ""
 
     @property
     def certified(self) -> str:
-        """``yes``; ``stale`` (certified, but for other code than the loaded one); ``no``."""
+        """``yes``; ``stale`` (for other code than the loaded one); ``no``; ``n/a`` (not gated)."""
         cert = self.certification
-        if cert is None:
-            return "no"
-        return "stale" if self.current not in (None, cert.fingerprint) else "yes"
+        if cert is not None:
+            return "stale" if self.current not in (None, cert.fingerprint) else "yes"
+        return "no" if self.gated or self.level is None else "n/a"
+
+    @property
+    def runs(self) -> tuple[str, str]:
+        """What an enqueue does now, and why (as ``gate_decision`` decides it)."""
+        rollout, source = self.rollout, "stored rollout" if self.stored else "default rollout"
+        if rollout.mode is RolloutMode.INLINE:
+            return "inline", f"{source}: inline"
+        sent = "async" if rollout.mode is RolloutMode.ASYNC else f"{rollout.percent}% async"
+        if self.level is None:
+            return f"{sent} unless gated", f"{source}: {rollout.label}; its class is unknown here"
+        if not self.gated:
+            return sent, f"{source}: {rollout.label}; {self.level}: not gated"
+        if self.certified == "yes":
+            return sent, f"{source}: {rollout.label}; certified for its code"
+        closed = "refused (GateClosed)" if self.gate_action is GateAction.RAISE else "inline"
+        why = "certified for other code" if self.certified == "stale" else "not certified"
+        return closed, f"{source}: {rollout.label}, but the gate is closed: {self.level}, {why}"
 
 
 def read_inventory(path: str | None) -> dict[str, Verdict]:
@@ -61,22 +110,36 @@ def read_inventory(path: str | None) -> dict[str, Verdict]:
     if not path:
         return {}
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"inventory {path}: cannot read it as JSON: {exc}") from exc
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"inventory {path}: cannot read it: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ConfigError(f"inventory {path}: not JSON: {exc}") from exc
     entries = data.get("jobs", []) if isinstance(data, dict) else []
+    sites = data.get("sites", []) if isinstance(data, dict) else []
+    moved = {s.get("job") for s in sites if isinstance(s, dict) and s.get("pattern") == "enqueue"}
     found: dict[str, Verdict] = {}
     for entry in entries:
         if isinstance(entry, dict) and isinstance(entry.get("qualname"), str):
-            found[entry["qualname"]] = _verdict(entry)
+            found[entry["qualname"]] = _verdict(entry, entry["qualname"] in moved)
     return found
 
 
-def _verdict(entry: dict[str, Any]) -> Verdict:
+def _verdict(entry: dict[str, Any], moved: bool) -> Verdict:
     verdict = str(entry.get("idempotency") or "unknown")
     if isinstance(entry.get("phase"), str):
-        return Verdict(verdict, entry["phase"])
-    return Verdict(verdict, PHASES.get(_phase_verdict(entry, verdict), "unknown"))
+        return Verdict(verdict, entry["phase"], moved)
+    return Verdict(verdict, PHASES.get(_phase_verdict(entry, verdict), "unknown"), moved)
+
+
+def _matching(name: str, inventory: dict[str, Verdict]) -> Verdict | None:
+    """The inventory's entry for a registered job: its name, or the one qualname it ends with."""
+    if name in inventory:
+        return inventory[name]
+    found = [v for q, v in inventory.items() if name.endswith("." + q)]
+    return found[0] if len(found) == 1 else None
 
 
 def _phase_verdict(entry: dict[str, Any], verdict: str) -> str:
@@ -99,18 +162,53 @@ def migration_rows(runtime: Runtime, inventory: dict[str, Verdict]) -> list[Migr
     for cert in runtime.gate_store.certifications(None, None, valid_only=True):
         if cert.job not in certified or cert.fingerprint == current.get(cert.job):
             certified[cert.job] = cert  # newest first; the loaded code's wins
-    names = sorted({*inventory, *current, *stored, *certified})
+    verdicts = {n: _matching(n, inventory) for n in current}
+    shown = {q for q in inventory if q not in current and _matching_any(q, verdicts, inventory)}
+    names = sorted({*inventory, *current, *stored, *certified} - shown)
     return [
         MigrationRow(
             job=name,
-            verdict=inventory.get(name),
+            verdict=verdicts.get(name) or inventory.get(name),
             certification=certified.get(name),
             rollout=stored.get(name) or default_rollout(runtime, name),
             stored=name in stored,
             current=current.get(name),
+            level=_level(runtime, name, verdicts.get(name) or inventory.get(name)),
+            gate_action=runtime.settings.gate_action,
         )
         for name in names
     ]
+
+
+def _matching_any(
+    qualname: str, verdicts: dict[str, Verdict | None], inventory: dict[str, Verdict]
+) -> bool:
+    """Whether a registered job took this (shorter) qualname's entry: one row, not two."""
+    entry = inventory[qualname]
+    return any(v is entry for v in verdicts.values())
+
+
+def _level(runtime: Runtime, name: str, verdict: Verdict | None) -> Idempotency | None:
+    """The stricter of the code's declaration (registered jobs) and the inventory's verdict."""
+    declared = None
+    if name in runtime.registry.names():
+        declared = runtime.registry.definition(name).idempotency
+    found = _idempotency(verdict.verdict) if verdict else None
+    if declared is Idempotency.IDEMPOTENT and found in GATED:
+        config = runtime.settings.jobs.get(name)
+        if config is not None and (config.override_reason or "").strip():
+            return declared  # the conflict is explained: the declaration wins, as at enqueue
+    for level in (Idempotency.UNSAFE, Idempotency.NON_IDEMPOTENT):
+        if level in (declared, found):
+            return level
+    return declared or found
+
+
+def _idempotency(text: str) -> Idempotency | None:
+    try:
+        return Idempotency(text)
+    except ValueError:
+        return None
 
 
 def known_jobs(runtime: Runtime, inventory: dict[str, Verdict]) -> set[str]:
@@ -119,9 +217,24 @@ def known_jobs(runtime: Runtime, inventory: dict[str, Verdict]) -> set[str]:
 
 
 def figures_text(cert: Certification | None) -> str:
+    """Every figure, ``key=value`` (what the "all figures" disclosure shows)."""
     if cert is None or not cert.figures:
         return ""
     return ", ".join(f"{k}={_short(v)}" for k, v in sorted(cert.figures.items()))
+
+
+def deciding_figures(cert: Certification | None) -> list[tuple[str, str]]:
+    """The few figures that decide a certification, each beside its limit when it has one."""
+    figures = cert.figures if cert is not None else {}
+    limits = {"dead": "max_dead", "p99_ms": "sla_p99_ms"}
+    found = []
+    for key in DECIDING:
+        if key not in figures:
+            continue
+        value = _short(figures[key])
+        limit = figures.get(limits.get(key, ""))
+        found.append((key, f"{value} (max {_short(limit)})" if limit is not None else value))
+    return found
 
 
 def _short(value: Any) -> str:

@@ -21,11 +21,12 @@ from queue_runtime.errors import ConfigError, QueueError
 from queue_runtime.gate import get_rollout, parse_rollout, set_rollout
 from queue_runtime.pg.dashboard import JobPage, ListState
 from queue_runtime.shadow_model import current_evidence, evidence_note, promotion_refusal
-from queue_runtime.web import _charts
+from queue_runtime.web import _actions, _charts, _stats
 from queue_runtime.web._app import Handler, HttpError, View
 from queue_runtime.web._http import Response
 from queue_runtime.web._migration import (
     ROLLOUT_CHOICES,
+    deciding_figures,
     figures_text,
     known_jobs,
     migration_rows,
@@ -45,7 +46,10 @@ def overview(view: View) -> Response:
 
 
 def overview_fragment(view: View) -> Response:
-    return view.fragment("_overview_live.html", **_live(view))
+    csrf = view.app.guard.csrf(view.session)
+    return view.fragment(
+        "_overview_live.html", **_live(view), csrf=csrf, read_only=view.app.options.read_only
+    )
 
 
 def _live(view: View) -> dict[str, Any]:
@@ -77,9 +81,9 @@ def _live(view: View) -> dict[str, Any]:
 
 def jobs(view: View) -> Response:
     state = _state(view.request.arg("state"))
-    name = view.request.arg("job")
-    page = view.app.queries.jobs(state, name or None, _after(view), PAGE_SIZE)
-    query = {"state": state.value if state else "", "job": name}
+    name, search = view.request.arg("job"), view.request.arg("q")
+    page = view.app.queries.jobs(state, name or None, _after(view), PAGE_SIZE, search or None)
+    query = {"state": state.value if state else "", "job": name, "q": search}
     short = page.next_after is not None and len(page.rows) < PAGE_SIZE
     return view.render(
         "jobs.html",
@@ -88,8 +92,11 @@ def jobs(view: View) -> Response:
         states=[s.value for s in ListState],
         state=query["state"],
         job=name,
+        q=search,
+        waiting=state in (ListState.RETRYING, ListState.SCHEDULED),
         next_href=_next(view, "/jobs", query, page),
         searched_to=page.next_after if short else None,
+        flashes=_flashes(view),
     )
 
 
@@ -250,6 +257,7 @@ def migration(view: View) -> Response:
         rows=rows,
         choices=ROLLOUT_CHOICES,
         figures=figures_text,
+        deciding=deciding_figures,
         inventory_note=note,
         flashes=_flashes(view),
     )
@@ -273,7 +281,7 @@ def rollout(view: View) -> Response:
     return view.go("/migration", flash="rollout", job=job)
 
 
-# -- workers, periodic jobs -----------------------------------------------------
+# -- workers --------------------------------------------------------------------
 
 
 def _promotion(view: View, job: str, mode: str, why: str) -> str:
@@ -303,25 +311,6 @@ def workers(view: View) -> Response:
     )
 
 
-def periodic(view: View) -> Response:
-    from queue_runtime.worker._periodic import next_runs
-
-    runtime = view.app.runtime
-    runs = [
-        {"name": r.name, "pool": _pool(view, r.name), "schedule": r.schedule.describe(), "at": r.at}
-        for r in next_runs(runtime)
-    ]
-    return view.render("periodic.html", "Periodic jobs", runs=runs, has_app=True)
-
-
-def _pool(view: View, name: str) -> str:
-    runtime = view.app.runtime
-    if name in runtime.registry.names():
-        return runtime.spec(runtime.registry.definition(name)).pool
-    configured = runtime.settings.jobs.get(name)
-    return (configured.pool if configured else None) or runtime.settings.default_pool
-
-
 # -- flash messages after an action -----------------------------------------------
 
 
@@ -336,7 +325,7 @@ def _flashes(view: View) -> list[str]:
         job = view.request.arg("job")
         label = get_rollout(view.app.runtime, job).label
         return [f"rollout of {job} is now {label}"]
-    return []
+    return _actions.flashes(view) or _stats.flashes(view)
 
 
 ROUTES: dict[tuple[str, str], Handler] = {
@@ -349,5 +338,8 @@ ROUTES: dict[tuple[str, str], Handler] = {
     ("GET", "/migration"): migration,
     ("POST", "/migration/rollout"): rollout,
     ("GET", "/workers"): workers,
-    ("GET", "/periodic"): periodic,
+    ("GET", "/periodic"): _stats.periodic,
+    ("POST", "/periodic/switch"): _stats.switch_periodic,
+    ("GET", "/stats"): _stats.by_name,
+    **_actions.ROUTES,
 }

@@ -30,12 +30,12 @@ class _QuietHandler(WSGIRequestHandler):
         log.debug("%s %s", self.address_string(), format % args)
 
 
-def serve(app: WsgiApp, host: str, port: int) -> None:
-    """Serve ``app`` until interrupted (Ctrl-C ends it quietly)."""
-    with (
-        make_server(
-            host, port, app, server_class=_ThreadingServer, handler_class=_QuietHandler
-        ) as server,
-        contextlib.suppress(KeyboardInterrupt),
-    ):
+def bind(app: WsgiApp, host: str, port: int) -> WSGIServer:
+    """A server listening on ``host:port`` (raises OSError: the port is taken, the host unknown)."""
+    return make_server(host, port, app, server_class=_ThreadingServer, handler_class=_QuietHandler)
+
+
+def serve(server: WSGIServer) -> None:
+    """Serve until interrupted (Ctrl-C ends it quietly), then close the socket."""
+    with server, contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
