@@ -46,10 +46,10 @@ from migrator.loadtest.target import EXPLICIT, CertifyTarget
 from queue_runtime import Mode, QueueError, Settings, current, migrate
 from queue_runtime.bootstrap import bootstrap, bootstrap_project
 from queue_runtime.jobs import JobFunction
-from queue_runtime.pg.inspect import read_only
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import Inspector, JobStatus
 from queue_runtime.testing import RedisServerMissing
+from queue_runtime.tools import read_only
 
 Progress = Callable[[str], None]
 

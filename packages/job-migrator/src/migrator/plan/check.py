@@ -6,8 +6,8 @@ Read-only, through queue_runtime's public pieces and catalog queries:
   queue_runtime's migrations (a read-only SQL query);
 - DLQ: ``job_history`` and its dead-letter index exist (and how many are dead);
 - leases: a real acquire / alive / release round trip of a throwaway token
-  through :class:`queue_runtime.redis_leases.RedisLeaseStore`, with the
-  configured prefix (the key lives at most a few seconds), on the Redis the
+  through the runtime's lease store (:func:`queue_runtime.tools.lease_round_trip`),
+  with the configured prefix (the key lives at most a few seconds), on the Redis the
   project configures; none configured is unticked (the built-in default URL
   is this machine's Redis, whatever it is);
 - retry: the effective :class:`queue_runtime.RetryPolicy` retries at all;
@@ -51,10 +51,9 @@ from migrator.plan.config import CheckSettings
 from migrator.plan.model import ItemState, Plan, Verification
 from queue_runtime.config import RolloutMode
 from queue_runtime.gate import fingerprint
-from queue_runtime.pg.inspect import ReadOnly, read_only
-from queue_runtime.redis_leases import RedisLeaseStore
 from queue_runtime.shadow_model import current_evidence, evidence_note
 from queue_runtime.store import Rollout
+from queue_runtime.tools import ReadOnly, lease_round_trip, read_only
 
 Outcome = tuple[bool, str]
 LEASE_WORKER = "migrator-plan-check"
@@ -155,19 +154,12 @@ def check_leases(settings: CheckSettings) -> Outcome:
     if not url or "redis_url" not in settings.runtime.model_fields_set:
         return False, _NO_REDIS
     token = f"plan-check-{secrets.token_hex(8)}"
-    store = RedisLeaseStore.from_url(url, prefix, cluster=settings.runtime.redis_cluster)
-    try:
-        acquired = store.acquire([token], LEASE_WORKER, ttl=settings.timeout)
-        alive = store.alive([token])
-        store.release([token], LEASE_WORKER)
-        after = store.alive([token])
-    finally:
-        store.close()
-    if acquired == [True] and alive == [True] and after == [False]:
+    trip = lease_round_trip(settings.runtime, token, LEASE_WORKER, ttl=settings.timeout)
+    if trip.ok:
         return True, f"acquire / alive / release round trip under prefix `{prefix}`"
     return False, (
-        f"lease round trip under prefix `{prefix}` went wrong: acquired {acquired}, "
-        f"alive {alive}, alive after release {after}"
+        f"lease round trip under prefix `{prefix}` went wrong: acquired {trip.acquired}, "
+        f"alive {trip.alive}, alive after release {trip.after_release}"
     )
 
 
