@@ -98,3 +98,28 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path: Path, monkeypatch: pytest.Monk
     graph = grimp.build_graph("knot", exclude_type_checking_imports=True, cache_dir=None)
     found = list(_cycles(graph, "knot"))
     assert found == [["knot.a", "knot.b", "knot.c"]]
+
+
+def _private(module: str) -> bool:
+    return any(part.startswith("_") and not part.startswith("__") for part in module.split("."))
+
+
+@pytest.mark.parametrize("tool", ["migrator", "codemods"])
+def test_the_tools_import_no_private_module_of_another_package(
+    graph: grimp.ImportGraph, tool: str
+) -> None:
+    # The import-linter contract names the private top-level modules; this checks every depth
+    # (queue_runtime.testing._ledger, inventory._extract._resolve, ...), new modules included.
+    crossings = sorted(
+        (importer, imported)
+        for importer in graph.modules
+        if importer == tool or importer.startswith(tool + ".")
+        for imported in graph.find_modules_directly_imported_by(importer)
+        if imported.split(".")[0] in set(PACKAGES) - {tool} and _private(imported)
+    )
+    assert crossings == []
+
+
+def test_the_private_module_check_sees_a_private_import() -> None:
+    assert _private("inventory._extract._resolve") and _private("queue_runtime.testing._ledger")
+    assert not _private("inventory.project") and not _private("codemods.__init__")

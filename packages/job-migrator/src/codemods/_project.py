@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from inventory._scan._walk import TEST_DIRS, is_test_file, walk
+from inventory.project import is_test_path as _is_test_path
+from inventory.project import walk
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -168,11 +169,6 @@ class Project:
                 return None
             dotted = info.imports[last]
         return None
-
-
-def _is_test_path(path: str) -> bool:
-    parts = PurePosixPath(path).parts
-    return is_test_file(parts[-1]) or any(part in TEST_DIRS for part in parts[:-1])
 
 
 def enclosing_function(tree: ast.Module, line: int) -> _Def | None:

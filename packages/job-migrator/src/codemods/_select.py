@@ -50,9 +50,9 @@ from codemods._types import (
     Target,
     Wrapper,
 )
-from inventory._extract._resolve import dotted_source
 from inventory.config import MigrationTarget
 from inventory.models import CallSite, Framework, Idempotency, Inventory, Job, Pattern
+from inventory.project import dotted_source
 
 MOVED = "already moved: enqueues a queue_runtime @job"
 _VALUE_PATTERNS = frozenset({Pattern.DIRECT_CALL, Pattern.RUN_IN_EXECUTOR})

@@ -18,6 +18,8 @@ from codemods._config import check_keys, effective_options
 from codemods._edits import status_endpoint
 from codemods._edits.register import decorator_arguments, task_arguments
 from codemods._edits.status_endpoint import AppModule
+from codemods._mail import DELIVERY_JOB as DELIVERY_JOB  # the plan names Django mail's job
+from codemods._mail import drop_in as drop_in
 from codemods._project import Project
 from codemods._select import guarded_verdict, select
 from codemods._types import (

@@ -18,9 +18,8 @@ from inventory import (
     ScanErrorKind,
     scan,
 )
-from inventory._env import PythonEnvError
-from inventory._scan._walk import TEST_DIRS, is_test_file
 from inventory.config import ConfigError, MigratorConfig
+from inventory.project import PythonEnvError, is_test_path
 from migrator.baseline import load_baseline, write_baseline
 from migrator.errors import ConfigurationError, ExitCode, ScanRootError
 from migrator.suppress import Suppressions, without_suppressed
@@ -106,7 +105,8 @@ def narrowed(inventory: Inventory, rel: str) -> Inventory:
 def scan_project(request: ScanRequest, progress: ProgressCallback | None = None) -> ScanOutcome:
     """Scan a folder, or one ``.py`` file in the context of its project."""
     root, only = _target(request.root)
-    include_tests = request.include_tests or (only is not None and _test_code(only))
+    # A single file named on the command line is scanned even when it is test code.
+    include_tests = request.include_tests or (only is not None and is_test_path(only))
     config = _config(root)
     try:
         inventory = scan(
@@ -141,12 +141,6 @@ def scan_project(request: ScanRequest, progress: ProgressCallback | None = None)
 
 def unparsed_files(inventory: Inventory) -> list[ScanError]:
     return [error for error in inventory.errors if error.kind in PARSE_ERRORS]
-
-
-def _test_code(rel: str) -> bool:
-    """A single file named on the command line is scanned even when it is test code."""
-    *folders, name = rel.split("/")
-    return is_test_file(name) or any(folder in TEST_DIRS for folder in folders)
 
 
 def _target(path: Path) -> tuple[Path, str | None]:

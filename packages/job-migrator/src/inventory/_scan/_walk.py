@@ -81,6 +81,13 @@ def is_test_file(name: str) -> bool:
     )
 
 
+def is_test_path(rel: str) -> bool:
+    """Test code: a POSIX path (relative to the project) whose file name is a test module's
+    (:func:`is_test_file`) or that lies under a ``tests`` / ``test`` folder."""
+    *folders, name = rel.split("/")
+    return is_test_file(name) or any(folder in TEST_DIRS for folder in folders)
+
+
 @dataclass(frozen=True, slots=True)
 class _Ignore:
     """The compiled ``.gitignore`` of one folder, matched relative to that folder."""

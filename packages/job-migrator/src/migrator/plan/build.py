@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemods import _mail
+from codemods import api as codemods_api
 from inventory.models import CallSite, Confidence, Idempotency, Inventory, Job
 from migrator.plan.config import PlanConfig
 from migrator.plan.keys import SAME_ARGUMENTS, KeySource, key_source, resolve_key
@@ -220,7 +220,7 @@ def _move_item(job: Job, sites: list[CallSite]) -> PlanItem:
 
 
 def _group(job: Job, sites: list[CallSite], config: PlanConfig, root: Path | None) -> JobGroup:
-    if sites and all(_mail.drop_in(s) is not None for s in sites):
+    if sites and all(codemods_api.drop_in(s) is not None for s in sites):
         return _delivery_group(job, sites)
     found = resolve_key(job, config.keys.get(job.qualname), root, sites)
     key = _key_item(job, found, declared=job.qualname in config.keys)
@@ -270,7 +270,7 @@ def _delivery_group(job: Job, sites: list[CallSite]) -> JobGroup:
     own delivery job (one job per send, its Message-ID given there), so there is no key
     to declare. The load test and the rollout are that job's (``codemods._mail``).
     """
-    deliver = _mail.DELIVERY_JOB
+    deliver = codemods_api.DELIVERY_JOB
     group = JobGroup(
         job=job.qualname,
         header=f"`{job.qualname}`: {_summary(job, sites)}",

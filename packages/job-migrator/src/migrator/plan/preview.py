@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codemods import CodemodError, Status, plan_apply
-from codemods._types import SiteOutcome
+from codemods import CodemodError, SiteOutcome, Status, plan_apply
 from inventory.models import Inventory
 from migrator.plan.model import SitePreview
 
