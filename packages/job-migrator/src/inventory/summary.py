@@ -92,6 +92,14 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
         default_factory=list,
         description="Parameters of the enclosing function the arguments mention.",
     )
+    receiver_declared: bool = Field(
+        default=False,
+        description=(
+            "An instance receiver whose class is declared, not made by a constructor of that "
+            "class here (an annotation, a factory's return type, ``cls()``): the object may be "
+            "of any subclass, so a subclass's override of the method may run."
+        ),
+    )
 
 
 class FactKind(StrEnum):

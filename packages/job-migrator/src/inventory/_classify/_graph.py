@@ -9,9 +9,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import pairwise
 
-from inventory._classify._dispatch import SelfDispatch, empty_method, self_class
-from inventory._classify._guesses import guessed_callees, overrides_of_abstract
-from inventory._classify._index import Resolved, SymbolIndex, SymbolKind, union_members
+from inventory._classify._dispatch import (
+    SelfDispatch,
+    callbacks,
+    declared_receiver,
+    empty_method,
+    self_class,
+)
+from inventory._classify._guesses import (
+    guessed_callees,
+    overrides_of_abstract,
+    too_many_overrides,
+)
+from inventory._classify._index import (
+    TABLE,
+    Resolved,
+    SymbolIndex,
+    SymbolKind,
+    union_members,
+)
 from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
 from inventory._extract._library import SESSION_TYPES, known_type, library_type
@@ -21,6 +37,7 @@ _UNKNOWN_PREFIX = "?."
 _LOADED = "__model__."  # the extractor's name for a model looked up at run time
 _SELF_PREFIX = "self."
 _TABLE = "table "
+_NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 
 
 def dispatch_table(fact: Fact) -> list[str] | None:
@@ -75,9 +92,26 @@ class CallGraph:
             called = [t.function for t in self.targets(qualname) if t.function]
             guessed = guessed_callees(self.index, self.targets(qualname), self.explained)
             guessed += overrides_of_abstract(self.index, qualname)
-            found = frozenset([*called, *self.dispatched(qualname), *guessed])
+            fn = self.index.functions.get(qualname)
+            handed = callbacks(self.index, fn, self._calls_followed(qualname)) if fn else []
+            found = frozenset([*called, *self.dispatched(qualname), *guessed, *handed])
             self._called[qualname] = found
         return found
+
+    def _calls_followed(self, qualname: str) -> list[tuple[CallInfo, bool]]:
+        """Each call of ``qualname``, and whether it runs project code (a function, or a
+        project class's construction) that the graph follows."""
+        return [
+            (
+                t.call,
+                t.function is not None
+                or (
+                    t.kind in (SymbolKind.FUNCTION, SymbolKind.CLASS)
+                    and self.index.in_project(t.name)
+                ),
+            )
+            for t in self.targets(qualname)
+        ]
 
     def crosses_site_edge(self, chain: tuple[str, ...]) -> bool:
         """A call path with a step that is work started in the background, not a call."""
@@ -99,6 +133,9 @@ class CallGraph:
         # ``current_app.extensions["x"].send()`` with two classes registering "x": each.
         members = union_members(self.index.app_object(name) or name)
         if members is None:
+            looked_up = self._table_members(call)
+            if looked_up is not None:
+                return looked_up
             return self._overridden(self.resolve_call(call, caller), caller)
         update = {"receiver": ReceiverKind.INSTANCE}
         return [
@@ -106,16 +143,53 @@ class CallGraph:
             for m in members
         ]
 
+    def _table_members(self, call: CallInfo) -> list[CallTarget] | None:
+        """``EXPORTERS[k].export()`` (``EXPORTERS.get(k)``, ``e = EXPORTERS[k]; e.export()``,
+        ``EXPORTERS[k]().export()``) on a module-level table: ``export`` of each value (a
+        module's function, a class's method, an instance's class's method, or a method of
+        what a function value returns). A value whose method cannot be named stays a gap.
+        None when the receiver is no table the scan knows."""
+        returned = call.returned_from
+        called = returned.endswith(f"{TABLE}()")
+        if not call.target.startswith(_UNKNOWN_PREFIX) or not (called or returned.endswith(TABLE)):
+            return None
+        values = self.index.table(returned.removesuffix("()"))
+        if values is None:
+            return None
+        method = call.target[len(_UNKNOWN_PREFIX) :]
+        targets: list[CallTarget] = []
+        for value in values:
+            name = self._on_value(value, method, called)
+            if name is None:
+                targets.append(CallTarget(call, call.target, SymbolKind.EXTERNAL, None))
+                continue
+            update = {"receiver": ReceiverKind.INSTANCE, "target": name, "returned_from": ""}
+            targets.append(self.resolve_call(call.model_copy(update=update), None))
+        return targets
+
+    def _on_value(self, value: str, method: str, called: bool) -> str | None:
+        instance = value.endswith("()")
+        if not called:
+            return f"{value.removesuffix('()')}.{method}" if instance else f"{value}.{method}"
+        if instance:
+            return None  # an instance called, then a method of what it returned
+        is_class = self.index.resolve(value).kind == SymbolKind.CLASS
+        return f"{value}.{method}" if is_class else f"{value}().{method}"
+
     def _overridden(self, target: CallTarget, caller: FunctionInfo | None) -> list[CallTarget]:
-        """``self.m()`` in class C: C's own ``m`` and every override below C (``_dispatch``);
+        """``self.m()`` in class C, or ``x.m()`` with x declared a C: C's own ``m`` and
+        every override below C (``_dispatch``);
         an own ``m`` with no body runs nothing and is left out. Past the cap, one more
         target stands for the overrides not followed (a gap)."""
-        owner = self_class(target.call, caller)
+        on_self = self_class(target.call, caller)
+        owner = on_self or self._declared_class(target.call)
         method = target.call.target.rpartition(".")[2]
         found = self.dispatch.overrides(owner, method) if owner else None
         if found is None:
             return [target]
         own = self.index.functions.get(target.function or "")
+        if not on_self and own is not None and too_many_overrides(self.index, own.qualname):
+            return [target]  # an empty hook of a plugin registry: a gap (``_guesses``)
         kept = [] if own is not None and empty_method(own) else [target]
         for name in found.followed:
             runs = self._runs(Resolved(SymbolKind.FUNCTION, name))
@@ -124,6 +198,14 @@ class CallGraph:
             rest = f"{found.owner}.{method}"
             kept.append(CallTarget(target.call, rest, SymbolKind.FUNCTION, None, found.more))
         return kept
+
+    def _declared_class(self, call: CallInfo) -> str | None:
+        """The project class a receiver is declared as (``declared_receiver``), else None."""
+        written = declared_receiver(call)
+        if not written:
+            return None
+        found = self.index.resolve(written)
+        return found.name if found.kind == SymbolKind.CLASS else None
 
     def callees(self, qualname: str) -> list[str]:
         started = [*self._site_edges.get(qualname, []), *self._library_starts(qualname)]
@@ -155,11 +237,33 @@ class CallGraph:
         written = dispatch_table(fact)
         if written is not None or fact.kind != FactKind.DYNAMIC_DISPATCH:
             return written
+        if fact.target.startswith(_NAMED):  # ``getattr(chats, f"send_to_{channel}")``
+            owner, _, pattern = fact.target.removeprefix(_NAMED).partition(" ")
+            return self.index.named_like(owner, pattern)
         summary = self.index.home.get(qualname)
         fn = self.index.functions.get(qualname)
         if summary is None or fn is None or fact.target in fn.params:
             return None  # a parameter shadowing the module's table
-        return summary.tables.get(fact.target)
+        found = summary.tables.get(fact.target)
+        if found is not None or not fact.target.isidentifier():
+            return found
+        # ``EXPORTERS[k](...)`` on a table of instances, or one imported from another module:
+        # an instance called runs its class's ``__call__``.
+        values = self.index.table(f"{summary.module}.{fact.target}{TABLE}")
+        if values is None:
+            return None
+        return [f"{v[:-2]}.__call__" if v.endswith("()") else v for v in values]
+
+    def table_followed(self, values: list[str]) -> bool:
+        """Every value of a table runs project code the graph follows, or builds a project
+        class (whose ``__init__``, if it has one, is followed): nothing left unknown."""
+        for name in values:
+            found = self.index.resolve(name)
+            if self.index.is_library(found.name):
+                return False
+            if found.kind != SymbolKind.CLASS and self._runs(found) is None:
+                return False
+        return True
 
     def table_functions(self, values: list[str]) -> list[str | None]:
         """The project function each table value runs, None for anything else."""

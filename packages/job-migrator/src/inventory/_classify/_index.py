@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from inventory._thirdparty import Library
 
 _MAX_DEPTH = 16
+_MAX_NAMED = 16  # ``getattr(mod, f"send_to_{x}")``: at most this many fitting names followed
 _BUILTINS = frozenset(dir(builtins))
 # The extractor's name for a model looked up at run time (``get_model("offer", "Condition")``).
 _MODEL_LOADED = "__model__."
@@ -93,6 +94,10 @@ def app_key(name: str) -> tuple[str, str] | None:
 
 # ``f()[]``: an element of what ``f()`` returns (the extractor's ``ELEMENT``).
 _ELEMENT = "()[]"
+# A module-level table of values (the extractor's ``TABLE`` / ``TABLE_VALUES``):
+# ``assignments["EXPORTERS[*]"] = "__table__.pkg:PdfExporter()|pkg:send_csv"``.
+TABLE = "[*]"
+TABLE_VALUES = "__table__."
 _SUPER = "super:"  # ``super:pkg.C.m()``: what ``super().m()`` returns in a method of C
 _MANAGER = ".objects"  # a helper returning a queryset of Tag rows returns ``Tag.objects``
 _ROWS = "[]"  # ``Parent.children[]``: a row of the reverse manager ``children`` (the extractor's)
@@ -312,6 +317,63 @@ class SymbolIndex:
             return False
         split = self._module_prefix(name)
         return split is not None and split[0] in self.library_modules
+
+    def table(self, name: str) -> list[str] | None:
+        """The values of a module-level table (``pkg.EXPORTERS[*]``, ``_extract._tables``):
+        dotted names, an instance marked ``()``; the table followed through imports. None
+        when the name is no table the scan knows."""
+        owner = name.removesuffix(TABLE)
+        for _ in range(_MAX_DEPTH):
+            split = self._module_prefix(owner)
+            if split is None or len(split[1]) != 1:
+                return None
+            summary = self.modules[split[0]]
+            values = summary.assignments.get(f"{split[1][0]}{TABLE}", "")
+            if values.startswith(TABLE_VALUES):
+                return [v.replace(":", ".") for v in values[len(TABLE_VALUES) :].split("|")]
+            imported = summary.imports.get(split[1][0])
+            if imported is None:
+                return None
+            owner = imported
+        return None
+
+    def named_like(self, owner: str, pattern: str) -> list[str] | None:
+        """``getattr(mod, f"send_to_{x}")``: the functions and classes of the project module
+        ``owner`` (the methods of ``class:C`` along C's MRO) whose names fit ``pattern``
+        (``send_to_*``, or a whole name); None when ``owner`` is not the project's, nothing
+        fits, or more than ``_MAX_NAMED`` do (which one runs is only known at run time)."""
+        prefix, star, suffix = pattern.partition("*")
+        shortest = len(prefix) + len(suffix)
+
+        def fits(name: str) -> bool:
+            if not star:
+                return name == prefix
+            return len(name) > shortest and name.startswith(prefix) and name.endswith(suffix)
+
+        if owner.startswith("class:"):
+            cls = owner.removeprefix("class:")
+            if cls not in self.classes or self.is_library(cls):
+                return None
+            found = {}
+            for base in self.mro(cls):
+                if base not in self.classes or self.is_library(base):
+                    continue
+                for method in self.classes[base].methods:
+                    if fits(method) and method not in found:
+                        found[method] = f"{base}.{method}"
+            named = sorted(found.values())
+        elif owner in self.modules and not self.is_library(owner):
+            summary = self.modules[owner]
+            defined = [fn.qualname for fn in summary.functions if fn.class_name is None]
+            defined += [c.qualname for c in summary.classes]
+            named = sorted(
+                q
+                for q in defined
+                if q.count(".") == owner.count(".") + 1 and fits(q.rpartition(".")[2])
+            )
+        else:
+            return None
+        return named if 0 < len(named) <= _MAX_NAMED else None
 
     def app_object(self, name: str) -> str | None:
         """A name reached through an object stored on the app, on the class stored

@@ -396,7 +396,7 @@ class LocalEffects:
         table = self.graph.table_of(fn.qualname, fact)
         if table:
             # Every value a project function: followed as calls (CallGraph.dispatched).
-            return None not in self.graph.table_functions(table)
+            return self.graph.table_followed(table)
         if fact.target == "parameter cls":
             return bool(fn.params) and fn.params[0] == "cls"
         if not fact.target.startswith("variable "):

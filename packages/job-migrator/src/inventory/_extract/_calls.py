@@ -50,6 +50,7 @@ def call_info(
         kwarg_sources={(k.arg or "**"): text.source(k.value) for k in node.keywords},
         result_used=used,
         returned_from=public_name(resolved.returned, module),
+        receiver_declared=resolved.declared,
     )
 
 

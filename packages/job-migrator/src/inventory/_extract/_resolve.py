@@ -55,6 +55,15 @@ _HOLDING = frozenset(
 # "extensions:mail"``); ``current_app.mail`` what ``app.mail = Mail(app)`` stored
 # (``"attr:mail"``); ``g.db`` what ``g.db = connect()`` stored (``"g:db"``).
 APP_OBJECT = "__app__."
+# ``EXPORTERS = {"pdf": PdfExporter(), "csv": CsvExporter()}`` at module level: a table of
+# values (functions, classes, modules or instances). The module's ``assignments`` hold
+# ``"EXPORTERS" + TABLE`` -> ``TABLE_VALUES + "pkg:PdfExporter()|pkg:CsvExporter()"`` (dots
+# written ``:``, an instance marked ``()``); a value looked up in it (``EXPORTERS[k]``,
+# ``EXPORTERS.get(k)``) is a receiver of unknown type whose ``returned`` names the table
+# (``pkg.EXPORTERS[*]``), which the call graph expands to every value.
+TABLE = "[*]"
+TABLE_VALUES = "__table__."
+_TABLE_LOOKUPS = frozenset({"get", "pop"})
 _TYPED = (BindingKind.INSTANCE, BindingKind.ORM, BindingKind.FILE, BindingKind.PARAM)
 _NAMED = (BindingKind.IMPORT, BindingKind.ALIAS, BindingKind.CLASS, BindingKind.FUNCTION)
 
@@ -67,6 +76,9 @@ class Resolved:
     receiver_type: str | None = None  # class of the receiver object, when one attribute deep
     binding: Binding | None = None  # binding of the root name
     returned: str = ""  # ``pkg.get_session()`` when the receiver is what that call returned
+    # The receiver's class is declared, not made here: an annotation, a factory's return
+    # type, ``cls()``. The object may be of any subclass, whose override then runs.
+    declared: bool = False
 
 
 def attribute_chain(node: ast.expr) -> tuple[ast.expr, list[str]]:
@@ -187,7 +199,45 @@ class Resolver:
         return self._unknown(node, attrs)
 
     def _unknown(self, node: ast.Attribute, attrs: list[str]) -> Resolved:
-        return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, self.text.segment(node.value))
+        unknown = Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, self.text.segment(node.value))
+        if len(attrs) == 1:
+            unknown.returned = self.table_lookup(node.value)  # ``EXPORTERS[k].export()``
+        return unknown
+
+    def table_lookup(self, node: ast.expr) -> str:
+        """``EXPORTERS[k]`` / ``EXPORTERS.get(k)`` / ``.pop(k)`` on a module-level table of
+        this file or on an imported name (which the index checks is one): the table's name
+        plus ``TABLE``; ``EXPORTERS[k]()`` gives that plus ``()``. "" for anything else."""
+        if isinstance(node, ast.Call) and not isinstance(node.func, ast.Attribute):
+            found = self.table_lookup(node.func)
+            return f"{found}()" if found and not found.endswith(")") else ""
+        method = False
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+            holder = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _TABLE_LOOKUPS
+            and node.args
+        ):
+            holder, method = node.func.value, True
+        else:
+            return ""
+        if not isinstance(holder, ast.Name):
+            return ""
+        binding = self.scope.lookup(holder.id)
+        if binding is None:
+            return ""
+        if binding.kind is BindingKind.IMPORT:
+            # A module is never subscripted, but ``requests.get(url)`` is a module's function:
+            # ``.get(k)`` only on an imported constant's name (``EXPORTERS``, PEP 8's style).
+            constant = holder.id.isupper()
+            return f"{binding.target}{TABLE}" if constant or not method else ""
+        module = self.scope
+        while module.parent is not None:
+            module = module.parent
+        local = module.names.get(holder.id) is binding and f"{holder.id}{TABLE}" in module.names
+        return f"{self.module}.{holder.id}{TABLE}" if local else ""
 
     def _on_name(self, name: str, attrs: list[str], node: ast.Attribute) -> Resolved:
         binding = self.scope.lookup(name)
@@ -199,7 +249,9 @@ class Resolver:
             rtype = binding.target if len(attrs) == 1 else None
             # ``db.session.add`` with ``db = SQLAlchemy()``: the session's ``add``.
             target = library_attribute(".".join([binding.target, *attrs]))
-            return Resolved(target, ReceiverKind.INSTANCE, source, rtype, binding)
+            found = Resolved(target, ReceiverKind.INSTANCE, source, rtype, binding)
+            found.declared = len(attrs) == 1 and declared_type(binding)
+            return found
         if binding is not None and kind not in _NAMED:
             # ``s = get_session(); s.commit()``: the index may know what get_session returns.
             returned = ".".join([binding.target, *attrs[:-1]]) if binding.target else ""
@@ -229,6 +281,20 @@ class Resolver:
         source = self.text.segment(node.value)
         if isinstance(root.func, ast.Name) and root.func.id == "super":
             return self._on_super(attrs, source)
+        table = self.table_lookup(root)
+        if table:
+            # ``EXPORTERS.get(k).export()``, ``EXPORTERS[k]().export()``: the table's values.
+            unknown = Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+            unknown.returned = table if len(attrs) == 1 else ""
+            return unknown
+        made_by_cls = self.made_by_cls(root)
+        if made_by_cls:
+            # ``cls(...).m()`` in a classmethod: an instance of the class it is called on.
+            rtype = made_by_cls if len(attrs) == 1 else None
+            target = ".".join([made_by_cls, *attrs])
+            found = Resolved(target, ReceiverKind.INSTANCE, source, rtype)
+            found.declared = len(attrs) == 1
+            return found
         inner = self.expr(root.func)
         if inner.receiver is ReceiverKind.UNKNOWN:
             unknown = Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
@@ -245,16 +311,33 @@ class Resolver:
                 rtype = held if len(attrs) == 1 else None
                 return Resolved(".".join([held, *attrs]), ReceiverKind.INSTANCE, source, rtype)
             return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+        returned = self.returns.get(inner.target)
         made = (
             FACTORIES.get(inner.target)
-            or self.returns.get(inner.target)
+            or returned
             or (inner.target if capitalised(inner.target) else None)
             or row_model(inner.target)
         )
         if made is not None:
             rtype = made if len(attrs) == 1 else None
-            return Resolved(".".join([made, *attrs]), ReceiverKind.INSTANCE, source, rtype)
+            found = Resolved(".".join([made, *attrs]), ReceiverKind.INSTANCE, source, rtype)
+            # What a factory returns is of its declared class or a subclass; ``C().m()`` is C.
+            found.declared = len(attrs) == 1 and made == returned
+            return found
         return Resolved(".".join([f"{inner.target}()", *attrs]), inner.receiver, source)
+
+    def made_by_cls(self, call: ast.Call) -> str:
+        """``cls(...)`` in a classmethod (``type(self)(...)`` in a method): the class, else ""."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding = self.scope.lookup(func.id)
+            return binding.target if binding is not None and binding.kind is BindingKind.CLS else ""
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.args:
+            subject = func.args[0]
+            if func.func.id == "type" and len(func.args) == 1 and isinstance(subject, ast.Name):
+                binding = self.scope.lookup(subject.id)
+                return binding.target if binding and binding.kind is BindingKind.SELF else ""
+        return ""
 
     def _on_super(self, attrs: list[str], source: str) -> Resolved:
         self_binding = self.scope.lookup("self")
@@ -262,6 +345,22 @@ class Resolver:
         if cls is None or not cls.bases:
             return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
         return Resolved(".".join([cls.bases[0], *attrs]), ReceiverKind.SELF, source)
+
+
+def declared_type(binding: Binding) -> bool:
+    """A typed name whose class is declared (an annotated parameter, a factory's result, an
+    element of an annotated container, ``cls()``), not a constructor call of that very class
+    (``x = Mailer(...)``) or a row the ORM loads (an instance of the model queried)."""
+    if binding.kind is BindingKind.PARAM:
+        return True
+    if binding.kind is not BindingKind.INSTANCE:
+        return False
+    node = binding.node
+    if not isinstance(node, ast.Call):
+        return True
+    func = node.func
+    called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+    return called != binding.target.rpartition(".")[2]
 
 
 def _static_receiver(base: str, attrs: list[str]) -> ReceiverKind:

@@ -157,7 +157,8 @@ def test_a_guessed_job_that_is_idempotent_leaves_its_site_unknown() -> None:
 
 def test_a_call_of_an_abstract_method_runs_its_overrides() -> None:
     """The receiver is typed as the base (a helper's ``-> Provider`` return), whose method
-    only raises NotImplementedError: the overrides are what the call runs."""
+    only raises NotImplementedError: the overrides are what the call runs (each a site of
+    its own, the base's empty method none: ``_dispatch``)."""
     sites, _ = run(
         """
         import abc
@@ -185,7 +186,7 @@ def test_a_call_of_an_abstract_method_runs_its_overrides() -> None:
             return await provider.get_token(code)
         """
     )
-    assert [(s.job, s.location.line) for s in sites] == [("app.Provider.get_token", 24)]
+    assert [(s.job, s.location.line) for s in sites] == [("app.GitHub.get_token", 24)]
     assert sites[0].idempotency is not Idempotency.IDEMPOTENT
 
 

@@ -185,7 +185,7 @@ def dispatch_fact(
     if _is_getattr(func):
         if _on_logger(func, resolver):
             return None
-        target = "getattr"
+        target = named_lookup(func, resolver) or "getattr"
     elif isinstance(func, ast.Subscript):
         target = text.segment(func.value)
     elif resolved.target in _DYNAMIC_CALLS:
@@ -195,11 +195,60 @@ def dispatch_fact(
         if _is_getattr(bound) and _on_logger(bound, resolver):
             return None
         target = f"parameter {func.id}" if func.id in params else f"variable {func.id}"
+        if _is_getattr(bound) and func.id not in params:
+            target = named_lookup(bound, resolver) or target  # ``fn = getattr(...); fn()``
     else:
         return None
     return Fact(
         kind=FactKind.DYNAMIC_DISPATCH, span=span_of(node), text=text.segment(node), target=target
     )
+
+
+# ``getattr(chats, f"send_to_{channel}")``: ``NAMED + "pkg.chats send_to_*"``, the functions
+# of a project module (or methods of ``self``'s class, ``"class:pkg.C"``) whose names fit the
+# literal parts of the name built; the call graph follows each (``SymbolIndex.named_like``).
+NAMED = "getattr "
+_SELF_KINDS = (BindingKind.SELF, BindingKind.CLS)
+
+
+def named_lookup(call: ast.Call, resolver: Resolver | None) -> str:
+    """The ``NAMED`` target of ``getattr(OWNER, NAME)`` when OWNER is an imported module
+    (or ``self`` / ``cls``) and NAME is a literal, or an f-string or ``+`` with a literal
+    prefix or suffix; "" otherwise (the call stays a plain dynamic dispatch)."""
+    if resolver is None or len(call.args) < 2 or not isinstance(call.args[0], ast.Name):
+        return ""
+    binding = resolver.scope.lookup(call.args[0].id)
+    if binding is None or not binding.target:
+        return ""
+    if binding.kind is BindingKind.IMPORT:
+        owner = binding.target
+    elif binding.kind in _SELF_KINDS:
+        owner = f"class:{binding.target}"
+    else:
+        return ""
+    pattern = _name_pattern(call.args[1])
+    return f"{NAMED}{owner} {pattern}" if pattern else ""
+
+
+def _name_pattern(node: ast.expr) -> str:
+    """``"send"`` -> ``send``; ``f"send_to_{x}"`` / ``"send_to_" + x`` -> ``send_to_*``;
+    ``f"{x}_handler"`` -> ``*_handler``; "" when no literal part says anything."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, str) and node.value.isidentifier() else ""
+    if isinstance(node, ast.JoinedStr):
+        parts = node.values
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        parts = [node.left, node.right]
+    else:
+        return ""
+    first, last = parts[0], parts[-1]
+    prefix = first.value if isinstance(first, ast.Constant) and len(parts) > 1 else ""
+    suffix = last.value if isinstance(last, ast.Constant) and len(parts) > 1 else ""
+    if not isinstance(prefix, str) or not isinstance(suffix, str) or not (prefix or suffix):
+        return ""
+    if not re.fullmatch(r"\w*", prefix + suffix):
+        return ""
+    return f"{prefix}*{suffix}"
 
 
 def _is_getattr(node: object) -> TypeGuard[ast.Call]:

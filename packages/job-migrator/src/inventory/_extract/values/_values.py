@@ -102,6 +102,10 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
     fresh = fresh_container(value, resolver)
     if fresh:
         return Binding(BindingKind.INSTANCE, fresh)
+    table = resolver.table_lookup(value)
+    if table:
+        # ``exporter = EXPORTERS[k]``: one of the table's values (``Resolver.table_lookup``)
+        return Binding(BindingKind.OTHER, table)
     held = held_value(value, resolver)
     if held:
         return Binding(BindingKind.INSTANCE, held)
@@ -175,7 +179,11 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     manager = manager_class(call, resolver)
     if manager:
         return Binding(BindingKind.INSTANCE, manager, call)
-    picked = picked_class(call, resolver, union_type) or _loaded_then_called(call, resolver)
+    picked = (
+        picked_class(call, resolver, union_type)
+        or _loaded_then_called(call, resolver)
+        or resolver.made_by_cls(call)  # ``x = cls(...)``: the class it is called on, or below
+    )
     if picked:
         return Binding(BindingKind.INSTANCE, picked, call)
     resolved = resolver.expr(call.func)

@@ -16,6 +16,7 @@ from inventory._extract._imports import bindings_of
 from inventory._extract._resolve import (
     APP_OBJECT,
     MODEL_LOADED,
+    TABLE,
     Resolver,
     capitalised,
     extension_object,
@@ -29,6 +30,7 @@ from inventory._extract.values._proxies import (
     returned_attribute,
 )
 from inventory._extract.values._registry import app_stores
+from inventory._extract.values._tables import table_values
 from inventory._extract.values._values import (
     ELEMENT,
     HELD,
@@ -107,7 +109,7 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
     for stmt in top:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _assign(stmt, summary, scope, resolver)
-    if summary.tables:
+    if summary.tables or any(k.endswith(TABLE) for k in summary.assignments):
         _drop_registries(tree, summary)
     # ``app.extensions["x"] = self``, ``app.mail = Mail(app)``: for ``current_app`` look-ups
     stored = app_stores(tree, scope.prefix, resolver, binding_for_value, union_type)
@@ -471,6 +473,10 @@ def _assign(
     table = _dispatch_table(stmt.value, resolver)
     if table:
         summary.tables.update(dict.fromkeys(names, table))
+    values = table_values(stmt.value, resolver) if scope.kind is ScopeKind.MODULE else ""
+    for name in names if values else []:
+        summary.assignments[f"{name}{TABLE}"] = values
+        scope.names[f"{name}{TABLE}"] = Binding(BindingKind.OTHER, values)
     binding = binding_for_value(stmt.value, resolver)
     held = held_binding(stmt.annotation, resolver) if isinstance(stmt, ast.AnnAssign) else None
     if binding.kind is BindingKind.OTHER and isinstance(stmt, ast.AnnAssign):
@@ -507,6 +513,7 @@ def _drop_registries(tree: ast.Module, summary: FileSummary) -> None:
         written = _added_to(node)
         if isinstance(written, ast.Name):
             summary.tables.pop(written.id, None)
+            summary.assignments.pop(f"{written.id}{TABLE}", None)
 
 
 def _added_to(node: ast.AST) -> ast.expr | None:
