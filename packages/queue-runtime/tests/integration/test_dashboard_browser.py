@@ -77,6 +77,7 @@ def inventory(tmp_path: Path) -> Path:
     jobs = [
         {"qualname": DELIVER, "idempotency": "needs_key", "confidence": "high"},
         {"qualname": DIGEST, "idempotency": "idempotent", "confidence": "high"},
+        {"qualname": LINGER, "idempotency": "non_idempotent", "confidence": "high"},
     ]
     path = tmp_path / "inventory.json"
     path.write_text(json.dumps({"root": str(tmp_path), "jobs": jobs, "sites": []}))
@@ -85,13 +86,15 @@ def inventory(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def dashboard(settings: Settings, inventory: Path, tmp_path: Path) -> Iterator[Dashboard]:
-    """``start(*flags)``: a ``queue-runtime dashboard`` subprocess, answering; its base URL."""
+    """``start(*flags)``: a ``queue-runtime dashboard`` subprocess, answering; its base URL.
+    With ``--tokens FILE`` among the flags, no ``--token`` (the file must hold TOKEN)."""
     procs: list[subprocess.Popen[bytes]] = []
 
     def start(*flags: str) -> str:
         port = free_port()
         command = [sys.executable, "-m", "queue_runtime.cli", *connection_flags(settings)]
-        command += ["dashboard", "--port", str(port), f"--token={TOKEN}"]
+        command += ["dashboard", "--port", str(port)]
+        command += [] if "--tokens" in flags else [f"--token={TOKEN}"]
         command += ["--inventory", str(inventory), "--app", APP, *flags]
         log = tmp_path / f"dashboard-{len(procs)}.log"
         with log.open("wb") as out:
@@ -270,7 +273,8 @@ def test_every_page_shows_the_queue_the_worker_and_the_migration(
     assert page.locator(f'#jobs tr[data-job-id="{queued}"]').count() == 1
     assert page.locator(f'#jobs tr[data-job-id="{done[0]}"]').count() == 1
     assert (
-        page.locator(f'#jobs tr[data-job-id="{later}"] td.state').inner_text().strip() == "queued"
+        page.locator(f'#jobs tr[data-job-id="{later}"] td.state').inner_text().strip()
+        == "scheduled"
     )
 
     visit(page, f"/jobs/{dead_ids[0]}", shot="job")
