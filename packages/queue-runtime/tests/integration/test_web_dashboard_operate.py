@@ -201,6 +201,28 @@ def test_pause_and_resume_a_pool_from_the_overview(
     assert unknown.status == 400 and "unknown pool" in unknown.body
 
 
+def test_mounted_the_host_apps_user_is_who_acted(rt: Runtime, inventory: str) -> None:
+    """No token: the app's authentication is the gate, and ``who(environ)`` names its user."""
+    app = make_wsgi_app(rt, inventory=inventory, who=lambda environ: environ.get("HTTP_X_USER"))
+    carol = Client(app)
+    waiting = enqueue(rt, {"order_id": 1}, run_at=datetime.now(UTC) + timedelta(hours=1))
+    csrf = carol.csrf("/jobs")
+    paused = carol.post("/pools/pause", [("csrf", csrf), ("pool", "batch")], X_USER="carol")
+    cancelled = carol.post("/jobs/cancel", [("csrf", csrf), ("ids", str(waiting))], X_USER="carol")
+    assert (paused.status, cancelled.status) == (303, 303)
+    record = rt.store.get(waiting)
+    assert record is not None and record.error == "cancelled by carol"
+    assert paused_by_name(rt) == "carol"
+    app.close()  # type: ignore[attr-defined]
+
+
+def paused_by_name(rt: Runtime) -> str | None:
+    query = sql.SQL("SELECT paused_by FROM {}.paused_pools WHERE pool = 'batch'")
+    with psycopg.connect(rt.settings.database_url or "") as conn:
+        found = conn.execute(query.format(sql.Identifier(rt.settings.schema_name))).fetchone()
+    return str(found[0]) if found else None
+
+
 def test_no_write_without_the_token_csrf_or_own_origin(
     client: Client, rt: Runtime, inventory: str
 ) -> None:

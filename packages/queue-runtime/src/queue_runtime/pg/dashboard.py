@@ -1,13 +1,18 @@
 """What the web dashboard reads from PostgreSQL: pages of jobs, one job, charts, workers.
 
 Every list is a keyset page (``id < after ORDER BY id DESC LIMIT n + 1``) on
-the primary keys of ``{s}.jobs`` and ``{s}.job_history`` (a job name filters
-as it scans: over the history, within a window of ids per page, see ``WINDOW``),
-in the same order: no
-``COUNT(*)`` and no ``OFFSET`` over the hot table or the history. The charts read the last
-hour of ``job_history`` through its BRIN index on ``finished_at``; the workers
-are the ``worker`` column of running rows (``jobs_running_idx``). Every value
-is a bind parameter; ``{s}`` is the schema, rendered with ``sql.Identifier``.
+the primary keys of ``{s}.jobs`` and ``{s}.job_history`` (a job name or an
+argument search filters as it scans: over the history, within a window of ids
+per page, see ``WINDOW``), in the same order: no ``COUNT(*)`` and no
+``OFFSET`` over the hot table or the history. The charts and the per-name
+figures read the last hour(s) of ``job_history`` through its BRIN index on
+``finished_at`` (a bounded number of rows); a periodic job's last run is the
+job its tick's idempotency key names (the key's primary key); the workers are
+the ``worker`` column of running rows (``jobs_running_idx``). One write lives
+here, "retry now" (``retry_now``: a waiting job due at once, in the job
+audit), because no CLI command has it; every other action is the JobStore's.
+Every value is a bind parameter; ``{s}`` is the schema, rendered with
+``sql.Identifier``.
 """
 
 from __future__ import annotations
@@ -73,6 +78,10 @@ _FLOOR = " AND id >= %(floor)s"
 # (within the name's index range when there is a name) and, short of matches, links
 # to the next window. A page costs what WINDOW ids cost, however rare the status.
 WINDOW = 200_000
+# An argument search reads each row's arguments as text (no index can serve a
+# substring of a JSON document): its window is smaller, the same cost a page.
+SEARCH_WINDOW = 20_000
+SLICES = 60  # the per-name figures read their window in this many equal slices
 TOP_ID = "SELECT greatest((SELECT max(id) FROM {s}.jobs), (SELECT max(id) FROM {s}.job_history))"
 
 # One job: claimed_at is the claim of its running attempt, or (history) of the
@@ -145,23 +154,32 @@ WITH due AS (
 SELECT id FROM due WHERE (SELECT count(*) FROM woken) >= 0 ORDER BY id  -- runs the NOTIFYs
 """
 
-# Per job name, the jobs that finished since ``since`` (at most ``cap`` rows read,
-# through the BRIN on finished_at): how many, how many died or were cancelled or
-# needed a retry, and the median and p95 of the run time of the attempt that
-# finished them (started_at; NULL before migration 0006) and of enqueue-to-finish.
+# Per job name, the jobs that finished in the window, read as ``slices`` equal
+# slices (one a minute for an hour) of at most ``per`` rows each, through the BRIN
+# on finished_at: a busy window costs what slices * per rows cost, and its figures
+# are of a sample spread evenly over it, never of its first rows only. Per name: how
+# many, how many died or were cancelled or needed a retry, the median and p95 run
+# time of the attempt that finished them (started_at; NULL before migration 0006)
+# and the p95 of enqueue-to-finish; and whether any slice held more than ``per``.
 BY_NAME = """
+WITH x AS (
+    SELECT m.at, h.* FROM unnest(%(starts)s::timestamptz[]) AS m(at)
+    CROSS JOIN LATERAL (
+        SELECT name, status, attempt, started_at, enqueued_at, finished_at
+        FROM {s}.job_history
+        WHERE finished_at >= m.at AND finished_at < m.at + %(step)s::interval
+        LIMIT %(per)s
+    ) h
+), full_slices AS (
+    SELECT count(*) AS n FROM (SELECT at FROM x GROUP BY at HAVING count(*) >= %(per)s) f
+)
 SELECT name, count(*), count(*) FILTER (WHERE status = 'dead'),
        count(*) FILTER (WHERE status = 'cancelled'), count(*) FILTER (WHERE attempt > 1),
        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - started_at)),
        percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - started_at)),
        percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM finished_at - enqueued_at)),
-       (SELECT count(*) >= %(cap)s FROM (
-           SELECT 1 FROM {s}.job_history WHERE finished_at >= %(since)s LIMIT %(cap)s) c)
-FROM (
-    SELECT name, status, attempt, started_at, enqueued_at, finished_at FROM {s}.job_history
-    WHERE finished_at >= %(since)s LIMIT %(cap)s
-) h
-GROUP BY name ORDER BY count(*) DESC, name
+       (SELECT n > 0 FROM full_slices)
+FROM x GROUP BY name ORDER BY count(*) DESC, name
 """
 
 # The job an idempotency key names (a periodic tick's key), wherever it is now.
@@ -292,7 +310,7 @@ class NameStats:
 @dataclass(frozen=True, slots=True)
 class NameStatsPage:
     rows: list[NameStats]
-    capped: bool  # more than ``cap`` jobs finished in the window: the figures are of ``cap``
+    capped: bool  # a slice held more jobs than were read: the figures are of a sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,7 +372,7 @@ class PgDashboard:
         A name alone is exact (its index): full pages until the last.
         """
         windowed = _sparse(state, name) or bool(args)
-        floor = self._floor(after) if windowed else 0
+        floor = self._floor(after, SEARCH_WINDOW if args else WINDOW) if windowed else 0
         params = {
             "args": f"%{_like_escaped(args)}%" if args else None,
             "name": name or None,
@@ -370,12 +388,12 @@ class PgDashboard:
             return JobPage(rows, rows[-1].id)
         return JobPage(rows, floor if floor > 1 else None)
 
-    def _floor(self, after: int | None) -> int:
+    def _floor(self, after: int | None, window: int) -> int:
         top = after
         if top is None:
             found = self._all(TOP_ID)[0][0]
             top = int(found) + 1 if found is not None else 1
-        return max(top - WINDOW, 0)
+        return max(top - window, 0)
 
     def dead(self, job_ids: list[int]) -> list[JobRow]:
         """Which of ``job_ids`` are dead letters (newest first)."""
@@ -395,9 +413,16 @@ class PgDashboard:
         found = self._all(MINUTES, {"minutes": starts, "cap": cap})
         return [Minute(at, int(ok), float(lag), int(n) >= cap) for at, n, ok, lag in found]
 
-    def by_name(self, since: datetime, cap: int = 100_000) -> NameStatsPage:
-        """Failure rate and durations per job name of the jobs finished since ``since``."""
-        found = self._all(BY_NAME, {"since": since, "cap": cap})
+    def by_name(self, since: datetime, until: datetime, cap: int = 30_000) -> NameStatsPage:
+        """Failure rate and durations per job name of the jobs finished in [since, until),
+        reading at most ``cap`` rows: ``SLICES`` slices of ``cap / SLICES`` rows each."""
+        step = (until - since) / SLICES
+        params = {
+            "starts": [since + step * i for i in range(SLICES)],
+            "step": step,
+            "per": max(cap // SLICES, 1),
+        }
+        found = self._all(BY_NAME, params)
         rows = [
             NameStats(str(n), int(c), int(d), int(x), int(r), p50, p95, float(t or 0.0))
             for n, c, d, x, r, p50, p95, t, _ in found

@@ -3,8 +3,9 @@
 ``/stats``: the jobs that finished in the last hour (or ``?hours=``, up to a
 day), per name: finished, dead, cancelled, retried, the failure rate (dead
 among finished) and the median and p95 run time, as a table and two charts.
-It reads at most ``CAP`` history rows (through the BRIN on ``finished_at``):
-past that the page says the figures are of the newest ``CAP``.
+It reads at most ``CAP`` history rows (through the BRIN on ``finished_at``),
+in 60 equal slices of the window of ``CAP / 60`` rows each: past that the
+page says its figures are of a sample spread evenly over the window.
 
 ``/periodic``: each periodic job's schedule, next run, and its last run: the
 job of its latest tick, found by the tick's idempotency key
@@ -29,14 +30,14 @@ from queue_runtime.web._http import Response
 
 log = logging.getLogger("queue_runtime.web")
 
-CAP = 100_000
+CAP = 30_000  # history rows read per page, spread over the window
 TICKS_BACK = 3  # the latest ticks looked up: a tick just due may not be enqueued yet
 
 
 def by_name(view: View) -> Response:
     hours = _hours(view.request.arg("hours"))
-    since = datetime.now(UTC) - timedelta(hours=hours)
-    found = view.app.queries.by_name(since, CAP)
+    until = datetime.now(UTC)
+    found = view.app.queries.by_name(until - timedelta(hours=hours), until, CAP)
     rows = found.rows
     worst = sorted(rows, key=lambda r: (-r.failure_rate, r.name))[:15]
     slowest = sorted(rows, key=lambda r: (-(r.run_p95 or r.total_p95), r.name))[:15]
