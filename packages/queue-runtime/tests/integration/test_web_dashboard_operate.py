@@ -28,6 +28,7 @@ from queue_runtime import Settings
 from queue_runtime.config import RolloutMode
 from queue_runtime.definition import JobDefinition
 from queue_runtime.periodic import tick_key
+from queue_runtime.pg.dashboard import PgDashboard
 from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import Completion, Failure, JobStatus, NewJob
@@ -270,6 +271,25 @@ def test_failure_rate_and_durations_by_job_name(client: Client, rt: Runtime) -> 
         assert 'class="tick">0%</text>' in svg or 'class="tick">0.0s</text>' in svg
         assert "<rect" in svg
     assert client.get("/stats?hours=25").status == 400
+
+
+def test_the_figures_of_a_busy_window_are_a_sample_spread_over_it_and_say_so(
+    rt: Runtime,
+) -> None:
+    ids = [enqueue(rt, {"order_id": n}) for n in range(5)]
+    claimed = rt.store.claim("batch", 10, "w1")
+    rt.store.complete_many([Completion(c.id, c.attempt) for c in claimed])
+    queries = PgDashboard.open(rt.settings)
+    try:
+        until = datetime.now(UTC) + timedelta(minutes=1)
+        since = until - timedelta(hours=1)
+        whole = queries.by_name(since, until)
+        assert [(r.name, r.finished) for r in whole.rows] == [(CHARGE, len(ids))]
+        assert not whole.capped
+        sample = queries.by_name(since, until, cap=60)  # one row read per minute
+        assert sample.capped and 1 <= sample.rows[0].finished <= 2  # one minute, or two
+    finally:
+        queries.close()
 
 
 def test_the_periodic_page_shows_the_last_run_and_its_outcome(

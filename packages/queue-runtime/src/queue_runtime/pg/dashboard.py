@@ -413,7 +413,7 @@ class PgDashboard:
         found = self._all(MINUTES, {"minutes": starts, "cap": cap})
         return [Minute(at, int(ok), float(lag), int(n) >= cap) for at, n, ok, lag in found]
 
-    def by_name(self, since: datetime, until: datetime, cap: int = 30_000) -> NameStatsPage:
+    def by_name(self, since: datetime, until: datetime, cap: int = 12_000) -> NameStatsPage:
         """Failure rate and durations per job name of the jobs finished in [since, until),
         reading at most ``cap`` rows: ``SLICES`` slices of ``cap / SLICES`` rows each."""
         step = (until - since) / SLICES

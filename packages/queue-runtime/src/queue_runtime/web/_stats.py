@@ -30,7 +30,7 @@ from queue_runtime.web._http import Response
 
 log = logging.getLogger("queue_runtime.web")
 
-CAP = 30_000  # history rows read per page, spread over the window
+CAP = 12_000  # history rows read per page, spread over the window
 TICKS_BACK = 3  # the latest ticks looked up: a tick just due may not be enqueued yet
 
 
