@@ -11,7 +11,7 @@ import pytest
 
 from queue_runtime.pg.dashboard import Minute
 from queue_runtime.web import WebExtraMissing, make_wsgi_app
-from queue_runtime.web._charts import bar_chart, jobs_per_minute
+from queue_runtime.web._charts import bar_chart, hbar_chart, jobs_per_minute, nice_ticks, percent
 from queue_runtime.web._migration import read_inventory
 from queue_runtime.web._series import SeriesCache
 from queue_runtime.web.command import is_loopback
@@ -62,6 +62,27 @@ def test_chart_escapes_its_texts_and_marks_capped_minutes() -> None:
     svg = str(bar_chart("chart-x", "<b>t</b>", [0, 5, 10], jobs_per_minute, [False, False, True]))
     assert svg.startswith('<svg id="chart-x"') and "<b>" not in svg and "&lt;b&gt;" in svg
     assert svg.count("<rect") == 3 and "this minute: at least 10/min" in svg
+
+
+@pytest.mark.parametrize(
+    ("peak", "ticks"),
+    [
+        (0, [0.0, 1.0]),
+        (0.25, [0.0, 0.1, 0.2, 0.30000000000000004]),
+        (7, [0, 2, 4, 6, 8]),
+        (21, [0, 10, 20, 30]),
+        (100, [0, 25, 50, 75, 100]),
+    ],
+)
+def test_axis_ticks_are_round_and_reach_the_peak(peak: float, ticks: list[float]) -> None:
+    assert nice_ticks(peak) == pytest.approx(ticks)
+
+
+def test_a_horizontal_chart_labels_its_axis_and_escapes_names() -> None:
+    svg = str(hbar_chart("c", "t", [("<b>job</b>", 0.25), ("ok", 0.0)], percent))
+    assert "&lt;b&gt;job&lt;/b&gt;" in svg and "<b>" not in svg
+    ticks = [t.split(">")[-1] for t in svg.split("</text>") if 'class="tick"' in t]
+    assert ticks == ["0%", "10%", "20%", "30%"] and svg.count("<rect") == 2
 
 
 class FakeQueries:
