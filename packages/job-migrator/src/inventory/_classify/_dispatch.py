@@ -43,7 +43,7 @@ from inventory.summary import ReceiverKind
 
 if TYPE_CHECKING:
     from inventory._classify._index import SymbolIndex
-    from inventory.summary import CallInfo, FunctionInfo, Span
+    from inventory.summary import CallInfo, FunctionInfo, RawSite
 
 MAX_OVERRIDES = 16
 _NOT_IMPLEMENTED = "NotImplementedError"
@@ -188,17 +188,14 @@ _REGISTERING = ("add_", "on_", "before_", "after_", "teardown_", "register", "se
 
 
 def callbacks(
-    index: SymbolIndex, fn: FunctionInfo, calls: list[tuple[CallInfo, bool]]
+    index: SymbolIndex, fn: FunctionInfo, calls: list[tuple[CallInfo, bool]], sites: set[int]
 ) -> list[str]:
     """The project functions ``fn`` hands to calls that are not followed into project code
     (``calls``: each call of ``fn`` and whether it runs project code), each treated as
-    called by ``fn`` (its effects are ``fn``'s)."""
-    sites = _site_lines(index, fn)
+    called by ``fn`` (its effects are ``fn``'s); ``sites``: the lines of ``fn``'s job sites."""
     found: list[str] = []
     for call, followed in calls:
-        if followed:
-            continue
-        if _keeps(call.target) or call.span.line in sites:
+        if followed or _keeps(call.target) or call.span.line in sites:
             continue
         for source in [*call.arg_sources, *call.kwarg_sources.values()]:
             passed = _project_function(index, fn, source)
@@ -219,12 +216,13 @@ def _keeps(target: str) -> bool:
     return any(part in _KEEPS for part in target.split(".")[-2:])
 
 
-def _site_lines(index: SymbolIndex, fn: FunctionInfo) -> set[int]:
-    summary = index.home.get(fn.qualname)
-    spans: list[Span] = [
-        s.span for s in (summary.sites if summary else []) if s.enclosing_function == fn.qualname
-    ]
-    return {line for s in spans for line in range(s.line, (s.end_line or s.line) + 1)}
+def site_lines(sites: list[RawSite]) -> dict[str, set[int]]:
+    """Function -> the lines its job sites span (a call there starts work, is no callback)."""
+    found: dict[str, set[int]] = {}
+    for site in sites:
+        lines = found.setdefault(site.enclosing_function or "", set())
+        lines.update(range(site.span.line, (site.span.end_line or site.span.line) + 1))
+    return found
 
 
 def _project_function(index: SymbolIndex, fn: FunctionInfo, source: str) -> str | None:

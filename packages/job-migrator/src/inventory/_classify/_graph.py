@@ -15,6 +15,7 @@ from inventory._classify._dispatch import (
     declared_receiver,
     empty_method,
     self_class,
+    site_lines,
 )
 from inventory._classify._guesses import (
     guessed_callees,
@@ -69,6 +70,7 @@ class CallGraph:
         # of a model signal receiver is a Page. None when two senders disagree.
         self._param_types: dict[str, dict[str, str | None]] = {}
         self.dispatch = SelfDispatch(index)
+        self._site_lines: dict[str, set[int]] | None = None  # function -> its sites' lines
 
     def library_gap(self, top_level: str) -> str | None:
         """Why a library's source was not read (for a gap's evidence), None if it was."""
@@ -93,10 +95,20 @@ class CallGraph:
             guessed = guessed_callees(self.index, self.targets(qualname), self.explained)
             guessed += overrides_of_abstract(self.index, qualname)
             fn = self.index.functions.get(qualname)
-            handed = callbacks(self.index, fn, self._calls_followed(qualname)) if fn else []
+            handed = (
+                callbacks(self.index, fn, self._calls_followed(qualname), self._sites_in(qualname))
+                if fn
+                else []
+            )
             found = frozenset([*called, *self.dispatched(qualname), *guessed, *handed])
             self._called[qualname] = found
         return found
+
+    def _sites_in(self, qualname: str) -> set[int]:
+        if self._site_lines is None:
+            found = (s for summary in self.index.modules.values() for s in summary.sites)
+            self._site_lines = site_lines(list(found))
+        return self._site_lines.get(qualname, set())
 
     def _calls_followed(self, qualname: str) -> list[tuple[CallInfo, bool]]:
         """Each call of ``qualname``, and whether it runs project code (a function, or a
@@ -182,7 +194,7 @@ class CallGraph:
         an own ``m`` with no body runs nothing and is left out. Past the cap, one more
         target stands for the overrides not followed (a gap)."""
         on_self = self_class(target.call, caller)
-        owner = on_self or self._declared_class(target.call)
+        owner = on_self or self._declared_class(target)
         method = target.call.target.rpartition(".")[2]
         found = self.dispatch.overrides(owner, method) if owner else None
         if found is None:
@@ -199,13 +211,18 @@ class CallGraph:
             kept.append(CallTarget(target.call, rest, SymbolKind.FUNCTION, None, found.more))
         return kept
 
-    def _declared_class(self, call: CallInfo) -> str | None:
-        """The project class a receiver is declared as (``declared_receiver``), else None."""
-        written = declared_receiver(call)
+    def _declared_class(self, target: CallTarget) -> str | None:
+        """The project class a receiver is declared as (``declared_receiver``), else None:
+        the class the receiver resolves to, or, for what a method returns
+        (``backend.compute().get_offers()``), the class whose method the call resolved to."""
+        written = declared_receiver(target.call)
         if not written:
             return None
         found = self.index.resolve(written)
-        return found.name if found.kind == SymbolKind.CLASS else None
+        if found.kind == SymbolKind.CLASS:
+            return found.name
+        owner = target.name.rpartition(".")[0] if target.kind == SymbolKind.FUNCTION else ""
+        return owner if owner in self.index.classes and written.endswith("()") else None
 
     def callees(self, qualname: str) -> list[str]:
         started = [*self._site_edges.get(qualname, []), *self._library_starts(qualname)]

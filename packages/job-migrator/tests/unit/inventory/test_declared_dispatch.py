@@ -39,6 +39,21 @@ class LocalBackend(Backend):
             f.write(str(spec))
 
 
+class Compute:
+    def get_offers(self, spec):
+        raise NotImplementedError
+
+
+class CloudCompute(Compute):
+    def get_offers(self, spec):
+        return requests.get("https://cloud.example/offers").json()
+
+
+class Provider:
+    def compute(self) -> Compute:
+        raise NotImplementedError
+
+
 def get_backend(name: str) -> Backend:
     if name == "cloud":
         return CloudBackend()
@@ -48,7 +63,7 @@ def get_backend(name: str) -> Backend:
 _JOBS = """\
 import threading
 
-from app.backends import Backend, get_backend
+from app.backends import Backend, Provider, get_backend
 
 
 def run_annotated(backend: Backend, spec):
@@ -73,6 +88,15 @@ def run_exact_bound(spec):
     backend.compute(spec)
 
 
+def offers(provider: Provider, spec):
+    return provider.compute().get_offers(spec)
+
+
+def offers_bound(provider: Provider, spec):
+    compute = provider.compute()
+    return compute.get_offers(spec)
+
+
 def run_from_classmethod(name):
     Backend.build(name)
 
@@ -84,6 +108,8 @@ def view(request):
     threading.Thread(target=run_exact, args=({},)).start()
     threading.Thread(target=run_exact_bound, args=({},)).start()
     threading.Thread(target=run_from_classmethod, args=("x",)).start()
+    threading.Thread(target=offers, args=(None, {})).start()
+    threading.Thread(target=offers_bound, args=(None, {})).start()
 """
 
 
@@ -128,4 +154,15 @@ def test_a_constructed_receiver_runs_its_class_s_own_method(
 ) -> None:
     job = _job(inventory, name)
     assert job.effects == []
+    assert job.idempotency is Idempotency.IDEMPOTENT
+
+
+@pytest.mark.parametrize("name", ["offers", "offers_bound"])
+def test_what_a_method_declares_it_returns_dispatches_too(inventory: Inventory, name: str) -> None:
+    """``provider.compute().get_offers()``: ``compute`` is declared ``-> Compute`` in another
+    module; its empty ``get_offers`` runs the override, a real callee (not a guess)."""
+    job = _job(inventory, name)
+    assert {(e.kind, e.chain[-1]) for e in job.effects} == {
+        (EffectKind.HTTP_GET, "app.backends.CloudCompute.get_offers")
+    }
     assert job.idempotency is Idempotency.IDEMPOTENT
