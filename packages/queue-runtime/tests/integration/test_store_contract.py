@@ -81,10 +81,21 @@ def status(store: JobStore, job_id: int) -> JobStatus:
 def test_implements_every_operation_of_the_seam(store: JobStore) -> None:
     operations = {m for m, v in vars(JobStore).items() if callable(v) and not m.startswith("_")}
     operations.discard("close")  # lifecycle, not a domain operation (checked just below)
-    assert len(operations) == 24  # + cancel_job, cancel_attempt, pause, resume, control
-    # (and enqueue_many_returning, enqueued_key)
+    assert len(operations) == 26  # + cancel_job, cancel_attempt, pause, resume, control
+    # (and enqueue_many_returning, enqueued_key, switch_periodic, disabled_periodic)
     assert callable(getattr(store, "close", None))
     assert all(callable(getattr(store, op, None)) for op in operations)
+
+
+def test_switch_periodic_records_only_changes_and_lists_what_is_off(store: JobStore) -> None:
+    assert store.disabled_periodic() == frozenset()
+    assert store.switch_periodic("app.jobs.digest", False, "ann", "maintenance")
+    assert not store.switch_periodic("app.jobs.digest", False, "ann", "again")  # already off
+    assert store.switch_periodic("app.jobs.report", False, None, "noisy")
+    assert store.disabled_periodic() == frozenset({"app.jobs.digest", "app.jobs.report"})
+    assert store.switch_periodic("app.jobs.digest", True, "ben", "done")
+    assert not store.switch_periodic("app.jobs.digest", True, "ben", "done")  # already on
+    assert store.disabled_periodic() == frozenset({"app.jobs.report"})
 
 
 # -- enqueue -------------------------------------------------------------------
