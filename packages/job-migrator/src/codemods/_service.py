@@ -52,20 +52,22 @@ def plan(site: CallSite, job: Job, project: Project) -> tuple[Wrapper, list[str]
     if found is not None and not problem and found.info.path not in project.sources:
         problem = f"bound method: `{found.name}` is built in {found.info.path}, which apply does not edit (not scanned, or refused)"
     fn = _method(cls, method, project)
+    home = project.lookup(cls)
     if not problem and (fn is None or not _plain(fn)):
         problem = (
             f"bound method {written}: the wrapper needs a method with plain parameters "
-            "(no defaults, *, ** or keyword-only)"
+            "(defaults only literals; no *, ** or keyword-only)"
         )
     if problem or found is None or fn is None:
         return problem or NOT_AN_OBJECT.format(written=written)
     params = [a.arg for a in fn.args.args[1:]]
-    return _wrapper(found, method, fn), params
+    same = home is not None and home[0].path == found.info.path
+    return _wrapper(found, method, fn, same), params
 
 
 def _module_object(site: CallSite, written: str, project: Project) -> _Object | None:
     """The module-level object ``written`` (``obj.method``) names, seen from the site's module."""
-    head, _, _ = written.rpartition(".")
+    head, _, _ = _callee(written).rpartition(".")
     caller = project.module_at(site.location.path)
     if caller is None or not head or not all(p.isidentifier() for p in head.split(".")):
         return None
@@ -75,6 +77,30 @@ def _module_object(site: CallSite, written: str, project: Project) -> _Object | 
     if found is None or found[1] not in found[0].assignments:
         return None
     return _Object(found[0], found[1])
+
+
+def _callee(written: str) -> str:
+    """``obj.method`` of what the site hands over: ``obj.method`` or the call ``obj.method(a.b)``.
+
+    A task's coroutine is written as a call whose arguments may hold dots
+    (``Users.touch(user.id)``): the object is read from the called name, not the text.
+    """
+    try:
+        expr = ast.parse(written, mode="eval").body
+    except SyntaxError:
+        return written
+    name = dotted_name(expr.func if isinstance(expr, ast.Call) else expr)
+    return name or written
+
+
+def dotted_name(node: ast.expr) -> str | None:
+    """``a.b.c`` for a chain of names and attributes, else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = dotted_name(node.value)
+        return f"{head}.{node.attr}" if head else None
+    return None
 
 
 def _built_as(found: _Object, cls: str, project: Project) -> str | None:
@@ -128,14 +154,17 @@ def _method(cls: str, method: str, project: Project) -> _Def | None:
 def _plain(fn: _Def) -> bool:
     args = fn.args
     has_self = bool(args.args) and not fn.decorator_list
-    return has_self and not (
-        args.defaults or args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs
+    literal = all(isinstance(d, ast.Constant) for d in args.defaults)
+    return (
+        has_self
+        and literal
+        and not (args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs)
     )
 
 
-def _wrapper(found: _Object, method: str, fn: _Def) -> Wrapper:
+def _wrapper(found: _Object, method: str, fn: _Def, same_module: bool = True) -> Wrapper:
     name = f"{found.name.lstrip('_')}_{method.lstrip('_')}"
-    params = ", ".join(found.info.segment(a) for a in fn.args.args[1:])
+    params = ", ".join(_param(a, fn, same_module) for a in fn.args.args[1:])
     calls = ", ".join(a.arg for a in fn.args.args[1:])
     prefix = "async " if isinstance(fn, ast.AsyncFunctionDef) else ""
     awaited = "await " if prefix else ""
@@ -146,3 +175,19 @@ def _wrapper(found: _Object, method: str, fn: _Def) -> Wrapper:
     )
     # After the module's last statement: the object and whatever it needs are bound by then.
     return Wrapper(found.info.name, found.info.path, name, "", source)
+
+
+def _param(arg: ast.arg, fn: _Def, annotated: bool) -> str:
+    """The wrapper's parameter: as the method declares it, with its literal default.
+
+    Annotations are copied only when the object is built in the class's own module
+    (elsewhere the names they use may not be bound where the wrapper is written).
+    """
+    text = ast.unparse(arg) if annotated else arg.arg
+    positional = fn.args.args
+    first_default = len(positional) - len(fn.args.defaults)
+    index = positional.index(arg)
+    if index >= first_default:
+        sign = " = " if annotated and arg.annotation is not None else "="
+        text += sign + ast.unparse(fn.args.defaults[index - first_default])
+    return text

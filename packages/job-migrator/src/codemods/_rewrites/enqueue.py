@@ -80,7 +80,7 @@ def is_job_ref(expr: cst.BaseExpression, target: Target) -> bool:
     name = dotted(expr)
     if name is None:
         return False
-    if name == target.site.target_source:
+    if name in (target.site.target_source, _called(target.site.target_source)):
         return True
     head, _, last = name.rpartition(".")
     if last != target.name:
@@ -89,6 +89,15 @@ def is_job_ref(expr: cst.BaseExpression, target: Target) -> bool:
     # of the job's own dotted path; ``instance.flag.send()`` is a method of something else.
     owners = (target.job.qualname.rpartition(".")[0], target.qualpath.rpartition(".")[0])
     return not head or any(o and f".{o}".endswith(f".{head}") for o in owners)
+
+
+def _called(written: str) -> str | None:
+    """The called name of a site written as a call (a task's ``Users.touch(user.id)``)."""
+    try:
+        expr = cst.parse_expression(written) if written.endswith(")") else None
+    except cst.ParserSyntaxError:
+        return None
+    return dotted(expr.func) if isinstance(expr, cst.Call) else None
 
 
 def unwrap(

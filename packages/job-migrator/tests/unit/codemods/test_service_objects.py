@@ -93,3 +93,71 @@ def test_other_bound_methods_stay_with_the_reason(
 
         assert status is Status.SKIPPED and after == {}, written
         assert why in reason and "bound method" in reason, reason
+
+
+STORE = """class Ledger:
+    def __init__(self, dsn):
+        self.dsn = dsn
+
+    async def touch(self, uid: str, db=None) -> None:
+        return None
+
+    async def again(self, uid: str) -> None:
+        await self.touch(uid)
+
+
+Ledgers = Ledger("db")  # the one ledger every module imports
+"""
+
+TASKS = """import asyncio
+
+from app.store import Ledgers
+
+
+async def seen(user):
+    asyncio.create_task(Ledgers.touch(user.id))
+
+
+async def mine(ledger, user):
+    asyncio.create_task(ledger.touch(user.id))
+"""
+
+
+def _task_plan(root: Path, fragment: str, written: str) -> tuple[Status, str, dict[str, str]]:
+    site = ("app/tasks.py", fragment, Pattern.ASYNCIO_TASK, "app.store.Ledger.touch", written)
+    inventory = build_inventory(root, [site])
+    inventory.sites[0].arguments = [Argument(name="#0", source="user.id", serialisable=None)]
+    result = plan_apply(root, inventory, scanner=None)
+    [outcome] = result.outcomes
+    return outcome.status, outcome.reason, {c.path: c.after for c in result.changes}
+
+
+def test_a_task_on_an_imported_singleton_moves_with_its_literal_defaults(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    files = {"app/__init__.py": "", "app/store.py": STORE, "app/tasks.py": TASKS}
+    root = write_files(files)
+
+    status, reason, after = _task_plan(root, "Ledgers.touch(user.id)", "Ledgers.touch(user.id)")
+
+    assert status is Status.REWRITTEN, reason
+    tasks = after["app/tasks.py"]
+    assert "Ledgers_touch.options(inline=InlineShape.TASK).enqueue(user.id)" in tasks
+    assert "from app.store import Ledgers_touch\n" in tasks
+    store = after["app/store.py"]
+    assert "async def Ledgers_touch(uid: str, db=None):\n" in store
+    assert "    return await Ledgers.touch(uid, db)\n" in store
+    for text in after.values():
+        compile(text, "moved.py", "exec")
+
+
+def test_a_task_on_an_instance_that_is_not_module_level_stays(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    files = {"app/__init__.py": "", "app/store.py": STORE, "app/tasks.py": TASKS}
+    root = write_files(files)
+
+    status, reason, after = _task_plan(root, "ledger.touch(user.id)", "ledger.touch(user.id)")
+
+    assert status is Status.SKIPPED and after == {}
+    assert "`ledger.touch(user.id)` is not a module-level object" in reason
