@@ -180,6 +180,20 @@ def test_cancel_asks_a_running_job_to_stop_and_names_the_operator(
     assert job_id in rt.store.control([job_id]).cancel_requested
 
 
+@pytest.mark.parametrize("bad", ["\u00b2", "\u0661", "9223372036854775808", "1" * 5000, "-1"])
+def test_a_job_id_that_is_not_a_bigint_is_a_400_and_cancels_nothing(
+    client: Client, rt: Runtime, bad: str
+) -> None:
+    """Unicode digits pass str.isdigit but not int(); past bigint PostgreSQL refuses the query."""
+    job_id = enqueue(rt, {"order_id": 9})
+    answer = client.post(
+        "/jobs/cancel", [("csrf", client.csrf("/jobs")), ("ids", str(job_id)), ("ids", bad)]
+    )
+    assert answer.status == 400 and "job ids" in answer.body
+    assert rt.store.get(job_id) is not None
+    assert rt.store.get(job_id).status is JobStatus.QUEUED
+
+
 def test_pause_and_resume_a_pool_from_the_overview(
     client: Client, rt: Runtime, settings: Settings
 ) -> None:
@@ -406,3 +420,24 @@ def test_a_missing_inventory_or_a_taken_port_fails_at_start_in_one_line(
         busy = dashboard_command(settings, "--port", str(port))
     assert busy.returncode == 2 and "serving" not in busy.stdout
     assert busy.stderr.count("\n") == 1 and f"cannot listen on 127.0.0.1:{port}" in busy.stderr
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    [
+        ("/jobs/9223372036854775808", 404),  # past bigint: no such page, not a database error
+        ("/jobs/9223372036854775807", 404),  # the largest bigint: a job id nobody has
+        ("/jobs/\u0661", 404),  # an Arabic-Indic one: only ASCII digits name a job
+        ("/jobs?after=\u00b2", 400),
+        ("/jobs?after=9223372036854775808", 400),
+        ("/stats?hours=\u00b2", 400),
+        ("/stats?hours=" + "1" * 5000, 400),
+        ("/jobs?flash=cancelled&n=\u00b2&asked=\u00b2", 200),  # a flash's count is cosmetic
+        ("/dead?flash=replayed&n=" + "9" * 5000, 200),
+    ],
+)
+def test_numbers_in_a_url_that_are_not_bigints_are_answered_not_crashed_on(
+    client: Client, path: str, status: int
+) -> None:
+    """``"²".isdigit()`` is true and ``int("²")`` raises; ``int`` refuses 5,000 digits."""
+    assert client.get(path).status == status

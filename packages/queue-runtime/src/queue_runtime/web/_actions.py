@@ -17,11 +17,10 @@ import logging
 from http import HTTPStatus
 
 from queue_runtime.store import Cancellation
-from queue_runtime.web._app import Handler, HttpError, View
-from queue_runtime.web._http import Response
+from queue_runtime.web._app import Handler, HttpError, View, job_ids
+from queue_runtime.web._http import Response, whole_number
 
 log = logging.getLogger("queue_runtime.web")
-MAX_IDS = 1000
 KEPT = ("state", "job", "q")  # the jobs list's filters, kept across an action
 
 
@@ -59,7 +58,7 @@ def flashes(view: View) -> list[str]:
     """The line after one of these actions ([] for any other ``flash``)."""
     args = view.request.arg
     kind, pool = args("flash"), args("pool")
-    number = int(args("n")) if args("n").isdigit() else 0
+    number = whole_number(args("n")) or 0
     lines = {
         "cancelled": f"{number} job(s) cancelled (kept in the history as cancelled)",
         "retried": f"{number} waiting job(s) made due now",
@@ -70,7 +69,7 @@ def flashes(view: View) -> list[str]:
     }
     found = [lines[kind]] if kind in lines else []
     asked = args("asked")
-    if kind == "cancelled" and asked.isdigit() and int(asked):
+    if kind == "cancelled" and whole_number(asked):
         found.append(f"{asked} running job(s) asked to stop (they stop if they check)")
     return found
 
@@ -79,9 +78,7 @@ def _ids(view: View) -> list[int]:
     texts = view.request.form.get("ids", [])
     if not texts:
         raise HttpError(HTTPStatus.BAD_REQUEST, "select at least one job")
-    if len(texts) > MAX_IDS or not all(t.isdigit() and len(t) <= 19 for t in texts):
-        raise HttpError(HTTPStatus.BAD_REQUEST, f"ids: up to {MAX_IDS} job ids")
-    return sorted({int(t) for t in texts})
+    return job_ids(texts)
 
 
 def _pool(view: View) -> str:

@@ -28,7 +28,14 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from queue_runtime.errors import QueueError
 from queue_runtime.pg.dashboard import PgDashboard
 from queue_runtime.runtime import Runtime
-from queue_runtime.web._http import Request, Response, StartResponse, redirect, set_cookie
+from queue_runtime.web._http import (
+    Request,
+    Response,
+    StartResponse,
+    redirect,
+    set_cookie,
+    whole_number,
+)
 from queue_runtime.web._security import (
     AUTH_COOKIE,
     SESSION_COOKIE,
@@ -51,7 +58,7 @@ CSP = (
     "default-src 'none'; script-src 'nonce-{n}'; style-src 'nonce-{n}'; connect-src 'self';"
     " img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
-JOB_PATH = re.compile(r"/jobs/(\d{1,19})")
+JOB_PATH = re.compile(r"/jobs/([0-9]{1,19})")
 
 
 class HttpError(Exception):
@@ -60,6 +67,17 @@ class HttpError(Exception):
     def __init__(self, status: HTTPStatus, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+MAX_IDS = 1000  # jobs per action from a page (replay, purge, cancel, retry now)
+
+
+def job_ids(texts: list[str]) -> list[int]:
+    """A form's ``ids``: at most MAX_IDS job ids (bigints), or 400 and nothing done."""
+    ids = [whole_number(t) for t in texts]
+    if len(texts) > MAX_IDS or None in ids:
+        raise HttpError(HTTPStatus.BAD_REQUEST, f"ids: up to {MAX_IDS} job ids")
+    return sorted({i for i in ids if i is not None})
 
 
 def when(value: datetime | None) -> str:
@@ -232,8 +250,9 @@ class Dashboard:
         if handler is not None:
             return handler(view)
         match = JOB_PATH.fullmatch(request.path)
-        if match and request.method == "GET":
-            return self._job_page(view, int(match.group(1)))
+        job_id = whole_number(match.group(1)) if match else None
+        if job_id is not None and request.method == "GET":
+            return self._job_page(view, job_id)
         if any(path == request.path for _, path in self._routes):
             return self._refuse(view, HTTPStatus.METHOD_NOT_ALLOWED, "method not allowed")
         return self._refuse(view, HTTPStatus.NOT_FOUND, f"no page {request.path}")

@@ -17,6 +17,16 @@ StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 MAX_FORM = 1 << 20  # bytes of a POST body: a form of ids and a reason, never more
+BIGINT_MAX = 2**63 - 1  # a job id is a PostgreSQL bigint
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a non-negative bigint, or None: ASCII digits only (``"²".isdigit()``
+    is true and ``int("²")`` raises; ``int`` also refuses more than 4,300 digits)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 19:
+        return None
+    number = int(text)
+    return number if number <= BIGINT_MAX else None
 
 
 @dataclass(frozen=True, slots=True)

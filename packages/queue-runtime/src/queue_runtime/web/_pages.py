@@ -22,8 +22,8 @@ from queue_runtime.gate import get_rollout, parse_rollout, set_rollout
 from queue_runtime.pg.dashboard import JobPage, ListState
 from queue_runtime.shadow_model import current_evidence, evidence_note, promotion_refusal
 from queue_runtime.web import _actions, _charts, _stats
-from queue_runtime.web._app import Handler, HttpError, View
-from queue_runtime.web._http import Response
+from queue_runtime.web._app import Handler, HttpError, View, job_ids
+from queue_runtime.web._http import Response, whole_number
 from queue_runtime.web._migration import (
     ROLLOUT_CHOICES,
     deciding_figures,
@@ -35,7 +35,6 @@ from queue_runtime.web._migration import (
 
 log = logging.getLogger("queue_runtime.web")
 PAGE_SIZE = 50
-MAX_IDS = 1000  # jobs per replay or purge from the page
 
 
 # -- overview -------------------------------------------------------------------
@@ -114,9 +113,10 @@ def _after(view: View) -> int | None:
     text = view.request.arg("after")
     if not text:
         return None
-    if not text.isdigit() or len(text) > 19:
+    after = whole_number(text)
+    if after is None:
         raise HttpError(HTTPStatus.BAD_REQUEST, f"after {text!r}: a job id")
-    return int(text)
+    return after
 
 
 def _next(view: View, path: str, query: dict[str, str], page: JobPage) -> str | None:
@@ -223,9 +223,7 @@ def _ids(view: View) -> list[int]:
     texts = view.request.form.get("ids", [])
     if not texts:
         raise HttpError(HTTPStatus.BAD_REQUEST, "select at least one dead job")
-    if len(texts) > MAX_IDS or not all(t.isdigit() and len(t) <= 19 for t in texts):
-        raise HttpError(HTTPStatus.BAD_REQUEST, f"ids: up to {MAX_IDS} job ids")
-    return sorted({int(t) for t in texts})
+    return job_ids(texts)
 
 
 def _confirm(view: View, action: DeadAction, ids: list[int]) -> Response:
@@ -316,7 +314,7 @@ def workers(view: View) -> Response:
 
 def _flashes(view: View) -> list[str]:
     kind, count = view.request.arg("flash"), view.request.arg("n")
-    number = int(count) if count.isdigit() else 0
+    number = whole_number(count) or 0
     if kind == "replayed":
         return [f"{number} dead job(s) replayed"]
     if kind == "purged":

@@ -26,7 +26,7 @@ from queue_runtime.periodic import Schedule, tick_key
 from queue_runtime.pg.dashboard import JobRow
 from queue_runtime.web import _charts
 from queue_runtime.web._app import HttpError, View
-from queue_runtime.web._http import Response
+from queue_runtime.web._http import Response, whole_number
 
 log = logging.getLogger("queue_runtime.web")
 
@@ -68,9 +68,10 @@ def by_name(view: View) -> Response:
 def _hours(text: str) -> int:
     if not text:
         return 1
-    if not text.isdigit() or not 1 <= int(text) <= 24:
+    hours = whole_number(text)
+    if hours is None or not 1 <= hours <= 24:
         raise HttpError(HTTPStatus.BAD_REQUEST, f"hours {text!r}: a whole number from 1 to 24")
-    return int(text)
+    return hours
 
 
 def _span(hours: int) -> str:
