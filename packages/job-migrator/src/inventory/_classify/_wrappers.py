@@ -56,6 +56,19 @@ class Wrapper:
     position: int  # of the argument at a call (``self`` not counted)
     pattern: Pattern
     waited: bool = False  # the wrapper waits for what it started (joins its thread)
+    closure: str = ""  # the wrapper's own closure it spawns, which calls the parameter
+
+
+@dataclass(frozen=True)
+class _Handed:
+    """A call to a wrapper: the site it makes (None: infrastructure, drained in place)."""
+
+    site: CallSite | None
+    written: str  # the argument in the wrapper's parameter's place
+    wrapper: Wrapper
+    caller: FunctionInfo
+    job: str | None
+    drained: bool = False  # ``submit_job(f).result()``: waited for in the caller
 
 
 @dataclass(frozen=True)
@@ -73,19 +86,19 @@ def with_wrapped_calls(
     A wrapper's own inner site (its job is "whatever the caller passes") goes once its
     callers are found: each of them names the real job. Unused, it stays, unknown.
     """
-    wrappers = _wrappers([raw for s in summaries for raw in s.sites], index)
+    wrappers = _wrappers([raw for s in summaries for raw in s.sites], index, graph)
     seen = {(s.path, raw.span.line, raw.span.column) for s in summaries for raw in s.sites}
     found: list[CallSite] = []
     used: set[str] = set()
+    closures: dict[str, str] = {}  # wrapper -> the closure it spawns (its inner site's job)
     for _ in range(_ROUNDS):
+        closures |= {w.qualname: w.closure for w in wrappers.values() if w.closure}
         fresh = _calls_to(wrappers, index, graph, seen, used)
-        found += [site for site, _, _ in fresh]
-        wrappers = _passed_on(fresh, index, wrappers)
+        found += [h.site for h in fresh if h.site is not None]
+        wrappers = _passed_on(fresh, index, graph, wrappers)
         if not wrappers:
             break
-    kept = [
-        s for s in [*sites, *found] if not (s.job == UNKNOWN_JOB and s.enclosing_function in used)
-    ]
+    kept = [s for s in [*sites, *found] if not _replaced(s, used, closures)]
     spans: dict[str, list[Span]] = {}
     for site in found:
         at = site.location
@@ -94,15 +107,77 @@ def with_wrapped_calls(
     return kept, spans
 
 
-def _wrappers(raws: list[RawSite], index: SymbolIndex) -> dict[str, Wrapper]:
+def _replaced(site: CallSite, used: set[str], closures: dict[str, str]) -> bool:
+    """A used wrapper's inner site: its callers' sites name the real jobs."""
+    within = site.enclosing_function or ""
+    return within in used and site.job in (UNKNOWN_JOB, closures.get(within))
+
+
+def _wrappers(raws: list[RawSite], index: SymbolIndex, graph: CallGraph) -> dict[str, Wrapper]:
     found: dict[str, Wrapper] = {}
     for raw in raws:
-        if raw.target_kind != TargetKind.DYNAMIC or raw.enclosing_function is None:
+        if raw.enclosing_function is None:
             continue
-        wrapper = _wrapper(index.functions.get(raw.enclosing_function), raw.target_source, raw)
+        fn = index.functions.get(raw.enclosing_function)
+        if raw.target_kind != TargetKind.DYNAMIC:
+            closure = _closure_wrapper(raw.target, fn, raw.pattern, index, graph)
+            if closure is not None:
+                found.setdefault(closure.qualname, closure)
+            continue
+        wrapper = _wrapper(fn, raw.target_source, raw)
         if wrapper is not None:
             found.setdefault(wrapper.qualname, wrapper)
     return found
+
+
+def _closure_wrapper(
+    job: str | None,
+    fn: FunctionInfo | None,
+    pattern: Pattern,
+    index: SymbolIndex,
+    graph: CallGraph,
+) -> Wrapper | None:
+    """``def every(func, interval)`` that spawns its own ``async def loop()`` which calls
+    ``func`` (``await func()``, or hands it to a helper calling it: ``self._restart(func)``)
+    is a wrapper of ``func``: the closure only repeats or guards what the caller passes."""
+    if fn is None or job is None or not job.startswith(f"{fn.qualname}.<locals>."):
+        return None
+    closure = index.functions.get(job)
+    if closure is None or pattern == Pattern.SIGNAL_RECEIVER:
+        return None
+    for call in closure.calls:
+        for param in fn.params:
+            if _calls_param(call, param) or _hands_to_caller(call, param, closure, graph):
+                found = _as_wrapper(fn, param, pattern)
+                return replace(found, closure=job) if found is not None else None
+    return None
+
+
+def _calls_param(call: CallInfo, param: str) -> bool:
+    """``func()`` / ``await func(x)``."""
+    return call.target == param or (
+        call.target.endswith(".__call__") and call.receiver_source == param
+    )
+
+
+def _hands_to_caller(call: CallInfo, param: str, closure: FunctionInfo, graph: CallGraph) -> bool:
+    """``await self._restart(func)`` where ``_restart(self, func)`` calls ``func()``."""
+    if param in call.arg_sources:
+        position = call.arg_sources.index(param)
+    elif param in call.kwarg_sources.values():
+        position = -1
+    else:
+        return False
+    callee = graph.index.functions.get(graph.resolve_call(call, closure).function or "")
+    if callee is None:
+        return False
+    if position < 0:
+        name = next(k for k, v in call.kwarg_sources.items() if v == param)
+    else:
+        bound = callee.is_method and not any(d.endswith(_NOT_POSITIONAL) for d in callee.decorators)
+        at = position + (1 if bound else 0)
+        name = callee.params[at] if at < len(callee.params) else ""
+    return bool(name) and any(_calls_param(inner, name) for inner in callee.calls)
 
 
 def _wrapper(fn: FunctionInfo | None, written: str, raw: RawSite) -> Wrapper | None:
@@ -139,11 +214,12 @@ def _calls_to(
     graph: CallGraph,
     seen: set[tuple[str, int, int]],
     used: set[str],
-) -> list[tuple[CallSite, str, str]]:
-    """(site, the argument as written, the wrapper) for every call to one of ``wrappers``;
-    the wrappers called are added to ``used``."""
-    names = {qualname.rpartition(".")[2] for qualname in wrappers}
-    found: list[tuple[CallSite, str, str]] = []
+) -> list[_Handed]:
+    """(site, the argument as written, the wrapper, ...) for every call to one of ``wrappers``
+    (site None: infrastructure, or drained in place); the wrappers called are added to
+    ``used``."""
+    names = {_called_as(qualname) for qualname in wrappers}
+    found: list[_Handed] = []
     for caller in list(index.functions.values()) if names else []:
         for call in caller.calls:
             if call.target.rpartition(".")[2] not in names:
@@ -157,21 +233,29 @@ def _calls_to(
             if written is None:
                 continue
             used.add(wrapper.qualname)
-            site = _site(wrapper, call, written, caller, index, graph)
-            if site is not None:
-                found.append((site, written, wrapper.qualname))
+            job = _job(written, call, caller, index, graph)
+            site = _site(wrapper, call, written, job, caller, index, graph)
+            drained = wrapper.pattern in _FUTURES and _waited_in_caller(call, caller)
+            found.append(_Handed(site, written, wrapper, caller, job.job, drained))
     return found
+
+
+def _called_as(qualname: str) -> str:
+    """The last name a call to the wrapper is written with: ``Task(coro)`` runs
+    ``Task.__init__``."""
+    owner, _, name = qualname.rpartition(".")
+    return owner.rpartition(".")[2] if name == "__init__" else name
 
 
 def _site(
     wrapper: Wrapper,
     call: CallInfo,
     written: str,
+    job: _Job,
     caller: FunctionInfo,
     index: SymbolIndex,
     graph: CallGraph,
 ) -> CallSite | None:
-    job = _job(written, call, caller, index, graph)
     if _infrastructure(job.job, written, index):
         return None  # spawn(heartbeat), spawn(server.serve_forever): never returns
     if wrapper.pattern in _FUTURES and _waited_in_caller(call, caller):
@@ -271,14 +355,20 @@ def _inside(span: Span, outer: Span) -> bool:
 
 
 def _passed_on(
-    fresh: list[tuple[CallSite, str, str]], index: SymbolIndex, inner: dict[str, Wrapper]
+    fresh: list[_Handed], index: SymbolIndex, graph: CallGraph, inner: dict[str, Wrapper]
 ) -> dict[str, Wrapper]:
-    """A caller handing its own parameter to a wrapper (of ``inner``) is a wrapper in turn."""
+    """A caller handing its own parameter to a wrapper (of ``inner``) is a wrapper in turn,
+    and so is one handing it a closure of its own that calls a parameter."""
     found: dict[str, Wrapper] = {}
-    for site, written, called in fresh:
-        fn = index.functions.get(site.enclosing_function or "")
-        unknown = fn is not None and site.job == UNKNOWN_JOB
-        wrapper = _as_wrapper(fn, written, site.pattern) if fn and unknown else None
+    for handed in fresh:
+        fn, pattern = handed.caller, handed.wrapper.pattern
+        if handed.drained:
+            continue
+        if handed.job is None:
+            wrapper = _as_wrapper(fn, handed.written, pattern) if handed.site else None
+        else:
+            wrapper = _closure_wrapper(handed.job, fn, pattern, index, graph)
         if wrapper is not None:
-            found.setdefault(wrapper.qualname, replace(wrapper, waited=inner[called].waited))
+            waited = inner[handed.wrapper.qualname].waited
+            found.setdefault(wrapper.qualname, replace(wrapper, waited=waited))
     return found

@@ -73,6 +73,8 @@ class FunctionState:
     loops: list[Loop] = field(default_factory=list)
     globals: set[str] = field(default_factory=set)
     consumer: bool = False  # runs a ``while True`` loop that consumes a queue or socket
+    # ``self.coro = coro`` / ``fn = func``: the name as written -> the parameter it holds
+    param_aliases: dict[str, str] = field(default_factory=dict)
 
     @property
     def qualname(self) -> str | None:

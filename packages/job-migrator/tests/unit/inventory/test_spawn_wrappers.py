@@ -182,3 +182,98 @@ def test_decoys_stay_out_when_reached_through_a_wrapper(tmp_path: Path) -> None:
     assert [(s.location.line, s.job, s.result_used) for s in found] == [
         (19, "app.views.report", True)
     ]
+
+
+TASKS = """
+import asyncio
+
+
+class Task:
+    def __init__(self, coro, name=None):
+        self.coro = coro
+        self.task = asyncio.create_task(self.coro, name=name)
+
+
+class Manager:
+    def create_task(self, coro, name=None):
+        return Task(coro=coro, name=name)
+
+    async def _guarded(self, func):
+        try:
+            await func()
+        except Exception:
+            pass
+
+    def create_permanent_task(self, func, name=None, interval=0):
+        async def loop():
+            while True:
+                await self._guarded(func)
+                await asyncio.sleep(interval)
+
+        return self.create_task(coro=loop(), name=name)
+
+    def every(self, interval, func):
+        async def tick():
+            await func()
+            await asyncio.sleep(interval)
+
+        return asyncio.ensure_future(tick())
+
+
+manager = Manager()
+"""
+
+
+def test_a_spawn_inside_a_constructor_through_an_attribute_and_looping_closures(
+    tmp_path: Path,
+) -> None:
+    """``Task(coro)`` whose ``__init__`` spawns ``self.coro`` (set from the parameter) is a
+    wrapper; ``manager.create_task`` built on it, and ``create_permanent_task`` /
+    ``every`` that spawn a closure of their own calling ``func`` (directly or through a
+    helper that calls it) are wrappers too: each call names the job handed in."""
+    views = """
+    from app.tasks import Task, manager
+
+    class Rates:
+        async def refresh(self): ...
+
+    rates = Rates()
+
+    async def send_receipt(order_id): ...
+
+    async def refund(order_id): ...
+
+    async def checkout(request, order_id):
+        manager.create_task(send_receipt(order_id), "receipt")
+        Task(refund(order_id))
+
+    def register():
+        manager.create_permanent_task(rates.refresh, interval=10)
+        manager.every(60, send_receipt)
+    """
+    found = _scan(tmp_path, {"app/tasks.py": TASKS, "app/views.py": views})
+    assert [(s.location.path, s.location.line, s.pattern, s.job) for s in found] == [
+        ("app/views.py", 14, Pattern.ASYNCIO_TASK, "app.views.send_receipt"),
+        ("app/views.py", 15, Pattern.ASYNCIO_TASK, "app.views.refund"),
+        ("app/views.py", 18, Pattern.ASYNCIO_TASK, "app.views.Rates.refresh"),
+        ("app/views.py", 19, Pattern.ASYNCIO_TASK, "app.views.send_receipt"),
+    ]
+    assert all(s.location.path != "app/tasks.py" for s in found)
+
+
+def test_a_closure_that_does_not_call_the_parameter_is_its_own_job(tmp_path: Path) -> None:
+    """A spawned closure that only logs the parameter is the job itself, not a wrapper."""
+    source = """
+    import asyncio
+
+    def start(label):
+        async def run():
+            print(label)
+
+        asyncio.create_task(run())
+
+    def view(request):
+        start("x")
+    """
+    sites = _scan(tmp_path, {"app/start.py": source})
+    assert [(s.location.line, s.job) for s in sites] == [(8, "app.start.start.<locals>.run")]

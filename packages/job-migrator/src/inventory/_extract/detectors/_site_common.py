@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from inventory._extract._resolve import Resolved, public_name
 from inventory._extract._scopes import ClassCtx
@@ -121,6 +121,8 @@ def candidate(
     detail: str = "",
 ) -> Candidate:
     used, how, bound = result_of(call.use)
+    if job.kind is TargetKind.DYNAMIC:
+        job = _through_alias(job, call.state.param_aliases)
     site = RawSite(
         pattern=pattern,
         span=span_of(node),
@@ -137,6 +139,18 @@ def candidate(
     if bound:
         call.state.watch_name(bound)
     return Candidate(site, bound)
+
+
+def _through_alias(job: JobTarget, aliases: dict[str, str]) -> JobTarget:
+    """``self.coro = coro`` then ``create_task(self.coro)``: the job is the parameter
+    ``coro`` (what makes the function a spawn wrapper); also ``self.fn(*a)``."""
+    written = job.source.strip()
+    root = written.partition("(")[0].strip()
+    param = aliases.get(root)
+    if param is None:
+        return job
+    reason = f"{job.reason} ('{root}' holds the parameter '{param}')".strip()
+    return replace(job, source=param + written[len(root) :], reason=reason)
 
 
 def evaluated_in_caller(node: ast.expr, job: JobTarget) -> bool:

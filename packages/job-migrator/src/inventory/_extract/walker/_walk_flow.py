@@ -56,6 +56,7 @@ class FlowMixin(WalkerBase):
         if len(node.targets) == 1:
             self._mark_bound(node.value, dotted_source(node.targets[0]))
             self._mark_stored(node.targets[0], node.value)
+            self._alias_param(dotted_source(node.targets[0]), node.value)
         self.visit(node.value)
         fact = self_increment_fact(node, self.text, self.state.resolver)
         if fact is not None:
@@ -63,6 +64,16 @@ class FlowMixin(WalkerBase):
         for target in node.targets:
             self._bind(target, node.value)
             self.visit(target)
+
+    def _alias_param(self, written: str | None, value: ast.expr) -> None:
+        """``self.coro = coro``: a spawn of ``self.coro`` below hands on the parameter."""
+        aliases = self.state.param_aliases
+        if written is None or written in self.state.params:
+            return
+        if isinstance(value, ast.Name) and value.id in self.state.params:
+            aliases[written] = value.id
+        else:
+            aliases.pop(written, None)  # rebound to something else
 
     def visit_namedexpr(self, node: ast.NamedExpr) -> None:
         """``if (order := Order.objects.first()):`` binds like an assignment."""
