@@ -14,28 +14,65 @@ from collections.abc import Callable
 
 from inventory._catalogue import Catalogue, api_name
 from inventory._classify._dispatch import MAX_OVERRIDES
-from inventory._classify._index import SymbolKind
+from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, GapReason, location
 from inventory.models import Effect, EffectKind
-from inventory.summary import CallInfo, FunctionInfo
+from inventory.summary import CallInfo, FileSummary, FunctionInfo
 
 _UNKNOWN = "?."
 _RESULT = "()."  # a method called on the result of a call
 # Kinds whose call runs nothing we could not see: a project module or class being
 # built (its __init__, when the project defines one, is a call edge of its own).
 _SEEN = frozenset({SymbolKind.FUNCTION, SymbolKind.CLASS, SymbolKind.MODULE})
+# SQLAlchemy's documented column operators (``ColumnOperators``, ``ColumnElement``, and the
+# relationship comparator's ``any`` / ``has`` / ``of_type``): on a mapped class's attribute
+# (``Registration.email.in_(...)``, ``Order.created.desc()``) each returns a new SQL
+# expression object; nothing is sent to a database until a session executes a statement.
+_COLUMN_OPERATORS = frozenset(
+    {"in_", "not_in", "notin_", "is_", "is_not", "isnot", "like", "ilike", "not_like"}
+    | {"not_ilike", "notlike", "notilike", "startswith", "endswith", "contains"}
+    | {"istartswith", "iendswith", "icontains", "match", "regexp_match", "regexp_replace"}
+    | {"between", "desc", "asc", "nulls_first", "nulls_last", "nullsfirst", "nullslast"}
+    | {"collate", "distinct", "any_", "all_", "op", "bool_op", "concat", "label", "cast"}
+    | {"is_distinct_from", "is_not_distinct_from", "isnot_distinct_from", "any", "has"}
+    | {"of_type", "and_", "operate", "reverse_operate", "self_group", "compare", "key"}
+)
+# Where an unread mapped attribute's method lands when the scan names its class.
+_COLUMN_CLASSES = (
+    "sqlalchemy.Column.",
+    "sqlalchemy.sql.schema.Column.",
+    "sqlalchemy.orm.properties.MappedColumn.",
+    "sqlalchemy.orm.attributes.InstrumentedAttribute.",
+    "sqlalchemy.orm.attributes.QueryableAttribute.",
+    "sqlalchemy.orm.InstrumentedAttribute.",
+    "sqlalchemy.orm.QueryableAttribute.",
+    "sqlalchemy.orm.Mapped.",
+    "sqlalchemy.orm.base.Mapped.",
+)
+# Bases that make a class mapped: Flask-SQLAlchemy's ``db.Model`` (any ``.Model`` outside
+# the project but Django's), SQLAlchemy 2's ``DeclarativeBase``, SQLModel's table models.
+_MAPPED_BASES = frozenset({"DeclarativeBase", "DeclarativeBaseNoMeta", "SQLModel"})
+_DECLARATIVE = ("declarative_base", "as_declarative", "generate_base")
+_COLUMN_MAKERS = frozenset({"Column", "mapped_column", "column_property"})
+# Flask's ``g``: a namespace object local to the request; reading it is no I/O.
+_FLASK_G = frozenset({"flask.g.get", "flask.g.pop", "flask.g.setdefault", "flask.g.__contains__"})
 
 
 class Gaps:
     """Turns a call the catalogue has no effect for into a gap, unless it is known pure."""
 
     def __init__(
-        self, catalogue: Catalogue, library_gap: Callable[[str], str | None] | None = None
+        self,
+        catalogue: Catalogue,
+        library_gap: Callable[[str], str | None] | None = None,
+        index: SymbolIndex | None = None,
     ) -> None:
         self.catalogue = catalogue
         # top-level module -> why its source was not read ("not installed in ..."), or None.
         self.library_gap = library_gap or (lambda _top: None)
+        self.index = index
+        self._mapped: dict[str, bool] = {}
 
     def of(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
         """The gap ``target`` leaves in ``fn``, or None when the call is explained."""
@@ -43,7 +80,7 @@ class Gaps:
             return None
         call = target.call
         unknown = _unknown_receiver(target)
-        if self._pure(target, unknown):
+        if self._pure(target, unknown) or self._builds_query(target, fn):
             return None
         api = _short(_receiver_api(call, target.name) if unknown else target.name)
         boundary = None if unknown else self.catalogue.undecided(call, target.name)
@@ -81,6 +118,69 @@ class Gaps:
             return True
         returned = not unknown and _RESULT in target.name
         return returned and is_pure(target.call, target.name, unknown_receiver=True)
+
+    def _builds_query(self, target: CallTarget, fn: FunctionInfo) -> bool:
+        """``Registration.email.in_(emails)`` / ``cls.code.desc()`` on a mapped class, a
+        column's operator where the scan names the column class, or ``flask.g.get(k)``:
+        building an expression or reading the request's namespace, no I/O."""
+        call = target.call
+        if call.target in _FLASK_G or target.name in _FLASK_G:
+            return True
+        owner, _, method = target.name.rpartition(".")
+        if method not in _COLUMN_OPERATORS:
+            return False
+        if target.name.startswith(_COLUMN_CLASSES):
+            return True
+        head, _, attr = call.receiver_source.partition(".")
+        if head == "cls" and attr.isidentifier() and fn.class_name and fn.is_method:
+            return self._is_mapped(fn.qualname.rpartition(".")[0])  # in a classmethod
+        cls = owner.rpartition(".")[0]
+        return target.kind == SymbolKind.MEMBER and self._is_mapped(cls)
+
+    def _is_mapped(self, cls: str) -> bool:
+        index = self.index
+        if index is None or cls not in index.classes or index.is_library(cls):
+            return False
+        found = self._mapped.get(cls)
+        if found is None:
+            mro = index.mro(cls)
+            found = any(self._mapping_base(b, cls) for b in mro[1:])
+            found = found or any(self._declares_columns(c) for c in mro)
+            self._mapped[cls] = found
+        return found
+
+    def _mapping_base(self, base: str, cls: str) -> bool:
+        """A base outside the project that maps its subclasses, or a name a module makes
+        with ``declarative_base()`` (``Base = declarative_base()``)."""
+        assert self.index is not None
+        index, last = self.index, base.rpartition(".")[2]
+        if base in index.classes and not index.is_library(base):
+            return False  # a project class: its own bases are in the MRO too
+        if last in _MAPPED_BASES or (last == "Model" and not base.startswith("django.")):
+            return True
+        summary = self._module_of(base if "." in base else cls)
+        calls = summary.module_calls if summary is not None else []
+        return any(c.target.rpartition(".")[2] in _DECLARATIVE for c in calls)
+
+    def _module_of(self, name: str) -> FileSummary | None:
+        """The module ``pkg.models.Order`` (or ``pkg.models.Base``) is defined in."""
+        assert self.index is not None
+        module = name.rpartition(".")[0]
+        while module and module not in self.index.modules:
+            module = module.rpartition(".")[0]
+        return self.index.modules.get(module)
+
+    def _declares_columns(self, cls: str) -> bool:
+        """``email = Column(String)`` / ``total: Mapped[int] = mapped_column()`` in the body."""
+        assert self.index is not None
+        info, summary = self.index.classes.get(cls), self._module_of(cls)
+        if info is None or summary is None:
+            return False
+        start, end = info.span.line, info.span.end_line or info.span.line
+        return any(
+            start <= c.span.line <= end and c.target.rpartition(".")[2] in _COLUMN_MAKERS
+            for c in summary.module_calls
+        )
 
     def _why(self, target: CallTarget, unknown: bool) -> str:
         if unknown:

@@ -86,7 +86,7 @@ class LocalEffects:
         self.dynamic_sites = dynamic_sites
         self.money = MoneyWords(graph, catalogue)
         self.state = MoneyState(catalogue)
-        self.gaps = Gaps(catalogue, graph.library_gap)  # the soundness rule
+        self.gaps = Gaps(catalogue, graph.library_gap, graph.index)  # the soundness rule
         self.collectors = Collectors(graph.index)
         # (caller, callee) where the caller passes the callee's SQL as a literal.
         self.sql_bound: set[tuple[str, str]] = set()

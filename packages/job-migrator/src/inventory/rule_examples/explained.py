@@ -221,4 +221,51 @@ EXAMPLES: list[RuleExample] = [
         "wraps project calls.",
         evidence_mentions="no project function to move: wrap it in one",
     ),
+    example(
+        "explained: building a SQLAlchemy query on a mapped class",
+        """
+        from sqlalchemy import and_, select
+
+        from shop.models import Registration
+
+        def pending_query(emails):
+            crit = and_(Registration.email.in_(emails), Registration.paid_dt.is_(None))
+            return select(Registration).where(crit).order_by(Registration.created_dt.desc())
+        """,
+        "pending_query",
+        V.IDEMPOTENT,
+        set(),
+        "`Registration` is mapped (its base is a declarative base; `db.Model` or `Column(...)` "
+        "attributes say so too): `Registration.email.in_(...)`, `.is_()`, `.desc()` are "
+        "SQLAlchemy column operators that build an expression, and `and_` / `select` build "
+        "statements. Nothing touches a database until a session executes one.",
+        more_files={
+            "shop/models.py": (
+                "from sqlalchemy import Column, DateTime, String\n"
+                "from sqlalchemy.orm import DeclarativeBase\n\n"
+                "class Base(DeclarativeBase):\n    pass\n\n"
+                "class Registration(Base):\n"
+                "    __tablename__ = 'registrations'\n"
+                "    email = Column(String)\n"
+                "    paid_dt = Column(DateTime)\n"
+                "    created_dt = Column(DateTime)\n"
+            )
+        },
+    ),
+    example(
+        "unknown: the same method names on a class that is not mapped",
+        """
+        from shop.models import Settings
+
+        def has_flag(name):
+            return Settings.flags.contains(name)
+        """,
+        "has_flag",
+        V.UNKNOWN,
+        set(),
+        "`Settings` has no mapping base and declares no columns: what `Settings.flags` holds, "
+        "and what its `contains` does, is not known, so the call stays a gap (\"unresolved calls\").",
+        evidence_mentions="Settings.flags.contains",
+        more_files={"shop/models.py": "class Settings:\n    flags = None\n"},
+    ),
 ]
