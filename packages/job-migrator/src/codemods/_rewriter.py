@@ -26,6 +26,7 @@ from codemods._edits.imports import (
     remove_unused_imports,
 )
 from codemods._edits.params import drop_dead_lookups, drop_unused_params
+from codemods._edits.wrappers import add_wrapper, retire_nested
 from codemods._project import module_name
 from codemods._rewrites import (
     asyncio_handoff,
@@ -427,6 +428,11 @@ def _rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
         for i, t in enumerate(targets)
     ]
     first_party = project_packages([path], [t.job.qualname for t in targets])
+    # A wrapper written into this module uses names of its imports (a library callable's
+    # object): it is in place before the imports a rewrite left unused are dropped.
+    for o in outcomes:
+        if isinstance(o, Rewritten) and o.target.wrapper and o.target.wrapper.path == path:
+            module = retire_nested(add_wrapper(module, o.target.wrapper), o.target.wrapper)
     module = remove_unused_imports(module, transformer.removes)
     module = remove_imports_made_unused(original, module)
     wanted = [*transformer.adds, *_key_functions(outcomes), *_wrapper_imports(path, outcomes)]

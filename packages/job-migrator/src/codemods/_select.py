@@ -20,7 +20,10 @@ runtime codec, or checked at run time (the call falls back to running
 in-process when it cannot be stored); the outcome says which, per argument.
 A ``Thread`` subclass whose ``run`` uses only constructor data moves as a job of
 that data (``codemods._threadjob``); a bound method of a module-level service
-object moves as a wrapper job calling it on that object (``codemods._service``).
+object moves as a wrapper job calling it on that object (``codemods._service``);
+a nested function handed to a spawn is lifted to module level with its free
+variables as parameters (``codemods._hoist``); a library callable handed to a
+spawn moves as a wrapper job written beside the site (``codemods._library``).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from pathlib import Path
 
 from codemods import (
     _django_target,
+    _hoist,
+    _library,
     _mail,
     _service,
     _status_route,
@@ -130,7 +135,34 @@ def select(
             targets.append(decided)
         else:
             outcomes.append(decided)
-    return _triggers.one_schedule_per_job(targets, outcomes)
+    return _triggers.one_schedule_per_job(_distinct_wrappers(targets), outcomes)
+
+
+def _distinct_wrappers(targets: list[Target]) -> list[Target]:
+    """Two wrappers of one name in one module must be the same function: else the later is renamed.
+
+    Library-callable wrappers are named after the callable; two sites handing it
+    over with other arguments need two functions.
+    """
+    seen: dict[tuple[str, str], str] = {}
+    names = {(t.wrapper.path, t.wrapper.name) for t in targets if t.wrapper is not None}
+    out: list[Target] = []
+    for target in targets:
+        wrapper = target.wrapper
+        if wrapper is not None:
+            key = (wrapper.path, wrapper.name)
+            if key in seen and seen[key] != wrapper.source:
+                n = 2
+                while (wrapper.path, f"{wrapper.name}_{n}") in names:
+                    n += 1
+                new = f"{wrapper.name}_{n}"
+                names.add((wrapper.path, new))
+                source = wrapper.source.replace(f"def {wrapper.name}(", f"def {new}(", 1)
+                wrapper = dataclasses.replace(wrapper, name=new, source=source)
+                target = dataclasses.replace(target, wrapper=wrapper, qualpath=new)
+            seen.setdefault((wrapper.path, wrapper.name), wrapper.source)
+        out.append(target)
+    return out
 
 
 def _decide(
@@ -156,7 +188,12 @@ def _decide(
         return _skip(site, no_drop_in)
     if site.enclosing_function and site.enclosing_function == job.qualname:
         return _skip(site, _inside_reason(site, job))
-    threaded = _thread_job(site, job, project) or _service_job(site, job, defs, project)
+    threaded = (
+        _thread_job(site, job, project)
+        or _service_job(site, job, defs, project)
+        or _library.plan(site, job, project)
+        or _nested_job(site, job, defs, project)
+    )
     reason = _verdict_reason(job, options) or _place_reason(site, job, defs, blocked, threaded)
     if not reason and site.pattern is Pattern.SIGNAL_RECEIVER:
         reason = _triggers.all_or_none(site, [site, *(callers or [])], job, project)
@@ -202,14 +239,15 @@ def _decide(
         )
     key = options.keys.get(job.qualname)
     found = defs[job.qualname]
-    assert found is not None  # _place_reason rules out jobs without a definition
+    # _place_reason rules out jobs without a definition, but for a library callable's wrapper
+    assert found is not None or wrapper is not None
     target = Target(
         site,
         job,
-        found.kind,
+        found.kind if found is not None else DefKind.FUNCTION,
         key,
         accepted=site.result_used,
-        qualpath=found.qualpath,
+        qualpath=found.qualpath if found is not None else wrapper.name if wrapper else "",
         edits=storable.edits,
         wrapper=wrapper,
         status_route=route,
@@ -347,6 +385,16 @@ def _service_job(
     return _service.plan(site, job, project)
 
 
+def _nested_job(
+    site: CallSite, job: Job, defs: dict[str, FunctionDefInfo | None], project: Project
+) -> tuple[Wrapper, list[str]] | str | None:
+    """A nested function's site: lifted to module level, or why not; None otherwise."""
+    found = defs.get(job.qualname)
+    if found is None or found.kind is not DefKind.NESTED:
+        return None
+    return _hoist.plan(site, job, project)
+
+
 def _can_answer_202(site: CallSite) -> bool:
     """A FastAPI handler whose call (or awaited hand-off) yields the job's own return value."""
     return site.handler is Framework.FASTAPI and site.pattern in _VALUE_PATTERNS
@@ -373,9 +421,12 @@ def _place_reason(
         return "; ".join(held)
     found = defs.get(job.qualname)
     if found is None and job.location is None and site.unresolved_reason:
-        return site.unresolved_reason  # a library callable: no project function to move
+        # A library callable: moved through a wrapper written beside the site, or why not.
+        if isinstance(threaded, tuple):
+            return None
+        return threaded if isinstance(threaded, str) else site.unresolved_reason
     kind = found.kind if found else DefKind.NOT_FOUND
-    if kind is DefKind.METHOD and threaded is not None:
+    if kind in (DefKind.METHOD, DefKind.NESTED) and threaded is not None:
         return threaded if isinstance(threaded, str) else None
     return _KIND_REASONS.get(kind)
 

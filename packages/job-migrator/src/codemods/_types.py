@@ -213,6 +213,12 @@ class Wrapper:
     name: str
     after: str
     source: str
+    # A lifted nested function (codemods._hoist): the site passes these free variables by
+    # keyword; ``lifts`` is the nested function's qualpath in the module, removed there (or,
+    # ``delegates``, kept calling the lifted one when its enclosing function uses it elsewhere).
+    passes: tuple[str, ...] = ()
+    lifts: str = ""
+    delegates: bool = False
 
 
 @dataclass(frozen=True)

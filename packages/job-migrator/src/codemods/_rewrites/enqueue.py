@@ -154,6 +154,13 @@ def enqueue_call(
     if target.wrapper is not None:
         func = cst.Name(target.wrapper.name)
     args = [_edited(arg, target) for arg in args]
+    if target.wrapper is not None and target.wrapper.passes:
+        # A lifted nested function: what it read of the enclosing function, passed by name.
+        passed = [
+            cst.Arg(keyword=cst.Name(v), value=cst.Name(v), equal=KEYWORD_EQUAL)
+            for v in target.wrapper.passes
+        ]
+        args = join_args(args, passed)
     # Django's task.enqueue() takes no queue options: the site's inline shape is not kept
     # (the gate's inline runs happen in the caller), and keyed sites never get here.
     django = target.api is MigrationTarget.DJANGO_TASKS

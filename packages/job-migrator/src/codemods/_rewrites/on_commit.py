@@ -32,7 +32,14 @@ def _rewrite_callback(expr: cst.BaseExpression, target: Target) -> cst.BaseExpre
     if is_job_ref(expr, target):
         if target.key_template is not None:
             return Skip("on_commit(fn) with an idempotency key: write the lambda by hand")
-        return cst.Attribute(value=expr, attr=cst.Name("enqueue"))
+        if target.wrapper is not None and target.wrapper.passes:
+            # A lifted nested function: its free variables read at commit, as the closure did.
+            new = enqueue_call(expr, [], target)
+            if isinstance(new, Skip):
+                return new
+            return cst.Lambda(params=cst.Parameters(), body=new)
+        func = cst.Name(target.wrapper.name) if target.wrapper is not None else expr
+        return cst.Attribute(value=func, attr=cst.Name("enqueue"))
     if (
         isinstance(expr, cst.Lambda)
         and isinstance(expr.body, cst.Call)
