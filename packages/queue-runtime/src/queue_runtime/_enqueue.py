@@ -25,11 +25,23 @@ Two safety nets for moved call sites: an argument no codec covers
 it, with the caller's objects (:mod:`queue_runtime.fallbacks` counts it); a
 queued enqueue inside the app's transaction is stored at its commit and
 dropped on rollback (:mod:`queue_runtime._after_commit`).
+
+``aenqueue_one`` is ``enqueue_one`` for a coroutine: the same decisions
+(``_route``: encode or fall back, inline mode or a closed gate runs inline;
+the keyed guard; the deferral to the app's commit), written once for both; the
+store write is awaited on the running loop's own connection pool, no thread.
+What has no async twin goes through a worker thread (``asyncio.to_thread``):
+running the job inline (inline mode, a closed gate, an unencodable call's
+fallback), the gate's refresh of its cached tables when one is due (once per
+``rollout_refresh`` seconds), the keyed guard's read, and an enqueue into the
+caller's (sync) transaction, ``conn=``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import functools
+from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -75,6 +87,9 @@ class EnqueueOptions:
 NO_OPTIONS = EnqueueOptions()  # shared: most enqueues give none, and the record is frozen
 
 
+Run = Callable[[], JobHandle]
+
+
 def enqueue_one(
     job: JobDefinition,
     args: tuple[Any, ...],
@@ -82,6 +97,57 @@ def enqueue_one(
     options: EnqueueOptions,
 ) -> JobHandle:
     runtime = current()
+    route = _route(runtime, job, args, kwargs, options)
+    if not isinstance(route, NewJob):
+        return route()
+    _guard_key(runtime, job, route)
+
+    def store() -> JobHandle:
+        job_id, created = runtime.store.enqueue_returning(route, options.conn)
+        return JobHandle(job_id, runtime, created=created)
+
+    deferred = _deferred(store, job, runtime, options)
+    return store() if deferred is None else deferred
+
+
+async def aenqueue_one(
+    job: JobDefinition,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    options: EnqueueOptions,
+) -> JobHandle:
+    """``enqueue_one`` awaited: the store write on the running loop's pool (see the module)."""
+    if options.conn is not None:  # the caller's transaction is a sync connection
+        return await asyncio.to_thread(enqueue_one, job, args, kwargs, options)
+    runtime = current()
+    if runtime.mode is not Mode.INLINE and runtime.gate_cache.due:
+        await asyncio.to_thread(runtime.gate_cache.refresh_if_due)
+    route = _route(runtime, job, args, kwargs, options)
+    if not isinstance(route, NewJob):
+        return await asyncio.to_thread(route)
+    if route.idempotency_key is not None:
+        await asyncio.to_thread(_guard_key, runtime, job, route)
+
+    def store() -> JobHandle:  # at the commit of the app's transaction, in its thread
+        job_id, created = runtime.store.enqueue_returning(route)
+        return JobHandle(job_id, runtime, created=created)
+
+    deferred = _deferred(store, job, runtime, options)
+    if deferred is not None:
+        return deferred
+    job_id, created = await runtime.store.aenqueue_returning(route)
+    return JobHandle(job_id, runtime, created=created)
+
+
+def _route(
+    runtime: Runtime,
+    job: JobDefinition,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    options: EnqueueOptions,
+) -> NewJob | Run:
+    """What an enqueue does with this call: the job to store, or the run that answers it
+    in-process (an unencodable call's fallback, inline mode, a closed gate, a keyed run)."""
     if options is not NO_OPTIONS:
         _check_options(job, options)
     try:
@@ -89,25 +155,28 @@ def enqueue_one(
     except Unencodable as exc:  # a moved call never breaks: it runs as the site ran it
         record(job.name, exc)
         _count_fallback(runtime, job, exc)
-        return run_original(job, args, kwargs, _shaped(options))
+        return functools.partial(run_original, job, args, kwargs, _shaped(options))
     if (
         runtime.mode is Mode.INLINE
         or not gate_decision(runtime, job, options.idempotency_key).run_async
     ):
-        return _inline(runtime, job, payload, options)
-    if options.idempotency_key is not None:
-        refuse_guard_key_of_another_call(runtime, job, options.idempotency_key, payload)
-    new = _new_job(job, runtime, payload, options)
+        return functools.partial(_inline, runtime, job, payload, options)
+    return _new_job(job, runtime, payload, options)
 
-    def store() -> JobHandle:
-        job_id, created = runtime.store.enqueue_returning(new, options.conn)
-        return JobHandle(job_id, runtime, created=created)
 
+def _guard_key(runtime: Runtime, job: JobDefinition, new: NewJob) -> None:
+    """KeyReused when the call's key already names another call in the execution guard."""
+    if new.idempotency_key is not None:
+        refuse_guard_key_of_another_call(runtime, job, new.idempotency_key, new.args)
+
+
+def _deferred(
+    store: Run, job: JobDefinition, runtime: Runtime, options: EnqueueOptions
+) -> JobHandle | None:
+    """The handle of a write deferred to the commit of the app's transaction; None: write now."""
     if options.conn is None and options.after_commit:  # conn=: the caller's transaction has it
-        deferred = after_commit(store, job.name, runtime)
-        if deferred is not None:
-            return deferred
-    return store()
+        return after_commit(store, job.name, runtime)
+    return None
 
 
 def enqueue_batch(

@@ -44,6 +44,16 @@ class GateCache:
     def invalidate(self) -> None:
         self._loaded_at = None
 
+    @property
+    def due(self) -> bool:
+        """Whether the next read refreshes the snapshot first (a store read)."""
+        loaded = self._loaded_at
+        return loaded is None or time.monotonic() - loaded >= self._refresh
+
+    def refresh_if_due(self) -> None:
+        """What the next read would do first: an async caller runs it in a thread."""
+        self._fresh()
+
     def rollout(self, job: str) -> Rollout | None:
         self._fresh()
         return self._rollouts.get(job)

@@ -235,6 +235,16 @@ class JobStore(Protocol):
         """The periodic jobs switched off: no ticker enqueues their ticks."""
         ...
 
+    # the async twins (``aenqueue``, ``aget_result`` of the Django backend): natively async where
+    # the store has an async driver (PostgreSQL: the running loop's pool), the same answers:
+    async def aenqueue_returning(self, job: NewJob) -> tuple[int, bool]:
+        """``enqueue_returning`` awaited (no caller's transaction: ``conn=`` is sync only)."""
+        ...
+
+    async def aget(self, job_id: int) -> JobRecord | None:
+        """``get`` awaited."""
+        ...
+
     def close(self) -> None:
         """Release connections; idempotent (the stores of one Runtime may share them)."""
         ...

@@ -10,6 +10,7 @@ them waiting: no sleeps.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -34,6 +35,7 @@ from queue_runtime.store import (
     args_digest,
 )
 from queue_runtime.testing import MemoryJobStore
+from tests.support import wait_until
 
 
 class Backend(StrEnum):
@@ -44,11 +46,11 @@ class Backend(StrEnum):
 @pytest.fixture
 def pg_store(settings: Settings) -> Iterator[PgJobStore]:
     """The PostgreSQL store on a fresh migrated schema."""
-    pool = open_pool(settings, max_size=8)
+    store = PgJobStore(open_pool(settings, max_size=8), settings)
     try:
-        yield PgJobStore(pool, settings)
+        yield store
     finally:
-        pool.close()
+        store.close()  # the sync pool and every loop's async pool
 
 
 @pytest.fixture(params=list(Backend))
@@ -81,8 +83,9 @@ def status(store: JobStore, job_id: int) -> JobStatus:
 def test_implements_every_operation_of_the_seam(store: JobStore) -> None:
     operations = {m for m, v in vars(JobStore).items() if callable(v) and not m.startswith("_")}
     operations.discard("close")  # lifecycle, not a domain operation (checked just below)
-    assert len(operations) == 26  # + cancel_job, cancel_attempt, pause, resume, control
-    # (and enqueue_many_returning, enqueued_key, switch_periodic, disabled_periodic)
+    assert len(operations) == 28  # + cancel_job, cancel_attempt, pause, resume, control
+    # (and enqueue_many_returning, enqueued_key, switch_periodic, disabled_periodic,
+    # and the async twins aenqueue_returning and aget)
     assert callable(getattr(store, "close", None))
     assert all(callable(getattr(store, op, None)) for op in operations)
 
@@ -402,6 +405,57 @@ def test_cancel_only_before_it_runs(store: JobStore) -> None:
     store.claim("batch", 1, "w1")
     assert store.cancel(waiting) is True and status(store, waiting) is JobStatus.CANCELLED
     assert store.cancel(running) is False and status(store, running) is JobStatus.RUNNING
+
+
+# -- the async twins -----------------------------------------------------------
+
+
+def test_an_async_enqueue_is_claimable_its_key_answers_once_and_aget_reads_it(
+    store: JobStore,
+) -> None:
+    async def enqueue() -> list[Any]:
+        plain = await store.aenqueue_returning(new(1))
+        keyed = await store.aenqueue_returning(new(2, idempotency_key="ak"))
+        again = await store.aenqueue_returning(new(2, idempotency_key="ak"))
+        return [plain, keyed, again, await store.aget(plain[0]), await store.aget(999_999_999)]
+
+    (plain_id, plain_created), keyed, again, read, missing = asyncio.run(enqueue())
+    assert plain_created and keyed[1] and again == (keyed[0], False)
+    assert read is not None and (read.id, read.status) == (plain_id, JobStatus.QUEUED)
+    assert read.args == {"n": 1} and missing is None
+    with pytest.raises(KeyReused, match="'ak' names job"):
+        asyncio.run(store.aenqueue_returning(new(3, idempotency_key="ak")))
+    assert sorted(c.id for c in store.claim("batch", 10, "w1")) == sorted([plain_id, keyed[0]])
+
+
+# PostgreSQL only: the async pools, one per event loop, and what close() does with them.
+def test_close_ends_the_async_pools_of_closed_and_running_loops(
+    pg_store: PgJobStore, settings: Settings
+) -> None:
+    def connections(expected: int) -> None:
+        query = (
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        with psycopg.connect(settings.database_url or "", autocommit=True) as admin:
+            count = lambda: admin.execute(query).fetchone() == (expected,)  # noqa: E731
+            wait_until(count, timeout=10, message=f"{expected} connection(s)")
+
+    asyncio.run(pg_store.aenqueue_returning(new(1)))  # this loop is closed by now
+    connections(2)  # the sync pool's and the closed loop's (dropped at the next use or close)
+    running = asyncio.new_event_loop()
+    thread = threading.Thread(target=running.run_forever, daemon=True)
+    thread.start()
+    try:
+        done = asyncio.run_coroutine_threadsafe(pg_store.aenqueue_returning(new(2)), running)
+        done.result(timeout=30)
+        connections(2)  # the closed loop's pool was dropped when the running one opened
+        pg_store.close()
+        connections(0)
+    finally:
+        running.call_soon_threadsafe(running.stop)
+        thread.join(timeout=10)
+        running.close()
 
 
 # -- idempotency keys ----------------------------------------------------------

@@ -11,15 +11,15 @@ runtime's ``default_pool``, any other name is the pool of that name.
 
 from __future__ import annotations
 
-import functools
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.apps import apps
 from django.core import checks
 
-from queue_runtime._enqueue import EnqueueOptions, enqueue_one
+from queue_runtime._enqueue import EnqueueOptions, aenqueue_one, enqueue_one
 from queue_runtime.config import Mode
 from queue_runtime.django import _jobs, _results
 from queue_runtime.django._compat import (
@@ -33,10 +33,11 @@ from queue_runtime.django._compat import (
     task_enqueued,
 )
 from queue_runtime.django._task import RuntimeTask, check_options
-from queue_runtime.errors import ConfigError
+from queue_runtime.errors import ConfigError, JobNotFound
 from queue_runtime.handle import InlineHandle, JobHandle
 from queue_runtime.registry import default_registry
 from queue_runtime.runtime import current
+from queue_runtime.store import JobRecord
 
 _ID_LIMIT = 2**63 - 1  # job ids are bigint
 
@@ -66,21 +67,26 @@ class TaskBackend(BaseTaskBackend):  # type: ignore[misc]  # Django ships no typ
         return result
 
     async def aenqueue(self, task: Any, args: Any, kwargs: Any) -> Any:
+        """Native: the job is stored on the running loop's own PostgreSQL pool, no thread
+        (an inline run, and the few reads that have no async twin, go through one:
+        :func:`queue_runtime._enqueue.aenqueue_one`)."""
         self.validate_task(task)
-        call = functools.partial(self._enqueue, task, normalize_json(args), normalize_json(kwargs))
-        # Not thread-sensitive: enqueues from many coroutines go to the pool in parallel
-        # instead of queueing behind the main thread, as Django's default aenqueue does.
-        result = await sync_to_async(call, thread_sensitive=False)()
+        args, kwargs = normalize_json(args), normalize_json(kwargs)
+        job = _jobs.definition(task, self.default_queue)
+        with _invalid(task):
+            handle = await aenqueue_one(job, (args, kwargs), {}, _options(task))
+        if isinstance(handle, InlineHandle):
+            result = _inline_result(task, handle, self.alias, args, kwargs)
+        else:
+            record = await current().store.aget(handle.id)
+            result = _results.from_record(task, _found(record, handle.id), self.alias)
         await task_enqueued.asend(type(self), task_result=result)
         return result
 
     def _enqueue(self, task: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         job = _jobs.definition(task, self.default_queue)
-        options = EnqueueOptions(run_at=task.run_after, priority=task.priority, after_commit=False)
-        try:
-            handle = enqueue_one(job, (args, kwargs), {}, options)
-        except ConfigError as exc:  # a pool the runtime does not know, and the like
-            raise InvalidTask(f"{task.module_path}: {exc}") from exc
+        with _invalid(task):
+            handle = enqueue_one(job, (args, kwargs), {}, _options(task))
         return self._enqueued(task, handle, args, kwargs)
 
     def _enqueued(
@@ -101,10 +107,35 @@ class TaskBackend(BaseTaskBackend):  # type: ignore[misc]  # Django ships no typ
         return _results.from_record(task, record, self.alias)
 
     async def aget_result(self, result_id: str) -> Any:
-        return await sync_to_async(self.get_result, thread_sensitive=False)(result_id)
+        """Native: one read on the running loop's own PostgreSQL pool."""
+        record = await current().store.aget(_job_id(result_id))
+        task = _jobs.task_named(record.name) if record is not None else None
+        if record is None or task is None:
+            raise TaskResultDoesNotExist(result_id)
+        return _results.from_record(task, record, self.alias)
 
     def check(self, **kwargs: Any) -> list[checks.CheckMessage]:
         return [*super().check(**kwargs), *_configuration_checks(self)]
+
+
+def _options(task: Any) -> EnqueueOptions:
+    # after_commit=False: Django's task API promises an id at enqueue (on_commit is the caller's).
+    return EnqueueOptions(run_at=task.run_after, priority=task.priority, after_commit=False)
+
+
+@contextmanager
+def _invalid(task: Any) -> Iterator[None]:
+    """A pool the runtime does not know, and the like, is Django's InvalidTask."""
+    try:
+        yield
+    except ConfigError as exc:
+        raise InvalidTask(f"{task.module_path}: {exc}") from exc
+
+
+def _found(record: JobRecord | None, job_id: int) -> JobRecord:
+    if record is None:  # purged between the enqueue and the read: as handle.record()
+        raise JobNotFound(str(job_id))
+    return record
 
 
 def _job_id(result_id: Any) -> int:

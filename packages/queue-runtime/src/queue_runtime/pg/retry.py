@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -46,6 +47,17 @@ class TransientRetry:
                 if attempt == self.attempts or isinstance(exc, PoolTimeout):
                     raise
                 self.sleep(self._delay(attempt))
+        raise AssertionError("unreachable: the loop returns or raises")
+
+    async def run_async(self, fn: Callable[[], Awaitable[T]]) -> T:
+        """``await fn()`` with the same policy; the waits between attempts are ``asyncio.sleep``."""
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return await fn()
+            except TRANSIENT_ERRORS as exc:
+                if attempt == self.attempts or isinstance(exc, PoolTimeout):
+                    raise
+                await asyncio.sleep(self._delay(attempt))
         raise AssertionError("unreachable: the loop returns or raises")
 
     def _delay(self, attempt: int) -> float:

@@ -6,11 +6,18 @@ binary COPY; claim is the single SKIP LOCKED statement; complete_many is one
 statement per batch. Transient errors (deadlock, serialization failure, lost
 connection) are retried with jitter on a fresh pooled connection; never when
 the caller passed ``conn=`` (its transaction is its own to retry).
+
+The async twins (``aenqueue_returning``, ``aget``) run the very same statements
+on an asyncio connection of the running loop's pool
+(:mod:`queue_runtime.pg.loop_pools`): each operation is written once as a
+*plan*, a generator that yields ``(statement, params)`` and is sent the row
+fetched, and a sync or an async driver runs it; errors are retried and
+translated as the sync ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
@@ -25,6 +32,7 @@ from queue_runtime.pg import rows
 from queue_runtime.pg.bulk import copy_jobs
 from queue_runtime.pg.connect import Connections, channel
 from queue_runtime.pg.errors import translate
+from queue_runtime.pg.loop_pools import AsyncConn, LoopPools
 from queue_runtime.pg.retry import TransientRetry
 from queue_runtime.store import (
     Cancellation,
@@ -43,6 +51,26 @@ from queue_runtime.store import (
 
 T = TypeVar("T")
 Conn = psycopg.Connection[Any]
+# An operation's statements: yields (statement, params), is sent each one's first row (or None).
+Plan = Generator[tuple[str, Any], Any, T]
+
+
+def _drive(conn: Conn, plan: Plan[T]) -> T:
+    try:
+        step = next(plan)
+        while True:
+            step = plan.send(conn.execute(*step).fetchone())
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]  # StopIteration.value is Any
+
+
+async def _adrive(conn: AsyncConn, plan: Plan[T]) -> T:
+    try:
+        step = next(plan)
+        while True:
+            step = plan.send(await (await conn.execute(*step)).fetchone())
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
 
 
 class _Sql:
@@ -67,9 +95,14 @@ class PgJobStore:
     psycopg's own as the ``__cause__``, after the transient ones were retried in place."""
 
     def __init__(
-        self, pool: Connections, settings: Settings, retry: TransientRetry | None = None
+        self,
+        pool: Connections,
+        settings: Settings,
+        retry: TransientRetry | None = None,
+        apools: LoopPools | None = None,
     ) -> None:
         self._pool = pool
+        self._apools = apools or LoopPools(settings)  # opened by the first async operation
         self._schema = settings.schema_name
         self._sql = _Sql(settings.schema_name)
         self._channel = channel(settings)
@@ -78,7 +111,13 @@ class PgJobStore:
         self._sequence: str | None = None
 
     def close(self) -> None:
+        """The sync pool, and each loop's async pool (the rule: :mod:`~queue_runtime.pg.loop_pools`)."""
         self._pool.close()
+        self._apools.close()
+
+    async def aclose(self) -> None:
+        """Close the running loop's async pool, from inside the loop."""
+        await self._apools.aclose()
 
     # -- plumbing -----------------------------------------------------------
 
@@ -98,13 +137,29 @@ class PgJobStore:
             return fn(conn)
 
     def _ensure_schema(self, conn: Conn) -> None:
-        if self._sequence is not None:
-            return
+        if self._sequence is None:
+            _drive(conn, self._schema_plan())
+
+    def _schema_plan(self) -> Plan[None]:
         names = {"schema": self._sql.schema, "table": self._sql.jobs_table}
-        row = conn.execute(q.SCHEMA_READY, names).fetchone()
+        row = yield q.SCHEMA_READY, names
         if not row or not row[0]:
             raise SchemaNotMigrated(f"no table {names['table']}")
         self._sequence = row[0]
+
+    async def _arun(self, plan: Callable[[], Plan[T]]) -> T:
+        """``_run`` on the running loop's async pool: retried and translated the same way."""
+        try:
+            return await self._retry.run_async(lambda: self._awith_pooled(plan))
+        except psycopg.Error as exc:
+            raise translate(exc, self._schema) from exc
+
+    async def _awith_pooled(self, plan: Callable[[], Plan[T]]) -> T:
+        pool = await self._apools.get()
+        async with pool.connection() as conn:
+            if self._sequence is None:
+                await _adrive(conn, self._schema_plan())
+            return await _adrive(conn, plan())
 
     @property
     def sequence(self) -> str:
@@ -118,22 +173,30 @@ class PgJobStore:
 
     def enqueue_returning(self, job: NewJob, conn: Conn | None = None) -> tuple[int, bool]:
         """``(job id, created)``: created is False when the idempotency key was known."""
-        if job.idempotency_key is None:
-            return self._run(lambda c: self._insert(c, job), conn)
-        return self._run(lambda c: self._insert_keyed(c, job), conn)
+        plan = self._enqueue_plan
+        return self._run(lambda c: _drive(c, plan(job)), conn)
 
-    def _insert(self, conn: Conn, job: NewJob) -> tuple[int, bool]:
-        row = conn.execute(self._sql.ENQUEUE, rows.enqueue_params(job, self._channel)).fetchone()
+    async def aenqueue_returning(self, job: NewJob) -> tuple[int, bool]:
+        """``enqueue_returning`` on the running loop's async pool (no caller's ``conn=``)."""
+        return await self._arun(lambda: self._enqueue_plan(job))
+
+    def _enqueue_plan(self, job: NewJob) -> Plan[tuple[int, bool]]:
+        if job.idempotency_key is None:
+            return self._insert(job)
+        return self._insert_keyed(job)
+
+    def _insert(self, job: NewJob) -> Plan[tuple[int, bool]]:
+        row = yield self._sql.ENQUEUE, rows.enqueue_params(job, self._channel)
         assert row is not None, "INSERT ... RETURNING returns the row"
         return row[0], True
 
-    def _insert_keyed(self, conn: Conn, job: NewJob) -> tuple[int, bool]:
+    def _insert_keyed(self, job: NewJob) -> Plan[tuple[int, bool]]:
         digest = args_digest(job.name, job.args)
         params = {**rows.keyed_params(job, self._channel, self.sequence), "digest": digest}
         # No row: the key was committed by a concurrent enqueue after our
         # snapshot was taken; the next statement's snapshot sees it.
         for _ in range(5):
-            row = conn.execute(self._sql.ENQUEUE_KEYED, params).fetchone()
+            row = yield self._sql.ENQUEUE_KEYED, params
             if row is not None:
                 return _answer(job, digest, row)
         raise psycopg.errors.SerializationFailure("idempotency key kept changing under us")
@@ -263,16 +326,20 @@ class PgJobStore:
 
     def get(self, job_id: int) -> JobRecord | None:
         """The job, wherever it is; a replayed dead job answers as its replay."""
-        return self._run(lambda c: self._get(c, job_id, hops=5))
+        return self._run(lambda c: _drive(c, self._get(job_id, hops=5)))
 
-    def _get(self, conn: Conn, job_id: int, hops: int) -> JobRecord | None:
-        row = conn.execute(self._sql.GET, {"id": job_id}).fetchone()
+    async def aget(self, job_id: int) -> JobRecord | None:
+        """``get`` on the running loop's async pool."""
+        return await self._arun(lambda: self._get(job_id, hops=5))
+
+    def _get(self, job_id: int, hops: int) -> Plan[JobRecord | None]:
+        row = yield self._sql.GET, {"id": job_id}
         if row is not None:
             return rows.record(row)
-        moved = conn.execute(self._sql.REPLAYED_AS, (job_id,)).fetchone()
+        moved = yield self._sql.REPLAYED_AS, (job_id,)
         if moved is None or hops == 0:
             return None
-        return self._get(conn, moved[0], hops - 1)
+        return (yield from self._get(moved[0], hops - 1))
 
     def dead_letters(self, limit: int = 50, name: str | None = None) -> list[JobRecord]:
         params = {"limit": limit, "name": name}

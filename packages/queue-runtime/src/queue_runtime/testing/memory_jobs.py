@@ -96,6 +96,10 @@ class MemoryJobStore:
                 raise KeyReused(f"{job.idempotency_key!r} names job {known.job_id}, another call")
             return self._insert(job, self.clock.now(), digest)
 
+    async def aenqueue_returning(self, job: NewJob) -> tuple[int, bool]:
+        """The sync answer: a dict under a lock never waits on anything."""
+        return self.enqueue_returning(job)
+
     def enqueue_many(self, jobs: Sequence[NewJob]) -> list[int]:
         return [job_id for job_id, _ in self.enqueue_many_returning(jobs)]
 
@@ -311,6 +315,9 @@ class MemoryJobStore:
         """The job, wherever it is; a replayed dead job answers as its replay."""
         with self._lock:
             return self._get(job_id, REPLAY_HOPS)
+
+    async def aget(self, job_id: int) -> JobRecord | None:
+        return self.get(job_id)
 
     def _get(self, job_id: int, hops: int) -> JobRecord | None:
         if job_id in self._jobs:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -124,6 +126,64 @@ def test_async_tasks_and_the_async_api(runtime: Runtime, workers: WorkerSpawner)
     result = _finished(async_double, enqueued.id)
     assert result.status == TaskResultStatus.SUCCESSFUL, workers.logs()
     assert result.return_value == 42
+
+
+class NoThreads(ThreadPoolExecutor):
+    """A loop's default executor that refuses work: ``to_thread`` and ``sync_to_async`` fail."""
+
+    def submit(self, *args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("went to a worker thread")
+
+
+def test_many_concurrent_aenqueues_from_one_loop_use_no_thread_and_all_land(
+    settings: Any,
+) -> None:
+    from djtasks.tasks import add
+
+    from queue_runtime import configure
+    from queue_runtime.django._compat import TaskResultStatus
+
+    # The gate's tables are read once here (the first aenqueue, in a thread) and not again.
+    rt = configure(settings.model_copy(update={"rollout_refresh": 600.0}))
+
+    async def enqueue_all() -> tuple[list[Any], set[threading.Thread], set[threading.Thread]]:
+        await add.aenqueue(0, 0)  # opens this loop's pool, reads the gate's tables
+        asyncio.get_running_loop().set_default_executor(NoThreads(max_workers=1))
+        before = set(threading.enumerate())
+        results = await asyncio.gather(*(add.aenqueue(i, 1) for i in range(300)))
+        return list(results), before, set(threading.enumerate())
+
+    try:
+        results, before, after = asyncio.run(enqueue_all())
+        assert after <= before  # no thread started (one may have ended meanwhile)
+        assert len({r.id for r in results}) == 300
+        assert [r.args for r in results] == [[i, 1] for i in range(300)]
+        for result in results:  # read back from the store, as a worker would claim them
+            stored = add.get_result(result.id)
+            assert stored.status == TaskResultStatus.READY and stored.args == result.args
+    finally:
+        rt.close()
+
+
+def test_in_inline_mode_aenqueue_still_runs_the_task(settings: Any) -> None:
+    from djtasks.tasks import add, always_fails
+
+    from queue_runtime import Mode, configure
+    from queue_runtime.django._compat import TaskResultStatus
+
+    rt = configure(settings.model_copy(update={"mode": Mode.INLINE}))
+
+    async def both() -> tuple[Any, Any]:
+        return await add.aenqueue(20, 22), await always_fails.aenqueue("now")
+
+    try:
+        done, failed = asyncio.run(both())
+        assert done.status == TaskResultStatus.SUCCESSFUL and done.return_value == 42
+        assert done.id.startswith("inline")
+        assert failed.status == TaskResultStatus.FAILED
+        assert [e.exception_class_path for e in failed.errors] == ["djtasks.tasks.Refused"]
+    finally:
+        rt.close()
 
 
 def test_priority_queue_and_run_after_are_stored_on_the_job(runtime: Runtime) -> None:
