@@ -47,6 +47,16 @@ _JOINED = (Pattern.THREAD, Pattern.PROCESS)  # result_use_lines of these are the
 _FUTURES = (Pattern.EXECUTOR_SUBMIT, Pattern.ASYNCIO_TASK)
 _FUTURE_WAITS = frozenset({"result", "exception", "wait"})
 _NOT_POSITIONAL = ("staticmethod",)
+_SLEEPS = frozenset({"asyncio.sleep", "time.sleep", "anyio.sleep", "trio.sleep", "gevent.sleep"})
+_QUEUE_GETS = frozenset(
+    {
+        "asyncio.Queue.get",
+        "queue.Queue.get",
+        "multiprocessing.Queue.get",
+        "asyncio.Queue.get_nowait",
+    }
+    | {"asyncio.queues.Queue.get", "queue.SimpleQueue.get", "asyncio.PriorityQueue.get"}
+)
 
 
 @dataclass(frozen=True)
@@ -57,6 +67,7 @@ class Wrapper:
     pattern: Pattern
     waited: bool = False  # the wrapper waits for what it started (joins its thread)
     closure: str = ""  # the wrapper's own closure it spawns, which calls the parameter
+    repeats: bool = False  # ... over and over: a loop, or a sleep between calls
 
 
 @dataclass(frozen=True)
@@ -149,8 +160,32 @@ def _closure_wrapper(
         for param in fn.params:
             if _calls_param(call, param) or _hands_to_caller(call, param, closure, graph):
                 found = _as_wrapper(fn, param, pattern)
-                return replace(found, closure=job) if found is not None else None
+                repeats = _repeats(closure)
+                return replace(found, closure=job, repeats=repeats) if found else None
     return None
+
+
+def _repeats(closure: FunctionInfo) -> bool:
+    """``while True:`` or a sleep between rounds: the closure runs its job periodically."""
+    if any(fact.kind == FactKind.LOOP_FOREVER for fact in closure.facts):
+        return True
+    return any(call.target in _SLEEPS for call in closure.calls)
+
+
+def _consumes_first(job: str | None, index: SymbolIndex) -> bool:
+    """``data = await audit_queue.get()`` first: run over and over, a queue's consumer."""
+    fn = index.functions.get(job) if job else None
+    return fn is not None and bool(fn.calls) and fn.calls[0].target in _QUEUE_GETS
+
+
+def _own_plumbing(wrapper: Wrapper, call: CallInfo, caller: FunctionInfo, written: str) -> bool:
+    """``self.create_permanent_task(self._heart_beat)``, ``self.create_task(self._tracker.run())``
+    in the wrapper's own class: the object starting its private machinery (listeners,
+    heartbeats, trackers), not the application's work."""
+    if not caller.is_method or call.receiver_source != "self":
+        return False
+    own = caller.qualname.rpartition(".")[0]
+    return own == wrapper.qualname.rpartition(".")[0] and written.startswith("self._")
 
 
 def _calls_param(call: CallInfo, param: str) -> bool:
@@ -258,6 +293,10 @@ def _site(
 ) -> CallSite | None:
     if _infrastructure(job.job, written, index):
         return None  # spawn(heartbeat), spawn(server.serve_forever): never returns
+    if wrapper.repeats and _consumes_first(job.job, index):
+        return None  # create_permanent_task(process_next_entry): a queue's consumer loop
+    if _own_plumbing(wrapper, call, caller, written.strip()):
+        return None
     if wrapper.pattern in _FUTURES and _waited_in_caller(call, caller):
         return None  # submit_job(f).result(): drained in the same call, as in place
     if job.job is not None:

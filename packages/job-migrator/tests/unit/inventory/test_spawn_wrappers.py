@@ -277,3 +277,47 @@ def test_a_closure_that_does_not_call_the_parameter_is_its_own_job(tmp_path: Pat
     """
     sites = _scan(tmp_path, {"app/start.py": source})
     assert [(s.location.line, s.job) for s in sites] == [(8, "app.start.start.<locals>.run")]
+
+
+def test_a_managers_own_machinery_and_queue_consumers_are_not_sites(tmp_path: Path) -> None:
+    """Through a wrapper that runs its job over and over, a job that starts by waiting on a
+    queue is that queue's consumer loop; the manager starting its own private methods or
+    trackers (``self.create_permanent_task(self._heart_beat)``) is its plumbing."""
+    manager = TASKS.replace(
+        "manager = Manager()",
+        """
+    def _heart_beat(self):
+        print(len(asyncio.all_tasks()))
+
+    def init(self):
+        self.create_permanent_task(self._heart_beat, interval=60)
+
+
+manager = Manager()
+""",
+    )
+    views = """
+    import asyncio
+
+    from app.tasks import manager
+
+    entries = asyncio.Queue()
+
+    async def process_next_entry():
+        entry = await entries.get()
+        print(entry)
+
+    async def expire_entries(): ...
+
+    def register():
+        manager.create_permanent_task(process_next_entry)
+        manager.create_permanent_task(expire_entries, interval=3600)
+    """
+    found = _scan(tmp_path, {"app/tasks.py": manager, "app/views.py": views})
+    assert [(s.location.line, s.job) for s in found if s.location.path == "app/views.py"] == [
+        (16, "app.views.expire_entries"),
+    ]
+    # ``every`` is called nowhere here: its own site stays, naming its closure
+    assert [s.job for s in found if s.location.path == "app/tasks.py"] == [
+        "app.tasks.Manager.every.<locals>.tick"
+    ]
