@@ -140,6 +140,11 @@ def _unsafe(site: CallSite, outer: _Def, inner: _Def) -> list[str] | str:
                 f"it reads `{name}` of the enclosing method: a worker has no such object; "
                 f"pass what it reads of `{name}` as arguments instead, and apply again"
             )
+        if any(isinstance(b, _Def | ast.ClassDef) for b in bound):
+            return (
+                f"it uses `{name}`, a function or class defined in the enclosing function, "
+                "which no worker can receive"
+            )
         if _local_imports(outer, name):
             return f"it reads `{name}`, imported inside the enclosing function"
         lines = [_line(b) for b in bound]

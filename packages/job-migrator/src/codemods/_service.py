@@ -151,9 +151,26 @@ def _method(cls: str, method: str, project: Project) -> _Def | None:
     return next((s for s in body if isinstance(s, _Def) and s.name == method), None)
 
 
+_NOT_BOUND = frozenset(
+    {"staticmethod", "classmethod", "property", "cached_property", "setter", "getter", "deleter"}
+)
+
+
+def _decorator_name(node: ast.expr) -> str:
+    """``throttle`` of ``@throttle(5)``, ``cached_property`` of ``@functools.cached_property``."""
+    node = node.func if isinstance(node, ast.Call) else node
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
 def _plain(fn: _Def) -> bool:
     args = fn.args
-    has_self = bool(args.args) and not fn.decorator_list
+    # A decorator that keeps the call a bound method call (``@throttle(...)``) is called by
+    # the wrapper too, through the object; one that makes it something else is not.
+    has_self = bool(args.args) and not any(
+        _decorator_name(d) in _NOT_BOUND for d in fn.decorator_list
+    )
     literal = all(isinstance(d, ast.Constant) for d in args.defaults)
     return (
         has_self

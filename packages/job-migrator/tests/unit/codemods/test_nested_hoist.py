@@ -76,6 +76,16 @@ def looping(ids):
         transaction.on_commit(each)
 
 
+async def closing(sid):
+    async def clear(_sid):
+        notify(_sid, "x")
+
+    async def clear_later(_sid):
+        await clear(_sid)
+
+    asyncio.create_task(clear_later(sid))
+
+
 class View:
     def post(self, pk):
         def mine():
@@ -176,6 +186,14 @@ def test_a_closure_whose_lift_would_change_what_it_sees_stays_with_the_reason(
         ("on_commit(mine)", "View.post.<locals>.mine"): "it reads `self` of the enclosing method",
         ("on_commit(bump)", "counting.<locals>.bump"): "it rebinds n of an outer scope (nonlocal)",
     }
+    status, reason, after = _plan(
+        root,
+        "create_task(clear_later(sid))",
+        Pattern.ASYNCIO_TASK,
+        "app.views.closing.<locals>.clear_later",
+    )
+    assert status is Status.SKIPPED and after == ""
+    assert "it uses `clear`, a function or class defined in the enclosing function" in reason
     for (fragment, job), why in cases.items():
         status, reason, after = _plan(root, fragment, Pattern.ON_COMMIT, f"app.views.{job}")
 

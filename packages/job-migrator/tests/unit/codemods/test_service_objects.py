@@ -95,12 +95,20 @@ def test_other_bound_methods_stay_with_the_reason(
         assert why in reason and "bound method" in reason, reason
 
 
-STORE = """class Ledger:
+STORE = """from app.limits import throttle
+
+
+class Ledger:
     def __init__(self, dsn):
         self.dsn = dsn
 
+    @throttle(10)
     async def touch(self, uid: str, db=None) -> None:
         return None
+
+    @property
+    def state(self) -> str:
+        return self.dsn
 
     async def again(self, uid: str) -> None:
         await self.touch(uid)
@@ -132,10 +140,15 @@ def _task_plan(root: Path, fragment: str, written: str) -> tuple[Status, str, di
     return outcome.status, outcome.reason, {c.path: c.after for c in result.changes}
 
 
-def test_a_task_on_an_imported_singleton_moves_with_its_literal_defaults(
+def test_a_task_on_an_imported_singleton_moves_with_its_literal_defaults_and_decorator(
     write_files: Callable[[dict[str, str]], Path],
 ) -> None:
-    files = {"app/__init__.py": "", "app/store.py": STORE, "app/tasks.py": TASKS}
+    files = {
+        "app/__init__.py": "",
+        "app/limits.py": "def throttle(n):\n    return lambda fn: fn\n",
+        "app/store.py": STORE,
+        "app/tasks.py": TASKS,
+    }
     root = write_files(files)
 
     status, reason, after = _task_plan(root, "Ledgers.touch(user.id)", "Ledgers.touch(user.id)")
@@ -154,7 +167,12 @@ def test_a_task_on_an_imported_singleton_moves_with_its_literal_defaults(
 def test_a_task_on_an_instance_that_is_not_module_level_stays(
     write_files: Callable[[dict[str, str]], Path],
 ) -> None:
-    files = {"app/__init__.py": "", "app/store.py": STORE, "app/tasks.py": TASKS}
+    files = {
+        "app/__init__.py": "",
+        "app/limits.py": "def throttle(n):\n    return lambda fn: fn\n",
+        "app/store.py": STORE,
+        "app/tasks.py": TASKS,
+    }
     root = write_files(files)
 
     status, reason, after = _task_plan(root, "ledger.touch(user.id)", "ledger.touch(user.id)")
