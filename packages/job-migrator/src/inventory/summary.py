@@ -112,6 +112,7 @@ class FactKind(StrEnum):
     SQL_LITERAL = "sql_literal"  # a string literal that is SQL (INSERT/UPDATE/DELETE ...)
     DYNAMIC_DISPATCH = "dynamic_dispatch"  # getattr(x, name)(), registry[name](), importlib
     LOOP_FOREVER = "loop_forever"  # while True: without a break (long-lived consumer)
+    STREAM_LOOP = "stream_loop"  # async for x in stream(): in the body, not nested in a loop
 
 
 class Fact(BaseModel):

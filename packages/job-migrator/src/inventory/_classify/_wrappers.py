@@ -47,6 +47,9 @@ _JOINED = (Pattern.THREAD, Pattern.PROCESS)  # result_use_lines of these are the
 _FUTURES = (Pattern.EXECUTOR_SUBMIT, Pattern.ASYNCIO_TASK)
 _FUTURE_WAITS = frozenset({"result", "exception", "wait"})
 _NOT_POSITIONAL = ("staticmethod",)
+_LOG_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "success"}
+)
 _SLEEPS = frozenset({"asyncio.sleep", "time.sleep", "anyio.sleep", "trio.sleep", "gevent.sleep"})
 _QUEUE_GETS = frozenset(
     {
@@ -149,20 +152,36 @@ def _closure_wrapper(
     graph: CallGraph,
 ) -> Wrapper | None:
     """``def every(func, interval)`` that spawns its own ``async def loop()`` which calls
-    ``func`` (``await func()``, or hands it to a helper calling it: ``self._restart(func)``)
-    is a wrapper of ``func``: the closure only repeats or guards what the caller passes."""
+    ``func`` (``await func()``, or hands it alone to a helper calling it:
+    ``self._restart(func)``) is a wrapper of ``func`` when the closure only repeats or
+    guards what the caller passes: every other call it makes sleeps or logs. A closure
+    doing work of its own with the parameter as a callback (``download(path, open_file)``)
+    is the job itself."""
     if fn is None or job is None or not job.startswith(f"{fn.qualname}.<locals>."):
         return None
     closure = index.functions.get(job)
     if closure is None or pattern == Pattern.SIGNAL_RECEIVER:
         return None
-    for call in closure.calls:
-        for param in fn.params:
-            if _calls_param(call, param) or _hands_to_caller(call, param, closure, graph):
-                found = _as_wrapper(fn, param, pattern)
-                repeats = _repeats(closure)
-                return replace(found, closure=job, repeats=repeats) if found else None
+    for param in fn.params:
+        runs = [c for c in closure.calls if _runs_param(c, param, closure, graph)]
+        if runs and all(c in runs or _bookkeeping(c) for c in closure.calls):
+            found = _as_wrapper(fn, param, pattern)
+            repeats = _repeats(closure)
+            return replace(found, closure=job, repeats=repeats) if found else None
     return None
+
+
+def _runs_param(call: CallInfo, param: str, closure: FunctionInfo, graph: CallGraph) -> bool:
+    if _calls_param(call, param):
+        return True
+    alone = len(call.arg_sources) + len(call.kwarg_sources) == 1
+    return alone and _hands_to_caller(call, param, closure, graph)
+
+
+def _bookkeeping(call: CallInfo) -> bool:
+    """A sleep between rounds, or a log line."""
+    method = call.target.rpartition(".")[2]
+    return call.target in _SLEEPS or call.target == "print" or method in _LOG_METHODS
 
 
 def _repeats(closure: FunctionInfo) -> bool:
@@ -173,9 +192,14 @@ def _repeats(closure: FunctionInfo) -> bool:
 
 
 def _consumes_first(job: str | None, index: SymbolIndex) -> bool:
-    """``data = await audit_queue.get()`` first: run over and over, a queue's consumer."""
+    """``data = await audit_queue.get()`` first, or ``async for x in source.stream():``:
+    run over and over, a queue's or a stream's consumer."""
     fn = index.functions.get(job) if job else None
-    return fn is not None and bool(fn.calls) and fn.calls[0].target in _QUEUE_GETS
+    if fn is None:
+        return False
+    if any(fact.kind == FactKind.STREAM_LOOP for fact in fn.facts):
+        return True
+    return bool(fn.calls) and fn.calls[0].target in _QUEUE_GETS
 
 
 def _own_plumbing(wrapper: Wrapper, call: CallInfo, caller: FunctionInfo, written: str) -> bool:

@@ -261,10 +261,16 @@ def test_a_spawn_inside_a_constructor_through_an_attribute_and_looping_closures(
     assert all(s.location.path != "app/tasks.py" for s in found)
 
 
-def test_a_closure_that_does_not_call_the_parameter_is_its_own_job(tmp_path: Path) -> None:
-    """A spawned closure that only logs the parameter is the job itself, not a wrapper."""
+def test_a_closure_doing_work_of_its_own_is_the_job(tmp_path: Path) -> None:
+    """A spawned closure that only logs the parameter, or does work of its own with the
+    parameter as a callback (``download(path, open_file)``), is the job itself."""
     source = """
     import asyncio
+    import threading
+
+    def download(path, open_file):
+        with open(path, "wb") as out:
+            out.write(open_file(path).read())
 
     def start(label):
         async def run():
@@ -272,16 +278,26 @@ def test_a_closure_that_does_not_call_the_parameter_is_its_own_job(tmp_path: Pat
 
         asyncio.create_task(run())
 
+    def fill_cache(path, open_file):
+        def run():
+            download(path, open_file)
+
+        threading.Thread(target=run).start()
+
     def view(request):
         start("x")
+        fill_cache("/tmp/x", open)
     """
     sites = _scan(tmp_path, {"app/start.py": source})
-    assert [(s.location.line, s.job) for s in sites] == [(8, "app.start.start.<locals>.run")]
+    assert [(s.location.line, s.job) for s in sites] == [
+        (13, "app.start.start.<locals>.run"),
+        (19, "app.start.fill_cache.<locals>.run"),
+    ]
 
 
 def test_a_managers_own_machinery_and_queue_consumers_are_not_sites(tmp_path: Path) -> None:
     """Through a wrapper that runs its job over and over, a job that starts by waiting on a
-    queue is that queue's consumer loop; the manager starting its own private methods or
+    queue, or reads a stream to its end, is that queue's or stream's consumer loop; the manager starting its own private methods or
     trackers (``self.create_permanent_task(self._heart_beat)``) is its plumbing."""
     manager = TASKS.replace(
         "manager = Manager()",
@@ -309,13 +325,18 @@ manager = Manager()
 
     async def expire_entries(): ...
 
+    async def invoice_producer(source):
+        async for paid in source.paid_invoices_stream():
+            await entries.put(paid)
+
     def register():
         manager.create_permanent_task(process_next_entry)
         manager.create_permanent_task(expire_entries, interval=3600)
+        manager.create_permanent_task(invoice_producer)
     """
     found = _scan(tmp_path, {"app/tasks.py": manager, "app/views.py": views})
     assert [(s.location.line, s.job) for s in found if s.location.path == "app/views.py"] == [
-        (16, "app.views.expire_entries"),
+        (20, "app.views.expire_entries"),
     ]
     # ``every`` is called nowhere here: its own site stays, naming its closure
     assert [s.job for s in found if s.location.path == "app/tasks.py"] == [

@@ -15,6 +15,7 @@ from inventory._extract.values._facts import (
     self_increment_fact,
     service_loop,
     sql_fact,
+    stream_fact,
     waits_in_test,
 )
 from inventory._extract.values._values import (
@@ -182,6 +183,9 @@ class FlowMixin(WalkerBase):
             self.visit(node.value)
 
     def visit_for(self, node: ast.For | ast.AsyncFor) -> None:
+        stream = isinstance(node, ast.AsyncFor) and isinstance(node.iter, ast.Call)
+        if stream and self.in_function and not self.state.loops:  # read a stream to its end
+            self.state.facts.append(stream_fact(node, self.text))
         self._iterate(node.iter, node.target)
         self.visit(node.iter)
         self._bind_unknown(node.target)
