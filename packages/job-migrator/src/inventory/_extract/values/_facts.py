@@ -333,7 +333,7 @@ def loop_fact(node: ast.While, text: SourceText) -> Fact:
     return Fact(kind=FactKind.LOOP_FOREVER, span=span_of(node), text=text.segment(node, 80))
 
 
-def stream_fact(node: ast.AsyncFor, text: SourceText) -> Fact:
+def stream_fact(node: ast.For | ast.AsyncFor, text: SourceText) -> Fact:
     return Fact(kind=FactKind.STREAM_LOOP, span=span_of(node), text=text.segment(node, 80))
 
 
