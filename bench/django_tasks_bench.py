@@ -12,6 +12,12 @@ their defaults and timed until every task succeeded (process start-up included, 
 Pickup latency: with the workers idle, tasks enqueued one by one (10 per second), each
 task's start minus its enqueue, from the backend's own records. Prints both side by side
 and the ratios; writes bench/_work/django_tasks_bench.json.
+
+``--aenqueue N`` (queue_runtime only, no worker): N ``noop.aenqueue(i)`` at once from one
+event loop (``asyncio.gather``), the native path (the loop's own PostgreSQL pool) against the
+backend's former one (the sync enqueue in a worker thread, ``sync_to_async(...,
+thread_sensitive=False)``, asgiref's default executor), each timed after a warm-up; writes
+bench/_work/django_aenqueue_bench.json.
 """
 
 from __future__ import annotations
@@ -36,6 +42,9 @@ def main() -> int:
     if args.tool:
         print(json.dumps(_child(args)))
         return 0
+    if args.aenqueue:
+        _report_aenqueue(_run_child("ours", args), args)
+        return 0
     figures = {tool: _run_child(tool, args) for tool in ("ours", "db")}
     _report(figures, args)
     return 0
@@ -46,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--tasks", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--latency-tasks", type=int, default=100)
+    parser.add_argument("--aenqueue", type=int, default=0, metavar="N")
     parser.add_argument("--tool", choices=("ours", "db"), help=argparse.SUPPRESS)
     parser.add_argument("--db", help=argparse.SUPPRESS)
     return parser
@@ -60,7 +70,7 @@ def _run_child(tool: str, args: argparse.Namespace) -> dict[str, Any]:
     try:
         command = [sys.executable, __file__, "--tool", tool, "--db", name]
         command += ["--tasks", str(args.tasks), "--workers", str(args.workers)]
-        command += ["--latency-tasks", str(args.latency_tasks)]
+        command += ["--latency-tasks", str(args.latency_tasks), "--aenqueue", str(args.aenqueue)]
         done = subprocess.run(
             command, env=_env(tool, name), capture_output=True, text=True, check=False
         )
@@ -96,6 +106,9 @@ def _child(args: argparse.Namespace) -> dict[str, Any]:
     _install(args.tool)
     from benchsite.tasks import noop
 
+    if args.aenqueue:
+        return _aenqueue_figures(noop, args.aenqueue)
+
     started = time.perf_counter()
     for i in range(args.tasks):
         noop.enqueue(i)
@@ -121,6 +134,52 @@ def _child(args: argparse.Namespace) -> dict[str, Any]:
         "pickup_p50_ms": statistics.median(latencies) * 1000,
         "pickup_p95_ms": statistics.quantiles(latencies, n=20)[-1] * 1000,
     }
+
+
+def _aenqueue_figures(noop: Any, count: int) -> dict[str, Any]:
+    import asyncio
+
+    async def thread_path(i: int) -> Any:  # the backend's aenqueue before the native one
+        from asgiref.sync import sync_to_async
+        from django.tasks.signals import task_enqueued
+
+        backend = noop.get_backend()
+        backend.validate_task(noop)
+        result = await sync_to_async(backend._enqueue, thread_sensitive=False)(noop, [i], {})
+        await task_enqueued.asend(type(backend), task_result=result)
+        return result
+
+    async def timed(enqueue: Any) -> float:
+        await asyncio.gather(*(enqueue(-1) for _ in range(20)))  # warm-up: pools, threads
+        started = time.perf_counter()
+        done = await asyncio.gather(*(enqueue(i) for i in range(count)))
+        elapsed = time.perf_counter() - started
+        assert len({r.id for r in done}) == count
+        return elapsed
+
+    native_s = asyncio.run(timed(noop.aenqueue))
+    thread_s = asyncio.run(timed(thread_path))
+    stored = int(_one("SELECT count(*) FROM queue_runtime.jobs"))
+    return {
+        "tasks": count,
+        "native_s": native_s,
+        "native_per_s": count / native_s,
+        "thread_s": thread_s,
+        "thread_per_s": count / thread_s,
+        "stored": stored,
+        "load_1min_after": os.getloadavg()[0],
+    }
+
+
+def _report_aenqueue(figures: dict[str, Any], args: argparse.Namespace) -> None:
+    n = figures["tasks"]
+    print(f"{n} concurrent noop.aenqueue() from one event loop (load {os.getloadavg()[0]:.1f})")
+    print(f"native (the loop's own pool)   {figures['native_per_s']:>8.0f} tasks/s")
+    print(f"thread (sync_to_async, before) {figures['thread_per_s']:>8.0f} tasks/s")
+    print(f"native faster by {figures['native_per_s'] / figures['thread_per_s']:.1f}x")
+    out = ROOT / "_work" / "django_aenqueue_bench.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({"args": vars(args), "figures": figures}, indent=2))
 
 
 def _install(tool: str) -> None:

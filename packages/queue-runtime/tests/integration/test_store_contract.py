@@ -414,8 +414,10 @@ def test_an_async_enqueue_is_claimable_its_key_answers_once_and_aget_reads_it(
     store: JobStore,
 ) -> None:
     async def enqueue() -> list[Any]:
-        plain = await store.aenqueue_returning(new(1))
-        keyed = await store.aenqueue_returning(new(2, idempotency_key="ak"))
+        # The first use of a loop from several coroutines at once: one opens the pool.
+        plain, keyed = await asyncio.gather(
+            store.aenqueue_returning(new(1)), store.aenqueue_returning(new(2, idempotency_key="ak"))
+        )
         again = await store.aenqueue_returning(new(2, idempotency_key="ak"))
         return [plain, keyed, again, await store.aget(plain[0]), await store.aget(999_999_999)]
 

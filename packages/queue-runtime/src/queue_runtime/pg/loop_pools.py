@@ -45,6 +45,8 @@ class _LoopPool:
     pool: AsyncConnectionPool
     # Every connection the pool made, to shut them when the loop is gone.
     made: weakref.WeakSet[AsyncConn] = field(default_factory=weakref.WeakSet)
+    # One opener: concurrent open(wait=True) calls of one pool never all wake up.
+    opening: asyncio.Lock = field(default_factory=asyncio.Lock)
     ready: bool = False
 
     def drop(self) -> None:
@@ -75,14 +77,19 @@ class LoopPools:
         if entry is None:
             entry = self._entry(loop)
         if not entry.ready:
-            try:
-                await entry.pool.open(wait=True, timeout=POOL_TIMEOUT)
-            except PoolTimeout:
-                self._forget(loop, entry)
-                await entry.pool.close()  # stop its reconnecting; the next use tries again
-                raise
-            entry.ready = True
+            async with entry.opening:
+                if not entry.ready:
+                    await self._open(loop, entry)
         return entry.pool
+
+    async def _open(self, loop: asyncio.AbstractEventLoop, entry: _LoopPool) -> None:
+        try:
+            await entry.pool.open(wait=True, timeout=POOL_TIMEOUT)
+        except PoolTimeout:
+            self._forget(loop, entry)
+            await entry.pool.close()  # stop its reconnecting; the next use tries again
+            raise
+        entry.ready = True
 
     async def aclose(self) -> None:
         """Close the running loop's pool (from inside the loop, before it ends)."""

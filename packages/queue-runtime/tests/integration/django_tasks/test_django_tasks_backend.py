@@ -155,7 +155,10 @@ def test_many_concurrent_aenqueues_from_one_loop_use_no_thread_and_all_land(
 
     try:
         results, before, after = asyncio.run(enqueue_all())
-        assert after <= before  # no thread started (one may have ended meanwhile)
+        # No thread started (one may have ended meanwhile), and nothing went to the loop's
+        # executor. Django's own sync receiver of task_enqueued still runs through asend's
+        # sync_to_async, on asgiref's one thread-sensitive thread (started by the warm-up).
+        assert after <= before
         assert len({r.id for r in results}) == 300
         assert [r.args for r in results] == [[i, 1] for i in range(300)]
         for result in results:  # read back from the store, as a worker would claim them
