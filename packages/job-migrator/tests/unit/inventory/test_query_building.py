@@ -95,3 +95,28 @@ def test_column_operators_on_mapped_classes_and_flask_g_are_no_io(tmp_path: Path
     tagged = jobs["app.jobs.tagged"]
     assert tagged.idempotency.value == "unknown"  # Plain is not mapped: a gap stays
     assert any("Plain.tags.contains" in e.message for e in tagged.evidence)
+
+
+def test_loguru_and_a_compiled_jsonpath_are_no_effect(tmp_path: Path) -> None:
+    """``loguru.logger.*`` is a log line like ``logging.*``; ``jsonpath_ng.ext.parse``
+    compiles an expression: catalogued pure, whether or not the libraries are installed."""
+    job = """
+    import threading
+
+    from jsonpath_ng.ext import parse
+    from loguru import logger
+
+    def extract(doc):
+        logger.debug("extracting")
+        return [m.value for m in parse("$.rates[*]").find(doc)]
+
+    def view(request):
+        threading.Thread(target=extract, args=({},)).start()
+    """
+    for rel, text in {"app/__init__.py": "", "app/jobs.py": job}.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    jobs = {j.qualname: j for j in scan(tmp_path, use_cache=False, jobs=1).jobs}
+    evidence = [e.message for e in jobs["app.jobs.extract"].evidence]
+    assert not any("loguru" in m or "jsonpath" in m for m in evidence), evidence
