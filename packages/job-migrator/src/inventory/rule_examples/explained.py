@@ -264,7 +264,7 @@ EXAMPLES: list[RuleExample] = [
         V.UNKNOWN,
         set(),
         "`Settings` has no mapping base and declares no columns: what `Settings.flags` holds, "
-        "and what its `contains` does, is not known, so the call stays a gap (\"unresolved calls\").",
+        'and what its `contains` does, is not known, so the call stays a gap ("unresolved calls").',
         evidence_mentions="Settings.flags.contains",
         more_files={"shop/models.py": "class Settings:\n    flags = None\n"},
     ),
