@@ -10,6 +10,7 @@ for (imports) and returns one typed outcome per target; it never raises.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -85,6 +86,14 @@ ACCEPTED: dict[Framework, Rewrite] = {
 _SNAPSHOT = Import("queue_runtime.codecs", signal_receiver.SNAPSHOT)
 NOT_FOUND = (
     "not found at the recorded position (line {line}): the code there has another shape; rescan"
+)
+# The scan reached the job through a call apply has no rewrite for: a project's own
+# function or method that spawns what it is handed (a spawn wrapper, docs/scan.md).
+VIA_WRAPPER = (
+    "line {line} hands the job to `{callee}`, which the scan followed to a spawn inside it "
+    "(a project's spawn wrapper); apply rewrites the spawn calls themselves "
+    "(asyncio.create_task, on_commit, executor.submit, ...), not calls of a wrapper, so this "
+    "call stays as written: hand the job to the spawn call itself here and apply moves it"
 )
 
 
@@ -417,6 +426,29 @@ def rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
         return FileRewrite(None, [Failed(t, error) for t in targets])
 
 
+def _not_rewritten(source: str, target: Target) -> str:
+    """Why no rewrite took the site: a wrapper's call at its position, or a changed shape."""
+    where, names = target.site.location, _SPAWN_NAMES.get(target.site.pattern)
+    lines = source.splitlines()
+    text = lines[where.line - 1][where.column :] if 0 < where.line <= len(lines) else ""
+    callee = re.match(r"\s*(?:await\s+)?([A-Za-z_][\w.]*)\(", text)
+    if names and callee and callee.group(1).rsplit(".", 1)[-1] not in names:
+        return VIA_WRAPPER.format(line=where.line, callee=callee.group(1))
+    return NOT_FOUND.format(line=where.line)
+
+
+# The calls a spawn pattern's rewrite knows, by last name: another call at such a site's
+# position is a project's wrapper that the scan followed. (Threads and processes are left
+# out: a Thread subclass's constructor has any name.)
+_SPAWN_NAMES: dict[Pattern, frozenset[str]] = {
+    Pattern.ASYNCIO_TASK: frozenset({"create_task", "ensure_future", "start_soon"}),
+    Pattern.RUN_IN_EXECUTOR: frozenset({"run_in_executor", "to_thread"}),
+    Pattern.EXECUTOR_SUBMIT: frozenset({"submit", "map"}),
+    Pattern.BACKGROUND_TASKS: frozenset({"add_task"}),
+    Pattern.ON_COMMIT: frozenset({"on_commit"}),
+}
+
+
 def _rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
     transformer = RewriteCallSitesTransformer(targets, path)
     original = cst.parse_module(source)
@@ -424,7 +456,7 @@ def _rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
     wrapper = MetadataWrapper(original, unsafe_skip_copy=True)
     module = wrapper.visit(transformer)
     outcomes = [
-        transformer.outcomes.get(i) or Skipped(t, NOT_FOUND.format(line=t.site.location.line))
+        transformer.outcomes.get(i) or Skipped(t, _not_rewritten(source, t))
         for i, t in enumerate(targets)
     ]
     first_party = project_packages([path], [t.job.qualname for t in targets])

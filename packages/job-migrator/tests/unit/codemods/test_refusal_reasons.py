@@ -162,3 +162,30 @@ def test_an_annotated_assignment_is_bound_once(write_files: Files) -> None:
 
     assert outcome.status is Status.REWRITTEN, outcome.reason
     assert [c.how for c in outcome.crossings] == [Crossing.JSON]
+
+
+def test_a_job_reached_through_a_spawn_wrapper_names_the_wrapper_then_moves(
+    write_files: Files,
+) -> None:
+    """The scan follows ``tasks.spawn(refresh)`` to the ``create_task`` inside it; apply has
+    no rewrite for the wrapper's call, and says so instead of "rescan"."""
+    wrapper = (
+        "import asyncio\n\nfrom app import tasks\n\n\nasync def refresh():\n    ...\n\n\n"
+        "async def view():\n    tasks.spawn(refresh)\n"
+    )
+    root = _app(write_files, wrapper)
+    (root / "app/tasks.py").write_text(
+        "import asyncio\n\n\ndef spawn(fn):\n    return asyncio.create_task(fn())\n"
+    )
+
+    refused = _outcome(root, "    tasks.spawn(refresh)", "app.views.refresh", Pattern.ASYNCIO_TASK)
+
+    assert refused.status is Status.SKIPPED
+    assert "`tasks.spawn`" in refused.reason and "spawn wrapper" in refused.reason
+    assert "rescan" not in refused.reason
+    direct = wrapper.replace("tasks.spawn(refresh)", "asyncio.create_task(refresh())")
+    (root / "app/views.py").write_text(direct)
+    moved = _outcome(
+        root, "    asyncio.create_task(refresh())", "app.views.refresh", Pattern.ASYNCIO_TASK
+    )
+    assert moved.status is Status.REWRITTEN
