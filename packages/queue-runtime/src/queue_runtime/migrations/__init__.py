@@ -9,6 +9,7 @@ pay for them.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,33 @@ def downgrade(settings: Settings, revision: str) -> None:
     from alembic import command
 
     command.downgrade(alembic_config(settings), revision)
+
+
+def revisions() -> list[str]:
+    """Every revision shipped with this queue_runtime, oldest first (the last is the head)."""
+    quiet = logging.getLogger("alembic")  # its plugins log at INFO when first imported:
+    level = quiet.level  # a worker's start-up would print them before its own lines
+    quiet.setLevel(logging.WARNING)
+    try:
+        from alembic.script import ScriptDirectory
+
+        script = ScriptDirectory(str(Path(__file__).parent))
+        return [rev.revision for rev in reversed(list(script.walk_revisions()))]
+    finally:
+        quiet.setLevel(level)
+
+
+def behind(stored: list[str] | None) -> str | None:
+    """Why a schema at ``stored`` (its ``alembic_version`` rows; None: no such table) is too
+    old for this code, or None when it is at the head or at a revision this code does not
+    ship (migrated by a newer release during a rolling deploy: old workers keep working)."""
+    shipped = revisions()
+    if stored is None or not stored:
+        return "not migrated (no alembic_version)"
+    known = [rev for rev in stored if rev in shipped]
+    if len(known) < len(stored) or shipped[-1] in known:
+        return None
+    return f"at {', '.join(stored)}, this queue_runtime needs {shipped[-1]}"
 
 
 def current_revision(settings: Settings) -> str | None:

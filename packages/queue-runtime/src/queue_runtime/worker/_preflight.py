@@ -11,7 +11,12 @@ alike) raises, before any thread starts:
   are read) or a database the server does not have
   (:class:`RedisDatabaseOutOfRange`), :class:`LeasesUnavailable` when Redis
   does not answer: without it no lease can be taken, so the worker would only
-  idle.
+  idle;
+- :class:`SchemaNotMigrated` when the queue schema is older than this code's
+  migrations (``queue-runtime migrate`` not run after an upgrade): such a
+  worker would claim jobs and then fail on the tables it expects (the
+  periodic switches of 0009, for one). A schema at a revision this code does
+  not ship (a newer release migrated it, a rolling deploy) is served.
 
 Each message is one line that says what to check. Once serving, an outage is
 ridden out instead (claims pause while Redis is down; PostgreSQL errors are
@@ -22,7 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from queue_runtime.errors import ConfigError, LeasesUnavailable
+from queue_runtime.errors import ConfigError, LeasesUnavailable, SchemaNotMigrated
+from queue_runtime.migrations import behind
 from queue_runtime.pg.connect import probe
 from queue_runtime.runtime import Runtime
 
@@ -30,7 +36,15 @@ from queue_runtime.runtime import Runtime
 def preflight(runtime: Runtime, pools: Sequence[str]) -> None:
     check_pools(runtime, pools)
     probe(runtime.settings)
+    check_schema(runtime)
     check_redis(runtime)
+
+
+def check_schema(runtime: Runtime) -> None:
+    why = behind(runtime.inspector.revisions())
+    if why is not None:
+        schema = runtime.settings.schema_name
+        raise SchemaNotMigrated(f"schema `{schema}` {why}")
 
 
 def check_pools(runtime: Runtime, pools: Sequence[str]) -> None:
