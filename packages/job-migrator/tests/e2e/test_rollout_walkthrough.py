@@ -12,7 +12,10 @@ from ``examples/shop``, passed and left the app's queue empty; the receipt
 certified by step 5's load test (with the shop's own sandbox,
 ``shop/loadtest_settings.py``) into the app's schema, never the sandbox's,
 and ``gate status`` saying so; the rollout of the receipt rolled back by bob,
-the thumbnail's unset, every change in the audit. Then the worker command of
+the thumbnail's unset, every change in the audit; step 8's unsafe refund
+refused by ``apply --job`` while its sign-off line was blank (that apply wrote
+nothing: the sign-off's commit changes the plan alone), moved once a name and
+a date were on it, and held inline by the gate. Then the worker command of
 step 0, as the doc writes it, runs the moved periodic job without a dead
 letter.
 """
@@ -33,6 +36,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from migrator.plan import recorded_signoffs
 from queue_runtime.testing import delete_redis_prefix, fresh_database, redis_test_url, unique_name
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis, pytest.mark.slow]
@@ -43,6 +47,7 @@ IGNORE = shutil.ignore_patterns(
     ".migrator", "__pycache__", "*.egg-info", "build", "data", "media", ".pytest_cache", ".sandbox"
 )
 RECEIPT = "shop.mail.send_receipt"
+REFUND = "shop.payments.refund_payment"
 BLOCK = re.compile(r"^```(bash|python)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 WORKER = re.compile(r"^```console\n\$ (queue-runtime worker .*?)\n```", re.MULTILINE)
 PERIODIC = "shop.jobs.cache.warm_all_product_caches"
@@ -100,10 +105,16 @@ def sandbox_prefix() -> Iterator[str]:
         delete_redis_prefix(redis_test_url(), prefix)
 
 
-def gate_lines(output: str) -> list[list[str]]:
-    """The cells of every ``gate status`` row of the receipt, in the order printed."""
+def gate_lines(output: str, job: str = RECEIPT, kind: str = "non_idempotent") -> list[list[str]]:
+    """The cells of every ``gate status`` row of ``job`` (of class ``kind``), in the order printed."""
     rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in output.splitlines()]
-    return [row for row in rows if row[:2] == [RECEIPT, "non_idempotent"]]
+    return [row for row in rows if row[:2] == [job, kind]]
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
 
 
 # The walk takes 2 to 5 minutes (a 20 s load test with chaos, two dozen CLI runs, the shop's
@@ -140,8 +151,9 @@ def test_the_rollout_walkthrough_works_as_written(
     assert tests_ran and int(tests_ran.group(1)) >= 20, walked.stdout[-6000:]
     assert app_rows(database) == dict.fromkeys(APP_TABLES, 0)
     # step 4: the gate closed; step 5: the load test certified into the app's own schema
+    # (step 8's gate status shows it again: certified, rolled back inline by step 7)
     status = gate_lines(walked.stdout)
-    assert [row[3] for row in status] == ["no", "yes"], walked.stdout[-6000:]
+    assert [row[3] for row in status] == ["no", "yes", "yes"], walked.stdout[-6000:]
     assert status[1][-1] == "async" and status[1][4].startswith("alice ")
     assert "PASSED" in output and "(the app's settings)" in output
     assert re.search(r"certified into \S+/queue_runtime \(the app's settings\)", output)
@@ -172,9 +184,38 @@ def test_the_rollout_walkthrough_works_as_written(
         ("shop.mail.send_receipt", "inline", "bob", "set"),
     ]
     assert "rollout: 25%" in walked.stdout  # the snippet's printed gate decision
+    assert_unsafe_job_moved_only_once_signed(root, walked.stdout)
     # step 0's worker, as written: the periodic job step 3 moved runs, nothing dead-letters
     finished = run_worker_until_periodic_ran(root / "examples" / "shop", env, database)
     assert finished == [(PERIODIC, "succeeded", None)]
+
+
+def assert_unsafe_job_moved_only_once_signed(root: Path, stdout: str) -> None:
+    """Step 8: ``apply --job`` refused the refund, wrote nothing, then moved it once signed."""
+    said = " ".join(stdout.split())  # rich wraps long lines at the terminal's width
+    refused = said.find(
+        f"not moved: {REFUND}: job is unsafe: no sign-off recorded for it in MIGRATION_PLAN.md"
+    )
+    moved = said.find(f"jobs moved: {REFUND};")
+    assert 0 <= refused < moved, stdout[-6000:]
+    assert re.search(r"examples/shop/shop/routes/orders\.py \| +\d+ ", stdout)  # git diff --stat
+    shop = root / "examples" / "shop"
+    # the line the doc's edit signed is one `apply` reads as a sign-off
+    signed = recorded_signoffs((shop / "MIGRATION_PLAN.md").read_text(encoding="utf-8"))
+    assert list(signed) == [REFUND], signed
+    # the refused apply wrote nothing: the commit that signed changes the plan alone (its
+    # `commit -a` would have taken a rewritten file along); the move is a later commit
+    [signing] = git(root, "log", "--format=%H", "-S", signed[REFUND]).split()
+    assert git(root, "show", "--format=", "--name-only", signing).split() == [
+        "examples/shop/MIGRATION_PLAN.md"
+    ]
+    site = 'refund_payment.enqueue(order_id, body.amount_cents, idempotency_key=f"refund:{uuid4().hex}")'
+    assert site in (shop / "shop" / "routes" / "orders.py").read_text(encoding="utf-8")
+    [moving] = git(root, "log", "--format=%H", "-S", site).split()
+    assert git(root, "rev-list", f"{signing}..{moving}").split(), "moved before it was signed"
+    # merged, it changes nothing yet: the gate runs the uncertified unsafe job inline
+    [row] = gate_lines(stdout, REFUND, "unsafe")
+    assert (row[3], row[-1]) == ("no", "inline (gate closed)"), row
 
 
 def app_rows(database: str) -> dict[str, int]:
