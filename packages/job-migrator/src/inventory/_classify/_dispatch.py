@@ -39,10 +39,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from inventory._classify._index import SymbolKind
+from inventory._classify._spawned import handed_root, spawned
 from inventory.summary import ReceiverKind
 
 if TYPE_CHECKING:
     from inventory._classify._index import SymbolIndex
+    from inventory._classify._target import CallTarget
     from inventory.summary import CallInfo, FunctionInfo, RawSite
 
 MAX_OVERRIDES = 16
@@ -188,14 +190,26 @@ _REGISTERING = ("add_", "on_", "before_", "after_", "teardown_", "register", "se
 
 
 def callbacks(
-    index: SymbolIndex, fn: FunctionInfo, calls: list[tuple[CallInfo, bool]], sites: set[int]
+    index: SymbolIndex, fn: FunctionInfo, calls: list[tuple[CallTarget, bool]], sites: set[int]
 ) -> list[str]:
     """The project functions ``fn`` hands to calls that are not followed into project code
     (``calls``: each call of ``fn`` and whether it runs project code), each treated as
-    called by ``fn`` (its effects are ``fn``'s); ``sites``: the lines of ``fn``'s job sites."""
+    called by ``fn`` (its effects are ``fn``'s); ``sites``: the lines of ``fn``'s job sites.
+
+    A spawn API (``_spawned``) that is no site runs its callable argument for ``fn``
+    (``await loop.run_in_executor(None, f, x)``, ``ex.submit(f, x).result()``): that
+    callable is followed, and only it (the spawn's other arguments are data)."""
     found: list[str] = []
-    for call, followed in calls:
-        if followed or _keeps(call.target) or call.span.line in sites:
+    for target, followed in calls:
+        call = target.call
+        if followed or call.span.line in sites:
+            continue
+        spawn = spawned(target)
+        if spawn is not None:
+            passed = handed_function(index, fn, spawn.written or "")
+            found += [passed] if passed is not None and passed != fn.qualname else []
+            continue
+        if _keeps(call.target):
             continue
         for source in [*call.arg_sources, *call.kwarg_sources.values()]:
             passed = _project_function(index, fn, source)
@@ -223,6 +237,13 @@ def site_lines(sites: list[RawSite]) -> dict[str, set[int]]:
         lines = found.setdefault(site.enclosing_function or "", set())
         lines.update(range(site.span.line, (site.span.end_line or site.span.line) + 1))
     return found
+
+
+def handed_function(index: SymbolIndex, fn: FunctionInfo, written: str) -> str | None:
+    """The project function a callable handed to a spawn API runs (``f``, ``self.f``,
+    ``partial(f, x)``, ``lambda: f(x)``), else None."""
+    root = handed_root(written)
+    return _project_function(index, fn, root) if root else None
 
 
 def _project_function(index: SymbolIndex, fn: FunctionInfo, source: str) -> str | None:

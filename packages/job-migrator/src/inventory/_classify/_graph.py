@@ -29,6 +29,7 @@ from inventory._classify._index import (
     SymbolKind,
     union_members,
 )
+from inventory._classify._spawned import spawned
 from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
 from inventory._extract._library import SESSION_TYPES, known_type, library_type
@@ -96,7 +97,7 @@ class CallGraph:
             guessed += overrides_of_abstract(self.index, qualname)
             fn = self.index.functions.get(qualname)
             handed = (
-                callbacks(self.index, fn, self._calls_followed(qualname), self._sites_in(qualname))
+                callbacks(self.index, fn, self._calls_followed(qualname), self.sites_in(qualname))
                 if fn
                 else []
             )
@@ -104,18 +105,19 @@ class CallGraph:
             self._called[qualname] = found
         return found
 
-    def _sites_in(self, qualname: str) -> set[int]:
+    def sites_in(self, qualname: str) -> set[int]:
+        """The lines of the job sites written in ``qualname``."""
         if self._site_lines is None:
             found = (s for summary in self.index.modules.values() for s in summary.sites)
             self._site_lines = site_lines(list(found))
         return self._site_lines.get(qualname, set())
 
-    def _calls_followed(self, qualname: str) -> list[tuple[CallInfo, bool]]:
+    def _calls_followed(self, qualname: str) -> list[tuple[CallTarget, bool]]:
         """Each call of ``qualname``, and whether it runs project code (a function, or a
         project class's construction) that the graph follows."""
         return [
             (
-                t.call,
+                t,
                 t.function is not None
                 or (
                     t.kind in (SymbolKind.FUNCTION, SymbolKind.CLASS)
@@ -366,6 +368,9 @@ class CallGraph:
         # the project's alias is no API, the library's name is tried first.
         aliased = found.name != written and self.index.in_project(written)
         names = (found.name, written) if aliased else (written, found.name)
+        for name in names:
+            if spawned(CallTarget(call, name, SymbolKind.EXTERNAL, None)) is not None:
+                return Resolved(SymbolKind.EXTERNAL, name)  # what it runs is followed instead
         for name in dict.fromkeys((*names, library_type(written), library_type(found.name))):
             if self.explained(call, name):
                 return Resolved(SymbolKind.EXTERNAL, name)

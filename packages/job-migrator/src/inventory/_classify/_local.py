@@ -13,12 +13,14 @@ from dataclasses import replace
 
 from inventory._catalogue import CallMatch, Catalogue
 from inventory._classify._collectors import Collectors
+from inventory._classify._dispatch import handed_function
 from inventory._classify._gaps import Gaps
 from inventory._classify._graph import CallGraph
 from inventory._classify._guards import Guard, covering, guards_of, inserted_model
 from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._keys import key_detail, key_status, natural_key
 from inventory._classify._money import MoneyState, MoneyWords
+from inventory._classify._spawned import Spawn, handed_root, spawned
 from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import OPAQUE, REPEATS
@@ -146,6 +148,9 @@ class LocalEffects:
         call = target.call
         if target.more_overrides:
             return self.gaps.overrides_not_followed(target, fn, path)
+        spawn = spawned(target)
+        if spawn is not None:
+            return self._spawn(spawn, target, fn, path)
         holder = self.collectors.holder(call, fn, self._local_variable(call, fn))
         if holder is not None:
             return _collected(holder, call, fn, path)
@@ -185,6 +190,52 @@ class LocalEffects:
         if target.name.startswith(_UNKNOWN):
             return self._unknown_receiver(call, fn, path) or self.gaps.of(target, fn, path)
         return self.gaps.of(target, fn, path)  # explained by nothing: a gap, unless pure
+
+    def _spawn(self, spawn: Spawn, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
+        """A spawn API (``_spawned``) is no gap: what it runs is. A coroutine's call, a site's
+        job and a project callable are followed on their own; a library callable is matched
+        as if called here (``ex.submit(requests.post, url).result()`` posts); a callable
+        the scan cannot name is a gap that names it."""
+        call = target.call
+        if spawn.written == "" or call.span.line in self.graph.sites_in(fn.qualname):
+            return None
+        written = spawn.written
+        index = self.graph.index
+        if written is not None and handed_function(index, fn, written) is not None:
+            return None  # a callee of fn (``_dispatch.callbacks``)
+        library = self._library_callable(spawn, call, fn) if written else None
+        if library is not None:
+            return self._call(library, fn, path)
+        api = _short(written or f"{spawn.api}(...)")
+        runner = spawn.api.rpartition(".")[2]
+        detail = f"handed to {runner}, which calls it: what it runs is only known at run time"
+        effect = _effect(EffectKind.DYNAMIC_CALL, path, call.span, api, fn, detail)
+        return Found(effect, exact=False, gap=True)
+
+    def _library_callable(
+        self, spawn: Spawn, call: CallInfo, fn: FunctionInfo
+    ) -> CallTarget | None:
+        """``os.remove`` / ``partial(send_mail, ...)`` handed to a spawn API: the library
+        function, called as the spawn calls it; None for anything else."""
+        root = handed_root(spawn.written or "")
+        summary = self.graph.index.home.get(fn.qualname)
+        head = (root or "").partition(".")[0]
+        if root is None or summary is None or head in fn.params or head in ("self", "cls"):
+            return None
+        name = f"{summary.module}.{root}"
+        found = self.graph.index.resolve(name)
+        if found.kind != SymbolKind.EXTERNAL and not self.graph.index.is_library(found.name):
+            return None
+        receiver = ReceiverKind.MODULE if "." in root else ReceiverKind.NONE
+        handed = spawn.handed(call).model_copy(
+            update={
+                "target": name,
+                "receiver": receiver,
+                "receiver_source": "",
+                "returned_from": "",
+            }
+        )
+        return self.graph.resolve_call(handed, fn)
 
     def _unknown_receiver(self, call: CallInfo, fn: FunctionInfo, path: str) -> Found | None:
         """``job.func(...)``, ``instance.unpublish()``: a call no catalogue entry explains

@@ -22,6 +22,8 @@ from dataclasses import dataclass, replace
 
 from inventory._classify._graph import CallGraph
 from inventory._classify._index import SymbolIndex
+from inventory._classify._spawned import REFERENCE as _REFERENCE
+from inventory._classify._spawned import WRAPPED as _WRAPPED
 from inventory._classify._trace import location
 from inventory._extract.detectors._sites_threads import SERVER_RUNNERS
 from inventory.models import CallSite, Pattern
@@ -38,9 +40,6 @@ from inventory.summary import (
 UNKNOWN_JOB = "unknown"
 _ROUNDS = 4  # wrappers of wrappers...: deeper chains are not seen in real code
 _CALLED = re.compile(r"^([A-Za-z_][\w.]*)\s*\(")
-_REFERENCE = re.compile(r"^[A-Za-z_][\w.]*$")
-# ``partial(fn, *args)`` / ``functools.partial(fn, x)`` and ``lambda: fn(x)``: run ``fn``.
-_WRAPPED = re.compile(r"^(?:(?:functools\.)?partial\(\s*|lambda[^:]*:\s*)([A-Za-z_][\w.]*)\b")
 _LOOPS = (".serve_forever", ".run_forever")
 _JOINED = (Pattern.THREAD, Pattern.PROCESS)  # result_use_lines of these are the joins
 # Futures and tasks waited for by the caller are not background work (as in place).

@@ -100,4 +100,60 @@ EXAMPLES: list[RuleExample] = [
         "`get_model`, so only its name is known), `instance` is an Invoice, and "
         "`instance.account` follows the ForeignKey to `Account.notify`.",
     ),
+    example(
+        "work a job spawns or awaits inside itself is the job's work",
+        """
+        import asyncio
+        from concurrent.futures import ThreadPoolExecutor
+
+        import requests
+
+        def thumbnail(photo_id):
+            return f"thumbs/{photo_id}.png"
+
+        async def caption(photo_id):
+            return str(photo_id)
+
+        def publish(photo_id):
+            requests.post("https://feed.example.com", json={"photo": photo_id})
+
+        async def process_photo(photo_id):
+            loop = asyncio.get_running_loop()
+            path = await loop.run_in_executor(None, thumbnail, photo_id)
+            text, _ = await asyncio.gather(caption(photo_id), asyncio.to_thread(thumbnail, photo_id))
+            await asyncio.Task(caption(photo_id))
+            await loop.create_task(caption(photo_id))
+            with ThreadPoolExecutor() as pool:
+                pool.submit(publish, photo_id).result()
+            return path, text
+        """,
+        "process_photo",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "`loop.run_in_executor(None, f, a)`, `asyncio.to_thread(f, a)`, "
+        "`anyio.to_thread.run_sync`, Starlette's `run_in_threadpool`, `loop.call_soon(f, a)` "
+        "and `executor.submit(f, a)` call `f(a)`; `asyncio.create_task(coro(a))`, "
+        "`asyncio.Task`, `ensure_future`, `gather`, `wait_for` and `loop.create_task` run "
+        "the coroutine `coro(a)` made where it is written. What that work does is what the "
+        "job does, awaited or not: the callable is followed like a direct call (here the "
+        "POST of `publish`, whose future the job waits for: no site, yet the job's effect), "
+        "and the spawn API itself is no unresolved call (`thumbnail` and `caption` do "
+        "nothing a retry repeats, and nothing else is left unknown).",
+    ),
+    example(
+        "a callable handed to a spawn API that the scan cannot name stays a gap",
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        def run_hook(photo_id, hook):
+            with ThreadPoolExecutor() as pool:
+                return pool.submit(hook, photo_id).result()
+        """,
+        "run_hook",
+        V.UNKNOWN,
+        set(),
+        "`hook` is a parameter: what `submit` calls is only known at run time, so the job "
+        "is `unknown` and its evidence names `hook`, never the spawn API.",
+        evidence_mentions="hook",
+    ),
 ]

@@ -1,0 +1,172 @@
+"""Work a function spawns or awaits inside itself: the spawn API is no gap, its work is.
+
+``await loop.run_in_executor(None, resize, path)``, ``await asyncio.to_thread(resize,
+path)``, ``anyio.to_thread.run_sync``, Starlette's ``run_in_threadpool``,
+``executor.submit(resize, path).result()`` and ``loop.call_soon(resize, path)`` call
+``resize(path)`` in another thread or later on the loop: what ``resize`` does is what the
+function does, awaited or not. The callable argument is followed like a direct call
+(``_dispatch.callbacks`` makes a project function a callee, ``_local`` matches a
+library one against the catalogue as if it were called there); one the scan cannot
+name (a parameter, a local holding a callable) is a gap that names it.
+
+``asyncio.create_task(coro(a))``, ``asyncio.Task(coro(a))``, ``ensure_future``,
+``gather``, ``wait_for``, ``shield``, ``loop.create_task``, ``tg.create_task``: their
+argument is a coroutine object, and ``coro(a)`` is a call of its own in the body (followed
+or a gap like any call). A coroutine made elsewhere (``create_task(coro)`` with ``coro`` a
+parameter) was made by a call written in some caller, whose effects are that caller's:
+the API runs nothing the scan has not already seen where the coroutine was made.
+
+Waiting on what such an API returned (``ex.submit(f).result()``, ``fut.result()``) runs
+nothing more either.
+
+At a spawn the scan reports as a site, the site says what runs (a site edge to its job,
+or, when the target is only known at run time, a gap of the site): the API itself is
+then explained, and its callable is not followed a second time here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from inventory._classify._target import CallTarget
+from inventory.summary import CallInfo
+
+_EVENT_LOOPS = frozenset(
+    {
+        "asyncio.AbstractEventLoop",
+        "asyncio.events.AbstractEventLoop",
+        "asyncio.BaseEventLoop",
+        "asyncio.base_events.BaseEventLoop",
+        "tornado.ioloop.IOLoop",
+    }
+)
+_TASK_GROUPS = frozenset({"asyncio.TaskGroup", "asyncio.taskgroups.TaskGroup"})
+_UNKNOWN = "?."
+REFERENCE = re.compile(r"^[A-Za-z_][\w.]*$")
+# ``partial(fn, *args)`` / ``functools.partial(fn, x)`` and ``lambda: fn(x)``: run ``fn``.
+WRAPPED = re.compile(r"^(?:(?:functools\.)?partial\(\s*|lambda[^:]*:\s*)([A-Za-z_][\w.]*)\b")
+# Functions calling their callable argument (position, keyword) in a thread.
+_CALLING = {
+    "asyncio.to_thread": (0, "func"),
+    "asyncio.threads.to_thread": (0, "func"),
+    "starlette.concurrency.run_in_threadpool": (0, "func"),
+    "fastapi.concurrency.run_in_threadpool": (0, "func"),
+    "anyio.to_thread.run_sync": (0, "func"),
+}
+# Event loop methods calling their callable argument: in an executor, or later on the loop.
+_LOOP_CALLING = {
+    "run_in_executor": (1, "func"),
+    "call_soon": (0, "callback"),
+    "call_soon_threadsafe": (0, "callback"),
+    "call_later": (1, "callback"),
+    "call_at": (1, "callback"),
+}
+_EXECUTOR_SUBMIT = (0, "fn")
+_EXECUTORS = "concurrent.futures."
+# Functions taking coroutines or awaitables (made by calls of their own).
+_AWAITING = frozenset(
+    {
+        "asyncio.create_task",
+        "asyncio.ensure_future",
+        "asyncio.tasks.create_task",
+        "asyncio.tasks.ensure_future",
+        "asyncio.Task",
+        "asyncio.tasks.Task",
+        "asyncio.gather",
+        "asyncio.wait_for",
+        "asyncio.shield",
+        "asyncio.wait",
+        "asyncio.as_completed",
+        "asyncio.run_coroutine_threadsafe",
+        "concurrent.futures.wait",
+        "concurrent.futures.as_completed",
+        *_TASK_GROUPS,
+    }
+)
+_FUTURE_WAITS = frozenset({"result", "exception"})
+
+
+@dataclass(frozen=True)
+class Spawn:
+    """A call of a spawn API: ``written`` is its callable argument as written, "" for an
+    API taking coroutines, None when the call passes no callable the scan can place."""
+
+    api: str
+    written: str | None
+    position: int = 0  # of the callable among the positional arguments
+    keyword: str = ""  # the callable's keyword
+
+    def handed(self, call: CallInfo) -> CallInfo:
+        """The call as the callable receives it: ``run_in_executor(None, f, a, k=b)`` is
+        ``f(a, k=b)``, written where the spawn is (for the catalogue's matching)."""
+        start = self.position + 1
+        kept = {k: v for k, v in call.kwarg_sources.items() if k != self.keyword}
+        update = {
+            "args": call.args[start:],
+            "arg_sources": call.arg_sources[start:],
+            "arg_types": call.arg_types[start:],
+            "kwargs": {k: v for k, v in call.kwargs.items() if k in kept},
+            "kwarg_sources": kept,
+        }
+        return call.model_copy(update=update)
+
+
+def spawned(target: CallTarget) -> Spawn | None:
+    """The spawn ``target`` is a call of, else None."""
+    name, call = target.name, target.call
+    if name in _AWAITING or _waits_on_spawn(target):
+        return Spawn(name, "")
+    head, _, method = name.rpartition(".")
+    if name in _CALLING:
+        return _handing(name, target, *_CALLING[name])
+    on_loop = head in _EVENT_LOOPS or _named_loop(target)
+    if method in _LOOP_CALLING and on_loop:
+        return _handing(name, target, *_LOOP_CALLING[method])
+    if method == "create_task" and (on_loop or head in _TASK_GROUPS):
+        return Spawn(name, "")
+    if method == "submit" and head.startswith(_EXECUTORS) and call.receiver_source:
+        return _handing(name, target, *_EXECUTOR_SUBMIT)
+    return None
+
+
+def _named_loop(target: CallTarget) -> bool:
+    """``self._loop.create_task(...)``: a receiver of unknown type named an event loop (as
+    the extractor takes it, ``_sites_futures._owns_tasks``)."""
+    if not target.name.startswith(_UNKNOWN):
+        return False
+    return target.call.receiver_source.rpartition(".")[2].lower().endswith("loop")
+
+
+def _waits_on_spawn(target: CallTarget) -> bool:
+    """``ex.submit(f).result()`` / ``fut = loop.run_in_executor(...); fut.result()``."""
+    head, _, method = target.name.rpartition(".")
+    if method not in _FUTURE_WAITS:
+        return False
+    made = head if head.endswith("()") else target.call.returned_from
+    if not made.endswith("()"):
+        return False
+    inner = CallTarget(target.call, made.removesuffix("()"), target.kind, None)
+    return spawned(inner) is not None
+
+
+def _handing(api: str, target: CallTarget, position: int, keyword: str) -> Spawn:
+    """The spawn, with its callable argument (by keyword, or by position when no ``*args``
+    comes before it)."""
+    call = target.call
+    if keyword in call.kwarg_sources:
+        return Spawn(api, call.kwarg_sources[keyword], len(call.arg_sources), keyword)
+    sources = call.arg_sources
+    if position < len(sources) and not any(s.startswith("*") for s in sources[: position + 1]):
+        return Spawn(api, sources[position], position, keyword)
+    return Spawn(api, None, position, keyword)
+
+
+def handed_root(written: str) -> str | None:
+    """The name a handed callable runs: ``fn``, ``self.fn``, ``partial(fn, x)``,
+    ``lambda: fn(x)``; None for anything else (``make()``: what a call returned)."""
+    written = written.strip()
+    if REFERENCE.match(written):
+        return written
+    found = WRAPPED.match(written)
+    return found.group(1) if found else None
