@@ -7,9 +7,10 @@ documented in the header of the TOML file.
 
 from __future__ import annotations
 
+import copy
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import translate
 from functools import cached_property
@@ -228,6 +229,18 @@ class Catalogue:
                 self._by_method.setdefault(entry.call.rsplit(".", 1)[-1], []).append(entry)
         self._exact_memo: dict[str, EffectEntry | None] = {}
         self._pure = _PureIndex(spec.pure)
+        self._typed: Callable[[CallInfo], CallInfo] | None = None
+
+    def typing_arguments(self, typed: Callable[[CallInfo], CallInfo]) -> Catalogue:
+        """This catalogue, with ``typed`` completing each call's argument types before its
+        conditions are tested: the classifier types a statement a helper of another module
+        returns (``session.execute(build(uid))``, ``_classify/_statements.py``)."""
+        found = copy.copy(self)
+        found._typed = typed
+        return found
+
+    def _with_types(self, call: CallInfo) -> CallInfo:
+        return call if self._typed is None else self._typed(call)
 
     def _exact_entry(self, target: str) -> EffectEntry | None:
         """The first exact entry matching ``target`` (literal or glob), in catalogue order."""
@@ -260,6 +273,7 @@ class Catalogue:
         self, call: CallInfo, target: str, sql_hint: str | None = None
     ) -> CallMatch | None:
         """The effect of ``call`` (whose resolved dotted name is ``target``), if catalogued."""
+        call = self._with_types(call)
         entry = self._exact_entry(target)
         if entry is not None:
             return _apply(entry, call, target, self, sql_hint, exact=True)
@@ -280,6 +294,7 @@ class Catalogue:
         entry = self._exact_entry(target)
         if entry is None or (not entry.when and entry.sql_arg is None):
             return None
+        call = self._with_types(call)
         if _apply(entry, call, target, self, None, exact=True) is not None:
             return None
         return _undecided_why(entry, call)

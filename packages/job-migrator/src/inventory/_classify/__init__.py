@@ -31,6 +31,7 @@ from inventory._classify._sites import (
     sender_class,
     signal_receivers,
 )
+from inventory._classify._statements import with_statement_types
 from inventory._classify._wrappers import with_wrapped_calls
 from inventory.config import JobSetting, MigratorConfig
 from inventory.models import CallSite, Evidence, Job, Pattern
@@ -52,6 +53,7 @@ def classify(
     ordered = sorted(summaries, key=lambda s: s.path)
     index = SymbolIndex(ordered, library)
     register_handlers(ordered, index)  # views registered in another module than their own
+    catalogue = catalogue.typing_arguments(lambda call: with_statement_types(call, index))
     graph = CallGraph(index, catalogue.names_exactly(index.functions), catalogue.explains)
     sites = _raw_sites(ordered, index, graph) + periodic_sites(index)
     sites, wrapped = with_wrapped_calls(sites, ordered, index, graph)  # project spawn wrappers

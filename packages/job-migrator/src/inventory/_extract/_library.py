@@ -104,6 +104,47 @@ _QUERY_CHAIN = [
 _RESULT_CHAIN = ["scalars", "mappings", "unique", "columns", "yield_per", "partitions"]
 
 
+# The statement classes as applications name them in annotations (``query: Select``,
+# ``-> "Select"``): SQLAlchemy 2.0 exports them at the top level and from ``sqlalchemy.sql``
+# and ``sqlalchemy.sql.expression``; they are defined in ``sql.selectable`` / ``sql.dml``.
+# PostgreSQL's, SQLite's and MySQL's ``Insert`` (their ``insert()``) is an INSERT until an
+# ``on_conflict_*`` / ``on_duplicate_key_update`` makes it an upsert.
+_DEFINED_IN = {SELECT: "selectable", INSERT: "dml", UPDATE: "dml", DELETE: "dml"}
+
+
+def _statement_classes() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for kind, module in _DEFINED_IN.items():
+        name = kind.rpartition(".")[2]
+        for owner in ("sqlalchemy", "sqlalchemy.sql", "sqlalchemy.sql.expression"):
+            found[f"{owner}.{name}"] = kind
+        found[f"sqlalchemy.sql.{module}.{name}"] = kind
+    found["sqlalchemy.future.Select"] = SELECT
+    for dialect in _DIALECTS:
+        found[f"sqlalchemy.dialects.{dialect}.Insert"] = INSERT
+        found[f"sqlalchemy.dialects.{dialect}.dml.Insert"] = INSERT
+    return found
+
+
+STATEMENT_CLASSES = _statement_classes()
+STATEMENTS = frozenset({*_BUILDERS, UPSERT})  # the scan's names of the statement kinds
+# Generative methods that return a statement of the same kind, whatever it is: ``q =
+# q.where(...)`` keeps what ``q`` was (``on_conflict_*`` turns an INSERT into an upsert,
+# ``subquery``/``exists``/``cte`` make another construct: not these).
+NARROWING = frozenset(
+    {
+        *(m for m in _SELECT_CHAIN if m not in ("subquery", "cte", "exists", "label", "alias")),
+        *_DML_CHAIN,
+    }
+) - {"union", "union_all", "scalar_subquery"}
+
+
+def statement_class(name: str) -> str:
+    """``sqlalchemy.Select`` (an annotation as imported) -> ``sqlalchemy.sql.Select``, the
+    scan's name of the statement kind; ``name`` itself for any other class."""
+    return STATEMENT_CLASSES.get(name, name)
+
+
 def _session_methods(session: str) -> dict[str, str]:
     """What a session's methods return: ``execute`` a Result, ``scalars`` a ScalarResult,
     ``query`` (the 1.x API) a Query, SQLModel's ``exec`` a ScalarResult. ``begin`` on the

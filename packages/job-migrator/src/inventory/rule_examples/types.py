@@ -531,4 +531,67 @@ EXAMPLES: list[RuleExample] = [
         'one (Pillow\'s reference: "Returns a converted copy of this image"), in memory. '
         "`thumbnail` processes it and `save` overwrites the file: a retry writes the same file.",
     ),
+    example(
+        "types: a SQLAlchemy statement built by a helper of another module",
+        """
+        from sqlalchemy import update
+
+        from shop.db import SessionLocal
+        from shop.models import Order
+        from shop.queries import open_orders, visible_to
+
+        def close_open_orders(customer_id):
+            with SessionLocal() as session:
+                query = open_orders(customer_id)
+                query = visible_to(query, customer_id)
+                query = query.order_by(Order.id)
+                orders = session.scalars(query).all()
+                stmt = update(Order).where(Order.customer_id == customer_id)
+                stmt = stmt.values(closed=True)
+                session.execute(stmt)
+                session.commit()
+                return len(orders)
+        """,
+        "close_open_orders",
+        V.IDEMPOTENT,
+        {K.DB_READ, K.DB_OVERWRITE},
+        "`session.execute(stmt)` / `session.scalars(query)` do what the statement is: built by "
+        "`select()` it reads, `insert()` inserts, `update()` overwrites, `delete()` deletes, "
+        "`insert().on_conflict_do_update()` upserts. The scan follows the statement through "
+        "SQLAlchemy's generative methods (`.where()`, `.values()`, `.order_by()`...) and "
+        "re-assignments (`q = q.where(...)`) in the job, and into a helper of another module "
+        "that returns one: by its annotation (`-> Select`), or because every `return` builds "
+        "one (`query = select(Order).where(...)`, `query = query.where(...)`, `return query`). "
+        "A statement handed in from elsewhere stays one gap at the session's API.",
+        more_files={
+            "shop/db.py": (
+                "from sqlalchemy import create_engine\n"
+                "from sqlalchemy.orm import sessionmaker\n\n"
+                "SessionLocal = sessionmaker(create_engine('postgresql://h/shop'))\n"
+            ),
+            "shop/models.py": (
+                "from sqlalchemy import Boolean, Column, Integer\n"
+                "from sqlalchemy.orm import DeclarativeBase\n\n"
+                "class Base(DeclarativeBase):\n    pass\n\n"
+                "class Order(Base):\n"
+                "    __tablename__ = 'orders'\n"
+                "    id = Column(Integer, primary_key=True)\n"
+                "    customer_id = Column(Integer)\n"
+                "    hidden = Column(Boolean)\n"
+                "    closed = Column(Boolean)\n"
+            ),
+            "shop/queries.py": (
+                "from typing import TYPE_CHECKING\n\n"
+                "from sqlalchemy import select\n\n"
+                "from shop.models import Order\n\n"
+                "if TYPE_CHECKING:\n    from sqlalchemy import Select\n\n"
+                "def open_orders(customer_id):\n"
+                "    query = select(Order).where(Order.customer_id == customer_id)\n"
+                "    query = query.where(Order.closed.is_(False))\n"
+                "    return query\n\n"
+                "def visible_to(query: 'Select', customer_id) -> 'Select':\n"
+                "    return query.where(Order.hidden.is_(False))\n"
+            ),
+        },
+    ),
 ]

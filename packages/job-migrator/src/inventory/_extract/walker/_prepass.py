@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 from inventory._extract._imports import bindings_of
+from inventory._extract._library import NARROWING, STATEMENTS
 from inventory._extract._resolve import (
     APP_OBJECT,
     MODEL_LOADED,
@@ -340,9 +341,13 @@ def _one_class(
     first is taken. Classes of this file must agree, their methods are followed.
     """
     found: list[str] = []
+    narrowed = False
     for value in returned:
         values = _local_values(body, value.id) if isinstance(value, ast.Name) else [value]
         for each in values:
+            if isinstance(value, ast.Name) and _narrows(each, value.id):
+                narrowed = True  # ``q = q.where(...)``: what ``q``'s other values make
+                continue
             held = held_value(each, resolver, holds)
             if held and node is not None and _container_root(each) in _local_names(node):
                 return ""  # a parameter or local of that name, not the module's container
@@ -355,6 +360,8 @@ def _one_class(
                 return ""
             found.append(binding.target)
     kinds = set(found)
+    if narrowed and not (kinds and kinds <= STATEMENTS):
+        return ""  # only SQLAlchemy's statements are known to narrow into themselves
     if len(kinds) == 1:
         return found[0]
     modules = {kind.rpartition(".")[0] for kind in kinds}
@@ -362,6 +369,18 @@ def _one_class(
     if len(modules) == 1 and not any(k.startswith(f"{own}.") for k in kinds):
         return found[0]
     return ""
+
+
+def _narrows(value: ast.expr, name: str) -> bool:
+    """``name.where(...).order_by(...)``: generative methods of a statement on ``name``
+    itself (``_library.NARROWING``), which keep the statement's kind."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr not in NARROWING:
+            return False
+        value = value.func.value
+        if isinstance(value, ast.Name):
+            return value.id == name
+    return False
 
 
 def _returned_queryset(body: list[ast.stmt], resolver: Resolver, own: Own | None) -> str:
