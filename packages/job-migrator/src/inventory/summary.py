@@ -241,6 +241,15 @@ class FileSummary(BaseModel):
             "('pkg.Base.to_change()'): saving what they return inserts a row."
         ),
     )
+    narrowing_helpers: dict[str, int] = Field(
+        default_factory=dict,
+        description=(
+            "Functions and methods (local qualname) whose every return is the statement "
+            "handed to them, narrowed by SQLAlchemy's generative methods (`return "
+            "query.where(...)`) -> the position of that argument in a call: what a call "
+            "returns is what the caller handed there."
+        ),
+    )
     routes: dict[str, Framework] = Field(
         default_factory=dict,
         description=(

@@ -14,9 +14,10 @@ statement built in place. Anything else stays as it was: untyped for the catalog
 from __future__ import annotations
 
 from inventory._classify._index import SymbolIndex, SymbolKind
-from inventory._extract._library import STATEMENTS, retyped, statement_class
+from inventory._extract._library import NARROWING, STATEMENTS, retyped, statement_class
 from inventory.summary import CallInfo
 
+_MAX_HANDED = 8  # helpers handing the statement on to helpers
 _PROBE = "__statement__"  # a member no class has: what resolving ``name.<probe>`` lands on
 
 
@@ -29,9 +30,39 @@ def with_statement_types(call: CallInfo, index: SymbolIndex) -> CallInfo:
     return call.model_copy(update={"arg_types": types})
 
 
-def statement_of(name: str, index: SymbolIndex) -> str:
+def statement_of(name: str, index: SymbolIndex, depth: int = 0) -> str:
     """``pkg.queries.build().where()`` -> ``sqlalchemy.sql.Select`` when ``build`` returns a
-    select statement; "" when the index does not know a statement there."""
+    select statement; ``pkg.paginate().limit()|0:sqlalchemy.sql.Select`` -> the same when
+    ``paginate`` returns the statement handed to it first (``narrowing_helpers``); "" when
+    the index does not know a statement there."""
+    name, _, passed = name.partition("|")
+    found = _returned(name, index)
+    if found or not passed or depth > _MAX_HANDED:
+        return found
+    position, _, handed = passed.partition(":")
+    call, _, chain = name.partition("()")
+    if not _narrowing_chain(chain) or _narrowed_position(call, index) != int(position):
+        return ""
+    return handed if handed in STATEMENTS else statement_of(handed, index, depth + 1)
+
+
+def _narrowing_chain(chain: str) -> bool:
+    """``.limit().where()`` (or nothing): generative methods that keep the statement's kind."""
+    methods = [m.removesuffix("()") for m in chain.split(".") if m]
+    return all(m in NARROWING for m in methods) and all(
+        p.endswith("()") for p in chain.split(".")[1:]
+    )
+
+
+def _narrowed_position(function: str, index: SymbolIndex) -> int | None:
+    found = index.resolve(function)
+    summary = index.home.get(found.name) if found.kind is SymbolKind.FUNCTION else None
+    if summary is None:
+        return None
+    return summary.narrowing_helpers.get(found.name.removeprefix(f"{summary.module}."))
+
+
+def _returned(name: str, index: SymbolIndex) -> str:
     found = index.resolve(f"{name}.{_PROBE}")
     if found.kind not in (SymbolKind.EXTERNAL, SymbolKind.MEMBER):
         return ""

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._library import FACTORIES, statement_class
+from inventory._extract._library import statement_class
 from inventory._extract._resolve import Resolved, Resolver, public_name
-from inventory._extract._scopes import BindingKind
 from inventory._extract._source import SourceText, clean, span_of
-from inventory._extract.values._values import returned_by
+from inventory._extract.values._values import argument_type
 from inventory.summary import CallInfo
 
 Literal = str | int | float | bool | None
@@ -55,38 +54,12 @@ def call_info(
     )
 
 
-_TYPED = (BindingKind.INSTANCE, BindingKind.ORM, BindingKind.PARAM)
-
-
 def argument_types(args: list[ast.expr], resolver: Resolver, module: str) -> list[str]:
     """The class of each positional argument that is a name of a known class ("" for the
     others): ``session.execute(stmt)`` does what the statement ``stmt`` was built as.
     An argument made by a function whose module is another file keeps the name of that
-    call (``pkg.queries.build()``, ``pkg.queries.build().order_by()``): the classifier
-    types it once it has read what ``build`` returns (``_classify/_statements.py``)."""
-    found = [statement_class(_name_type(a, resolver)) for a in args]
+    call (``pkg.queries.build()``, ``pkg.queries.build().order_by()``, see
+    ``values.argument_type``): the classifier types it once it has read what ``build``
+    returns (``_classify/_statements.py``)."""
+    found = [statement_class(argument_type(a, resolver)) for a in args]
     return [public_name(t, module) if t else "" for t in found] if any(found) else []
-
-
-def _name_type(node: ast.expr, resolver: Resolver) -> str:
-    """A name's class; a library call's result (``select(User).where(...)``, ``FACTORIES``),
-    a function's result the file knows (``resolver.returns``) or defers (``pkg.f()``)."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
-        resolved = resolver.expr(node.func)
-        target = resolved.target
-        made = FACTORIES.get(target) or resolver.returns.get(target, "")
-        return made or _deferred(returned_by(resolved))
-    if not isinstance(node, ast.Name):
-        return ""
-    binding = resolver.scope.lookup(node.id)
-    if binding is None:
-        return ""
-    if binding.kind in _TYPED:
-        return binding.target
-    return _deferred(binding.target) if binding.kind is BindingKind.OTHER else ""
-
-
-def _deferred(name: str) -> str:
-    """What a call of a named function returns, possibly through generative methods
-    (``pkg.f()``, ``pkg.f().where()``); "" for a method of an object of unknown type."""
-    return name if "()" in name and not name.startswith(("?", "builtins.")) else ""

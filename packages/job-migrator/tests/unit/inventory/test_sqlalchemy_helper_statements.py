@@ -83,6 +83,19 @@ def limited(query, n):
     return query
 
 
+def page(query: "Select", n, first=False):
+    if first:
+        return query
+    for _ in range(n):
+        query = query.offset(n)
+    return query.limit(n)
+
+
+def swapped(query, other):
+    query = other
+    return query
+
+
 class Plain:
     def where(self, x):
         return self
@@ -101,7 +114,18 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
 from app.models import Item
-from app.queries import add, claim, finish, limited, not_a_statement, owned, purge, scoped
+from app.queries import (
+    add,
+    claim,
+    finish,
+    limited,
+    not_a_statement,
+    owned,
+    page,
+    purge,
+    scoped,
+    swapped,
+)
 
 Session = async_sessionmaker(create_async_engine("postgresql+asyncpg://h/app"))
 
@@ -146,6 +170,19 @@ async def read_limited(owner):
         await session.execute(limited(select(Item), 3))
 
 
+async def read_page(owner):
+    async with Session() as session:
+        query = select(Item).where(Item.owner == owner)
+        query = page(query, 10)
+        query = query.order_by(Item.id)
+        await session.execute(query)
+
+
+async def read_swapped(owner):
+    async with Session() as session:
+        await session.execute(swapped(select(Item), owner))
+
+
 async def run_other(owner):
     async with Session() as session:
         await session.execute(not_a_statement())
@@ -159,6 +196,8 @@ def start(owner):
     asyncio.create_task(purge_all(owner))
     asyncio.create_task(claim_one(owner))
     asyncio.create_task(read_limited(owner))
+    asyncio.create_task(read_page(owner))
+    asyncio.create_task(read_swapped(owner))
     asyncio.create_task(run_other(owner))
 """
 
@@ -187,6 +226,7 @@ def inventory(tmp_path_factory: pytest.TempPathFactory) -> Inventory:
         ("finish_all", {EffectKind.DB_OVERWRITE}, Idempotency.IDEMPOTENT),
         ("add_one", {EffectKind.DB_INSERT}, Idempotency.NON_IDEMPOTENT),
         ("purge_all", {EffectKind.DB_DELETE}, Idempotency.IDEMPOTENT),
+        ("read_page", {EffectKind.DB_READ}, Idempotency.IDEMPOTENT),
     ],
 )
 def test_a_statement_a_helper_returns_says_what_execute_does(
@@ -200,11 +240,25 @@ def test_a_statement_a_helper_returns_says_what_execute_does(
     assert _AT_RUN_TIME not in lines
 
 
-@pytest.mark.parametrize("job", ["claim_one", "read_limited", "run_other"])
+def test_a_helper_narrowing_what_it_is_handed_returns_the_callers_statement(
+    inventory: Inventory,
+) -> None:
+    """``limited(select(Item), 3)``: ``limited`` returns its parameter, narrowed: the caller's
+    select. Its own ``query.limit`` on a parameter of unknown type stays a gap there."""
+    found = inventory.job("app.jobs.read_limited")
+    assert found is not None
+    lines = [e.message for e in found.evidence]
+    assert {e.kind for e in found.effects} == {EffectKind.DB_READ}
+    assert _AT_RUN_TIME not in lines
+    assert found.idempotency is Idempotency.UNKNOWN
+    assert any(m.startswith("unresolved calls") and "query.limit" in m for m in lines)
+
+
+@pytest.mark.parametrize("job", ["claim_one", "read_swapped", "run_other"])
 def test_what_the_scan_cannot_tell_stays_one_gap_at_the_api(inventory: Inventory, job: str) -> None:
     """``claim``: an INSERT narrowed by ``on_conflict_do_nothing`` is an upsert, not the
-    insert it started as (not guessed); ``limited``: what it returns is its parameter, known
-    only where it is called; ``not_a_statement``: ``.where`` of a project class."""
+    insert it started as (not guessed); ``swapped``: it returns its parameter after binding
+    another value to it; ``not_a_statement``: ``.where`` of a project class."""
     found = inventory.job(f"app.jobs.{job}")
     assert found is not None
     assert found.idempotency is Idempotency.UNKNOWN
@@ -220,6 +274,7 @@ def test_a_helpers_return_is_typed_through_re_assignments() -> None:
     assert "claim()" not in returned
     assert "limited()" not in returned
     assert "not_a_statement()" not in returned
+    assert summary.narrowing_helpers == {"scoped": 0, "limited": 0, "page": 0}
 
 
 def test_statement_classes_as_imported_are_the_scans_names() -> None:

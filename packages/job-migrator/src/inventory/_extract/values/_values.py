@@ -6,8 +6,11 @@ import ast
 
 from inventory._extract._library import (
     FACTORIES,
+    NARROWING,
     SESSION_CLASSES,
     SESSION_FACTORIES,
+    STATEMENTS,
+    statement_class,
     typed_method,
 )
 from inventory._extract._resolve import (
@@ -211,7 +214,8 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
         return Binding(BindingKind.ORM, model, call)
     if resolved.receiver is not ReceiverKind.UNKNOWN and capitalised(target):
         return Binding(BindingKind.INSTANCE, target, call)
-    return Binding(BindingKind.OTHER, returned_by(resolved) or _unknown_result(resolved), call)
+    made = returned_by(resolved) or _unknown_result(resolved)
+    return Binding(BindingKind.OTHER, made, call, passed=_passed(call, resolver))
 
 
 def _session_factory(call: ast.Call, target: str, resolver: Resolver) -> str:
@@ -251,6 +255,61 @@ def _unknown_result(resolved: Resolved) -> str:
         # types ``factory().execute()`` once it knows what factory makes.
         return f"{resolved.returned}.{method}()"
     return "" if resolved.target == UNKNOWN_CALL else f"?.{method}()"
+
+
+_TYPED = (BindingKind.INSTANCE, BindingKind.ORM, BindingKind.PARAM)
+
+
+def argument_type(node: ast.expr, resolver: Resolver) -> str:
+    """An argument's class: a name's, a library call's result (``select(User).where(...)``,
+    ``FACTORIES``), a function's result the file knows (``resolver.returns``). What a
+    function of another module returns is deferred to the classifier as the name of the
+    call (``pkg.f()``, ``pkg.f().where()`` after generative methods), followed by
+    ``|i:type`` when a statement was handed to it (``q = f(q)``: ``f`` may return it)."""
+    if isinstance(node, ast.Await):
+        node = node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+        resolved = resolver.expr(node.func)
+        target = resolved.target
+        made = FACTORIES.get(target) or resolver.returns.get(target, "")
+        return made or _deferred(returned_by(resolved), _passed(node, resolver))
+    if not isinstance(node, ast.Name):
+        return ""
+    binding = resolver.scope.lookup(node.id)
+    if binding is None:
+        return ""
+    if binding.kind in _TYPED:
+        return binding.target
+    if binding.kind is not BindingKind.OTHER:
+        return ""
+    return _deferred(binding.target, binding.passed)
+
+
+def _deferred(name: str, passed: str) -> str:
+    """What a call of a named function returns; "" for a method of an object of unknown
+    type (``?.m()``) or of a builtin."""
+    if "()" not in name or name.startswith(("?", "builtins.")):
+        return ""
+    return f"{name}|{passed}" if passed else name
+
+
+def _passed(call: ast.Call, resolver: Resolver) -> str:
+    """``f(q, ...)``: ``"0:sqlalchemy.sql.Select"``, the first argument holding a statement
+    (or a value deferred as ``argument_type`` says); ``q.limit(n)`` on a ``q`` made so
+    keeps what was handed (a generative method returns the same statement, narrowed)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in NARROWING:
+        if isinstance(func.value, ast.Name):
+            binding = resolver.scope.lookup(func.value.id)
+            if binding is not None and binding.kind is BindingKind.OTHER:
+                return binding.passed
+        return ""
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Name | ast.Call | ast.Await):
+            found = statement_class(argument_type(arg, resolver))
+            if found in STATEMENTS or "()" in found:
+                return f"{position}:{found}"
+    return ""
 
 
 def returned_by(resolved: Resolved) -> str:
@@ -555,7 +614,8 @@ def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
     if isinstance(node, ast.Constant) and node.value is None:
         return ""
     found = resolver.dotted(node) or ""
-    return "" if found in _UNTYPED else found
+    # ``query: Select`` with ``from sqlalchemy import Select``: the scan's statement name
+    return "" if found in _UNTYPED else statement_class(found)
 
 
 def _string_annotation(text: str, resolver: Resolver) -> str:

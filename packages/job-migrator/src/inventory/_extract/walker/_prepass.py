@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 
 from inventory._extract._imports import bindings_of
-from inventory._extract._library import NARROWING, STATEMENTS
+from inventory._extract._library import NARROWING, STATEMENTS, statement_class
 from inventory._extract._resolve import (
     APP_OBJECT,
     MODEL_LOADED,
@@ -117,7 +117,11 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
     summary.assignments.update({k: public_name(v, summary.module) for k, v in stored.items()})
     fresh: dict[str, str] = {}
     _return_types(top, scope.prefix, resolver, fresh, summary.is_package)
-    for qualname, returned in resolver.returns.items():
+    for qualname, returned in list(resolver.returns.items()):
+        if qualname.endswith(NARROWS):
+            local = qualname.removeprefix(f"{scope.prefix}.").removesuffix(NARROWS)
+            summary.narrowing_helpers[local] = int(returned)
+            continue
         # ``get_adapter().send_mail()`` in another module is written
         # ``pkg.adapter.get_adapter().send_mail``: the index reads ``get_adapter()`` here
         # (``Session.current()`` for a method: ``Session.current().close``); what iterating
@@ -238,6 +242,9 @@ def _return_type(
     made = _fresh_return(body, resolver, own) if plain else ""
     if made:
         fresh[qualname] = made
+    handed = _narrowed_parameter(node, own)
+    if handed is not None:
+        resolver.returns[f"{qualname}{NARROWS}"] = str(handed)
 
 
 _CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
@@ -358,7 +365,7 @@ def _one_class(
             binding = binding_for_value(each, resolver) if valued else None
             if binding is None or binding.kind is not BindingKind.INSTANCE:
                 return ""
-            found.append(binding.target)
+            found.append(statement_class(binding.target))  # ``-> "Select"`` as imported
     kinds = set(found)
     if narrowed and not (kinds and kinds <= STATEMENTS):
         return ""  # only SQLAlchemy's statements are known to narrow into themselves
@@ -369,6 +376,61 @@ def _one_class(
     if len(modules) == 1 and not any(k.startswith(f"{own}.") for k in kinds):
         return found[0]
     return ""
+
+
+NARROWS = "<narrows>"  # ``pkg.f<narrows>`` in ``Resolver.returns``: see ``_narrowed_parameter``
+
+
+def _narrowed_parameter(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, own: Own | None
+) -> int | None:
+    """``def paginate(query, n): query = query.limit(n); return query``: the position, in a
+    call, of the parameter every ``return`` gives back narrowed by a statement's
+    generative methods (and every assignment to it narrows it too); None otherwise. A
+    method's ``self``/``cls`` is not a call's argument."""
+    positional = [a.arg for a in [*node.args.posonlyargs, *node.args.args]]
+    if own is not None:
+        positional = positional[1:]
+    returned: str | None = None
+    for part in _own_nodes(node):
+        if isinstance(part, ast.Yield | ast.YieldFrom):
+            return None
+        if isinstance(part, ast.Return):
+            value = part.value
+            name = value.id if isinstance(value, ast.Name) else _chain_root(value)
+            if name is None or (returned is not None and name != returned):
+                return None
+            returned = name
+    if returned is None or returned not in positional:
+        return None
+    for part in _own_nodes(node):
+        if isinstance(part, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.NamedExpr):
+            targets = part.targets if isinstance(part, ast.Assign) else [part.target]
+            for target in targets:
+                if any(isinstance(n, ast.Name) and n.id == returned for n in ast.walk(target)):
+                    value = part.value
+                    if value is None or not _narrows(value, returned):
+                        return None
+        elif isinstance(part, ast.For | ast.AsyncFor | ast.With | ast.AsyncWith):
+            bound = [part.target] if isinstance(part, ast.For | ast.AsyncFor) else []
+            bound += [i.optional_vars for i in getattr(part, "items", []) if i.optional_vars]
+            if any(
+                isinstance(n, ast.Name) and n.id == returned for b in bound for n in ast.walk(b)
+            ):
+                return None
+    return positional.index(returned)
+
+
+def _chain_root(value: ast.expr | None) -> str | None:
+    """``q.where(...).limit(n)`` -> ``q`` when every method is a statement's narrowing."""
+    if value is None:
+        return None
+    node = value
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr not in NARROWING:
+            return None
+        node = node.func.value
+    return node.id if isinstance(node, ast.Name) and node is not value else None
 
 
 def _narrows(value: ast.expr, name: str) -> bool:
