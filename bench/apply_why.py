@@ -65,7 +65,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("nested function", r"nested function"),
     ("bound method", r"bound method"),
     ("definition not found", r"job definition not found"),
-    ("receiver rules", r"the receiver is itself the job"),
+    ("receiver rules", r"the receiver (is itself the job|handles)"),
     ("site inside its job", r"the job is \S+, the function this site is in"),
     ("spawn wrapper", r"line \d+ hands the job to"),
     ("shape changed", r"not found at the recorded position"),
@@ -74,7 +74,9 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("library callable", r"no project function to move"),
     ("file blocked", r".*(changed since the scan|uncommitted changes|cannot read or parse)"),
     ("Django mail rules", r".*(django\.core\.mail|a connection of its own)"),
+    ("periodic rules", r".*(periodic|scheduler|trigger|cron|interval|every\(|at\(\))"),
 )
+REPEATED = "rewritten, snippet also on another line"
 
 
 @dataclass(frozen=True)
@@ -220,6 +222,9 @@ def _why(
         why.kind = kind_of(found, resolved=found.site.job in jobs)
     if moved:
         why.kind = MOVED
+    elif why.status == Status.REWRITTEN and before.count(label.snippet) > 1:
+        # apply_corpus.sh's rule: the snippet is still in the file, on another line.
+        why.kind = REPEATED
     return why
 
 
