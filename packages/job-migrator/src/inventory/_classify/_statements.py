@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._extract._library import NARROWING, STATEMENTS, retyped, statement_class
+from inventory._extract.values._values import HANDED
 from inventory.summary import CallInfo
 
 _MAX_HANDED = 8  # helpers handing the statement on to helpers
@@ -32,16 +33,18 @@ def with_statement_types(call: CallInfo, index: SymbolIndex) -> CallInfo:
 
 def statement_of(name: str, index: SymbolIndex, depth: int = 0) -> str:
     """``pkg.queries.build().where()`` -> ``sqlalchemy.sql.Select`` when ``build`` returns a
-    select statement; ``pkg.paginate().limit()|0:sqlalchemy.sql.Select`` -> the same when
+    select statement; ``pkg.paginate().limit()@0=sqlalchemy.sql.Select`` -> the same when
     ``paginate`` returns the statement handed to it first (``narrowing_helpers``); "" when
     the index does not know a statement there."""
-    name, _, passed = name.partition("|")
+    name, _, passed = name.partition(HANDED)
     found = _returned(name, index)
     if found or not passed or depth > _MAX_HANDED:
         return found
-    position, _, handed = passed.partition(":")
+    position, _, handed = passed.partition("=")
     call, _, chain = name.partition("()")
-    if not _narrowing_chain(chain) or _narrowed_position(call, index) != int(position):
+    if not position.isdigit() or not _narrowing_chain(chain):
+        return ""
+    if _narrowed_position(call, index) != int(position):
         return ""
     return handed if handed in STATEMENTS else statement_of(handed, index, depth + 1)
 

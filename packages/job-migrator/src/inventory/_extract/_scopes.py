@@ -29,7 +29,7 @@ class Binding:
     # the constructor call of an INSTANCE, the def of a FUNCTION (its decorators are read)
     node: ast.Call | ast.FunctionDef | ast.AsyncFunctionDef | None = None
     scoped: bool = False  # bound by ``with X() as name``: X's exit waits for its work
-    # ``q = f(q)``: the statement handed to the call that made this value, as ``i:type``
+    # ``q = f(q)``: the statement handed to the call that made this value, as ``i=type``
     # (its position among the call's arguments: ``f`` may return it, see ``argument_type``)
     passed: str = ""
 

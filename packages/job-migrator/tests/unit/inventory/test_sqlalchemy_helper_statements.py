@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from inventory import Idempotency, Inventory, scan
+from inventory._classify._index import SymbolIndex
+from inventory._classify._statements import statement_of
 from inventory._extract import extract_source
 from inventory._extract._library import SELECT, statement_class
 from inventory.models import EffectKind
@@ -282,3 +284,11 @@ def test_statement_classes_as_imported_are_the_scans_names() -> None:
     assert statement_class("sqlalchemy.sql.selectable.Select") == SELECT
     assert statement_class("sqlalchemy.dialects.postgresql.Insert") == "sqlalchemy.sql.Insert"
     assert statement_class("app.models.Select") == "app.models.Select"
+
+
+def test_a_handed_value_of_a_union_type_is_no_statement() -> None:
+    """A value handed to a helper may be typed as a union (``__union__.a:A|b:B``, whose
+    ``|`` and ``:`` once split the deferred name wrongly and crashed arize-phoenix's scan)."""
+    index = SymbolIndex([])
+    assert statement_of("app.q.page()@0=__union__.a:A|b:B", index) == ""
+    assert statement_of("app.q.page().limit()@x=y", index) == ""

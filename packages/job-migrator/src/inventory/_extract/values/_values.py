@@ -265,7 +265,7 @@ def argument_type(node: ast.expr, resolver: Resolver) -> str:
     ``FACTORIES``), a function's result the file knows (``resolver.returns``). What a
     function of another module returns is deferred to the classifier as the name of the
     call (``pkg.f()``, ``pkg.f().where()`` after generative methods), followed by
-    ``|i:type`` when a statement was handed to it (``q = f(q)``: ``f`` may return it)."""
+    ``@i=type`` when a statement was handed to it (``q = f(q)``: ``f`` may return it)."""
     if isinstance(node, ast.Await):
         node = node.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
@@ -285,16 +285,19 @@ def argument_type(node: ast.expr, resolver: Resolver) -> str:
     return _deferred(binding.target, binding.passed)
 
 
+HANDED = "@"  # ``pkg.f()@0=sqlalchemy.sql.Select``: no dotted or union name holds one
+
+
 def _deferred(name: str, passed: str) -> str:
     """What a call of a named function returns; "" for a method of an object of unknown
     type (``?.m()``) or of a builtin."""
     if "()" not in name or name.startswith(("?", "builtins.")):
         return ""
-    return f"{name}|{passed}" if passed else name
+    return f"{name}{HANDED}{passed}" if passed else name
 
 
 def _passed(call: ast.Call, resolver: Resolver) -> str:
-    """``f(q, ...)``: ``"0:sqlalchemy.sql.Select"``, the first argument holding a statement
+    """``f(q, ...)``: ``"0=sqlalchemy.sql.Select"``, the first argument holding a statement
     (or a value deferred as ``argument_type`` says); ``q.limit(n)`` on a ``q`` made so
     keeps what was handed (a generative method returns the same statement, narrowed)."""
     func = call.func
@@ -308,7 +311,7 @@ def _passed(call: ast.Call, resolver: Resolver) -> str:
         if isinstance(arg, ast.Name | ast.Call | ast.Await):
             found = statement_class(argument_type(arg, resolver))
             if found in STATEMENTS or "()" in found:
-                return f"{position}:{found}"
+                return f"{position}={found}"
     return ""
 
 
