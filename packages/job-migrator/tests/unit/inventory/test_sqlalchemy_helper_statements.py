@@ -98,6 +98,21 @@ def swapped(query, other):
     return query
 
 
+class Repo:
+    @classmethod
+    def listing(cls, owner):
+        query = select(Item)
+        query = cls.visible(query, owner)
+        query = query.limit(5)
+        return query
+
+    @classmethod
+    def visible(cls, query: "Select", owner):
+        if owner is None:
+            return query
+        return query.where(Item.owner == owner)
+
+
 class Plain:
     def where(self, x):
         return self
@@ -124,6 +139,7 @@ from app.queries import (
     not_a_statement,
     owned,
     page,
+    Repo,
     purge,
     scoped,
     swapped,
@@ -185,6 +201,11 @@ async def read_swapped(owner):
         await session.execute(swapped(select(Item), owner))
 
 
+async def read_listing(owner):
+    async with Session() as session:
+        await session.execute(Repo.listing(owner))
+
+
 async def run_other(owner):
     async with Session() as session:
         await session.execute(not_a_statement())
@@ -200,6 +221,7 @@ def start(owner):
     asyncio.create_task(read_limited(owner))
     asyncio.create_task(read_page(owner))
     asyncio.create_task(read_swapped(owner))
+    asyncio.create_task(read_listing(owner))
     asyncio.create_task(run_other(owner))
 """
 
@@ -229,6 +251,7 @@ def inventory(tmp_path_factory: pytest.TempPathFactory) -> Inventory:
         ("add_one", {EffectKind.DB_INSERT}, Idempotency.NON_IDEMPOTENT),
         ("purge_all", {EffectKind.DB_DELETE}, Idempotency.IDEMPOTENT),
         ("read_page", {EffectKind.DB_READ}, Idempotency.IDEMPOTENT),
+        ("read_listing", {EffectKind.DB_READ}, Idempotency.IDEMPOTENT),
     ],
 )
 def test_a_statement_a_helper_returns_says_what_execute_does(
@@ -276,7 +299,14 @@ def test_a_helpers_return_is_typed_through_re_assignments() -> None:
     assert "claim()" not in returned
     assert "limited()" not in returned
     assert "not_a_statement()" not in returned
-    assert summary.narrowing_helpers == {"scoped": 0, "limited": 0, "page": 0}
+    assert summary.narrowing_helpers == {
+        "scoped": 0,
+        "limited": 0,
+        "page": 0,
+        "Repo.visible": 0,
+    }
+    # ``cls.visible(query, owner)`` hands ``query`` to a method that narrows it, declared later
+    assert returned["Repo.listing()"] == SELECT
 
 
 def test_statement_classes_as_imported_are_the_scans_names() -> None:

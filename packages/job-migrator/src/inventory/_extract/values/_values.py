@@ -207,6 +207,9 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     returned = resolver.returns.get(target)
     if returned:
         return Binding(BindingKind.INSTANCE, returned, call)
+    handed = _narrowed(call, target, resolver)
+    if handed:
+        return Binding(BindingKind.INSTANCE, handed, call)
     if target in _FILE_OPENERS or target == "?.open":  # open(...), path.open(...)
         return Binding(BindingKind.FILE, "io.IOBase", call)
     model = orm_model(call, resolver, target)
@@ -283,6 +286,21 @@ def argument_type(node: ast.expr, resolver: Resolver) -> str:
     if binding.kind is not BindingKind.OTHER:
         return ""
     return _deferred(binding.target, binding.passed)
+
+
+# ``pkg.f<narrows>`` in ``Resolver.returns``: the position of the argument that ``f``
+# returns narrowed (``walker/_prepass._narrowed_parameter``).
+NARROWS = "<narrows>"
+
+
+def _narrowed(call: ast.Call, target: str, resolver: Resolver) -> str:
+    """``query = cls.visible(query, actor)`` with ``visible`` of this file returning its
+    ``query`` narrowed: the statement ``query`` held."""
+    position = resolver.returns.get(f"{target}{NARROWS}")
+    if position is None or int(position) >= len(call.args):
+        return ""
+    found = statement_class(argument_type(call.args[int(position)], resolver))
+    return found if found in STATEMENTS else ""
 
 
 HANDED = "@"  # ``pkg.f()@0=sqlalchemy.sql.Select``: no dotted or union name holds one

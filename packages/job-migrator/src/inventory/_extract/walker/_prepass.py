@@ -36,6 +36,7 @@ from inventory._extract.values._values import (
     ELEMENT,
     HELD,
     LITERALS,
+    NARROWS,
     Held,
     Own,
     annotation_type,
@@ -156,6 +157,11 @@ def _return_types(
     queryset returned (``-> QuerySet[Tag]``, ``return Tag.objects.filter(...)``: typed
     ``Tag.objects``), and which return a new instance (``fresh``, see ``_fresh_return``).
     """
+    for qualname, node, own in _defs(top, prefix):
+        # first: a helper's return may hand on what a later one narrows (``cls.scoped(q)``)
+        handed = _narrowed_parameter(node, own)
+        if handed is not None:
+            resolver.returns[f"{qualname}{NARROWS}"] = str(handed)
     for stmt in top:
         if isinstance(stmt, _DEFS):
             body = list(statements(stmt.body))
@@ -172,6 +178,20 @@ def _return_types(
                     qualname = f"{cls}.{inner.name}"
                     holds = (own[0], held) if own is not None and held else None
                     _return_type(inner, body, qualname, inside, own, fresh, holds)
+
+
+def _defs(
+    top: list[ast.stmt], prefix: str
+) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, Own | None]]:
+    """The module's functions and the methods of its classes, with their qualnames."""
+    for stmt in top:
+        if isinstance(stmt, _DEFS):
+            yield f"{prefix}.{stmt.name}", stmt, None
+        elif isinstance(stmt, ast.ClassDef):
+            cls = f"{prefix}.{stmt.name}"
+            for inner in stmt.body:
+                if isinstance(inner, _DEFS):
+                    yield f"{cls}.{inner.name}", inner, _own(inner, cls)
 
 
 def _with_imports(
@@ -220,7 +240,7 @@ def _return_type(
     generator = _generator(body)
     plain = not generator and not isinstance(node, ast.AsyncFunctionDef)
     if not found and plain:
-        found = _returned_instance(body, resolver, holds, node)
+        found = _returned_instance(body, resolver, holds, node, own)
     if not found and plain and own is not None and not own[2]:
         found = returned_attribute(body, own[0], own[1])  # ``return self._mail``
     stored = found.startswith(APP_OBJECT) or (own is not None and found.startswith(f"{own[1]}."))
@@ -242,9 +262,6 @@ def _return_type(
     made = _fresh_return(body, resolver, own) if plain else ""
     if made:
         fresh[qualname] = made
-    handed = _narrowed_parameter(node, own)
-    if handed is not None:
-        resolver.returns[f"{qualname}{NARROWS}"] = str(handed)
 
 
 _CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
@@ -295,6 +312,7 @@ def _returned_instance(
     resolver: Resolver,
     holds: Held | None = None,
     node: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
+    own: Own | None = None,
 ) -> str:
     """The class every ``return`` of the body constructs (directly or through a local), or
     looks up in a container annotated with the class of its values (``return
@@ -304,7 +322,7 @@ def _returned_instance(
         for s in body
         if isinstance(s, ast.Return) and s.value is not None and not _none(s.value)
     ]
-    return _one_class(values, body, resolver, holds, node) if values else ""
+    return _one_class(values, body, resolver, holds, node, own) if values else ""
 
 
 def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
@@ -340,6 +358,7 @@ def _one_class(
     resolver: Resolver,
     holds: Held | None = None,
     node: ast.FunctionDef | ast.AsyncFunctionDef | None = None,
+    own: Own | None = None,
 ) -> str:
     """The class every one of the values constructs (directly or through a local).
 
@@ -352,7 +371,9 @@ def _one_class(
     for value in returned:
         values = _local_values(body, value.id) if isinstance(value, ast.Name) else [value]
         for each in values:
-            if isinstance(value, ast.Name) and _narrows(each, value.id):
+            if isinstance(value, ast.Name) and (
+                _narrows(each, value.id) or _handed_on(each, value.id, resolver, own)
+            ):
                 narrowed = True  # ``q = q.where(...)``: what ``q``'s other values make
                 continue
             held = held_value(each, resolver, holds)
@@ -372,13 +393,10 @@ def _one_class(
     if len(kinds) == 1:
         return found[0]
     modules = {kind.rpartition(".")[0] for kind in kinds}
-    own = resolver.module
-    if len(modules) == 1 and not any(k.startswith(f"{own}.") for k in kinds):
+    module = resolver.module
+    if len(modules) == 1 and not any(k.startswith(f"{module}.") for k in kinds):
         return found[0]
     return ""
-
-
-NARROWS = "<narrows>"  # ``pkg.f<narrows>`` in ``Resolver.returns``: see ``_narrowed_parameter``
 
 
 def _narrowed_parameter(
@@ -419,6 +437,23 @@ def _narrowed_parameter(
             ):
                 return None
     return positional.index(returned)
+
+
+def _handed_on(value: ast.expr, name: str, resolver: Resolver, own: Own | None) -> bool:
+    """``query = cls.scoped(query, actor)``: ``name`` handed to a function or method of this
+    file that returns it narrowed (``_narrowed_parameter``), through ``cls``/``self`` too."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if own is not None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        target = f"{own[1]}.{func.attr}" if func.value.id == own[0] else ""
+    else:
+        target = resolver.expr(func).target if isinstance(func, ast.Name | ast.Attribute) else ""
+    position = resolver.returns.get(f"{target}{NARROWS}") if target else None
+    if position is None or int(position) >= len(value.args):
+        return False
+    handed = value.args[int(position)]
+    return isinstance(handed, ast.Name) and handed.id == name
 
 
 def _chain_root(value: ast.expr | None) -> str | None:
