@@ -14,8 +14,10 @@ parameter or local of the enclosing function bound before the site and never
 rebound after it, nor inside a loop around the site; the nested function writes
 none of them (``nonlocal``/``global``); it does not read the enclosing method's
 ``self``/``cls`` (a worker has no instance); it has plain parameters and no
-decorators; it is defined directly in the enclosing function, which is at
-module level or a method of a module-level class. When the enclosing function
+decorators; it is defined in the enclosing function (directly, or in the block of
+an ``if``, ``with``, ``try`` or ``match`` that also holds the site after it, never
+in a loop, and only once), which is at module level or a method of a module-level
+class; a free variable passed from inside a block is bound on every way to the def. When the enclosing function
 also uses the nested one elsewhere, the nested one stays and calls the lifted
 job's function; otherwise it goes. Everything else keeps a refusal naming what
 stands in the way.
@@ -98,10 +100,67 @@ def _find(site: CallSite, job: Job, project: Project) -> tuple[ModuleInfo, str, 
     outer = next((s for s in scope if isinstance(s, _Def) and s.name == outer_name), None)
     if outer is None:
         return f"its enclosing function {outer_name} is not found"
-    inner = next((s for s in outer.body if isinstance(s, _Def) and s.name == parts[-1]), None)
-    if inner is None:
-        return "it is not defined directly in the body of its enclosing function"
-    return info, top, outer, inner
+    way = _path_to(outer.body, parts[-1], in_loop=False)
+    if way is None:
+        return "it is not defined in the body of its enclosing function"
+    if isinstance(way, str):
+        return way
+    defs = [n for n in own_nodes(outer) if isinstance(n, _Def) and n.name == parts[-1]]
+    if len(defs) > 1:
+        return f"the enclosing function defines {parts[-1]} {len(defs)} times"
+    inner = way[-1][1]
+    assert isinstance(inner, _Def)  # _path_to ends at the def
+    return _block_reason(way, site.location.line) or (info, top, outer, inner)
+
+
+# The statement lists a def in them may be bound in, and the site after it reached through.
+_Path = list[tuple[list[ast.stmt], ast.stmt]]
+_COMPOUND = (ast.If, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match, *_LOOPS)
+
+
+def _path_to(body: list[ast.stmt], name: str, in_loop: bool) -> _Path | str | None:
+    """From ``body`` down to the ``def name``: each statement list with its statement on the
+    way (the last one is the def); None when not there, or why it cannot be lifted.
+
+    Python binds a nested def when its statement runs, wherever it is in the enclosing
+    function: directly in its body, or in the block of an ``if``, ``with``, ``try`` or
+    ``match``. In a loop each round binds a new closure: not lifted.
+    """
+    for stmt in body:
+        if isinstance(stmt, _Def) and stmt.name == name:
+            return "it is defined inside a loop" if in_loop else [(body, stmt)]
+        if not isinstance(stmt, _COMPOUND):
+            continue
+        for block in _blocks(stmt):
+            found = _path_to(block, name, in_loop or isinstance(stmt, _LOOPS))
+            if isinstance(found, list):
+                return [(body, stmt), *found]
+            if isinstance(found, str):
+                return found
+    return None
+
+
+def _blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists directly inside a compound statement."""
+    if isinstance(stmt, ast.Match):
+        return [case.body for case in stmt.cases]
+    if isinstance(stmt, ast.Try | ast.TryStar):
+        return [stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody]
+    return [b for b in (getattr(stmt, "body", []), getattr(stmt, "orelse", [])) if b]
+
+
+def _block_reason(path: _Path, line: int) -> str | None:
+    """A def inside a block is bound at the site only when the site follows it in that block."""
+    if len(path) == 1:
+        return None
+    block, inner = path[-1]
+    after = block[block.index(inner) + 1 :]
+    if any(s.lineno <= line <= (s.end_lineno or s.lineno) for s in after):
+        return None
+    return (
+        f"it is defined in the block of the statement at line {path[-2][1].lineno}, which "
+        "does not also hold the site: whether it is bound when the site runs depends on it"
+    )
 
 
 def _unsafe(site: CallSite, outer: _Def, inner: _Def) -> list[str] | str:
@@ -163,7 +222,55 @@ def _unsafe(site: CallSite, outer: _Def, inner: _Def) -> list[str] | str:
                     "closure would see its last value"
                 )
         passes.append(name)
-    return passes
+    return _undominated(outer, inner, passes, outer_params) or passes
+
+
+def _undominated(outer: _Def, inner: _Def, passes: list[str], params: list[str]) -> str | None:
+    """For a def inside a block: a passed variable that may be unbound when the site runs.
+
+    The closure read it when it ran (a NameError there, in the thread or task); the site
+    reads it at the enqueue, in the request. So each must be bound on every way to the
+    def: a parameter, or an assignment (or ``with ... as``) directly in one of the blocks
+    that lead to it, before the statement on the way.
+    """
+    path = _path_to(outer.body, inner.name, in_loop=False)
+    if not isinstance(path, list) or len(path) == 1:
+        return None
+    for name in passes:
+        if name not in params and not any(_binds_first(b, s, name) for b, s in path):
+            return (
+                f"`{name}` is not bound on every way to the site (only inside a block): "
+                "the closure would fail in its thread or task where the enqueue would fail "
+                "in the request"
+            )
+    return None
+
+
+def _binds_first(block: list[ast.stmt], on_way: ast.stmt, name: str) -> bool:
+    """``name`` bound in ``block`` before ``on_way`` runs, whatever branch is taken."""
+    before = block[: block.index(on_way)]
+    if isinstance(on_way, ast.With | ast.AsyncWith):
+        before = [*before, on_way]
+    return any(_assigns(stmt, name) for stmt in before)
+
+
+def _assigns(stmt: ast.stmt, name: str) -> bool:
+    """The statement itself binds ``name`` (not a block inside it)."""
+    if isinstance(stmt, ast.With | ast.AsyncWith):
+        return any(
+            i.optional_vars is not None and _target(i.optional_vars, name) for i in stmt.items
+        )
+    if isinstance(stmt, ast.Assign):
+        return any(_target(t, name) for t in stmt.targets)
+    return isinstance(stmt, ast.AnnAssign) and stmt.value is not None and _target(stmt.target, name)
+
+
+def _target(node: ast.expr, name: str) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == name
+    if isinstance(node, ast.Tuple | ast.List):
+        return any(_target(e, name) for e in node.elts)
+    return isinstance(node, ast.Starred) and _target(node.value, name)
 
 
 def _free(inner: _Def) -> list[str]:

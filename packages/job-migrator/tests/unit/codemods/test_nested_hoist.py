@@ -219,3 +219,137 @@ def test_a_free_variable_named_like_a_builtin_is_passed_not_dropped(write_files:
     assert status is Status.REWRITTEN, reason
     assert "on_commit(lambda: _save_inner.enqueue(id=id, type=type))" in after
     assert "def _save_inner(id, type):\n    print(id, type, len(type))\n" in after
+
+
+BLOCKS = """import asyncio
+import threading
+
+from django.db import transaction
+
+
+def notify(user_id, text):
+    return (user_id, text)
+
+
+async def leave(sid, now: bool):
+    if now:
+        notify(sid, "now")
+    else:
+
+        async def clear_later(_sid):
+            await asyncio.sleep(5)
+            notify(_sid, "later")
+
+        asyncio.ensure_future(clear_later(sid))
+
+
+def saved(pk, lock):
+    with lock as held:
+        text = "saved"
+
+        def inner():
+            notify(pk, text, held)
+
+        transaction.on_commit(inner)
+
+
+def after_the_if(pk, ok):
+    if ok:
+
+        def maybe():
+            notify(pk, "x")
+
+    transaction.on_commit(maybe)
+
+
+def each(ids):
+    for pk in ids:
+
+        def one():
+            notify(0, "x")
+
+        transaction.on_commit(one)
+
+
+def two_ways(pk, fast):
+    if fast:
+
+        def send():
+            notify(pk, "fast")
+
+    else:
+
+        def send():
+            notify(pk, "slow")
+
+    threading.Thread(target=send).start()
+
+
+def branch_bound(pk, ok):
+    if ok:
+        text = "ok"
+    if pk:
+
+        def told():
+            notify(pk, text)
+
+        transaction.on_commit(told)
+"""
+
+
+def _plan_blocks(root: Path, fragment: str, pattern: Pattern, job: str) -> tuple[Status, str, str]:
+    (root / "app" / "views.py").write_text(BLOCKS)
+    return _plan(root, fragment, pattern, f"app.views.{job}")
+
+
+def test_a_closure_defined_in_a_block_that_also_holds_the_site_is_lifted(
+    write_files: Files,
+) -> None:
+    """A def in an ``else:`` or ``with`` block is bound when its statement runs, as one in the
+    function's body: the site after it in that block always sees it."""
+    root = _app(write_files)
+
+    status, reason, after = _plan_blocks(
+        root,
+        "ensure_future(clear_later(sid))",
+        Pattern.ASYNCIO_TASK,
+        "leave.<locals>.clear_later",
+    )
+    assert status is Status.REWRITTEN, reason
+    assert (
+        "    else:\n        _leave_clear_later.options(inline=InlineShape.TASK).enqueue(sid)\n"
+        in (after)
+    )
+    assert "async def _leave_clear_later(_sid):\n    await asyncio.sleep(5)\n" in after
+    assert "async def clear_later" not in after
+
+    status, reason, after = _plan_blocks(
+        root, "on_commit(inner)", Pattern.ON_COMMIT, "saved.<locals>.inner"
+    )
+    assert status is Status.REWRITTEN, reason
+    assert (
+        "transaction.on_commit(lambda: _saved_inner.enqueue(pk=pk, text=text, held=held))" in after
+    )
+
+
+def test_a_closure_in_a_block_stays_when_it_may_be_unbound_or_rebound_at_the_site(
+    write_files: Files,
+) -> None:
+    root = _app(write_files)
+    cases = {
+        ("on_commit(maybe)", "after_the_if.<locals>.maybe"): (
+            "it is defined in the block of the statement at line 34, which does not also hold "
+            "the site"
+        ),
+        ("on_commit(one)", "each.<locals>.one"): "it is defined inside a loop",
+        ("Thread(target=send)", "two_ways.<locals>.send"): "defines send 2 times",
+        ("on_commit(told)", "branch_bound.<locals>.told"): (
+            "`text` is not bound on every way to the site (only inside a block)"
+        ),
+    }
+    for (fragment, job), why in cases.items():
+        pattern = Pattern.THREAD if "Thread" in fragment else Pattern.ON_COMMIT
+        status, reason, after = _plan_blocks(root, fragment, pattern, job)
+
+        assert status is Status.SKIPPED and after == "", job
+        assert why in reason, reason
