@@ -30,7 +30,7 @@ from queue_runtime.worker._settle import Clock, Settlement, Settler
 
 log = logging.getLogger("queue_runtime.worker")
 FIRST_DELAY = 0.5  # seconds before the first hand-back is due again
-MAX_DELAY = 60.0  # a worker that knows the name waits at most about this long for it
+MAX_DELAY = 60.0  # once old workers are gone, one that knows the name waits at most this long
 
 
 def delay(waited: float | None, deadline: float) -> float:
