@@ -19,10 +19,11 @@ An argument that is *provably* never storable (an open file, a request, a
 lock, a lambda, a function: ``Kind.NOT_DATA``, or the scan's own "not data"
 verdict) makes every call fall back. The site still moves when that fallback
 is the site's own behaviour (a direct call, a thread, an executor, a task, a
-receiver, an ``on_commit`` callback), with a note on the argument saying what
-to pass instead; it stays put when the fallback is not how it ran before: a
-child process (the fallback runs it in a thread of the web process) or a
-``BackgroundTasks`` task (the fallback runs it before the response is sent).
+receiver, an ``on_commit`` callback, a ``BackgroundTasks`` task, which is
+handed ``fn.enqueue`` and so falls back after the response as before), with a
+note on the argument saying what to pass instead; it stays put when the
+fallback is not how it ran before: a child process (the fallback runs it in a
+thread of the web process).
 """
 
 from __future__ import annotations
@@ -41,9 +42,6 @@ _Def = ast.FunctionDef | ast.AsyncFunctionDef
 # Patterns whose runtime fallback (the call run as the site ran it) is not what the site did.
 _OTHER_FALLBACK = {
     Pattern.PROCESS: "a child process: the fallback runs the job in a thread of this process",
-    Pattern.BACKGROUND_TASKS: (
-        "a BackgroundTasks task: the fallback runs the job in the request, before the response"
-    ),
 }
 # The scan's "cannot be serialised" verdicts a runtime codec may still carry (a model, a class
 # that may be a model, the enclosing object that may be a model instance): checked at run time.

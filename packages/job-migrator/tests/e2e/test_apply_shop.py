@@ -146,7 +146,8 @@ def test_the_shop_tests_pass_afterwards_in_inline_mode(
 
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert (
-        "warm_product_cache.enqueue(product_id)" in (root / "shop/routes/products.py").read_text()
+        "background_tasks.add_task(warm_product_cache.enqueue, product_id)"
+        in (root / "shop/routes/products.py").read_text()
     )
 
 

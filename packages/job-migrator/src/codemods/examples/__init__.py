@@ -247,15 +247,25 @@ EXAMPLES: list[Example] = [
         site_at="POOL.map",
     ),
     Example(
-        "FastAPI BackgroundTasks: the parameter goes when nothing else uses it",
+        "FastAPI BackgroundTasks: the job is queued after the response, and runs there while inline",
         Pattern.BACKGROUND_TASKS,
         "from fastapi import BackgroundTasks, FastAPI\n\napp = FastAPI()\n\n"
         + _JOB
         + '\n\n@app.post("/upload")\nasync def upload(path: str, background_tasks: BackgroundTasks):\n    background_tasks.add_task(resize, path, width=400)\n    return {"ok": True}\n',
-        'from fastapi import FastAPI\nfrom queue_runtime import job\n\napp = FastAPI()\n\n@job(pool="batch", idempotent=True)\n'
+        'from fastapi import BackgroundTasks, FastAPI\nfrom queue_runtime import job\n\napp = FastAPI()\n\n@job(pool="batch", idempotent=True)\n'
         + _JOB
-        + '\n\n@app.post("/upload")\nasync def upload(path: str):\n    resize.enqueue(path, width=400)\n    return {"ok": True}\n',
+        + '\n\n@app.post("/upload")\nasync def upload(path: str, background_tasks: BackgroundTasks):\n    background_tasks.add_task(resize.enqueue, path, width=400)\n    return {"ok": True}\n',
         site_at="add_task",
+    ),
+    Example(
+        "FastAPI BackgroundTasks, a coroutine job: a task on the loop; the parameter goes when nothing else uses it",
+        Pattern.BACKGROUND_TASKS,
+        "from fastapi import BackgroundTasks, FastAPI\n\napp = FastAPI()\n\nasync def notify(user_id):\n    ...\n"
+        + '\n\n@app.post("/signup")\nasync def signup(user_id: int, background_tasks: BackgroundTasks):\n    background_tasks.add_task(notify, user_id)\n    return {"ok": True}\n',
+        'from fastapi import FastAPI\nfrom queue_runtime import InlineShape, job\n\napp = FastAPI()\n\n@job(pool="batch", idempotent=True)\nasync def notify(user_id):\n    ...\n'
+        + '\n\n@app.post("/signup")\nasync def signup(user_id: int):\n    notify.options(inline=InlineShape.TASK).enqueue(user_id)\n    return {"ok": True}\n',
+        site_at="add_task",
+        job="notify",
     ),
     Example(
         "asyncio.create_task",

@@ -43,6 +43,7 @@ def inventory_for(example: Example, root: Path) -> Inventory:
         idempotency=example.verdict,
         confidence=Confidence.HIGH,
         parameters=_parameters(example.before, example.job),
+        is_async=f"async def {example.job}(" in example.before,
     )
     return Inventory(root=str(root), sites=[site], jobs=[job])
 

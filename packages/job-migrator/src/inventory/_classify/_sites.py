@@ -45,6 +45,7 @@ class SiteTarget:
     job: str | None  # project function qualname, None when unresolved
     reason: str = ""
     library: str | None = None  # a library callable run as the job (``partial(storage.delete, n)``)
+    moved: bool = False  # the site hands ``job.enqueue`` itself on: a moved site (Pattern.ENQUEUE)
 
 
 # Targets that name the callable the site runs: a lambda or a call result runs an
@@ -74,6 +75,9 @@ def resolve_site(
         return SiteTarget(moved) if moved else None
     if raw.target.startswith(_UNKNOWN):
         return SiteTarget(None, _unknown_method(raw))
+    handed = _handed_enqueue(index, raw.target)
+    if handed is not None:
+        return SiteTarget(handed, moved=True)
     task = immediate_task(index, raw.target)
     if task is not None:
         return SiteTarget(task)  # ``on_commit(lambda: send.enqueue(x))``: runs ``send``
@@ -101,6 +105,15 @@ def resolve_site(
     if found.kind == SymbolKind.EXTERNAL:
         return SiteTarget(None, f"{found.name} is not defined in the scanned project")
     return SiteTarget(None, f"{found.name} could not be resolved to a project function")
+
+
+def _handed_enqueue(index: SymbolIndex, target: str) -> str | None:
+    """The ``@job`` whose ``enqueue`` a site hands on as its callable: the shapes
+    ``migrator apply`` writes for work run later, ``add_task(fn.enqueue, a)`` and
+    ``on_commit(partial(fn.enqueue, a))``. Enqueueing is what runs there, so the site
+    is moved, like a call of ``fn.enqueue(a)`` (``_extract.detectors._sites_moved``)."""
+    head, _, method = target.rpartition(".")
+    return moved_job(index, head) if method == "enqueue" and head else None
 
 
 def _yielded(index: SymbolIndex, raw: RawSite) -> SiteTarget:
@@ -219,7 +232,7 @@ def _thread_subclass(index: SymbolIndex, cls: str) -> SiteTarget | None:
 def raw_call_site(summary: FileSummary, raw: RawSite, target: SiteTarget) -> CallSite:
     return CallSite(
         location=location(summary.path, raw.span),
-        pattern=raw.pattern,
+        pattern=Pattern.ENQUEUE if target.moved else raw.pattern,
         job=target.job or UNKNOWN_JOB,
         target_source=raw.target_source,
         unresolved_reason=target.reason,

@@ -101,6 +101,32 @@ def create(product_id: int) -> None:
     ),
     example(
         Pattern.ENQUEUE,
+        "fn.enqueue handed on to run later: BackgroundTasks and on_commit",
+        [("jobs.warm", F), ("jobs.warm", F)],
+        "`apply` moves `background_tasks.add_task(warm, i)` to `add_task(warm.enqueue, i)` "
+        "(queued after the response, as the task ran) and `on_commit(partial(warm, i))` to "
+        "`on_commit(partial(warm.enqueue, i))`: what runs there is the enqueue, so the site "
+        "is moved, like a call of `warm.enqueue(i)`.",
+        """
+from functools import partial
+
+from django.db import transaction
+from fastapi import BackgroundTasks
+
+from jobs import warm
+
+
+async def update(product_id: int, background_tasks: BackgroundTasks) -> None:
+    background_tasks.add_task(warm.enqueue, product_id)
+
+
+def save(product_id: int) -> None:
+    transaction.on_commit(partial(warm.enqueue, product_id))
+""",
+        {"jobs.py": _JOBS},
+    ),
+    example(
+        Pattern.ENQUEUE,
         "a job named by @job(name=...)",
         [("mail.digest", F)],
         "The runtime registers a job as `module.function` unless `@job(name=...)` says "

@@ -222,7 +222,7 @@ def test_a_module_that_binds_job_gets_the_qualified_decorator(
     assert '@queue_runtime.job(pool="batch", idempotent=True)\ndef resize' in change.after
 
 
-def test_background_tasks_parameter_kept_while_still_used(
+def test_background_tasks_hands_the_enqueue_on_and_keeps_the_other_task(
     write_files: Callable[[dict[str, str]], Path], build_inventory: Build
 ) -> None:
     source = (
@@ -237,7 +237,7 @@ def test_background_tasks_parameter_kept_while_still_used(
     [change] = plan_apply(root, inventory, scanner=None).changes
 
     assert (
-        "def view(p, tasks: BackgroundTasks):\n    resize.enqueue(p)\n    tasks.add_task(print, p)\n"
+        "def view(p, tasks: BackgroundTasks):\n    tasks.add_task(resize.enqueue, p)\n    tasks.add_task(print, p)\n"
         in change.after
     )
     assert "from fastapi import BackgroundTasks" in change.after
