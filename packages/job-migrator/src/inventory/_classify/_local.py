@@ -220,18 +220,40 @@ class LocalEffects:
         root = handed_root(spawn.written or "")
         summary = self.graph.index.home.get(fn.qualname)
         head = (root or "").partition(".")[0]
-        if root is None or summary is None or head in fn.params or head in ("self", "cls"):
+        if root is None or summary is None:
             return None
+        if head in fn.params or head in ("self", "cls"):
+            return self._held_method(spawn, call, fn, root)
         name = f"{summary.module}.{root}"
         found = self.graph.index.resolve(name)
         if found.kind != SymbolKind.EXTERNAL and not self.graph.index.is_library(found.name):
-            return None
+            return self._held_method(spawn, call, fn, root)
         receiver = ReceiverKind.MODULE if "." in root else ReceiverKind.NONE
         handed = spawn.handed(call).model_copy(
             update={
                 "target": name,
                 "receiver": receiver,
                 "receiver_source": "",
+                "returned_from": "",
+            }
+        )
+        return self.graph.resolve_call(handed, fn)
+
+    def _held_method(
+        self, spawn: Spawn, call: CallInfo, fn: FunctionInfo, root: str
+    ) -> CallTarget | None:
+        """``task.add_done_callback(self._tasks.discard)``, ``run_in_executor(None,
+        self.client.post, url)``: a method of a value the function holds (no project
+        function), called as the spawn calls it, as if written here on that receiver; the
+        catalogue and the receiver rules decide as for a direct call, so nothing vanishes."""
+        receiver, _, method = root.rpartition(".")
+        if not receiver or not method.isidentifier():
+            return None
+        handed = spawn.handed(call).model_copy(
+            update={
+                "target": f"{_UNKNOWN}{method}",
+                "receiver": ReceiverKind.UNKNOWN,
+                "receiver_source": receiver,
                 "returned_from": "",
             }
         )

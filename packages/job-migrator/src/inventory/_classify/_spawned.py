@@ -17,7 +17,14 @@ parameter) was made by a call written in some caller, whose effects are that cal
 the API runs nothing the scan has not already seen where the coroutine was made.
 
 Waiting on what such an API returned (``ex.submit(f).result()``, ``fut.result()``) runs
-nothing more either.
+nothing more either, nor does the rest of the future protocol (``asyncio.Future``,
+``asyncio.Task``, ``concurrent.futures.Future``: ``cancel``, ``done``, ``set_name``...),
+on a future the scan typed (``_extract._library.FACTORIES``) or one a spawn API made.
+``fut.add_done_callback(fn)`` calls ``fn(fut)`` once the future is done: ``fn`` is followed
+like any handed callable. The method name is the future protocol's own, so on a receiver
+of unknown type it is taken as one too (following the callable hides nothing).
+``asyncio.run(coro(a))`` and ``loop.run_until_complete(coro(a))`` run a coroutine made by
+a call of its own, like ``create_task``.
 
 At a spawn the scan reports as a site, the site says what runs (a site edge to its job,
 or, when the target is only known at run time, a gap of the site): the API itself is
@@ -79,12 +86,38 @@ _AWAITING = frozenset(
         "asyncio.wait",
         "asyncio.as_completed",
         "asyncio.run_coroutine_threadsafe",
+        "asyncio.run",
+        "asyncio.runners.run",
+        "asyncio.Runner.run",
+        "asyncio.runners.Runner.run",
         "concurrent.futures.wait",
         "concurrent.futures.as_completed",
         *_TASK_GROUPS,
     }
 )
-_FUTURE_WAITS = frozenset({"result", "exception"})
+# The future protocol (docs.python.org/3/library/asyncio-future.html, asyncio-task.html,
+# concurrent.futures.html): methods that run nothing of their own.
+_FUTURE_METHODS = frozenset(
+    {"result", "exception", "done", "cancelled", "cancel", "running", "remove_done_callback"}
+    | {"get_name", "set_name", "get_coro", "get_context", "get_loop", "get_stack"}
+    | {"cancelling", "uncancel", "set_result", "set_exception", "print_stack"}
+)
+_DONE_CALLBACK = "add_done_callback"  # calls its callable with the future, once done
+_FUTURES = frozenset(
+    {
+        "asyncio.Future",
+        "asyncio.futures.Future",
+        "asyncio.Task",
+        "asyncio.tasks.Task",
+        "concurrent.futures.Future",
+        "concurrent.futures._base.Future",
+    }
+)
+# ``x.create_task(...)`` and the like on a receiver of unknown type: their names are
+# asyncio's own, and what they return is a future.
+_MAKES_FUTURES = frozenset(
+    {"create_task", "create_future", "run_in_executor", "ensure_future", "run_coroutine_threadsafe"}
+)
 
 
 @dataclass(frozen=True)
@@ -115,15 +148,19 @@ class Spawn:
 def spawned(target: CallTarget) -> Spawn | None:
     """The spawn ``target`` is a call of, else None."""
     name, call = target.name, target.call
-    if name in _AWAITING or _waits_on_spawn(target):
+    if name in _AWAITING:
         return Spawn(name, "")
     head, _, method = name.rpartition(".")
+    if method == _DONE_CALLBACK and (head == _UNKNOWN[:-1] or _on_future(target)):
+        return _handing(name, target, 0, "fn")
+    if method in _FUTURE_METHODS and _on_future(target):
+        return Spawn(name, "")
     if name in _CALLING:
         return _handing(name, target, *_CALLING[name])
     on_loop = head in _EVENT_LOOPS or _named_loop(target)
     if method in _LOOP_CALLING and on_loop:
         return _handing(name, target, *_LOOP_CALLING[method])
-    if method == "create_task" and (on_loop or head in _TASK_GROUPS):
+    if method in ("create_task", "run_until_complete") and (on_loop or head in _TASK_GROUPS):
         return Spawn(name, "")
     if method == "submit" and head.startswith(_EXECUTORS) and call.receiver_source:
         return _handing(name, target, *_EXECUTOR_SUBMIT)
@@ -138,15 +175,20 @@ def _named_loop(target: CallTarget) -> bool:
     return target.call.receiver_source.rpartition(".")[2].lower().endswith("loop")
 
 
-def _waits_on_spawn(target: CallTarget) -> bool:
-    """``ex.submit(f).result()`` / ``fut = loop.run_in_executor(...); fut.result()``."""
-    head, _, method = target.name.rpartition(".")
-    if method not in _FUTURE_WAITS:
-        return False
+def _on_future(target: CallTarget) -> bool:
+    """A future protocol method on a future: typed (``asyncio.Task.cancel``), or made by a
+    spawn API (``ex.submit(f).result()``, ``fut = loop.run_in_executor(...); fut.result()``,
+    ``task = self.loop.create_task(...); task.cancel()``)."""
+    head = target.name.rpartition(".")[0]
+    if head in _FUTURES:
+        return True
     made = head if head.endswith("()") else target.call.returned_from
     if not made.endswith("()"):
         return False
-    inner = CallTarget(target.call, made.removesuffix("()"), target.kind, None)
+    maker = made.removesuffix("()")
+    if maker.startswith(_UNKNOWN) and maker.rpartition(".")[2] in _MAKES_FUTURES:
+        return True
+    inner = CallTarget(target.call, maker, target.kind, None)
     return spawned(inner) is not None
 
 

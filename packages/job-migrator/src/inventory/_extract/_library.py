@@ -330,9 +330,34 @@ def _http_responses() -> dict[str, str]:
     }
 
 
+TASK = "asyncio.Task"
+FUTURE = "asyncio.Future"
+THREAD_FUTURE = "concurrent.futures.Future"
+_EXECUTORS = (
+    "concurrent.futures.Executor",
+    "concurrent.futures.ThreadPoolExecutor",
+    "concurrent.futures.ProcessPoolExecutor",
+)
+# What asyncio and concurrent.futures document their spawn APIs to return: a task, or a
+# future (``ensure_future`` hands a future back as it is, ``Task`` is a ``Future``).
+_FUTURES = {
+    "asyncio.create_task": TASK,
+    "asyncio.tasks.create_task": TASK,
+    f"{EVENT_LOOP}.create_task": TASK,
+    "asyncio.TaskGroup.create_task": TASK,
+    "asyncio.ensure_future": FUTURE,
+    "asyncio.tasks.ensure_future": FUTURE,
+    "asyncio.wrap_future": FUTURE,
+    f"{EVENT_LOOP}.create_future": FUTURE,
+    f"{EVENT_LOOP}.run_in_executor": FUTURE,
+    "asyncio.run_coroutine_threadsafe": THREAD_FUTURE,
+    **{f"{executor}.submit": THREAD_FUTURE for executor in _EXECUTORS},
+}
+
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
 FACTORIES = {
+    **_FUTURES,
     "asyncio.get_event_loop": EVENT_LOOP,
     "asyncio.get_running_loop": EVENT_LOOP,
     "asyncio.new_event_loop": EVENT_LOOP,

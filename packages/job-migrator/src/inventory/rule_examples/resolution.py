@@ -141,6 +141,49 @@ EXAMPLES: list[RuleExample] = [
         "nothing a retry repeats, and nothing else is left unknown).",
     ),
     example(
+        "a future's own methods run nothing; its done-callback and asyncio.run's coroutine run the job's work",
+        """
+        import asyncio
+
+        import requests
+
+        async def caption(photo_id):
+            return str(photo_id)
+
+        def publish(photo_id):
+            requests.post("https://feed.example.com", json={"photo": photo_id})
+
+        RUNNING = set()
+
+        def start_captions(photo_id):
+            task = asyncio.get_event_loop().create_task(caption(photo_id))
+            RUNNING.add(task)
+            task.add_done_callback(RUNNING.discard)
+            task.add_done_callback(lambda _: publish(photo_id))
+            task.set_name(f"caption-{photo_id}")
+            if task.done():
+                task.cancel()
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            loop.run_until_complete(caption(photo_id))
+            loop.close()
+            return asyncio.run(caption(photo_id))
+        """,
+        "start_captions",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "As asyncio documents them: a task's or future's own methods (`cancel`, `done`, "
+        "`set_name`, `result`...) run nothing, on a future the scan typed "
+        "(`asyncio.create_task`, `loop.create_task`, `run_in_executor`, `executor.submit` "
+        "return one) or one a spawn API made; `add_done_callback(fn)` calls `fn` once the "
+        "future is done, so `fn` is followed like any handed callable (here `publish`'s "
+        "POST is the job's, and `RUNNING.discard` is matched as if called here: a set "
+        "forgetting the task); `asyncio.run(coro(a))` and `loop.run_until_complete` run "
+        "the coroutine made where it is written; making, setting and closing a loop is "
+        "bookkeeping. A `cancel` the scan cannot place on a future keeps its meaning: on a "
+        "receiver of unknown type it may be a project method of that name.",
+    ),
+    example(
         "a callable handed to a spawn API that the scan cannot name stays a gap",
         """
         from concurrent.futures import ThreadPoolExecutor

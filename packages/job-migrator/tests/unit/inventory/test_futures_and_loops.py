@@ -1,0 +1,178 @@
+"""Futures, tasks and event loops inside a job (issue 26): the whole census's top verdict
+blockers at 89a0611 were asyncio's own machinery (``task.add_done_callback`` 47 jobs,
+``asyncio.run`` 18, ``asyncio.set_event_loop`` 16, ``task.cancel`` 13, ``new_event_loop``
+13, ``run_until_complete`` 13). What asyncio documents them to do decides: a future's
+methods run nothing, ``add_done_callback(fn)`` calls ``fn`` later (followed like any
+handed callable), ``asyncio.run(coro(a))`` runs a coroutine made by a call of its own,
+and making, setting or closing a loop is in-process bookkeeping. A ``cancel`` of anything
+else keeps its own meaning."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from inventory import scan
+from inventory.models import EffectKind, Idempotency, Job
+
+JOBS = """
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+import requests
+
+
+async def describe(photo_id):
+    return str(photo_id)
+
+
+async def post_later(photo_id):
+    requests.post("https://feed.example.com", json={"photo": photo_id})
+
+
+def publish(photo_id):
+    requests.post("https://feed.example.com", json={"photo": photo_id})
+
+
+def forget(task):
+    return task
+
+
+class Hub:
+    def __init__(self):
+        self.loop = asyncio.get_event_loop()
+        self._tasks = set()
+
+    def track(self, photo_id):
+        task = self.loop.create_task(describe(photo_id))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.set_name(f"describe-{photo_id}")
+        return task
+
+    def stop(self):
+        for task in list(self._tasks):
+            task.cancel()
+
+
+async def tracked(photo_id):
+    task = asyncio.create_task(describe(photo_id))
+    task.add_done_callback(forget)
+    await task
+    if not task.done():
+        task.cancel()
+    return task.result()
+
+
+async def announced(photo_id):
+    task = asyncio.create_task(describe(photo_id))
+    task.add_done_callback(lambda _: publish(photo_id))
+
+
+def in_a_loop_of_its_own(photo_id):
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        return loop.run_until_complete(describe(photo_id))
+    finally:
+        loop.close()
+
+
+def run_to_completion(photo_id):
+    return asyncio.run(describe(photo_id))
+
+
+def run_posts(photo_id):
+    asyncio.run(post_later(photo_id))
+
+
+def pooled(photo_id):
+    with ThreadPoolExecutor() as pool:
+        future = pool.submit(len, str(photo_id))
+        future.add_done_callback(forget)
+        return future.result()
+
+
+def handed(future, hook):
+    future.add_done_callback(hook)
+
+
+class Upload:
+    def cancel(self):
+        requests.post("https://storage.example.com/abort", json={})
+
+
+def abort(upload: Upload):
+    upload.cancel()
+
+
+def view(request):
+    uid = request.user.id
+    pool = ThreadPoolExecutor()
+    hub = Hub()
+    asyncio.create_task(tracked(uid))
+    asyncio.create_task(announced(uid))
+    pool.submit(hub.track, uid)
+    pool.submit(hub.stop)
+    pool.submit(in_a_loop_of_its_own, uid)
+    pool.submit(run_to_completion, uid)
+    pool.submit(run_posts, uid)
+    pool.submit(pooled, uid)
+    pool.submit(handed, request.future, request.hook)
+    pool.submit(abort, request.upload)
+"""
+
+
+def _jobs(tmp_path: Path) -> dict[str, Job]:
+    for rel, text in {"app/__init__.py": "", "app/jobs.py": JOBS}.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return {j.qualname: j for j in scan(tmp_path, use_cache=False, jobs=1).jobs}
+
+
+def _messages(job: Job) -> str:
+    return "\n".join(e.message for e in job.evidence)
+
+
+def test_a_future_s_own_methods_and_loop_bookkeeping_block_no_verdict(tmp_path: Path) -> None:
+    jobs = _jobs(tmp_path)
+    for name in ("Hub.track", "tracked", "in_a_loop_of_its_own", "pooled"):
+        job = jobs[f"app.jobs.{name}"]
+        assert job.idempotency == Idempotency.IDEMPOTENT, (name, _messages(job))
+        assert job.effects == [], name
+
+
+def test_asyncio_run_runs_the_coroutine_s_work_for_the_job(tmp_path: Path) -> None:
+    jobs = _jobs(tmp_path)
+    assert jobs["app.jobs.run_to_completion"].idempotency == Idempotency.IDEMPOTENT
+    posts = jobs["app.jobs.run_posts"]
+    assert posts.idempotency == Idempotency.NON_IDEMPOTENT, _messages(posts)
+    assert [e.kind for e in posts.effects] == [EffectKind.HTTP_POST]
+
+
+def test_a_done_callback_is_the_job_s_work(tmp_path: Path) -> None:
+    """``publish`` runs once the task is done: its POST is the job's."""
+    job = _jobs(tmp_path)["app.jobs.announced"]
+    assert job.idempotency == Idempotency.NON_IDEMPOTENT, _messages(job)
+    assert [e.chain for e in job.effects if e.kind == EffectKind.HTTP_POST] == [
+        ["app.jobs.announced", "app.jobs.publish"]
+    ]
+
+
+def test_a_callback_the_scan_cannot_name_stays_a_gap_that_names_it(tmp_path: Path) -> None:
+    job = _jobs(tmp_path)["app.jobs.handed"]
+    assert job.idempotency == Idempotency.UNKNOWN
+    assert "hook" in _messages(job)
+
+
+def test_cancel_of_something_else_keeps_its_meaning(tmp_path: Path) -> None:
+    """``upload.cancel()`` is the project's POST; and ``task.cancel()`` on an element of a
+    set the scan cannot type may be that same method, so it stays a gap naming it."""
+    jobs = _jobs(tmp_path)
+    job = jobs["app.jobs.abort"]
+    assert job.idempotency == Idempotency.NON_IDEMPOTENT, _messages(job)
+    assert [e.kind for e in job.effects] == [EffectKind.HTTP_POST]
+    stop = jobs["app.jobs.Hub.stop"]
+    assert stop.idempotency == Idempotency.UNKNOWN
+    assert "task.cancel" in _messages(stop) and "Upload.cancel" in _messages(stop)
