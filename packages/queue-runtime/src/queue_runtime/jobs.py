@@ -62,6 +62,14 @@ class JobFunction(Generic[P, R]):
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         return self.fn(*args, **kwargs)
 
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        """A job defined as a method, read from an instance: bound to it (:class:`BoundJob`),
+        as a plain function would be. Read from the class it stays the job, whose first
+        argument is the instance (``Order.send_receipt.enqueue(order, x)``)."""
+        if instance is None:
+            return self
+        return BoundJob(self, instance)
+
     # -- what the definition says (read-only views) ---------------------------
 
     @property
@@ -190,12 +198,56 @@ class JobFunction(Generic[P, R]):
 class BoundEnqueue(Generic[P]):
     """A job with its queue options bound: ``.enqueue(...)`` takes only the job's arguments."""
 
-    def __init__(self, definition: JobDefinition, options: EnqueueOptions) -> None:
+    def __init__(
+        self, definition: JobDefinition, options: EnqueueOptions, lead: tuple[Any, ...] = ()
+    ) -> None:
         self._definition = definition
         self._options = options
+        self._lead = lead  # a method job's instance (BoundJob.options)
 
     def enqueue(self, *args: P.args, **kwargs: P.kwargs) -> JobHandle:
-        return enqueue_one(self._definition, args, kwargs, self._options)
+        return enqueue_one(self._definition, (*self._lead, *args), kwargs, self._options)
+
+
+class BoundJob:
+    """A method job bound to its instance: ``order.send_receipt.enqueue(x)`` queues
+    ``Order.send_receipt(order, x)``, the instance being the call's first argument.
+
+    The instance crosses like any argument: a model instance by reference (the
+    worker reads the row again), a dataclass, pydantic or attrs object as tagged
+    JSON. One no codec covers (a view, a form, an object holding a connection)
+    makes the call run as the site ran it, a direct call on that instance
+    (``queue_runtime.fallbacks``), and counted. Calling it calls the method.
+    """
+
+    def __init__(self, job: JobFunction[..., Any], instance: object) -> None:
+        self._job = job
+        self.__self__ = instance
+
+    def __repr__(self) -> str:
+        return f"<job {self._job.name} bound to {type(self.__self__).__name__}>"
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._job, name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._job.fn(self.__self__, *args, **kwargs)
+
+    def enqueue(self, *args: Any, **kwargs: Any) -> JobHandle:
+        """``JobFunction.enqueue`` with the instance as the first argument."""
+        return self._job.enqueue(self.__self__, *args, **kwargs)
+
+    def options(self, **options: Any) -> BoundEnqueue[...]:
+        """``JobFunction.options``; its ``.enqueue`` passes the instance first."""
+        bound = self._job.options(**options)
+        return BoundEnqueue(bound._definition, bound._options, (self.__self__,))
+
+    def enqueue_many(
+        self, calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]], **options: Any
+    ) -> list[JobHandle]:
+        """``JobFunction.enqueue_many``, the instance first in every call."""
+        lead = self.__self__
+        return self._job.enqueue_many([((lead, *a), k) for a, k in calls], **options)
 
 
 @overload

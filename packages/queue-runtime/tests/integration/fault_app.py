@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from dataclasses import dataclass
 
 import psycopg
 from psycopg import sql
@@ -71,6 +72,19 @@ def work(n: int, seconds: float = 0.0) -> int:
     time.sleep(seconds)
     _finish(execution)
     return n * 2
+
+
+@dataclass
+class Shelf:
+    """A method job's instance: it crosses as tagged JSON, and the worker calls the method on it."""
+
+    shelf_id: int
+    label: str
+
+    @job(pool="batch")
+    def restock(self, count: int) -> str:
+        _finish(_start())
+        return f"{self.label}#{self.shelf_id}+{count}"
 
 
 @job(pool="transactional")

@@ -94,6 +94,16 @@ def test_jobs_run_once_and_results_are_visible(
     assert {attempt for _, attempt in ran} == {1}
 
 
+def test_a_method_job_runs_on_its_instance_read_back_in_the_worker(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    handle = fault_app.Shelf(4, "north").restock.enqueue(3)
+    assert get_job(handle.id).record().name == "tests.integration.fault_app.Shelf.restock"
+    start_worker()
+    assert handle.result(timeout=20) == "north#4+3"
+    assert [job_id for job_id, _ in executions(rt)] == [handle.id]
+
+
 def test_failing_job_is_retried_then_dead_lettered(
     rt: Runtime, start_worker: Callable[..., Worker]
 ) -> None:
