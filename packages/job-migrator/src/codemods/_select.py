@@ -48,6 +48,7 @@ from codemods._jobdefs import FunctionDefInfo
 from codemods._project import Project, enclosing_function
 from codemods._types import (
     ApplyOptions,
+    ArgumentCrossing,
     DefKind,
     SiteOutcome,
     Status,
@@ -218,6 +219,7 @@ def _decide(
         )
     wrapper, params = threaded if isinstance(threaded, tuple) else (None, job.parameters)
     storable = _storable.check(site, job, params, project)
+    instance = _bound_instance(site, job, defs, project) if wrapper is None else ()
     if isinstance(storable, str) and site.result_used:
         # Both block the move; the result's readers are what a human must decide about.
         return SiteOutcome(
@@ -252,7 +254,7 @@ def _decide(
         wrapper=wrapper,
         status_route=route,
         schedule=trigger.arguments() if trigger is not None else "",
-        crossings=storable.crossings,
+        crossings=(*instance, *storable.crossings),
     )
     return _for_api(target, options)
 
@@ -377,12 +379,28 @@ def _thread_job(
 
 def _service_job(
     site: CallSite, job: Job, defs: dict[str, FunctionDefInfo | None], project: Project
-) -> tuple[Wrapper, list[str]] | str | None:
-    """A bound method's site: a wrapper on its module-level object, or why not; None otherwise."""
+) -> tuple[Wrapper | None, list[str]] | str | None:
+    """A bound method's site: a wrapper on its module-level object, the method itself when a
+    codec stores its instance (no wrapper), or why not; None for any other site."""
     found = defs.get(job.qualname)
     if found is None or found.kind is not DefKind.METHOD:
         return None
-    return _service.plan(site, job, project)
+    planned = _service.plan(site, job, project)
+    if not isinstance(planned, str) or not planned.startswith(_service.NOT_AN_OBJECT[:40]):
+        return planned
+    instance = _service.on_instance(site, project)
+    return (None, job.parameters) if not isinstance(instance, str) else instance
+
+
+def _bound_instance(
+    site: CallSite, job: Job, defs: dict[str, FunctionDefInfo | None], project: Project
+) -> tuple[ArgumentCrossing, ...]:
+    """A method moved as itself: how its instance crosses (first, as the runtime passes it)."""
+    found = defs.get(job.qualname)
+    if found is None or found.kind is not DefKind.METHOD:
+        return ()
+    instance = _service.on_instance(site, project)
+    return (instance,) if not isinstance(instance, str) else ()
 
 
 def _nested_job(
@@ -412,7 +430,7 @@ def _place_reason(
     job: Job,
     defs: dict[str, FunctionDefInfo | None],
     blocked: dict[str, str],
-    threaded: tuple[Wrapper, list[str]] | str | None = None,
+    threaded: tuple[Wrapper | None, list[str]] | str | None = None,
 ) -> str | None:
     """Why the site's pattern, its files or the job's definition rule a rewrite out."""
     paths = [site.location.path, job.location.path if job.location else ""]

@@ -22,9 +22,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from codemods._project import ModuleInfo, Project
+from codemods._declared import Kind, declared
+from codemods._project import ModuleInfo, Project, enclosing_function
 from codemods._resolve import Where, resolve, resolve_expr
-from codemods._types import Wrapper
+from codemods._types import ArgumentCrossing, Crossing, Wrapper
 from inventory.models import CallSite, Job
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -34,6 +35,18 @@ NOT_AN_OBJECT = (
     "(`mailer = Mailer()` at module level), or make it a module-level function (or a "
     "@staticmethod) taking the data it reads of the instance, and apply again"
 )
+
+
+NOT_STORED = (
+    "bound method: the instance cannot be serialised as it is declared: `{written}` is called "
+    "on `{head}`, which is neither a module-level object "
+    "a worker builds the same way on import nor an instance a runtime codec stores ({why}); "
+    "the method moves as it is when `{head}` is a model instance (stored by reference) or a "
+    "dataclass, pydantic or attrs object (tagged JSON); else make it a module-level function "
+    "(or a @staticmethod) taking the data it reads of the instance, and apply again"
+)
+# Kind.ENCODED types that are values, not objects with methods of the project.
+_VALUES = ("datetime.", "decimal.", "uuid.")
 
 
 @dataclass(frozen=True)
@@ -208,3 +221,34 @@ def _param(arg: ast.arg, fn: _Def, annotated: bool) -> str:
         sign = " = " if annotated and arg.annotation is not None else "="
         text += sign + ast.unparse(fn.args.defaults[index - first_default])
     return text
+
+
+def on_instance(site: CallSite, project: Project) -> ArgumentCrossing | str:
+    """How the instance of a bound-method site crosses, when a runtime codec stores it; else why not.
+
+    ``report.render("pdf")`` on ``report = Report(...)`` of a dataclass, or ``order.notify()``
+    on an ``Order`` loaded from the ORM: the method itself is the job (``@job`` on it; the
+    runtime binds it like a plain method) and ``report.render.enqueue("pdf")`` stores the
+    instance as the call's first argument, by its codec. Read from declarations
+    (``codemods._declared``), never guessed: an instance of unknown type stays put.
+    """
+    written = site.target_source.strip()
+    head = _callee(written).rpartition(".")[0]
+    info = project.module_at(site.location.path)
+    if not head or info is None:
+        return NOT_STORED.format(written=written, head=head or "?", why="the instance is not named")
+    try:
+        node = ast.parse(f"({head})", mode="eval").body
+    except SyntaxError:
+        return NOT_STORED.format(written=written, head=head, why="it does not parse")
+    function = enclosing_function(info.tree, site.location.line)
+    found = declared(node, Where(project, info, function, line=site.location.line))
+    if found.kind is Kind.MODEL:
+        built = ", built here: an unsaved one falls back to a direct call" if found.built else ""
+        detail = f"model instance ({found.type}), by reference{built}"
+        return ArgumentCrossing(name="self", source=head, how=Crossing.CODEC, detail=detail)
+    if found.kind is Kind.ENCODED and found.type and not found.type.startswith(_VALUES):
+        detail = f"tagged ({found.type})"
+        return ArgumentCrossing(name="self", source=head, how=Crossing.CODEC, detail=detail)
+    why = found.why or (f"a {found.type}" if found.type else f"its kind is {found.kind.value}")
+    return NOT_STORED.format(written=written, head=head, why=why)

@@ -470,6 +470,15 @@ EXAMPLES: list[Example] = [
         reason="bound method",
     ),
     Example(
+        "bound method of a dataclass instance: the method is the job, the instance its first argument",
+        Pattern.DIRECT_CALL,
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass Image:\n    path: str\n\n    def resize(self, width):\n        ...\n\n\ndef upload(path):\n    image = Image(path)\n    image.resize(400)\n",
+        'from dataclasses import dataclass\n\nfrom queue_runtime import job\n\n\n@dataclass\nclass Image:\n    path: str\n\n    @job(pool="batch", idempotent=True)\n    def resize(self, width):\n        ...\n\n\ndef upload(path):\n    image = Image(path)\n    image.resize.enqueue(400)\n',
+        site_at="image.resize(400)",
+        job="Image.resize",
+        target_source="image.resize",
+    ),
+    Example(
         "staticmethod: enqueued through the class",
         Pattern.DIRECT_CALL,
         "class Images:\n    @staticmethod\n    def resize(path):\n        ...\n\n\ndef upload(path):\n    Images.resize(path)\n",

@@ -23,6 +23,7 @@ def site_line(text: str, fragment: str) -> int:
 def inventory_for(example: Example, root: Path) -> Inventory:
     """The Inventory the scanner would produce for ``example`` written at ``root/app.py``."""
     qualname = f"{MODULE}.{example.job}"
+    name = example.job.rpartition(".")[2]  # a method's own name (``Image.resize``)
     site = CallSite(
         location=Location(path="app.py", line=site_line(example.before, example.site_at)),
         pattern=example.pattern,
@@ -39,11 +40,11 @@ def inventory_for(example: Example, root: Path) -> Inventory:
     )
     job = Job(
         qualname=qualname,
-        location=Location(path="app.py", line=site_line(example.before, f"def {example.job}(")),
+        location=Location(path="app.py", line=site_line(example.before, f"def {name}(")),
         idempotency=example.verdict,
         confidence=Confidence.HIGH,
-        parameters=_parameters(example.before, example.job),
-        is_async=f"async def {example.job}(" in example.before,
+        parameters=_parameters(example.before, name),
+        is_async=f"async def {name}(" in example.before,
     )
     return Inventory(root=str(root), sites=[site], jobs=[job])
 

@@ -86,7 +86,7 @@ def test_other_bound_methods_stay_with_the_reason(
     root = _app(write_files)
     cases = {
         "tuned.rebuild": "is changed at import time (line 14)",
-        "svc.rebuild": "`svc.rebuild` is not a module-level object",
+        "svc.rebuild": "`svc.rebuild` is called on `svc`, which is neither a module-level object",
     }
     for written, why in cases.items():
         status, reason, after = _plan(root, written, written)
@@ -178,4 +178,4 @@ def test_a_task_on_an_instance_that_is_not_module_level_stays(
     status, reason, after = _task_plan(root, "ledger.touch(user.id)", "ledger.touch(user.id)")
 
     assert status is Status.SKIPPED and after == {}
-    assert "`ledger.touch(user.id)` is not a module-level object" in reason
+    assert "is called on `ledger`, which is neither a module-level object" in reason

@@ -1,0 +1,163 @@
+"""A bound method whose instance a runtime codec stores moves as the method itself (issue 21).
+
+``report.render("pdf")`` on a dataclass instance, ``order.notify()`` on an ORM-loaded
+model: ``@job`` goes on the method where it is defined and the site becomes
+``report.render.enqueue("pdf")``; the runtime binds the job like a plain method and
+stores the instance as the call's first argument (tagged JSON, or by reference). An
+instance of undeclared type stays put, and the reason's change (declare it) moves it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from codemods import Status, plan_apply
+from codemods._types import Crossing
+from inventory.models import Inventory, Pattern
+from tests.unit.codemods.conftest import build_inventory
+
+REPORTS = """from dataclasses import dataclass
+
+import requests
+
+
+@dataclass
+class Report:
+    report_id: int
+    title: str
+
+    def render(self, fmt: str) -> None:
+        requests.put(f"https://files.example.com/{self.report_id}.{fmt}", data=self.title)
+
+    @classmethod
+    def rebuild_all(cls) -> None:
+        requests.post("https://files.example.com/rebuild")
+"""
+
+MODELS = """from django.db import models
+
+
+class Order(models.Model):
+    email = models.EmailField()
+
+    def notify(self, subject: str) -> None:
+        send(self.email, subject)
+"""
+
+VIEWS = """import threading
+
+from app.models import Order
+from app.reports import Report
+
+
+def export(report_id: int):
+    report = Report(report_id, "Q3")
+    threading.Thread(target=report.render, args=("pdf",)).start()
+
+
+def paid(order_id: int):
+    order = Order.objects.get(pk=order_id)
+    order.notify("Paid")
+
+
+def again(report):
+    report.render("csv")
+
+
+def all_of_them():
+    Report.rebuild_all()
+"""
+
+
+def _app(write_files: Callable[[dict[str, str]], Path], views: str = VIEWS) -> Path:
+    return write_files(
+        {
+            "app/__init__.py": "",
+            "app/reports.py": REPORTS,
+            "app/models.py": MODELS,
+            "app/views.py": views,
+        }
+    )
+
+
+def _inventory(root: Path, *sites: tuple[str, Pattern, str, str]) -> Inventory:
+    return build_inventory(
+        root, [("app/views.py", at, pattern, job, written) for at, pattern, job, written in sites]
+    )
+
+
+def test_a_dataclass_instance_s_method_moves_with_its_instance_tagged(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    root = _app(write_files)
+    thread = ("Thread(", Pattern.THREAD, "app.reports.Report.render", "report.render")
+
+    result = plan_apply(root, _inventory(root, thread), scanner=None)
+
+    [outcome] = result.outcomes
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+    views = next(c.after for c in result.changes if c.path == "app/views.py")
+    assert 'report.render.options(inline=InlineShape.THREAD).enqueue("pdf")' in views
+    reports = next(c.after for c in result.changes if c.path == "app/reports.py")
+    assert '    @job(pool="batch", idempotent=True)\n    def render(self, fmt: str)' in reports
+    first = outcome.crossings[0]
+    assert (first.name, first.source, first.how) == ("self", "report", Crossing.CODEC)
+    assert first.detail == "tagged (app.reports.Report)"
+
+
+def test_an_orm_loaded_instance_s_method_moves_by_reference(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    root = _app(write_files)
+    call = ('order.notify("Paid")', Pattern.DIRECT_CALL, "app.models.Order.notify", "order.notify")
+
+    result = plan_apply(root, _inventory(root, call), scanner=None)
+
+    [outcome] = result.outcomes
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+    views = next(c.after for c in result.changes if c.path == "app/views.py")
+    assert 'order.notify.enqueue("Paid")' in views
+    assert outcome.crossings[0].detail == "model instance (app.models.Order), by reference"
+
+
+def test_an_instance_of_undeclared_type_stays_and_the_reason_s_change_moves_it(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    """``report`` is an unannotated parameter: no codec is known to store it. Declaring its
+    type, the one change the reason names, makes the site move."""
+    root = _app(write_files)
+    call = (
+        'report.render("csv")',
+        Pattern.DIRECT_CALL,
+        "app.reports.Report.render",
+        "report.render",
+    )
+
+    [outcome] = plan_apply(root, _inventory(root, call), scanner=None).outcomes
+
+    assert outcome.status is Status.SKIPPED
+    assert "is called on `report`, which is neither a module-level object" in outcome.reason
+    assert "parameter `report` has no annotation" in outcome.reason
+    assert (
+        "when `report` is a model instance (stored by reference) or a dataclass" in outcome.reason
+    )
+
+    root = _app(write_files, VIEWS.replace("def again(report):", "def again(report: Report):"))
+    [outcome] = plan_apply(root, _inventory(root, call), scanner=None).outcomes
+
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+
+
+def test_a_classmethod_still_stays(write_files: Callable[[dict[str, str]], Path]) -> None:
+    root = _app(write_files)
+    call = (
+        "Report.rebuild_all()",
+        Pattern.DIRECT_CALL,
+        "app.reports.Report.rebuild_all",
+        "Report.rebuild_all",
+    )
+
+    [outcome] = plan_apply(root, _inventory(root, call), scanner=None).outcomes
+
+    assert outcome.status is Status.SKIPPED and "bound method" in outcome.reason
