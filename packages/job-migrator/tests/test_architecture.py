@@ -123,3 +123,19 @@ def test_the_tools_import_no_private_module_of_another_package(
 def test_the_private_module_check_sees_a_private_import() -> None:
     assert _private("inventory._extract._resolve") and _private("queue_runtime.testing._ledger")
     assert not _private("inventory.project") and not _private("codemods.__init__")
+
+
+def test_no_two_test_modules_share_a_basename() -> None:
+    """The test folders are not packages and pytest imports each test module by its basename
+    (its default ``prepend`` import mode): a second ``test_x.py`` anywhere stops the whole
+    run at collection ("import file mismatch"), the README's test command included."""
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted(ROOT.glob("**/test_*.py")):
+        rel = path.relative_to(ROOT)
+        if any(part.startswith(".") or part in ("fixtures", "_work") for part in rel.parts):
+            continue
+        if path.name in seen:
+            clashes.append(f"{seen[path.name]} and {rel}")
+        seen.setdefault(path.name, rel)
+    assert clashes == []
