@@ -20,7 +20,7 @@ from inventory._classify._guards import Guard, covering, guards_of, inserted_mod
 from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._keys import key_detail, key_status, natural_key
 from inventory._classify._money import MoneyState, MoneyWords
-from inventory._classify._spawned import Spawn, handed_root, spawned
+from inventory._classify._spawned import Spawn, forgets_the_future, handed_root, spawned
 from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import OPAQUE, REPEATS
@@ -203,6 +203,8 @@ class LocalEffects:
         index = self.graph.index
         if written is not None and handed_function(index, fn, written) is not None:
             return None  # a callee of fn (``_dispatch.callbacks``)
+        if forgets_the_future(spawn):
+            return None
         library = self._library_callable(spawn, call, fn) if written else None
         if library is not None:
             return self._call(library, fn, path)

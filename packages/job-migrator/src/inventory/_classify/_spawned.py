@@ -103,6 +103,10 @@ _FUTURE_METHODS = frozenset(
     | {"cancelling", "uncancel", "set_result", "set_exception", "print_stack"}
 )
 _DONE_CALLBACK = "add_done_callback"  # calls its callable with the future, once done
+# ``task.add_done_callback(tasks.discard)``: asyncio's documented idiom for keeping a task
+# referenced until it ends. The method gets the future itself, which only an in-memory
+# collection can hold: forgetting it there is no effect, whatever the receiver is named.
+_FORGETS = frozenset({"discard", "remove"})
 _FUTURES = frozenset(
     {
         "asyncio.Future",
@@ -212,3 +216,16 @@ def handed_root(written: str) -> str | None:
         return written
     found = WRAPPED.match(written)
     return found.group(1) if found else None
+
+
+def forgets_the_future(spawn: Spawn) -> bool:
+    """``fut.add_done_callback(running.discard)`` / ``(bucket.remove)``: the future is
+    dropped from the collection that kept it (see ``_FORGETS``)."""
+    written = (spawn.written or "").strip()
+    receiver, _, method = written.rpartition(".")
+    return (
+        spawn.api.rpartition(".")[2] == _DONE_CALLBACK
+        and method in _FORGETS
+        and bool(receiver)
+        and REFERENCE.match(written) is not None
+    )

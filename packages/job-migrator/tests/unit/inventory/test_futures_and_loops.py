@@ -48,6 +48,9 @@ class Hub:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         task.set_name(f"describe-{photo_id}")
+        task_bucket = self._tasks if photo_id else set()
+        task_bucket.add(task)
+        task.add_done_callback(task_bucket.remove)
         return task
 
     def stop(self):
