@@ -113,6 +113,7 @@ class FactKind(StrEnum):
     DYNAMIC_DISPATCH = "dynamic_dispatch"  # getattr(x, name)(), registry[name](), importlib
     LOOP_FOREVER = "loop_forever"  # while True: without a break (long-lived consumer)
     STREAM_LOOP = "stream_loop"  # async for x in stream(): in the body, not nested in a loop
+    SERVICE_LOOP = "service_loop"  # while <liveness check>: waiting each round (a monitor)
 
 
 class Fact(BaseModel):

@@ -202,9 +202,11 @@ def _consumes_first(job: str | None, index: SymbolIndex) -> bool:
 
 
 def _own_plumbing(wrapper: Wrapper, call: CallInfo, caller: FunctionInfo, written: str) -> bool:
-    """``self.create_permanent_task(self._heart_beat)``, ``self.create_task(self._tracker.run())``
-    in the wrapper's own class: the object starting its private machinery (listeners,
-    heartbeats, trackers), not the application's work."""
+    """``self.create_permanent_task(self._heart_beat)`` in the wrapper's own class, through
+    a wrapper that runs it over and over: the object keeping its private machinery
+    (listeners, heartbeats) running, not the application's work. A one-shot
+    ``self._schedule(self._purge_and_log(cmd))`` is work like any other; a tracker's
+    monitor loop is infrastructure by its loop (``_infrastructure``), not by its name."""
     if not caller.is_method or call.receiver_source != "self":
         return False
     own = caller.qualname.rpartition(".")[0]
@@ -314,12 +316,12 @@ def _site(
     index: SymbolIndex,
     graph: CallGraph,
 ) -> CallSite | None:
-    if _infrastructure(job.job, written, index):
+    if _infrastructure(job.job, written, index, graph):
         return None  # spawn(heartbeat), spawn(server.serve_forever): never returns
     if wrapper.repeats and _consumes_first(job.job, index):
         return None  # create_permanent_task(process_next_entry): a queue's consumer loop
-    if _own_plumbing(wrapper, call, caller, written.strip()):
-        return None
+    if wrapper.repeats and _own_plumbing(wrapper, call, caller, written.strip()):
+        return None  # create_permanent_task(self._heart_beat): the manager's own machinery
     if wrapper.pattern in _FUTURES and _waited_in_caller(call, caller):
         return None  # submit_job(f).result(): drained in the same call, as in place
     if job.job is not None:
@@ -346,17 +348,31 @@ def _waited_in_caller(call: CallInfo, caller: FunctionInfo) -> bool:
     return False
 
 
-def _infrastructure(job: str | None, written: str, index: SymbolIndex) -> bool:
+def _infrastructure(job: str | None, written: str, index: SymbolIndex, graph: CallGraph) -> bool:
     """A job that runs until the process stops: a server's or an event loop's
-    ``serve_forever``, a function running one, or an unbroken ``while True``."""
+    ``serve_forever``, a function running one, an unbroken ``while True``, a monitor
+    looping on a liveness check and waiting each round (``while is_active(): ...
+    await asyncio.sleep(5)``), or a function that runs one of those in its stead
+    (``await tracker.track(txid, on_event, is_active)``)."""
     if written.endswith(_LOOPS) or (job or "").endswith(_LOOPS):
         return True
     fn = index.functions.get(job) if job else None
     if fn is None:
         return False
-    if any(fact.kind == FactKind.LOOP_FOREVER for fact in fn.facts):
+    if _runs_long(fn):
         return True
-    return any(c.target in SERVER_RUNNERS or c.target.endswith(_LOOPS) for c in fn.calls)
+    if any(c.target in SERVER_RUNNERS or c.target.endswith(_LOOPS) for c in fn.calls):
+        return True
+    return any(
+        _runs_long(index.functions.get(graph.resolve_call(c, fn).function or "")) for c in fn.calls
+    )
+
+
+_LONG_RUNNING = frozenset({FactKind.LOOP_FOREVER, FactKind.SERVICE_LOOP})
+
+
+def _runs_long(fn: FunctionInfo | None) -> bool:
+    return fn is not None and any(fact.kind in _LONG_RUNNING for fact in fn.facts)
 
 
 def _argument(wrapper: Wrapper, call: CallInfo) -> str | None:

@@ -342,3 +342,50 @@ manager = Manager()
     assert [s.job for s in found if s.location.path == "app/tasks.py"] == [
         "app.tasks.Manager.every.<locals>.tick"
     ]
+
+
+def test_a_monitor_loop_is_infrastructure_by_its_loop_and_private_one_shot_work_is_a_site(
+    tmp_path: Path,
+) -> None:
+    """A tracker whose ``run`` loops on a liveness check and waits each round (``while
+    is_active(): ... await asyncio.sleep(5)``) never returns: started through the manager's
+    wrapper, directly or by a method that awaits it, it is infrastructure, not a job. A
+    private coroutine that does one piece of work (``self._publish(msg)``, handed once per
+    message) is the application's work: a site, whatever its leading underscore."""
+    monitors = """
+    import asyncio
+
+    import requests
+
+    from app.tasks import Manager
+
+
+    class Tracker:
+        async def run(self, on_event, is_active):
+            while is_active():
+                on_event(requests.get("https://chain.example.com/tip").json())
+                await asyncio.sleep(5)
+
+
+    class Hub(Manager):
+        def __init__(self):
+            self._tracker = Tracker()
+            self.running = True
+
+        def watch(self):
+            self.create_task(self._tracker.run(print, lambda: self.running))
+            self.create_task(self._follow(self._tracker))
+
+        async def _follow(self, tracker: "Tracker"):
+            await tracker.run(print, lambda: self.running)
+
+        def on_message(self, msg):
+            self.create_task(self._publish(msg))
+
+        async def _publish(self, msg):
+            requests.post("https://feed.example.com", json={"msg": msg})
+    """
+    found = _scan(tmp_path, {"app/tasks.py": TASKS, "app/monitors.py": monitors})
+    assert [(s.location.line, s.job) for s in found if s.location.path == "app/monitors.py"] == [
+        (29, "app.monitors.Hub._publish")
+    ]

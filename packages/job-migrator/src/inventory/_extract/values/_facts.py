@@ -333,6 +333,12 @@ def loop_fact(node: ast.While, text: SourceText) -> Fact:
     return Fact(kind=FactKind.LOOP_FOREVER, span=span_of(node), text=text.segment(node, 80))
 
 
+def service_fact(node: ast.While, text: SourceText) -> Fact:
+    """``while is_active(): ... await asyncio.sleep(5)``: a monitor that runs until a liveness
+    check says stop, waiting (or consuming) each round."""
+    return Fact(kind=FactKind.SERVICE_LOOP, span=span_of(node), text=text.segment(node, 80))
+
+
 def stream_fact(node: ast.For | ast.AsyncFor, text: SourceText) -> Fact:
     return Fact(kind=FactKind.STREAM_LOOP, span=span_of(node), text=text.segment(node, 80))
 
@@ -345,6 +351,7 @@ def forever(test: ast.expr) -> bool:
 _SERVICE_WORDS = (
     "stop",
     "running",
+    "active",
     "is_set",
     "shutdown",
     "alive",

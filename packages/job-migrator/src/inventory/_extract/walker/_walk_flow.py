@@ -13,6 +13,7 @@ from inventory._extract.values._facts import (
     forever,
     loop_fact,
     self_increment_fact,
+    service_fact,
     service_loop,
     sql_fact,
     stream_fact,
@@ -268,6 +269,7 @@ class FlowMixin(WalkerBase):
         if loop.service and (loop.consumes or loop.blocks):
             # A flusher or scheduler loop on a stop flag, waiting each round: a service thread.
             self.state.consumer = True
+            self.state.facts.append(service_fact(node, self.text))
         for stmt in node.orelse:
             self.visit(stmt)
 
