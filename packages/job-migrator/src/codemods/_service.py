@@ -20,9 +20,9 @@ stays where it is, with the reason.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from codemods._declared import Kind, declared
+from codemods._declared import Kind, annotation, declared
 from codemods._project import ModuleInfo, Project, enclosing_function
 from codemods._resolve import Where, resolve, resolve_expr
 from codemods._types import ArgumentCrossing, Crossing, Wrapper
@@ -235,14 +235,23 @@ def on_instance(site: CallSite, project: Project) -> ArgumentCrossing | str:
     written = site.target_source.strip()
     head = _callee(written).rpartition(".")[0]
     info = project.module_at(site.location.path)
-    if not head or info is None:
-        return NOT_STORED.format(written=written, head=head or "?", why="the instance is not named")
+    if not head:
+        return NOT_STORED.format(written=written, head="?", why="the instance is not named")
+    if info is None:
+        why = f"{site.location.path} is not a module of the scanned tree"
+        return NOT_STORED.format(written=written, head=head, why=why)
     try:
         node = ast.parse(f"({head})", mode="eval").body
     except SyntaxError:
         return NOT_STORED.format(written=written, head=head, why="it does not parse")
     function = enclosing_function(info.tree, site.location.line)
-    found = declared(node, Where(project, info, function, line=site.location.line))
+    cls = _own_class(info, function, head)
+    if cls is not None:  # ``self.notify()`` in a method: an instance of the enclosing class
+        found = annotation(ast.Name(id=cls.name), Where(project, info))
+        if found.kind not in (Kind.MODEL, Kind.ENCODED):
+            found = replace(found, why=f"`{head}` is a {cls.name}, {_NOT_A_RECORD}")
+    else:
+        found = declared(node, Where(project, info, function, line=site.location.line))
     if found.kind is Kind.MODEL:
         built = ", built here: an unsaved one falls back to a direct call" if found.built else ""
         detail = f"model instance ({found.type}), by reference{built}"
@@ -252,3 +261,21 @@ def on_instance(site: CallSite, project: Project) -> ArgumentCrossing | str:
         return ArgumentCrossing(name="self", source=head, how=Crossing.CODEC, detail=detail)
     why = found.why or (f"a {found.type}" if found.type else f"its kind is {found.kind.value}")
     return NOT_STORED.format(written=written, head=head, why=why)
+
+
+_NOT_A_RECORD = "which is not a model, dataclass, pydantic or attrs class"
+
+
+def _own_class(
+    info: ModuleInfo, function: ast.FunctionDef | ast.AsyncFunctionDef | None, head: str
+) -> ast.ClassDef | None:
+    """The class a method is defined in, when ``head`` is its first parameter (``self``)."""
+    if function is None:
+        return None
+    params = [*function.args.posonlyargs, *function.args.args]
+    if not params or params[0].arg != head:
+        return None
+    for node in ast.walk(info.tree):
+        if isinstance(node, ast.ClassDef) and function in node.body:
+            return node
+    return None

@@ -43,6 +43,17 @@ class Order(models.Model):
 
     def notify(self, subject: str) -> None:
         send(self.email, subject)
+
+    def pay(self) -> None:
+        self.notify("Paid")
+
+
+class SignupView:
+    def post(self, request):
+        self.welcome(request.user.email)
+
+    def welcome(self, email: str) -> None:
+        send(email, "Welcome")
 """
 
 VIEWS = """import threading
@@ -161,3 +172,37 @@ def test_a_classmethod_still_stays(write_files: Callable[[dict[str, str]], Path]
     [outcome] = plan_apply(root, _inventory(root, call), scanner=None).outcomes
 
     assert outcome.status is Status.SKIPPED and "bound method" in outcome.reason
+
+
+def test_self_in_a_model_s_method_is_the_model_instance_and_a_view_s_self_stays(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    root = _app(write_files)
+    sites = [
+        (
+            "app/models.py",
+            'self.notify("Paid")',
+            Pattern.DIRECT_CALL,
+            "app.models.Order.notify",
+            "self.notify",
+        ),
+        (
+            "app/models.py",
+            "self.welcome(request",
+            Pattern.DIRECT_CALL,
+            "app.models.SignupView.welcome",
+            "self.welcome",
+        ),
+    ]
+
+    result = plan_apply(root, build_inventory(root, sites), scanner=None)
+
+    paid, welcome = sorted(result.outcomes, key=lambda o: o.site.location.line)
+    assert paid.status is Status.REWRITTEN, paid.reason
+    assert paid.crossings[0].detail == "model instance (app.models.Order), by reference"
+    models = next(c.after for c in result.changes if c.path == "app/models.py")
+    assert 'self.notify.enqueue("Paid")' in models
+    assert welcome.status is Status.SKIPPED
+    assert "`self` is a SignupView, which is not a model, dataclass, pydantic or attrs class" in (
+        welcome.reason
+    )
