@@ -15,7 +15,7 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from inventory.project import is_test_path as _is_test_path
-from inventory.project import walk
+from inventory.project import parse_module, walk
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -123,7 +123,7 @@ class Project:
                 text = self._text(rel)
                 if text is not None:
                     try:
-                        return ModuleInfo(name, ast.parse(text), text, package, rel)
+                        return ModuleInfo(name, parse_module(text), text, package, rel)
                     except SyntaxError:
                         return None
         return None

@@ -20,6 +20,7 @@ import ast
 
 from codemods._project import ModuleInfo, Project, enclosing_function
 from inventory.models import CallSite
+from inventory.project import parse_module
 
 SETTING = "ATOMIC_REQUESTS"
 
@@ -65,7 +66,7 @@ def _settings_lines(project: Project) -> list[str]:
     found: list[str] = []
     for path, text in project.texts_containing(SETTING).items():
         try:
-            info = ModuleInfo("", ast.parse(text), text, path=path)
+            info = ModuleInfo("", parse_module(text), text, path=path)
         except SyntaxError:
             continue
         found += [f"{path}:{line}" for line in _turned_on(info)]

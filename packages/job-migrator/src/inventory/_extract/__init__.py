@@ -72,6 +72,13 @@ def _extract(source: str, path: str, module: str, is_package: bool) -> FileSumma
     return summary
 
 
+def parse_module(source: str, path: str = "<unknown>") -> ast.Module:
+    """The module's tree as the extractor reads it: PEP 695 syntax (``type X = ...``,
+    ``def f[T]``) rewritten on an older interpreter, lines and columns kept. Raises
+    ``SyntaxError`` when it does not parse even so."""
+    return _parse(source.removeprefix("\ufeff"), path)[0]
+
+
 def _parse(source: str, path: str) -> tuple[ast.Module, SourceText]:
     """The tree, and the text it was parsed from: PEP 695 syntax rewritten on an older
     interpreter (``_grammar``), lines and names kept, segments still cut from ``source``."""

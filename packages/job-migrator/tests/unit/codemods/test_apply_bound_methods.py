@@ -14,7 +14,7 @@ from pathlib import Path
 
 from codemods import Status, plan_apply
 from codemods._types import Crossing
-from inventory.models import Inventory, Pattern
+from inventory.models import Argument, Inventory, Pattern
 from tests.unit.codemods.conftest import build_inventory
 
 REPORTS = """from dataclasses import dataclass
@@ -206,3 +206,32 @@ def test_self_in_a_model_s_method_is_the_model_instance_and_a_view_s_self_stays(
     assert "`self` is a SignupView, which is not a model, dataclass, pydantic or attrs class" in (
         welcome.reason
     )
+
+
+def test_a_module_written_in_python_3_12_syntax_is_read_as_the_scan_reads_it(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    """``type OrderId = int`` (PEP 695) does not parse with Python 3.11's ``ast``; apply reads
+    such a module as the scan does, so a declaration in it counts: the argument is proven
+    JSON, not left to be checked at run time. (A module apply must edit has to compile
+    under the Python running migrator: that rail stays.)"""
+    root = write_files(
+        {
+            "app/__init__.py": "",
+            "app/types.py": "type OrderId = int\n",
+            "app/jobs.py": "def send(order_id):\n    ...\n",
+            "app/views.py": (
+                "from app.jobs import send\nfrom app.types import OrderId\n\n\n"
+                "def view(oid: OrderId):\n    send(oid)\n"
+            ),
+        }
+    )
+    inventory = build_inventory(
+        root, [("app/views.py", "send(oid)", Pattern.DIRECT_CALL, "app.jobs.send")]
+    )
+    inventory.sites[0].arguments = [Argument(name="#0", source="oid", serialisable=None)]
+
+    [outcome] = plan_apply(root, inventory, scanner=None).outcomes
+
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+    assert [c.how for c in outcome.crossings] == [Crossing.JSON], outcome.crossings
