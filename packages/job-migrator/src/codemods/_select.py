@@ -386,9 +386,9 @@ def _service_job(
     if found is None or found.kind is not DefKind.METHOD:
         return None
     planned = _service.plan(site, job, project)
-    if not isinstance(planned, str) or not planned.startswith(_service.NOT_AN_OBJECT[:40]):
+    if not isinstance(planned, str) or not _service.no_object(planned):
         return planned
-    instance = _service.on_instance(site, project)
+    instance = _service.on_instance(site, job, project)
     return (None, job.parameters) if not isinstance(instance, str) else instance
 
 
@@ -399,7 +399,7 @@ def _bound_instance(
     found = defs.get(job.qualname)
     if found is None or found.kind is not DefKind.METHOD:
         return ()
-    instance = _service.on_instance(site, project)
+    instance = _service.on_instance(site, job, project)
     return (instance,) if not isinstance(instance, str) else ()
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 from codemods._declared import Kind, annotation, declared
 from codemods._project import ModuleInfo, Project, enclosing_function
-from codemods._resolve import Where, resolve, resolve_expr
+from codemods._resolve import Where, derives, resolve, resolve_expr
 from codemods._types import ArgumentCrossing, Crossing, Wrapper
 from inventory.models import CallSite, Job
 
@@ -47,6 +47,11 @@ NOT_STORED = (
 )
 # Kind.ENCODED types that are values, not objects with methods of the project.
 _VALUES = ("datetime.", "decimal.", "uuid.")
+
+
+def no_object(reason: str) -> bool:
+    """The reason :func:`plan` gives when the site names no module-level object."""
+    return reason.startswith(NOT_AN_OBJECT.partition("{")[0])
 
 
 @dataclass(frozen=True)
@@ -223,7 +228,7 @@ def _param(arg: ast.arg, fn: _Def, annotated: bool) -> str:
     return text
 
 
-def on_instance(site: CallSite, project: Project) -> ArgumentCrossing | str:
+def on_instance(site: CallSite, job: Job, project: Project) -> ArgumentCrossing | str:
     """How the instance of a bound-method site crosses, when a runtime codec stores it; else why not.
 
     ``report.render("pdf")`` on ``report = Report(...)`` of a dataclass, or ``order.notify()``
@@ -234,6 +239,7 @@ def on_instance(site: CallSite, project: Project) -> ArgumentCrossing | str:
     """
     written = site.target_source.strip()
     head = _callee(written).rpartition(".")[0]
+    job_class, _, method = job.qualname.rpartition(".")
     info = project.module_at(site.location.path)
     if not head:
         return NOT_STORED.format(written=written, head="?", why="the instance is not named")
@@ -252,6 +258,14 @@ def on_instance(site: CallSite, project: Project) -> ArgumentCrossing | str:
             found = replace(found, why=f"`{head}` is a {cls.name}, {_NOT_A_RECORD}")
     else:
         found = declared(node, Where(project, info, function, line=site.location.line))
+    override = _overridden(job_class, method, project) if found.kind in _STORED else None
+    if override is not None:
+        return (
+            f"bound method: `{written}` is overridden in {override}: an instance of it would "
+            "call its own method, which is no job (its `.enqueue` does not exist), and a "
+            "worker would run this one; give the override the same `@job`, or call a "
+            "module-level function, and apply again"
+        )
     if found.kind is Kind.MODEL:
         built = ", built here: an unsaved one falls back to a direct call" if found.built else ""
         detail = f"model instance ({found.type}), by reference{built}"
@@ -264,6 +278,29 @@ def on_instance(site: CallSite, project: Project) -> ArgumentCrossing | str:
 
 
 _NOT_A_RECORD = "which is not a model, dataclass, pydantic or attrs class"
+_STORED = (Kind.MODEL, Kind.ENCODED)
+
+
+def _overridden(cls: str, method: str, project: Project) -> str | None:
+    """A project class below ``cls`` defining ``method`` again (the first found), else None."""
+    home = project.lookup(cls)
+    if home is None:
+        return None
+    for path in sorted(project.texts_containing(f"def {method}(")):
+        info = project.module_at(path)
+        if info is None:
+            continue
+        for name, node in info.classes.items():
+            qualname = f"{info.name}.{name}"
+            if project.lookup(qualname) == home or not _defines(node, method):
+                continue
+            if derives(qualname, f"{home[0].name}.{home[1]}", Where(project, info)):
+                return qualname
+    return None
+
+
+def _defines(node: ast.ClassDef, method: str) -> bool:
+    return any(isinstance(s, _Def) and s.name == method for s in node.body)
 
 
 def _own_class(

@@ -235,3 +235,22 @@ def test_a_module_written_in_python_3_12_syntax_is_read_as_the_scan_reads_it(
 
     assert outcome.status is Status.REWRITTEN, outcome.reason
     assert [c.how for c in outcome.crossings] == [Crossing.JSON], outcome.crossings
+
+
+def test_a_method_overridden_in_a_subclass_stays(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    """An instance of the subclass would call its own ``render``, which has no ``.enqueue``,
+    and a worker would run the base one: the site stays, the reason names the override."""
+    reports = REPORTS + (
+        "\n\n@dataclass\nclass Draft(Report):\n    def render(self, fmt: str) -> None:\n"
+        "        return None\n"
+    )
+    root = _app(write_files)
+    (root / "app/reports.py").write_text(reports)
+    thread = ("Thread(", Pattern.THREAD, "app.reports.Report.render", "report.render")
+
+    [outcome] = plan_apply(root, _inventory(root, thread), scanner=None).outcomes
+
+    assert outcome.status is Status.SKIPPED
+    assert "`report.render` is overridden in app.reports.Draft" in outcome.reason
