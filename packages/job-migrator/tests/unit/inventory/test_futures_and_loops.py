@@ -179,3 +179,35 @@ def test_cancel_of_something_else_keeps_its_meaning(tmp_path: Path) -> None:
     stop = jobs["app.jobs.Hub.stop"]
     assert stop.idempotency == Idempotency.UNKNOWN
     assert "task.cancel" in _messages(stop) and "Upload.cancel" in _messages(stop)
+
+
+def test_a_project_class_with_the_future_protocol_s_name_keeps_a_guess_a_gap(
+    tmp_path: Path,
+) -> None:
+    """Taking ``x.add_done_callback(f)`` on a receiver of unknown type for a future's must not
+    hide a project method of that name: here ``Order.add_done_callback`` posts and may be what
+    runs for ``settle``'s parameter, so the guess by method name still follows it."""
+    jobs = JOBS.replace(
+        "def view(request):",
+        """class Order:
+    def add_done_callback(self, fn):
+        requests.post("https://pay.example.com/hooks", json={})
+
+
+def settle(thing):
+    thing.add_done_callback(forget)
+
+
+def view(request):
+    ThreadPoolExecutor().submit(settle, request.thing)""",
+    )
+    for rel, text in {"app/__init__.py": "", "app/jobs.py": jobs}.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    found = {j.qualname: j for j in scan(tmp_path, use_cache=False, jobs=1).jobs}
+    settle = found["app.jobs.settle"]
+    assert settle.idempotency != Idempotency.IDEMPOTENT, _messages(settle)
+    assert "Order" in _messages(settle)
+    # a future the scan typed is still one: the project's Order does not change it
+    assert found["app.jobs.tracked"].idempotency == Idempotency.IDEMPOTENT
