@@ -57,7 +57,7 @@ from queue_runtime._inline import (
     run_original,
     shadow_probe,
 )
-from queue_runtime._limits import absolute_run_at, checked_key, checked_priority
+from queue_runtime._limits import absolute_run_at, checked_key, checked_priority, checked_tenant
 from queue_runtime.config import Mode, RolloutMode
 from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import PayloadError, Unencodable
@@ -232,9 +232,10 @@ def _checked_keys(
 
 
 def _check_options(job: JobDefinition, options: EnqueueOptions) -> None:
-    """PayloadError for a key, ``run_at`` or ``priority`` the store would refuse."""
+    """PayloadError for a key, tenant, ``run_at`` or ``priority`` the store would refuse."""
     if options.idempotency_key is not None:
         checked_key(options.idempotency_key, job.name)
+    checked_tenant(options.tenant, job.name)
     absolute_run_at(options.run_at, job.name)
     checked_priority(options.priority, job.name)
 

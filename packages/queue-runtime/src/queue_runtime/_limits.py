@@ -1,4 +1,5 @@
-"""What PostgreSQL can store, checked at enqueue: keys, strings in arguments, run_at, priority.
+"""What PostgreSQL can store, checked at enqueue: keys, tenants, strings in arguments, run_at,
+priority.
 
 Each bad value is one :class:`~queue_runtime.errors.PayloadError` saying what
 to pass instead, raised at the call in every mode (queue, inline, the inline
@@ -18,6 +19,7 @@ from typing import Any
 from queue_runtime.errors import PayloadError
 
 MAX_KEY_CHARS = 512
+MAX_TENANT_CHARS = 512  # a tenant also names Redis keys (its cap's counter): kept short
 PRIORITY_RANGE = range(-32768, 32768)  # smallint
 
 
@@ -31,6 +33,25 @@ def checked_key(key: Any, where: str) -> str:
     if problem:
         raise PayloadError(f"{where}: idempotency_key {key!r:.60} {problem}")
     return key
+
+
+def checked_tenant(tenant: Any, where: str) -> str | None:
+    """``tenant`` when it can name a tenant (None: no tenant); PayloadError otherwise."""
+    if tenant is None:
+        return None
+    if type(tenant) is not str:
+        raise PayloadError(
+            f"{where}: tenant must be a str, got {type(tenant).__name__} ({tenant!r:.60})"
+        )
+    if not tenant.strip():
+        problem: str | None = "is empty: pass None for a job of no tenant"
+    elif len(tenant) > MAX_TENANT_CHARS:
+        problem = f"is {len(tenant)} characters long; the limit is {MAX_TENANT_CHARS}"
+    else:
+        problem = text_problem(tenant)
+    if problem:
+        raise PayloadError(f"{where}: tenant {tenant!r:.60} {problem}")
+    return tenant
 
 
 def _key_problem(key: str) -> str | None:

@@ -112,7 +112,9 @@ class JobConfig(BaseModel):
     pool: str | None = None
     retry: RetryPolicy | None = None
     timeout: float | None = Field(default=None, gt=0, description="Seconds.")
-    priority: int | None = None
+    priority: int | None = Field(
+        default=None, ge=-32768, le=32767, description="Stored as a smallint, as enqueue's."
+    )
     override_reason: str | None = Field(
         default=None,
         description="Why the job's declaration (idempotent) stands against the analyzer's verdict.",

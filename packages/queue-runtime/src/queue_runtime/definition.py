@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Protocol
 
+from queue_runtime._limits import PRIORITY_RANGE
 from queue_runtime.codecs import allow_modules
 from queue_runtime.config import Idempotency, RetryPolicy
 from queue_runtime.errors import ConfigError
@@ -55,6 +56,11 @@ class JobDefinition:
     ) -> JobDefinition:
         """The definition of ``fn`` from ``@job``'s options (idempotency and schedule checked)."""
         verdict = declared_idempotency(name, idempotency, idempotent)
+        if priority is not None and (type(priority) is not int or priority not in PRIORITY_RANGE):
+            raise ConfigError(
+                f"{name}: priority={priority!r:.60}; expected an int from "
+                f"{PRIORITY_RANGE.start} to {PRIORITY_RANGE.stop - 1} (a smallint)"
+            )
         is_async = inspect.iscoroutinefunction(fn)
         codec = PayloadCodec(fn, name)
         allow_modules(fn.__module__)  # the job's own package: its classes may come back by path

@@ -17,9 +17,10 @@ from typing import Any
 import psycopg
 import pytest
 from psycopg import sql
+from pydantic import ValidationError
 
 from queue_runtime import Mode, Settings, configure, job
-from queue_runtime.errors import KeyReused, PayloadError, Unencodable
+from queue_runtime.errors import ConfigError, KeyReused, PayloadError, Unencodable
 from queue_runtime.gate import key_state, set_rollout
 from queue_runtime.handle import InlineHandle, JobHandle
 from queue_runtime.registry import Registry
@@ -244,6 +245,15 @@ BAD_CALLS: list[tuple[str, Callable[[], Any], str]] = [
         lambda: ship.enqueue_many([((1, "x"), {})], priority=10**6),
         "from -32768 to 32767",
     ),
+    ("tenant with NUL", lambda: ship.enqueue(1, "x", tenant="acme\x00"), "tenant .* contains NUL"),
+    ("tenant=42", lambda: ship.enqueue(1, "x", tenant=42), "tenant must be a str, got int"),
+    ("tenant blank", lambda: ship.options(tenant="  ").enqueue(1, "x"), "tenant .* is empty"),
+    ("tenant too long", lambda: ship.enqueue(1, "x", tenant="t" * 513), "513 characters long"),
+    (
+        "tenant surrogate, batch",
+        lambda: ship.enqueue_many([((1, "x"), {})], tenant="a\ud800"),
+        "lone surrogate",
+    ),
 ]
 
 
@@ -277,8 +287,22 @@ def test_the_same_values_done_right_are_stored_and_come_back(runtime: Runtime) -
         record = runtime.store.get(job_id)
         assert record is not None and record.args == args
     later = datetime(9999, 12, 31, tzinfo=UTC)
-    handle = ship.enqueue(1, "x", run_at=later, priority=-32768)
+    handle = ship.enqueue(1, "x", run_at=later, priority=-32768, tenant="t" * 512)
+    assert handle.record().tenant == "t" * 512
     query = sql.SQL("SELECT run_at, priority FROM {}.jobs WHERE id = %s")
     with psycopg.connect(runtime.settings.database_url or "") as conn:
         row = conn.execute(query.format(sql.Identifier(runtime.settings.schema_name)), (handle.id,))
         assert row.fetchone() == (later, -32768)
+
+
+def test_a_priority_out_of_smallint_in_job_or_in_configuration_is_refused_where_it_is_written(
+    settings: Settings,
+) -> None:
+    """Not at the first enqueue, by PostgreSQL: at the decorator, and at the settings."""
+    with pytest.raises(ConfigError, match=r"rails.too_high: priority=40000; expected an int from"):
+        job(name="rails.too_high", priority=40000, registry=Registry())(lambda: None)
+    with pytest.raises(ConfigError, match=r"priority='5'"):
+        job(name="rails.text_priority", priority="5", registry=Registry())(lambda: None)
+    with pytest.raises(ValidationError, match="less than or equal to 32767"):
+        Settings(jobs={"rails.ship": {"priority": 10**6}})
+    assert Settings(jobs={"rails.ship": {"priority": 32767}}).jobs["rails.ship"].priority == 32767
