@@ -209,7 +209,11 @@ def assert_unsafe_job_moved_only_once_signed(root: Path, stdout: str) -> None:
     assert git(root, "show", "--format=", "--name-only", signing).split() == [
         "examples/shop/MIGRATION_PLAN.md"
     ]
-    site = 'refund_payment.enqueue(order_id, body.amount_cents, idempotency_key=f"refund:{uuid4().hex}")'
+    # a BackgroundTasks site is handed the enqueue: queued after the response, inline there
+    site = (
+        "background_tasks.add_task(refund_payment.enqueue, order_id, body.amount_cents,"
+        ' idempotency_key=f"refund:{uuid4().hex}")'
+    )
     assert site in (shop / "shop" / "routes" / "orders.py").read_text(encoding="utf-8")
     [moving] = git(root, "log", "--format=%H", "-S", site).split()
     assert git(root, "rev-list", f"{signing}..{moving}").split(), "moved before it was signed"
