@@ -20,11 +20,21 @@ synchronous, for each loop's pool:
 
 ``aclose()`` closes the running loop's pool from inside it, which is what an
 app that ends its loop itself (``asyncio.run(main())``) should await last.
+
+An app that forgets it still ends. ``asyncio.run`` cancels every task left,
+the pool's maintenance workers among them, once, and waits for them.
+psycopg_pool's own worker (3.3) catches ``CancelledError`` around the task it
+runs (opening a connection, returning one) and goes back to waiting for the
+next task: a worker busy at that moment never ends, and neither does
+``asyncio.run``. The pool here (:class:`_Pool`) runs its maintenance tasks in
+a worker that ends when it is cancelled; any other error is logged and the
+worker goes on, as psycopg_pool's does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -32,12 +42,27 @@ from typing import Any
 
 import psycopg
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
+from psycopg_pool.pool_async import MaintenanceTask, StopWorker
 
 from queue_runtime.config import Settings
 from queue_runtime.errors import NotConfigured
 from queue_runtime.pg.connect import CONNECTION_KWARGS, POOL_TIMEOUT, checked_url
 
 AsyncConn = psycopg.AsyncConnection[Any]
+
+log = logging.getLogger("queue_runtime.pg.loop_pools")
+
+
+class _Pool(AsyncConnectionPool):
+    """An ``AsyncConnectionPool`` whose maintenance workers end when cancelled (see the module)."""
+
+    @classmethod
+    async def worker(cls, q: asyncio.Queue[MaintenanceTask]) -> None:
+        while not isinstance(task := await q.get(), StopWorker):
+            try:
+                await task.run()
+            except Exception as exc:  # not CancelledError: a cancelled worker ends
+                log.warning("pool task %s failed: %s: %s", task, type(exc).__name__, exc)
 
 
 @dataclass(slots=True)
@@ -131,7 +156,7 @@ class LoopPools:
         async def configure(conn: AsyncConn) -> None:
             made.add(conn)
 
-        pool = AsyncConnectionPool(
+        pool = _Pool(
             checked_url(self._settings.database_url),
             min_size=1,
             max_size=self._max_size,
