@@ -66,7 +66,6 @@ _VALUE_PATTERNS = frozenset({Pattern.DIRECT_CALL, Pattern.RUN_IN_EXECUTOR})
 _NEVER = {
     Idempotency.NON_IDEMPOTENT: "job is non_idempotent: a retry or a duplicate would repeat its effect",
     Idempotency.UNSAFE: "job is unsafe (money or account state): never moved until verified and load-tested",
-    Idempotency.UNKNOWN: "job idempotency is unknown: classify it (or pin it in [tool.migrator]) first",
 }
 _OPT_IN = " (moved only when named: --job {job}, with a declared key{signoff})"
 _SIGNOFF_HINT = " and the sign-off recorded in MIGRATION_PLAN.md"
@@ -458,6 +457,8 @@ def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
             "job idempotency is unknown without its declared key: pin a verdict "
             f'([tool.migrator.jobs."{job.qualname}"] idempotency, reason) first'
         )
+    if job.idempotency is Idempotency.UNKNOWN:
+        return unknown_reason(job)
     if job.idempotency in _NEVER:
         return _NEVER[job.idempotency]
     if job.idempotency is Idempotency.NEEDS_KEY and job.qualname not in options.keys:
@@ -467,6 +468,39 @@ def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
             f"or with --key {job.qualname}=TEMPLATE{hint}"
         )
     return None
+
+
+def unknown_reason(job: Job) -> str:
+    """Why an ``unknown`` job stays, naming what the scan could not follow and the change
+    that decides it: a catalogue entry per call, or a verdict pinned after review."""
+    pin = (
+        f'pin the verdict after review ([tool.migrator.jobs."{job.qualname}"] idempotency = '
+        '"idempotent", reason = "...") and scan again'
+    )
+    explainable = [u for u in job.unexplained if u.entry is not None]
+    others = [u.call for u in job.unexplained if u.entry is None]
+    if not job.unexplained:
+        why = job.evidence[-1].message if job.evidence else "no call it reaches is explained"
+        return f"job idempotency is unknown ({why}): {pin}"
+    parts = []
+    if explainable:
+        parts.append(
+            f"the scan could not follow {_listed([u.call for u in explainable])}: say what each "
+            "does in pyproject.toml and scan again, with a [[tool.migrator.catalogue.pure]] entry "
+            f'(call = "{explainable[0].entry}") when it has no effect a retry would repeat, an '
+            "[[tool.migrator.catalogue.effect]] entry with its effect otherwise"
+        )
+    if others:
+        parts.append(
+            f"{_listed(others)} {'is' if len(others) == 1 else 'are'} reached only through a "
+            "guessed call or decided at run time, which only a reviewer can settle"
+        )
+    return f"job idempotency is unknown: {'; '.join(parts)}; or {pin}"
+
+
+def _listed(names: list[str], shown: int = 3) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(f"`{n}`" for n in names[:shown]) + more
 
 
 def _guarded_reason(job: Job, verdict: Idempotency, options: ApplyOptions) -> str | None:

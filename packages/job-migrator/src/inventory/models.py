@@ -11,8 +11,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# 1.1: Job.fast_track, declared_key, keyless_idempotency; 1.2: Pattern.ENQUEUE (moved sites)
-SCHEMA_VERSION = "1.2"
+# 1.1: Job.fast_track, declared_key, keyless_idempotency; 1.2: Pattern.ENQUEUE (moved sites);
+# 1.3: Job.unexplained (the calls an `unknown` verdict rests on, and the entry explaining each)
+SCHEMA_VERSION = "1.3"
 
 
 class Pattern(StrEnum):
@@ -175,6 +176,18 @@ class CallSite(BaseModel):
     )
 
 
+class UnexplainedCall(BaseModel):
+    """A call a job reaches that the scan could not follow, and how a user explains it."""
+
+    call: str = Field(description="The call as the job's evidence names it.")
+    entry: str | None = Field(
+        default=None,
+        description="The `call` of a [tool.migrator.catalogue] entry ([[pure]] or [[effect]]) "
+        "that explains it (`?.method` for a receiver of unknown type); None when only a pinned "
+        "verdict decides it (a guessed dispatch, a value known at run time).",
+    )
+
+
 class Job(BaseModel):
     qualname: str
     location: Location | None = None
@@ -202,6 +215,12 @@ class Job(BaseModel):
         default=None,
         description="The verdict its effects give without the declared key, when the key changed "
         "it (e.g. non_idempotent): `migrator apply` moves such a job only when named with --job.",
+    )
+    unexplained: list[UnexplainedCall] = Field(
+        default_factory=list,
+        description="Calls the verdict could not explain (no source read and no catalogue entry, "
+        "or reached only by a guess): a [tool.migrator.catalogue] entry for each, or a pinned "
+        "verdict, is what an `unknown` job needs to be decided.",
     )
 
 

@@ -32,6 +32,7 @@ from inventory.models import (
     Location,
     ScanError,
     ScanStats,
+    UnexplainedCall,
 )
 from migrator.docs_render import field_table, render_detectors, render_rules, verdict_rows
 from migrator.errors import ExitCode
@@ -44,6 +45,7 @@ SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
     CallSite,
     Argument,
     Job,
+    UnexplainedCall,
     Effect,
     Evidence,
     Location,

@@ -91,8 +91,10 @@ class Gaps:
             chain=[fn.qualname],
             detail=boundary or self._why(target, unknown),
         )
-        why = GapReason.UNREAD if boundary is None else GapReason.AT_RUN_TIME
-        return Found(effect, exact=False, gap=True, why_unresolved=why)
+        if boundary is not None:
+            return Found(effect, exact=False, gap=True, why_unresolved=GapReason.AT_RUN_TIME)
+        entry = f"{_UNKNOWN}{target.name.rsplit('.', 1)[-1]}" if unknown else target.name
+        return Found(effect, exact=False, gap=True, entry=entry)
 
     def overrides_not_followed(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found:
         """``self.m()`` with more overrides below the class than ``_dispatch`` follows."""

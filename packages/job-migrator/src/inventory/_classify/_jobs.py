@@ -35,6 +35,7 @@ def build_job(
         fast_track=verdict.fast_track,
         declared_key=verdict.declared_key,
         keyless_idempotency=verdict.keyless,
+        unexplained=list(verdict.unexplained),
     )
 
 

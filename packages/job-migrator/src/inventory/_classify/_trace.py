@@ -53,6 +53,9 @@ class Found:
     # what is unresolved is that dispatch, not the (catalogued) API of the effect.
     guessed_via: str = ""
     why_unresolved: GapReason = field(default_factory=lambda: GapReason.UNREAD)
+    # A gap a [tool.migrator.catalogue] entry can explain: that entry's ``call``
+    # (``?.method`` for a receiver of unknown type, the dotted name of a library call).
+    entry: str | None = None
 
     @cached_property
     def summary_key(self) -> tuple[object, ...]:

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from inventory._classify._suggest import call_key
 from inventory._classify._trace import GapReason, Trace
 from inventory.config import JobSetting, key_function
-from inventory.models import Confidence, EffectKind, Evidence, Idempotency
+from inventory.models import Confidence, EffectKind, Evidence, Idempotency, UnexplainedCall
 
 K = EffectKind
 MONEY = frozenset({K.PAYMENT, K.ACCOUNT_STATE})
@@ -105,6 +105,7 @@ class Verdict:
     fast_track: bool = False
     declared_key: str | None = None
     keyless: Idempotency | None = None  # the verdict without the declared key, when it differs
+    unexplained: tuple[UnexplainedCall, ...] = ()  # calls it could not follow
 
 
 FAST_TRACK = "notification fast track"
@@ -146,6 +147,7 @@ def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting
         fast_track=fast,
         declared_key=declared,
         keyless=keyless if keyless != verdict else None,
+        unexplained=_unexplained(traces),
     )
 
 
@@ -157,6 +159,16 @@ def _unresolved(traces: list[Trace]) -> dict[GapReason, list[str]]:
         if t.gap and not t.guessed_via:
             found.setdefault(t.found.why_unresolved, set()).add(t.gap_name)
     return {why: sorted(found[why]) for why in GapReason if why in found}
+
+
+def _unexplained(traces: list[Trace]) -> tuple[UnexplainedCall, ...]:
+    """The gaps, unresolved then guessed, each with the catalogue entry that would explain it."""
+    unresolved = {t.gap_name: t.found.entry for t in traces if t.gap and not t.guessed_via}
+    guessed = {t.gap_name for t in traces if t.gap and t.guessed_via} - unresolved.keys()
+    return tuple(
+        [UnexplainedCall(call=name, entry=unresolved[name]) for name in sorted(unresolved)]
+        + [UnexplainedCall(call=name) for name in sorted(guessed)]
+    )
 
 
 def _fast_track(effects: list[Trace]) -> bool:

@@ -7,10 +7,12 @@ every call is explained, is `idempotent` and moves.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
 
+from codemods import SiteOutcome, Status, plan_apply
 from inventory import Idempotency, scan
 from migrator.commands.apply import apply
 
@@ -36,3 +38,92 @@ def test_a_job_resting_on_an_unresolved_call_is_not_moved(tmp_path: Path) -> Non
     assert "job idempotency is unknown" in result.output
     assert "tidy.options(inline=InlineShape.THREAD).enqueue(" in result.output
     assert "report.enqueue(" not in result.output and "report.options(" not in result.output
+
+
+# --- the refusal names what the scan could not follow, and following it moves the site ----
+
+FOLLOWED = (
+    "import threading\n\nimport not_installed_telemetry\n\n\n"
+    "def refresh(user_id, profile):\n"
+    "    profile.rebuild_badges(user_id)\n\n\n"
+    "def report(data):\n    not_installed_telemetry.send(data)\n\n\n"
+    "def view(request):\n"
+    "    threading.Thread(target=refresh, args=(request.user.id, request.user)).start()\n"
+    "    threading.Thread(target=report, args=(request.user.id,)).start()\n"
+)
+
+
+def _outcomes(root: Path) -> dict[str, SiteOutcome]:
+    inventory = scan(root, use_cache=False, jobs=1)
+    return {o.site.job: o for o in plan_apply(root, inventory, scanner=None).outcomes}
+
+
+def _entry(reason: str) -> str:
+    found = re.search(r'\(call = "([^"]+)"\)', reason)
+    assert found, reason
+    return found.group(1)
+
+
+def test_an_unknown_verdicts_reason_names_the_call_and_the_entry_that_moves_the_site(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "app.py").write_text(FOLLOWED, encoding="utf-8")
+    before = _outcomes(tmp_path)
+    refresh, report = before["app.refresh"], before["app.report"]
+    assert refresh.status is Status.SKIPPED and report.status is Status.SKIPPED
+    # a method of a receiver of unknown type: the entry is by method name
+    assert "could not follow `profile.rebuild_badges`" in refresh.reason
+    assert _entry(refresh.reason) == "?.rebuild_badges"
+    # a library the environment lacks: the entry is the call's dotted name
+    assert "could not follow `not_installed_telemetry.send`" in report.reason
+    assert _entry(report.reason) == "not_installed_telemetry.send"
+    for reason in (refresh.reason, report.reason):
+        assert "classify it" not in reason
+        assert "pin the verdict after review" in reason
+
+    # Follow the reasons as written: rebuilding badges repeats nothing a retry could
+    # double; the telemetry send is a PUT of the same document (idempotent by HTTP).
+    (tmp_path / "pyproject.toml").write_text(
+        "[[tool.migrator.catalogue.pure]]\n"
+        f'call = "{_entry(refresh.reason)}"\n\n'
+        "[[tool.migrator.catalogue.effect]]\n"
+        f'call = "{_entry(report.reason)}"\n'
+        'effect = "http_put"\n',
+        encoding="utf-8",
+    )
+    after = _outcomes(tmp_path)
+    assert after["app.refresh"].status is Status.REWRITTEN, after["app.refresh"].reason
+    assert after["app.report"].status is Status.REWRITTEN, after["app.report"].reason
+
+
+def test_the_pin_an_unknown_verdicts_reason_offers_moves_the_site(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text(FOLLOWED, encoding="utf-8")
+    reason = _outcomes(tmp_path)["app.report"].reason
+    pin = re.search(r'\[tool\.migrator\.jobs\."([^"]+)"\] idempotency = "([a-z_]+)"', reason)
+    assert pin, reason
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.migrator.jobs."{pin.group(1)}"]\n'
+        f'idempotency = "{pin.group(2)}"\n'
+        'reason = "the telemetry endpoint replaces the document it is sent"\n',
+        encoding="utf-8",
+    )
+    after = _outcomes(tmp_path)
+    assert after["app.report"].status is Status.REWRITTEN, after["app.report"].reason
+    assert after["app.refresh"].status is Status.SKIPPED  # the pin names one job, not both
+
+
+def test_an_unknown_verdict_with_nothing_to_catalogue_asks_for_a_pin(tmp_path: Path) -> None:
+    # A job whose effect is hidden behind a program it runs: no catalogue entry explains
+    # a subprocess, so the reason says why in the verdict's words and offers the pin only.
+    (tmp_path / "app.py").write_text(
+        "import subprocess\nimport threading\n\n\n"
+        "def convert(name):\n    subprocess.run(['convert', name], check=True)\n\n\n"
+        "def view(request):\n"
+        "    threading.Thread(target=convert, args=(request.GET['name'],)).start()\n",
+        encoding="utf-8",
+    )
+    outcome = _outcomes(tmp_path)["app.convert"]
+    assert outcome.status is Status.SKIPPED
+    assert "subprocess.run" in outcome.reason
+    assert "catalogue" not in outcome.reason
+    assert '[tool.migrator.jobs."app.convert"] idempotency' in outcome.reason
