@@ -40,6 +40,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -90,6 +91,9 @@ class Label:
     label: str
     acceptable: tuple[str, ...]
     must_detect: bool
+    # The lines the labeller says are the site too (a receiver's decorators .. its def),
+    # as score_corpus.sh reads them: the scan reports a decorated receiver on its decorator.
+    span: frozenset[int] = frozenset()
 
     @property
     def counted(self) -> bool:
@@ -142,9 +146,21 @@ def read_labels(path: Path) -> list[Label]:
                 label=r["label"],
                 acceptable=tuple(r.get("acceptable_labels", [r["label"]])),
                 must_detect=bool(r.get("must_detect", True)),
+                span=_span(r),
             )
         )
     return labels
+
+
+def _span(r: dict[str, Any]) -> frozenset[int]:
+    lines = {int(r["line"])}
+    span = r.get("line_span")
+    if isinstance(span, list) and len(span) == 2:
+        lines.update(range(int(span[0]), int(span[1]) + 1))
+    alt = r.get("alt_lines")
+    if isinstance(alt, list):
+        lines.update(int(x) for x in alt)
+    return frozenset(lines)
 
 
 def kind_of(outcome: SiteOutcome, resolved: bool = True) -> str:
@@ -166,7 +182,8 @@ def kind_of(outcome: SiteOutcome, resolved: bool = True) -> str:
 
 
 def match(label: Label, outcomes: Sequence[SiteOutcome], text: str) -> SiteOutcome | None:
-    """Apply's outcome for the labelled site: on its line, else the nearest on a snippet line."""
+    """Apply's outcome for the labelled site: on its line (or a line of its labelled span),
+    else the nearest on a snippet line."""
     lines = text.splitlines()
     here = [o for o in outcomes if o.site.location.path == label.path]
 
@@ -174,7 +191,10 @@ def match(label: Label, outcomes: Sequence[SiteOutcome], text: str) -> SiteOutco
         n = o.site.location.line
         return 0 < n <= len(lines) and lines[n - 1].strip() == label.snippet
 
-    exact = [o for o in here if o.site.location.line == label.line]
+    exact = [o for o in here if o.site.location.line == label.line] or sorted(
+        (o for o in here if o.site.location.line in label.span),
+        key=lambda o: abs(o.site.location.line - label.line),
+    )
     near = sorted(
         (o for o in here if abs(o.site.location.line - label.line) <= NEAR and on_snippet(o)),
         key=lambda o: abs(o.site.location.line - label.line),

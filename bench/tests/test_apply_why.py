@@ -54,6 +54,28 @@ def test_a_reason_apply_writes_is_grouped_by_its_opening() -> None:
     assert apply_why.kind_of(_outcome("anything"), resolved=False) == "job not resolved"
 
 
-def _outcome(reason: str) -> SiteOutcome:
-    site = CallSite(location=Location(path="a.py", line=1), pattern=Pattern.THREAD, job="a.f")
+def _outcome(reason: str, line: int = 1, job: str = "a.f") -> SiteOutcome:
+    site = CallSite(location=Location(path="a.py", line=line), pattern=Pattern.THREAD, job=job)
     return SiteOutcome(site=site, status=Status.SKIPPED, reason=reason)
+
+
+def test_a_receiver_labelled_on_its_def_is_found_on_its_decorator() -> None:
+    # The scan reports a decorated receiver on its decorator; the labeller points at the
+    # def and gives the span (score_corpus.sh's line_span): the site is found, not missed.
+    text = "@receiver(post_delete, sender=Offer)\ndef tidy(instance, **kwargs):\n    pass\n"
+    label = apply_why.Label(
+        id="x-1",
+        package="p-1",
+        path="a.py",
+        line=2,
+        snippet="def tidy(instance, **kwargs):",
+        job="a.tidy",
+        label="idempotent",
+        acceptable=("idempotent",),
+        must_detect=True,
+        span=frozenset({1, 2}),
+    )
+    on_decorator = _outcome("job is non_idempotent", line=1, job="a.tidy")
+    assert apply_why.match(label, [on_decorator], text) is on_decorator
+    unlabelled = apply_why.Label(**{**label.__dict__, "span": frozenset({2})})
+    assert apply_why.match(unlabelled, [on_decorator], text) is None

@@ -484,11 +484,13 @@ def unknown_reason(job: Job) -> str:
         return f"job idempotency is unknown ({why}): {pin}"
     parts = []
     if explainable:
+        shown = ", ".join(f"`{u.call}` ({u.toml()})" for u in explainable[:3])
+        more = f" and {len(explainable) - 3} more" if len(explainable) > 3 else ""
         parts.append(
-            f"the scan could not follow {_listed([u.call for u in explainable])}: say what each "
-            "does in pyproject.toml and scan again, with a [[tool.migrator.catalogue.pure]] entry "
-            f'(call = "{explainable[0].entry}") when it has no effect a retry would repeat, an '
-            "[[tool.migrator.catalogue.effect]] entry with its effect otherwise"
+            f"the scan could not follow {shown}{more}: say what each does in pyproject.toml, "
+            "in a [[tool.migrator.catalogue.pure]] entry with those keys when it has no effect "
+            "a retry would repeat, an [[tool.migrator.catalogue.effect]] entry with them and its "
+            "effect otherwise, and scan again"
         )
     if others:
         parts.append(

@@ -186,6 +186,16 @@ class UnexplainedCall(BaseModel):
         "that explains it (`?.method` for a receiver of unknown type); None when only a pinned "
         "verdict decides it (a guessed dispatch, a value known at run time).",
     )
+    receiver: str | None = Field(
+        default=None,
+        description="For a `?.method` entry: the `receiver` regex that keeps the entry to this "
+        "receiver as written (`^instance\\.file$`), so it explains no other object's method.",
+    )
+
+    def toml(self) -> str:
+        """The entry's keys as one TOML line (``call = "?.delete", receiver = '^x\\.file$'``)."""
+        keys = f'call = "{self.entry}"'
+        return keys + (f", receiver = '{self.receiver}'" if self.receiver else "")
 
 
 class Job(BaseModel):

@@ -10,6 +10,7 @@ behind it is no evidence that it has none, so a job reaching one is never
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from inventory._catalogue import Catalogue, api_name
@@ -93,8 +94,13 @@ class Gaps:
         )
         if boundary is not None:
             return Found(effect, exact=False, gap=True, why_unresolved=GapReason.AT_RUN_TIME)
-        entry = f"{_UNKNOWN}{target.name.rsplit('.', 1)[-1]}" if unknown else target.name
-        return Found(effect, exact=False, gap=True, entry=entry)
+        if not unknown:
+            return Found(effect, exact=False, gap=True, entry=target.name)
+        method = target.name.rsplit(".", 1)[-1]
+        receiver = f"^{re.escape(call.receiver_source)}$" if call.receiver_source else None
+        return Found(
+            effect, exact=False, gap=True, entry=f"{_UNKNOWN}{method}", entry_receiver=receiver
+        )
 
     def overrides_not_followed(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found:
         """``self.m()`` with more overrides below the class than ``_dispatch`` follows."""

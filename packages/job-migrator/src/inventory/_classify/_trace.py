@@ -54,8 +54,10 @@ class Found:
     guessed_via: str = ""
     why_unresolved: GapReason = field(default_factory=lambda: GapReason.UNREAD)
     # A gap a [tool.migrator.catalogue] entry can explain: that entry's ``call``
-    # (``?.method`` for a receiver of unknown type, the dotted name of a library call).
+    # (``?.method`` for a receiver of unknown type, the dotted name of a library call),
+    # and for ``?.method`` the ``receiver`` regex that keeps it to this receiver as written.
     entry: str | None = None
+    entry_receiver: str | None = None
 
     @cached_property
     def summary_key(self) -> tuple[object, ...]:

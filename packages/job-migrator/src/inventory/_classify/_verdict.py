@@ -163,10 +163,16 @@ def _unresolved(traces: list[Trace]) -> dict[GapReason, list[str]]:
 
 def _unexplained(traces: list[Trace]) -> tuple[UnexplainedCall, ...]:
     """The gaps, unresolved then guessed, each with the catalogue entry that would explain it."""
-    unresolved = {t.gap_name: t.found.entry for t in traces if t.gap and not t.guessed_via}
+    unresolved = {
+        t.gap_name: UnexplainedCall(
+            call=t.gap_name, entry=t.found.entry, receiver=t.found.entry_receiver
+        )
+        for t in traces
+        if t.gap and not t.guessed_via
+    }
     guessed = {t.gap_name for t in traces if t.gap and t.guessed_via} - unresolved.keys()
     return tuple(
-        [UnexplainedCall(call=name, entry=unresolved[name]) for name in sorted(unresolved)]
+        [unresolved[name] for name in sorted(unresolved)]
         + [UnexplainedCall(call=name) for name in sorted(guessed)]
     )
 

@@ -58,10 +58,13 @@ def _outcomes(root: Path) -> dict[str, SiteOutcome]:
     return {o.site.job: o for o in plan_apply(root, inventory, scanner=None).outcomes}
 
 
-def _entry(reason: str) -> str:
-    found = re.search(r'\(call = "([^"]+)"\)', reason)
+def _entry(reason: str, call: str) -> str:
+    """The keys the reason gives for ``call``, as TOML lines."""
+    found = re.search(
+        re.escape(f"`{call}` (") + r"""(call = "[^"]+"(?:, receiver = '[^']+')?)\)""", reason
+    )
     assert found, reason
-    return found.group(1)
+    return found.group(1).replace(", receiver", "\nreceiver")
 
 
 def test_an_unknown_verdicts_reason_names_the_call_and_the_entry_that_moves_the_site(
@@ -71,12 +74,12 @@ def test_an_unknown_verdicts_reason_names_the_call_and_the_entry_that_moves_the_
     before = _outcomes(tmp_path)
     refresh, report = before["app.refresh"], before["app.report"]
     assert refresh.status is Status.SKIPPED and report.status is Status.SKIPPED
-    # a method of a receiver of unknown type: the entry is by method name
-    assert "could not follow `profile.rebuild_badges`" in refresh.reason
-    assert _entry(refresh.reason) == "?.rebuild_badges"
-    # a library the environment lacks: the entry is the call's dotted name
-    assert "could not follow `not_installed_telemetry.send`" in report.reason
-    assert _entry(report.reason) == "not_installed_telemetry.send"
+    # a method of a receiver of unknown type: by method name, kept to that receiver
+    badges = _entry(refresh.reason, "profile.rebuild_badges")
+    assert badges == "call = \"?.rebuild_badges\"\nreceiver = '^profile$'"
+    # a library the environment lacks: the call's dotted name
+    send = _entry(report.reason, "not_installed_telemetry.send")
+    assert send == 'call = "not_installed_telemetry.send"'
     for reason in (refresh.reason, report.reason):
         assert "classify it" not in reason
         assert "pin the verdict after review" in reason
@@ -84,16 +87,31 @@ def test_an_unknown_verdicts_reason_names_the_call_and_the_entry_that_moves_the_
     # Follow the reasons as written: rebuilding badges repeats nothing a retry could
     # double; the telemetry send is a PUT of the same document (idempotent by HTTP).
     (tmp_path / "pyproject.toml").write_text(
-        "[[tool.migrator.catalogue.pure]]\n"
-        f'call = "{_entry(refresh.reason)}"\n\n'
-        "[[tool.migrator.catalogue.effect]]\n"
-        f'call = "{_entry(report.reason)}"\n'
-        'effect = "http_put"\n',
+        f"[[tool.migrator.catalogue.pure]]\n{badges}\n\n"
+        f'[[tool.migrator.catalogue.effect]]\n{send}\neffect = "http_put"\n',
         encoding="utf-8",
     )
     after = _outcomes(tmp_path)
     assert after["app.refresh"].status is Status.REWRITTEN, after["app.refresh"].reason
     assert after["app.report"].status is Status.REWRITTEN, after["app.report"].reason
+
+
+def test_the_entry_an_unknown_verdict_suggests_explains_no_other_receiver(tmp_path: Path) -> None:
+    # The same method name on another object is not what the user vouched for.
+    (tmp_path / "app.py").write_text(
+        FOLLOWED + "\n\ndef award(team):\n    team.rebuild_badges(1)\n\n\n"
+        "def team_view(request):\n"
+        "    threading.Thread(target=award, args=(request.team,)).start()\n",
+        encoding="utf-8",
+    )
+    badges = _entry(_outcomes(tmp_path)["app.refresh"].reason, "profile.rebuild_badges")
+    (tmp_path / "pyproject.toml").write_text(
+        f"[[tool.migrator.catalogue.pure]]\n{badges}\n", encoding="utf-8"
+    )
+    after = _outcomes(tmp_path)
+    assert after["app.refresh"].status is Status.REWRITTEN, after["app.refresh"].reason
+    assert after["app.award"].status is Status.SKIPPED
+    assert "`team.rebuild_badges`" in after["app.award"].reason
 
 
 def test_the_pin_an_unknown_verdicts_reason_offers_moves_the_site(tmp_path: Path) -> None:
