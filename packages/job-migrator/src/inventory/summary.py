@@ -176,6 +176,11 @@ class ClassInfo(BaseModel):
         description="Reverse relations a model's ForeignKey fields give the model they point "
         "to: manager name (related_name, else '<model>_set') -> that model, locally resolved.",
     )
+    many: dict[str, str] = Field(
+        default_factory=dict,
+        description="A model's many-to-many fields: field name -> the model whose rows its "
+        "manager holds ('self': the class itself), locally resolved.",
+    )
     unique_keys: list[str] = Field(
         default_factory=list,
         description="Unique keys a model declares (unique/primary-key/one-to-one fields, "

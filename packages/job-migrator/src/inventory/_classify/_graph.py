@@ -393,10 +393,22 @@ class CallGraph:
             return None
         head, _, attr = call.receiver_source.partition(".")
         cls = self._param_types.get(caller.qualname, {}).get(head)
+        method = call.target.rsplit(".", 1)[-1]
+        if cls and attr.isidentifier() and self._relation(cls, attr):
+            # ``instance.tags.add(tag)``: a related manager of the sender's model.
+            return f"{cls}.{attr}.{method}"
         if cls and attr:
             # ``instance.billing.check_limits()``: a ForeignKey of the sender's model.
             cls = self.index.attribute_class(cls, attr) if attr.isidentifier() else None
-        return f"{cls}.{call.target.rsplit('.', 1)[-1]}" if cls else None
+        return f"{cls}.{method}" if cls else None
+
+    def _relation(self, cls: str, attr: str) -> bool:
+        """``attr`` of model ``cls`` is a related manager (many-to-many, reverse ForeignKey)."""
+        if self.index.many_model(cls, attr) is not None:
+            return True
+        if self.index.attribute_class(cls, attr) is not None or self.index.method(cls, attr):
+            return False
+        return self.index.reverse_model(cls, attr) is not None
 
     def _through_attribute(self, call: CallInfo, caller: FunctionInfo | None) -> str | None:
         """``self.mailer.send()`` where some method did ``self.mailer = Mailer()``."""

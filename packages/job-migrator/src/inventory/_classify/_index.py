@@ -111,6 +111,13 @@ _QUERYSET = frozenset(
 )
 
 
+# Django's related managers (``create_forward_many_to_many_manager`` and
+# ``create_reverse_many_to_one_manager`` make their classes at run time): the relation
+# edits, named for the catalogue.
+RELATED_MANAGER = "django.db.models.fields.related_descriptors.RelatedManager"
+_RELATION_EDITS = frozenset({"add", "remove", "set", "clear"})
+
+
 def _element_of(returned: str) -> str:
     """The model whose rows iterating a returned queryset (``shop.Tag.objects``) gives."""
     if returned.endswith(_MANAGER) and len(returned) > len(_MANAGER):
@@ -566,14 +573,36 @@ class SymbolIndex:
         if head.endswith(_ROWS):
             leaf = self.reverse_model(owner, head.removesuffix(_ROWS))
             if leaf is None:
+                leaf = self.many_model(owner, head.removesuffix(_ROWS))
+            if leaf is None:
                 return Resolved(SymbolKind.MEMBER, f"?.{tail[-1]}")
             return self.resolve(".".join([leaf, *tail[1:]]))
-        if not head.isidentifier() or tail[1].removesuffix("()") not in _QUERYSET:
+        called = tail[1].removesuffix("()")
+        if not head.isidentifier() or called not in _QUERYSET | _RELATION_EDITS:
             return None
-        if self.attribute_class(owner, head) is not None or self.method(owner, head):
+        leaf = self.many_model(owner, head)
+        if leaf is None:
+            if self.attribute_class(owner, head) is not None or self.method(owner, head):
+                return None
+            leaf = self.reverse_model(owner, head)
+        if leaf is None:
             return None
-        leaf = self.reverse_model(owner, head)
-        return self.resolve(".".join([leaf, "objects", *tail[1:]])) if leaf else None
+        if called in _RELATION_EDITS:
+            # Django's related managers: ``add``/``remove``/``set``/``clear`` edit the relation
+            # (never a duplicate row: adding a pair already there is a no-op).
+            return Resolved(SymbolKind.EXTERNAL, f"{RELATED_MANAGER}.{called}")
+        return self.resolve(".".join([leaf, "objects", *tail[1:]]))
+
+    def many_model(self, owner: str, name: str) -> str | None:
+        """The model whose rows the many-to-many field ``name`` of ``owner`` (or a base)
+        holds, else None."""
+        for cls in self.mro(owner):
+            info = self.classes.get(cls)
+            model = info.many.get(name) if info else None
+            if model is not None:
+                found = self.resolve(model)
+                return found.name if found.kind == SymbolKind.CLASS else None
+        return None
 
     def reverse_model(self, owner: str, name: str) -> str | None:
         """The model whose rows the reverse manager ``name`` of ``owner`` holds: a

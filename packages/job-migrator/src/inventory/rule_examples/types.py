@@ -449,6 +449,56 @@ EXAMPLES: list[RuleExample] = [
         },
     ),
     example(
+        "types: a many-to-many field's manager, and relation edits that converge",
+        """
+        from django.db.models.signals import post_save
+        from django.dispatch import receiver
+
+        from shop.models import Label, Ticket
+
+        @receiver(post_save, sender=Ticket)
+        def label_new_ticket(sender, instance, created, **kwargs):
+            triage, _ = Label.objects.get_or_create(name="triage")
+            instance.labels.add(triage)
+            instance.watchers.remove(*instance.watchers.filter(active=False))
+
+        def relabel(ticket_id, names):
+            ticket = Ticket.objects.get(pk=ticket_id)
+            ticket.labels.set(Label.objects.filter(name__in=names))
+            for label in ticket.labels.all():
+                label.touch()
+        """,
+        "label_new_ticket",
+        V.IDEMPOTENT,
+        {K.DB_READ, K.DB_UPSERT, K.DB_DELETE},
+        "`labels = models.ManyToManyField(Label)` on `Ticket` makes `ticket.labels` a manager "
+        "of `Label` rows (a field to `\"self\"`: the class's own rows; a base's field counts): "
+        "`.filter(...)`, `.all()` and the rest are `Label.objects` queries, and its rows are "
+        "`Label` instances (`label.touch()` is followed). Django's relation edits converge, so "
+        "a retry repeats nothing: `add()` of a pair already related adds nothing (Django "
+        'documents that it "will not duplicate the relation"), `remove()` and `clear()` find '
+        "nothing left to remove, `set()` makes the relation exactly the objects given; the "
+        "same holds for a reverse ForeignKey's manager (`folder.documents.add(doc)` sets the "
+        "key). The evidence names them `RelatedManager.add` and so on (Django makes those "
+        "classes at run time). A receiver's `instance` is the sender's model, so "
+        "`instance.labels.add(...)` is this edit too. `create()` on such a manager inserts "
+        "a row, as `Label.objects.create` does.",
+        more_files={
+            "shop/models.py": (
+                "from django.db import models\n\n"
+                "class Label(models.Model):\n"
+                "    name = models.CharField(max_length=40, unique=True)\n\n"
+                "    def touch(self):\n"
+                "        Label.objects.filter(pk=self.pk).update(name=self.name)\n\n"
+                "class Person(models.Model):\n"
+                "    active = models.BooleanField(default=True)\n\n"
+                "class Ticket(models.Model):\n"
+                "    labels = models.ManyToManyField(Label)\n"
+                "    watchers = models.ManyToManyField(Person, related_name='watched')\n"
+            )
+        },
+    ),
+    example(
         "types: a value that is one of several classes (`a or b`, `a if c else b`)",
         """
         from shop.models import Entry

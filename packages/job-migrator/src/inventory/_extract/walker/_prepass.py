@@ -932,5 +932,30 @@ def reverse_relations(node: ast.ClassDef, qualname: str, resolver: Resolver) -> 
     return found
 
 
+_MANY = ("ManyToManyField", "ParentalManyToManyField")
+
+
+def many_to_many(node: ast.ClassDef, qualname: str, resolver: Resolver) -> dict[str, str]:
+    """``tags = models.ManyToManyField(Tag)`` in a model: ``obj.tags`` is a manager of Tag
+    rows (``"self"``: the class itself). A model named by another string gives nothing."""
+    found: dict[str, str] = {}
+    for stmt in node.body:
+        if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
+            continue
+        names = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+        ctor = resolver.dotted(stmt.value.func) or ""
+        if len(names) != 1 or not _model_field(ctor) or not ctor.endswith(_MANY):
+            continue
+        call = stmt.value
+        to = next((k.value for k in call.keywords if k.arg == "to"), None)
+        if to is None and call.args:
+            to = call.args[0]
+        if isinstance(to, ast.Constant) and to.value == "self":
+            found[names[0]] = qualname
+        elif isinstance(to, ast.Name | ast.Attribute) and resolver.dotted(to):
+            found[names[0]] = resolver.dotted(to) or ""
+    return found
+
+
 def thread_like(bases: list[str], classes: dict[str, ClassCtx]) -> bool:
     return any(b == "threading.Thread" or (b in classes and classes[b].thread_like) for b in bases)

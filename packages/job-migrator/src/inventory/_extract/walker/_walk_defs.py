@@ -25,6 +25,7 @@ from inventory._extract.values._facts import unique_keys
 from inventory._extract.values._values import annotation_type
 from inventory._extract.walker._prepass import (
     class_attributes,
+    many_to_many,
     returned_attributes,
     reverse_relations,
     thread_like,
@@ -183,6 +184,10 @@ class DefsMixin(WalkerBase):
             related={
                 k: public_name(v, self.module)
                 for k, v in reverse_relations(node, ctx.qualname, self.state.resolver).items()
+            },
+            many={
+                k: public_name(v, self.module)
+                for k, v in many_to_many(node, ctx.qualname, self.state.resolver).items()
             },
         )
 

@@ -1,0 +1,74 @@
+"""Django related managers: a many-to-many field's manager is typed, its relation edits
+converge, and nothing that merely shares the names is taken for one (scanned for real)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inventory import EffectKind, Idempotency, scan
+
+MODELS = (
+    "from django.db import models\n\n"
+    "class Label(models.Model):\n"
+    "    name = models.CharField(max_length=40)\n\n"
+    "class Base(models.Model):\n"
+    "    labels = models.ManyToManyField(Label)\n\n"
+    "    class Meta:\n"
+    "        abstract = True\n\n"
+    "class Ticket(Base):\n"
+    "    title = models.CharField(max_length=40)\n\n"
+    "class Basket:\n"
+    "    def __init__(self):\n"
+    "        self.labels = Labels()\n\n"
+    "class Labels:\n"
+    "    def add(self, name):\n"
+    "        import requests\n"
+    "        requests.post('https://example.com/labels', json={'name': name})\n"
+)
+
+JOBS = (
+    "import threading\n\n"
+    "from shop.models import Basket, Label, Ticket\n\n\n"
+    "def tag(ticket_id):\n"
+    "    ticket = Ticket.objects.get(pk=ticket_id)\n"
+    "    ticket.labels.add(Label.objects.get(name='x'))\n"
+    "    ticket.labels.clear()\n\n\n"
+    "def new_label(ticket_id):\n"
+    "    ticket = Ticket.objects.get(pk=ticket_id)\n"
+    "    ticket.labels.create(name='fresh')\n\n\n"
+    "def fill(name):\n"
+    "    Basket().labels.add(name)\n\n\n"
+    "def view(request):\n"
+    "    threading.Thread(target=tag, args=(1,)).start()\n"
+    "    threading.Thread(target=new_label, args=(1,)).start()\n"
+    "    threading.Thread(target=fill, args=('a',)).start()\n"
+)
+
+
+def _jobs(tmp_path: Path) -> dict[str, tuple[Idempotency, set[EffectKind]]]:
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "shop" / "models.py").write_text(MODELS, encoding="utf-8")
+    (tmp_path / "shop" / "jobs.py").write_text(JOBS, encoding="utf-8")
+    inventory = scan(tmp_path, use_cache=False, jobs=1)
+    return {j.qualname: (j.idempotency, {e.kind for e in j.effects}) for j in inventory.jobs}
+
+
+def test_relation_edits_on_an_inherited_many_to_many_field_converge(tmp_path: Path) -> None:
+    verdict, effects = _jobs(tmp_path)["shop.jobs.tag"]
+    assert verdict is Idempotency.IDEMPOTENT
+    assert effects == {EffectKind.DB_READ, EffectKind.DB_UPSERT, EffectKind.DB_DELETE}
+
+
+def test_create_through_the_manager_inserts_a_row(tmp_path: Path) -> None:
+    verdict, effects = _jobs(tmp_path)["shop.jobs.new_label"]
+    assert EffectKind.DB_INSERT in effects
+    assert verdict is not Idempotency.IDEMPOTENT
+
+
+def test_an_add_that_is_not_a_related_manager_is_followed_as_itself(tmp_path: Path) -> None:
+    # ``Basket().labels`` is a project object whose ``add`` posts: never a relation edit.
+    verdict, effects = _jobs(tmp_path)["shop.jobs.fill"]
+    assert EffectKind.HTTP_POST in effects
+    assert EffectKind.DB_UPSERT not in effects
+    assert verdict is Idempotency.NON_IDEMPOTENT
