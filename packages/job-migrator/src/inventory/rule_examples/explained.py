@@ -167,6 +167,26 @@ EXAMPLES: list[RuleExample] = [
         "is the same import followed by `getattr`).",
     ),
     example(
+        "explained: Django's connection housekeeping in a long-running job",
+        """
+        from django.db import close_old_connections, connections
+
+        def sync_feeds(name):
+            for conn in connections.all(initialized_only=True):
+                conn.close_if_unusable_or_obsolete()
+            close_old_connections()
+            with connections["default"].cursor() as cursor:
+                cursor.execute("SELECT 1")
+        """,
+        "sync_feeds",
+        V.IDEMPOTENT,
+        {K.DB_READ},
+        "What Django runs around every request (`django.db.close_old_connections`, each "
+        "connection's `close_if_unusable_or_obsolete()`, `connections.close_all()`) closes a "
+        "connection that is broken or past `CONN_MAX_AGE`; the next query opens another. "
+        "Threads and long jobs call it themselves: `[[pure]]` entries, nothing a retry repeats.",
+    ),
+    example(
         "explained: management-command colour styles",
         """
         import logging
