@@ -216,6 +216,11 @@ class RawSite(BaseModel):
     result_use_lines: list[int] = Field(default_factory=list)
     arguments: list[Argument] = Field(default_factory=list)
     detail: str = ""
+    signals: list[str] = Field(
+        default_factory=list,
+        description="A signal receiver's signals (Django or blinker objects it is connected "
+        "to), locally resolved: `sig.send(...)` runs it.",
+    )
 
 
 class FileSummary(BaseModel):

@@ -33,11 +33,15 @@ from inventory._classify._spawned import spawned
 from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
 from inventory._extract._library import SESSION_TYPES, known_type, library_type
+from inventory.models import Pattern
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, ReceiverKind
 
 _UNKNOWN_PREFIX = "?."
 _LOADED = "__model__."  # the extractor's name for a model looked up at run time
 _SELF_PREFIX = "self."
+# Django's Signal.send / send_robust / asend / asend_robust and blinker's send /
+# send_async: each runs the receivers connected to the signal, in the caller.
+_SENDS = frozenset({"send", "send_robust", "asend", "asend_robust", "send_async"})
 _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 
@@ -72,6 +76,7 @@ class CallGraph:
         self._param_types: dict[str, dict[str, str | None]] = {}
         self.dispatch = SelfDispatch(index)
         self._site_lines: dict[str, set[int]] | None = None  # function -> its sites' lines
+        self._receivers: dict[str, list[str]] | None = None  # signal -> project receivers
 
     def library_gap(self, top_level: str) -> str | None:
         """Why a library's source was not read (for a gap's evidence), None if it was."""
@@ -144,6 +149,9 @@ class CallGraph:
         of one of them: one target per member, each resolved as for a single type. So is
         an object stored on the app by several classes (``SymbolIndex.app_object``)."""
         name = self._through_attribute(call, caller) or call.target
+        receivers = self._signal_receivers(call, caller)
+        if receivers is not None:
+            return receivers
         # ``current_app.extensions["x"].send()`` with two classes registering "x": each.
         members = union_members(self.index.app_object(name) or name)
         if members is None:
@@ -156,6 +164,60 @@ class CallGraph:
             self.resolve_call(call.model_copy(update={**update, "target": m}), None)
             for m in members
         ]
+
+    def _signal_receivers(
+        self, call: CallInfo, caller: FunctionInfo | None
+    ) -> list[CallTarget] | None:
+        """``order_paid.send(sender=..., order=o)``: Django (and blinker) run every receiver
+        connected to the signal then and there, so each project receiver of it is a callee
+        of the call. None when the call sends no signal the project has receivers for (a
+        signal whose receivers live elsewhere stays what it was)."""
+        head, _, method = call.target.rpartition(".")
+        if method not in _SENDS or not head:
+            return None
+        if head == "?" or head.startswith(_UNKNOWN_PREFIX):
+            # ``user_registered.send(...)`` on a module's ``ns.signal("...")`` (a value of
+            # no known type): the module-level name as written.
+            summary = self.index.home.get(caller.qualname) if caller is not None else None
+            written = call.receiver_source
+            if summary is None or not written.replace(".", "").isidentifier():
+                return None
+            head = f"{summary.module}.{written}"
+        found = self.receivers().get(self._signal_key(head))
+        if not found:
+            return None
+        return [
+            CallTarget(call, r, SymbolKind.FUNCTION, self._runs(Resolved(SymbolKind.FUNCTION, r)))
+            for r in found
+        ]
+
+    def receivers(self) -> dict[str, list[str]]:
+        """Each signal the project connects receivers to -> those receivers (functions)."""
+        if self._receivers is None:
+            found: dict[str, set[str]] = {}
+            for summary in self.index.modules.values():
+                for site in summary.sites:
+                    if site.pattern is not Pattern.SIGNAL_RECEIVER or not site.target:
+                        continue
+                    job = self.index.resolve(site.target)
+                    if job.kind != SymbolKind.FUNCTION:
+                        continue
+                    for signal in site.signals:
+                        found.setdefault(self._signal_key(signal), set()).add(job.name)
+            self._receivers = {k: sorted(v) for k, v in found.items()}
+        return self._receivers
+
+    def _signal_key(self, name: str) -> str:
+        """One name per signal object, whichever module it is imported through (re-exports
+        followed: ``shop.order_paid`` is ``shop.signals.order_paid``)."""
+        for _ in range(8):
+            module, _, attr = name.rpartition(".")
+            summary = self.index.modules.get(module)
+            imported = summary.imports.get(attr) if summary is not None else None
+            if imported is None or imported == name:
+                return name
+            name = imported
+        return name
 
     def _table_members(self, call: CallInfo) -> list[CallTarget] | None:
         """``EXPORTERS[k].export()`` (``EXPORTERS.get(k)``, ``e = EXPORTERS[k]; e.export()``,

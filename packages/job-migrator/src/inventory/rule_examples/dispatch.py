@@ -143,4 +143,48 @@ EXAMPLES: list[RuleExample] = [
         "`Hooks.fire`; `self.client`, assigned in `__init__` from `import_string` with a "
         "literal default, is an instance of that default class.",
     ),
+    RuleExample(
+        title="a signal's send() runs the project's receivers of that signal",
+        files={
+            "shop/__init__.py": "",
+            "shop/signals.py": """
+                from django.dispatch import Signal
+
+                order_paid = Signal()
+            """,
+            "shop/receivers.py": """
+                import requests
+                from django.dispatch import receiver
+
+                from shop.signals import order_paid
+
+                @receiver(order_paid)
+                def notify_warehouse(sender, order_id, **kwargs):
+                    requests.post("https://warehouse.example.com/ship", json={"order": order_id})
+            """,
+            "shop/jobs.py": """
+                import threading
+
+                from shop.signals import order_paid
+
+                def settle(order_id):
+                    order_paid.send(sender=None, order_id=order_id)
+
+                def view(request):
+                    threading.Thread(target=settle, args=(request.POST["order"],)).start()
+            """,
+        },
+        job="shop.jobs.settle",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="Django's `Signal.send` (and `send_robust`, `asend`) calls every receiver "
+        "connected to the signal, in the caller, before it returns; blinker's `send` does the "
+        "same. So `order_paid.send(...)` runs the project's receivers of `order_paid`: "
+        "`@receiver(order_paid)`, `order_paid.connect(fn)`, blinker's `@sig.connect` and "
+        "`connect_via`, however the signal is imported (re-exports followed), a blinker "
+        "`ns.signal(...)` by its module name. Each receiver is a callee: here the POST makes "
+        "`settle` non-idempotent. A signal with no receiver in the scan (a built-in one such "
+        "as `post_save` sent by hand, or one only other packages connect to) stays what it "
+        "was: a gap naming the send.",
+    ),
 ]

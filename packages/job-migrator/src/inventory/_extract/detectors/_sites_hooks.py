@@ -15,6 +15,7 @@ from inventory._extract.detectors._sites_signals import (
     RECEIVER_DECORATORS,
     blinker_decorator,
     only_imports,
+    signal_names,
 )
 from inventory._extract.detectors._sites_signals import only_vetoes as only_vetoes
 from inventory._extract.detectors._targets import JobTarget, call_arguments, job_target
@@ -91,7 +92,21 @@ def decorator_site(
         target_source=job.source,
         enclosing_function=outer.qualname,
         detail=detail,
+        signals=_decorated_signals(decorator, outer.resolver)
+        if pattern is Pattern.SIGNAL_RECEIVER
+        else [],
     )
+
+
+def _decorated_signals(decorator: ast.expr, resolver: Resolver) -> list[str]:
+    """``@receiver(sig)`` / ``@receiver([a, b])``, ``@sig.connect``, ``@sig.connect_via(x)``."""
+    call = decorator if isinstance(decorator, ast.Call) else None
+    func = call.func if call is not None else decorator
+    if isinstance(func, ast.Attribute) and func.attr in ("connect", "connect_via"):
+        return signal_names(func.value, resolver)
+    if call is None:
+        return []
+    return signal_names(argument_node(call, 0, "signal"), resolver)
 
 
 def _decorator_kind(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._resolve import Resolver
+from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import BindingKind
 from inventory._extract._source import SourceText
 from inventory._extract._state import Candidate
@@ -89,7 +89,10 @@ def signal_connect(call: CallSite) -> Candidate | None:
     text = call.state.resolver.text
     detail = f"connected to {call.resolved.receiver_source}{_sender(node, text, 1)}"
     job = job_target(target_node, call.state.resolver)
-    return candidate(Pattern.SIGNAL_RECEIVER, node, job, call, [], detail)
+    found = candidate(Pattern.SIGNAL_RECEIVER, node, job, call, [], detail)
+    if isinstance(node.func, ast.Attribute):
+        found.site.signals = signal_names(node.func.value, call.state.resolver)
+    return found
 
 
 def _connect_via_call(call: CallSite) -> Candidate | None:
@@ -104,7 +107,28 @@ def _connect_via_call(call: CallSite) -> Candidate | None:
     text = resolver.text
     detail = f"connected to {text.segment(via.value)}{_sender(inner, text, 0)}"
     job = job_target(node.args[0], resolver)
-    return candidate(Pattern.SIGNAL_RECEIVER, node, job, call, [], detail)
+    found = candidate(Pattern.SIGNAL_RECEIVER, node, job, call, [], detail)
+    found.site.signals = signal_names(via.value, resolver)
+    return found
+
+
+def signal_names(node: ast.expr | None, resolver: Resolver) -> list[str]:
+    """The signal objects ``node`` names (one, or a list or tuple of them), locally
+    resolved: what a receiver connected to them is run by (``sig.send(...)``)."""
+    if node is None:
+        return []
+    nodes = node.elts if isinstance(node, ast.List | ast.Tuple) else [node]
+    found: list[str] = []
+    for one in nodes:
+        if isinstance(one, ast.Name | ast.Attribute):
+            target = resolver.expr(one).target
+            if target and not target.startswith("?"):
+                found.append(public_name(target, resolver.module))
+            elif isinstance(one, ast.Name):
+                # ``ns.signal("user-registered")`` bound to a module name: a value of no
+                # known type, named as the module's own (as a send of it is).
+                found.append(f"{resolver.module}.{one.id}")
+    return found
 
 
 def _connected_signal(call: CallSite, receiver: ast.expr) -> bool:
