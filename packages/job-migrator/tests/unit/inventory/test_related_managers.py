@@ -72,3 +72,31 @@ def test_an_add_that_is_not_a_related_manager_is_followed_as_itself(tmp_path: Pa
     assert EffectKind.HTTP_POST in effects
     assert EffectKind.DB_UPSERT not in effects
     assert verdict is Idempotency.NON_IDEMPOTENT
+
+
+def test_a_field_to_a_model_named_by_app_label_in_a_receiver(tmp_path: Path) -> None:
+    # ``ManyToManyField(to="queues.Queue")`` and a post_save receiver of its model.
+    (tmp_path / "queues").mkdir()
+    (tmp_path / "queues" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "queues" / "models.py").write_text(
+        "from django.db import models\n\n"
+        "class Queue(models.Model):\n    name = models.CharField(max_length=40)\n\n"
+        "class Job(models.Model):\n"
+        "    default_queue = models.ForeignKey(Queue, on_delete=models.CASCADE)\n"
+        "    queues = models.ManyToManyField(to='queues.Queue', related_name='jobs')\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "queues" / "signals.py").write_text(
+        "from django.db.models.signals import post_save\n"
+        "from django.dispatch import receiver\n\n"
+        "from queues.models import Job\n\n\n"
+        "@receiver(post_save, sender=Job)\n"
+        "def keep_default(instance, raw=False, **kwargs):\n"
+        "    if raw:\n        return\n"
+        "    instance.queues.add(instance.default_queue)\n",
+        encoding="utf-8",
+    )
+    inventory = scan(tmp_path, use_cache=False, jobs=1)
+    job = next(j for j in inventory.jobs if j.qualname == "queues.signals.keep_default")
+    assert job.idempotency is Idempotency.IDEMPOTENT, [e.message for e in job.evidence]
+    assert {e.kind for e in job.effects} == {EffectKind.DB_UPSERT}

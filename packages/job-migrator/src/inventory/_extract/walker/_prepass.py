@@ -937,7 +937,8 @@ _MANY = ("ManyToManyField", "ParentalManyToManyField")
 
 def many_to_many(node: ast.ClassDef, qualname: str, resolver: Resolver) -> dict[str, str]:
     """``tags = models.ManyToManyField(Tag)`` in a model: ``obj.tags`` is a manager of Tag
-    rows (``"self"``: the class itself). A model named by another string gives nothing."""
+    rows (``"self"``: the class itself; ``"shop.Tag"``, an app label and a model name: the
+    project model of that name, as for a ForeignKey)."""
     found: dict[str, str] = {}
     for stmt in node.body:
         if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
@@ -954,6 +955,10 @@ def many_to_many(node: ast.ClassDef, qualname: str, resolver: Resolver) -> dict[
             found[names[0]] = qualname
         elif isinstance(to, ast.Name | ast.Attribute) and resolver.dotted(to):
             found[names[0]] = resolver.dotted(to) or ""
+        elif isinstance(to, ast.Constant) and isinstance(to.value, str):
+            app, _, model = to.value.rpartition(".")  # ``to="extras.JobQueue"``
+            if app.isidentifier() and model.isidentifier():
+                found[names[0]] = f"{MODEL_LOADED}{app}.{model}"
     return found
 
 
