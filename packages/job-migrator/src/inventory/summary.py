@@ -221,6 +221,12 @@ class RawSite(BaseModel):
         description="A signal receiver's signals (Django or blinker objects it is connected "
         "to), locally resolved: `sig.send(...)` runs it.",
     )
+    sender: str = Field(
+        default="",
+        description="A signal receiver's `sender=` filter, locally resolved ('' for none, "
+        "'?' for a value the scan cannot name): a model's save() runs the receivers of "
+        "post_save for that model and for none.",
+    )
 
 
 class FileSummary(BaseModel):

@@ -42,6 +42,19 @@ _SELF_PREFIX = "self."
 # Django's Signal.send / send_robust / asend / asend_robust and blinker's send /
 # send_async: each runs the receivers connected to the signal, in the caller.
 _SENDS = frozenset({"send", "send_robust", "asend", "asend_robust", "send_async"})
+# What Django's model methods send, with the model's class as sender (its documentation of
+# django.db.models.signals): save() pre_save and post_save, delete() pre_delete and
+# post_delete; a manager's create() (and get_or_create / update_or_create, which may
+# create) saves the new row.
+_SIGNALS = "django.db.models.signals."
+_SAVED = (f"{_SIGNALS}pre_save", f"{_SIGNALS}post_save")
+_DELETED = (f"{_SIGNALS}pre_delete", f"{_SIGNALS}post_delete")
+_MODEL_SENDS = {"save": _SAVED, "asave": _SAVED, "delete": _DELETED, "adelete": _DELETED}
+_CREATES = frozenset(
+    {"create", "acreate", "get_or_create", "aget_or_create", "update_or_create"}
+    | {"aupdate_or_create"}
+)
+_OBJECTS = ".objects"
 _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 
@@ -76,7 +89,8 @@ class CallGraph:
         self._param_types: dict[str, dict[str, str | None]] = {}
         self.dispatch = SelfDispatch(index)
         self._site_lines: dict[str, set[int]] | None = None  # function -> its sites' lines
-        self._receivers: dict[str, list[str]] | None = None  # signal -> project receivers
+        # signal -> its project receivers, each with its sender filter ("" none, "?" unknown)
+        self._receivers: dict[str, list[tuple[str, str]]] | None = None
 
     def library_gap(self, top_level: str) -> str | None:
         """Why a library's source was not read (for a gap's evidence), None if it was."""
@@ -158,7 +172,8 @@ class CallGraph:
             looked_up = self._table_members(call)
             if looked_up is not None:
                 return looked_up
-            return self._overridden(self.resolve_call(call, caller), caller)
+            found = self._overridden(self.resolve_call(call, caller), caller)
+            return found + self._model_signal_receivers(call, caller)
         update = {"receiver": ReceiverKind.INSTANCE}
         return [
             self.resolve_call(call.model_copy(update={**update, "target": m}), None)
@@ -188,13 +203,14 @@ class CallGraph:
             return None
         return [
             CallTarget(call, r, SymbolKind.FUNCTION, self._runs(Resolved(SymbolKind.FUNCTION, r)))
-            for r in found
+            for r in sorted({r for r, _sender in found})
         ]
 
-    def receivers(self) -> dict[str, list[str]]:
-        """Each signal the project connects receivers to -> those receivers (functions)."""
+    def receivers(self) -> dict[str, list[tuple[str, str]]]:
+        """Each signal the project connects receivers to -> those receivers (functions),
+        each with the class its ``sender=`` names ("" for none, "?" for one not named)."""
         if self._receivers is None:
-            found: dict[str, set[str]] = {}
+            found: dict[str, set[tuple[str, str]]] = {}
             for summary in self.index.modules.values():
                 for site in summary.sites:
                     if site.pattern is not Pattern.SIGNAL_RECEIVER or not site.target:
@@ -202,10 +218,44 @@ class CallGraph:
                     job = self.index.resolve(site.target)
                     if job.kind != SymbolKind.FUNCTION:
                         continue
+                    sender = site.sender
+                    if sender not in ("", "?"):
+                        sender = self.index.resolve(sender).name
                     for signal in site.signals:
-                        found.setdefault(self._signal_key(signal), set()).add(job.name)
+                        found.setdefault(self._signal_key(signal), set()).add((job.name, sender))
             self._receivers = {k: sorted(v) for k, v in found.items()}
         return self._receivers
+
+    def _model_signal_receivers(
+        self, call: CallInfo, caller: FunctionInfo | None
+    ) -> list[CallTarget]:
+        """``order.save()``, ``order.delete()``, ``Order.objects.create(...)`` on a project
+        model: the project's receivers of the signals Django sends then, for that model
+        (``sender=Order``) or for every sender, run in the call too."""
+        name = (
+            self._through_attribute(call, caller)
+            or self._typed_parameter(call, caller)
+            or call.target
+        )
+        head, _, method = name.rpartition(".")
+        if method in _CREATES and head.endswith(_OBJECTS):
+            head, signals = head.removesuffix(_OBJECTS), _SAVED
+        elif method in _MODEL_SENDS:
+            signals = _MODEL_SENDS[method]
+        else:
+            return []
+        if not head or head.startswith(_UNKNOWN_PREFIX) or not self.receivers():
+            return []
+        model = self.index.resolve(head)
+        if model.kind != SymbolKind.CLASS or not self.index.is_model(model.name):
+            return []
+        found: list[CallTarget] = []
+        for signal in signals:
+            for receiver, sender in self.receivers().get(signal, []):
+                if sender in ("", "?", model.name):
+                    runs = self._runs(Resolved(SymbolKind.FUNCTION, receiver))
+                    found.append(CallTarget(call, receiver, SymbolKind.FUNCTION, runs))
+        return found
 
     def _signal_key(self, name: str) -> str:
         """One name per signal object, whichever module it is imported through (re-exports

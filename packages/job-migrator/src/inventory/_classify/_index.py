@@ -300,6 +300,10 @@ class SymbolIndex:
         ]
         return users[0] if len(users) == 1 else "django.contrib.auth.models.User"
 
+    def is_model(self, cls: str) -> bool:
+        """A project class deriving from an ORM ``Model`` base."""
+        return cls in self._model_classes()
+
     def _model_classes(self) -> frozenset[str]:
         """Project classes deriving from an ORM ``Model`` base."""
         if self._models is None:

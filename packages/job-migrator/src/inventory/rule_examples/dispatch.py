@@ -187,4 +187,48 @@ EXAMPLES: list[RuleExample] = [
         "as `post_save` sent by hand, or one only other packages connect to) stays what it "
         "was: a gap naming the send.",
     ),
+    RuleExample(
+        title="a model's save() runs the project's post_save receivers of that model",
+        files={
+            "shop/__init__.py": "",
+            "shop/models.py": """
+                import requests
+                from django.db import models
+                from django.db.models.signals import post_save
+                from django.dispatch import receiver
+
+                class Order(models.Model):
+                    state = models.CharField(max_length=20)
+
+                @receiver(post_save, sender=Order)
+                def ship(sender, instance, created, **kwargs):
+                    if instance.state == "paid":
+                        requests.post("https://warehouse.example.com/ship", json={"order": instance.pk})
+            """,
+            "shop/jobs.py": """
+                import threading
+
+                from shop.models import Order
+
+                def mark_paid(order_id):
+                    order = Order.objects.get(pk=order_id)
+                    order.state = "paid"
+                    order.save()
+
+                def view(request):
+                    threading.Thread(target=mark_paid, args=(request.POST["order"],)).start()
+            """,
+        },
+        job="shop.jobs.mark_paid",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.DB_READ, K.DB_OVERWRITE, K.HTTP_POST},
+        why="Overwriting a row converges, but Django's `Model.save()` sends `pre_save` and "
+        "`post_save` with the model's class as sender, and every receiver connected for that "
+        'model (`sender=Order`, `sender="shop.Order"`) or for every sender runs before '
+        "`save()` returns: here a POST to the warehouse, which a retry of `mark_paid` would "
+        "send again. So do `delete()` (`pre_delete`, `post_delete`) and a manager's `create()`, "
+        "`get_or_create()` and `update_or_create()` (a save of the new row). A queryset's "
+        "`update()` and `bulk_create()` send no signal, and a receiver of another model is not "
+        "run.",
+    ),
 ]

@@ -83,3 +83,87 @@ def test_a_method_named_send_that_is_no_signal_runs_itself(tmp_path: Path) -> No
     verdict, effects, unexplained = _jobs(tmp_path)["shop.jobs.ping"]
     assert verdict is Idempotency.IDEMPOTENT
     assert effects == set() and unexplained == []
+
+
+# --- a model's save(), delete() and create() send Django's model signals -------------
+
+MODEL_FILES = {
+    "desk/__init__.py": "",
+    "desk/models.py": (
+        "from django.db import models\n\n"
+        "class Ticket(models.Model):\n    state = models.CharField(max_length=20)\n\n"
+        "class Note(models.Model):\n    text = models.TextField()\n"
+    ),
+    "desk/receivers.py": (
+        "import requests\n"
+        "from django.db.models.signals import post_delete, post_save\n"
+        "from django.dispatch import receiver\n\n"
+        "from desk.models import Note\n\n\n"
+        "@receiver(post_save, sender='desk.Ticket')\n"
+        "def page_on_call(sender, instance, **kwargs):\n"
+        "    requests.post('https://pager.example.com/page', json={'id': instance.pk})\n\n\n"
+        "@receiver(post_save, sender=Note)\n"
+        "def mail_note(sender, instance, **kwargs):\n"
+        "    requests.post('https://mail.example.com/send', json={'id': instance.pk})\n\n\n"
+        "def archive(sender, instance, **kwargs):\n"
+        "    requests.post('https://archive.example.com/gone', json={'id': instance.pk})\n\n\n"
+        "post_delete.connect(archive)\n"
+    ),
+    "desk/jobs.py": (
+        "import threading\n\n"
+        "from desk.models import Note, Ticket\n\n\n"
+        "def close(ticket_id):\n"
+        "    ticket = Ticket.objects.get(pk=ticket_id)\n"
+        "    ticket.state = 'closed'\n"
+        "    ticket.save()\n\n\n"
+        "def close_all():\n"
+        "    Ticket.objects.filter(state='open').update(state='closed')\n\n\n"
+        "def jot(text):\n"
+        "    Note.objects.create(text=text)\n\n\n"
+        "def drop(note_id):\n"
+        "    Note.objects.get(pk=note_id).delete()\n\n\n"
+        "def view(request):\n"
+        "    threading.Thread(target=close, args=(1,)).start()\n"
+        "    threading.Thread(target=close_all).start()\n"
+        "    threading.Thread(target=jot, args=('x',)).start()\n"
+        "    threading.Thread(target=drop, args=(1,)).start()\n"
+    ),
+}
+
+
+def _model_jobs(tmp_path: Path) -> dict[str, tuple[Idempotency, set[EffectKind], set[str]]]:
+    for path, text in MODEL_FILES.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    inventory = scan(tmp_path, use_cache=False, jobs=1)
+    return {
+        j.qualname: (
+            j.idempotency,
+            {e.kind for e in j.effects},
+            {step for e in j.effects for step in e.chain},
+        )
+        for j in inventory.jobs
+    }
+
+
+def test_saving_a_model_runs_its_post_save_receivers_and_no_others(tmp_path: Path) -> None:
+    verdict, effects, chain = _model_jobs(tmp_path)["desk.jobs.close"]
+    assert verdict is Idempotency.NON_IDEMPOTENT
+    assert EffectKind.HTTP_POST in effects
+    assert "desk.receivers.page_on_call" in chain  # sender="desk.Ticket": this model
+    assert "desk.receivers.mail_note" not in chain  # sender=Note: another model's
+
+
+def test_a_queryset_update_sends_no_signal(tmp_path: Path) -> None:
+    verdict, effects, _ = _model_jobs(tmp_path)["desk.jobs.close_all"]
+    assert verdict is Idempotency.IDEMPOTENT
+    assert EffectKind.HTTP_POST not in effects
+
+
+def test_create_and_delete_run_the_receivers_of_their_signals(tmp_path: Path) -> None:
+    jobs = _model_jobs(tmp_path)
+    _, _, created = jobs["desk.jobs.jot"]
+    assert "desk.receivers.mail_note" in created and "desk.receivers.archive" not in created
+    _, _, deleted = jobs["desk.jobs.drop"]
+    assert "desk.receivers.archive" in deleted  # post_delete with no sender: every model
+    assert "desk.receivers.mail_note" not in deleted

@@ -15,6 +15,7 @@ from inventory._extract.detectors._sites_signals import (
     RECEIVER_DECORATORS,
     blinker_decorator,
     only_imports,
+    sender_name,
     signal_names,
 )
 from inventory._extract.detectors._sites_signals import only_vetoes as only_vetoes
@@ -95,7 +96,20 @@ def decorator_site(
         signals=_decorated_signals(decorator, outer.resolver)
         if pattern is Pattern.SIGNAL_RECEIVER
         else [],
+        sender=_decorated_sender(decorator, outer.resolver)
+        if pattern is Pattern.SIGNAL_RECEIVER
+        else "",
     )
+
+
+def _decorated_sender(decorator: ast.expr, resolver: Resolver) -> str:
+    """``@receiver(sig, sender=X)``, ``@sig.connect_via(X)``."""
+    if not isinstance(decorator, ast.Call):
+        return ""
+    func = decorator.func
+    if isinstance(func, ast.Attribute) and func.attr == "connect_via":
+        return sender_name(argument_node(decorator, 0, "sender"), resolver)
+    return sender_name(argument_node(decorator, 99, "sender"), resolver)
 
 
 def _decorated_signals(decorator: ast.expr, resolver: Resolver) -> list[str]:

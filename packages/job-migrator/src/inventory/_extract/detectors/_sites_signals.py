@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._resolve import Resolver, public_name
+from inventory._extract._resolve import MODEL_LOADED, Resolver, public_name
 from inventory._extract._scopes import BindingKind
 from inventory._extract._source import SourceText
 from inventory._extract._state import Candidate
@@ -92,6 +92,7 @@ def signal_connect(call: CallSite) -> Candidate | None:
     found = candidate(Pattern.SIGNAL_RECEIVER, node, job, call, [], detail)
     if isinstance(node.func, ast.Attribute):
         found.site.signals = signal_names(node.func.value, call.state.resolver)
+    found.site.sender = sender_name(argument_node(node, 1, "sender"), call.state.resolver)
     return found
 
 
@@ -109,7 +110,25 @@ def _connect_via_call(call: CallSite) -> Candidate | None:
     job = job_target(node.args[0], resolver)
     found = candidate(Pattern.SIGNAL_RECEIVER, node, job, call, [], detail)
     found.site.signals = signal_names(via.value, resolver)
+    found.site.sender = sender_name(argument_node(inner, 0, "sender"), resolver)
     return found
+
+
+def sender_name(node: ast.expr | None, resolver: Resolver) -> str:
+    """A receiver's ``sender=``: the class (or object) named, locally resolved; a model
+    named ``"app.Model"`` as the index finds it; "" when there is none; "?" otherwise."""
+    if node is None or (isinstance(node, ast.Constant) and node.value is None):
+        return ""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        app, _, model = node.value.rpartition(".")
+        return (
+            f"{MODEL_LOADED}{app}.{model}" if app.isidentifier() and model.isidentifier() else "?"
+        )
+    if isinstance(node, ast.Name | ast.Attribute):
+        target = resolver.expr(node).target
+        if target and not target.startswith("?"):
+            return public_name(target, resolver.module)
+    return "?"
 
 
 def signal_names(node: ast.expr | None, resolver: Resolver) -> list[str]:
