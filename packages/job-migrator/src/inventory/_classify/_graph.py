@@ -201,10 +201,24 @@ class CallGraph:
         found = self.receivers().get(self._signal_key(head))
         if not found:
             return None
+        sent_by = self._sent_by(call, caller)
+        run = sorted({r for r, sender in found if sent_by is None or sender in ("", "?", sent_by)})
+        if not run:
+            return None  # receivers for other senders only: as a signal nobody here receives
         return [
             CallTarget(call, r, SymbolKind.FUNCTION, self._runs(Resolved(SymbolKind.FUNCTION, r)))
-            for r in sorted({r for r, _sender in found})
+            for r in run
         ]
+
+    def _sent_by(self, call: CallInfo, caller: FunctionInfo | None) -> str | None:
+        """The project class a send names as ``sender=`` (``sender=Ticket``): a receiver
+        connected for another sender is not run. None when it names none the scan knows."""
+        written = call.kwarg_sources.get("sender", "")
+        summary = self.index.home.get(caller.qualname) if caller is not None else None
+        if summary is None or not written.replace(".", "").isidentifier():
+            return None
+        found = self.index.resolve(f"{summary.module}.{written}")
+        return found.name if found.kind == SymbolKind.CLASS else None
 
     def receivers(self) -> dict[str, list[tuple[str, str]]]:
         """Each signal the project connects receivers to -> those receivers (functions),

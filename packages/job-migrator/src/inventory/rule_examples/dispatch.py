@@ -183,9 +183,10 @@ EXAMPLES: list[RuleExample] = [
         "`@receiver(order_paid)`, `order_paid.connect(fn)`, blinker's `@sig.connect` and "
         "`connect_via`, however the signal is imported (re-exports followed), a blinker "
         "`ns.signal(...)` by its module name. Each receiver is a callee: here the POST makes "
-        "`settle` non-idempotent. A signal with no receiver in the scan (a built-in one such "
-        "as `post_save` sent by hand, or one only other packages connect to) stays what it "
-        "was: a gap naming the send.",
+        "`settle` non-idempotent. A send that names its sender (`sender=Note`, a project "
+        "class) runs the receivers connected for that sender or for every sender. A signal "
+        "with no receiver in the scan (a built-in one such as `post_save` sent by hand, or "
+        "one only other packages connect to) stays what it was: a gap naming the send.",
     ),
     RuleExample(
         title="a model's save() runs the project's post_save receivers of that model",

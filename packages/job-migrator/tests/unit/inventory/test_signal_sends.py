@@ -131,8 +131,10 @@ MODEL_FILES = {
 }
 
 
-def _model_jobs(tmp_path: Path) -> dict[str, tuple[Idempotency, set[EffectKind], set[str]]]:
-    for path, text in MODEL_FILES.items():
+def _model_jobs(
+    tmp_path: Path, files: dict[str, str] = MODEL_FILES
+) -> dict[str, tuple[Idempotency, set[EffectKind], set[str]]]:
+    for path, text in files.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text, encoding="utf-8")
     inventory = scan(tmp_path, use_cache=False, jobs=1)
@@ -167,3 +169,19 @@ def test_create_and_delete_run_the_receivers_of_their_signals(tmp_path: Path) ->
     _, _, deleted = jobs["desk.jobs.drop"]
     assert "desk.receivers.archive" in deleted  # post_delete with no sender: every model
     assert "desk.receivers.mail_note" not in deleted
+
+
+def test_a_send_naming_its_sender_runs_that_senders_receivers_only(tmp_path: Path) -> None:
+    resend = (
+        "import threading\n\n"
+        "from django.db.models.signals import post_save\n\n"
+        "from desk.models import Note\n\n\n"
+        "def replay_note(note_id):\n"
+        "    post_save.send(sender=Note, instance=Note.objects.get(pk=note_id), created=False)\n\n\n"
+        "def view(request):\n"
+        "    threading.Thread(target=replay_note, args=(1,)).start()\n"
+    )
+    jobs = _model_jobs(tmp_path, {**MODEL_FILES, "desk/resend.py": resend})
+    _, _, chain = jobs["desk.resend.replay_note"]
+    assert "desk.receivers.mail_note" in chain
+    assert "desk.receivers.page_on_call" not in chain  # connected for Ticket
