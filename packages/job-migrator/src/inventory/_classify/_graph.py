@@ -55,6 +55,7 @@ _CREATES = frozenset(
     | {"aupdate_or_create"}
 )
 _OBJECTS = ".objects"
+_FIELD_VALUES = "django.db.models.fields.files."
 _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 
@@ -523,6 +524,11 @@ class CallGraph:
         if cls and attr.isidentifier() and self._relation(cls, attr):
             # ``instance.tags.add(tag)``: a related manager of the sender's model.
             return f"{cls}.{attr}.{method}"
+        if cls and attr.isidentifier() and self.index.attribute_class(cls, attr) is None:
+            # ``instance.file.delete()``: a FileField's FieldFile (``_index._member``).
+            found = self.index.resolve(f"{cls}.{attr}.{method}")
+            if found.kind == SymbolKind.EXTERNAL and found.name.startswith(_FIELD_VALUES):
+                return found.name
         if cls and attr:
             # ``instance.billing.check_limits()``: a ForeignKey of the sender's model.
             cls = self.index.attribute_class(cls, attr) if attr.isidentifier() else None

@@ -111,6 +111,9 @@ _QUERYSET = frozenset(
 )
 
 
+# The values Django's model fields hold that the scan names (a FileField's FieldFile).
+_FIELD_VALUES = "django.db.models.fields.files."
+
 # Django's related managers (``create_forward_many_to_many_manager`` and
 # ``create_reverse_many_to_one_manager`` make their classes at run time): the relation
 # edits, named for the catalogue.
@@ -557,6 +560,10 @@ class SymbolIndex:
             method = self.method(held, tail[1]) if held else None
             if method is not None:
                 return Resolved(SymbolKind.FUNCTION, method)
+            library = self.attribute_library_type(owner, tail[0]) if held is None else None
+            if library is not None and library.startswith(_FIELD_VALUES):
+                # ``upload.file.delete()``: Django's FieldFile, named for the catalogue.
+                return Resolved(SymbolKind.EXTERNAL, f"{library}.{tail[1]}")
         if len(tail) > 1 and owner in self.classes and self.method(owner, tail[0]):
             # ``accounts.mail_util.send_mail``: a property returning ``self._mail_util``
             returned = self.returned_class(owner, tail[0])
@@ -725,6 +732,17 @@ class SymbolIndex:
         cls = self.resolve(owner) if owner else None
         if cls is not None and cls.kind == SymbolKind.CLASS:
             return self.method(cls.name, method)
+        return None
+
+    def attribute_library_type(self, cls: str, attr: str) -> str | None:
+        """The library class of ``cls.attr`` when the class (or a base) assigns it one that
+        is not the project's (a model's ``FileField`` holds Django's ``FieldFile``)."""
+        for owner in self.mro(cls):
+            info = self.classes.get(owner)
+            ctor = info.attributes.get(attr) if info else None
+            if ctor is not None:
+                found = self.resolve(ctor)
+                return found.name if found.kind == SymbolKind.EXTERNAL and found.name else None
         return None
 
     def attribute_class(self, cls: str, attr: str) -> str | None:

@@ -449,6 +449,40 @@ EXAMPLES: list[RuleExample] = [
         },
     ),
     example(
+        "types: a FileField holds a FieldFile, whose delete() removes the stored file",
+        """
+        from django.db.models.signals import post_delete
+        from django.dispatch import receiver
+
+        from shop.models import Invoice
+
+        @receiver(post_delete, sender=Invoice)
+        def drop_pdf(sender, instance, **kwargs):
+            if instance.pdf:
+                instance.pdf.delete(save=False)
+        """,
+        "drop_pdf",
+        V.IDEMPOTENT,
+        {K.DB_DELETE},
+        "`pdf = models.FileField(...)` on `Invoice` holds Django's `FieldFile` "
+        "(`ImageField`: `ImageFieldFile`), so `instance.pdf.delete()` is "
+        "`FieldFile.delete`: the stored file is removed, and a retry finds nothing left, even "
+        "in a project where some class defines a `delete` of its own (which a `delete` on a "
+        "receiver of unknown type might run). `instance.pdf.save(name, content)` stores the "
+        "content under a free name: a retry stores another copy (`file_append`).",
+        more_files={
+            "shop/models.py": (
+                "from django.db import models\n\n"
+                "class Invoice(models.Model):\n"
+                "    pdf = models.FileField(upload_to='invoices/')\n\n"
+                "class Outbox:\n"
+                "    def delete(self, key):\n"
+                "        import requests\n"
+                "        requests.post('https://example.com/forget', json={'key': key})\n"
+            )
+        },
+    ),
+    example(
         "types: a many-to-many field's manager, and relation edits that converge",
         """
         from django.db.models.signals import post_save

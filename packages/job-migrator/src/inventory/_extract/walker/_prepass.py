@@ -868,6 +868,10 @@ def _defaulted_type(
 
 
 _FIELD_MODULES = ("django.db.models.", "django.contrib.", "modelcluster.", "taggit.")
+_FILE_FIELDS = {
+    ".FileField": "django.db.models.fields.files.FieldFile",
+    ".ImageField": "django.db.models.fields.files.ImageFieldFile",
+}
 _RELATIONS = ("ForeignKey", "OneToOneField", "ParentalKey")
 
 
@@ -881,7 +885,12 @@ def _related_model(call: ast.Call, resolver: Resolver, ctor: str) -> str:
     """``ticket = models.ForeignKey(Ticket, ...)``: ``self.ticket`` is a Ticket;
     ``ForeignKey("desk.Ticket", ...)`` (an app label and a model name) is the project model
     the index finds by that name (``MODEL_LOADED``), as for ``get_model("desk", "Ticket")``;
-    other fields (and other strings: ``"self"``, a bare name) give no type."""
+    other fields (and other strings: ``"self"``, a bare name) give no type, but a
+    ``FileField`` / ``ImageField``, whose value is Django's ``FieldFile`` /
+    ``ImageFieldFile`` (``instance.file.delete()`` removes the stored file)."""
+    for field, value in _FILE_FIELDS.items():
+        if ctor.endswith(field):
+            return value
     if not ctor.endswith(_RELATIONS):
         return ""
     to = next((k.value for k in call.keywords if k.arg == "to"), None)
