@@ -81,7 +81,7 @@ def census(args: argparse.Namespace, analyzer: Analyzer) -> Json:
         entry, _, figs = package_entry(pkg, record, load_inventory(args.work, record), catalogue)
         entries.append(entry)
         if figs is not None:
-            ranking.add(pkg.name, figs.gaps, figs.gaps_hidden)
+            ranking.add(pkg.name, figs.gaps, figs.gaps_hidden, figs.sole)
             floods += [{"job": j, "package": pkg.name, "sites": n} for j, n in figs.floods]
     return {
         "meta": _meta(args, analyzer, records),

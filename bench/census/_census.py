@@ -95,6 +95,7 @@ def _figures_json(figs: PackageFigures | None) -> Json | None:
         "floods": [{"job": j, "sites": n} for j, n in figs.floods],
         "gaps": dict(figs.gaps.most_common(20)),
         "gaps_hidden": figs.gaps_hidden,
+        "sole_blockers": dict(figs.sole.most_common(10)),
         "unresolved_sites": dict(figs.unresolved_sites.most_common(10)),
         "internal_errors": figs.internal_errors,
     }
@@ -139,7 +140,19 @@ def overall(entries: list[Json], ranking: GapRanking, floods: list[Json], top: i
         "gap_methods": _ranked(ranking.by_method, top),
         "gap_shapes": _ranked(ranking.by_shape, top),
         "gap_names_cut": ranking.hidden,
+        "sole_blockers": _sole(ranking, top),
     }
+
+
+def _sole(ranking: GapRanking, top: int) -> list[Json]:
+    """The calls that alone keep a job's verdict unknown, the most widespread first: one
+    catalogue entry or mechanism for such a call decides those jobs."""
+    rows = [
+        {"target": name, "unknown_jobs_decided": jobs, "packages": len(ranking.sole_packages[name])}
+        for name, jobs in ranking.by_sole.items()
+    ]
+    rows.sort(key=lambda r: (-r["packages"], -r["unknown_jobs_decided"], r["target"]))
+    return rows[:top]
 
 
 def _scanned_share(sinks: list[Json]) -> float | None:

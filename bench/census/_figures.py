@@ -36,6 +36,9 @@ class PackageFigures:
     gaps: Counter[str] = field(default_factory=Counter)  # gap name -> unknown jobs it blocks
     gaps_hidden: int = 0  # gap names the evidence cut ("and N more")
     unresolved_sites: Counter[str] = field(default_factory=Counter)  # site target -> count
+    # The one call an unknown verdict rests on (``Job.unexplained``): the catalogue entry that
+    # explains it, else the call -> unknown jobs it alone keeps undecided.
+    sole: Counter[str] = field(default_factory=Counter)
     internal_errors: list[str] = field(default_factory=list)
 
     @property
@@ -57,6 +60,9 @@ def figures(inventory: Inventory, top: int = 5) -> PackageFigures:
         for names, more in _gap_lists(job.evidence):
             result.gaps.update(set(names))
             result.gaps_hidden += more
+        blockers = {u.entry or u.call for u in job.unexplained}
+        if len(blockers) == 1:
+            result.sole.update(blockers)
     unresolved = [s for s in inventory.sites if s.job == "unknown"]
     result.unresolved_sites.update(s.target_source or "?" for s in unresolved)
     result.internal_errors = [
@@ -102,9 +108,16 @@ class GapRanking:
     by_shape: Counter[str] = field(default_factory=Counter)
     packages: dict[str, set[str]] = field(default_factory=dict)  # target -> packages
     hidden: int = 0
+    by_sole: Counter[str] = field(default_factory=Counter)  # see PackageFigures.sole
+    sole_packages: dict[str, set[str]] = field(default_factory=dict)
 
-    def add(self, package: str, gaps: Counter[str], hidden: int) -> None:
+    def add(
+        self, package: str, gaps: Counter[str], hidden: int, sole: Counter[str] | None = None
+    ) -> None:
         self.hidden += hidden
+        for name, jobs in (sole or Counter()).items():
+            self.by_sole[name] += jobs
+            self.sole_packages.setdefault(name, set()).add(package)
         for name, jobs in gaps.items():
             self.by_target[name] += jobs
             self.by_method[method_of(name)] += jobs

@@ -88,6 +88,13 @@ def render(console: Console, result: Json) -> None:
     console.print(ranked_table("... by method name", total["gap_methods"], "target"))
     console.print(ranked_table("... by dispatch shape", total["gap_shapes"], "target"))
     console.print(
+        ranked_table(
+            "Sole blockers: the one call an unknown verdict rests on (widest first)",
+            total.get("sole_blockers", []),
+            "target",
+        )
+    )
+    console.print(
         ranked_table("Largest floods (sites of one job target)", total["floods"], "job", 10)
     )
 

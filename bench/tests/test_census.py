@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from bench.census._catalogue import load_sinks
+from bench.census._census import overall
 from bench.census._coverage import Bucket, attribute, package_files, package_sinks
-from bench.census._figures import Shape, figures, shape
+from bench.census._figures import GapRanking, Shape, figures, shape
 from bench.census._finder import MatchHow, find_sinks
 from inventory import (
     CallSite,
@@ -26,6 +27,7 @@ from inventory import (
     Location,
     Pattern,
 )
+from inventory.models import UnexplainedCall
 
 VIEWS = """\
 import smtplib
@@ -194,6 +196,33 @@ def test_no_handler_means_unknown_framework_and_no_inventory_means_not_scanned(
     unknown = attribute(sinks, _inventory(handler=None)).buckets()
     assert unknown == {"unknown_framework": 3, "unresolved_receiver": 1}
     assert attribute(sinks, None).buckets() == {"not_scanned": 7}
+
+
+def test_a_job_resting_on_one_call_ranks_it_as_a_sole_blocker() -> None:
+    def unknown(name: str, calls: list[UnexplainedCall]) -> Job:
+        return Job(
+            qualname=name,
+            idempotency=Idempotency.UNKNOWN,
+            confidence=Confidence.LOW,
+            unexplained=calls,
+        )
+
+    delete = UnexplainedCall(call="instance.file.delete", entry="?.delete", receiver="^x$")
+    guessed = UnexplainedCall(call="a.b (behind c.d)")
+    one = Inventory(root="/x", jobs=[unknown("a.f", [delete]), unknown("a.g", [guessed])])
+    two = Inventory(
+        root="/y",
+        jobs=[unknown("b.f", [delete]), unknown("b.g", [delete, guessed])],  # two: not sole
+    )
+    ranking = GapRanking()
+    for package, inventory in (("one", one), ("two", two)):
+        figs = figures(inventory)
+        ranking.add(package, figs.gaps, figs.gaps_hidden, figs.sole)
+    rows = overall([], ranking, [])["sole_blockers"]
+    assert rows == [
+        {"target": "?.delete", "unknown_jobs_decided": 2, "packages": 2},
+        {"target": "a.b (behind c.d)", "unknown_jobs_decided": 1, "packages": 1},
+    ]
 
 
 def test_gaps_are_counted_per_blocked_job_and_the_cut_names_are_kept() -> None:
