@@ -167,6 +167,40 @@ EXAMPLES: list[RuleExample] = [
         "is the same import followed by `getattr`).",
     ),
     example(
+        "explained: looking up a model's ContentType",
+        """
+        from django.contrib.contenttypes.models import ContentType
+
+        from shop.models import Link, Page
+
+        def relink(link_id):
+            page_type = ContentType.objects.get_for_model(Page)
+            link = Link.objects.get(pk=link_id)
+            if link.content_type == page_type:
+                Page.objects.filter(id=link.object_id).update(title="linked")
+        """,
+        "relink",
+        V.IDEMPOTENT,
+        {K.DB_READ, K.DB_OVERWRITE, K.DB_UPSERT},
+        "`ContentType.objects.get_for_model(...)` (and `get_for_models`) returns the content "
+        "type's row, creating it when it is missing: a get-or-create on its unique "
+        "`(app_label, model)`, so a retry finds it (`db_upsert`); `get_for_id` and "
+        "`get_by_natural_key` read. Django's manager does this in its own source through "
+        "`self.get_or_create`, which the scan would otherwise leave as a gap on a receiver of "
+        "unknown type; the entries speak for the documented API.",
+        more_files={
+            "shop/models.py": (
+                "from django.contrib.contenttypes.models import ContentType\n"
+                "from django.db import models\n\n"
+                "class Page(models.Model):\n"
+                "    title = models.CharField(max_length=40)\n\n"
+                "class Link(models.Model):\n"
+                "    content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE)\n"
+                "    object_id = models.PositiveIntegerField()\n"
+            )
+        },
+    ),
+    example(
         "explained: Django's connection housekeeping in a long-running job",
         """
         from django.db import close_old_connections, connections
