@@ -23,6 +23,7 @@ from inventory._classify._guesses import (
     too_many_overrides,
 )
 from inventory._classify._index import (
+    FIELD_VALUES,
     TABLE,
     Resolved,
     SymbolIndex,
@@ -55,7 +56,6 @@ _CREATES = frozenset(
     | {"aupdate_or_create"}
 )
 _OBJECTS = ".objects"
-_FIELD_VALUES = "django.db.models.fields.files."
 _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 
@@ -194,11 +194,10 @@ class CallGraph:
         if head == "?" or head.startswith(_UNKNOWN_PREFIX):
             # ``user_registered.send(...)`` on a module's ``ns.signal("...")`` (a value of
             # no known type): the module-level name as written.
-            summary = self.index.home.get(caller.qualname) if caller is not None else None
-            written = call.receiver_source
-            if summary is None or not written.replace(".", "").isidentifier():
+            in_module = self._in_module(call.receiver_source, caller)
+            if in_module is None:
                 return None
-            head = f"{summary.module}.{written}"
+            head = in_module
         found = self.receivers().get(self._signal_key(head))
         if not found:
             return None
@@ -214,12 +213,18 @@ class CallGraph:
     def _sent_by(self, call: CallInfo, caller: FunctionInfo | None) -> str | None:
         """The project class a send names as ``sender=`` (``sender=Ticket``): a receiver
         connected for another sender is not run. None when it names none the scan knows."""
-        written = call.kwarg_sources.get("sender", "")
+        written = self._in_module(call.kwarg_sources.get("sender", ""), caller)
+        found = self.index.resolve(written) if written is not None else None
+        return found.name if found is not None and found.kind == SymbolKind.CLASS else None
+
+    def _in_module(self, written: str, caller: FunctionInfo | None) -> str | None:
+        """A dotted name as written in ``caller``, as its module sees it (``Note`` ->
+        ``shop.jobs.Note``, which the index resolves through the imports); None for
+        anything else (a call, a subscript)."""
         summary = self.index.home.get(caller.qualname) if caller is not None else None
         if summary is None or not written.replace(".", "").isidentifier():
             return None
-        found = self.index.resolve(f"{summary.module}.{written}")
-        return found.name if found.kind == SymbolKind.CLASS else None
+        return f"{summary.module}.{written}"
 
     def receivers(self) -> dict[str, list[tuple[str, str]]]:
         """Each signal the project connects receivers to -> those receivers (functions),
@@ -527,7 +532,7 @@ class CallGraph:
         if cls and attr.isidentifier() and self.index.attribute_class(cls, attr) is None:
             # ``instance.file.delete()``: a FileField's FieldFile (``_index._member``).
             found = self.index.resolve(f"{cls}.{attr}.{method}")
-            if found.kind == SymbolKind.EXTERNAL and found.name.startswith(_FIELD_VALUES):
+            if found.kind == SymbolKind.EXTERNAL and found.name.startswith(FIELD_VALUES):
                 return found.name
         if cls and attr:
             # ``instance.billing.check_limits()``: a ForeignKey of the sender's model.

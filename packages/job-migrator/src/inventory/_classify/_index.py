@@ -112,7 +112,7 @@ _QUERYSET = frozenset(
 
 
 # The values Django's model fields hold that the scan names (a FileField's FieldFile).
-_FIELD_VALUES = "django.db.models.fields.files."
+FIELD_VALUES = "django.db.models.fields.files."
 
 # Django's related managers (``create_forward_many_to_many_manager`` and
 # ``create_reverse_many_to_one_manager`` make their classes at run time): the relation
@@ -561,7 +561,7 @@ class SymbolIndex:
             if method is not None:
                 return Resolved(SymbolKind.FUNCTION, method)
             library = self.attribute_library_type(owner, tail[0]) if held is None else None
-            if library is not None and library.startswith(_FIELD_VALUES):
+            if library is not None and library.startswith(FIELD_VALUES):
                 # ``upload.file.delete()``: Django's FieldFile, named for the catalogue.
                 return Resolved(SymbolKind.EXTERNAL, f"{library}.{tail[1]}")
         if len(tail) > 1 and owner in self.classes and self.method(owner, tail[0]):
@@ -607,13 +607,8 @@ class SymbolIndex:
     def many_model(self, owner: str, name: str) -> str | None:
         """The model whose rows the many-to-many field ``name`` of ``owner`` (or a base)
         holds, else None."""
-        for cls in self.mro(owner):
-            info = self.classes.get(cls)
-            model = info.many.get(name) if info else None
-            if model is not None:
-                found = self.resolve(model)
-                return found.name if found.kind == SymbolKind.CLASS else None
-        return None
+        found = self._declared(owner, name, lambda info: info.many)
+        return found.name if found is not None and found.kind == SymbolKind.CLASS else None
 
     def reverse_model(self, owner: str, name: str) -> str | None:
         """The model whose rows the reverse manager ``name`` of ``owner`` holds: a
@@ -737,22 +732,25 @@ class SymbolIndex:
     def attribute_library_type(self, cls: str, attr: str) -> str | None:
         """The library class of ``cls.attr`` when the class (or a base) assigns it one that
         is not the project's (a model's ``FileField`` holds Django's ``FieldFile``)."""
-        for owner in self.mro(cls):
-            info = self.classes.get(owner)
-            ctor = info.attributes.get(attr) if info else None
-            if ctor is not None:
-                found = self.resolve(ctor)
-                return found.name if found.kind == SymbolKind.EXTERNAL and found.name else None
-        return None
+        found = self._declared(cls, attr, lambda info: info.attributes)
+        external = found is not None and found.kind == SymbolKind.EXTERNAL
+        return found.name if found is not None and external and found.name else None
 
     def attribute_class(self, cls: str, attr: str) -> str | None:
         """The project class of ``cls.attr`` when the class (or a base) assigns it one."""
+        found = self._declared(cls, attr, lambda info: info.attributes)
+        return found.name if found is not None and found.kind == SymbolKind.CLASS else None
+
+    def _declared(
+        self, cls: str, name: str, table: Callable[[ClassInfo], dict[str, str]]
+    ) -> Resolved | None:
+        """What the first class along ``cls``'s MRO declaring ``name`` in ``table`` (its
+        attributes, its many-to-many fields) names there, resolved; None if none does."""
         for owner in self.mro(cls):
             info = self.classes.get(owner)
-            ctor = info.attributes.get(attr) if info else None
-            if ctor is not None:
-                found = self.resolve(ctor)
-                return found.name if found.kind == SymbolKind.CLASS else None
+            declared = table(info).get(name) if info else None
+            if declared is not None:
+                return self.resolve(declared)
         return None
 
     def mro(self, cls: str) -> list[str]:
