@@ -3,9 +3,11 @@ stored file (converges) even in a project where some class defines its own ``del
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from inventory import EffectKind, Idempotency, scan
+from inventory import EffectKind, Idempotency, Inventory
+
+Scanner = Callable[[dict[str, str]], Inventory]  # the scan_project fixture (conftest)
 
 FILES = {
     "docs/__init__.py": "",
@@ -38,27 +40,24 @@ FILES = {
 }
 
 
-def _jobs(tmp_path: Path) -> dict[str, tuple[Idempotency, set[EffectKind]]]:
-    for path, text in FILES.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text(text, encoding="utf-8")
-    inventory = scan(tmp_path, use_cache=False, jobs=1)
+def _jobs(scan_project: Scanner) -> dict[str, tuple[Idempotency, set[EffectKind]]]:
+    inventory = scan_project(FILES)
     return {j.qualname: (j.idempotency, {e.kind for e in j.effects}) for j in inventory.jobs}
 
 
-def test_deleting_a_receivers_stored_files_converges(tmp_path: Path) -> None:
-    verdict, effects = _jobs(tmp_path)["docs.models.drop_files"]
+def test_deleting_a_receivers_stored_files_converges(scan_project: Scanner) -> None:
+    verdict, effects = _jobs(scan_project)["docs.models.drop_files"]
     assert verdict is Idempotency.IDEMPOTENT
     assert effects == {EffectKind.DB_DELETE}
 
 
-def test_saving_new_content_into_a_file_field_is_repeated_by_a_retry(tmp_path: Path) -> None:
-    verdict, effects = _jobs(tmp_path)["docs.models.replace"]
+def test_saving_new_content_into_a_file_field_is_repeated_by_a_retry(scan_project: Scanner) -> None:
+    verdict, effects = _jobs(scan_project)["docs.models.replace"]
     assert EffectKind.FILE_APPEND in effects
     assert verdict is not Idempotency.IDEMPOTENT
 
 
-def test_a_delete_on_an_untyped_receiver_still_may_be_the_projects(tmp_path: Path) -> None:
+def test_a_delete_on_an_untyped_receiver_still_may_be_the_projects(scan_project: Scanner) -> None:
     # ``thing`` could be a Mirror, whose delete posts: never taken for a FieldFile.
-    verdict, _ = _jobs(tmp_path)["docs.models.forget"]
+    verdict, _ = _jobs(scan_project)["docs.models.forget"]
     assert verdict is not Idempotency.IDEMPOTENT

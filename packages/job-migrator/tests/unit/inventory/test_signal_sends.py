@@ -3,9 +3,11 @@ and only those: scanned for real on small projects."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from inventory import EffectKind, Idempotency, scan
+from inventory import EffectKind, Idempotency, Inventory
+
+Scanner = Callable[[dict[str, str]], Inventory]  # the scan_project fixture (conftest)
 
 FILES = {
     "shop/__init__.py": "from shop.signals import order_paid as order_paid\n",
@@ -48,39 +50,36 @@ FILES = {
 }
 
 
-def _jobs(tmp_path: Path) -> dict[str, tuple[Idempotency, set[EffectKind], list[str]]]:
-    for path, text in FILES.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text(text, encoding="utf-8")
-    inventory = scan(tmp_path, use_cache=False, jobs=1)
+def _jobs(scan_project: Scanner) -> dict[str, tuple[Idempotency, set[EffectKind], list[str]]]:
+    inventory = scan_project(FILES)
     return {
         j.qualname: (j.idempotency, {e.kind for e in j.effects}, [u.call for u in j.unexplained])
         for j in inventory.jobs
     }
 
 
-def test_a_django_signal_sent_through_a_re_export_runs_its_receiver(tmp_path: Path) -> None:
-    verdict, effects, _ = _jobs(tmp_path)["shop.jobs.settle"]
+def test_a_django_signal_sent_through_a_re_export_runs_its_receiver(scan_project: Scanner) -> None:
+    verdict, effects, _ = _jobs(scan_project)["shop.jobs.settle"]
     assert verdict is Idempotency.NON_IDEMPOTENT
     assert effects == {EffectKind.HTTP_POST}
 
 
-def test_a_blinker_signal_of_a_namespace_runs_its_decorated_receiver(tmp_path: Path) -> None:
-    verdict, effects, _ = _jobs(tmp_path)["shop.hooks.register"]
+def test_a_blinker_signal_of_a_namespace_runs_its_decorated_receiver(scan_project: Scanner) -> None:
+    verdict, effects, _ = _jobs(scan_project)["shop.hooks.register"]
     assert verdict is Idempotency.NON_IDEMPOTENT
     assert effects == {EffectKind.HTTP_POST}
 
 
-def test_a_signal_nobody_in_the_scan_receives_is_not_called_safe(tmp_path: Path) -> None:
+def test_a_signal_nobody_in_the_scan_receives_is_not_called_safe(scan_project: Scanner) -> None:
     # ``refunded`` has no receiver here: another package may connect one. Not a no-op.
-    verdict, effects, _ = _jobs(tmp_path)["shop.jobs.refund"]
+    verdict, effects, _ = _jobs(scan_project)["shop.jobs.refund"]
     assert verdict is Idempotency.UNKNOWN
     assert EffectKind.HTTP_POST not in effects
 
 
-def test_a_method_named_send_that_is_no_signal_runs_itself(tmp_path: Path) -> None:
+def test_a_method_named_send_that_is_no_signal_runs_itself(scan_project: Scanner) -> None:
     # ``Mailer().send`` is a project method: never dispatched to a signal's receivers.
-    verdict, effects, unexplained = _jobs(tmp_path)["shop.jobs.ping"]
+    verdict, effects, unexplained = _jobs(scan_project)["shop.jobs.ping"]
     assert verdict is Idempotency.IDEMPOTENT
     assert effects == set() and unexplained == []
 
@@ -132,12 +131,9 @@ MODEL_FILES = {
 
 
 def _model_jobs(
-    tmp_path: Path, files: dict[str, str] = MODEL_FILES
+    scan_project: Scanner, files: dict[str, str] = MODEL_FILES
 ) -> dict[str, tuple[Idempotency, set[EffectKind], set[str]]]:
-    for path, text in files.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text(text, encoding="utf-8")
-    inventory = scan(tmp_path, use_cache=False, jobs=1)
+    inventory = scan_project(files)
     return {
         j.qualname: (
             j.idempotency,
@@ -148,22 +144,22 @@ def _model_jobs(
     }
 
 
-def test_saving_a_model_runs_its_post_save_receivers_and_no_others(tmp_path: Path) -> None:
-    verdict, effects, chain = _model_jobs(tmp_path)["desk.jobs.close"]
+def test_saving_a_model_runs_its_post_save_receivers_and_no_others(scan_project: Scanner) -> None:
+    verdict, effects, chain = _model_jobs(scan_project)["desk.jobs.close"]
     assert verdict is Idempotency.NON_IDEMPOTENT
     assert EffectKind.HTTP_POST in effects
     assert "desk.receivers.page_on_call" in chain  # sender="desk.Ticket": this model
     assert "desk.receivers.mail_note" not in chain  # sender=Note: another model's
 
 
-def test_a_queryset_update_sends_no_signal(tmp_path: Path) -> None:
-    verdict, effects, _ = _model_jobs(tmp_path)["desk.jobs.close_all"]
+def test_a_queryset_update_sends_no_signal(scan_project: Scanner) -> None:
+    verdict, effects, _ = _model_jobs(scan_project)["desk.jobs.close_all"]
     assert verdict is Idempotency.IDEMPOTENT
     assert EffectKind.HTTP_POST not in effects
 
 
-def test_create_and_delete_run_the_receivers_of_their_signals(tmp_path: Path) -> None:
-    jobs = _model_jobs(tmp_path)
+def test_create_and_delete_run_the_receivers_of_their_signals(scan_project: Scanner) -> None:
+    jobs = _model_jobs(scan_project)
     _, _, created = jobs["desk.jobs.jot"]
     assert "desk.receivers.mail_note" in created and "desk.receivers.archive" not in created
     _, _, deleted = jobs["desk.jobs.drop"]
@@ -171,7 +167,7 @@ def test_create_and_delete_run_the_receivers_of_their_signals(tmp_path: Path) ->
     assert "desk.receivers.mail_note" not in deleted
 
 
-def test_a_send_naming_its_sender_runs_that_senders_receivers_only(tmp_path: Path) -> None:
+def test_a_send_naming_its_sender_runs_that_senders_receivers_only(scan_project: Scanner) -> None:
     resend = (
         "import threading\n\n"
         "from django.db.models.signals import post_save\n\n"
@@ -181,7 +177,7 @@ def test_a_send_naming_its_sender_runs_that_senders_receivers_only(tmp_path: Pat
         "def view(request):\n"
         "    threading.Thread(target=replay_note, args=(1,)).start()\n"
     )
-    jobs = _model_jobs(tmp_path, {**MODEL_FILES, "desk/resend.py": resend})
+    jobs = _model_jobs(scan_project, {**MODEL_FILES, "desk/resend.py": resend})
     _, _, chain = jobs["desk.resend.replay_note"]
     assert "desk.receivers.mail_note" in chain
     assert "desk.receivers.page_on_call" not in chain  # connected for Ticket

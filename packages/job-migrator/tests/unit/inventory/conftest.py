@@ -1,0 +1,23 @@
+"""Fixtures of the inventory tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from inventory import Inventory, scan
+
+
+@pytest.fixture
+def scan_project(tmp_path: Path) -> Callable[[dict[str, str]], Inventory]:
+    """Write ``{path: source}`` under a fresh folder and scan it for real (no cache)."""
+
+    def scanned(files: dict[str, str]) -> Inventory:
+        for path, text in files.items():
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / path).write_text(text, encoding="utf-8")
+        return scan(tmp_path, use_cache=False, jobs=1)
+
+    return scanned
