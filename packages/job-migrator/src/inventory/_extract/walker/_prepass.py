@@ -893,9 +893,18 @@ def _related_model(call: ast.Call, resolver: Resolver, ctor: str) -> str:
             return value
     if not ctor.endswith(_RELATIONS):
         return ""
+    return _named_model(_field_to(call), resolver)
+
+
+def _field_to(call: ast.Call) -> ast.expr | None:
+    """The model a relation field points to: its ``to=`` or its first argument."""
     to = next((k.value for k in call.keywords if k.arg == "to"), None)
-    if to is None and call.args:
-        to = call.args[0]
+    return call.args[0] if to is None and call.args else to
+
+
+def _named_model(to: ast.expr | None, resolver: Resolver) -> str:
+    """A model named by a class (``Ticket``), or by ``"app_label.Model"`` (``MODEL_LOADED``,
+    which the index resolves); "" for anything else."""
     if isinstance(to, ast.Name | ast.Attribute):
         return resolver.dotted(to) or ""
     if isinstance(to, ast.Constant) and isinstance(to.value, str):
@@ -922,9 +931,7 @@ def reverse_relations(node: ast.ClassDef, qualname: str, resolver: Resolver) -> 
         ctor = resolver.dotted(call.func) or ""
         if not _model_field(ctor) or not ctor.endswith(_REVERSED):
             continue
-        to = next((k.value for k in call.keywords if k.arg == "to"), None)
-        if to is None and call.args:
-            to = call.args[0]
+        to = _field_to(call)
         if isinstance(to, ast.Constant) and to.value == "self":
             model = qualname
         elif isinstance(to, ast.Name | ast.Attribute):
@@ -956,18 +963,11 @@ def many_to_many(node: ast.ClassDef, qualname: str, resolver: Resolver) -> dict[
         ctor = resolver.dotted(stmt.value.func) or ""
         if len(names) != 1 or not _model_field(ctor) or not ctor.endswith(_MANY):
             continue
-        call = stmt.value
-        to = next((k.value for k in call.keywords if k.arg == "to"), None)
-        if to is None and call.args:
-            to = call.args[0]
-        if isinstance(to, ast.Constant) and to.value == "self":
-            found[names[0]] = qualname
-        elif isinstance(to, ast.Name | ast.Attribute) and resolver.dotted(to):
-            found[names[0]] = resolver.dotted(to) or ""
-        elif isinstance(to, ast.Constant) and isinstance(to.value, str):
-            app, _, model = to.value.rpartition(".")  # ``to="extras.JobQueue"``
-            if app.isidentifier() and model.isidentifier():
-                found[names[0]] = f"{MODEL_LOADED}{app}.{model}"
+        to = _field_to(stmt.value)
+        self_ = isinstance(to, ast.Constant) and to.value == "self"
+        model = qualname if self_ else _named_model(to, resolver)
+        if model:
+            found[names[0]] = model
     return found
 
 
