@@ -47,9 +47,7 @@ def effective_options(root: Path, options: ApplyOptions) -> ApplyOptions:
         raise ConfigError(f"[tool.migrator]: {exc}") from exc
     declared = {name: s.key for name, s in migrator.jobs.items() if s.key}
     runtime = pyproject.get("tool", {}).get("queue_runtime", {})
-    pools = {
-        name: str(cfg["pool"]) for name, cfg in runtime.get("jobs", {}).items() if cfg.get("pool")
-    }
+    pools = _pools(runtime)
     update: dict[str, Any] = {
         "keys": {**declared, **options.keys},
         "pools": {**pools, **options.pools},
@@ -59,6 +57,19 @@ def effective_options(root: Path, options: ApplyOptions) -> ApplyOptions:
     if "target" not in options.model_fields_set:
         update["target"] = migrator.target
     return options.model_copy(update=update)
+
+
+def _pools(runtime: object) -> dict[str, str]:
+    """``[tool.queue_runtime.jobs."J"] pool = "P"`` per job; a shape the runtime would not
+    read either is a ConfigError naming the table, never a traceback."""
+    if not isinstance(runtime, dict):
+        raise ConfigError("[tool.queue_runtime]: expected a table")
+    jobs = runtime.get("jobs", {})
+    if not isinstance(jobs, dict) or not all(isinstance(cfg, dict) for cfg in jobs.values()):
+        raise ConfigError(
+            '[tool.queue_runtime.jobs]: expected a table per job, [tool.queue_runtime.jobs."J"]'
+        )
+    return {name: str(cfg["pool"]) for name, cfg in jobs.items() if cfg.get("pool")}
 
 
 class KeyDoesNotFit(ConfigError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -20,6 +21,9 @@ from migrator.errors import OutputError
 from migrator.progress import ScanProgress
 from migrator.report import ReportFormat, ReportView, render
 from migrator.scan import ScanOutcome, ScanRequest, scan_project
+
+if TYPE_CHECKING:  # migrator.plan imports the plan's checks: not paid by every scan
+    from migrator.plan.model import SitePreview
 
 # Commands other than scan are imported when used: libcst, psycopg and the
 # runtime cost ~0.5 s of import time a warm `migrator scan` in CI should not pay.
@@ -100,6 +104,12 @@ def _choice(enum: type[ReportFormat] | type[Idempotency]) -> click.Choice[str]:
     help="The project's interpreter: jobs' calls into its installed libraries are followed "
     "(default: [tool.migrator] python, the project's virtualenv, else this interpreter).",
 )
+@click.option(
+    "--no-apply-preview",
+    is_flag=True,
+    help="Leave out what `migrator apply` would do at each site (table and markdown reports; "
+    "its dry run rereads the job definitions, a few seconds on a large project).",
+)
 def scan(
     path: Path,
     fmt: str,
@@ -112,6 +122,7 @@ def scan(
     jobs: int | None,
     ignore_errors: bool,
     python: Path | None,
+    no_apply_preview: bool,
 ) -> None:
     """Find every place PATH starts work in-process and classify each job.
 
@@ -134,7 +145,9 @@ def scan(
     )
     with ScanProgress(Console(stderr=True)) as progress:
         outcome = scan_project(request, progress)
-    _report(outcome, ReportFormat(fmt), output, baseline is not None)
+    report = ReportFormat(fmt)
+    preview = not no_apply_preview and report in PREVIEWED and outcome.baseline_written is None
+    _report(outcome, report, output, baseline is not None, preview)
     if outcome.baseline_written is not None:
         click.echo(f"wrote {outcome.baseline_written} fingerprints to {baseline}", err=True)
         return
@@ -153,10 +166,18 @@ def _unparsed_message(outcome: ScanOutcome) -> str:
 
 
 def _report(
-    outcome: ScanOutcome, fmt: ReportFormat, output: Path | None, baseline_given: bool
+    outcome: ScanOutcome,
+    fmt: ReportFormat,
+    output: Path | None,
+    baseline_given: bool,
+    preview: bool,
 ) -> None:
+    sites, error = _preview(outcome) if preview else ([], "")
     view = ReportView(
-        outcome.inventory, baseline_given=baseline_given and outcome.baseline_written is None
+        outcome.inventory,
+        baseline_given=baseline_given and outcome.baseline_written is None,
+        preview=tuple(sites),
+        preview_error=error,
     )
     if output is None:
         render(fmt, view, stdout_console(soft_wrap=fmt is not ReportFormat.TABLE))
@@ -166,3 +187,17 @@ def _report(
             render(fmt, view, Console(file=handle, width=160, no_color=True))
     except OSError as exc:
         raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from exc
+
+
+# The reports people read say per site what `migrator apply` will do (JSON and SARIF stay
+# the scan's own contract: `migrator plan --format json` carries the preview for machines).
+PREVIEWED = frozenset({ReportFormat.TABLE, ReportFormat.MARKDOWN})
+
+
+def _preview(outcome: ScanOutcome) -> tuple[list[SitePreview], str]:
+    if not outcome.inventory.sites:
+        return [], ""
+    from migrator.plan.preview import apply_preview  # libcst: imported only when used
+
+    with Console(stderr=True).status("what `migrator apply` would do at each site..."):
+        return apply_preview(Path(outcome.inventory.root), outcome.inventory)

@@ -25,7 +25,7 @@ def render_markdown(view: ReportView) -> str:
         if groups:
             lines += ["", f"## {HEADINGS[verdict]} ({len(groups)})", "", *_verdict_table(groups)]
             for group in groups:
-                lines += ["", *_job_details(group)]
+                lines += ["", *_job_details(view, group)]
     lines += _errors(view)
     return "\n".join(lines) + "\n"
 
@@ -42,8 +42,22 @@ def _summary(view: ReportView) -> list[str]:
     baseline = f" {view.baselined_sites} sites are in the baseline." if view.baselined_sites else ""
     return [
         f"{len(view.groups)} jobs started from {len(view.inventory.sites)} sites. {scanned}{baseline}",
+        *_apply_summary(view),
         "",
         *rows,
+    ]
+
+
+def _apply_summary(view: ReportView) -> list[str]:
+    if view.preview_error:
+        return ["", f"`migrator apply`: {view.preview_error}"]
+    if not view.preview:
+        return []
+    moves = sum(item.outcome == "moves" for item in view.preview)
+    return [
+        "",
+        f"`migrator apply` (its dry run, with its defaults) moves {moves} of "
+        f"{len(view.preview)} sites; each site below says what it will do and why.",
     ]
 
 
@@ -69,11 +83,17 @@ def _key_cell(group: JobGroup) -> str:
     return (key + " (notification fast track)").strip() if job.fast_track else key
 
 
-def _job_details(group: JobGroup) -> list[str]:
+def _job_details(view: ReportView, group: JobGroup) -> list[str]:
     lines = [f"### `{group.title}`", "", *_reasons(group), "Started at:", ""]
+    previews = {item.site: item for item in view.previews(group)}
     for site in group.sites:
         mark = " (baseline)" if site.baselined else ""
-        lines.append(f"- `{site_label(site)}` via `{site.pattern.value}`{mark}")
+        preview = previews.get(site_label(site))
+        apply = ""
+        if preview is not None:
+            why = f": {preview.why}" if preview.why else ""
+            apply = f"; `migrator apply`: **{preview.outcome}**{why}"
+        lines.append(f"- `{site_label(site)}` via `{site.pattern.value}`{mark}{apply}")
     evidence = group.job.evidence if group.job else []
     if evidence:
         lines += ["", "Evidence:", ""]

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from inventory import Idempotency, ScanError
 from migrator.report.view import VERDICT_ORDER, JobGroup, ReportView, site_label
+
+if TYPE_CHECKING:  # migrator.plan imports the plan's checks: not paid by every scan
+    from migrator.plan.model import SitePreview
 
 VERDICT_STYLE = {
     Idempotency.UNSAFE: "bold red",
@@ -17,6 +22,14 @@ VERDICT_STYLE = {
     Idempotency.IDEMPOTENT: "green",
 }
 MAX_SITES_SHOWN = 5
+# apply's outcomes, in the order the Apply column lists them, and their colour
+OUTCOME_STYLE = {
+    "moves": "green",
+    "already moved": "cyan",
+    "left to you": "yellow",
+    "stays": "default",
+}
+REASON_CHARS = 120  # the Apply column's reason is cut here; the Markdown report has it whole
 
 
 def render_table(view: ReportView, console: Console) -> None:
@@ -25,6 +38,14 @@ def render_table(view: ReportView, console: Console) -> None:
     else:
         console.print("No in-process jobs found.")
     console.print(_summary(view))
+    if view.preview:
+        console.print(
+            "Apply: what `migrator apply` will do at the job's sites (its dry run, defaults); "
+            "`--format markdown` and `migrator plan` give each site's whole reason.",
+            style="dim",
+        )
+    elif view.preview_error and view.groups:
+        console.print(Text(f"Apply: {view.preview_error}", style="dim"))  # not rich markup
     if view.inventory.errors:
         console.print(_errors_table(view.inventory.errors))
 
@@ -38,9 +59,30 @@ def _jobs_table(view: ReportView) -> Table:
     table.add_column("Top evidence", overflow="fold", ratio=1)
     table.add_column("Sites", justify="right", no_wrap=True)
     table.add_column("Where", overflow="fold")
+    if view.preview:
+        table.add_column("Apply", overflow="fold", ratio=1)
     for group in view.groups:
-        table.add_row(*_row(group))
+        apply = (_apply_cell(view.previews(group)),) if view.preview else ()
+        table.add_row(*_row(group), *apply)
     return table
+
+
+def _apply_cell(previews: list[SitePreview]) -> Text:
+    """``moves``, or ``2 moves, 1 stays: <the first reason a site stays>``."""
+    text = Text()
+    counts = {outcome: 0 for outcome in OUTCOME_STYLE}
+    for item in previews:
+        counts[item.outcome] = counts.get(item.outcome, 0) + 1
+    shown = [(outcome, n) for outcome, n in counts.items() if n]
+    for index, (outcome, n) in enumerate(shown):
+        text.append(", " if index else "")
+        label = outcome if len(shown) == 1 and len(previews) == 1 else f"{n} {outcome}"
+        text.append(label, style=OUTCOME_STYLE.get(outcome, "default"))
+    reason = next((item.why for item in previews if item.outcome != "moves" and item.why), "")
+    if reason:
+        cut = reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1].rstrip() + "…"
+        text.append(f": {cut}")
+    return text
 
 
 def _row(group: JobGroup) -> tuple[str | Text, ...]:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from inventory import CallSite, Evidence, Idempotency, Inventory, Job
+
+if TYPE_CHECKING:  # migrator.plan imports the plan's checks: not paid by every scan
+    from migrator.plan.model import SitePreview
 
 # Most dangerous first: the order of report sections and table rows.
 VERDICT_ORDER = (
@@ -58,6 +62,19 @@ class JobGroup:
 class ReportView:
     inventory: Inventory
     baseline_given: bool = False  # a --baseline was applied: unlisted findings are new
+    # `migrator apply`'s own dry run over this inventory (its defaults), one entry per site;
+    # empty with `preview_error` saying why when it could not run, or when it was not asked
+    preview: tuple[SitePreview, ...] = ()
+    preview_error: str = ""
+
+    @cached_property
+    def _preview_by_site(self) -> dict[tuple[str, str], SitePreview]:
+        return {(item.site, item.job): item for item in self.preview}
+
+    def previews(self, group: JobGroup) -> list[SitePreview]:
+        """apply's outcome at each of the group's sites that the dry run covered."""
+        found = (self._preview_by_site.get((site_label(s), s.job)) for s in group.sites)
+        return [item for item in found if item is not None]
 
     @cached_property
     def groups(self) -> list[JobGroup]:
