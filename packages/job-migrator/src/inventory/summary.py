@@ -60,6 +60,12 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
     receiver_source: str = Field(
         default="", description="Receiver expression as written, e.g. 'self.client'."
     )
+    receiver_param: str = Field(
+        default="",
+        description="The receiver rooted at the parameter it stands for, when its root is a "
+        "local copy of a parameter or a value read from the ``**`` parameter: "
+        "'instance.group' for ``group = kwargs['instance']; group.group.delete()``.",
+    )
     span: Span
     args: list[str | int | float | bool | None] = Field(
         default_factory=list,
@@ -133,6 +139,7 @@ class FunctionInfo(BaseModel):
     is_method: bool = False
     class_name: str | None = None
     params: list[str] = Field(default_factory=list)
+    kwarg: str = Field(default="", description="The name of the ``**`` parameter, if any.")
     decorators: list[str] = Field(
         default_factory=list, description="Locally resolved dotted names."
     )

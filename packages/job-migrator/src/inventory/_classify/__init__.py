@@ -170,10 +170,11 @@ _SENDER = re.compile(r"\(sender=([A-Za-z_][\w.]*)\)")
 def _type_instance(
     index: SymbolIndex, graph: CallGraph, module: str, raw: RawSite, job: str
 ) -> None:
-    """A model signal's ``instance`` is the sender: ``connect(f, sender=Page)``."""
+    """A model signal's ``instance`` is the sender: ``connect(f, sender=Page)``; a receiver
+    taking ``**kwargs`` reads it as ``kwargs["instance"]`` (Django passes it by keyword)."""
     found = _SENDER.search(raw.detail)
     fn = index.functions.get(job)
-    if found is None or fn is None or "instance" not in fn.params:
+    if found is None or fn is None or ("instance" not in fn.params and not fn.kwarg):
         return
     sender = sender_class(index, module, found.group(1))
     if sender is not None:

@@ -523,7 +523,8 @@ class CallGraph:
         """``instance.unpublish()`` in a receiver connected with ``sender=Page``."""
         if caller is None or not call.target.startswith(_UNKNOWN_PREFIX):
             return None
-        head, _, attr = call.receiver_source.partition(".")
+        # the receiver as rooted at a parameter (``group = kwargs["instance"]; group.x``)
+        head, _, attr = (call.receiver_param or call.receiver_source).partition(".")
         cls = self._param_types.get(caller.qualname, {}).get(head)
         method = call.target.rsplit(".", 1)[-1]
         if cls and attr.isidentifier() and self._relation(cls, attr):

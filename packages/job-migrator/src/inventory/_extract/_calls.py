@@ -43,6 +43,7 @@ def call_info(
         target=public_name(resolved.target, module),
         receiver=resolved.receiver,
         receiver_source=resolved.receiver_source,
+        receiver_param=resolved.receiver_param,
         span=span_of(node),
         args=args,
         arg_sources=[text.source(a) for a in node.args],

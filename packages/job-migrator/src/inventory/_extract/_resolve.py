@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from inventory._extract._library import FACTORIES, library_attribute, typed_method
-from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope
+from inventory._extract._scopes import KEYWORDS, Binding, BindingKind, ClassCtx, Scope
 from inventory._extract._source import SourceText
 from inventory.summary import ReceiverKind
 
@@ -79,6 +79,8 @@ class Resolved:
     # The receiver's class is declared, not made here: an annotation, a factory's return
     # type, ``cls()``. The object may be of any subclass, whose override then runs.
     declared: bool = False
+    # an unknown receiver rooted at the parameter it stands for (``CallInfo.receiver_param``)
+    receiver_param: str = ""
 
 
 def attribute_chain(node: ast.expr) -> tuple[ast.expr, list[str]]:
@@ -182,6 +184,46 @@ class Resolver:
         return None
 
     def expr(self, node: ast.expr) -> Resolved:
+        found = self._expr(node)
+        if found.receiver is ReceiverKind.UNKNOWN and isinstance(node, ast.Attribute):
+            found.receiver_param = self.param_root(node.value)
+        return found
+
+    def param_root(self, node: ast.expr) -> str:
+        """``group.group`` with ``group = kwargs["instance"]`` (or ``= instance``, the
+        parameter): ``"instance.group"``; ``kwargs["instance"].tags`` gives ``"instance.tags"``.
+        A signal receiver's ``instance`` is its sender's model whichever way it is read
+        (the call graph types it, ``_graph._typed_parameter``). "" for anything else."""
+        root, attrs = attribute_chain(node)
+        base = self.keyword(root)
+        if not base and isinstance(root, ast.Name):
+            binding = self.scope.lookup(root.id)
+            if binding is not None and binding.param != KEYWORDS:
+                base = binding.param or (root.id if binding.kind is BindingKind.PARAM else "")
+        return ".".join([base, *attrs]) if base else ""
+
+    def keyword(self, value: ast.expr) -> str:
+        """``kwargs["instance"]`` / ``kwargs.get("instance")`` on the ``**`` parameter: the
+        key (how a receiver given Django's signal arguments by keyword reads them). "" else."""
+        if isinstance(value, ast.Subscript):
+            holder, key = value.value, value.slice
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "get"
+            and value.args
+        ):
+            holder, key = value.func.value, value.args[0]
+        else:
+            return ""
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return ""
+        if not key.value.isidentifier() or not isinstance(holder, ast.Name):
+            return ""
+        found = self.scope.lookup(holder.id)
+        return key.value if found is not None and found.param == KEYWORDS else ""
+
+    def _expr(self, node: ast.expr) -> Resolved:
         if isinstance(node, ast.Name):
             return self.name(node.id)
         if not isinstance(node, ast.Attribute):

@@ -32,6 +32,13 @@ class Binding:
     # ``q = f(q)``: the statement handed to the call that made this value, as ``i=type``
     # (its position among the call's arguments: ``f`` may return it, see ``argument_type``)
     passed: str = ""
+    # the parameter this value is (``x = instance``: "instance"), or the key it was read under
+    # from the ``**`` parameter (``x = kwargs["instance"]``: "instance"); KEYWORDS marks the
+    # ``**`` parameter itself. Signal receivers get Django's arguments either way.
+    param: str = ""
+
+
+KEYWORDS = "**"
 
 
 class ScopeKind(StrEnum):

@@ -102,6 +102,9 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
     """The binding ``name = value`` creates."""
     if isinstance(value, ast.Await):
         value = value.value
+    keyword = resolver.keyword(value)
+    if keyword:
+        return Binding(BindingKind.OTHER, param=keyword)
     fresh = fresh_container(value, resolver)
     if fresh:
         return Binding(BindingKind.INSTANCE, fresh)
@@ -156,7 +159,7 @@ def _binding_for_reference(value: ast.Name | ast.Attribute, resolver: Resolver) 
         if found is not None and found.kind is BindingKind.PARAM:
             # A local copy of a parameter: typed if the parameter is annotated.
             kind = BindingKind.INSTANCE if found.target else BindingKind.OTHER
-            return Binding(kind, found.target)
+            return Binding(kind, found.target, param=found.param or value.id)
         if found is not None:
             return found
     attribute_type = _self_attribute_type(value, resolver)
@@ -165,7 +168,8 @@ def _binding_for_reference(value: ast.Name | ast.Attribute, resolver: Resolver) 
     resolved = resolver.expr(value)
     if resolved.receiver in (ReceiverKind.NONE, ReceiverKind.MODULE, ReceiverKind.CLASS):
         return Binding(BindingKind.ALIAS, resolved.target)
-    return Binding(BindingKind.OTHER)
+    # ``group = owner.group`` with ``owner = kwargs["instance"]``: "instance.group"
+    return Binding(BindingKind.OTHER, param=resolver.param_root(value))
 
 
 def _self_attribute_type(value: ast.expr, resolver: Resolver) -> str:
@@ -215,6 +219,12 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     model = orm_model(call, resolver, target)
     if model is not None:
         return Binding(BindingKind.ORM, model, call)
+    rows = queryset_model(call, resolver)
+    if rows and capitalised(rows):
+        # ``qs = Order.objects.filter(...)``: a queryset of Order rows, typed as the helpers
+        # returning one are (``Order.objects``), so ``qs.update(...)`` / ``qs.delete()`` read
+        # as ``Order.objects.update`` / ``.delete`` and ``for order in qs`` gives Orders
+        return Binding(BindingKind.INSTANCE, rows + _MANAGER, call)
     if resolved.receiver is not ReceiverKind.UNKNOWN and capitalised(target):
         return Binding(BindingKind.INSTANCE, target, call)
     made = returned_by(resolved) or _unknown_result(resolved)
@@ -571,6 +581,9 @@ def manager_class(call: ast.Call, resolver: Resolver) -> str:
     return ""
 
 
+SWAPPER_LOADER = "swapper.load_model"
+
+
 def loaded_model(call: ast.Call, target: str) -> str:
     """``get_model("offer", "Condition")``, ``apps.get_model("offer.Condition")``,
     ``get_user_model()``: Django's lookups of a model class by name (and the project
@@ -578,7 +591,12 @@ def loaded_model(call: ast.Call, target: str) -> str:
     name = target.rpartition(".")[2]
     if name == "get_user_model" and not call.args and not call.keywords:
         return MODEL_LOADED + USER_MODEL
-    if name != "get_model" or call.keywords:
+    # swapper's ``load_model("app", "Model")`` is ``apps.get_model`` that honours a swapped
+    # model setting (as ``get_user_model`` honours AUTH_USER_MODEL): the default model is read
+    swapper = target == SWAPPER_LOADER
+    if (name != "get_model" and not swapper) or (call.keywords and not swapper):
+        return ""
+    if swapper and len(call.args) != 2:
         return ""
     texts = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     if len(texts) != len(call.args) or not 1 <= len(texts) <= 2:

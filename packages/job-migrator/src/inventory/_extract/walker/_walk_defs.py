@@ -5,7 +5,14 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._resolve import Resolver, public_name
-from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
+from inventory._extract._scopes import (
+    KEYWORDS,
+    Binding,
+    BindingKind,
+    ClassCtx,
+    Scope,
+    ScopeKind,
+)
 from inventory._extract._source import span_of
 from inventory._extract._state import FunctionState
 from inventory._extract.detectors._handlers import (
@@ -121,6 +128,7 @@ class DefsMixin(WalkerBase):
             is_method=cls is not None,
             class_name=cls.qualname.rpartition(".")[2] if cls else None,
             params=params,
+            kwarg=node.args.kwarg.arg if node.args.kwarg else "",
             decorators=[public_name(d, self.module) for d in decorators],
             decorator_sources=[self.text.segment(d) for d in node.decorator_list],
             source_hash=self.text.digest(node),
@@ -295,6 +303,8 @@ def _bind_params(
         dotted = resolver.dotted(default) if default is not None else None
         binding = Binding(BindingKind.ALIAS, dotted) if dotted else None
         scope.names[param.arg] = binding or Binding(BindingKind.PARAM, annotation)
+    if args.kwarg is not None and not annotation_type(args.kwarg.annotation, resolver):
+        scope.names[args.kwarg.arg] = Binding(BindingKind.PARAM, param=KEYWORDS)
     kinds = {d.rpartition(".")[2] for d in decorators}
     if cls is not None and positional and "staticmethod" not in kinds:
         kind = BindingKind.CLS if "classmethod" in kinds else BindingKind.SELF
