@@ -483,6 +483,88 @@ EXAMPLES: list[RuleExample] = [
         },
     ),
     example(
+        "types: a receiver that reads the instance from **kwargs",
+        """
+        from django.db.models.signals import post_delete
+
+        from shop.models import Membership
+
+        def drop_group(sender, **kwargs):
+            membership = kwargs["instance"]
+            group = membership.group
+            if group is not None:
+                group.delete()
+
+        post_delete.connect(drop_group, sender=Membership)
+        """,
+        "drop_group",
+        V.IDEMPOTENT,
+        {K.DB_DELETE},
+        "Django calls a receiver with its arguments by keyword and asks every receiver to "
+        'take `**kwargs`, so many read the instance as `kwargs["instance"]` or '
+        '`kwargs.get("instance")`, often through a local. That is the sender\'s model '
+        "whichever way it is read, as the `instance` parameter is: `membership.group` is the "
+        "`Group` its ForeignKey names, and `group.delete()` is a model's delete (a retry "
+        "finds nothing left), even in a project where another class's `delete` mails. "
+        'Another key (`kwargs["using"]`), and the `**kwargs` of a function that is no '
+        "receiver, stay of unknown type.",
+        more_files={
+            "shop/models.py": (
+                "import smtplib\n"
+                "from django.db import models\n\n"
+                "class Group(models.Model):\n"
+                "    name = models.CharField(max_length=40)\n\n"
+                "class Membership(models.Model):\n"
+                "    group = models.ForeignKey(Group, null=True, on_delete=models.SET_NULL)\n\n"
+                "class Mailbox:\n"
+                "    def delete(self):\n"
+                "        smtplib.SMTP('localhost').sendmail('a@example.com', ['b@example.com'], 'x')\n"
+            )
+        },
+    ),
+    example(
+        "types: a queryset kept in a local is its model's rows",
+        """
+        from django.db.models import F
+
+        from shop.models import Coupon
+
+        def expire(today):
+            stale = Coupon.objects.filter(valid_until__lt=today)
+            stale = stale.exclude(state="expired")
+            stale.update(state="expired")
+            for coupon in stale:
+                coupon.notify_owner()
+
+        def count_use(code):
+            used = Coupon.objects.filter(code=code)
+            used.update(uses=F("uses") + 1)
+        """,
+        "expire",
+        V.NON_IDEMPOTENT,
+        {K.DB_READ, K.DB_OVERWRITE, K.HTTP_POST},
+        "`stale = Coupon.objects.filter(...)` (and `stale.exclude(...)`, `.all()`, "
+        "`.order_by(...)`: Django's methods that return a queryset) holds `Coupon` rows: "
+        "`stale.update(state=...)` is `Coupon.objects.update` (an overwrite: a retry writes "
+        "the same values), `stale.delete()` a delete, and `for coupon in stale` gives "
+        "`Coupon` instances, so `coupon.notify_owner()` is followed to its POST (which a "
+        'retry repeats: the verdict). `used.update(uses=F("uses") + 1)` in `count_use` is '
+        "still an increment.",
+        more_files={
+            "shop/models.py": (
+                "import requests\n"
+                "from django.db import models\n\n"
+                "class Coupon(models.Model):\n"
+                "    code = models.CharField(max_length=20)\n"
+                "    state = models.CharField(max_length=20)\n"
+                "    uses = models.IntegerField(default=0)\n"
+                "    valid_until = models.DateField()\n\n"
+                "    def notify_owner(self):\n"
+                "        requests.post('https://hooks.example.com/coupon', json={'id': self.pk})\n"
+            )
+        },
+    ),
+    example(
         "types: a many-to-many field's manager, and relation edits that converge",
         """
         from django.db.models.signals import post_save
