@@ -523,8 +523,9 @@ class CallGraph:
         """``instance.unpublish()`` in a receiver connected with ``sender=Page``."""
         if caller is None or not call.target.startswith(_UNKNOWN_PREFIX):
             return None
-        # the receiver as rooted at a parameter (``group = kwargs["instance"]; group.x``)
-        head, _, attr = (call.receiver_param or call.receiver_source).partition(".")
+        # the receiver as rooted at a parameter (``instance.x``, ``group = kwargs["instance"];
+        # group.x``); a local that merely shares the parameter's name has none
+        head, _, attr = call.receiver_param.partition(".")
         cls = self._param_types.get(caller.qualname, {}).get(head)
         method = call.target.rsplit(".", 1)[-1]
         if cls and attr.isidentifier() and self._relation(cls, attr):

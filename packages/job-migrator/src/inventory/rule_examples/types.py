@@ -80,7 +80,7 @@ EXAMPLES: list[RuleExample] = [
         '`get_model("shop", "Tag")` (Django\'s, or a project wrapper of that name; also '
         '`get_model("shop.Tag")`) is the project model named `Tag` (the one in the app `shop` '
         "when several share the name); `get_user_model()` is the project's user model, else "
-        "Django's `User`; swapper's `load_model(\"shop\", \"Tag\")` (swappable models, as "
+        'Django\'s `User`; swapper\'s `load_model("shop", "Tag")` (swappable models, as '
         "`AUTH_USER_MODEL`) is the default model it names.",
         more_files={"shop/models.py": _MODELS},
     ),

@@ -25,6 +25,8 @@ MODELS = (
     "    group = models.ForeignKey(Group, on_delete=models.CASCADE)\n"
     "    revision = models.IntegerField()\n\n\n"
     "class Tag(models.Model):\n"
+    "    revision = models.IntegerField()\n\n\n"
+    "class Draft(models.Model):\n"
     "    revision = models.IntegerField()\n"
 )
 MAILBOX = (
@@ -36,7 +38,7 @@ MAILBOX = (
 RECEIVERS = (
     "from django.db.models.signals import post_delete\n"
     "from django.dispatch import receiver\n\n"
-    "from app.models import Owner\n\n\n"
+    "from app.models import Owner, Tag\n\n\n"
     "@receiver(post_delete, sender=Owner)\n"
     "def through_a_local(sender, **kwargs):\n"
     "    owner = kwargs['instance']\n"
@@ -50,6 +52,13 @@ RECEIVERS = (
     "def a_copy_of_the_parameter(sender, instance, **kwargs):\n"
     "    owner = instance\n"
     "    owner.group.delete()\n\n\n"
+    "@receiver(post_delete, sender=Tag)\n"
+    "def a_local_named_instance(sender, **kwargs):\n"
+    "    instance = kwargs['using'] and make_mailbox()\n"
+    "    instance.delete()\n\n\n"
+    "def make_mailbox():\n"
+    "    from app.mail import Mailbox\n"
+    "    return [Mailbox()][0]\n\n\n"
     "@receiver(post_delete, sender=Owner)\n"
     "def another_keyword(sender, **kwargs):\n"
     "    kwargs['using'].delete()\n\n\n"
@@ -62,7 +71,7 @@ RECEIVERS = (
 TASKS = (
     "import threading\n\n"
     "from django.db.models import F\n\n"
-    "from app.models import Owner, Tag\n\n\n"
+    "from app.models import Draft, Owner\n\n\n"
     "def set_revision(rev):\n"
     "    owners = Owner.objects.filter(revision__lt=rev)\n"
     "    owners.update(revision=rev)\n\n\n"
@@ -71,9 +80,9 @@ TASKS = (
     "    owners = owners.exclude(group=None)\n"
     "    owners.update(revision=F('revision') + 1)\n\n\n"
     "def prune(rev):\n"
-    "    stale = Tag.objects.filter(revision__lt=rev)\n"
-    "    for tag in stale:\n"
-    "        tag.delete()\n"
+    "    stale = Draft.objects.filter(revision__lt=rev)\n"
+    "    for draft in stale:\n"
+    "        draft.delete()\n"
     "    stale.delete()\n\n\n"
     "def untyped(things):\n"
     "    things.delete()\n\n\n"
@@ -112,6 +121,8 @@ def test_other_keywords_and_functions_that_are_no_receiver_stay_untyped(
     # ``using`` is a database alias, not the instance; a plain function's ``**kwargs`` is
     # whatever its callers pass: either could be the Mailbox whose delete mails
     assert jobs["app.signals.another_keyword"][0] is not Idempotency.IDEMPOTENT
+    # a local that merely shares the name ``instance`` is not the sender's model
+    assert jobs["app.signals.a_local_named_instance"][0] is not Idempotency.IDEMPOTENT
     assert jobs["app.signals.not_a_receiver"][0] is not Idempotency.IDEMPOTENT
 
 
@@ -121,7 +132,7 @@ def test_a_queryset_in_a_local_is_its_models_rows(scan_project: Scanner) -> None
         Idempotency.IDEMPOTENT,
         {EffectKind.DB_READ, EffectKind.DB_OVERWRITE},
     )
-    # (Tag: deleting an Owner would also run the Owner receivers above)
+    # (Draft: deleting an Owner or a Tag would also run their receivers above)
     assert jobs["app.tasks.prune"][0] is Idempotency.IDEMPOTENT
     assert EffectKind.DB_DELETE in jobs["app.tasks.prune"][1]
 
