@@ -353,11 +353,20 @@ _FUTURES = {
     "asyncio.run_coroutine_threadsafe": THREAD_FUTURE,
     **{f"{executor}.submit": THREAD_FUTURE for executor in _EXECUTORS},
 }
+# asyncio-eventloop.html: call_soon returns an asyncio.Handle, call_later and call_at an
+# asyncio.TimerHandle (whose cancel() the catalogue knows)
+_HANDLES = {
+    f"{EVENT_LOOP}.call_soon": "asyncio.Handle",
+    f"{EVENT_LOOP}.call_soon_threadsafe": "asyncio.Handle",
+    f"{EVENT_LOOP}.call_later": "asyncio.TimerHandle",
+    f"{EVENT_LOOP}.call_at": "asyncio.TimerHandle",
+}
 
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
 FACTORIES = {
     **_FUTURES,
+    **_HANDLES,
     "asyncio.get_event_loop": EVENT_LOOP,
     "asyncio.get_running_loop": EVENT_LOOP,
     "asyncio.new_event_loop": EVENT_LOOP,

@@ -19,6 +19,7 @@ from inventory._extract._resolve import (
     MODEL_LOADED,
     TABLE,
     Resolver,
+    attribute_chain,
     capitalised,
     extension_object,
     public_name,
@@ -667,9 +668,11 @@ def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
         elif isinstance(stmt, _DEFS) and stmt.args.args:
             params = _param_types(stmt, resolver)
             self_name = stmt.args.args[0].arg
+            local = Scope(ScopeKind.FUNCTION, "", parent=resolver.scope)
             for inner in statements(stmt.body):
                 if isinstance(inner, ast.Assign | ast.AnnAssign):
-                    _attribute(inner, resolver, params, found, self_name, classes)
+                    _attribute(inner, resolver, params, found, self_name, classes, local)
+                    _bind_local(inner, resolver, local)
     for name, (kind, held) in _containers(node, resolver).items():
         found.setdefault(name, kind)
         if held and found[name] == kind:
@@ -791,6 +794,7 @@ def _attribute(
     found: dict[str, str],
     self_name: str | None,
     held: dict[str, str] | None = None,
+    local: Scope | None = None,
 ) -> None:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     for target in targets:
@@ -798,9 +802,48 @@ def _attribute(
         if name is None:
             continue
         made = made_by_attribute(stmt.value, self_name, held or {})
-        rtype = made or _value_type(stmt, resolver, params)
+        rtype = made or _value_type(stmt, resolver, params) or _local_made(stmt, resolver, local)
         if rtype:
             found[name] = rtype
+
+
+def _local_made(stmt: ast.Assign | ast.AnnAssign, resolver: Resolver, local: Scope | None) -> str:
+    """``loop = asyncio.get_running_loop(); self._handle = loop.call_later(...)``: a call on
+    a local the method typed earlier (``_bind_local``) makes what that type's method makes
+    (an ``asyncio.TimerHandle``). Only calls on such a local: every other value is typed as
+    the class-level pass types it (``_value_type``)."""
+    value = stmt.value
+    if local is None or not isinstance(value, ast.Call):
+        return ""
+    root, _ = attribute_chain(value.func)
+    if not isinstance(root, ast.Name) or root.id not in local.names:
+        return ""
+    binding = _in_scope(value, resolver, local)
+    return binding.target if binding.kind is BindingKind.INSTANCE else ""
+
+
+def _bind_local(stmt: ast.Assign | ast.AnnAssign, resolver: Resolver, local: Scope) -> None:
+    """``name = <call>`` in a method, read in order: typed when the call makes an instance
+    of a known class (capitalised), else shadowed (a later call on it is not typed)."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    names = [t.id for t in targets if isinstance(t, ast.Name)]
+    if not names:
+        return
+    binding = Binding(BindingKind.OTHER)
+    if isinstance(stmt.value, ast.Call):
+        made = _in_scope(stmt.value, resolver, local)
+        if made.kind is BindingKind.INSTANCE and capitalised(made.target):
+            binding = Binding(BindingKind.INSTANCE, made.target)
+    for name in names:
+        local.names[name] = binding
+
+
+def _in_scope(value: ast.Call, resolver: Resolver, local: Scope) -> Binding:
+    outer, resolver.scope = resolver.scope, local
+    try:
+        return binding_for_value(value, resolver)
+    finally:
+        resolver.scope = outer
 
 
 def _attribute_name(target: ast.expr, self_name: str | None) -> str | None:
