@@ -492,13 +492,20 @@ class SymbolIndex:
             external = external or found  # a library name re-exported through a star
         if external is not None:
             return external
-        if head in _BUILTINS:
-            # Unimported names are qualified with their module; builtins are not project names.
+        if head in _BUILTINS and not self._submodule(module, head):
+            # Unimported names are qualified with their module; builtins are not project names
+            # (``flask.globals`` is a module of flask, not the builtin ``globals``).
             return Resolved(SymbolKind.EXTERNAL, ".".join(rest))
         if module in self.library_modules:
             # A library's dynamic names (module __getattr__, lazy imports): not the project's.
             return Resolved(SymbolKind.EXTERNAL, ".".join([module, *rest]))
         return Resolved(SymbolKind.MISSING, ".".join([module, *rest]))
+
+    def _submodule(self, module: str, head: str) -> bool:
+        """``module.head`` is an installed module not read yet (``flask.globals``)."""
+        library = self.library
+        name = f"{module}.{head}"
+        return module in self.library_modules and library is not None and library.find(name) == name
 
     def _defined_in(self, module: str, head: str, tail: list[str]) -> Resolved | None:
         """``head`` as defined, imported or assigned in ``module`` itself (not its stars)."""

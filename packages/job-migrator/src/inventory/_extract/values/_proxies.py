@@ -21,7 +21,7 @@ from collections.abc import Callable
 from inventory._extract._resolve import Resolver, capitalised
 from inventory._extract._scopes import Binding, BindingKind
 
-_PROXIES = frozenset({"werkzeug.local.LocalProxy", "werkzeug.LocalProxy"})
+PROXIES = frozenset({"werkzeug.local.LocalProxy", "werkzeug.LocalProxy"})
 _PATH_LOADERS = frozenset({"import_string", "import_by_path", "locate"})
 _LOOKUPS = frozenset({"get", "setdefault"})
 ValueOf = Callable[[ast.expr, Resolver], Binding]
@@ -30,7 +30,7 @@ Union = Callable[[list[str]], str]
 
 def proxied(call: ast.Call, target: str, resolver: Resolver, value_of: ValueOf) -> str:
     """The type of the object a ``LocalProxy(getter)`` stands for; "" when unknown."""
-    if target not in _PROXIES or len(call.args) != 1:
+    if target not in PROXIES or len(call.args) != 1:
         return ""
     getter = call.args[0]
     if isinstance(getter, ast.Lambda):

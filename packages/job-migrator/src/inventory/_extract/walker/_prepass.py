@@ -27,6 +27,7 @@ from inventory._extract._resolve import (
 from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._source import clean
 from inventory._extract.values._proxies import (
+    PROXIES,
     held_classes,
     made_by_attribute,
     returned_attribute,
@@ -596,7 +597,10 @@ def _assign(
         scope.names[f"{name}{TABLE}"] = Binding(BindingKind.OTHER, values)
     binding = binding_for_value(stmt.value, resolver)
     held = held_binding(stmt.annotation, resolver) if isinstance(stmt, ast.AnnAssign) else None
-    if binding.kind is BindingKind.OTHER and isinstance(stmt, ast.AnnAssign):
+    proxy = binding.kind is BindingKind.INSTANCE and binding.target in PROXIES
+    if (binding.kind is BindingKind.OTHER or proxy) and isinstance(stmt, ast.AnnAssign):
+        # ``session: SessionMixin = LocalProxy(_cv_request, "session")``: what the proxy stands
+        # for is what its annotation says (flask.globals), not the proxy class
         binding = _annotated(stmt.annotation, resolver, binding)
     for name in names:
         if held is not None:
