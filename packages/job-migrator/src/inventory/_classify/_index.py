@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from inventory._extract._library import library_attribute
 from inventory.models import Pattern
 from inventory.summary import ClassInfo, FileSummary, FunctionInfo
 
@@ -580,7 +581,27 @@ class SymbolIndex:
             related = self._through_relation(owner, tail)
             if related is not None:
                 return related
+            inherited = self._library_attribute(owner, tail)
+            if inherited is not None:
+                return inherited
         return Resolved(SymbolKind.MEMBER, name)
+
+    def _library_attribute(self, owner: str, tail: list[str]) -> Resolved | None:
+        """``db.session.flush`` with ``class AppDB(flask_sqlalchemy.SQLAlchemy)``: an
+        attribute the project class inherits from a library class whose type the scan knows
+        (``_library.SESSION_ATTRIBUTES``), when no project class along the MRO declares it."""
+        head = tail[0]
+        for base in self.mro(owner):
+            info = self.classes.get(base)
+            if info is not None:
+                if head in info.attributes or head in info.methods:
+                    return None
+                continue
+            name = ".".join([base, *tail])
+            mapped = library_attribute(name)
+            if mapped != name:
+                return self.resolve(mapped)
+        return None
 
     def _through_relation(self, owner: str, tail: list[str]) -> Resolved | None:
         """``parent.children.filter().update`` / ``child.save`` of a loop over
