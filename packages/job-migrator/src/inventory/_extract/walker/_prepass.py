@@ -595,7 +595,7 @@ def _assign(
     for name in names if values else []:
         summary.assignments[f"{name}{TABLE}"] = values
         scope.names[f"{name}{TABLE}"] = Binding(BindingKind.OTHER, values)
-    binding = binding_for_value(stmt.value, resolver)
+    binding = _type_alias(stmt.value, resolver, scope) or binding_for_value(stmt.value, resolver)
     held = held_binding(stmt.annotation, resolver) if isinstance(stmt, ast.AnnAssign) else None
     proxy = binding.kind is BindingKind.INSTANCE and binding.target in PROXIES
     if (binding.kind is BindingKind.OTHER or proxy) and isinstance(stmt, ast.AnnAssign):
@@ -610,6 +610,16 @@ def _assign(
             # An instance stands for its class: ``mailer.send()`` elsewhere resolves to
             # ``Mailer.send``, the method that runs.
             summary.assignments[name] = public_name(binding.target, summary.module)
+
+
+def _type_alias(value: ast.expr, resolver: Resolver, scope: Scope) -> Binding | None:
+    """``Config = dict[str, Any]`` (or ``Mapping[...]``, ``list[Job]``...) at module level: a
+    type alias of the builtin container, so ``config.get(...)`` on a parameter annotated
+    ``Config`` is ``dict.get``, not a method of an unknown ``Config``."""
+    if scope.kind is not ScopeKind.MODULE or not isinstance(value, ast.Subscript):
+        return None
+    container, _ = container_annotation(value, resolver)
+    return Binding(BindingKind.ALIAS, container) if container else None
 
 
 def _dispatch_table(value: ast.expr, resolver: Resolver) -> list[str]:
