@@ -28,6 +28,10 @@ from pydantic import BaseModel, Field
 from inventory.models import Argument, Framework, Pattern
 
 SUMMARY_VERSION = "1"
+# In ``ClassInfo.attributes``: ``attr_class = MirroredFile`` in a FileField subclass, the class
+# of the value a model instance holds for the field (Django's FieldFile unless set), kept under
+# its own key (a class, not an instance); "?" when it is no name the scan can resolve.
+ATTR_CLASS = "attr_class="
 
 
 class Span(BaseModel):

@@ -531,11 +531,15 @@ class CallGraph:
         if cls and attr.isidentifier() and self._relation(cls, attr):
             # ``instance.tags.add(tag)``: a related manager of the sender's model.
             return f"{cls}.{attr}.{method}"
-        if cls and attr.isidentifier() and self.index.attribute_class(cls, attr) is None:
-            # ``instance.file.delete()``: a FileField's FieldFile (``_index._member``).
+        held = self.index.attribute_class(cls, attr) if cls and attr.isidentifier() else None
+        if cls and attr.isidentifier() and (held is None or self.index.file_value(held)):
+            # ``instance.file.delete()``: a FileField's FieldFile, or the ``attr_class`` of a
+            # project FileField subclass (``_index._member``).
             found = self.index.resolve(f"{cls}.{attr}.{method}")
             if found.kind == SymbolKind.EXTERNAL and found.name.startswith(FIELD_VALUES):
                 return found.name
+            if held is not None:
+                return found.name if found.kind == SymbolKind.FUNCTION else None
         if cls and attr:
             # ``instance.billing.check_limits()``: a ForeignKey of the sender's model.
             cls = self.index.attribute_class(cls, attr) if attr.isidentifier() else None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from inventory._extract._library import library_attribute
 from inventory.models import Pattern
-from inventory.summary import ClassInfo, FileSummary, FunctionInfo
+from inventory.summary import ATTR_CLASS, ClassInfo, FileSummary, FunctionInfo
 
 if TYPE_CHECKING:
     from inventory._thirdparty import Library
@@ -565,6 +565,11 @@ class SymbolIndex:
         if len(tail) == 2 and owner in self.classes:
             # ``Session.objects.create_from_request()`` with ``objects = SessionManager()``.
             held = self.attribute_class(owner, tail[0])
+            value = self.file_value(held) if held else None
+            if value is not None:
+                # ``artifact.file.close()`` with ``file = ArtifactFileField(...)``, a project
+                # FileField: the instance holds the field's value (its ``attr_class``)
+                return self.resolve(f"{value}.{tail[1]}")
             method = self.method(held, tail[1]) if held else None
             if method is not None:
                 return Resolved(SymbolKind.FUNCTION, method)
@@ -585,6 +590,32 @@ class SymbolIndex:
             if inherited is not None:
                 return inherited
         return Resolved(SymbolKind.MEMBER, name)
+
+    def file_value(self, field: str) -> str | None:
+        """What a model instance holds for a project subclass of Django's ``FileField`` /
+        ``ImageField``: the class's ``attr_class`` when one along the way sets it, else Django's
+        ``FieldFile`` / ``ImageFieldFile`` (Django's FileField docs: "the attr_class ... is
+        FieldFile"). None when ``field`` is no such subclass."""
+        values = {
+            f"{FIELD_VALUES}FileField": "FieldFile",
+            f"{FIELD_VALUES}ImageField": "ImageFieldFile",
+        }
+        aliases = {
+            "django.db.models.FileField": "FieldFile",
+            "django.db.models.ImageField": "ImageFieldFile",
+        }
+        for base in self.mro(field):
+            info = self.classes.get(base)
+            if info is not None:
+                declared = info.attributes.get(ATTR_CLASS)
+                if declared is not None:
+                    # a value class of the project's, or none the scan can name: not typed
+                    return None if declared == "?" else self.resolve(declared).name or None
+                continue
+            found = values.get(base) or aliases.get(base)
+            if found is not None:
+                return f"{FIELD_VALUES}{found}"
+        return None
 
     def _library_attribute(self, owner: str, tail: list[str]) -> Resolved | None:
         """``db.session.flush`` with ``class AppDB(flask_sqlalchemy.SQLAlchemy)``: an

@@ -51,7 +51,7 @@ from inventory._extract.values._values import (
     queryset_model,
     union_type,
 )
-from inventory.summary import FileSummary
+from inventory.summary import ATTR_CLASS, FileSummary
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _ALIASES = (BindingKind.ALIAS, BindingKind.IMPORT, BindingKind.FUNCTION, BindingKind.CLASS)
@@ -679,6 +679,7 @@ def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
     for stmt in node.body:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _attribute(stmt, resolver, {}, found, self_name=None)
+            _value_class(stmt, resolver, found)
         elif isinstance(stmt, _DEFS) and stmt.args.args:
             params = _param_types(stmt, resolver)
             self_name = stmt.args.args[0].arg
@@ -819,6 +820,18 @@ def _attribute(
         rtype = made or _value_type(stmt, resolver, params) or _local_made(stmt, resolver, local)
         if rtype:
             found[name] = rtype
+
+
+def _value_class(
+    stmt: ast.Assign | ast.AnnAssign, resolver: Resolver, found: dict[str, str]
+) -> None:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    if stmt.value is None or not any(
+        isinstance(t, ast.Name) and t.id == "attr_class" for t in targets
+    ):
+        return
+    named = isinstance(stmt.value, ast.Name | ast.Attribute)
+    found[ATTR_CLASS] = (resolver.dotted(stmt.value) or "?") if named else "?"
 
 
 def _local_made(stmt: ast.Assign | ast.AnnAssign, resolver: Resolver, local: Scope | None) -> str:
