@@ -114,6 +114,9 @@ _QUERYSET = frozenset(
 
 # The values Django's model fields hold that the scan names (a FileField's FieldFile).
 FIELD_VALUES = "django.db.models.fields.files."
+# Library classes whose instances an attribute holds as values (not descriptors): a method
+# on ``obj.attr`` is that class's
+_VALUE_LIBRARIES = (FIELD_VALUES, "asyncio.", "threading.", "concurrent.futures.")
 
 # Django's related managers (``create_forward_many_to_many_manager`` and
 # ``create_reverse_many_to_one_manager`` make their classes at run time): the relation
@@ -574,8 +577,11 @@ class SymbolIndex:
             if method is not None:
                 return Resolved(SymbolKind.FUNCTION, method)
             library = self.attribute_library_type(owner, tail[0]) if held is None else None
-            if library is not None and library.startswith(FIELD_VALUES):
-                # ``upload.file.delete()``: Django's FieldFile, named for the catalogue.
+            if library is not None and library.startswith(_VALUE_LIBRARIES):
+                # ``upload.file.delete()``: Django's FieldFile; ``poller._next.cancel()`` with
+                # ``self._next = loop.call_later(...)``: an asyncio.TimerHandle. The library
+                # class's method, named for the catalogue (as ``self._next.cancel()`` is).
+                # (Not a mapped class's column: ``User.name.in_`` builds a query, _gaps.)
                 return Resolved(SymbolKind.EXTERNAL, f"{library}.{tail[1]}")
         if len(tail) > 1 and owner in self.classes and self.method(owner, tail[0]):
             # ``accounts.mail_util.send_mail``: a property returning ``self._mail_util``

@@ -761,4 +761,116 @@ EXAMPLES: list[RuleExample] = [
             ),
         },
     ),
+    example(
+        "types: timers and callback handles a job cancels",
+        """
+        import asyncio
+        import threading
+
+        class Poller:
+            async def start(self):
+                loop = asyncio.get_running_loop()
+                self._next = loop.call_later(30, self.poll)
+                self._timer = threading.Timer(30, self.poll)
+
+            def poll(self):
+                pass
+
+        def stop(poller: Poller):
+            poller._next.cancel()
+            poller._timer.cancel()
+        """,
+        "stop",
+        V.IDEMPOTENT,
+        set(),
+        "`loop.call_later()` and `call_at()` return an `asyncio.TimerHandle`, `call_soon()` an "
+        "`asyncio.Handle` (asyncio's event loop docs), whose `cancel()` stops a callback that "
+        "has not run (a second cancel does nothing); `threading.Timer.cancel()` stops a "
+        "waiting timer. An attribute set from a call on a local the method typed "
+        "(`loop = asyncio.get_running_loop()`) has that call's type. On an object of "
+        "unknown type a `cancel()` stays a gap: it may be a project's (an order's).",
+    ),
+    example(
+        "types: an attribute inherited from a library class",
+        """
+        from shop.db import db
+
+        def restock(item):
+            db.session.add(item)
+            db.session.flush()
+        """,
+        "restock",
+        V.NON_IDEMPOTENT,
+        {K.DB_INSERT, K.DB_OVERWRITE},
+        "`class AppDB(SQLAlchemy)` extends Flask-SQLAlchemy's class, whose `session` the scan "
+        "knows is SQLAlchemy's `Session`: `db = AppDB()` has it too, so `db.session.add(...)` "
+        "inserts a row (a retry inserts another) and `flush()` writes pending changes. A "
+        "project class on the way that defines `session` itself is read as written.",
+        more_files={
+            "shop/db.py": (
+                "from flask_sqlalchemy import SQLAlchemy\n\n"
+                "class AppDB(SQLAlchemy):\n"
+                "    def init_app(self, app):\n"
+                "        super().init_app(app)\n\n"
+                "db = AppDB()\n"
+            )
+        },
+    ),
+    example(
+        "types: an alias of a builtin container",
+        """
+        from shop.types import Config
+
+        def feature_enabled(config: Config, name):
+            flags = config.get("flags", {})
+            return flags.get(name, False)
+        """,
+        "feature_enabled",
+        V.IDEMPOTENT,
+        set(),
+        "`Config = dict[str, Any]` (also `Mapping[...]`, `list[...]`, `set[...]` and their "
+        "typing names) at module level is a type alias of the container: `config.get(...)` "
+        "on a parameter annotated `Config` is `dict.get`, not a method of an unknown "
+        '`Config`. A subscript that is no type (`HOOKS["default"]`) is not taken for one.',
+        more_files={
+            "shop/types.py": "from typing import Any\n\nConfig = dict[str, Any]\n",
+        },
+    ),
+    example(
+        "types: a project FileField subclass holds its value class",
+        """
+        from shop.models import Scan
+
+        def drop(scan_id):
+            scan = Scan.objects.get(pk=scan_id)
+            scan.original.delete(save=False)
+            scan.mirrored.delete(save=False)
+        """,
+        "drop",
+        V.NON_IDEMPOTENT,
+        {K.DB_READ, K.DB_DELETE, K.HTTP_POST},
+        "A model attribute made by a project subclass of Django's `FileField` holds the "
+        "field's value class on the instance: its `attr_class` when the subclass sets one "
+        "(`MirroredFile`, whose `delete` also posts: followed), else Django's `FieldFile` "
+        "(`ImageField`: `ImageFieldFile`), whose `delete()` removes the stored file. An "
+        "`attr_class` the scan cannot name (picked at import time) types nothing.",
+        more_files={
+            "shop/models.py": (
+                "import requests\n"
+                "from django.db import models\n"
+                "from django.db.models.fields.files import FieldFile\n\n"
+                "class MirroredFile(FieldFile):\n"
+                "    def delete(self, save=True):\n"
+                "        super().delete(save=save)\n"
+                "        requests.post('https://mirror.example.com/forget', json={'name': self.name})\n\n"
+                "class StoredFileField(models.FileField):\n"
+                "    pass\n\n"
+                "class MirroredFileField(models.FileField):\n"
+                "    attr_class = MirroredFile\n\n"
+                "class Scan(models.Model):\n"
+                "    original = StoredFileField(upload_to='scans/')\n"
+                "    mirrored = MirroredFileField(upload_to='mirror/')\n"
+            )
+        },
+    ),
 ]
