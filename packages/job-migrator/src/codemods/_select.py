@@ -188,13 +188,16 @@ def _decide(
         return _skip(site, no_drop_in)
     if site.enclosing_function and site.enclosing_function == job.qualname:
         return _skip(site, _inside_reason(site, job))
+    verdict = _verdict_reason(job, options)
+    if verdict:  # decided before the job's definition is read (a dry run reads few files)
+        return _skip(site, verdict)
     threaded = (
         _thread_job(site, job, project)
         or _service_job(site, job, defs, project)
         or _library.plan(site, job, project)
         or _nested_job(site, job, defs, project)
     )
-    reason = _verdict_reason(job, options) or _place_reason(site, job, defs, blocked, threaded)
+    reason = _place_reason(site, job, defs, blocked, threaded)
     if not reason and site.pattern is Pattern.SIGNAL_RECEIVER:
         reason = _triggers.all_or_none(site, [site, *(callers or [])], job, project)
     if reason:

@@ -98,8 +98,9 @@ def _plan(
     rescanned: list[str],
 ) -> ApplyResult:
     """One plan, never touching ``blocked`` files (nor a ``dirty`` app module)."""
-    sources = _read_sources(top, inventory, blocked)
-    defs = _definitions(inventory, sources)
+    parsed: dict[str, cst.Module] = {}
+    sources = _read_sources(top, inventory, blocked, parsed)
+    defs = _Definitions(inventory, parsed)
     app = _app_for_202(top, inventory, dirty)
     project = Project(top, sources)
     targets, outcomes = select(inventory, opts, defs, blocked, app is not None, project)
@@ -154,12 +155,15 @@ def _decoration(job: Job, pool: str, opts: ApplyOptions) -> str:
     return ", ".join(part for part in (arguments, verdict) if part)
 
 
-def _read_sources(top: Path, inventory: Inventory, blocked: dict[str, str]) -> dict[str, str]:
+def _read_sources(
+    top: Path, inventory: Inventory, blocked: dict[str, str], parsed: dict[str, cst.Module]
+) -> dict[str, str]:
+    """Each file the inventory names, read and parsed once (``parsed`` keeps the trees)."""
     sources: dict[str, str] = {}
     for path in sorted(_inventory_paths(inventory) - set(blocked)):
         try:
             text = read_source(top / path)
-            cst.parse_module(text)
+            parsed[path] = cst.parse_module(text)
         except (OSError, UnicodeDecodeError, cst.ParserSyntaxError) as exc:
             blocked[path] = f"cannot read or parse: {exc}".splitlines()[0]
             continue
@@ -167,20 +171,33 @@ def _read_sources(top: Path, inventory: Inventory, blocked: dict[str, str]) -> d
     return sources
 
 
-def _definitions(
-    inventory: Inventory, sources: dict[str, str]
-) -> dict[str, _jobdefs.FunctionDefInfo | None]:
-    gathered: dict[str, list[_jobdefs.FunctionDefInfo]] = {}
-    found: dict[str, _jobdefs.FunctionDefInfo | None] = {}
-    for job in inventory.jobs:
-        path = job.location.path if job.location else None
-        if path is None or path not in sources:
-            found[job.qualname] = None
-            continue
-        if path not in gathered:
-            gathered[path] = _jobdefs.gather(cst.parse_module(sources[path]))
-        found[job.qualname] = _jobdefs.find(gathered[path], job)
-    return found
+class _Definitions(dict[str, _jobdefs.FunctionDefInfo | None]):
+    """Job -> its ``def`` in the source, found when first asked: a file's definitions are
+    gathered (a libcst pass with positions, the costly part of a plan) only for the jobs
+    the selection looks at past their verdict, so a dry run over a large inventory of
+    unknown jobs (``migrator scan``'s Apply column) reads few files."""
+
+    def __init__(self, inventory: Inventory, parsed: dict[str, cst.Module]) -> None:
+        super().__init__()
+        self._jobs = {job.qualname: job for job in inventory.jobs}
+        self._parsed = parsed
+        self._gathered: dict[str, list[_jobdefs.FunctionDefInfo]] = {}
+
+    def __missing__(self, qualname: str) -> _jobdefs.FunctionDefInfo | None:
+        job = self._jobs.get(qualname)
+        path = job.location.path if job is not None and job.location else None
+        module = self._parsed.get(path) if path is not None else None
+        if job is None or path is None or module is None:
+            found = None
+        else:
+            if path not in self._gathered:
+                self._gathered[path] = _jobdefs.gather(module)
+            found = _jobdefs.find(self._gathered[path], job)
+        self[qualname] = found
+        return found
+
+    def get(self, qualname: str, default: object = None) -> _jobdefs.FunctionDefInfo | None:
+        return self[qualname]
 
 
 def _inventory_paths(inventory: Inventory) -> set[str]:
