@@ -108,7 +108,7 @@ def _choice(enum: type[ReportFormat] | type[Idempotency]) -> click.Choice[str]:
     "--no-apply-preview",
     is_flag=True,
     help="Leave out what `migrator apply` would do at each site (table and markdown reports; "
-    "its dry run rereads the job definitions, a few seconds on a large project).",
+    "its dry run parses the files the scan names: seconds on a large project).",
 )
 def scan(
     path: Path,
