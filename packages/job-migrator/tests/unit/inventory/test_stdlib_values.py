@@ -1,0 +1,61 @@
+"""Standard-library calls that only read the process or build values in memory are pure;
+a csv writer's rows go where its file was opened (the open's mode is the effect)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inventory import EffectKind, Idempotency, Inventory
+
+Scanner = Callable[[dict[str, str]], Inventory]  # the scan_project fixture (conftest)
+
+JOBS = """import csv
+import io
+import os
+import pickle
+import sys
+import tempfile
+import threading
+
+
+def snapshot(state, path):
+    if not os.access(path, os.R_OK) or sys.platform.startswith("win"):
+        return None
+    blob = pickle.dumps(state)
+    scratch = tempfile.TemporaryDirectory()
+    scratch.cleanup()
+    return pickle.loads(blob), os.getppid()
+
+
+def export(rows, path):
+    with open(path, "a", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=["a"])
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(row)
+
+
+def view(request):
+    threading.Thread(target=snapshot, args=({}, "/tmp/x")).start()
+    threading.Thread(target=export, args=([], "/tmp/x.csv")).start()
+"""
+
+
+def _jobs(scan_project: Scanner) -> dict[str, tuple[Idempotency, set[EffectKind], set[str]]]:
+    inventory = scan_project({"jobs.py": JOBS})
+    return {
+        j.qualname: (j.idempotency, {e.kind for e in j.effects}, {u.call for u in j.unexplained})
+        for j in inventory.jobs
+    }
+
+
+def test_reading_the_process_and_encoding_in_memory_is_pure(scan_project: Scanner) -> None:
+    verdict, _, unexplained = _jobs(scan_project)["jobs.snapshot"]
+    assert verdict is Idempotency.IDEMPOTENT, unexplained
+
+
+def test_csv_rows_appended_to_a_file_are_judged_by_the_file(scan_project: Scanner) -> None:
+    verdict, effects, unexplained = _jobs(scan_project)["jobs.export"]
+    assert EffectKind.FILE_APPEND in effects
+    assert not unexplained  # writeheader/writerow are the writer's, explained
+    assert verdict is not Idempotency.IDEMPOTENT
