@@ -59,3 +59,36 @@ def test_csv_rows_appended_to_a_file_are_judged_by_the_file(scan_project: Scanne
     assert EffectKind.FILE_APPEND in effects
     assert not unexplained  # writeheader/writerow are the writer's, explained
     assert verdict is not Idempotency.IDEMPOTENT
+
+
+FDOPEN = """import os
+import tempfile
+import threading
+
+
+def spool(data):
+    fd, path = tempfile.mkstemp()
+    with os.fdopen(fd, "w") as out:
+        out.write(data)
+    return path
+
+
+def log(data, fd):
+    with os.fdopen(fd, "a") as out:
+        out.write(data)
+
+
+def view(request):
+    threading.Thread(target=spool, args=("x",)).start()
+    threading.Thread(target=log, args=("x", 3)).start()
+"""
+
+
+def test_a_descriptor_opened_as_a_file_is_judged_by_its_mode(scan_project: Scanner) -> None:
+    inventory = scan_project({"fd.py": FDOPEN})
+    jobs = {j.qualname: j for j in inventory.jobs}
+    spool, log = jobs["fd.spool"], jobs["fd.log"]
+    assert spool.idempotency is Idempotency.IDEMPOTENT, [e.message for e in spool.evidence]
+    assert {e.kind for e in spool.effects} == {EffectKind.FILE_WRITE}
+    assert EffectKind.FILE_APPEND in {e.kind for e in log.effects}
+    assert log.idempotency is not Idempotency.IDEMPOTENT

@@ -39,6 +39,7 @@ _FILE_OPENERS = frozenset(
         "gzip.open",
         "bz2.open",
         "lzma.open",
+        "os.fdopen",
         "pathlib.Path.open",
     }
     | {"tempfile.NamedTemporaryFile", "tempfile.TemporaryFile"}
