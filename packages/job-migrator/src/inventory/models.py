@@ -151,6 +151,11 @@ class Argument(BaseModel):
         description="True if it can be stored as JSON, False if not, None if unknown."
     )
     reason: str = ""
+    type: str = Field(
+        default="",
+        description="The argument's class when the scan knows it (a constructor, an "
+        "annotation, a row a query loaded, the enclosing object), '' otherwise.",
+    )
 
 
 class CallSite(BaseModel):

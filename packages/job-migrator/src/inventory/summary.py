@@ -90,6 +90,23 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
             "select(User)' -> 'sqlalchemy.sql.Select'), '' for the others; empty when none is."
         ),
     )
+    kwarg_types: dict[str, str] = Field(
+        default_factory=dict,
+        description="Keyword arguments whose class is known, as ``arg_types`` gives them.",
+    )
+    arg_params: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Positional arguments that are an unannotated parameter of the enclosing function "
+            "(or a local copy of one, or a key of its ``**`` parameter): that parameter, '' for "
+            "the others; empty when none is. The classifier types them from the function's own "
+            "callers (``_classify/_arguments.py``)."
+        ),
+    )
+    kwarg_params: dict[str, str] = Field(
+        default_factory=dict,
+        description="Keyword arguments that are such a parameter, as ``arg_params``.",
+    )
     result_used: bool = True
     returned_from: str = Field(
         default="",
@@ -144,6 +161,11 @@ class FunctionInfo(BaseModel):
     class_name: str | None = None
     params: list[str] = Field(default_factory=list)
     kwarg: str = Field(default="", description="The name of the ``**`` parameter, if any.")
+    positional: int = Field(
+        default=-1,
+        description="How many of ``params`` a caller may pass by position (those before a "
+        "``*`` parameter or marker), ``self`` included; -1 when not read.",
+    )
     decorators: list[str] = Field(
         default_factory=list, description="Locally resolved dotted names."
     )

@@ -11,6 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from inventory._catalogue import Catalogue
+from inventory._classify._arguments import caller_types
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._fingerprint import with_fingerprints
 from inventory._classify._graph import CallGraph
@@ -57,6 +58,7 @@ def classify(
     graph = CallGraph(index, catalogue.names_exactly(index.functions), catalogue.explains)
     sites = _raw_sites(ordered, index, graph) + periodic_sites(index)
     sites, wrapped = with_wrapped_calls(sites, ordered, index, graph)  # project spawn wrappers
+    caller_types(index, graph, sites)  # unannotated parameters, from callers
     dynamic = _dynamic_by_function(ordered)
     analysis = EffectAnalysis(graph, LocalEffects(graph, catalogue, dynamic))
     handlers = [fn for fn in index.functions.values() if fn.handler is not None]

@@ -88,6 +88,9 @@ class CallGraph:
         # function -> parameter -> project class, from ``connect(f, sender=Page)``: ``instance``
         # of a model signal receiver is a Page. None when two senders disagree.
         self._param_types: dict[str, dict[str, str | None]] = {}
+        # function -> parameter -> class every project call passes (``_arguments``); a
+        # sender's type above wins over it
+        self._inferred: dict[str, dict[str, str]] = {}
         self.dispatch = SelfDispatch(index)
         self._site_lines: dict[str, set[int]] | None = None  # function -> its sites' lines
         # signal -> its project receivers, each with its sender filter ("" none, "?" unknown)
@@ -107,6 +110,21 @@ class CallGraph:
     def type_parameter(self, function: str, param: str, cls: str) -> None:
         types = self._param_types.setdefault(function, {})
         types[param] = cls if types.get(param, cls) == cls else None
+
+    def set_inferred(self, types: dict[str, dict[str, str]]) -> None:
+        """Parameter types read from the callers (``_arguments.caller_types``); what was
+        resolved with the previous ones is forgotten."""
+        self._inferred = types
+        self._targets.clear()
+        self._called.clear()
+
+    def parameter_type(self, function: str, param: str) -> str | None:
+        """The class a parameter holds: the sender's for a receiver's ``instance``, else
+        the one every project call passes; None when neither is known."""
+        declared = self._param_types.get(function, {})
+        if param in declared:
+            return declared[param]
+        return self._inferred.get(function, {}).get(param)
 
     def called(self, qualname: str) -> frozenset[str]:
         """The project functions ``qualname`` calls (call edges only, no site edges)."""
@@ -526,7 +544,7 @@ class CallGraph:
         # the receiver as rooted at a parameter (``instance.x``, ``group = kwargs["instance"];
         # group.x``); a local that merely shares the parameter's name has none
         head, _, attr = call.receiver_param.partition(".")
-        cls = self._param_types.get(caller.qualname, {}).get(head)
+        cls = self.parameter_type(caller.qualname, head)
         method = call.target.rsplit(".", 1)[-1]
         if cls and attr.isidentifier() and self._relation(cls, attr):
             # ``instance.tags.add(tag)``: a related manager of the sender's model.

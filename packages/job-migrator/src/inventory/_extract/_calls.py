@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._library import statement_class
 from inventory._extract._resolve import Resolved, Resolver, public_name
+from inventory._extract._scopes import BindingKind
 from inventory._extract._source import SourceText, clean, span_of
-from inventory._extract.values._values import argument_type
+from inventory._extract.values._values import class_of
 from inventory.summary import CallInfo
 
 Literal = str | int | float | bool | None
@@ -55,6 +55,33 @@ def call_info(
     )
 
 
+def typed_arguments(node: ast.Call, resolver: Resolver, module: str, info: CallInfo) -> None:
+    """Fill ``info``'s argument types (positional and keyword) and the arguments that are
+    an unannotated parameter of the enclosing function (``arg_params``): what the
+    classifier types a callee's parameters with (``_classify/_arguments.py``)."""
+    info.arg_types = argument_types(node.args, resolver, module)
+    keywords = [k for k in node.keywords if k.arg is not None]
+    kinds = {k.arg: class_of(k.value, resolver, module) for k in keywords}
+    info.kwarg_types = {k: t for k, t in kinds.items() if k and t}
+    params = [_parameter_of(a, resolver) for a in node.args]
+    info.arg_params = params if any(params) else []
+    named = {k.arg: _parameter_of(k.value, resolver) for k in keywords}
+    info.kwarg_params = {k: p for k, p in named.items() if k and p}
+
+
+def _parameter_of(node: ast.expr, resolver: Resolver) -> str:
+    """``order`` (an unannotated parameter), ``o`` after ``o = order``, or
+    ``kwargs["instance"]``: the parameter (or ``**`` key) it is; "" for anything else."""
+    if isinstance(node, ast.Name):
+        binding = resolver.scope.lookup(node.id)
+        if binding is not None and binding.kind in (BindingKind.SELF, BindingKind.CLS):
+            return ""
+    if not isinstance(node, ast.Name | ast.Subscript | ast.Call):
+        return ""
+    root = resolver.param_root(node)
+    return root if root.isidentifier() else ""
+
+
 def argument_types(args: list[ast.expr], resolver: Resolver, module: str) -> list[str]:
     """The class of each positional argument that is a name of a known class ("" for the
     others): ``session.execute(stmt)`` does what the statement ``stmt`` was built as.
@@ -62,5 +89,5 @@ def argument_types(args: list[ast.expr], resolver: Resolver, module: str) -> lis
     call (``pkg.queries.build()``, ``pkg.queries.build().order_by()``, see
     ``values.argument_type``): the classifier types it once it has read what ``build``
     returns (``_classify/_statements.py``)."""
-    found = [statement_class(argument_type(a, resolver)) for a in args]
-    return [public_name(t, module) if t else "" for t in found] if any(found) else []
+    found = [class_of(a, resolver, module) for a in args]
+    return found if any(found) else []

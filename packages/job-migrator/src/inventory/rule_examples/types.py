@@ -873,4 +873,45 @@ EXAMPLES: list[RuleExample] = [
             )
         },
     ),
+    example(
+        "types: an unannotated parameter is of the class every project call hands it",
+        """
+        from shop.coupons import expire
+        from shop.models import Coupon
+
+        def close_coupon(coupon_id):
+            coupon = Coupon.objects.get(pk=coupon_id)
+            expire(coupon)
+        """,
+        "close_coupon",
+        V.IDEMPOTENT,
+        {K.DB_READ, K.DB_OVERWRITE},
+        "`def expire(coupon): coupon.retire()` names no type, but every call of `expire` in "
+        "the project hands it a `Coupon` (here a row `Coupon.objects.get` loaded; also a "
+        "constructor, an annotated or typed local, `self` in a `Coupon` method, or a caller's "
+        "own parameter typed the same way, through up to 4 helpers): `coupon.retire()` is "
+        "`Coupon.retire`, followed. A site that starts the function (`Thread(target=expire, "
+        "args=(coupon,))`) counts as a call with the site's arguments. The parameter stays "
+        "untyped, and its calls gaps, when one call hands another class or a value the scan "
+        "cannot type, spreads `*args`/`**kwargs`, or when something else runs the function: "
+        "a request handler, a signal receiver, a decorated function, or one handed on as a "
+        "value (`map(expire, rows)`, `Thread(target=...)` with arguments the scan cannot "
+        "read). Like a type checker's inference from call sites, this trusts that the "
+        "project's calls are all the calls: a library whose users call `expire` with "
+        "something else should annotate the parameter.",
+        more_files={
+            "shop/coupons.py": "def expire(coupon):\n    coupon.retire()\n",
+            "shop/models.py": (
+                "import requests\n"
+                "from django.db import models\n\n"
+                "class Coupon(models.Model):\n"
+                "    state = models.CharField(max_length=20)\n\n"
+                "    def retire(self):\n"
+                "        Coupon.objects.filter(pk=self.pk).update(state='expired')\n\n"
+                "class Voucher(models.Model):\n"
+                "    def retire(self):\n"
+                "        requests.post('https://hooks.example.com/voucher', json={'id': self.pk})\n"
+            ),
+        },
+    ),
 ]

@@ -6,7 +6,7 @@ import ast
 
 from inventory._extract._resolve import Resolver
 from inventory._extract._scopes import BindingKind
-from inventory._extract.values._values import orm_model
+from inventory._extract.values._values import class_of, orm_model
 from inventory.models import Argument
 
 # Name endings that, by convention, hold ids or plain text.
@@ -87,8 +87,17 @@ UNKNOWN: Verdict = (None, "")
 def argument(name: str, node: ast.expr, resolver: Resolver) -> Argument:
     serialisable, reason = verdict(node, resolver)
     return Argument(
-        name=name, source=resolver.text.source(node), serialisable=serialisable, reason=reason
+        name=name,
+        source=resolver.text.source(node),
+        serialisable=serialisable,
+        reason=reason,
+        type=_known(class_of(node, resolver, resolver.module)),
     )
+
+
+def _known(name: str) -> str:
+    """A class name, not a result the classifier has yet to type (``pkg.f()``)."""
+    return "" if not name or "(" in name or "@" in name or name.startswith("?") else name
 
 
 def verdict(node: ast.expr, resolver: Resolver) -> Verdict:

@@ -23,6 +23,7 @@ from inventory._extract._resolve import (
     Resolver,
     capitalised,
     extension_object,
+    public_name,
     register_held,
 )
 from inventory._extract._scopes import Binding, BindingKind, Scope, ScopeKind
@@ -297,6 +298,22 @@ def argument_type(node: ast.expr, resolver: Resolver) -> str:
     if binding.kind is not BindingKind.OTHER:
         return ""
     return _deferred(binding.target, binding.passed)
+
+
+def class_of(node: ast.expr, resolver: Resolver, module: str) -> str:
+    """An argument's class as a public name (``argument_type``, statements by their kind);
+    ``self`` is of its method's class (or of a subclass: a callee treats it as that class,
+    as a call on ``self`` does). "" when unknown."""
+    if isinstance(node, ast.Name):
+        binding = resolver.scope.lookup(node.id)
+        if binding is not None and binding.kind is BindingKind.SELF:
+            return public_name(binding.target, module) if binding.target else ""
+    found = statement_class(argument_type(node, resolver))
+    call = node.value if isinstance(node, ast.Await) else node
+    if (not found or "(" in found) and isinstance(call, ast.Call):
+        # ``notify(Order.objects.get(pk=pk))``: the row's model
+        found = orm_model(call, resolver, resolver.expr(call.func).target) or found
+    return public_name(found, module) if found else ""
 
 
 # ``pkg.f<narrows>`` in ``Resolver.returns``: the position of the argument that ``f``

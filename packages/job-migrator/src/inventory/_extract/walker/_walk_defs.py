@@ -129,6 +129,7 @@ class DefsMixin(WalkerBase):
             class_name=cls.qualname.rpartition(".")[2] if cls else None,
             params=params,
             kwarg=node.args.kwarg.arg if node.args.kwarg else "",
+            positional=len(node.args.posonlyargs) + len(node.args.args),
             decorators=[public_name(d, self.module) for d in decorators],
             decorator_sources=[self.text.segment(d) for d in node.decorator_list],
             source_hash=self.text.digest(node),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._calls import argument_types, call_info
+from inventory._extract._calls import call_info, typed_arguments
 from inventory._extract._resolve import Resolved, Resolver, dotted_source
 from inventory._extract._scopes import Scope, ScopeKind
 from inventory._extract._source import SourceText
@@ -100,7 +100,7 @@ class Walker(DefsMixin, FlowMixin):
         use = self.uses.get(id(node))
         used = use is None or use.kind not in _DISCARDED
         info = call_info(node, resolved, used, self.module, self.text)
-        info.arg_types = argument_types(node.args, state.resolver, self.module)
+        typed_arguments(node, state.resolver, self.module, info)
         state.calls.append(info)
         self._note_call(node, resolved, method)
         if may_be_site(method, resolved.target) or isinstance(func, ast.Call):

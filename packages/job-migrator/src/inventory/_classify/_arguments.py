@@ -1,0 +1,244 @@
+"""Parameter types from the function's callers: what every project call passes.
+
+``def notify(order): order.mark_paid()`` has no annotation, so ``order.mark_paid()`` is a
+method of an unknown receiver (a gap) although every caller hands it an ``Order``
+(``notify(Order.objects.get(pk=pk))``, ``notify(self)`` in an ``Order`` method, a caller's
+own parameter typed the same way). Where the project's calls agree, the parameter is of
+that class and the call graph resolves through it (``CallGraph._typed_parameter``), as a
+checker that infers a parameter from its call sites would.
+
+Sound only as far as the project's calls are all its callers, so a parameter is typed only
+when:
+
+* the function has at least one project call passing that parameter, and every one of
+  them passes a value of the same known class (a call passing a value the scan cannot type,
+  or ``*args`` / ``**kwargs`` it cannot spread, types nothing);
+* a site that starts the function (a thread, a task, a scheduler) counts as a call with
+  the site's arguments; one whose arguments the scan cannot read types nothing;
+* nothing else runs the function with arguments the scan does not see: it is no request
+  handler, no signal receiver, carries no
+  decorator other than ``staticmethod`` / ``classmethod``, and its name is never handed
+  on as a value (``Thread(target=f)``, ``map(f, ...)``, a table of callables).
+
+Types flow through parameters handed on (``def a(o): b(o)``), up to ``_ROUNDS`` rounds:
+each round reads every call again with the types of the round before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory.models import CallSite, Pattern
+from inventory.summary import CallInfo, FunctionInfo, ReceiverKind
+
+if TYPE_CHECKING:
+    from inventory._classify._graph import CallGraph
+
+_ROUNDS = 4
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_BINDING = frozenset({"staticmethod", "classmethod"})
+_UNTYPED = ""  # an observation of a value of unknown type
+# Sites whose job is run with arguments the scan does not read: a receiver is handed the
+# signal's (its ``instance`` is typed by the sender instead), a site it cannot name.
+_OPEN_SITES = frozenset({Pattern.SIGNAL_RECEIVER})
+Types = dict[str, dict[str, str]]  # function -> parameter -> class
+
+
+@dataclass
+class _Seen:
+    """What the calls of one function pass for each parameter: the classes, or ``_UNTYPED``."""
+
+    passed: dict[str, set[str]] = field(default_factory=dict)
+
+    def add(self, param: str, cls: str) -> None:
+        self.passed.setdefault(param, set()).add(cls)
+
+
+def caller_types(index: SymbolIndex, graph: CallGraph, sites: list[CallSite]) -> Types:
+    """The parameters the project's calls type, by function (see the module's rules)."""
+    closed = _closed(index, sites)
+    if not closed:
+        return {}
+    started = _started(index, sites, closed)
+    # Calls on a parameter (``order.notify(x)``) may resolve once the parameter is typed:
+    # they are resolved again each round; every other call resolves once.
+    fixed: list[_Passing] = []
+    moving: list[tuple[FunctionInfo, CallInfo]] = []
+    for caller in _callers(index):
+        for call in caller.calls:
+            if not call.args and not call.kwargs:
+                continue
+            if call.receiver_param:
+                moving.append((caller, call))
+            else:
+                fixed += _passing(index, graph, closed, caller, call)
+    types: Types = {}
+    for _ in range(_ROUNDS):
+        graph.set_inferred(types)
+        passing = [p for c, call in moving for p in _passing(index, graph, closed, c, call)]
+        found = _round(index, [*fixed, *passing], types, started)
+        if found == types:
+            break
+        types = found
+    graph.set_inferred(types)
+    return types
+
+
+_Passing = tuple[str, FunctionInfo, CallInfo]  # callee, caller, call
+
+
+def _callers(index: SymbolIndex) -> list[FunctionInfo]:
+    # a list: resolving a call may read a library's source into the index
+    return [fn for fn in index.functions.values() if not index.is_library(fn.qualname)]
+
+
+def _passing(
+    index: SymbolIndex, graph: CallGraph, closed: set[str], caller: FunctionInfo, call: CallInfo
+) -> list[_Passing]:
+    callee = graph.resolve_call(call, caller).function
+    return [(callee, caller, call)] if callee is not None and callee in closed else []
+
+
+def _closed(index: SymbolIndex, sites: list[CallSite]) -> set[str]:
+    """Project functions whose every caller is a call or a site the scan reads."""
+    at_sites = {(s.enclosing_function, s.location.line) for s in sites}
+    handed = _handed_names(index.functions.values(), at_sites)
+    received = {s.job for s in sites if s.pattern in _OPEN_SITES}
+    closed = set()
+    for qualname, fn in index.functions.items():
+        if fn.handler is not None or qualname in received or fn.positional < 0:
+            continue
+        if fn.name in handed or (fn.name.startswith("__") and fn.name != "__init__"):
+            continue
+        if _kinds(fn) - _BINDING:
+            continue
+        if "<locals>" in qualname or index.is_library(qualname):
+            continue
+        closed.add(qualname)
+    return closed
+
+
+def _started(index: SymbolIndex, sites: list[CallSite], closed: set[str]) -> dict[str, _Seen]:
+    """What the sites that start a function (a thread, a task...) pass it."""
+    seen: dict[str, _Seen] = {}
+    for site in sites:
+        fn = index.functions.get(site.job)
+        if fn is None or site.job not in closed:
+            continue
+        observed = seen.setdefault(site.job, _Seen())
+        offset = 1 if fn.is_method and "staticmethod" not in _kinds(fn) else 0
+        if not site.arguments:
+            for param in fn.params[offset:]:  # passed as the scan cannot read (``args=t``)
+                observed.add(param, _UNTYPED)
+        for argument in site.arguments:
+            cls = _class(argument.type, index)
+            if not argument.name.startswith("#"):
+                if argument.name in fn.params:
+                    observed.add(argument.name, cls)
+                continue
+            at = offset + int(argument.name[1:])
+            if at < fn.positional:
+                observed.add(fn.params[at], cls)
+    return seen
+
+
+def _kinds(fn: FunctionInfo) -> set[str]:
+    return {d.rpartition(".")[2] for d in fn.decorators}
+
+
+def _handed_names(
+    functions: Iterable[FunctionInfo], at_sites: set[tuple[str | None, int]]
+) -> set[str]:
+    """Names handed on as values somewhere: ``map(self.render, rows)`` hands ``render``. A
+    site's own call (``Thread(target=notify, args=(order,))``) is read as the site."""
+    names = set()
+    for fn in functions:
+        for call in fn.calls:
+            if (fn.qualname, call.span.line) in at_sites:
+                continue
+            for source in [*call.arg_sources, *call.kwarg_sources.values()]:
+                if _DOTTED.fullmatch(source):
+                    names.add(source.rpartition(".")[2])
+    return names
+
+
+def _round(
+    index: SymbolIndex, passing: list[_Passing], types: Types, started: dict[str, _Seen]
+) -> Types:
+    seen = {job: _Seen({p: set(c) for p, c in s.passed.items()}) for job, s in started.items()}
+    for callee, caller, call in passing:
+        fn = index.functions[callee]
+        _observe(seen.setdefault(callee, _Seen()), call, fn, caller, types, index)
+    found: Types = {}
+    for callee, observed in sorted(seen.items()):
+        agreed = {
+            param: classes.pop()
+            for param, classes in observed.passed.items()
+            if len(classes) == 1 and _UNTYPED not in classes
+        }
+        if agreed:
+            found[callee] = agreed
+    return found
+
+
+def _observe(
+    seen: _Seen,
+    call: CallInfo,
+    callee: FunctionInfo,
+    caller: FunctionInfo,
+    types: Types,
+    index: SymbolIndex,
+) -> None:
+    """Record, per parameter of ``callee``, the class ``call`` passes (``_UNTYPED``: unknown)."""
+    offset = _bound(call, callee)
+    if offset is None or any(s.startswith("*") for s in call.arg_sources) or "**" in call.kwargs:
+        for param in callee.params:  # the call may pass anything anywhere: nothing is typed
+            seen.add(param, _UNTYPED)
+        return
+    own = types.get(caller.qualname, {})
+    for position in range(len(call.args)):
+        at = offset + position
+        if at >= callee.positional:
+            break  # into ``*args``
+        if at == 0 and callee.is_method and "staticmethod" not in _kinds(callee):
+            continue  # ``Base.method(self, ...)``: ``self`` is typed by its class already
+        declared = call.arg_types[position] if position < len(call.arg_types) else ""
+        param = call.arg_params[position] if position < len(call.arg_params) else ""
+        seen.add(callee.params[at], _class(declared, index) or own.get(param, _UNTYPED))
+    for name in call.kwargs:
+        if name in callee.params:
+            declared = call.kwarg_types.get(name, "")
+            param = call.kwarg_params.get(name, "")
+            seen.add(name, _class(declared, index) or own.get(param, _UNTYPED))
+
+
+def _class(name: str, index: SymbolIndex) -> str:
+    """A class name the call graph can resolve through: a name, or a project class's
+    constructor (``pkg.Mailbox()``); any other call's result is not typed here."""
+    if name and _DOTTED.fullmatch(name):
+        return name
+    made = name.removesuffix("()")
+    if made != name and _DOTTED.fullmatch(made) and index.resolve(made).kind == SymbolKind.CLASS:
+        return index.resolve(made).name
+    return _UNTYPED
+
+
+def _bound(call: CallInfo, callee: FunctionInfo) -> int | None:
+    """How many leading parameters the call does not pass (``self``, ``cls``); None when
+    the scan cannot tell how the call binds them."""
+    kinds = _kinds(callee)
+    if not callee.is_method or "staticmethod" in kinds:
+        return 0
+    if callee.name == "__init__" and not call.target.endswith(".__init__"):
+        return 1  # ``Order(...)`` runs ``__init__`` bound
+    if "classmethod" in kinds:
+        return 1
+    if call.receiver in (ReceiverKind.SELF, ReceiverKind.INSTANCE, ReceiverKind.UNKNOWN):
+        return 1
+    if call.receiver is ReceiverKind.CLASS:
+        return 0  # ``Order.method(order, ...)`` passes ``self`` itself
+    return None
