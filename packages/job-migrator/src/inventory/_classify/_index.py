@@ -114,6 +114,12 @@ _QUERYSET = frozenset(
 
 # The values Django's model fields hold that the scan names (a FileField's FieldFile).
 FIELD_VALUES = "django.db.models.fields.files."
+# A FileField's / ImageField's value class (its ``attr_class``), by the field's names
+_FILE_VALUES = {
+    f"{base}{field}": f"{FIELD_VALUES}{value}"
+    for base in (FIELD_VALUES, "django.db.models.")
+    for field, value in (("FileField", "FieldFile"), ("ImageField", "ImageFieldFile"))
+}
 # Library classes whose instances an attribute holds as values (not descriptors): a method
 # on ``obj.attr`` is that class's
 _VALUE_LIBRARIES = (FIELD_VALUES, "asyncio.", "threading.", "concurrent.futures.")
@@ -602,14 +608,6 @@ class SymbolIndex:
         ``ImageField``: the class's ``attr_class`` when one along the way sets it, else Django's
         ``FieldFile`` / ``ImageFieldFile`` (Django's FileField docs: "the attr_class ... is
         FieldFile"). None when ``field`` is no such subclass."""
-        values = {
-            f"{FIELD_VALUES}FileField": "FieldFile",
-            f"{FIELD_VALUES}ImageField": "ImageFieldFile",
-        }
-        aliases = {
-            "django.db.models.FileField": "FieldFile",
-            "django.db.models.ImageField": "ImageFieldFile",
-        }
         for base in self.mro(field):
             info = self.classes.get(base)
             if info is not None:
@@ -618,9 +616,9 @@ class SymbolIndex:
                     # a value class of the project's, or none the scan can name: not typed
                     return None if declared == "?" else self.resolve(declared).name or None
                 continue
-            found = values.get(base) or aliases.get(base)
+            found = _FILE_VALUES.get(base)
             if found is not None:
-                return f"{FIELD_VALUES}{found}"
+                return found
         return None
 
     def _library_attribute(self, owner: str, tail: list[str]) -> Resolved | None:
