@@ -214,6 +214,12 @@ class ClassInfo(BaseModel):
         description="A model's many-to-many fields: field name -> the model whose rows its "
         "manager holds ('self': the class itself), locally resolved.",
     )
+    held_parameters: dict[str, str] = Field(
+        default_factory=dict,
+        description="Attributes a method sets from one of its unannotated parameters "
+        "(``self.client = client`` in ``__init__``): attribute -> 'method qualname:parameter'. "
+        "The classifier types them as the parameter once its callers type it.",
+    )
     unique_keys: list[str] = Field(
         default_factory=list,
         description="Unique keys a model declares (unique/primary-key/one-to-one fields, "

@@ -60,10 +60,12 @@ class _Seen:
 
 def caller_types(index: SymbolIndex, graph: CallGraph, sites: list[CallSite]) -> Types:
     """The parameters the project's calls type, by function (see the module's rules)."""
-    closed = _closed(index, sites)
+    closed = _using_parameters(index, _closed(index, sites))
     if not closed:
         return {}
     started = _started(index, sites, closed)
+    names = {index.functions[f].name for f in closed}
+    names |= {index.functions[f].class_name or "" for f in closed if f.endswith(".__init__")}
     # Calls on a parameter (``order.notify(x)``) may resolve once the parameter is typed:
     # they are resolved again each round; every other call resolves once.
     fixed: list[_Passing] = []
@@ -72,7 +74,9 @@ def caller_types(index: SymbolIndex, graph: CallGraph, sites: list[CallSite]) ->
         for call in caller.calls:
             if not call.args and not call.kwargs:
                 continue
-            if call.receiver_param:
+            if call.target.rpartition(".")[2] not in names:
+                continue  # no function whose parameters matter has this name
+            if call.receiver_param or call.receiver_source.startswith("self."):
                 moving.append((caller, call))
             else:
                 fixed += _passing(index, graph, closed, caller, call)
@@ -89,6 +93,23 @@ def caller_types(index: SymbolIndex, graph: CallGraph, sites: list[CallSite]) ->
 
 
 _Passing = tuple[str, FunctionInfo, CallInfo]  # callee, caller, call
+
+
+def _using_parameters(index: SymbolIndex, closed: set[str]) -> set[str]:
+    """The functions whose parameter types would change what the graph resolves: a call on
+    a parameter (``order.notify()``), a parameter handed on to another call, or one kept
+    as an attribute (``self.client = client``)."""
+    used = {
+        held.rpartition(":")[0]
+        for info in index.classes.values()
+        for held in info.held_parameters.values()
+    } & closed
+    for qualname in closed - used:
+        for call in index.functions[qualname].calls:
+            if call.receiver_param or call.arg_params or call.kwarg_params:
+                used.add(qualname)
+                break
+    return used
 
 
 def _callers(index: SymbolIndex) -> list[FunctionInfo]:

@@ -563,6 +563,19 @@ class CallGraph:
             cls = self.index.attribute_class(cls, attr) if attr.isidentifier() else None
         return f"{cls}.{method}" if cls else None
 
+    def _held_parameter(self, cls: str, attr: str) -> str | None:
+        """The class of ``self.attr`` set from a method's parameter (``ClassInfo.
+        held_parameters``) in ``cls`` or a base, when the method's callers type it."""
+        for owner in self.index.mro(cls):
+            info = self.index.classes.get(owner)
+            held = info.held_parameters.get(attr) if info else None
+            if held:
+                function, _, param = held.rpartition(":")
+                return self.parameter_type(function, param)
+            if info is not None and attr in info.attributes:
+                return None
+        return None
+
     def _relation(self, cls: str, attr: str) -> bool:
         """``attr`` of model ``cls`` is a related manager (many-to-many, reverse ForeignKey)."""
         if self.index.many_model(cls, attr) is not None:
@@ -581,7 +594,9 @@ class CallGraph:
         owner = self.index.classes.get(caller.qualname.rsplit(".", 1)[0])
         ctor = owner.attributes.get(attr) if owner else None
         if ctor is None:
-            return None
+            # ``self.client = client`` in ``__init__``, typed by ``__init__``'s callers
+            held = self._held_parameter(caller.qualname.rsplit(".", 1)[0], attr)
+            return f"{held}.{call.target.rsplit('.', 1)[-1]}" if held else None
         name = f"{ctor}.{call.target.rsplit('.', 1)[-1]}"
         if ctor.endswith("()") and self.index.resolve(name).kind != SymbolKind.FUNCTION:
             return None  # ``self.store = get_store()`` with a result of unknown type

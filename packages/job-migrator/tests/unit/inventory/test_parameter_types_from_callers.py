@@ -145,3 +145,56 @@ def test_a_signal_receivers_other_parameters_are_not_typed_by_callers(
         ),
     }
     assert _jobs(scan_project, files)["app.signals.saved"][0] is not Idempotency.IDEMPOTENT
+
+
+HOLDERS = (
+    "import threading\n\n"
+    "from app.mail import Mailbox\n"
+    "from app.models import Draft\n\n\n"
+    "class Archiver:\n"
+    "    def __init__(self, target):\n"
+    "        self.target = target\n\n"
+    "    def run(self):\n"
+    "        self.target.archive()\n\n\n"
+    "class Shared:\n"
+    "    def __init__(self, target):\n"
+    "        self.target = target\n\n"
+    "    def run(self):\n"
+    "        self.target.archive()\n\n\n"
+    "class Swapped:\n"
+    "    def __init__(self, target):\n"
+    "        self.target = target\n\n"
+    "    def swap(self, other):\n"
+    "        self.target = other\n\n"
+    "    def run(self):\n"
+    "        self.target.archive()\n\n\n"
+    "def archive_later(pk):\n"
+    "    Archiver(Draft.objects.get(pk=pk)).run()\n\n\n"
+    "def shared_later(pk):\n"
+    "    Shared(Draft.objects.get(pk=pk)).run()\n\n\n"
+    "def swapped_later(pk):\n"
+    "    held = Swapped(Draft.objects.get(pk=pk))\n"
+    "    held.swap(Mailbox())\n"
+    "    held.run()\n\n\n"
+    "def view(request, pk):\n"
+    "    threading.Thread(target=archive_later, args=(pk,)).start()\n"
+    "    threading.Thread(target=shared_later, args=(pk,)).start()\n"
+    "    threading.Thread(target=swapped_later, args=(pk,)).start()\n"
+    "    Shared(Mailbox()).run()\n"
+)
+
+
+def test_an_attribute_set_from_a_typed_parameter_is_of_its_class(scan_project: Scanner) -> None:
+    jobs = _jobs(scan_project, {**FILES, "app/holders.py": HOLDERS})
+    verdict, effects = jobs["app.holders.archive_later"]
+    assert verdict is Idempotency.IDEMPOTENT
+    assert EffectKind.DB_OVERWRITE in effects
+
+
+def test_an_attribute_whose_parameter_callers_disagree_or_two_parameters_set_is_untyped(
+    scan_project: Scanner,
+) -> None:
+    jobs = _jobs(scan_project, {**FILES, "app/holders.py": HOLDERS})
+    # Shared is also made with a Mailbox; Swapped's target is set from two parameters
+    assert jobs["app.holders.shared_later"][0] is not Idempotency.IDEMPOTENT
+    assert jobs["app.holders.swapped_later"][0] is not Idempotency.IDEMPOTENT

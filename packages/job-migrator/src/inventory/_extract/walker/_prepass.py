@@ -695,6 +695,39 @@ def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
     return found
 
 
+def held_parameters(node: ast.ClassDef, qualname: str) -> dict[str, str]:
+    """``self.client = client`` in a method (``client`` an unannotated parameter):
+    attribute -> ``"<method qualname>:client"``, for the classifier to type once the
+    method's callers type the parameter. An attribute set from two different parameters
+    (or by two methods) is left out: which one it holds is not known."""
+    found: dict[str, str] = {}
+    clashes: set[str] = set()
+    for stmt in node.body:
+        if not isinstance(stmt, _DEFS) or not stmt.args.args:
+            continue
+        args = stmt.args
+        params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs][1:]}
+        untyped = {
+            a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a.annotation is None
+        }
+        self_name = (
+            args.args[0].arg if args.args else (args.posonlyargs[0].arg if args.posonlyargs else "")
+        )
+        for inner in statements(stmt.body):
+            if not isinstance(inner, ast.Assign) or len(inner.targets) != 1:
+                continue
+            name = _attribute_name(inner.targets[0], self_name)
+            value = inner.value
+            if name is None or not isinstance(value, ast.Name):
+                continue
+            if value.id not in params or value.id not in untyped:
+                continue
+            held = f"{qualname}.{stmt.name}:{value.id}"
+            if found.setdefault(name, held) != held:
+                clashes.add(name)
+    return {k: v for k, v in found.items() if k not in clashes}
+
+
 _CONTAINER_CALLS = frozenset({"builtins.dict", "builtins.list", "builtins.set"})
 # The mutable containers among the literals _values types: what ``self.x = []`` makes.
 _CONTAINER_LITERALS = {k: v for k, v in LITERALS.items() if v in _CONTAINER_CALLS}

@@ -32,6 +32,7 @@ from inventory._extract.values._facts import unique_keys
 from inventory._extract.values._values import annotation_type
 from inventory._extract.walker._prepass import (
     class_attributes,
+    held_parameters,
     many_to_many,
     returned_attributes,
     reverse_relations,
@@ -189,6 +190,7 @@ class DefsMixin(WalkerBase):
             bases=[public_name(b, self.module) for b in ctx.bases],
             methods=sorted(ctx.methods),
             attributes={k: public_name(v, self.module) for k, v in attributes.items()},
+            held_parameters=held_parameters(node, ctx.qualname),
             unique_keys=unique_keys(node),
             related={
                 k: public_name(v, self.module)
