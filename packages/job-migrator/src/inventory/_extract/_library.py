@@ -362,11 +362,23 @@ _HANDLES = {
     f"{EVENT_LOOP}.call_at": "asyncio.TimerHandle",
 }
 
+# Regular expressions (docs.python.org/3/library/re.html): ``re.compile`` returns a
+# ``re.Pattern``; ``re.match``/``search``/``fullmatch`` and a Pattern's methods of those
+# names return a ``re.Match`` (or None). The catalogue's ``re.*`` says what each method of
+# either class does (nothing outside the value).
+_MATCHING = ("match", "search", "fullmatch")
+_REGEX = {
+    "re.compile": "re.Pattern",
+    **{f"re.{m}": "re.Match" for m in _MATCHING},
+    **{f"re.Pattern.{m}": "re.Match" for m in _MATCHING},
+}
+
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
 FACTORIES = {
     **_FUTURES,
     **_HANDLES,
+    **_REGEX,
     "asyncio.get_event_loop": EVENT_LOOP,
     "asyncio.get_running_loop": EVENT_LOOP,
     "asyncio.new_event_loop": EVENT_LOOP,

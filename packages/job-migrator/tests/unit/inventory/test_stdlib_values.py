@@ -13,9 +13,14 @@ JOBS = """import csv
 import io
 import os
 import pickle
+import platform
+import re
 import sys
 import tempfile
 import threading
+
+import requests
+from PIL import Image
 
 
 def snapshot(state, path):
@@ -35,7 +40,36 @@ def export(rows, path):
             writer.writerow(row)
 
 
+SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def describe(text, upload, image):
+    first = re.match(r"([a-z]+)", text)
+    pattern = re.compile(r"([0-9]+)")
+    found = pattern.search(text)
+    span = found.end() if found else 0
+    return (
+        SLUG.sub("-", text.lower()),
+        first.group(1) if first else "",
+        span,
+        platform.system(),
+        upload.temporary_file_path(),
+        Image.MIME.get(image.format),
+    )
+
+
+class Slugger:
+    def sub(self, text):
+        requests.post("https://hooks.example.com/slug", json={"text": text})
+
+
+def not_a_pattern(text, slugger):
+    slugger.sub(text)
+
+
 def view(request):
+    threading.Thread(target=describe, args=("a", None, None)).start()
+    threading.Thread(target=not_a_pattern, args=("a", Slugger())).start()
     threading.Thread(target=snapshot, args=({}, "/tmp/x")).start()
     threading.Thread(target=export, args=([], "/tmp/x.csv")).start()
 """
@@ -92,3 +126,19 @@ def test_a_descriptor_opened_as_a_file_is_judged_by_its_mode(scan_project: Scann
     assert {e.kind for e in spool.effects} == {EffectKind.FILE_WRITE}
     assert EffectKind.FILE_APPEND in {e.kind for e in log.effects}
     assert log.idempotency is not Idempotency.IDEMPOTENT
+
+
+def test_regular_expressions_and_platform_reads_are_values(scan_project: Scanner) -> None:
+    """``re.compile`` makes a Pattern, ``re.match`` and a Pattern's ``search`` a Match (a
+    module-level pattern too); their methods, ``platform.*``, an upload's temporary path and
+    Pillow's format registry only read."""
+    verdict, effects, unexplained = _jobs(scan_project)["jobs.describe"]
+    assert verdict is Idempotency.IDEMPOTENT, unexplained
+    assert not effects
+
+
+def test_a_project_method_named_like_a_patterns_is_still_followed(scan_project: Scanner) -> None:
+    # ``slugger`` is a Slugger (its one caller hands it one), not a Pattern: its ``sub`` posts
+    verdict, effects, _ = _jobs(scan_project)["jobs.not_a_pattern"]
+    assert EffectKind.HTTP_POST in effects
+    assert verdict is not Idempotency.IDEMPOTENT

@@ -311,8 +311,11 @@ def class_of(node: ast.expr, resolver: Resolver, module: str) -> str:
     found = statement_class(argument_type(node, resolver))
     call = node.value if isinstance(node, ast.Await) else node
     if (not found or "(" in found) and isinstance(call, ast.Call):
-        # ``notify(Order.objects.get(pk=pk))``: the row's model
-        found = orm_model(call, resolver, resolver.expr(call.func).target) or found
+        made = resolver.expr(call.func)
+        if made.binding is not None and made.binding.kind is BindingKind.CLASS:
+            found = made.binding.target  # ``Slugger()``, a class of this file
+        else:  # ``notify(Order.objects.get(pk=pk))``: the row's model
+            found = orm_model(call, resolver, made.target) or found
     return public_name(found, module) if found else ""
 
 
