@@ -916,4 +916,26 @@ EXAMPLES: list[RuleExample] = [
             ),
         },
     ),
+    example(
+        "types: regular expressions, patterns and matches",
+        """
+        import re
+
+        SKU = re.compile(r"[^A-Z0-9]+")
+
+        def normalise_sku(raw):
+            found = re.match(r"([A-Z]+)-", raw)
+            prefix = found.group(1) if found else ""
+            digits = re.compile(r"[0-9]+").search(raw)
+            return SKU.sub("", raw.upper()), prefix, digits.end() if digits else 0
+        """,
+        "normalise_sku",
+        V.IDEMPOTENT,
+        set(),
+        "As the `re` module documents them: `re.compile` returns a `re.Pattern`, and "
+        "`re.match`/`search`/`fullmatch` (and a Pattern's methods of those names) return a "
+        "`re.Match` or None. So a pattern compiled at module level (`SKU.sub`), a local one, "
+        "and a match's `group`/`end` are methods of those classes, which the catalogue's "
+        "`re.*` entry calls pure: no gap. A project object with a `sub` method stays its own.",
+    ),
 ]
