@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fnmatch import translate
 from functools import cached_property
 from importlib import resources
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -40,6 +40,10 @@ def _compiles(pattern: str) -> str:
 
 # Checked when the catalogue is read, so a typo in pyproject.toml is a config error.
 Regex = Annotated[str, AfterValidator(_compiles)]
+_LIKE = (
+    "The `call` of another entry of the same table whose conditions (and effect) this one "
+    "takes when it has none of its own: `os.fdopen` is judged by its mode as `open` is."
+)
 
 
 class Condition(BaseModel):
@@ -94,6 +98,7 @@ class EffectEntry(BaseModel):
     receiver: Regex | None = None
     sql_arg: int | None = None
     when: list[Refinement] = Field(default_factory=list)
+    like: str | None = Field(default=None, description=_LIKE)
 
     @property
     def is_suffix(self) -> bool:
@@ -146,6 +151,7 @@ class PureEntry(BaseModel):
         default_factory=list,
         description="For exact names: pure only when one of these holds (open's read modes).",
     )
+    like: str | None = Field(default=None, description=_LIKE)
 
     @property
     def is_suffix(self) -> bool:
@@ -187,6 +193,44 @@ def load_shipped() -> CatalogueSpec:
     return CatalogueSpec.model_validate(tomllib.loads(text))
 
 
+def resolve_likes(spec: CatalogueSpec) -> CatalogueSpec:
+    """Each entry with ``like`` completed from the first entry of its table whose ``call``
+    that is (one that has no ``like`` itself). ValueError when there is none."""
+    effects: dict[str, EffectEntry] = {}
+    for effect in spec.effect:
+        if effect.like is None:
+            effects.setdefault(effect.call, effect)
+    pures: dict[str, PureEntry] = {}
+    for pure in spec.pure:
+        if pure.like is None:
+            pures.setdefault(pure.call, pure)
+    resolved_effects = []
+    for effect in spec.effect:
+        if effect.like is not None:
+            model = _liked(effects, effect.like, f"[[effect]] {effect.call!r}")
+            effect = effect.model_copy(
+                update={"when": effect.when or model.when, "effect": effect.effect or model.effect}
+            )
+        resolved_effects.append(effect)
+    resolved_pures = []
+    for pure in spec.pure:
+        if pure.like is not None:
+            model_pure = _liked(pures, pure.like, f"[[pure]] {pure.call!r}")
+            pure = pure.model_copy(update={"when": pure.when or model_pure.when})
+        resolved_pures.append(pure)
+    return spec.model_copy(update={"effect": resolved_effects, "pure": resolved_pures})
+
+
+_Entry = TypeVar("_Entry", EffectEntry, PureEntry)
+
+
+def _liked(table: dict[str, _Entry], like: str, entry: str) -> _Entry:
+    found = table.get(like)
+    if found is None:
+        raise ValueError(f"{entry}: like = {like!r} names no entry of that table")
+    return found
+
+
 def merge(shipped: CatalogueSpec, user: CatalogueSpec) -> CatalogueSpec:
     """User entries are tried first; a user entry with a shipped ``call`` replaces it."""
     overridden = {entry.call for entry in user.effect}
@@ -204,6 +248,7 @@ class Catalogue:
     """A merged catalogue with its regexes compiled once."""
 
     def __init__(self, spec: CatalogueSpec) -> None:
+        spec = resolve_likes(spec)
         self.spec = spec
         exact = [e for e in spec.effect if not e.is_suffix]
         # Indexed because the classifier asks once per call in the reachable code.

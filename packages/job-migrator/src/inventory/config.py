@@ -44,7 +44,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from inventory._catalogue import CatalogueSpec
+from inventory._catalogue import CatalogueSpec, load_shipped, merge, resolve_likes
 from inventory.errors import InventoryError
 from inventory.models import Idempotency, Pattern
 
@@ -173,6 +173,13 @@ class MigratorConfig(BaseModel):
     plan: dict[str, Any] = Field(
         default_factory=dict, description="[tool.migrator.plan], read by `migrator plan`."
     )
+
+    @field_validator("catalogue")
+    @classmethod
+    def _likes_known(cls, value: CatalogueSpec) -> CatalogueSpec:
+        """A ``like`` naming no entry (of this table or the shipped one) is a config error."""
+        resolve_likes(merge(load_shipped(), value))
+        return value
 
     @field_validator("per_file_ignores")
     @classmethod

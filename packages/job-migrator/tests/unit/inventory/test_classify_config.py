@@ -72,3 +72,31 @@ def test_the_plan_table_of_migrator_plan_does_not_break_the_scan_config() -> Non
         '[tool.migrator.plan]\nmetrics_url = "http://worker:9108/metrics"\n'
     )
     assert config.plan == {"metrics_url": "http://worker:9108/metrics"}
+
+
+def test_a_like_naming_no_entry_is_a_config_error() -> None:
+    bad = '[[tool.migrator.catalogue.effect]]\ncall = "archives.open_archive"\nlike = "opne"\n'
+    with pytest.raises(ConfigError, match="like = 'opne' names no entry"):
+        MigratorConfig.from_toml(bad)
+
+
+def test_a_user_entry_takes_a_shipped_entrys_rules_with_like(tmp_path: Path) -> None:
+    """``like = "open"``: the in-house opener is judged by its mode as ``open`` is."""
+    from inventory import scan
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.migrator.catalogue.effect]]\ncall = "vault.open_file"\nlike = "open"\n'
+        '[[tool.migrator.catalogue.pure]]\ncall = "vault.open_file"\nlike = "open"\n'
+    )
+    (tmp_path / "jobs.py").write_text(
+        "import threading\n\nimport vault\n\n\n"
+        "def append(path):\n    vault.open_file(path, 'a')\n\n\n"
+        "def read(path):\n    vault.open_file(path)\n\n\n"
+        "def view(request):\n"
+        "    threading.Thread(target=append, args=('x',)).start()\n"
+        "    threading.Thread(target=read, args=('x',)).start()\n"
+    )
+    jobs = {j.qualname: j for j in scan(tmp_path, use_cache=False, jobs=1).jobs}
+    assert {e.kind for e in jobs["jobs.append"].effects} == {EffectKind.FILE_APPEND}
+    assert jobs["jobs.read"].idempotency is Idempotency.IDEMPOTENT
+    assert not jobs["jobs.read"].unexplained

@@ -142,3 +142,54 @@ def test_a_project_method_named_like_a_patterns_is_still_followed(scan_project: 
     verdict, effects, _ = _jobs(scan_project)["jobs.not_a_pattern"]
     assert EffectKind.HTTP_POST in effects
     assert verdict is not Idempotency.IDEMPOTENT
+
+
+ARCHIVES = """import threading
+import zipfile
+
+
+def bundle(paths, target):
+    with zipfile.ZipFile(target, "w") as archive:
+        for path in paths:
+            archive.write(path)
+        archive.writestr("README", "bundle")
+
+
+def grow(path, target):
+    with zipfile.ZipFile(target, mode="a") as archive:
+        archive.write(path)
+
+
+def unpack(source, into):
+    with zipfile.ZipFile(source) as archive:
+        names = archive.namelist()
+        archive.extractall(into)
+    return names
+
+
+def list_members(source):
+    return zipfile.ZipFile(source, "r").namelist()
+
+
+def view(request):
+    threading.Thread(target=bundle, args=([], "/tmp/x.zip")).start()
+    threading.Thread(target=grow, args=("a.txt", "/tmp/x.zip")).start()
+    threading.Thread(target=unpack, args=("/tmp/x.zip", "/tmp/x")).start()
+    threading.Thread(target=list_members, args=("/tmp/x.zip",)).start()
+"""
+
+
+def test_a_zip_archive_is_judged_by_its_open_mode_as_open_is(scan_project: Scanner) -> None:
+    """``ZipFile`` takes ``open``'s mode rules (the catalogue's ``like = "open"``): "w"
+    writes the archive anew, "a" appends to it, a read opens nothing for writing; what is
+    written into the archive is that file's effect, and extracting overwrites files."""
+    jobs = {
+        j.qualname: (j.idempotency, {e.kind for e in j.effects}, {u.call for u in j.unexplained})
+        for j in scan_project({"archives.py": ARCHIVES}).jobs
+    }
+    assert jobs["archives.bundle"][:2] == (Idempotency.IDEMPOTENT, {EffectKind.FILE_WRITE})
+    assert EffectKind.FILE_APPEND in jobs["archives.grow"][1]
+    assert jobs["archives.grow"][0] is not Idempotency.IDEMPOTENT
+    assert jobs["archives.unpack"][:2] == (Idempotency.IDEMPOTENT, {EffectKind.FILE_WRITE})
+    assert jobs["archives.list_members"][0] is Idempotency.IDEMPOTENT
+    assert not jobs["archives.list_members"][1]
