@@ -373,12 +373,24 @@ _REGEX = {
     **{f"re.Pattern.{m}": "re.Match" for m in _MATCHING},
 }
 
+# pathlib (docs.python.org/3/library/pathlib.html): "Path.home(): Return a new path object
+# representing the user's home directory", cwd() the same for the working directory, and
+# the path arithmetic returns "a new path": a chain (`Path.home().resolve()`) stays a Path.
+_PATHS = {
+    f"pathlib.Path.{m}": "pathlib.Path"
+    for m in (
+        *("home", "cwd", "resolve", "absolute", "expanduser", "joinpath"),
+        *("with_suffix", "with_name", "with_stem", "relative_to"),
+    )
+}
+
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
 FACTORIES = {
     **_FUTURES,
     **_HANDLES,
     **_REGEX,
+    **_PATHS,
     "asyncio.get_event_loop": EVENT_LOOP,
     "asyncio.get_running_loop": EVENT_LOOP,
     "asyncio.new_event_loop": EVENT_LOOP,

@@ -12,6 +12,7 @@ Scanner = Callable[[dict[str, str]], Inventory]  # the scan_project fixture (con
 JOBS = """import csv
 import io
 import os
+import pathlib
 import pickle
 import platform
 import re
@@ -19,8 +20,10 @@ import sys
 import tempfile
 import threading
 
+import pandas
 import requests
 from PIL import Image
+from slugify import slugify
 
 
 def snapshot(state, path):
@@ -55,6 +58,9 @@ def describe(text, upload, image):
         platform.system(),
         upload.temporary_file_path(),
         Image.MIME.get(image.format),
+        pathlib.Path.home().resolve().joinpath("x").exists(),
+        slugify(text),
+        pandas.concat([pandas.DataFrame({"a": [1]})]),
     )
 
 
