@@ -80,11 +80,15 @@ def caller_types(index: SymbolIndex, graph: CallGraph, sites: list[CallSite]) ->
                 moving.append((caller, call))
             else:
                 fixed += _passing(index, graph, closed, caller, call)
+    # What a call that resolves once and hands on no parameter passes is read once too.
+    settled = [p for p in fixed if not (p[2].arg_params or p[2].kwarg_params)]
+    base = _round(index, settled, {}, started)
+    handing = [p for p in fixed if p[2].arg_params or p[2].kwarg_params]
     types: Types = {}
     for _ in range(_ROUNDS):
         graph.set_inferred(types)
         passing = [p for c, call in moving for p in _passing(index, graph, closed, c, call)]
-        found = _round(index, [*fixed, *passing], types, started)
+        found = _agreed(_round(index, [*handing, *passing], types, base))
         if found == types:
             break
         types = found
@@ -188,16 +192,22 @@ def _handed_names(
 
 
 def _round(
-    index: SymbolIndex, passing: list[_Passing], types: Types, started: dict[str, _Seen]
-) -> Types:
-    seen = {job: _Seen({p: set(c) for p, c in s.passed.items()}) for job, s in started.items()}
+    index: SymbolIndex, passing: list[_Passing], types: Types, seen_before: dict[str, _Seen]
+) -> dict[str, _Seen]:
+    """What ``passing`` passes, added to a copy of what was seen before."""
+    seen = {f: _Seen({p: set(c) for p, c in s.passed.items()}) for f, s in seen_before.items()}
     for callee, caller, call in passing:
         fn = index.functions[callee]
         _observe(seen.setdefault(callee, _Seen()), call, fn, caller, types, index)
+    return seen
+
+
+def _agreed(seen: dict[str, _Seen]) -> Types:
+    """The parameters every observation gives one and the same class."""
     found: Types = {}
     for callee, observed in sorted(seen.items()):
         agreed = {
-            param: classes.pop()
+            param: next(iter(classes))
             for param, classes in observed.passed.items()
             if len(classes) == 1 and _UNTYPED not in classes
         }
