@@ -211,9 +211,15 @@ class SymbolIndex:
         re-exports (``pkg.f`` -> ``pkg._impl.f``) a bounded number of steps."""
         found = Resolved(SymbolKind.EXTERNAL, name)
         for _ in range(_MAX_DEPTH):
-            if found.kind != SymbolKind.EXTERNAL or not self._read_library(found.name):
+            if found.kind != SymbolKind.EXTERNAL:
                 break
-            found = self.resolve(found.name)
+            read = self._read_library(found.name)
+            # A module read before (by another call) is followed all the same: the answer
+            # must not depend on what was resolved first.
+            again = self.resolve(found.name)
+            if not read and again == found:
+                break
+            found = again
         return found
 
     def _read_library(self, name: str) -> bool:
