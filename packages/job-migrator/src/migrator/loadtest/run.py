@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from migrator.loadtest.fleet import Fleet, FleetError, PrivateRedis, env_for_wor
 from migrator.loadtest.load import (
     Enqueued,
     Enqueuer,
+    LoadResult,
     as_call,
     load_generator,
     signature_generator,
@@ -47,8 +49,8 @@ from queue_runtime import Mode, QueueError, Settings, current, migrate
 from queue_runtime.bootstrap import bootstrap, bootstrap_project
 from queue_runtime.jobs import JobFunction
 from queue_runtime.runtime import Runtime
-from queue_runtime.store import Inspector, JobStatus
-from queue_runtime.testing import RedisServerMissing
+from queue_runtime.store import HistoryEntry, Inspector, JobStatus
+from queue_runtime.testing import ExecutionLedger, RedisServerMissing
 from queue_runtime.tools import read_only
 
 Progress = Callable[[str], None]
@@ -129,38 +131,95 @@ def run_loadtest(
     The certification goes into ``certify_into`` (the app's database and schema:
     :func:`~migrator.loadtest.target.certify_target`) when given, else into the
     sandbox's schema; the output and the report's notes say which.
+
+    Four steps, each with its typed result: :func:`_prepare` (the sandbox, the job, the
+    ledger), :func:`_drive` (workers, load, chaos, drain), :func:`_collect` (the report and
+    its verdict), :func:`_conclude` (certify on a pass, keep the logs on a failure).
     """
     say = progress or (lambda message: None)
-    cwd = cwd or Path.cwd()
+    prepared = _prepare(spec, settings, cwd or Path.cwd())
+    try:
+        driven = _drive(prepared, say)
+    finally:
+        prepared.runtime.close()
+    report = _collect(prepared, driven)
+    _conclude(report, prepared, driven, certify_into, say)
+    return report
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """The sandbox ready to run: its settings, the job, the run's ledger."""
+
+    spec: LoadTestSpec
+    settings: Settings
+    cwd: Path
+    run_id: str
+    runtime: Runtime
+    jf: JobFunction[..., Any]
+    job_module: str | None
+    generate: Callable[[int], tuple[tuple[Any, ...], dict[str, Any]]]
+    fingerprint: str | None
+    executions: ExecutionLedger
+    started_at: datetime
+
+
+@dataclass(frozen=True)
+class _Driven:
+    """What the run produced: the load, the chaos, the ledger's rows, its scratch folder."""
+
+    load: LoadResult
+    chaos: Chaos
+    rows: list[tuple[Execution, str | None]]
+    notes: list[str]
+    workdir: Path
+
+
+def _prepare(spec: LoadTestSpec, settings: Settings | None, cwd: Path) -> _Prepared:
     sandbox_settings = load_sandbox(spec.sandbox, cwd)
     settings = settings or sandbox_settings
-    run_id = secrets.token_hex(4)
     runtime = Runtime(settings)
-    jf, job_module = resolve_job(spec.job, spec.job_module, runtime)
-    generate = _generator(spec, jf)
-    fingerprint = _fingerprint(jf)
-    dsn = settings.database_url or ""
     try:
-        migrate(settings)
-        executions = ledger.ledger_in(dsn, settings.schema_name)
-        executions.create()
-    except QueueError as exc:
-        raise LoadTestError(f"cannot prepare the sandbox database: {exc}") from exc
+        jf, job_module = resolve_job(spec.job, spec.job_module, runtime)
+        try:
+            migrate(settings)
+            executions = ledger.ledger_in(settings.database_url or "", settings.schema_name)
+            executions.create()
+        except QueueError as exc:
+            raise LoadTestError(f"cannot prepare the sandbox database: {exc}") from exc
+    except BaseException:
+        runtime.close()
+        raise
+    return _Prepared(
+        spec=spec,
+        settings=settings,
+        cwd=cwd,
+        run_id=secrets.token_hex(4),
+        runtime=runtime,
+        jf=jf,
+        job_module=job_module,
+        generate=_generator(spec, jf),
+        fingerprint=_fingerprint(jf),
+        executions=executions,
+        started_at=datetime.now(UTC),
+    )
 
-    started_at = datetime.now(UTC)
+
+def _drive(prepared: _Prepared, say: Progress) -> _Driven:
+    spec, settings, run_id = prepared.spec, prepared.settings, prepared.run_id
     workdir = Path(tempfile.mkdtemp(prefix=f"migrator-loadtest-{run_id}-"))
-    redis_server: PrivateRedis | None = None
     env = env_for_workers(
         {
             "MIGRATOR_LOADTEST_SANDBOX": spec.sandbox,
             "MIGRATOR_LOADTEST_JOB": spec.job,
-            "MIGRATOR_LOADTEST_JOB_MODULE": job_module or "",
+            "MIGRATOR_LOADTEST_JOB_MODULE": prepared.job_module or "",
             "MIGRATOR_LOADTEST_RUN": run_id,
-            "MIGRATOR_LOADTEST_LEDGER_DSN": dsn,
+            "MIGRATOR_LOADTEST_LEDGER_DSN": settings.database_url or "",
             "MIGRATOR_LOADTEST_SCHEMA": settings.schema_name,
         },
-        cwd,
+        prepared.cwd,
     )
+    redis_server: PrivateRedis | None = None
     fleet_settings = settings
     notes: list[str] = []
     try:
@@ -169,14 +228,15 @@ def run_loadtest(
             redis_server.start()
             fleet_settings = settings.model_copy(update={"redis_url": redis_server.url})
             notes.append(f"workers used a private redis-server on port {redis_server.port}")
-        fleet = Fleet(run_id, fleet_settings, env, workdir, spec.concurrency, cwd)
+        fleet = Fleet(run_id, fleet_settings, env, workdir, spec.concurrency, prepared.cwd)
         try:
             say(f"run {run_id}: starting {spec.workers} worker(s) for {spec.job}")
             for _ in range(spec.workers):
                 fleet.start()
             for worker in list(fleet.workers):
                 fleet.wait_connected(worker)
-            enqueuer = Enqueuer(runtime, jf, spec, run_id, generate)
+            runtime = prepared.runtime
+            enqueuer = Enqueuer(runtime, prepared.jf, spec, run_id, prepared.generate)
             chaos = Chaos(spec, fleet, redis_server, run_id, say)
             say(f"load: {spec.rate:g}/s for {spec.duration:g}s, {spec.planned_jobs()} jobs")
             began = time.monotonic()
@@ -185,9 +245,8 @@ def run_loadtest(
             load = enqueuer.join()
             chaos.join()
             say(f"enqueued {len(load.enqueued)}; draining (up to {spec.drain_timeout:g}s)")
-            ids = [e.job_id for e in load.enqueued]
-            _drain(_inspector(settings), ids, spec.drain_timeout)
-            rows = ledger.read(executions, run_id)
+            _drain(_inspector(settings), [e.job_id for e in load.enqueued], spec.drain_timeout)
+            rows = ledger.read(prepared.executions, run_id)
         finally:
             fleet.stop_all()
     except (FleetError, RedisServerMissing) as exc:
@@ -195,24 +254,46 @@ def run_loadtest(
     finally:
         if redis_server is not None:
             redis_server.stop()
-        runtime.close()
+    return _Driven(load=load, chaos=chaos, rows=rows, notes=notes, workdir=workdir)
 
-    report = _report(spec, run_id, fingerprint, started_at, load, rows, settings)
+
+def _collect(prepared: _Prepared, driven: _Driven) -> LoadTestReport:
+    """The report: the figures, what the run noticed, and the rules' verdict."""
+    spec, load, chaos = prepared.spec, driven.load, driven.chaos
+    report = _report(
+        spec,
+        prepared.run_id,
+        prepared.fingerprint,
+        prepared.started_at,
+        load,
+        driven.rows,
+        prepared.settings,
+    )
     report.chaos_events = chaos.events
     report.app_key, report.key_pairs = spec.app_key, load.key_pairs
     report.key_merges = load.key_merges  # pairs of different calls the app's key merged
-    report.notes = notes + [f"chaos {e}" for e in chaos.errors] + load.errors[:20]
+    report.notes = driven.notes + [f"chaos {e}" for e in chaos.errors] + load.errors[:20]
     if load.behind_seconds > 1.0:
         report.notes.append(f"the enqueue loop fell {load.behind_seconds:.1f}s behind its schedule")
     report.passed, report.reasons = evaluate(report)
+    return report
+
+
+def _conclude(
+    report: LoadTestReport,
+    prepared: _Prepared,
+    driven: _Driven,
+    certify_into: Settings | CertifyTarget | None,
+    say: Progress,
+) -> None:
+    """A pass certifies the job (and drops the workers' logs); a failure keeps the logs."""
     if report.passed:
-        shutil.rmtree(workdir, ignore_errors=True)
-        _certify(report, _target(certify_into), settings, jf)
+        shutil.rmtree(driven.workdir, ignore_errors=True)
+        _certify(report, _target(certify_into), prepared.settings, prepared.jf)
         say(report.notes[-1])
     else:
-        report.notes.append(f"worker logs kept in {workdir}")
-    executions.delete_run(run_id)
-    return report
+        report.notes.append(f"worker logs kept in {driven.workdir}")
+    prepared.executions.delete_run(prepared.run_id)
 
 
 def _generator(
@@ -245,12 +326,21 @@ def _drain(inspector: Inspector, ids: list[int], timeout: float) -> None:
         wait_for(drained, timeout, "the queue to drain", interval=0.2)
 
 
+def _throughput(succeeded: list[HistoryEntry]) -> float:
+    """Jobs per second from the first enqueue to the last finish of the succeeded jobs."""
+    if not succeeded:
+        return 0.0
+    first = min(h.enqueued_at for h in succeeded)
+    span = (max(h.finished_at for h in succeeded) - first).total_seconds()
+    return len(succeeded) / span if span > 0 else float(len(succeeded))
+
+
 def _report(
     spec: LoadTestSpec,
     run_id: str,
     fingerprint: str | None,
     started_at: datetime,
-    load: Any,
+    load: LoadResult,
     rows: list[tuple[Execution, str | None]],
     settings: Settings,
 ) -> LoadTestReport:
@@ -271,12 +361,6 @@ def _report(
         for i in ids
         if i in first_start and i in enqueued_at
     ]
-    throughput = 0.0
-    if succeeded:
-        span = (
-            max(h.finished_at for h in succeeded) - min(h.enqueued_at for h in succeeded)
-        ).total_seconds()
-        throughput = len(succeeded) / span if span > 0 else float(len(succeeded))
     duplicates = ledger.duplicate_completions(rows)
     for duplicate in duplicates:
         job_ids = {e.job_id for e in duplicate.executions}
@@ -299,7 +383,7 @@ def _report(
         dead=sum(1 for h in history if h.status is JobStatus.DEAD),
         unfinished=len(queued),
         lost=sum(1 for i in ids if i not in finished and i not in queued),
-        throughput=round(throughput, 2),
+        throughput=round(_throughput(succeeded), 2),
         latency=latency_of(latencies),
         executions=len(rows),
         duplicate_deliveries=ledger.duplicate_deliveries(rows),
