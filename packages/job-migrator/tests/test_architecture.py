@@ -139,3 +139,29 @@ def test_no_two_test_modules_share_a_basename() -> None:
             clashes.append(f"{seen[path.name]} and {rel}")
         seen.setdefault(path.name, rel)
     assert clashes == []
+
+
+MAX_FUNCTION_LINES = 60  # issue 23: a command's library reads in steps, not one long body
+
+
+def _long_functions(root: Path) -> list[str]:
+    import ast
+
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    found.append(f"{path.relative_to(root)}:{node.lineno} {node.name} ({lines})")
+    return found
+
+
+def test_no_function_in_migrator_is_over_sixty_lines() -> None:
+    assert _long_functions(ROOT / "packages" / "job-migrator" / "src" / "migrator") == []
+
+
+def test_the_long_function_check_sees_one(tmp_path: Path) -> None:
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    (tmp_path / "long.py").write_text(f"def long():\n{body}", encoding="utf-8")
+    assert _long_functions(tmp_path) == [f"long.py:1 long ({MAX_FUNCTION_LINES + 1})"]

@@ -262,6 +262,19 @@ def _group(job: Job, sites: list[CallSite], config: PlanConfig, root: Path | Non
     return group
 
 
+def _delivery_details(job: Job, sites: list[CallSite], deliver: str) -> list[str]:
+    return [
+        f"- {d}"
+        for d in (
+            *(_site_line(s) for s in sites),
+            _why(job),
+            "Django mail: the message stays built in the request; its delivery moves to "
+            f"the runtime's own job `{deliver}`, one job per send with its Message-ID given "
+            "in the request (no key to declare; the job itself stays in the request)",
+        )
+    ]
+
+
 def _delivery_group(job: Job, sites: list[CallSite]) -> JobGroup:
     """A job whose only sites are Django's own mail calls: what moves is their delivery.
 
@@ -274,16 +287,7 @@ def _delivery_group(job: Job, sites: list[CallSite]) -> JobGroup:
     group = JobGroup(
         job=job.qualname,
         header=f"`{job.qualname}`: {_summary(job, sites)}",
-        details=[
-            f"- {d}"
-            for d in (
-                *(_site_line(s) for s in sites),
-                _why(job),
-                "Django mail: the message stays built in the request; its delivery moves to "
-                f"the runtime's own job `{deliver}`, one job per send with its Message-ID given "
-                "in the request (no key to declare; the job itself stays in the request)",
-            )
-        ],
+        details=_delivery_details(job, sites, deliver),
         fast_track=job.fast_track,
     )
 
