@@ -43,7 +43,7 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _BINDING = frozenset({"staticmethod", "classmethod"})
 _UNTYPED = ""  # an observation of a value of unknown type
 # Sites whose job is run with arguments the scan does not read: a receiver is handed the
-# signal's (its ``instance`` is typed by the sender instead), a site it cannot name.
+# signal's (its ``instance`` is typed by the sender instead).
 _OPEN_SITES = frozenset({Pattern.SIGNAL_RECEIVER})
 Types = dict[str, dict[str, str]]  # function -> parameter -> class
 
@@ -155,7 +155,7 @@ def _started(index: SymbolIndex, sites: list[CallSite], closed: set[str]) -> dic
         if fn is None or site.job not in closed:
             continue
         observed = seen.setdefault(site.job, _Seen())
-        offset = 1 if fn.is_method and "staticmethod" not in _kinds(fn) else 0
+        offset = _site_offset(site, fn)
         if not site.arguments:
             for param in fn.params[offset:]:  # passed as the scan cannot read (``args=t``)
                 observed.add(param, _UNTYPED)
@@ -166,9 +166,20 @@ def _started(index: SymbolIndex, sites: list[CallSite], closed: set[str]) -> dic
                     observed.add(argument.name, cls)
                 continue
             at = offset + int(argument.name[1:])
-            if at < fn.positional:
-                observed.add(fn.params[at], cls)
+            if 0 < at < fn.positional or (at == 0 and not fn.is_method):
+                observed.add(fn.params[at], cls)  # (``self`` is typed by its class)
     return seen
+
+
+def _site_offset(site: CallSite, fn: FunctionInfo) -> int:
+    """Where a site's first argument lands: after ``self`` for a bound method
+    (``Thread(target=self.send, args=(order,))``), at ``self`` for one named through its
+    class (``Thread(target=Mailer.send, args=(mailer, order))``)."""
+    kinds = _kinds(fn)
+    if not fn.is_method or "staticmethod" in kinds:
+        return 0
+    owner = site.target_source.rpartition(".")[0].rpartition(".")[2]
+    return 0 if owner == fn.class_name and "classmethod" not in kinds else 1
 
 
 def _kinds(fn: FunctionInfo) -> set[str]:

@@ -198,3 +198,24 @@ def test_an_attribute_whose_parameter_callers_disagree_or_two_parameters_set_is_
     # Shared is also made with a Mailbox; Swapped's target is set from two parameters
     assert jobs["app.holders.shared_later"][0] is not Idempotency.IDEMPOTENT
     assert jobs["app.holders.swapped_later"][0] is not Idempotency.IDEMPOTENT
+
+
+def test_a_method_started_through_its_class_takes_self_first(scan_project: Scanner) -> None:
+    """``Thread(target=Courier.run, args=(courier, mailbox))``: the first argument is
+    ``self``, the second is ``parcel``; read one place off, ``parcel`` would be a Draft."""
+    files = {
+        **FILES,
+        "app/courier.py": (
+            "import threading\n\n"
+            "from app.mail import Mailbox\n"
+            "from app.models import Draft\n\n\n"
+            "class Courier:\n"
+            "    def run(self, parcel, note=None):\n"
+            "        parcel.archive()\n\n\n"
+            "def view(request, pk):\n"
+            "    draft = Draft.objects.get(pk=pk)\n"
+            "    threading.Thread(target=Courier.run, args=(draft, Mailbox())).start()\n"
+        ),
+    }
+    verdict, _ = _jobs(scan_project, files)["app.courier.Courier.run"]
+    assert verdict is not Idempotency.IDEMPOTENT
