@@ -12,12 +12,13 @@ from pathlib import Path
 from codemods import CodemodError, SiteOutcome, Status, plan_apply
 from inventory.models import Inventory
 from migrator.plan.model import SitePreview
+from migrator.report.view import ALREADY_MOVED, LEFT_TO_YOU, MOVES, STAYS
 
 _OUTCOME = {
-    Status.REWRITTEN: "moves",
-    Status.ALREADY: "already moved",
-    Status.MANUAL: "left to you",
-    Status.SKIPPED: "stays",
+    Status.REWRITTEN: MOVES,
+    Status.ALREADY: ALREADY_MOVED,
+    Status.MANUAL: LEFT_TO_YOU,
+    Status.SKIPPED: STAYS,
 }
 
 

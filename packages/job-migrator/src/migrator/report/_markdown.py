@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inventory import Idempotency
-from migrator.report.view import VERDICT_ORDER, JobGroup, ReportView, chain_text, site_label
+from migrator.report.view import MOVES, VERDICT_ORDER, JobGroup, ReportView, chain_text, site_label
 
 HEADINGS = {
     Idempotency.UNSAFE: "Unsafe: money or account state, never moved before a load test",
@@ -53,7 +53,7 @@ def _apply_summary(view: ReportView) -> list[str]:
         return ["", f"`migrator apply`: {view.preview_error}"]
     if not view.preview:
         return []
-    moves = sum(item.outcome == "moves" for item in view.preview)
+    moves = sum(item.outcome == MOVES for item in view.preview)
     return [
         "",
         f"`migrator apply` (its dry run, with its defaults) moves {moves} of "

@@ -9,7 +9,14 @@ from rich.table import Table
 from rich.text import Text
 
 from inventory import Idempotency, ScanError
-from migrator.report.view import VERDICT_ORDER, JobGroup, ReportView, site_label
+from migrator.report.view import (
+    APPLY_OUTCOMES,
+    MOVES,
+    VERDICT_ORDER,
+    JobGroup,
+    ReportView,
+    site_label,
+)
 
 if TYPE_CHECKING:  # migrator.plan imports the plan's checks: not paid by every scan
     from migrator.plan.model import SitePreview
@@ -23,12 +30,7 @@ VERDICT_STYLE = {
 }
 MAX_SITES_SHOWN = 5
 # apply's outcomes, in the order the Apply column lists them, and their colour
-OUTCOME_STYLE = {
-    "moves": "green",
-    "already moved": "cyan",
-    "left to you": "yellow",
-    "stays": "default",
-}
+OUTCOME_STYLE = dict(zip(APPLY_OUTCOMES, ("green", "cyan", "yellow", "default"), strict=True))
 REASON_CHARS = 120  # the Apply column's reason is cut here; the Markdown report has it whole
 
 
@@ -78,7 +80,7 @@ def _apply_cell(previews: list[SitePreview]) -> Text:
         text.append(", " if index else "")
         label = outcome if len(shown) == 1 and len(previews) == 1 else f"{n} {outcome}"
         text.append(label, style=OUTCOME_STYLE.get(outcome, "default"))
-    reason = next((item.why for item in previews if item.outcome != "moves" and item.why), "")
+    reason = next((item.why for item in previews if item.outcome != MOVES and item.why), "")
     if reason:
         cut = reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1].rstrip() + "…"
         text.append(f": {cut}")
