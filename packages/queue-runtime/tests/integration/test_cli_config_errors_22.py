@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from queue_runtime import Settings
-from queue_runtime.cli_errors import ExitCode
+from queue_runtime.cli import ExitCode
 from queue_runtime.pg.connect import open_pool
 from queue_runtime.pg.store import PgJobStore
 from queue_runtime.store import Failure, JobStatus, NewJob

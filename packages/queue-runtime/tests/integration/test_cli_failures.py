@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from queue_runtime import Settings
-from queue_runtime.cli_errors import ExitCode
+from queue_runtime.cli import ExitCode
 from queue_runtime.testing import free_port
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis]

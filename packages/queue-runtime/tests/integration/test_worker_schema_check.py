@@ -16,7 +16,7 @@ import psycopg
 import pytest
 
 from queue_runtime import Settings, configure, migrate
-from queue_runtime.cli_errors import ExitCode
+from queue_runtime.cli import ExitCode
 from queue_runtime.errors import SchemaNotMigrated
 from queue_runtime.migrations import current_revision, revisions
 from queue_runtime.worker import Worker

@@ -84,7 +84,7 @@ def cancel_line(store: JobStore, job_id: int) -> tuple[str, bool]:
 
 def cmd_pause(runtime: Runtime, pool: str) -> int:
     if not _known(runtime, pool):
-        return 2  # a configuration error, as `worker --pool nope` (cli_errors.ExitCode.USAGE)
+        return 2  # a configuration error, as `worker --pool nope` (_errors.ExitCode.USAGE)
     if runtime.store.pause(pool, operator()):
         print(f"pool {pool} paused: workers stop claiming from it within 1 s; running jobs go on")
     else:
@@ -94,7 +94,7 @@ def cmd_pause(runtime: Runtime, pool: str) -> int:
 
 def cmd_resume(runtime: Runtime, pool: str) -> int:
     if not _known(runtime, pool):
-        return 2  # a configuration error, as `worker --pool nope` (cli_errors.ExitCode.USAGE)
+        return 2  # a configuration error, as `worker --pool nope` (_errors.ExitCode.USAGE)
     if runtime.store.resume(pool):
         print(f"pool {pool} resumed: workers claim from it again within 1 s")
     else:

@@ -5,7 +5,7 @@ Every command is a thin shell over one library call; configuration comes from
 the usual sources (``[tool.queue_runtime]`` in pyproject.toml, the
 ``QUEUE_RUNTIME_*`` environment, then ``--database-url`` / ``--schema`` ...).
 
-Failures are one line on stderr and an exit code (``queue_runtime.cli_errors``):
+Failures are one line on stderr and an exit code (``queue_runtime.cli._errors``):
 0 success, 1 a command-level failure (e.g. an unknown job id), 2 usage or
 configuration, 3 PostgreSQL, 4 Redis; ``--debug`` adds the traceback. Commands
 that read the database first connect once with a short timeout
@@ -25,9 +25,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from queue_runtime import cli_inspect, cli_ops
-from queue_runtime.cli_errors import ExitCode, report
-from queue_runtime.cli_inspect import text_table
+from queue_runtime.cli import _inspect as cli_inspect
+from queue_runtime.cli import _ops as cli_ops
+from queue_runtime.cli._errors import ExitCode, report
+from queue_runtime.cli._inspect import text_table
 from queue_runtime.errors import (
     AppImportFailed,
     AppNotImportable,
@@ -42,6 +43,9 @@ if TYPE_CHECKING:
     from queue_runtime.worker._periodic import NextRun
 
 Command = Callable[[argparse.Namespace], int]
+
+
+__all__ = ["ExitCode", "main", "render_status"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -433,7 +437,3 @@ def _needs_ids(command: Command) -> Command:
         return command(args)
 
     return checked
-
-
-if __name__ == "__main__":
-    sys.exit(main())
