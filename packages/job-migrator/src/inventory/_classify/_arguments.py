@@ -42,6 +42,7 @@ _ROUNDS = 4
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _BINDING = frozenset({"staticmethod", "classmethod"})
 _UNTYPED = ""  # an observation of a value of unknown type
+_CLASSES = (SymbolKind.CLASS, SymbolKind.EXTERNAL)
 # Sites whose job is run with arguments the scan does not read: a receiver is handed the
 # signal's (its ``instance`` is typed by the sender instead).
 _OPEN_SITES = frozenset({Pattern.SIGNAL_RECEIVER})
@@ -260,9 +261,12 @@ def _observe(
 
 def _class(name: str, index: SymbolIndex) -> str:
     """A class name the call graph can resolve through: a name, or a project class's
-    constructor (``pkg.Mailbox()``); any other call's result is not typed here."""
+    constructor (``pkg.Mailbox()``); any other call's result is not typed here. Resolved,
+    so that two calls naming one class two ways (a re-export, ``pkg.views.str`` and
+    ``builtins.str``) agree."""
     if name and _DOTTED.fullmatch(name):
-        return name
+        found = index.resolve(name)
+        return found.name if found.kind in _CLASSES else name
     made = name.removesuffix("()")
     if made != name and _DOTTED.fullmatch(made) and index.resolve(made).kind == SymbolKind.CLASS:
         return index.resolve(made).name

@@ -219,3 +219,24 @@ def test_a_method_started_through_its_class_takes_self_first(scan_project: Scann
     }
     verdict, _ = _jobs(scan_project, files)["app.courier.Courier.run"]
     assert verdict is not Idempotency.IDEMPOTENT
+
+
+def test_one_class_named_two_ways_by_two_callers_agrees(scan_project: Scanner) -> None:
+    """A site hands ``name: str`` (the Inventory's ``Argument.type`` says ``builtins.str``)
+    and a direct call hands the same parameter (the summary writes ``app.jobs.str``): one
+    class, so ``text`` is a ``str`` and its methods are the builtin's."""
+    files = {
+        "app/__init__.py": "",
+        "app/jobs.py": (
+            "import threading\n\n\n"
+            "def clean(text):\n    return text.strip().lower()\n\n\n"
+            "def start(name: str):\n"
+            "    threading.Thread(target=clean, args=(name,)).start()\n\n\n"
+            "def view(request, name: str):\n    clean(name)\n    start(name)\n"
+        ),
+    }
+    inventory = scan_project(files)
+    (site,) = [s for s in inventory.sites if s.job == "app.jobs.clean"]
+    assert [a.type for a in site.arguments] == ["builtins.str"]
+    job = inventory.job("app.jobs.clean")
+    assert job is not None and job.idempotency is Idempotency.IDEMPOTENT

@@ -91,7 +91,7 @@ def argument(name: str, node: ast.expr, resolver: Resolver) -> Argument:
         source=resolver.text.source(node),
         serialisable=serialisable,
         reason=reason,
-        type=_known(class_of(node, resolver, resolver.module)),
+        type=_known(class_of(node, resolver, None)),
     )
 
 

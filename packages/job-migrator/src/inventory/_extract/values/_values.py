@@ -300,14 +300,16 @@ def argument_type(node: ast.expr, resolver: Resolver) -> str:
     return _deferred(binding.target, binding.passed)
 
 
-def class_of(node: ast.expr, resolver: Resolver, module: str) -> str:
-    """An argument's class as a public name (``argument_type``, statements by their kind);
-    ``self`` is of its method's class (or of a subclass: a callee treats it as that class,
-    as a call on ``self`` does). "" when unknown."""
+def class_of(node: ast.expr, resolver: Resolver, module: str | None) -> str:
+    """An argument's class (``argument_type``, statements by their kind): as the summary
+    writes names when ``module`` is given (``public_name``), as resolved here (a builtin
+    as ``builtins.str``) when it is None. ``self`` is of its method's class (or of a
+    subclass: a callee treats it as that class, as a call on ``self`` does). "" when
+    unknown."""
     if isinstance(node, ast.Name):
         binding = resolver.scope.lookup(node.id)
         if binding is not None and binding.kind is BindingKind.SELF:
-            return public_name(binding.target, module) if binding.target else ""
+            return _named(binding.target, module)
     found = statement_class(argument_type(node, resolver))
     call = node.value if isinstance(node, ast.Await) else node
     if (not found or "(" in found) and isinstance(call, ast.Call):
@@ -316,7 +318,11 @@ def class_of(node: ast.expr, resolver: Resolver, module: str) -> str:
             found = made.binding.target  # ``Slugger()``, a class of this file
         else:  # ``notify(Order.objects.get(pk=pk))``: the row's model
             found = orm_model(call, resolver, made.target) or found
-    return public_name(found, module) if found else ""
+    return _named(found, module)
+
+
+def _named(name: str, module: str | None) -> str:
+    return public_name(name, module) if name and module is not None else name
 
 
 # ``pkg.f<narrows>`` in ``Resolver.returns``: the position of the argument that ``f``
