@@ -13,9 +13,9 @@ import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import translate
-from functools import cached_property
+from functools import cache, cached_property
 from importlib import resources
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
@@ -188,7 +188,10 @@ class CallMatch:
     follow: bool = False  # a [[keyword]] rule that adds evidence but does not stand for the call
 
 
+@cache
 def load_shipped() -> CatalogueSpec:
+    """The shipped catalogue, read once per process (a config's ``like`` check and the
+    scan's catalogue both ask for it; nothing changes the returned spec in place)."""
     text = resources.files("inventory").joinpath("catalogue.toml").read_text(encoding="utf-8")
     return CatalogueSpec.model_validate(tomllib.loads(text))
 
@@ -196,39 +199,41 @@ def load_shipped() -> CatalogueSpec:
 def resolve_likes(spec: CatalogueSpec) -> CatalogueSpec:
     """Each entry with ``like`` completed from the first entry of its table whose ``call``
     that is (one that has no ``like`` itself). ValueError when there is none."""
-    effects: dict[str, EffectEntry] = {}
-    for effect in spec.effect:
-        if effect.like is None:
-            effects.setdefault(effect.call, effect)
-    pures: dict[str, PureEntry] = {}
-    for pure in spec.pure:
-        if pure.like is None:
-            pures.setdefault(pure.call, pure)
-    resolved_effects = []
-    for effect in spec.effect:
-        if effect.like is not None:
-            model = _liked(effects, effect.like, f"[[effect]] {effect.call!r}")
-            effect = effect.model_copy(
-                update={"when": effect.when or model.when, "effect": effect.effect or model.effect}
-            )
-        resolved_effects.append(effect)
-    resolved_pures = []
-    for pure in spec.pure:
-        if pure.like is not None:
-            model_pure = _liked(pures, pure.like, f"[[pure]] {pure.call!r}")
-            pure = pure.model_copy(update={"when": pure.when or model_pure.when})
-        resolved_pures.append(pure)
-    return spec.model_copy(update={"effect": resolved_effects, "pure": resolved_pures})
+    effects = _completed(
+        spec.effect,
+        "[[effect]]",
+        lambda entry, model: {
+            "when": entry.when or model.when,
+            "effect": entry.effect or model.effect,
+        },
+    )
+    pures = _completed(
+        spec.pure, "[[pure]]", lambda entry, model: {"when": entry.when or model.when}
+    )
+    return spec.model_copy(update={"effect": effects, "pure": pures})
 
 
 _Entry = TypeVar("_Entry", EffectEntry, PureEntry)
 
 
-def _liked(table: dict[str, _Entry], like: str, entry: str) -> _Entry:
-    found = table.get(like)
-    if found is None:
-        raise ValueError(f"{entry}: like = {like!r} names no entry of that table")
-    return found
+def _completed(
+    entries: list[_Entry], table: str, taken: Callable[[_Entry, _Entry], dict[str, Any]]
+) -> list[_Entry]:
+    models: dict[str, _Entry] = {}
+    for entry in entries:
+        if entry.like is None:
+            models.setdefault(entry.call, entry)
+    completed = []
+    for entry in entries:
+        if entry.like is not None:
+            model = models.get(entry.like)
+            if model is None:
+                raise ValueError(
+                    f"{table} {entry.call!r}: like = {entry.like!r} names no entry of that table"
+                )
+            entry = entry.model_copy(update=taken(entry, model))
+        completed.append(entry)
+    return completed
 
 
 def merge(shipped: CatalogueSpec, user: CatalogueSpec) -> CatalogueSpec:
