@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from inventory._catalogue import Catalogue
 from inventory._classify._arguments import caller_types
 from inventory._classify._effects import EffectAnalysis
+from inventory._classify._enqueued import EnqueuedTasks
 from inventory._classify._fingerprint import with_fingerprints
 from inventory._classify._graph import CallGraph
 from inventory._classify._guesses import guessed_verdict
@@ -72,8 +73,9 @@ def classify(
         {s.job for s in sites if s.job in index.functions and not s.job.endswith(LIBRARY_JOB)}
     )
     settings = _job_settings(config, index)
-    jobs = [build_job(index.functions[n], index, analysis, settings.get(n)) for n in names]
-    jobs += _library_jobs(sites, index, analysis, settings)
+    enqueued = EnqueuedTasks(index, analysis)
+    jobs = [build_job(index.functions[n], index, analysis, settings, enqueued) for n in names]
+    jobs += _library_jobs(sites, index, analysis, settings, enqueued)
     sites = _site_jobs(sites)
     verdicts = {job.qualname: job.idempotency for job in jobs}
     sites = [
@@ -127,6 +129,7 @@ def _library_jobs(
     index: SymbolIndex,
     analysis: EffectAnalysis,
     settings: dict[str, JobSetting],
+    enqueued: EnqueuedTasks,
 ) -> list[Job]:
     """Jobs of the library callables sites run, named by the callable's dotted name, with
     no location: ``migrator apply`` has no project function to move (it refuses them)."""
@@ -135,7 +138,7 @@ def _library_jobs(
     jobs = []
     for key in keys:
         name = key.removesuffix(LIBRARY_JOB)
-        job = build_job(index.functions[key], index, analysis, settings.get(name))
+        job = build_job(index.functions[key], index, analysis, settings, enqueued, name)
         note = Evidence(message=f"{name} is a library callable: {NO_PROJECT_FUNCTION}")
         evidence = [
             e.model_copy(update={"chain": [name if c == key else c for c in e.chain]})

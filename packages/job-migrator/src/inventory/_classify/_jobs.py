@@ -2,25 +2,43 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from inventory._classify._effects import EffectAnalysis
+from inventory._classify._enqueued import EnqueuedTasks
 from inventory._classify._index import SymbolIndex
 from inventory._classify._trace import location
 from inventory._classify._verdict import decide
 from inventory.config import ConfigError, JobSetting, key_mismatch
-from inventory.models import Evidence, Job
+from inventory.models import Evidence, Idempotency, Job
 from inventory.summary import FunctionInfo
 
 
 def build_job(
-    fn: FunctionInfo, index: SymbolIndex, analysis: EffectAnalysis, setting: JobSetting | None
+    fn: FunctionInfo,
+    index: SymbolIndex,
+    analysis: EffectAnalysis,
+    settings: Mapping[str, JobSetting],
+    enqueued: EnqueuedTasks,
+    name: str | None = None,
 ) -> Job:
+    """``name``: the job's name in ``settings`` when it is not ``fn.qualname`` (a library
+    callable's)."""
+    setting = settings.get(name or fn.qualname)
     traces = analysis.traces(fn.qualname)
     parameters = [p for p in fn.params if p not in ("self", "cls")]
     if setting is not None and setting.key:
         mismatch = key_mismatch(fn.qualname, setting.key, parameters)
         if mismatch:
             raise ConfigError(mismatch)
-    verdict = decide(fn.qualname, fn.params, traces, setting)
+
+    def task_verdict(task: str, settled: dict[str, str]) -> Idempotency:
+        own = index.functions[task]
+        traced = analysis.traces(task)
+        return decide(task, own.params, traced, settings.get(task), settled).idempotency
+
+    settled = enqueued.settled(traces, task_verdict)
+    verdict = decide(fn.qualname, fn.params, traces, setting, settled)
     return Job(
         qualname=fn.qualname,
         location=location(index.function_path(fn.qualname), fn.span),

@@ -39,6 +39,7 @@ not a key is declared.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from inventory._classify._suggest import call_key
@@ -109,11 +110,32 @@ class Verdict:
 
 
 FAST_TRACK = "notification fast track"
+ENQUEUES_IDEMPOTENT = (
+    "enqueues {task}, whose own work is idempotent: a duplicate enqueue runs it twice to "
+    "the same end"
+)
 
 
-def decide(job: str, params: list[str], traces: list[Trace], setting: JobSetting | None) -> Verdict:
-    effects = [t for t in traces if t.is_effect]
+def _settled(trace: Trace, settled: Mapping[str, str]) -> bool:
+    return trace.kind == K.ENQUEUE and trace.api in settled and not trace.guessed_via
+
+
+def decide(
+    job: str,
+    params: list[str],
+    traces: list[Trace],
+    setting: JobSetting | None,
+    settled: Mapping[str, str] | None = None,
+) -> Verdict:
+    """``settled``: enqueue APIs whose task is idempotent (``_enqueued``), each with its
+    task: a duplicate enqueue runs it twice to the same end, so it is no repeat."""
+    settled = settled or {}
+    effects = [t for t in traces if t.is_effect and not _settled(t, settled)]
     evidence = [effect_evidence(t) if t.is_effect else _note(t) for t in traces if not t.gap]
+    evidence += [
+        Evidence(message=f"{api}: {ENQUEUES_IDEMPOTENT.format(task=task)}")
+        for api, task in sorted(settled.items())
+    ]
     declared = setting.key if setting is not None and setting.key else None
     if setting is not None and setting.idempotency is not None:
         pin_note = Evidence(message=f"pinned in [tool.migrator.jobs]: {setting.reason}")

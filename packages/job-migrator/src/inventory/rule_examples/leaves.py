@@ -175,13 +175,16 @@ EXAMPLES: list[RuleExample] = [
         V.NON_IDEMPOTENT,
         {K.ENQUEUE},
         "Celery 5.4's `delay_on_commit` / `apply_async_on_commit` wait for the transaction to "
-        "commit, then enqueue like `.delay`: a retry enqueues the work again.",
+        "commit, then enqueue like `.delay`: a retry enqueues the work again, and this task "
+        "mails (an enqueued task whose own work is idempotent repeats nothing: see "
+        "\"idempotent: enqueueing a task whose own work is idempotent\").",
         more_files={
             "shop/tasks.py": (
-                "from celery import shared_task\n\n"
+                "from celery import shared_task\n"
+                "from django.core.mail import send_mail\n\n"
                 "@shared_task\n"
                 "def rebuild_index(shop_id):\n"
-                "    pass\n"
+                "    send_mail('Rebuilt', 'Done', 'shop@example.com', ['ops@example.com'])\n"
             )
         },
     ),

@@ -185,6 +185,57 @@ EXAMPLES: list[RuleExample] = [
         },
     ),
     example(
+        "idempotent: enqueueing a task whose own work is idempotent",
+        """
+        from shop.tasks import refresh_stats
+
+        def after_edit(page_id):
+            refresh_stats.delay(page_id)
+        """,
+        "after_edit",
+        V.IDEMPOTENT,
+        {K.ENQUEUE},
+        "A retry enqueues the task again and it runs twice; `refresh_stats` only overwrites a "
+        "row, so two runs end where one does and the enqueue repeats nothing that matters. "
+        "Tasks that enqueue each other (a task enqueueing itself for a parent row) are decided "
+        "together. A task that sends, inserts or is `unknown` keeps the enqueue a repeat.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Page(models.Model):\n    pass\n",
+            "shop/tasks.py": (
+                "from celery import shared_task\n"
+                "from shop.models import Page\n\n"
+                "@shared_task\n"
+                "def refresh_stats(page_id):\n"
+                "    Page.objects.filter(pk=page_id).update(views=0)\n"
+            ),
+        },
+        evidence_mentions="enqueues shop.tasks.refresh_stats, whose own work is idempotent",
+    ),
+    example(
+        "non_idempotent: enqueueing a task that mails",
+        """
+        from shop.tasks import notify
+
+        def after_order(order_id):
+            notify.delay(order_id)
+        """,
+        "after_order",
+        V.NON_IDEMPOTENT,
+        {K.ENQUEUE},
+        "A retry enqueues `notify` again, and `notify` sends a mail: a duplicate enqueue "
+        "sends it twice.",
+        more_files={
+            "shop/tasks.py": (
+                "from celery import shared_task\n"
+                "from django.core.mail import send_mail\n\n"
+                "@shared_task\n"
+                "def notify(order_id):\n"
+                "    send_mail('Paid', 'Thanks', 'shop@example.com', ['c@example.com'])\n"
+            ),
+        },
+        evidence_mentions="a retry repeats enqueue",
+    ),
+    example(
         "needs_key: an enqueue behind a cache.add claim",
         """
         from django.core.cache import cache
