@@ -177,7 +177,7 @@ EXAMPLES: list[RuleExample] = [
         "Celery 5.4's `delay_on_commit` / `apply_async_on_commit` wait for the transaction to "
         "commit, then enqueue like `.delay`: a retry enqueues the work again, and this task "
         "mails (an enqueued task whose own work is idempotent repeats nothing: see "
-        "\"idempotent: enqueueing a task whose own work is idempotent\").",
+        '"idempotent: enqueueing a task whose own work is idempotent").',
         more_files={
             "shop/tasks.py": (
                 "from celery import shared_task\n"
