@@ -120,6 +120,16 @@ def _settled(trace: Trace, settled: Mapping[str, str]) -> bool:
     return trace.kind == K.ENQUEUE and trace.api in settled and not trace.guessed_via
 
 
+def _evidence(trace: Trace, settled: Mapping[str, str]) -> Evidence:
+    if not trace.is_effect:
+        return _note(trace)
+    found = effect_evidence(trace)
+    if not _settled(trace, settled):
+        return found
+    what = ENQUEUES_IDEMPOTENT.format(task=settled[trace.api])
+    return found.model_copy(update={"message": f"{trace.api}: {what}"})
+
+
 def decide(
     job: str,
     params: list[str],
@@ -131,11 +141,7 @@ def decide(
     task: a duplicate enqueue runs it twice to the same end, so it is no repeat."""
     settled = settled or {}
     effects = [t for t in traces if t.is_effect and not _settled(t, settled)]
-    evidence = [effect_evidence(t) if t.is_effect else _note(t) for t in traces if not t.gap]
-    evidence += [
-        Evidence(message=f"{api}: {ENQUEUES_IDEMPOTENT.format(task=task)}")
-        for api, task in sorted(settled.items())
-    ]
+    evidence = [_evidence(t, settled) for t in traces if not t.gap]
     declared = setting.key if setting is not None and setting.key else None
     if setting is not None and setting.idempotency is not None:
         pin_note = Evidence(message=f"pinned in [tool.migrator.jobs]: {setting.reason}")
