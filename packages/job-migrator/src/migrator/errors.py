@@ -1,7 +1,7 @@
 """migrator's error root, its kinds, and the exit status of every command.
 
 Commands raise these (or the other packages' roots) and never build their
-own click exceptions: :mod:`migrator.entry` turns any of them into one line on
+own click exceptions: :mod:`migrator.cli.entry` turns any of them into one line on
 stderr and :attr:`ExitCode.ERROR`. Each docstring names the kind; the instance
 carries the details.
 """

@@ -1,6 +1,6 @@
 """Exit statuses are ExitCode members, and a failure is one line on stderr and ERROR.
 
-The mapping lives in one place, :mod:`migrator.entry`; these tests hold every
+The mapping lives in one place, :mod:`migrator.cli.entry`; these tests hold every
 command to it: the codes come from the enum (never an int literal), the error
 roots of every package give one line without a traceback, and a bug does too.
 """
@@ -20,8 +20,8 @@ import migrator
 from codemods import CodemodError
 from inventory.errors import InventoryError
 from migrator.cli import main
-from migrator.commands.apply import apply
-from migrator.entry import MigratorCommand, failure_for
+from migrator.cli.apply import apply
+from migrator.cli.entry import MigratorCommand, failure_for
 from migrator.errors import ExitCode, GateError, MigratorError, NoInventory
 from queue_runtime.errors import QueueError
 
@@ -78,7 +78,7 @@ def test_every_exit_status_is_an_exit_code_member() -> None:
         if (statuses := _exit_statuses(path))
     }
     assert {name: len(statuses) for name, statuses in found.items()} == {
-        "entry.py": 1,  # finish() itself
+        "cli/entry.py": 1,  # finish() itself
         "docs.py": 1,  # sys.exit(main()), main() -> ExitCode
     }, found
 
@@ -92,7 +92,7 @@ def test_only_the_entry_point_subclasses_click_exceptions() -> None:
                 for base in node.bases
             ):
                 owners.add(f"{path.relative_to(PACKAGE)}:{node.name}")
-    assert owners == {"entry.py:CommandFailed"}
+    assert owners == {"cli/entry.py:CommandFailed"}
 
 
 def test_scan_statuses_are_the_enums(app: Path) -> None:

@@ -1,8 +1,4 @@
-"""``migrator scan`` as a library call: scan, apply the baseline, judge ``--fail-on``.
-
-The command line only parses options, calls :func:`scan_project` and renders
-the :class:`ScanOutcome`; everything here works the same from Python.
-"""
+"""The scan of one project: the request, the typed outcome, and the call between them."""
 
 from __future__ import annotations
 
@@ -20,9 +16,9 @@ from inventory import (
 )
 from inventory.config import ConfigError, MigratorConfig
 from inventory.project import PythonEnvError, is_test_path
-from migrator.baseline import load_baseline, write_baseline
 from migrator.errors import ConfigurationError, ExitCode, ScanRootError
-from migrator.suppress import Suppressions, without_suppressed
+from migrator.scan.baseline import load_baseline, write_baseline
+from migrator.scan.suppress import Suppressions, without_suppressed
 
 # A file that does not parse is code the scan could not read: it may hold the very
 # finding --fail-on is there to catch, so it fails the run (as ruff does) unless

@@ -7,7 +7,7 @@ knows, unless ``force`` stages it for a job not deployed yet, or the mode is
 ``inline`` (the rollback) for a job with a stored rollout or certification: a
 rollback is never refused for a job the runtime has a record of; ``unset``
 refuses a job with no stored rollout. ``set`` to async or a percentage follows
-the promotion rule (:mod:`migrator.promotion`: clean shadow evidence, or
+the promotion rule (:mod:`migrator.gate.promotion`: clean shadow evidence, or
 ``force``, audited). Every change is audited in the
 runtime's ``rollout_changes`` table (who, when, from what to what, why).
 """
@@ -24,9 +24,9 @@ from pydantic import ValidationError
 
 from inventory.models import Inventory
 from migrator.errors import GateError, UnknownJob
-from migrator.gating import load_app
+from migrator.gate.app import load_app
+from migrator.gate.promotion import Promotion, check_promotion, forced_by, promotions
 from migrator.plan.service import INVENTORY_FILE
-from migrator.promotion import Promotion, check_promotion, forced_by, promotions
 from queue_runtime.errors import QueueError
 from queue_runtime.gate import (
     ChangeCause,
@@ -111,7 +111,7 @@ def set_job_rollout(
     reason: str | None = None,
 ) -> Rollout:
     """Store ``job``'s mode (``inline``, ``25%``, ``async``) unless ``job`` is unknown, or the
-    promotion rule refuses it (:mod:`migrator.promotion`; ``force`` passes, audited).
+    promotion rule refuses it (:mod:`migrator.gate.promotion`; ``force`` passes, audited).
 
     ``inline`` is the rollback: never refused for a job with a stored rollout or
     certification, whatever the inventory or the app says today.
