@@ -33,7 +33,7 @@ class BaselineError(MigratorError):
     """The baseline file cannot be used."""
 
 
-class ConfigurationError(MigratorError):
+class MigratorConfigError(MigratorError):
     """The scanned project's [tool.migrator] configuration is invalid."""
 
 
@@ -57,7 +57,7 @@ class GateError(MigratorError):
     """The gate command failed."""
 
 
-class UnknownJob(GateError):
+class UnknownRolloutJob(GateError):
     """The job is neither registered in the app nor in the inventory."""
 
 

@@ -6,7 +6,7 @@ from inventory._classify._effects import EffectAnalysis
 from inventory._classify._index import SymbolIndex
 from inventory._classify._trace import location
 from inventory._classify._verdict import decide
-from inventory.config import ConfigError, JobSetting, key_mismatch
+from inventory.config import JobSetting, ScanConfigError, key_mismatch
 from inventory.models import Evidence, Job
 from inventory.summary import FunctionInfo
 
@@ -19,7 +19,7 @@ def build_job(
     if setting is not None and setting.key:
         mismatch = key_mismatch(fn.qualname, setting.key, parameters)
         if mismatch:
-            raise ConfigError(mismatch)
+            raise ScanConfigError(mismatch)
     verdict = decide(fn.qualname, fn.params, traces, setting)
     return Job(
         qualname=fn.qualname,

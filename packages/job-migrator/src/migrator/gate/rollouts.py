@@ -23,7 +23,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from inventory.models import Inventory
-from migrator.errors import GateError, UnknownJob
+from migrator.errors import GateError, UnknownRolloutJob
 from migrator.gate.app import load_app
 from migrator.gate.promotion import Promotion, check_promotion, forced_by, promotions
 from migrator.plan.service import INVENTORY_FILE
@@ -118,7 +118,7 @@ def set_job_rollout(
     """
     mode, _ = _tables(lambda: parse_rollout(value))  # a bad mode is reported before an unknown job
     if not force and job not in known and not _rollback(runtime, job, mode):
-        raise UnknownJob(known.refusal(job))
+        raise UnknownRolloutJob(known.refusal(job))
     promoted = check_promotion(runtime, job, mode, job in known.registered, force)
     forced = promoted is not None and promoted.refusal is not None
     note = reason if promoted is None else promoted.audit(reason)
@@ -139,7 +139,7 @@ def unset_job_rollout(runtime: Runtime, job: str, who: str | None) -> Rollout:
     removed = _tables(lambda: unset_rollout(runtime, job, who))
     if removed is None:
         stored = ", ".join(r.job for r in _tables(lambda: rollouts(runtime))) or "none"
-        raise UnknownJob(f"{job} has no stored rollout, nothing to unset (stored: {stored})")
+        raise UnknownRolloutJob(f"{job} has no stored rollout, nothing to unset (stored: {stored})")
     return removed
 
 
