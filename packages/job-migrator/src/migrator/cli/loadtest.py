@@ -15,10 +15,9 @@ from pathlib import Path
 
 import click
 from pydantic import ValidationError
-from rich.console import Console
 
 from migrator.cli.entry import MigratorCommand, finish
-from migrator.errors import ExitCode, NoSandbox
+from migrator.errors import NoSandbox
 from migrator.loadtest import (
     LoadTestSpec,
     SpecError,
@@ -30,7 +29,7 @@ from migrator.loadtest import (
     run_loadtest,
 )
 from migrator.render.console import stdout_console
-from migrator.render.loadtest import render_terminal, write_reports
+from migrator.render.loadtest import progress_printer, render_terminal, write_reports
 
 NO_SANDBOX = (
     "refusing to run without --sandbox SETTINGS: name the settings module whose import"
@@ -124,12 +123,8 @@ def loadtest(
         )
     except (SpecError, ValidationError) as exc:
         raise click.UsageError(str(exc)) from exc
-    err = Console(stderr=True, soft_wrap=True)
     target = certify_target(Path.cwd(), certify_into)
-    report = run_loadtest(
-        spec, progress=lambda message: err.print(f"[dim]{message}[/]"), certify_into=target
-    )
+    report = run_loadtest(spec, progress=progress_printer(), certify_into=target)
     render_terminal(report, stdout_console())
     write_reports(report, json_out, markdown_out)
-    # A pass that could not certify (the app's database unreachable...) is not done: its note says why.
-    finish(ExitCode.OK if report.passed and report.certified else ExitCode.FINDINGS)
+    finish(report.exit_code)

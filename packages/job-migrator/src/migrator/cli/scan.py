@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
 from inventory import Idempotency
 from migrator.cli._options import choice
 from migrator.cli.entry import MigratorCommand, finish
-from migrator.render.progress import ScanProgress
+from migrator.render.progress import ScanProgress, status
 from migrator.render.scan import (
     PREVIEWED,
     ReportFormat,
@@ -115,7 +114,7 @@ def scan(
         # --no-cache with -o leaves the scanned tree as it was: the report is in FILE.
         write_inventory=not (no_cache and output is not None),
     )
-    with ScanProgress(Console(stderr=True)) as progress:
+    with ScanProgress.on_stderr() as progress:
         outcome = scan_project(request, progress)
     report = ReportFormat(fmt)
     preview = not no_apply_preview and report in PREVIEWED and outcome.baseline_written is None
@@ -141,5 +140,5 @@ def _preview(outcome: ScanOutcome) -> tuple[list[SitePreview], str]:
         return [], ""
     from migrator.plan.preview import apply_preview  # libcst: imported only when used
 
-    with Console(stderr=True).status("what `migrator apply` would do at each site..."):
+    with status("what `migrator apply` would do at each site..."):
         return apply_preview(Path(outcome.inventory.root), outcome.inventory)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console, Group, RenderableType
@@ -157,3 +158,9 @@ def write_reports(report: LoadTestReport, json_out: Path | None, markdown_out: P
             path.write_text(text + "\n", encoding="utf-8")
         except OSError as exc:
             raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def progress_printer() -> Callable[[str], None]:
+    """The load test's progress lines, dimmed on stderr."""
+    err = Console(stderr=True, soft_wrap=True)
+    return lambda message: err.print(f"[dim]{message}[/]")
