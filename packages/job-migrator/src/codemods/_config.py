@@ -28,13 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from codemods._types import ApplyOptions, CodemodError
-from inventory.config import ConfigError as InventoryConfigError
-from inventory.config import MigratorConfig, key_fields, key_function
+from inventory.config import MigratorConfig, ScanConfigError, key_fields, key_function
 from inventory.keys import key_problem
 from inventory.models import Inventory
 
 
-class ConfigError(CodemodError):
+class ApplyConfigError(CodemodError):
     """The application's pyproject.toml cannot be read."""
 
 
@@ -43,8 +42,8 @@ def effective_options(root: Path, options: ApplyOptions) -> ApplyOptions:
     pyproject = _load(root / "pyproject.toml")
     try:
         migrator = MigratorConfig.model_validate(pyproject.get("tool", {}).get("migrator", {}))
-    except (InventoryConfigError, ValueError) as exc:
-        raise ConfigError(f"[tool.migrator]: {exc}") from exc
+    except (ScanConfigError, ValueError) as exc:
+        raise ApplyConfigError(f"[tool.migrator]: {exc}") from exc
     declared = {name: s.key for name, s in migrator.jobs.items() if s.key}
     runtime = pyproject.get("tool", {}).get("queue_runtime", {})
     pools = _pools(runtime)
@@ -61,18 +60,18 @@ def effective_options(root: Path, options: ApplyOptions) -> ApplyOptions:
 
 def _pools(runtime: object) -> dict[str, str]:
     """``[tool.queue_runtime.jobs."J"] pool = "P"`` per job; a shape the runtime would not
-    read either is a ConfigError naming the table, never a traceback."""
+    read either is an ApplyConfigError naming the table, never a traceback."""
     if not isinstance(runtime, dict):
-        raise ConfigError("[tool.queue_runtime]: expected a table")
+        raise ApplyConfigError("[tool.queue_runtime]: expected a table")
     jobs = runtime.get("jobs", {})
     if not isinstance(jobs, dict) or not all(isinstance(cfg, dict) for cfg in jobs.values()):
-        raise ConfigError(
+        raise ApplyConfigError(
             '[tool.queue_runtime.jobs]: expected a table per job, [tool.queue_runtime.jobs."J"]'
         )
     return {name: str(cfg["pool"]) for name, cfg in jobs.items() if cfg.get("pool")}
 
 
-class KeyDoesNotFit(ConfigError):
+class KeyDoesNotFit(ApplyConfigError):
     """An idempotency key cannot be built from its job's arguments."""
 
 
@@ -108,4 +107,4 @@ def _load(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc
+        raise ApplyConfigError(f"{path}: {exc}") from exc

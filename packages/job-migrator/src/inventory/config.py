@@ -49,7 +49,7 @@ from inventory.errors import InventoryError
 from inventory.models import Idempotency, Pattern
 
 
-class ConfigError(InventoryError, ValueError):
+class ScanConfigError(InventoryError, ValueError):
     """The [tool.migrator] table of the scanned project is invalid."""
 
 
@@ -193,7 +193,7 @@ class MigratorConfig(BaseModel):
             table = tomllib.loads(text).get("tool", {}).get("migrator", {})
             return cls.model_validate(table)
         except (tomllib.TOMLDecodeError, ValueError) as exc:
-            raise ConfigError(f"[tool.migrator]: {exc}") from exc
+            raise ScanConfigError(f"[tool.migrator]: {exc}") from exc
 
     @classmethod
     def from_project(cls, root: Path) -> MigratorConfig:

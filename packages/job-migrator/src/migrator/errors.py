@@ -1,7 +1,7 @@
 """migrator's error root, its kinds, and the exit status of every command.
 
 Commands raise these (or the other packages' roots) and never build their
-own click exceptions: :mod:`migrator.entry` turns any of them into one line on
+own click exceptions: :mod:`migrator.cli.entry` turns any of them into one line on
 stderr and :attr:`ExitCode.ERROR`. Each docstring names the kind; the instance
 carries the details.
 """
@@ -33,7 +33,7 @@ class BaselineError(MigratorError):
     """The baseline file cannot be used."""
 
 
-class ConfigurationError(MigratorError):
+class MigratorConfigError(MigratorError):
     """The scanned project's [tool.migrator] configuration is invalid."""
 
 
@@ -57,7 +57,7 @@ class GateError(MigratorError):
     """The gate command failed."""
 
 
-class UnknownJob(GateError):
+class UnknownRolloutJob(GateError):
     """The job is neither registered in the app nor in the inventory."""
 
 

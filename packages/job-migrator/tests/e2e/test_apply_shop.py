@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from codemods import ApplyResult, Status, plan_apply
 from inventory import scan
 from inventory.models import Idempotency, Inventory
-from migrator.commands.apply import apply
+from migrator.cli.apply import apply
 from tests.e2e._queue_env import app_env, migrate, private_queue, run_python, worker
 
 REPO = Path(__file__).resolve().parents[4]

@@ -180,7 +180,7 @@ def test_an_unexpected_failure_is_a_message_and_exit_2(
     def explode(*args: object) -> None:
         raise RuntimeError("classifier exploded")
 
-    monkeypatch.setattr("migrator.cli.scan_project", explode)
+    monkeypatch.setattr("migrator.cli.scan.scan_project", explode)
     result = run(app)
     assert result.exit_code == 2
     assert "internal error: RuntimeError: classifier exploded" in result.output

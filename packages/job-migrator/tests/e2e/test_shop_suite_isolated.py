@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 from psycopg import sql
 
-from migrator.commands.apply import apply
+from migrator.cli.apply import apply
 from tests.e2e._queue_env import app_env, migrate, private_queue
 from tests.e2e.test_apply_shop import shop_repo
 from tests.support import pg_admin_url

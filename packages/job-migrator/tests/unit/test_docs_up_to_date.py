@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 
-from migrator import docs
+from tools import scan_docs as docs
 
 
 def test_scan_docs_are_regenerated() -> None:
     assert docs.OUTPUT.read_text(encoding="utf-8") == docs.render(), (
-        "docs/scan.md is stale: run `.venv/bin/python -m migrator.docs`"
+        "docs/scan.md is stale: run `.venv/bin/python -m tools.scan_docs`"
     )
 
 

@@ -3,9 +3,9 @@
 Each example is one module, ``app.py``, that defines the job and calls it.
 The site is recorded on the first line containing ``site_at`` (as the
 scanner would record it). ``tests/unit/codemods/test_examples.py`` runs
-every example through :func:`codemods.plan_apply` (``codemods.examples._doc``
+every example through :func:`codemods.plan_apply` (``tools/apply_docs.py``
 builds the inventory the scanner would give); ``docs/apply.md`` shows them
-(``python -m codemods.examples`` regenerates that section).
+(``python -m tools.apply_docs`` regenerates that section).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from inventory._classify._enqueued import EnqueuedTasks
 from inventory._classify._index import SymbolIndex
 from inventory._classify._trace import location
 from inventory._classify._verdict import decide
-from inventory.config import ConfigError, JobSetting, key_mismatch
+from inventory.config import JobSetting, ScanConfigError, key_mismatch
 from inventory.models import Evidence, Idempotency, Job
 from inventory.summary import FunctionInfo
 
@@ -30,7 +30,7 @@ def build_job(
     if setting is not None and setting.key:
         mismatch = key_mismatch(fn.qualname, setting.key, parameters)
         if mismatch:
-            raise ConfigError(mismatch)
+            raise ScanConfigError(mismatch)
 
     def task_verdict(task: str, settled: dict[str, str]) -> Idempotency:
         own = index.functions[task]

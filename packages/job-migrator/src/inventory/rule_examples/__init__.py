@@ -2,7 +2,7 @@
 
 These examples are the documentation of the classifier *and* its tests:
 ``tests/unit/inventory/test_rule_examples.py`` runs every example through the
-real extractor and classifier, ``migrator.docs`` puts them in docs/scan.md,
+real extractor and classifier, ``tools/scan_docs.py`` puts them in docs/scan.md,
 and ``python -m inventory.rule_examples`` prints them as Markdown.
 """
 

@@ -1,10 +1,10 @@
 """``migrator loadtest``: certify a job by running it through the real runtime under load and chaos.
 
-``run_loadtest(spec, settings, progress) -> LoadTestReport``; renderers in
-:mod:`migrator.loadtest.render`. See docs/loadtest.md.
+``run_loadtest(spec, settings, progress) -> LoadTestReport``, in four steps with typed
+results (prepare, drive, collect, certify: :mod:`migrator.loadtest.run`); renderers in
+:mod:`migrator.render.loadtest`. See docs/loadtest.md.
 """
 
-from migrator.loadtest.render import render_json, render_markdown, render_terminal
 from migrator.loadtest.report import (
     ChaosEvent,
     DuplicateCompletion,
@@ -48,8 +48,5 @@ __all__ = [
     "parse_burst",
     "parse_chaos",
     "parse_duration",
-    "render_json",
-    "render_markdown",
-    "render_terminal",
     "run_loadtest",
 ]

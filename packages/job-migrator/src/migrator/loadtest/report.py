@@ -21,6 +21,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from migrator.errors import ExitCode
 from migrator.loadtest.spec import ChaosKind, LoadTestSpec
 
 
@@ -111,6 +112,13 @@ class LoadTestReport(BaseModel):
         return f"{self.app_key}: {self.key_pairs} pair(s) of different calls, " + (
             f"{merged} merged into one key" if merged else "each call its own key"
         )
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """OK passed and certified; FINDINGS failed, or passed but could not certify (a pass
+        that could not certify, the app's database unreachable..., is not done: its note says why).
+        """
+        return ExitCode.OK if self.passed and self.certified else ExitCode.FINDINGS
 
     def figures(self) -> dict[str, object]:
         """The numbers a certification records."""

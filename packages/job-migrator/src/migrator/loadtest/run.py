@@ -47,6 +47,8 @@ from migrator.loadtest.spec import ChaosKind, LoadTestSpec
 from migrator.loadtest.target import EXPLICIT, CertifyTarget
 from queue_runtime import Mode, QueueError, Settings, current, migrate
 from queue_runtime.bootstrap import bootstrap, bootstrap_project
+from queue_runtime.gate import certify
+from queue_runtime.gate import fingerprint as code_fingerprint
 from queue_runtime.jobs import JobFunction
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import HistoryEntry, Inspector, JobStatus
@@ -199,7 +201,7 @@ def _prepare(spec: LoadTestSpec, settings: Settings | None, cwd: Path) -> _Prepa
         jf=jf,
         job_module=job_module,
         generate=_generator(spec, jf),
-        fingerprint=_fingerprint(jf),
+        fingerprint=code_fingerprint(jf),
         executions=executions,
         started_at=datetime.now(UTC),
     )
@@ -305,14 +307,6 @@ def _generator(
     return lambda i: as_call(function(i))
 
 
-def _fingerprint(jf: JobFunction[..., Any]) -> str | None:
-    try:
-        from queue_runtime.gate import fingerprint
-    except ImportError:
-        return None
-    return fingerprint(jf)
-
-
 def _inspector(settings: Settings) -> Inspector:
     """The runtime's inspector on connections of its own (the load's Runtime may be closed)."""
     return read_only(settings, timeout=10.0).inspector
@@ -401,11 +395,6 @@ def _target(certify_into: Settings | CertifyTarget | None) -> CertifyTarget:
 def _certify(
     report: LoadTestReport, target: CertifyTarget, sandbox: Settings, jf: JobFunction[..., Any]
 ) -> None:
-    try:
-        from queue_runtime.gate import certify
-    except ImportError:
-        report.notes.append("not certified: queue_runtime.gate is not available")
-        return
     if report.fingerprint is None:
         report.notes.append("not certified: the job's fingerprint is unknown")
         return

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from migrator.errors import ConfigurationError
+from migrator.errors import MigratorConfigError
 from queue_runtime import Settings
 
 ENV_VARS = {
@@ -68,7 +68,7 @@ def read_pyproject(root: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigurationError(f"cannot read {path}: {exc}") from exc
+        raise MigratorConfigError(f"cannot read {path}: {exc}") from exc
 
 
 def _table(data: Mapping[str, Any], *names: str) -> dict[str, Any]:
@@ -76,7 +76,7 @@ def _table(data: Mapping[str, Any], *names: str) -> dict[str, Any]:
     for name in names:
         table = table.get(name, {}) if isinstance(table, Mapping) else {}
     if not isinstance(table, dict):
-        raise ConfigurationError(f"[{'.'.join(names)}] must be a table")
+        raise MigratorConfigError(f"[{'.'.join(names)}] must be a table")
     return table
 
 
@@ -94,7 +94,7 @@ def load_plan_config(root: Path) -> PlanConfig:
             keys=keys, metrics_url=plan.get("metrics_url"), runbooks=plan.get("runbooks", [])
         )
     except ValidationError as exc:
-        raise ConfigurationError(f"[tool.migrator.plan]: {exc}") from exc
+        raise MigratorConfigError(f"[tool.migrator.plan]: {exc}") from exc
 
 
 def load_check_settings(
@@ -116,7 +116,7 @@ def load_check_settings(
     try:
         runtime = Settings.model_validate(merged)
     except ValidationError as exc:
-        raise ConfigurationError(f"[tool.queue_runtime]: {exc}") from exc
+        raise MigratorConfigError(f"[tool.queue_runtime]: {exc}") from exc
     plan = load_plan_config(root)
     return CheckSettings(
         root=root,

@@ -12,7 +12,7 @@ from pathlib import Path
 from codemods import CodemodError, SiteOutcome, Status, plan_apply
 from inventory.models import Inventory
 from migrator.plan.model import SitePreview
-from migrator.report.view import ALREADY_MOVED, LEFT_TO_YOU, MOVES, STAYS
+from migrator.vocabulary import ALREADY_MOVED, LEFT_TO_YOU, MOVES, STAYS
 
 _OUTCOME = {
     Status.REWRITTEN: MOVES,

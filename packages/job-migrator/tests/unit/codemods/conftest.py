@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from codemods.examples._doc import site_line
 from inventory.models import (
     Argument,
     CallSite,
@@ -18,6 +17,7 @@ from inventory.models import (
     Location,
     Pattern,
 )
+from tools.apply_docs import site_line
 
 # (path, fragment of the site's line, pattern, job qualname[, target as written at the site])
 Site = tuple[str, ...] | tuple[str, str, Pattern, str]

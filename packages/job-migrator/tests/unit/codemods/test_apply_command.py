@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from inventory.models import Idempotency, Inventory, Pattern
-from migrator.commands.apply import apply
+from migrator.cli.apply import apply
 
 APP = "def resize(p):\n    return p\n\n\ndef charge(o):\n    return o\n\n\ndef view(p, o):\n    resize(p)\n    charge(o)\n"
 

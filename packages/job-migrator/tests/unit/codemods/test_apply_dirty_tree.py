@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from inventory.models import Idempotency, Inventory, Pattern
-from migrator.commands.apply import apply
+from migrator.cli.apply import apply
 
 FILES = {
     "jobs.py": "def resize(p):\n    return p\n\n\ndef charge(o):\n    return o\n",

@@ -12,7 +12,7 @@ from codemods import ApplyOptions, plan_apply
 from codemods._changes.pr import render
 from codemods._config import KeyDoesNotFit
 from inventory.models import Idempotency, Inventory, Pattern
-from migrator.commands.apply import apply
+from migrator.cli.apply import apply
 
 N, U, K = Idempotency.NON_IDEMPOTENT, Idempotency.UNSAFE, Idempotency.NEEDS_KEY
 

@@ -8,7 +8,7 @@ import pytest
 
 from codemods import ApplyOptions, Status, plan_apply
 from codemods.examples import EXAMPLES, Example
-from codemods.examples._doc import inventory_for, render_markdown
+from tools.apply_docs import inventory_for, render_markdown
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.title for e in EXAMPLES])
@@ -40,4 +40,4 @@ def test_example_second_run_changes_nothing(tmp_path: Path, example: Example) ->
 def test_docs_show_the_current_examples() -> None:
     docs = Path(__file__).parents[5] / "docs" / "apply.md"
 
-    assert render_markdown() in docs.read_text(encoding="utf-8"), "run: python -m codemods.examples"
+    assert render_markdown() in docs.read_text(encoding="utf-8"), "run: python -m tools.apply_docs"

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from codemods import ApplyResult, Status, plan_apply, write
-from codemods.examples._doc import site_line
 from inventory.models import Framework, Inventory, Pattern
+from tools.apply_docs import site_line
 
 Build = Callable[..., Inventory]
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from codemods import ApplyResult, Status, plan_apply, write
-from codemods.examples._doc import site_line
 from inventory.models import Argument, Framework, Inventory, Pattern
+from tools.apply_docs import site_line
 
 Build = Callable[..., Inventory]
 Files = Callable[[dict[str, str]], Path]

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from codemods import SiteOutcome, Status, plan_apply
 from inventory import Idempotency, scan
-from migrator.commands.apply import apply
+from migrator.cli.apply import apply
 
 APP = (
     "import json\nimport threading\n\nimport not_installed_telemetry\n\n\n"

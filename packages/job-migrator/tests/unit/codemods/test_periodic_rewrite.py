@@ -10,8 +10,8 @@ import pytest
 from codemods import ApplyOptions, plan_apply
 from codemods._triggers import Trigger, translate
 from codemods.examples import Example
-from codemods.examples._doc import inventory_for
 from inventory.models import Pattern
+from tools.apply_docs import inventory_for
 
 _TICK = "def refresh():\n    ...\n"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from inventory.config import ConfigError, MigratorConfig
+from inventory.config import MigratorConfig, ScanConfigError
 from inventory.models import EffectKind, Idempotency
 
 PYPROJECT = """
@@ -57,13 +57,13 @@ def test_absent_table_and_absent_file_give_defaults(tmp_path: Path) -> None:
     ],
 )
 def test_invalid_configuration_is_one_clear_error(bad: str) -> None:
-    with pytest.raises(ConfigError, match=r"\[tool.migrator\]"):
+    with pytest.raises(ScanConfigError, match=r"\[tool.migrator\]"):
         MigratorConfig.from_toml(bad)
 
 
 def test_a_broken_regex_in_a_catalogue_addition_is_a_config_error() -> None:
     bad = '[[tool.migrator.catalogue.effect]]\ncall = "?.send"\neffect = "email_send"\nreceiver = "(smtp"\n'
-    with pytest.raises(ConfigError, match="invalid regular expression"):
+    with pytest.raises(ScanConfigError, match="invalid regular expression"):
         MigratorConfig.from_toml(bad)
 
 
@@ -76,7 +76,7 @@ def test_the_plan_table_of_migrator_plan_does_not_break_the_scan_config() -> Non
 
 def test_a_like_naming_no_entry_is_a_config_error() -> None:
     bad = '[[tool.migrator.catalogue.effect]]\ncall = "archives.open_archive"\nlike = "opne"\n'
-    with pytest.raises(ConfigError, match="like = 'opne' names no entry"):
+    with pytest.raises(ScanConfigError, match="like = 'opne' names no entry"):
         MigratorConfig.from_toml(bad)
 
 

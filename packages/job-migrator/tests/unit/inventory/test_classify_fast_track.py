@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inventory.config import ConfigError, JobSetting, MigratorConfig, key_function
+from inventory.config import JobSetting, MigratorConfig, ScanConfigError, key_function
 from inventory.models import Idempotency, Job
 from inventory.summary import FunctionInfo
 from tests.unit.inventory.classify_builders import call, fn, job_of, module, run, thread_site
@@ -91,7 +91,9 @@ def test_a_declared_key_on_an_idempotent_job_has_no_keyless_verdict_to_remember(
 
 
 def test_a_key_field_that_is_not_a_parameter_is_a_clear_config_error() -> None:
-    with pytest.raises(ConfigError, match=r"\{uid\} is not a parameter of app.welcome.*user_id"):
+    with pytest.raises(
+        ScanConfigError, match=r"\{uid\} is not a parameter of app.welcome.*user_id"
+    ):
         classify_one(welcome("user_id"), key="welcome:{uid}")
 
 
@@ -108,7 +110,7 @@ def test_a_malformed_key_is_refused_when_the_config_is_read(key: str, message: s
     # "welcome:{user.id}" was refused here until issue 12: an attribute path of a
     # parameter is a field now (test_attribute_paths_and_the_digest_are_fields).
     text = f'[tool.migrator.jobs."app.welcome"]\nkey = "{key}"\n'
-    with pytest.raises(ConfigError, match=r"\[tool.migrator\]") as info:
+    with pytest.raises(ScanConfigError, match=r"\[tool.migrator\]") as info:
         MigratorConfig.from_toml(text)
     assert message in str(info.value)
 
@@ -125,7 +127,7 @@ def test_attribute_paths_and_the_digest_are_fields() -> None:
         assert MigratorConfig.from_toml(text).jobs["app.welcome"].key == key
     job = classify_one(welcome("user"), key="welcome:{user.id}")
     assert job.declared_key == "welcome:{user.id}"
-    with pytest.raises(ConfigError, match=r"\{usr\} is not a parameter"):
+    with pytest.raises(ScanConfigError, match=r"\{usr\} is not a parameter"):
         classify_one(welcome("user"), key="welcome:{usr.id}")
 
 

@@ -6,7 +6,7 @@ import pytest
 
 import inventory
 from inventory._scan._files import decode
-from inventory.config import ConfigError, MigratorConfig
+from inventory.config import MigratorConfig, ScanConfigError
 from inventory.errors import InventoryError
 
 
@@ -17,8 +17,8 @@ def test_the_root_is_exported_by_the_package() -> None:
 
 def test_a_config_error_is_an_inventory_error_and_still_a_value_error() -> None:
     # ValueError stays a base: callers that caught it before the root existed still do.
-    assert issubclass(ConfigError, InventoryError)
-    assert issubclass(ConfigError, ValueError)
+    assert issubclass(ScanConfigError, InventoryError)
+    assert issubclass(ScanConfigError, ValueError)
     with pytest.raises(InventoryError, match=r"\[tool.migrator\]"):
         MigratorConfig.from_toml("[tool.migrator]\nmax_file_size = -1\n")
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from inventory import Idempotency, Inventory
-from migrator.baseline import FORMAT, load_baseline, write_baseline
 from migrator.errors import BaselineError
 from migrator.scan import failing_sites
+from migrator.scan.baseline import FORMAT, load_baseline, write_baseline
 
 
 def test_written_baseline_loads_back_with_every_fingerprint(

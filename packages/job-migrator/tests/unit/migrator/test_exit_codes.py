@@ -1,6 +1,6 @@
 """Exit statuses are ExitCode members, and a failure is one line on stderr and ERROR.
 
-The mapping lives in one place, :mod:`migrator.entry`; these tests hold every
+The mapping lives in one place, :mod:`migrator.cli.entry`; these tests hold every
 command to it: the codes come from the enum (never an int literal), the error
 roots of every package give one line without a traceback, and a bug does too.
 """
@@ -20,8 +20,8 @@ import migrator
 from codemods import CodemodError
 from inventory.errors import InventoryError
 from migrator.cli import main
-from migrator.commands.apply import apply
-from migrator.entry import MigratorCommand, failure_for
+from migrator.cli.apply import apply
+from migrator.cli.entry import MigratorCommand, failure_for
 from migrator.errors import ExitCode, GateError, MigratorError, NoInventory
 from queue_runtime.errors import QueueError
 
@@ -71,15 +71,14 @@ def _exit_statuses(path: Path) -> list[str]:
 
 
 def test_every_exit_status_is_an_exit_code_member() -> None:
-    """Commands end through finish(ExitCode) (mypy holds the type); only two exit() calls."""
+    """Commands end through finish(ExitCode) (mypy holds the type); finish() alone exits."""
     found = {
         str(path.relative_to(PACKAGE)): statuses
         for path in sorted(PACKAGE.rglob("*.py"))
         if (statuses := _exit_statuses(path))
     }
     assert {name: len(statuses) for name, statuses in found.items()} == {
-        "entry.py": 1,  # finish() itself
-        "docs.py": 1,  # sys.exit(main()), main() -> ExitCode
+        "cli/entry.py": 1,  # finish() itself
     }, found
 
 
@@ -92,7 +91,7 @@ def test_only_the_entry_point_subclasses_click_exceptions() -> None:
                 for base in node.bases
             ):
                 owners.add(f"{path.relative_to(PACKAGE)}:{node.name}")
-    assert owners == {"entry.py:CommandFailed"}
+    assert owners == {"cli/entry.py:CommandFailed"}
 
 
 def test_scan_statuses_are_the_enums(app: Path) -> None:

@@ -21,9 +21,6 @@ from migrator.loadtest import (
     parse_burst,
     parse_chaos,
     parse_duration,
-    render_json,
-    render_markdown,
-    render_terminal,
 )
 from migrator.loadtest.chaos import plan
 from migrator.loadtest.ledger import (
@@ -34,6 +31,7 @@ from migrator.loadtest.ledger import (
 from migrator.loadtest.load import as_call, signature_generator
 from migrator.loadtest.report import Latency, latency_of, percentile
 from migrator.loadtest.spec import schedule
+from migrator.render.loadtest import render_json, render_markdown, render_terminal
 from queue_runtime.jobs import job
 from queue_runtime.registry import Registry
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from inventory.models import Idempotency
-from migrator.errors import ConfigurationError
+from migrator.errors import MigratorConfigError
 from migrator.plan import ItemState, build_plan, check, load_check_settings, load_plan_config
 from migrator.plan.check import check_metrics, check_pools, check_retry, check_runbooks
 from tests.unit.migrator.plan_builders import inventory, make_job, make_site
@@ -112,7 +112,7 @@ def test_overrides_and_environment_win_over_the_table(tmp_path: Path) -> None:
 
 def test_invalid_configuration_is_a_configuration_error(tmp_path: Path) -> None:
     root = project(tmp_path, '[tool.queue_runtime]\ndefault_pool = "nope"\n')
-    with pytest.raises(ConfigurationError):
+    with pytest.raises(MigratorConfigError):
         load_check_settings(root, env={})
     assert load_plan_config(project(tmp_path, "")).keys == {}
     keyed = project(tmp_path, '[tool.migrator.jobs."a.b"]\nkey = "b-{id}"\n')

@@ -7,7 +7,7 @@ import threading
 
 from rich.console import Console
 
-from migrator.progress import ScanProgress
+from migrator.render.progress import ScanProgress
 
 
 def console(terminal: bool) -> tuple[Console, io.StringIO]:

@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 
 from inventory import Inventory
-from migrator.report import ReportView, render_json, render_markdown, render_table
+from migrator.render.scan import ReportView, render_json, render_markdown, render_table
 
 
 def table_text(inventory: Inventory) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from inventory import Inventory
-from migrator.report import ReportView, render_markdown
+from migrator.render.scan import ReportView, render_markdown
 
 
 def test_the_key_column_shows_the_declared_key_and_the_fast_track(inventory: Inventory) -> None:

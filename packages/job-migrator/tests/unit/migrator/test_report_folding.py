@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 
 from inventory import CallSite, Idempotency, Inventory, Location, Pattern
-from migrator.report import ReportView, render_json, render_markdown, render_table
+from migrator.render.scan import ReportView, render_json, render_markdown, render_table
 
 _REASON = "db.query: a method of an object whose type is not known here"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from inventory import Inventory
-from migrator.report import ReportView, render_sarif
+from migrator.render.scan import ReportView, render_sarif
 
 LEVELS = {"none", "note", "warning", "error"}
 

@@ -6,9 +6,7 @@ Thin: parse options into a :class:`~migrator.loadtest.LoadTestSpec`, call
 FINDINGS failed (the reasons and any duplicate completions are printed) or
 passed but could not certify (the note says why),
 USAGE / ERROR it could not run (a bad option; no ``--sandbox``, an
-unreachable sandbox: mapped by :mod:`migrator.entry`).
-
-Register it in ``migrator/cli.py`` with ``main.add_command(loadtest)``.
+unreachable sandbox: mapped by :mod:`migrator.cli.entry`).
 """
 
 from __future__ import annotations
@@ -17,24 +15,21 @@ from pathlib import Path
 
 import click
 from pydantic import ValidationError
-from rich.console import Console
 
-from migrator.console import stdout_console
-from migrator.entry import MigratorCommand, finish
-from migrator.errors import ExitCode, NoSandbox, OutputError
+from migrator.cli.entry import MigratorCommand, finish
+from migrator.errors import NoSandbox
 from migrator.loadtest import (
     LoadTestSpec,
     SpecError,
+    certify_target,
     declared_key,
     parse_burst,
     parse_chaos,
     parse_duration,
-    render_json,
-    render_markdown,
-    render_terminal,
     run_loadtest,
 )
-from migrator.loadtest.target import certify_target
+from migrator.render.console import stdout_console
+from migrator.render.loadtest import progress_printer, render_terminal, write_reports
 
 NO_SANDBOX = (
     "refusing to run without --sandbox SETTINGS: name the settings module whose import"
@@ -128,18 +123,8 @@ def loadtest(
         )
     except (SpecError, ValidationError) as exc:
         raise click.UsageError(str(exc)) from exc
-    err = Console(stderr=True, soft_wrap=True)
     target = certify_target(Path.cwd(), certify_into)
-    report = run_loadtest(
-        spec, progress=lambda message: err.print(f"[dim]{message}[/]"), certify_into=target
-    )
+    report = run_loadtest(spec, progress=progress_printer(), certify_into=target)
     render_terminal(report, stdout_console())
-    for path, text in ((json_out, render_json(report)), (markdown_out, render_markdown(report))):
-        if path is None:
-            continue
-        try:
-            path.write_text(text + "\n", encoding="utf-8")
-        except OSError as exc:
-            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    # A pass that could not certify (the app's database unreachable...) is not done: its note says why.
-    finish(ExitCode.OK if report.passed and report.certified else ExitCode.FINDINGS)
+    write_reports(report, json_out, markdown_out)
+    finish(report.exit_code)

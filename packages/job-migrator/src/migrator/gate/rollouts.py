@@ -7,7 +7,7 @@ knows, unless ``force`` stages it for a job not deployed yet, or the mode is
 ``inline`` (the rollback) for a job with a stored rollout or certification: a
 rollback is never refused for a job the runtime has a record of; ``unset``
 refuses a job with no stored rollout. ``set`` to async or a percentage follows
-the promotion rule (:mod:`migrator.promotion`: clean shadow evidence, or
+the promotion rule (:mod:`migrator.gate.promotion`: clean shadow evidence, or
 ``force``, audited). Every change is audited in the
 runtime's ``rollout_changes`` table (who, when, from what to what, why).
 """
@@ -23,10 +23,10 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from inventory.models import Inventory
-from migrator.errors import GateError, UnknownJob
-from migrator.gating import load_app
+from migrator.errors import GateError, UnknownRolloutJob
+from migrator.gate.app import load_app
+from migrator.gate.promotion import Promotion, check_promotion, forced_by, promotions
 from migrator.plan.service import INVENTORY_FILE
-from migrator.promotion import Promotion, check_promotion, forced_by, promotions
 from queue_runtime.errors import QueueError
 from queue_runtime.gate import (
     ChangeCause,
@@ -111,14 +111,14 @@ def set_job_rollout(
     reason: str | None = None,
 ) -> Rollout:
     """Store ``job``'s mode (``inline``, ``25%``, ``async``) unless ``job`` is unknown, or the
-    promotion rule refuses it (:mod:`migrator.promotion`; ``force`` passes, audited).
+    promotion rule refuses it (:mod:`migrator.gate.promotion`; ``force`` passes, audited).
 
     ``inline`` is the rollback: never refused for a job with a stored rollout or
     certification, whatever the inventory or the app says today.
     """
     mode, _ = _tables(lambda: parse_rollout(value))  # a bad mode is reported before an unknown job
     if not force and job not in known and not _rollback(runtime, job, mode):
-        raise UnknownJob(known.refusal(job))
+        raise UnknownRolloutJob(known.refusal(job))
     promoted = check_promotion(runtime, job, mode, job in known.registered, force)
     forced = promoted is not None and promoted.refusal is not None
     note = reason if promoted is None else promoted.audit(reason)
@@ -139,7 +139,7 @@ def unset_job_rollout(runtime: Runtime, job: str, who: str | None) -> Rollout:
     removed = _tables(lambda: unset_rollout(runtime, job, who))
     if removed is None:
         stored = ", ".join(r.job for r in _tables(lambda: rollouts(runtime))) or "none"
-        raise UnknownJob(f"{job} has no stored rollout, nothing to unset (stored: {stored})")
+        raise UnknownRolloutJob(f"{job} has no stored rollout, nothing to unset (stored: {stored})")
     return removed
 
 

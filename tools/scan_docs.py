@@ -1,6 +1,6 @@
 """Generate ``docs/scan.md`` from its template and the examples in the code.
 
-``python -m migrator.docs`` rewrites the file; ``python -m migrator.docs
+``python -m tools.scan_docs`` rewrites the file; ``python -m tools.scan_docs
 --check`` exits 1 when it is stale (the test suite runs the same check). The
 pattern and rule sections come from ``inventory.detector_examples`` and
 ``inventory.rule_examples``, which are also tests, so the docs cannot show
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+import inventory
 from inventory import detector_examples, rule_examples
 from inventory.config import JobSetting, MigratorConfig
 from inventory.models import (
@@ -34,10 +35,10 @@ from inventory.models import (
     ScanStats,
     UnexplainedCall,
 )
-from migrator.docs_render import field_table, render_detectors, render_rules, verdict_rows
 from migrator.errors import ExitCode
+from tools.scan_docs_render import field_table, render_detectors, render_rules, verdict_rows
 
-REPO = Path(__file__).resolve().parents[4]  # the repository (a dev-only command)
+REPO = Path(__file__).resolve().parents[1]  # the repository (a dev-only command)
 TEMPLATE = REPO / "docs" / "_templates" / "scan.md"
 OUTPUT = REPO / "docs" / "scan.md"
 SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
@@ -55,7 +56,7 @@ SCHEMA_MODELS: tuple[type[BaseModel], ...] = (
 
 
 def _catalogue_header() -> str:
-    text = (Path(__file__).resolve().parents[1] / "inventory" / "catalogue.toml").read_text(
+    text = (Path(inventory.__file__).resolve().parent / "catalogue.toml").read_text(
         encoding="utf-8"
     )
     header = []
@@ -96,14 +97,14 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> ExitCode:
     parser = argparse.ArgumentParser(
-        prog="python -m migrator.docs", description=__doc__.split("\n")[0]
+        prog="python -m tools.scan_docs", description=__doc__.split("\n")[0]
     )
     parser.add_argument("--check", action="store_true", help="exit 1 if docs/scan.md is stale")
     args = parser.parse_args(argv)
     text = render()
     if args.check:
         stale = not OUTPUT.exists() or OUTPUT.read_text(encoding="utf-8") != text
-        print(f"{OUTPUT} is {'stale: run python -m migrator.docs' if stale else 'up to date'}")
+        print(f"{OUTPUT} is {'stale: run python -m tools.scan_docs' if stale else 'up to date'}")
         return ExitCode.FINDINGS if stale else ExitCode.OK
     OUTPUT.write_text(text, encoding="utf-8")
     print(f"wrote {OUTPUT}")

@@ -1,7 +1,8 @@
-"""The scan progress bar: on stderr, only when someone can see it or waits long."""
+"""Progress on stderr: the scan's bar (only when someone can see it or waits long), a status line."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,10 @@ class ScanProgress:
         self.console = console
         self._progress: Progress | None = None
         self._task: TaskID | None = None
+
+    @classmethod
+    def on_stderr(cls) -> ScanProgress:
+        return cls(Console(stderr=True))
 
     def __enter__(self) -> ScanProgress:
         return self
@@ -54,3 +59,8 @@ def _start(console: Console, total: int) -> tuple[Progress, TaskID]:
     task = progress.add_task("scan", total=total)
     progress.start()
     return progress, task
+
+
+def status(message: str) -> AbstractContextManager[object]:
+    """A spinner with ``message`` on stderr while a slow step runs."""
+    return Console(stderr=True).status(message)

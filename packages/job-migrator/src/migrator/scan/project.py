@@ -1,8 +1,4 @@
-"""``migrator scan`` as a library call: scan, apply the baseline, judge ``--fail-on``.
-
-The command line only parses options, calls :func:`scan_project` and renders
-the :class:`ScanOutcome`; everything here works the same from Python.
-"""
+"""The scan of one project: the request, the typed outcome, and the call between them."""
 
 from __future__ import annotations
 
@@ -18,11 +14,11 @@ from inventory import (
     ScanErrorKind,
     scan,
 )
-from inventory.config import ConfigError, MigratorConfig
+from inventory.config import MigratorConfig, ScanConfigError
 from inventory.project import PythonEnvError, is_test_path
-from migrator.baseline import load_baseline, write_baseline
-from migrator.errors import ConfigurationError, ExitCode, ScanRootError
-from migrator.suppress import Suppressions, without_suppressed
+from migrator.errors import ExitCode, MigratorConfigError, ScanRootError
+from migrator.scan.baseline import load_baseline, write_baseline
+from migrator.scan.suppress import Suppressions, without_suppressed
 
 # A file that does not parse is code the scan could not read: it may hold the very
 # finding --fail-on is there to catch, so it fails the run (as ruff does) unless
@@ -76,8 +72,8 @@ def failing_sites(
 def _config(root: Path) -> MigratorConfig:
     try:
         return MigratorConfig.from_project(root)
-    except ConfigError as exc:
-        raise ConfigurationError(str(exc)) from exc
+    except ScanConfigError as exc:
+        raise MigratorConfigError(str(exc)) from exc
 
 
 def project_root(file: Path) -> Path:
@@ -120,10 +116,10 @@ def scan_project(request: ScanRequest, progress: ProgressCallback | None = None)
             write=request.write_inventory,
         )
     except (
-        ConfigError,
+        ScanConfigError,
         PythonEnvError,
     ) as exc:  # a declared key that does not fit its job's parameters
-        raise ConfigurationError(str(exc)) from exc
+        raise MigratorConfigError(str(exc)) from exc
     if only is not None:
         inventory = narrowed(inventory, only)
     suppressed = without_suppressed(inventory, Suppressions.of(root, config))

@@ -11,11 +11,6 @@ from inventory import CallSite, Evidence, Idempotency, Inventory, Job
 if TYPE_CHECKING:  # migrator.plan imports the plan's checks: not paid by every scan
     from migrator.plan.model import SitePreview
 
-# What ``migrator apply`` will do at a site, in the scan's words (its dry run's outcome:
-# ``migrator.plan.preview`` maps apply's statuses onto these), in the table's order.
-MOVES, ALREADY_MOVED, LEFT_TO_YOU, STAYS = "moves", "already moved", "left to you", "stays"
-APPLY_OUTCOMES = (MOVES, ALREADY_MOVED, LEFT_TO_YOU, STAYS)
-
 # Most dangerous first: the order of report sections and table rows.
 VERDICT_ORDER = (
     Idempotency.UNSAFE,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from inventory import CallSite, Idempotency, Location, ScanError
-from migrator.report.view import VERDICT_ORDER, JobGroup, ReportView
+from migrator.render.scan.view import VERDICT_ORDER, JobGroup, ReportView
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/job-migrator/job-migrator/blob/main/docs/scan.md"

@@ -1,10 +1,13 @@
-"""Turn :mod:`codemods.examples` into inventories (for tests) and markdown (for the docs)."""
+"""Turn :mod:`codemods.examples` into inventories (for tests) and markdown (for the docs).
+
+``python -m tools.apply_docs`` regenerates the examples section of ``docs/apply.md``.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from codemods._types import Status
+from codemods import Status
 from codemods.examples import EXAMPLES, MODULE, Example
 from inventory.models import (
     Argument,
@@ -59,7 +62,7 @@ def _parameters(text: str, name: str) -> list[str]:
     ]
 
 
-BEGIN = "<!-- BEGIN GENERATED: python -m codemods.examples -->"
+BEGIN = "<!-- BEGIN GENERATED: python -m tools.apply_docs -->"
 END = "<!-- END GENERATED -->"
 
 
@@ -100,3 +103,7 @@ def update_docs(path: Path) -> bool:
         return False
     path.write_text(new, encoding="utf-8")
     return True
+
+
+if __name__ == "__main__":
+    print("updated" if update_docs(Path("docs/apply.md")) else "up to date")

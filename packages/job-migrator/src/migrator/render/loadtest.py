@@ -1,12 +1,16 @@
-"""The load-test report as a rich terminal view, Markdown, and JSON."""
+"""``migrator loadtest``: the report as a rich terminal view, Markdown, and JSON."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
 
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
+from migrator.errors import OutputError
 from migrator.loadtest.report import DuplicateCompletion, LoadTestReport
 
 MAX_DUPLICATES_SHOWN = 20
@@ -143,3 +147,20 @@ def render_markdown(report: LoadTestReport) -> str:
 
 def render_json(report: LoadTestReport) -> str:
     return report.model_dump_json(indent=2)
+
+
+def write_reports(report: LoadTestReport, json_out: Path | None, markdown_out: Path | None) -> None:
+    """The report as JSON and as Markdown into the files asked for (OutputError if one fails)."""
+    for path, text in ((json_out, render_json(report)), (markdown_out, render_markdown(report))):
+        if path is None:
+            continue
+        try:
+            path.write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def progress_printer() -> Callable[[str], None]:
+    """The load test's progress lines, dimmed on stderr."""
+    err = Console(stderr=True, soft_wrap=True)
+    return lambda message: err.print(f"[dim]{message}[/]")

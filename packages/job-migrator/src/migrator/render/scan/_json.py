@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from migrator.report.view import ReportView
+from migrator.render.scan.view import ReportView
 
 
 def render_json(view: ReportView) -> str:

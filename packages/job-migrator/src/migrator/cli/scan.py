@@ -1,70 +1,41 @@
-"""The ``migrator`` command line: parse options, call one library function, render.
+"""``migrator scan``: find in-process background work and classify each job.
 
-Exit status (:class:`~migrator.errors.ExitCode`): OK clean, FINDINGS at or
-above ``--fail-on`` (after the baseline), USAGE / ERROR for bad options and
-anything that stopped the command (mapped in :mod:`migrator.entry`).
+Parse options, call :func:`migrator.scan.scan_project`, render the outcome
+(:mod:`migrator.render.scan`). Exit status: OK clean, FINDINGS a site at or above
+``--fail-on`` outside the baseline or a file that does not parse, USAGE / ERROR
+(mapped by :mod:`migrator.cli.entry`).
 """
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
 from inventory import Idempotency
-from migrator.console import stdout_console
-from migrator.entry import MigratorGroup, finish
-from migrator.errors import OutputError
-from migrator.progress import ScanProgress
-from migrator.report import ReportFormat, ReportView, render
+from migrator.cli._options import choice
+from migrator.cli.entry import MigratorCommand, finish
+from migrator.render.progress import ScanProgress, status
+from migrator.render.scan import (
+    PREVIEWED,
+    ReportFormat,
+    ReportView,
+    unparsed_message,
+    write_report,
+)
 from migrator.scan import ScanOutcome, ScanRequest, scan_project
 
 if TYPE_CHECKING:  # migrator.plan imports the plan's checks: not paid by every scan
     from migrator.plan.model import SitePreview
 
-# Commands other than scan are imported when used: libcst, psycopg and the
-# runtime cost ~0.5 s of import time a warm `migrator scan` in CI should not pay.
-LAZY_COMMANDS = {
-    "apply": "migrator.commands.apply",
-    "gate": "migrator.commands.gate",
-    "loadtest": "migrator.commands.loadtest",
-    "plan": "migrator.commands.plan",
-    "rollout": "migrator.commands.rollout",
-}
 
-
-class _Group(MigratorGroup):
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        module = LAZY_COMMANDS.get(cmd_name)
-        if module is None:
-            return super().get_command(ctx, cmd_name)
-        command = getattr(importlib.import_module(module), cmd_name)
-        assert isinstance(command, click.Command), module
-        return command
-
-
-@click.group(cls=_Group)
-@click.version_option(package_name="job-migrator", prog_name="migrator")
-def main() -> None:
-    """Find in-process background work and move it onto a job queue safely."""
-
-
-def _choice(enum: type[ReportFormat] | type[Idempotency]) -> click.Choice[str]:
-    return click.Choice([member.value for member in enum])
-
-
-@main.command()
+@click.command("scan", cls=MigratorCommand)
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--format",
     "fmt",
-    type=_choice(ReportFormat),
+    type=choice(ReportFormat),
     default=ReportFormat.TABLE.value,
     show_default=True,
 )
@@ -80,7 +51,7 @@ def _choice(enum: type[ReportFormat] | type[Idempotency]) -> click.Choice[str]:
     "--update-baseline", is_flag=True, help="Write the current findings to --baseline and exit 0."
 )
 @click.option(
-    "--fail-on", type=_choice(Idempotency), help="Exit 1 on findings at or above this verdict."
+    "--fail-on", type=choice(Idempotency), help="Exit 1 on findings at or above this verdict."
 )
 @click.option(
     "--no-cache",
@@ -143,61 +114,31 @@ def scan(
         # --no-cache with -o leaves the scanned tree as it was: the report is in FILE.
         write_inventory=not (no_cache and output is not None),
     )
-    with ScanProgress(Console(stderr=True)) as progress:
+    with ScanProgress.on_stderr() as progress:
         outcome = scan_project(request, progress)
     report = ReportFormat(fmt)
     preview = not no_apply_preview and report in PREVIEWED and outcome.baseline_written is None
-    _report(outcome, report, output, baseline is not None, preview)
+    sites, error = _preview(outcome) if preview else ([], "")
+    view = ReportView(
+        outcome.inventory,
+        baseline_given=baseline is not None and outcome.baseline_written is None,
+        preview=tuple(sites),
+        preview_error=error,
+    )
+    write_report(report, view, output)
     if outcome.baseline_written is not None:
         click.echo(f"wrote {outcome.baseline_written} fingerprints to {baseline}", err=True)
         return
     if outcome.unparsed:
-        click.echo(_unparsed_message(outcome), err=True)
+        click.echo(unparsed_message(outcome), err=True)
     finish(outcome.exit_code)
 
 
-def _unparsed_message(outcome: ScanOutcome) -> str:
-    first = outcome.unparsed[0]
-    more = f" and {len(outcome.unparsed) - 1} more" if len(outcome.unparsed) > 1 else ""
-    return (
-        f"error: {first.path}{more} could not be parsed ({first.reason}): the scan is "
-        "incomplete, so the run fails (pass --ignore-errors to list them only)"
-    )
-
-
-def _report(
-    outcome: ScanOutcome,
-    fmt: ReportFormat,
-    output: Path | None,
-    baseline_given: bool,
-    preview: bool,
-) -> None:
-    sites, error = _preview(outcome) if preview else ([], "")
-    view = ReportView(
-        outcome.inventory,
-        baseline_given=baseline_given and outcome.baseline_written is None,
-        preview=tuple(sites),
-        preview_error=error,
-    )
-    if output is None:
-        render(fmt, view, stdout_console(soft_wrap=fmt is not ReportFormat.TABLE))
-        return
-    try:
-        with output.open("w", encoding="utf-8") as handle:
-            render(fmt, view, Console(file=handle, width=160, no_color=True))
-    except OSError as exc:
-        raise OutputError(f"cannot write {output}: {exc.strerror or exc}") from exc
-
-
-# The reports people read say per site what `migrator apply` will do (JSON and SARIF stay
-# the scan's own contract: `migrator plan --format json` carries the preview for machines).
-PREVIEWED = frozenset({ReportFormat.TABLE, ReportFormat.MARKDOWN})
-
-
 def _preview(outcome: ScanOutcome) -> tuple[list[SitePreview], str]:
+    """What `migrator apply` would do at each site: its own dry run (the plan's library)."""
     if not outcome.inventory.sites:
         return [], ""
     from migrator.plan.preview import apply_preview  # libcst: imported only when used
 
-    with Console(stderr=True).status("what `migrator apply` would do at each site..."):
+    with status("what `migrator apply` would do at each site..."):
         return apply_preview(Path(outcome.inventory.root), outcome.inventory)

@@ -9,14 +9,13 @@ from rich.table import Table
 from rich.text import Text
 
 from inventory import Idempotency, ScanError
-from migrator.report.view import (
-    APPLY_OUTCOMES,
-    MOVES,
+from migrator.render.scan.view import (
     VERDICT_ORDER,
     JobGroup,
     ReportView,
     site_label,
 )
+from migrator.vocabulary import APPLY_OUTCOMES, MOVES
 
 if TYPE_CHECKING:  # migrator.plan imports the plan's checks: not paid by every scan
     from migrator.plan.model import SitePreview

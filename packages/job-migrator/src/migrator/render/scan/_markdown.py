@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from inventory import Idempotency
-from migrator.report.view import MOVES, VERDICT_ORDER, JobGroup, ReportView, chain_text, site_label
+from migrator.render.scan.view import VERDICT_ORDER, JobGroup, ReportView, chain_text, site_label
+from migrator.vocabulary import MOVES
 
 HEADINGS = {
     Idempotency.UNSAFE: "Unsafe: money or account state, never moved before a load test",

@@ -1,1 +1,0 @@
-"""CLI commands kept in their own modules; ``migrator/cli.py`` registers them."""
