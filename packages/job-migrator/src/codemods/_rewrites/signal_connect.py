@@ -76,7 +76,8 @@ def _function(target: Target, here: str, by_value: bool) -> cst.FunctionDef:
     module, _, _ = target.job.qualname.rpartition(".")
     lines = [] if module == here else [f"from {module} import {target.name}"]
     lines += [
-        f'kwargs.pop("{n}", None)  # {sr._WHY[n]}: not passed on' for n in sr._DROPPED[by_value]
+        f'kwargs.pop("{n}", None)  # {sr._WHY[n]}: not passed on'
+        for n in sr._DROPPED[sr._BY_VALUE_MODE if by_value else sr._REFERENCE]
     ]
     if by_value:
         lines.append(

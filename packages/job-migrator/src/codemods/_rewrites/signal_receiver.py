@@ -24,6 +24,8 @@ for ``pre_delete`` / ``post_delete`` (and a job call inside one that hands on
 worker would read it again. A call passing values of it (``instance.pk``) moves.
 The same holds for any ``pre_*`` signal (``pre_save``...): it is sent before the
 sender acts, and what the receiver changes on the instance must happen first.
+A receiver of ``post_delete`` (and other post_* signals) that never reads its instance
+(``instance_free``) moves without it: its new receiver drops ``instance`` and ``origin``.
 Whatever else ``**kwargs`` carries is passed on and checked at run time. A
 receiver that calls its job with ``**kwargs`` passes on the same, without
 ``signal`` (``**{k: v for k, v in kwargs.items() if k != "signal"}``).
@@ -168,10 +170,13 @@ def split_receiver(
     if problem is not None:
         return problem
     job = func.with_changes(decorators=[])
+    mode = _BY_VALUE_MODE if snapshots(func) else _REFERENCE
+    if delete_receiver(func) and mode == _REFERENCE:
+        mode = _WITHOUT_INSTANCE  # ``_problem`` let it through: it never reads the instance
     receiver = cst.FunctionDef(
         name=cst.Name(receiver_name(target)),
         params=func.params,
-        body=cst.IndentedBlock(body=_receiver_body(func.params, target, snapshots(func))),
+        body=cst.IndentedBlock(body=_receiver_body(func.params, target, mode)),
         decorators=func.decorators,
         leading_lines=[cst.EmptyLine(), cst.EmptyLine()],
     )
@@ -189,7 +194,7 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
     if params.posonly_params:
         return Skip(SHAPE.format(what="given positional-only parameters"))
     deleted = delete_receiver(func)
-    if deleted and not snapshots(func):
+    if deleted and not snapshots(func) and not instance_free(func):
         return Skip(held_reason(deleted))
     if deleted and reads(func, ORIGIN):
         return Skip(READS_ORIGIN)
@@ -215,11 +220,48 @@ def snapshots(func: cst.FunctionDef) -> bool:
     return names & _MODEL_SIGNALS == {POST_DELETE}
 
 
-def _receiver_body(
-    params: cst.Parameters, target: Target, by_value: bool
-) -> list[cst.BaseStatement]:
+def instance_free(func: cst.FunctionDef) -> bool:
+    """A receiver of ``post_delete`` and of other signals sent after the sender acted
+    (``post_save``, ``m2m_changed``; no ``pre_*``), whose body never reads the instance nor
+    ``origin``, and reads its ``**kwargs`` only by literal keys (``kwargs.get("raw")``): the
+    deleted row is nothing to it, so its new receiver passes neither on."""
+    names = {
+        n.value for d in func.decorators for n in m.findall(d, m.Name()) if isinstance(n, cst.Name)
+    }
+    if POST_DELETE not in names or any(n.startswith("pre_") for n in names & _MODEL_SIGNALS):
+        return False
+    if reads(func, INSTANCE) or reads(func, ORIGIN):
+        return False
+    star = func.params.star_kwarg
+    return star is None or _read_by_key(func.body, star.name.value)
+
+
+def _read_by_key(body: cst.BaseSuite, name: str) -> bool:
+    """Every use of ``name`` in ``body`` is ``name["key"]``, ``name.get("key", ...)`` or
+    ``"key" in name`` with a literal key: the mapping is never handed on whole."""
+    uses = len(m.findall(body, m.Name(name)))
+    key = m.SimpleString()
+    keyed = m.findall(
+        body, m.Subscript(value=m.Name(name), slice=[m.SubscriptElement(m.Index(key))])
+    )
+    got = m.findall(
+        body,
+        m.Call(
+            func=m.Attribute(value=m.Name(name), attr=m.Name("get")),
+            args=[m.Arg(key), m.ZeroOrMore()],
+        ),
+    )
+    tested = m.findall(
+        body,
+        m.Comparison(left=key, comparisons=[m.ComparisonTarget(m.In() | m.NotIn(), m.Name(name))]),
+    )
+    return uses == len(keyed) + len(got) + len(tested)
+
+
+def _receiver_body(params: cst.Parameters, target: Target, mode: str) -> list[cst.BaseStatement]:
     named = [p.name.value for p in [*params.params, *params.kwonly_params]]
-    dropped = _DROPPED[by_value]
+    by_value = mode == _BY_VALUE_MODE
+    dropped = _DROPPED[mode]
     passed = [_passed(n, dropped, by_value) for n in named]
     lines: list[str] = []
     star = params.star_kwarg
@@ -244,8 +286,19 @@ def _passed(name: str, dropped: tuple[str, ...], by_value: bool) -> str:
 INSTANCE = "instance"
 SNAPSHOT = "snapshot"  # queue_runtime.codecs.snapshot: the deleted instance by value
 _BY_VALUE = "its row is deleted: by value"
-_DROPPED = {False: (SIGNAL,), True: (SIGNAL, ORIGIN)}
-_WHY = {SIGNAL: "a live Signal object", ORIGIN: "what delete() was called on (gone too)"}
+_REFERENCE = "by reference"  # the worker reads the instance's row again
+_BY_VALUE_MODE = "by value"  # post_delete: snapshot(instance)
+_WITHOUT_INSTANCE = "without the instance"  # a receiver that never reads it (``instance_free``)
+_DROPPED = {
+    _REFERENCE: (SIGNAL,),
+    _BY_VALUE_MODE: (SIGNAL, ORIGIN),
+    _WITHOUT_INSTANCE: (SIGNAL, ORIGIN, INSTANCE),
+}
+_WHY = {
+    SIGNAL: "a live Signal object",
+    ORIGIN: "what delete() was called on (gone too)",
+    INSTANCE: "never read by the job, and its row may be deleted",
+}
 _MODEL_SIGNALS = frozenset(
     {"pre_init", "post_init", "pre_save", "post_save", "pre_delete", "post_delete"}
     | {"m2m_changed", "pre_migrate", "post_migrate", "class_prepared"}

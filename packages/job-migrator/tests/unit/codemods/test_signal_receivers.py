@@ -310,3 +310,81 @@ def test_a_connected_post_delete_receiver_changing_its_instance_stays(
 
     assert status is Status.SKIPPED and after == "", reason
     assert "changes the instance it is given (`instance.screenshot.delete(save=False)`)" in reason
+
+
+REFRESH = """from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
+from django.dispatch import receiver
+
+from shop.models import Order
+
+
+def rebuild(**values):
+    ...
+
+
+@receiver([post_save, post_delete, m2m_changed], sender=Order)
+def refresh(sender, **kwargs):
+    if kwargs.get("raw") or "reverse" in kwargs:
+        return
+    rebuild()
+"""
+
+REFRESH_SPLIT = """@receiver([post_save, post_delete, m2m_changed], sender=Order)
+def refresh_receiver(sender, **kwargs):
+    kwargs.pop("signal", None)  # a live Signal object: not passed on
+    kwargs.pop("origin", None)  # what delete() was called on (gone too): not passed on
+    kwargs.pop("instance", None)  # never read by the job, and its row may be deleted: not passed on
+    refresh.enqueue(sender=sender, **kwargs)
+"""
+
+
+def test_a_receiver_of_post_delete_that_never_reads_its_instance_moves_without_it(
+    write_files: Files,
+) -> None:
+    """A receiver of post_save, post_delete and m2m_changed that only reads literal keys of its
+    ``**kwargs`` (oscar's materialised-view refresh): the deleted row is nothing to it, so its
+    new receiver passes neither ``instance`` nor ``origin``, and nothing reads a deleted row."""
+    root = _shop(write_files, REFRESH)
+
+    status, reason, after = _plan(root, "def refresh(", "shop.receivers.refresh")
+
+    assert status is Status.REWRITTEN, reason
+    assert REFRESH_SPLIT in after
+    assert "snapshot" not in after
+    compile(after, "receivers.py", "exec")
+
+
+def test_a_named_instance_the_receiver_never_reads_is_passed_as_none(write_files: Files) -> None:
+    named = REFRESH.replace(
+        "def refresh(sender, **kwargs):", "def refresh(sender, instance, **kwargs):"
+    )
+    root = _shop(write_files, named)
+
+    status, reason, after = _plan(root, "def refresh(", "shop.receivers.refresh")
+
+    assert status is Status.REWRITTEN, reason
+    assert "    refresh.enqueue(sender=sender, instance=None, **kwargs)\n" in after
+
+
+def test_a_receiver_of_post_delete_that_reaches_its_instance_any_way_stays(
+    write_files: Files,
+) -> None:
+    """Every way the instance can still reach the job keeps the receiver in-process: read by
+    name or by key, ``**kwargs`` handed on or looped over, or a ``pre_*`` signal beside."""
+    adversaries = {
+        "named and read": REFRESH.replace(
+            "def refresh(sender, **kwargs):", "def refresh(sender, instance, **kwargs):"
+        ).replace("    rebuild()", "    rebuild(pk=instance.pk)"),
+        "read by key": REFRESH.replace("    rebuild()", '    rebuild(pk=kwargs["instance"].pk)'),
+        "read by get": REFRESH.replace("    rebuild()", '    rebuild(x=kwargs.get("instance"))'),
+        "handed on": REFRESH.replace("    rebuild()", "    rebuild(**kwargs)"),
+        "looped over": REFRESH.replace("    rebuild()", "    rebuild(**{k: 1 for k in kwargs})"),
+        "a pre_save beside": REFRESH.replace(
+            "[post_save, post_delete, m2m_changed]", "[pre_save, post_delete]"
+        ),
+    }
+    for name, source in adversaries.items():
+        root = _shop(write_files, source)
+        status, reason, after = _plan(root, "def refresh(", "shop.receivers.refresh")
+        assert status is Status.SKIPPED and after == "", name
+        assert "the receiver handles p" in reason, (name, reason)
