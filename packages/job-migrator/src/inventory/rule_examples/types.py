@@ -64,6 +64,26 @@ EXAMPLES: list[RuleExample] = [
         more_files={"shop/models.py": _MODELS},
     ),
     example(
+        "types: rows keep their model through list, sorted, enumerate, slices and comprehensions",
+        """
+        from shop.models import Tag
+
+        def announce_sorted(prefix):
+            tags = [t for t in Tag.objects.filter(name__startswith=prefix) if t.name]
+            for i, tag in enumerate(sorted(tags, key=lambda t: t.name)[:10]):
+                tag.announce()
+        """,
+        "announce_sorted",
+        V.NON_IDEMPOTENT,
+        {K.DB_READ, K.HTTP_POST},
+        "`list(x)`, `tuple(x)`, `sorted(x, ...)`, `reversed(x)`, `set(x)`, `iter(x)`, a slice "
+        "`x[a:b]` and a comprehension that yields its own loop variable iterate the elements of "
+        "`x` (a name bound to one of them too), and `enumerate(x)` pairs each with a count: "
+        "`tag` is still a `Tag`. Likewise a related manager's `first()` / `last()` is one of "
+        'its rows, and `ForeignKey("self")` holds a row of the model itself.',
+        more_files={"shop/models.py": _MODELS},
+    ),
+    example(
         "types: a model looked up by name with get_model",
         """
         from django.apps import apps

@@ -221,6 +221,9 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     model = orm_model(call, resolver, target)
     if model is not None:
         return Binding(BindingKind.ORM, model, call)
+    related = _related_row(call, resolver)
+    if related:  # ``child = self.children.filter(...).last()``: one row of the relation
+        return Binding(BindingKind.ORM, related, call)
     rows = queryset_model(call, resolver)
     if rows and capitalised(rows):
         # ``qs = Order.objects.filter(...)``: a queryset of Order rows, typed as the helpers
@@ -831,6 +834,17 @@ def held_binding(annotation: ast.expr, resolver: Resolver) -> Binding | None:
     return Binding(BindingKind.OTHER, held, scoped=kind == "builtins.dict")
 
 
+def _related_row(call: ast.Call, resolver: Resolver) -> str:
+    """``self.children.filter(...).last()``, ``node.children.first()``: one row of a model's
+    reverse-relation manager (``related_rows``), as ``Model.objects.first()`` is one."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr not in ORM_ROW:
+        return ""
+    manager = call.func.value
+    if isinstance(manager, ast.Attribute):  # the manager itself: read as ``manager.all()``
+        manager = ast.Call(func=ast.Attribute(value=manager, attr="all"), args=[], keywords=[])
+    return related_rows(manager, resolver)
+
+
 def related_rows(node: ast.expr, resolver: Resolver) -> str:
     """``for child in self.children.filter(...)``, ``parent.children.all()`` (a model's
     reverse-relation manager, through queryset methods): ``"pkg.Node.children[]"``, the
@@ -854,8 +868,8 @@ def related_rows(node: ast.expr, resolver: Resolver) -> str:
         cls = resolver.classes.get(binding.target)
         if cls is not None and (node.attr in cls.attributes or node.attr in cls.methods):
             return ""
-    elif binding.kind not in (BindingKind.ORM, BindingKind.INSTANCE):
-        return ""
+    elif binding.kind not in (BindingKind.ORM, BindingKind.INSTANCE, BindingKind.PARAM):
+        return ""  # a parameter counts by its annotation (``page: Page``)
     if not capitalised(binding.target) or binding.target.startswith(_TYPING):
         return ""
     return f"{binding.target}.{node.attr}{HELD}"

@@ -672,14 +672,16 @@ def _literal_names(value: ast.expr) -> list[str] | None:
     return names if len(names) == len(value.elts) else None
 
 
-def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
-    """``self.x = Ctor()`` / ``self.x = param`` (annotated) in any method; ``x = Ctor()`` in the body."""
+def class_attributes(node: ast.ClassDef, resolver: Resolver, qualname: str = "") -> dict[str, str]:
+    """``self.x = Ctor()`` / ``self.x = param`` (annotated) in any method; ``x = Ctor()`` in the body;
+    ``parent = ForeignKey("self", ...)`` in model ``qualname``: ``self.parent`` is one of its rows."""
     found: dict[str, str] = {}
     classes = held_classes(node, resolver, union_type)  # ``self.mail_cls = MailUtil``
     for stmt in node.body:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _attribute(stmt, resolver, {}, found, self_name=None)
             _value_class(stmt, resolver, found)
+            _recursive_relation(stmt, resolver, qualname, found)
         elif isinstance(stmt, _DEFS) and stmt.args.args:
             params = _param_types(stmt, resolver)
             self_name = stmt.args.args[0].arg
@@ -693,6 +695,22 @@ def class_attributes(node: ast.ClassDef, resolver: Resolver) -> dict[str, str]:
         if held and found[name] == kind:
             found[f"{name}{HELD}"] = held
     return found
+
+
+def _recursive_relation(
+    stmt: ast.Assign | ast.AnnAssign, resolver: Resolver, qualname: str, found: dict[str, str]
+) -> None:
+    """``parent = models.ForeignKey("self", ...)`` (Django's recursive relationship, a
+    OneToOneField alike): the attribute holds a row of the class itself."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    names = [t.id for t in targets if isinstance(t, ast.Name)]
+    if not qualname or len(names) != 1 or not isinstance(stmt.value, ast.Call):
+        return
+    ctor = resolver.dotted(stmt.value.func) or ""
+    to = _field_to(stmt.value)
+    recursive = isinstance(to, ast.Constant) and to.value == "self"
+    if recursive and _model_field(ctor) and ctor.endswith(_RELATIONS):
+        found[names[0]] = qualname
 
 
 def held_parameters(node: ast.ClassDef, qualname: str) -> dict[str, str]:

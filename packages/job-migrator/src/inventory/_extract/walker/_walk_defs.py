@@ -205,7 +205,7 @@ class DefsMixin(WalkerBase):
     def _class_ctx(self, node: ast.ClassDef, qualname: str, resolver: Resolver) -> ClassCtx:
         bases = [_base_name(b, resolver) for b in node.bases]
         methods = frozenset(s.name for s in node.body if isinstance(s, _DEFS))
-        ctx = ClassCtx(qualname, bases, class_attributes(node, resolver), methods)
+        ctx = ClassCtx(qualname, bases, class_attributes(node, resolver, qualname), methods)
         ctx.thread_like = thread_like(bases, self.classes)
         ctx.external_bases = any(b not in self.classes and b != "builtins.object" for b in bases)
         ctx.view = class_view(bases, self.classes)

@@ -141,10 +141,15 @@ class FlowMixin(WalkerBase):
         if not isinstance(target, ast.Name):
             self._bind_unknown(target)
         elif self.in_function and target.id not in self.state.globals:
-            binding = _either(value, self.state.resolver) or binding_for_value(
-                value, self.state.resolver
-            )
-            self.state.resolver.scope.names[target.id] = binding
+            resolver = self.state.resolver
+            binding = _either(value, resolver) or binding_for_value(value, resolver)
+            resolver.scope.names[target.id] = binding
+            inner = same_elements(value, resolver)
+            element = self._element(inner) if inner is not None else None
+            if element is not None:  # ``kids = sorted(Page.objects.all(), ...)``
+                resolver.scope.names[f"{target.id}{ELEMENTS}"] = element
+            else:
+                resolver.scope.names.pop(f"{target.id}{ELEMENTS}", None)
 
     def _element_binding(self, iterable: ast.expr) -> Binding | None:
         """``for sig in [password_set, password_changed]``: the loop variable stands for
@@ -174,6 +179,7 @@ class FlowMixin(WalkerBase):
         for element in target.elts if isinstance(target, ast.Tuple | ast.List) else [target]:
             if isinstance(element, ast.Name):
                 names[element.id] = Binding(BindingKind.OTHER)
+                names.pop(f"{element.id}{ELEMENTS}", None)
 
     def visit_return(self, node: ast.Return) -> None:
         for loop in self.state.loops:
@@ -200,18 +206,36 @@ class FlowMixin(WalkerBase):
             self.visit(stmt)
 
     def _bind_element(self, iterable: ast.expr, target: ast.expr) -> None:
-        """The loop variable is an element of what is iterated, when its type is known."""
+        """The loop variable is an element of what is iterated, when its type is known;
+        ``for i, row in enumerate(rows)``: ``row`` is an element of ``rows``."""
+        resolver = self.state.resolver
+        counted = _enumerated(iterable, target, resolver)
+        if counted is not None:
+            iterable, target = counted
+        element = self._element(iterable)
+        if element is not None and isinstance(target, ast.Name):
+            resolver.scope.names[target.id] = element
+
+    def _element(self, iterable: ast.expr, depth: int = 3) -> Binding | None:
+        """What iterating ``iterable`` gives, when known: through ``list(x)``, ``sorted(x)``,
+        ``x[a:b]``, ``[v for v in x if ...]`` and names bound to them, an element of ``x``."""
         resolver = self.state.resolver
         held = held_elements(iterable, resolver)
-        element = (
-            self._element_binding(iterable)
+        kept = (
+            resolver.scope.lookup(f"{iterable.id}{ELEMENTS}")
+            if isinstance(iterable, ast.Name)
+            else None
+        )
+        inner = same_elements(iterable, resolver) if depth else None
+        return (
+            kept
+            or self._element_binding(iterable)
             or rows_of(iterable, resolver)
             or _related_rows(iterable, resolver)
             or elements_of(iterable, resolver)
             or (Binding(BindingKind.INSTANCE, held) if held else None)
+            or (self._element(inner, depth - 1) if inner is not None else None)
         )
-        if element is not None and isinstance(target, ast.Name):
-            resolver.scope.names[target.id] = element
 
     def visit_comprehension_expr(
         self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
@@ -394,3 +418,51 @@ _TYPED_VALUES = (BindingKind.INSTANCE, BindingKind.ORM)
 def _related_rows(iterable: ast.expr, resolver: Resolver) -> Binding | None:
     rows = related_rows(iterable, resolver)
     return Binding(BindingKind.ORM, rows) if rows else None
+
+
+# ``name[*]`` in a scope: what iterating ``name`` gives, for ``name = list(rows)`` and the like
+# (an element binding; no code can spell the key, so nothing else reads or shadows it).
+ELEMENTS = "[*]"
+# Builtins whose result iterates the same elements as their first argument.
+_SAME_ELEMENTS = frozenset(
+    f"builtins.{name}"
+    for name in ("list", "tuple", "sorted", "reversed", "set", "frozenset", "iter")
+)
+
+
+def same_elements(node: ast.expr, resolver: Resolver) -> ast.expr | None:
+    """The iterable whose elements ``node`` iterates: ``list(x)``, ``sorted(x, key=...)``,
+    ``reversed(x)``, ``x[a:b]``, ``[v for v in x if ...]`` -> ``x``; None otherwise."""
+    if isinstance(node, ast.Call):
+        plain = node.args and not isinstance(node.args[0], ast.Starred)
+        if plain and resolver.expr(node.func).target in _SAME_ELEMENTS:
+            return node.args[0]
+        return None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        return node.value
+    if (
+        isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp)
+        and len(node.generators) == 1
+    ):
+        generator = node.generators[0]
+        target, element = generator.target, node.elt
+        plain = isinstance(target, ast.Name) and isinstance(element, ast.Name)
+        if plain and ast.unparse(target) == ast.unparse(element) and not generator.is_async:
+            return generator.iter
+    return None
+
+
+def _enumerated(
+    iterable: ast.expr, target: ast.expr, resolver: Resolver
+) -> tuple[ast.expr, ast.expr] | None:
+    """``enumerate(x)`` iterated into ``i, v``: ``(x, v)``."""
+    if not (
+        isinstance(iterable, ast.Call)
+        and iterable.args
+        and not isinstance(iterable.args[0], ast.Starred)
+        and isinstance(target, ast.Tuple)
+        and len(target.elts) == 2
+        and resolver.expr(iterable.func).target == "builtins.enumerate"
+    ):
+        return None
+    return iterable.args[0], target.elts[1]
