@@ -84,6 +84,32 @@ EXAMPLES: list[RuleExample] = [
         more_files={"shop/models.py": _MODELS},
     ),
     example(
+        "types: isinstance, cast, unpacking and annotated containers",
+        """
+        from typing import cast
+        from shop.models import Tag
+
+        def announce_each(items, by_name: dict[str, Tag]):
+            for item in items:
+                if isinstance(item, Tag):
+                    item.announce()
+            tag, created = Tag.objects.get_or_create(name="new")
+            tag.announce()
+            for name, other in by_name.items():
+                cast(Tag, other).announce()
+        """,
+        "announce_each",
+        V.NON_IDEMPOTENT,
+        {K.DB_UPSERT, K.HTTP_POST},
+        "As a type checker reads them: `isinstance(x, Tag)` narrows `x` in the `if` body (alone "
+        "or in an `and`; not after the `if`, not in an `or`); `cast(Tag, x)` is what the caller "
+        "declares; Django's `get_or_create` / `update_or_create` give `(row, created)`; `a, b = "
+        "X(), Y()` binds each; `for k, v in d.items()` and `for a, b in zip(x, y)` pair each "
+        "variable with its container; a parameter annotated `list[Tag]` or `dict[str, Tag]` "
+        "holds Tags.",
+        more_files={"shop/models.py": _MODELS},
+    ),
+    example(
         "types: a model looked up by name with get_model",
         """
         from django.apps import apps

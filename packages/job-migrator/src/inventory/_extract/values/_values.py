@@ -184,7 +184,13 @@ def _self_attribute_type(value: ast.expr, resolver: Resolver) -> str:
     return cls.attributes.get(value.attr, "") if cls else ""
 
 
+_CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
+
+
 def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
+    cast = _cast_type(call, resolver)
+    if cast:  # ``page = cast(Page, obj)``: what the caller declares it is
+        return Binding(BindingKind.INSTANCE, cast, call)
     manager = manager_class(call, resolver)
     if manager:
         return Binding(BindingKind.INSTANCE, manager, call)
@@ -234,6 +240,15 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
         return Binding(BindingKind.INSTANCE, target, call)
     made = returned_by(resolved) or _unknown_result(resolved)
     return Binding(BindingKind.OTHER, made, call, passed=_passed(call, resolver))
+
+
+def _cast_type(call: ast.Call, resolver: Resolver) -> str:
+    """``typing.cast(Page, obj)`` / ``cast("Page", obj)``: the declared class, "" otherwise."""
+    if len(call.args) != 2 or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return ""
+    if resolver.expr(call.func).target not in _CASTS:
+        return ""
+    return annotation_type(call.args[0], resolver)
 
 
 def _session_factory(call: ast.Call, target: str, resolver: Resolver) -> str:

@@ -29,7 +29,7 @@ from inventory._extract.detectors._sites_hooks import decorator_site
 from inventory._extract.detectors._sites_signals import only_vetoes
 from inventory._extract.detectors._targets import yielded_callable
 from inventory._extract.values._facts import unique_keys
-from inventory._extract.values._values import annotation_type
+from inventory._extract.values._values import HELD, annotation_type, held_binding
 from inventory._extract.walker._prepass import (
     class_attributes,
     held_parameters,
@@ -306,6 +306,9 @@ def _bind_params(
         dotted = resolver.dotted(default) if default is not None else None
         binding = Binding(BindingKind.ALIAS, dotted) if dotted else None
         scope.names[param.arg] = binding or Binding(BindingKind.PARAM, annotation)
+        held = held_binding(param.annotation, resolver) if param.annotation else None
+        if held is not None:  # ``pages: list[Page]``: what iterating or indexing it gives
+            scope.names[f"{param.arg}{HELD}"] = held
     if args.kwarg is not None and not annotation_type(args.kwarg.annotation, resolver):
         scope.names[args.kwarg.arg] = Binding(BindingKind.PARAM, param=KEYWORDS)
     kinds = {d.rpartition(".")[2] for d in decorators}

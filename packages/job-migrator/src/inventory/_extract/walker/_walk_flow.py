@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._imports import bindings_of
-from inventory._extract._resolve import Resolver, dotted_source
+from inventory._extract._resolve import Resolver, capitalised, dotted_source
 from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory._extract._state import Loop, Use, UseKind
 from inventory._extract.values._facts import (
@@ -31,6 +31,7 @@ from inventory._extract.values._values import (
     union_type,
 )
 from inventory._extract.walker._walk_base import WalkerBase
+from inventory.summary import ReceiverKind
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
 
@@ -138,7 +139,11 @@ class FlowMixin(WalkerBase):
     def _bind(self, target: ast.expr, value: ast.expr) -> None:
         # Module-level names were bound by the pre-pass to their final value, which is
         # what functions see when they run; class bodies only matter to themselves.
-        if not isinstance(target, ast.Name):
+        if isinstance(target, ast.Tuple | ast.List):
+            self._bind_unknown(target)
+            for part, part_value in unpacked(target, value, self.state.resolver):
+                self._bind(part, part_value)
+        elif not isinstance(target, ast.Name):
             self._bind_unknown(target)
         elif self.in_function and target.id not in self.state.globals:
             resolver = self.state.resolver
@@ -189,6 +194,26 @@ class FlowMixin(WalkerBase):
                 self.mark(node.value, UseKind.RETURNED)
             self.visit(node.value)
 
+    def visit_if(self, node: ast.If) -> None:
+        """``if isinstance(obj, Page):``: in the body, ``obj`` is a ``Page`` (as a type
+        checker narrows it); after the ``if`` it is what it was, unless the body rebound it."""
+        self.visit(node.test)
+        narrowed = narrowing(node.test, self.state.resolver) if self.in_function else {}
+        names = self.state.resolver.scope.names
+        before = {name: names.get(name) for name in narrowed}
+        names.update(narrowed)
+        for stmt in node.body:
+            self.visit(stmt)
+        for name, binding in narrowed.items():
+            if names.get(name) is binding:  # not rebound in the body
+                previous = before[name]
+                if previous is None:
+                    names.pop(name, None)
+                else:
+                    names[name] = previous
+        for stmt in node.orelse:
+            self.visit(stmt)
+
     def visit_for(self, node: ast.For | ast.AsyncFor) -> None:
         stream = isinstance(node, ast.AsyncFor) and isinstance(node.iter, ast.Call)
         if stream and self.in_function and not self.state.loops:  # read a stream to its end
@@ -209,12 +234,10 @@ class FlowMixin(WalkerBase):
         """The loop variable is an element of what is iterated, when its type is known;
         ``for i, row in enumerate(rows)``: ``row`` is an element of ``rows``."""
         resolver = self.state.resolver
-        counted = _enumerated(iterable, target, resolver)
-        if counted is not None:
-            iterable, target = counted
-        element = self._element(iterable)
-        if element is not None and isinstance(target, ast.Name):
-            resolver.scope.names[target.id] = element
+        for part_iterable, part in paired(iterable, target, resolver):
+            element = self._element(part_iterable)
+            if element is not None and isinstance(part, ast.Name):
+                resolver.scope.names[part.id] = element
 
     def _element(self, iterable: ast.expr, depth: int = 3) -> Binding | None:
         """What iterating ``iterable`` gives, when known: through ``list(x)``, ``sorted(x)``,
@@ -452,17 +475,77 @@ def same_elements(node: ast.expr, resolver: Resolver) -> ast.expr | None:
     return None
 
 
-def _enumerated(
+def paired(
     iterable: ast.expr, target: ast.expr, resolver: Resolver
-) -> tuple[ast.expr, ast.expr] | None:
-    """``enumerate(x)`` iterated into ``i, v``: ``(x, v)``."""
-    if not (
-        isinstance(iterable, ast.Call)
-        and iterable.args
-        and not isinstance(iterable.args[0], ast.Starred)
-        and isinstance(target, ast.Tuple)
-        and len(target.elts) == 2
-        and resolver.expr(iterable.func).target == "builtins.enumerate"
+) -> list[tuple[ast.expr, ast.expr]]:
+    """Which loop variable is an element of which iterable: ``for v in x`` -> ``[(x, v)]``;
+    ``for i, v in enumerate(x)`` -> ``[(x, v)]``; ``for a, b in zip(x, y)`` -> ``[(x, a),
+    (y, b)]``; ``for k, v in d.items()`` -> ``[(d.values(), v)]``."""
+    if not isinstance(target, ast.Tuple | ast.List) or not isinstance(iterable, ast.Call):
+        return [(iterable, target)]
+    args, parts = iterable.args, target.elts
+    if iterable.keywords or any(isinstance(a, ast.Starred) for a in args):
+        return []
+    func = iterable.func
+    if isinstance(func, ast.Attribute) and func.attr == "items" and not args and len(parts) == 2:
+        values = ast.Call(func=ast.Attribute(value=func.value, attr="values"), args=[], keywords=[])
+        return [(values, parts[1])]
+    called = resolver.expr(func).target
+    if called == "builtins.enumerate" and len(args) == 1 and len(parts) == 2:
+        return [(args[0], parts[1])]
+    if called == "builtins.zip" and len(args) == len(parts):
+        return list(zip(args, parts, strict=True))
+    return []
+
+
+# Django's ``(object, created)`` pairs (QuerySet API reference): the object is a row.
+_ROW_AND_FLAG = frozenset(
+    {"get_or_create", "update_or_create", "aget_or_create", "aupdate_or_create"}
+)
+
+
+def unpacked(
+    target: ast.Tuple | ast.List, value: ast.expr, resolver: Resolver
+) -> list[tuple[ast.expr, ast.expr]]:
+    """``a, b = A(), B()`` -> ``[(a, A()), (b, B())]``; ``row, created =
+    Order.objects.get_or_create(...)`` -> ``[(row, Order.objects.get(...))]``, the row
+    typed as a ``get`` of the same manager would be."""
+    parts = target.elts
+    if any(isinstance(p, ast.Starred) for p in parts):
+        return []
+    if isinstance(value, ast.Tuple | ast.List):
+        values = value.elts
+        if len(values) == len(parts) and not any(isinstance(v, ast.Starred) for v in values):
+            return list(zip(parts, values, strict=True))
+    call = value.value if isinstance(value, ast.Await) else value
+    if (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in _ROW_AND_FLAG
+        and len(parts) == 2
     ):
-        return None
-    return iterable.args[0], target.elts[1]
+        got = ast.Call(func=ast.Attribute(value=call.func.value, attr="get"), args=[], keywords=[])
+        return [(parts[0], ast.copy_location(got, call))]
+    return []
+
+
+def narrowing(test: ast.expr, resolver: Resolver) -> dict[str, Binding]:
+    """``isinstance(obj, Page)`` (alone, or one operand of an ``and``): ``{"obj": Page}``,
+    for one project or library class named directly; a tuple of classes narrows nothing."""
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    found: dict[str, Binding] = {}
+    for part in tests:
+        if not (
+            isinstance(part, ast.Call)
+            and len(part.args) == 2
+            and not part.keywords
+            and isinstance(part.args[0], ast.Name)
+            and isinstance(part.args[1], ast.Name | ast.Attribute)
+            and resolver.expr(part.func).target == "builtins.isinstance"
+        ):
+            continue
+        cls = resolver.expr(part.args[1])
+        if cls.receiver is ReceiverKind.UNKNOWN or not capitalised(cls.target):
+            continue
+        found[part.args[0].id] = Binding(BindingKind.INSTANCE, cls.target)
+    return found

@@ -216,6 +216,7 @@ Walker.dispatch = dict(
         visitor(ast.AnnAssign, Walker.visit_annassign),
         visitor(ast.AugAssign, Walker.visit_augassign),
         visitor(ast.Return, Walker.visit_return),
+        visitor(ast.If, Walker.visit_if),
         visitor(ast.For, Walker.visit_for),
         visitor(ast.AsyncFor, Walker.visit_for),
         visitor(ast.comprehension, Walker.visit_comprehension),

@@ -1,0 +1,119 @@
+"""A receiver's type from the idioms a type checker reads: isinstance, cast, unpacking.
+
+``if isinstance(obj, Page): obj.snapshot()`` narrows ``obj`` in the body; ``cast(Page, x)``
+is what the caller declares; ``a, b = Page.objects.get(...), ...`` and Django's ``row,
+created = Page.objects.get_or_create(...)`` bind each name; ``for k, v in pages.items()``
+and ``for a, b in zip(pages, names)`` pair each loop variable with its iterable; and a
+parameter annotated ``list[Page]`` / ``dict[str, Page]`` holds Pages. A ``Mailbox`` whose
+``snapshot`` mails stands for what an untyped ``snapshot()`` might be: only the typing
+decides these verdicts, and every adversary (the name after the ``if``, an ``or``, a
+cast to a class the scan does not know, a starred unpacking, a zip whose variables do not
+match) stays ``unknown``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inventory import Idempotency, Inventory
+
+Scanner = Callable[[dict[str, str]], Inventory]  # the scan_project fixture (conftest)
+
+MODELS = (
+    "from django.db import models\n\n\n"
+    "class Page(models.Model):\n"
+    "    title = models.CharField(max_length=10)\n\n"
+    "    def snapshot(self):\n"
+    "        Page.objects.filter(pk=self.pk).update(title='x')\n"
+)
+MAILBOX = (
+    "import smtplib\n\n\n"
+    "class Mailbox:\n"
+    "    def snapshot(self):\n"
+    "        smtplib.SMTP('localhost').sendmail('a@example.com', ['b@example.com'], 'x')\n"
+)
+JOBS = (
+    "from typing import cast\n\n"
+    "from app.models import Page\n\n\n"
+    "def narrowed(obj):\n"
+    "    if isinstance(obj, Page) and obj.title:\n"
+    "        obj.snapshot()\n\n\n"
+    "def declared(obj):\n"
+    "    page = cast(Page, obj)\n"
+    "    page.snapshot()\n\n\n"
+    "def unpacked(pk):\n"
+    "    first, second = Page.objects.get(pk=pk), Page.objects.get(pk=pk + 1)\n"
+    "    second.snapshot()\n\n\n"
+    "def created(pk):\n"
+    "    page, made = Page.objects.get_or_create(pk=pk)\n"
+    "    page.snapshot()\n\n\n"
+    "def by_key(pages: dict[str, Page]):\n"
+    "    for key, page in pages.items():\n"
+    "        page.snapshot()\n\n\n"
+    "def zipped(pages: list[Page], names: list[str]):\n"
+    "    for page, name in zip(pages, names):\n"
+    "        page.snapshot()\n\n\n"
+    "def held(pages: list[Page], index: dict[str, Page]):\n"
+    "    for page in pages:\n"
+    "        page.snapshot()\n"
+    "    found = index.get('a')\n"
+    "    found.snapshot()\n\n\n"
+    "def after_the_if(obj):\n"
+    "    if isinstance(obj, Page):\n"
+    "        pass\n"
+    "    obj.snapshot()\n\n\n"
+    "def either(obj):\n"
+    "    if isinstance(obj, Page) or obj.title:\n"
+    "        obj.snapshot()\n\n\n"
+    "def cast_unknown(obj):\n"
+    "    page = cast('Nowhere', obj)\n"
+    "    page.snapshot()\n\n\n"
+    "def starred(box):\n"
+    "    first, *rest = Page.objects.get(pk=1), box\n"
+    "    rest[0].snapshot()\n\n\n"
+    "def mismatched(pages: list[Page], boxes):\n"
+    "    for page, box in zip(boxes, pages):\n"
+    "        page.snapshot()\n"
+)
+NAMES = [
+    "narrowed",
+    "declared",
+    "unpacked",
+    "created",
+    "by_key",
+    "zipped",
+    "held",
+    "after_the_if",
+    "either",
+    "cast_unknown",
+    "starred",
+    "mismatched",
+]
+VIEWS = "import threading\n\nfrom app import jobs\n\n\ndef view(request):\n" + "".join(
+    f"    threading.Thread(target=jobs.{name}, args=request.args).start()\n" for name in NAMES
+)
+
+
+def _verdicts(scan_project: Scanner) -> dict[str, Idempotency]:
+    inventory = scan_project(
+        {
+            "app/__init__.py": "",
+            "app/models.py": MODELS,
+            "app/mail.py": MAILBOX,
+            "app/jobs.py": JOBS,
+            "app/views.py": VIEWS,
+        }
+    )
+    return {job.qualname.rsplit(".", 1)[-1]: job.idempotency for job in inventory.jobs}
+
+
+def test_isinstance_cast_unpacking_and_pairs_type_the_receiver(scan_project: Scanner) -> None:
+    verdicts = _verdicts(scan_project)
+    typed = ("narrowed", "declared", "unpacked", "created", "by_key", "zipped", "held")
+    assert {name: verdicts[name] for name in typed} == dict.fromkeys(typed, Idempotency.IDEMPOTENT)
+
+
+def test_what_those_idioms_do_not_say_stays_untyped(scan_project: Scanner) -> None:
+    verdicts = _verdicts(scan_project)
+    untyped = ("after_the_if", "either", "cast_unknown", "starred", "mismatched")
+    assert {name: verdicts[name] for name in untyped} == dict.fromkeys(untyped, Idempotency.UNKNOWN)
