@@ -23,6 +23,7 @@ from queue_runtime.registry import Registry, default_registry
 from queue_runtime.shadow import flush_for
 from queue_runtime.spec import JobSpec, resolve_spec
 from queue_runtime.store import (
+    DashboardStore,
     GateSnapshot,
     GateStore,
     Inspector,
@@ -91,6 +92,7 @@ class Runtime:
         self._pool: _Once[Connections] = _Once(self._open_pool)  # unused with stores given
         self.has_store = stores is not None or bool(settings.database_url)
         self._keys: _Once[KeyStore] = _Once(self._guard_keys)
+        self._given = stores
         if stores is not None:
             self._jobs: _Once[JobStore] = _Once.of(stores.jobs)
             self._gate: _Once[GateStore] = _Once.of(stores.gate)
@@ -137,6 +139,17 @@ class Runtime:
     @property
     def leases(self) -> LeaseStore:
         return self._leases.get()
+
+    def open_dashboard(self) -> DashboardStore:
+        """What the web dashboard reads, for the caller to close: on PostgreSQL a small pool
+        of its own (JIT off, opened on first use); else the given stores' ``dashboard``."""
+        if self._given is None:
+            from queue_runtime.pg.dashboard import PgDashboard
+
+            return PgDashboard.open(self.settings)
+        if self._given.dashboard is None:
+            raise NotConfigured("the Runtime's stores have no dashboard store (Stores.dashboard)")
+        return self._given.dashboard
 
     @property
     def opened(self) -> bool:

@@ -150,7 +150,7 @@ class PgInspector:
             return None
 
         found = self._run(find)
-        return _detail(found) if found is not None else None
+        return detail_of(found) if found is not None else None
 
     def workers(self) -> list[WorkerInfo]:
         if self._leases is None:
@@ -177,7 +177,8 @@ def _summary(row: TupleRow) -> JobSummary:
     )
 
 
-def _detail(row: TupleRow) -> JobDetail:
+def detail_of(row: TupleRow) -> JobDetail:
+    """A row of ``inspect_sql.DETAIL`` as the record."""
     (
         job_id,
         name,

@@ -2,7 +2,8 @@
 
 - In-memory stores (as procrastinate's InMemoryConnector, dramatiq's
   StubBroker): :class:`MemoryJobStore`, :class:`MemoryLeaseStore`,
-  :class:`MemoryGateStore`, :class:`MemoryInspector`, on an injectable
+  :class:`MemoryGateStore`, :class:`MemoryInspector`, :class:`MemoryDashboard`
+  (what the web dashboard reads), on an injectable
   :class:`Clock` (:class:`ManualClock` pins time).
 - The real servers: where they are and the skip-or-fail rule
   (:func:`require`, :func:`pg_problem`, :func:`redis_problem`), an isolated
@@ -26,6 +27,7 @@ pytest rewrites the asserts of every module of a distribution that ships a
 ``pytest11`` plugin; this namespace stays exactly ``__all__``.)
 """
 
+from queue_runtime.testing._dashboard import MemoryDashboard
 from queue_runtime.testing._ledger import (
     ExecutionLedger,
     ExecutionProbe,
@@ -81,6 +83,7 @@ __all__ = [
     "LedgerRow",
     "LedgerWriter",
     "ManualClock",
+    "MemoryDashboard",
     "MemoryGateStore",
     "MemoryInspector",
     "MemoryJobStore",
