@@ -192,7 +192,7 @@ class Runtime:
         return PgInspector(self._pool.get(), self.settings.schema_name, lambda: self.leases)
 
     def _redis_leases(self) -> LeaseStore:
-        from queue_runtime.redis_leases import RedisLeaseStore
+        from queue_runtime.redis import RedisLeaseStore
 
         s = self.settings
         if not s.redis_url:

@@ -1,6 +1,6 @@
 """MemoryLeaseStore: the LeaseStore seam in memory, on an injectable clock.
 
-The same rules as the Lua scripts of :mod:`queue_runtime.redis_leases`: a
+The same rules as the Lua scripts of :mod:`queue_runtime.redis`: a
 lease is held by one worker until its TTL passes; a heartbeat re-asserts a
 missing lease; the epoch appears on first use and changes after
 :meth:`MemoryLeaseStore.flush` (what FLUSHALL or a restart does to Redis);
