@@ -13,15 +13,15 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from queue_runtime._gate_cache import GateCache
 from queue_runtime._settings_load import load_settings, with_overrides
+from queue_runtime._spec import JobSpec, resolve_spec
 from queue_runtime.config import Mode, Settings
 from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import NotConfigured
-from queue_runtime.gate_cache import GateCache
 from queue_runtime.local_keys import LocalKeys
 from queue_runtime.registry import Registry, default_registry
 from queue_runtime.shadow import flush_for
-from queue_runtime.spec import JobSpec, resolve_spec
 from queue_runtime.store import (
     DashboardStore,
     GateSnapshot,

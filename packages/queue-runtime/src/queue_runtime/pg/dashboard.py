@@ -24,9 +24,9 @@ from typing import Any
 from psycopg import sql
 
 from queue_runtime.config import Settings
-from queue_runtime.pg import inspect_sql
+from queue_runtime.pg import _inspect_sql as inspect_sql
+from queue_runtime.pg._errors import translated
 from queue_runtime.pg.connect import Connections, LazyPool, channel
-from queue_runtime.pg.errors import translated
 from queue_runtime.pg.inspect import detail_of
 from queue_runtime.store import (
     PREVIEW,

@@ -17,9 +17,9 @@ from psycopg.rows import TupleRow
 
 from queue_runtime.config import Settings
 from queue_runtime.errors import NotConfigured
-from queue_runtime.pg import inspect_sql
+from queue_runtime.pg import _inspect_sql as inspect_sql
+from queue_runtime.pg._errors import translated
 from queue_runtime.pg.connect import Conn, Connections, Direct
-from queue_runtime.pg.errors import translated
 from queue_runtime.pg.gate import PgGateStore
 from queue_runtime.store import (
     GateStore,

@@ -19,7 +19,7 @@ from queue_runtime.store._records import (
 
 
 class KeyStore(Protocol):
-    """The execution guard's keys (``job_keys``): what :mod:`queue_runtime.gate.guard` uses.
+    """The execution guard's keys (``job_keys``): what :mod:`queue_runtime.gate._guard` uses.
 
     A ``GateStore`` is one; a Runtime without a database keeps them in process
     (:class:`queue_runtime.local_keys.LocalKeys`).

@@ -28,8 +28,8 @@ from queue_runtime.store import (
     WorkerClaims,
 )
 from queue_runtime.testing._inspect import finished_summary, hot_summary, job_detail
+from queue_runtime.testing._memory_jobs import MemoryJobStore
 from queue_runtime.testing._rows import FinishedJob, HotJob
-from queue_runtime.testing.memory_jobs import MemoryJobStore
 
 _FINAL = {ListState.SUCCEEDED, ListState.DEAD, ListState.CANCELLED}
 

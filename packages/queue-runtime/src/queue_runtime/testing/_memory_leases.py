@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 
 from queue_runtime.errors import LeasesUnavailable
 from queue_runtime.store import Renewal, WorkerInfo
-from queue_runtime.testing.clock import Clock, SystemClock
+from queue_runtime.testing._clock import Clock, SystemClock
 
 
 @dataclass(slots=True)

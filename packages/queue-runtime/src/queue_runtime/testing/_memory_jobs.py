@@ -35,9 +35,9 @@ from queue_runtime.store import (
     batch_digests,
     clip_traceback,
 )
+from queue_runtime.testing._clock import Clock, SystemClock
 from queue_runtime.testing._health import job_health
 from queue_runtime.testing._rows import FinishedJob, HotJob, json_copy
-from queue_runtime.testing.clock import Clock, SystemClock
 
 LEASE_LOST = "lease lost"
 # How far ``get`` follows a replayed dead job to its replay (as the PostgreSQL store).
