@@ -25,7 +25,7 @@ from queue_runtime.errors import (
     StoreError,
     StoreUnavailable,
 )
-from queue_runtime.gate.model import CertificationRefused, ClassificationConflict, GateClosed
+from queue_runtime.gate._model import CertificationRefused, ClassificationConflict, GateClosed
 from queue_runtime.handle import JobHandle
 from queue_runtime.jobs import JobFunction, job
 from queue_runtime.migrations import downgrade, migrate

@@ -62,8 +62,8 @@ from queue_runtime.config import Mode, RolloutMode
 from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import PayloadError, Unencodable
 from queue_runtime.fallbacks import record
-from queue_runtime.gate.decide import gate_decision
-from queue_runtime.gate.guard import checked_call, refuse_guard_key_of_another_call
+from queue_runtime.gate._decide import gate_decision
+from queue_runtime.gate._guard import checked_call, refuse_guard_key_of_another_call
 from queue_runtime.handle import JobHandle
 from queue_runtime.pg.bulk import JobBatch
 from queue_runtime.runtime import Runtime, current

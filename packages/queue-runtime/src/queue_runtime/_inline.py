@@ -34,8 +34,8 @@ from typing import Any
 from queue_runtime.config import Mode
 from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import JobTimeout, Unencodable
-from queue_runtime.gate.decide import current_fingerprint
-from queue_runtime.gate.guard import guarded_callable, run_guarded
+from queue_runtime.gate._decide import current_fingerprint
+from queue_runtime.gate._guard import guarded_callable, run_guarded
 from queue_runtime.handle import InlineHandle
 from queue_runtime.runtime import Runtime
 from queue_runtime.shadow import Decoded, ShadowRecorder, recorder_for, round_trip
@@ -57,7 +57,7 @@ class InlineShape(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class KeyGuard:
-    """A keyed run goes through the execution guard of ``key`` (``queue_runtime.gate.guard``)."""
+    """A keyed run goes through the execution guard of ``key`` (``queue_runtime.gate._guard``)."""
 
     runtime: Runtime
     key: str

@@ -21,9 +21,9 @@ from pydantic import (
     model_validator,
 )
 
+from queue_runtime._redis_url import check_node_url, is_cluster_url, parse_cluster_url
 from queue_runtime.errors import QueueError
 from queue_runtime.periodic import Schedule
-from queue_runtime.redis_url import check_node_url, is_cluster_url, parse_cluster_url
 
 
 class Mode(StrEnum):

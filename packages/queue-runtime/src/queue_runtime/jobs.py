@@ -21,13 +21,13 @@ from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 from queue_runtime._enqueue import NO_OPTIONS, EnqueueOptions, enqueue_batch, enqueue_one
 from queue_runtime._inline import InlineShape
+from queue_runtime._spec import JobSpec, resolve_spec
 from queue_runtime.config import Idempotency, RetryPolicy, Settings
 from queue_runtime.definition import JobDefinition, origin
 from queue_runtime.errors import ConfigError
 from queue_runtime.handle import JobHandle
 from queue_runtime.payload import PayloadCodec
 from queue_runtime.registry import Registry, default_registry
-from queue_runtime.spec import JobSpec, resolve_spec
 
 P = ParamSpec("P")
 R = TypeVar("R")

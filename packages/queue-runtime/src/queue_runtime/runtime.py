@@ -13,16 +13,17 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from queue_runtime._gate_cache import GateCache
 from queue_runtime._settings_load import load_settings, with_overrides
+from queue_runtime._spec import JobSpec, resolve_spec
 from queue_runtime.config import Mode, Settings
 from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import NotConfigured
-from queue_runtime.gate_cache import GateCache
 from queue_runtime.local_keys import LocalKeys
 from queue_runtime.registry import Registry, default_registry
 from queue_runtime.shadow import flush_for
-from queue_runtime.spec import JobSpec, resolve_spec
 from queue_runtime.store import (
+    DashboardStore,
     GateSnapshot,
     GateStore,
     Inspector,
@@ -91,6 +92,7 @@ class Runtime:
         self._pool: _Once[Connections] = _Once(self._open_pool)  # unused with stores given
         self.has_store = stores is not None or bool(settings.database_url)
         self._keys: _Once[KeyStore] = _Once(self._guard_keys)
+        self._given = stores
         if stores is not None:
             self._jobs: _Once[JobStore] = _Once.of(stores.jobs)
             self._gate: _Once[GateStore] = _Once.of(stores.gate)
@@ -138,6 +140,17 @@ class Runtime:
     def leases(self) -> LeaseStore:
         return self._leases.get()
 
+    def open_dashboard(self) -> DashboardStore:
+        """What the web dashboard reads, for the caller to close: on PostgreSQL a small pool
+        of its own (JIT off, opened on first use); else the given stores' ``dashboard``."""
+        if self._given is None:
+            from queue_runtime.pg.dashboard import PgDashboard
+
+            return PgDashboard.open(self.settings)
+        if self._given.dashboard is None:
+            raise NotConfigured("the Runtime's stores have no dashboard store (Stores.dashboard)")
+        return self._given.dashboard
+
     @property
     def opened(self) -> bool:
         """Whether any store was built yet (``configure()`` builds none)."""
@@ -179,7 +192,7 @@ class Runtime:
         return PgInspector(self._pool.get(), self.settings.schema_name, lambda: self.leases)
 
     def _redis_leases(self) -> LeaseStore:
-        from queue_runtime.redis_leases import RedisLeaseStore
+        from queue_runtime.redis import RedisLeaseStore
 
         s = self.settings
         if not s.redis_url:

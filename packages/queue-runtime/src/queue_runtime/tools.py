@@ -2,7 +2,7 @@
 
 What the tools read of a runtime's state beyond its public API, typed by the
 store protocols and never by the implementations behind them, so the tools
-need not know ``queue_runtime.pg`` or ``queue_runtime.redis_leases``:
+need not know ``queue_runtime.pg`` or ``queue_runtime.redis``:
 
 - :func:`read_only`: the gate store and the inspector on read-only connections
   of their own (no pool), with a connect timeout: certifications, rollouts,
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from queue_runtime.config import Settings
 from queue_runtime.errors import LeasesUnavailable
 from queue_runtime.pg.inspect import ReadOnly, read_only
-from queue_runtime.redis_leases import RedisLeaseStore
+from queue_runtime.redis import RedisLeaseStore
 
 __all__ = ["LeaseRoundTrip", "ReadOnly", "lease_round_trip", "read_only"]
 

@@ -29,7 +29,7 @@ from queue_runtime.gate import (
     revoke,
     set_rollout,
 )
-from queue_runtime.gate.model import CertificationRefused
+from queue_runtime.gate._model import CertificationRefused
 from queue_runtime.handle import InlineHandle
 from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime

@@ -21,7 +21,7 @@ import pytest
 from queue_runtime import JobStatus, Permanent, Settings, configure, job
 from queue_runtime.errors import KeyReused
 from queue_runtime.gate import key_state, set_rollout
-from queue_runtime.gate.guard import guarded_callable, wrap
+from queue_runtime.gate._guard import guarded_callable, wrap
 from queue_runtime.handle import InlineHandle
 from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime

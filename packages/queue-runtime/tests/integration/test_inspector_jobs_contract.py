@@ -20,7 +20,7 @@ from queue_runtime.config import Settings
 from queue_runtime.pg.connect import open_pool
 from queue_runtime.pg.inspect import PgInspector
 from queue_runtime.pg.store import PgJobStore
-from queue_runtime.redis_leases import RedisLeaseStore
+from queue_runtime.redis import RedisLeaseStore
 from queue_runtime.store import (
     Completion,
     Failure,

@@ -12,7 +12,7 @@ import pytest
 from queue_runtime import job
 from queue_runtime.errors import KeyReused
 from queue_runtime.gate import key_state
-from queue_runtime.gate.guard import run_guarded
+from queue_runtime.gate._guard import run_guarded
 from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime

@@ -18,7 +18,7 @@ import pytest
 import redis
 
 from queue_runtime.errors import LeasesUnavailable
-from queue_runtime.redis_leases import RedisLeaseStore
+from queue_runtime.redis import RedisLeaseStore
 from queue_runtime.store import LeaseStore, Renewal
 from queue_runtime.testing import (
     ManualClock,

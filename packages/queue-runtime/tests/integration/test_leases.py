@@ -7,7 +7,9 @@ from collections.abc import Iterator
 import pytest
 import redis
 
-from queue_runtime.redis_leases import LeasesUnavailable, RedisLeaseStore, Renewal
+from queue_runtime.errors import LeasesUnavailable
+from queue_runtime.redis import RedisLeaseStore
+from queue_runtime.store import Renewal
 from tests.support import free_port, wait_until
 
 pytestmark = pytest.mark.redis

@@ -24,7 +24,7 @@ from redis.crc import key_slot
 
 from queue_runtime import JobStatus, Settings, configure
 from queue_runtime.errors import LeasesUnavailable
-from queue_runtime.redis_leases import RedisLeaseStore
+from queue_runtime.redis import RedisLeaseStore
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import Renewal, WorkerInfo
 from queue_runtime.testing import require, wait_until

@@ -18,6 +18,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from enum import StrEnum
 from http.cookies import SimpleCookie
 from pathlib import Path
 from typing import Any
@@ -26,12 +27,12 @@ from wsgiref.util import setup_testing_defaults
 
 import pytest
 
-from queue_runtime import Settings
+from queue_runtime import Mode, Settings, configure
 from queue_runtime.pg import dashboard as dashboard_queries
 from queue_runtime.runtime import Runtime
 from queue_runtime.shadow_model import ShadowDelta, ShadowFailure
 from queue_runtime.store import Completion, Failure, JobStatus, NewJob
-from queue_runtime.testing import free_port, wait_until
+from queue_runtime.testing import free_port, memory_stores, wait_until
 from queue_runtime.web import make_asgi_app, make_wsgi_app
 from queue_runtime.web._http import WsgiApp
 
@@ -107,6 +108,26 @@ def dead_job(rt: Runtime, args: dict[str, Any] | None = None, name: str = CHARGE
 def ids_in(body: str, table: str) -> list[int]:
     section = body.split(f'<table id="{table}">', 1)[1].split("</table>", 1)[0]
     return [int(i) for i in re.findall(r'data-job-id="(\d+)"', section)]
+
+
+class Backend(StrEnum):
+    PG = "pg"
+    MEMORY = "memory"
+
+
+@pytest.fixture(params=list(Backend), ids=[b.value for b in Backend])
+def runtime(request: pytest.FixtureRequest) -> Iterator[Runtime]:
+    """The configured Runtime on PostgreSQL and Redis, or on the memory stores: the
+    dashboard reads through its store protocol, and answers alike on both."""
+    if request.param is Backend.PG:
+        rt = configure(request.getfixturevalue("settings"))
+    else:
+        settings = Settings(mode=Mode.QUEUE)
+        rt = configure(settings, stores=memory_stores(settings))
+    try:
+        yield rt
+    finally:
+        rt.close()
 
 
 @pytest.fixture
@@ -406,6 +427,7 @@ def _status(url: str) -> int:
         return 0
 
 
+@pytest.mark.parametrize("runtime", [Backend.PG], ids=["pg"], indirect=True)
 def test_the_dashboards_connections_run_without_jit(runtime: Runtime) -> None:
     """Set once per connection (a connection parameter), not by a statement before each read;
     the app's own pool keeps the server's setting."""

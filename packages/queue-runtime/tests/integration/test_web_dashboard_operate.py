@@ -24,7 +24,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from queue_runtime import Settings
+from queue_runtime import Mode, Settings
 from queue_runtime.config import RolloutMode
 from queue_runtime.definition import JobDefinition
 from queue_runtime.periodic import tick_key
@@ -32,9 +32,10 @@ from queue_runtime.pg.dashboard import PgDashboard
 from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import Completion, Failure, JobStatus, NewJob
+from queue_runtime.testing import memory_runtime
 from queue_runtime.web import make_wsgi_app
 from queue_runtime.web.command import StartError, read_tokens
-from tests.integration.test_web_dashboard_http import Client, ids_in
+from tests.integration.test_web_dashboard_http import Backend, Client, ids_in
 
 pytestmark = [pytest.mark.pg, pytest.mark.redis]
 
@@ -59,9 +60,14 @@ def jobs() -> Registry:
     return registry
 
 
-@pytest.fixture
-def rt(settings: Settings, jobs: Registry) -> Iterator[Runtime]:
-    runtime = Runtime(settings, registry=jobs)
+@pytest.fixture(params=list(Backend), ids=[b.value for b in Backend])
+def rt(request: pytest.FixtureRequest, jobs: Registry) -> Iterator[Runtime]:
+    """On PostgreSQL and Redis, or on the memory stores (the dashboard reads alike on both);
+    a test that reads the tables itself runs on PostgreSQL only (``PG_ONLY``)."""
+    if request.param is Backend.PG:
+        runtime = Runtime(request.getfixturevalue("settings"), registry=jobs)
+    else:
+        runtime = memory_runtime(Settings(mode=Mode.QUEUE), registry=jobs)
     try:
         yield runtime
     finally:
@@ -89,6 +95,9 @@ def client(rt: Runtime, inventory: str) -> Iterator[Client]:
     assert c.get(f"/?token={ALICE}").status == 303
     yield c
     app.close()  # type: ignore[attr-defined]
+
+
+PG_ONLY = pytest.mark.parametrize("rt", [Backend.PG], ids=["pg"], indirect=True)
 
 
 def enqueue(rt: Runtime, args: dict[str, Any], **options: Any) -> int:
@@ -132,6 +141,7 @@ def test_the_jobs_list_searches_argument_values_and_shows_errors_and_arguments(
     assert "TimeoutError: bank" in row(page, f'data-job-id="{failing}"')
 
 
+@PG_ONLY
 def test_retrying_and_scheduled_views_retry_now_and_delete(
     client: Client, rt: Runtime, settings: Settings
 ) -> None:
@@ -194,6 +204,7 @@ def test_a_job_id_that_is_not_a_bigint_is_a_400_and_cancels_nothing(
     assert rt.store.get(job_id).status is JobStatus.QUEUED
 
 
+@PG_ONLY
 def test_pause_and_resume_a_pool_from_the_overview(
     client: Client, rt: Runtime, settings: Settings
 ) -> None:
@@ -216,6 +227,7 @@ def test_pause_and_resume_a_pool_from_the_overview(
     assert unknown.status == 400 and "unknown pool" in unknown.body
 
 
+@PG_ONLY
 def test_mounted_the_host_apps_user_is_who_acted(rt: Runtime, inventory: str) -> None:
     """No token: the app's authentication is the gate, and ``who(environ)`` names its user."""
     app = make_wsgi_app(rt, inventory=inventory, who=lambda environ: environ.get("HTTP_X_USER"))
@@ -287,6 +299,7 @@ def test_failure_rate_and_durations_by_job_name(client: Client, rt: Runtime) -> 
     assert client.get("/stats?hours=25").status == 400
 
 
+@PG_ONLY
 def test_the_figures_of_a_busy_window_are_a_sample_spread_over_it_and_say_so(
     rt: Runtime,
 ) -> None:

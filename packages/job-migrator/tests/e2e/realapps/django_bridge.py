@@ -31,7 +31,7 @@ import first_sender
 import pytest
 
 from queue_runtime import JobHandle, JobStatus, current, django_mail
-from queue_runtime.gate.decide import gate_decision
+from queue_runtime.gate._decide import gate_decision
 from queue_runtime.handle import InlineHandle
 
 DEADLINE = float(os.environ.get("REALAPP_JOB_DEADLINE", "60"))

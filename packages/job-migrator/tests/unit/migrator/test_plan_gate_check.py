@@ -16,7 +16,7 @@ from migrator.plan.check import GateChecks
 from migrator.plan.config import load_check_settings
 from queue_runtime import Settings, migrate
 from queue_runtime.gate import certify, fingerprint, revoke, set_rollout
-from queue_runtime.gate.guard import guarded_callable
+from queue_runtime.gate._guard import guarded_callable
 from queue_runtime.runtime import Runtime
 from queue_runtime.shadow_model import ShadowDelta
 from tests.support import pg_admin_url

@@ -11,7 +11,7 @@
   change is audited (:func:`rollout_history`); a job whose SLO
   (``[tool.queue_runtime.jobs."NAME"] slo``) is breached is rolled back to
   inline by the workers (:func:`slo_breach`, :func:`slo_rollback`).
-- **Execution guard** (:mod:`queue_runtime.gate.guard`): a keyed job's
+- **Execution guard** (:mod:`queue_runtime.gate._guard`): a keyed job's
   completion is recorded in ``job_keys``; a redelivery returns the stored
   result instead of running the function again.
 
@@ -25,6 +25,19 @@
 """
 
 from queue_runtime.config import GateAction, Idempotency, RolloutMode
+from queue_runtime.gate._decide import classification, current_fingerprint, gate_decision, is_gated
+from queue_runtime.gate._guard import complete_in, key_state
+from queue_runtime.gate._metrics import gate_inline_counts
+from queue_runtime.gate._model import (
+    Certification,
+    ChangeCause,
+    ClassificationConflict,
+    Decision,
+    GateClosed,
+    Rollout,
+    RolloutChange,
+)
+from queue_runtime.gate._slo import slo_breach
 from queue_runtime.gate.api import (
     certification,
     certifications,
@@ -38,20 +51,7 @@ from queue_runtime.gate.api import (
     slo_rollback,
     unset_rollout,
 )
-from queue_runtime.gate.decide import classification, current_fingerprint, gate_decision, is_gated
 from queue_runtime.gate.fingerprint import fingerprint
-from queue_runtime.gate.guard import complete_in, key_state
-from queue_runtime.gate.metrics import gate_inline_counts
-from queue_runtime.gate.model import (
-    Certification,
-    ChangeCause,
-    ClassificationConflict,
-    Decision,
-    GateClosed,
-    Rollout,
-    RolloutChange,
-)
-from queue_runtime.gate.slo import slo_breach
 
 __all__ = [
     "Certification",

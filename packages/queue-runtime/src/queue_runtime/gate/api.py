@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from queue_runtime.config import RolloutMode
 from queue_runtime.errors import ConfigError
-from queue_runtime.gate.model import Certification, CertificationRefused, Rollout, RolloutChange
+from queue_runtime.gate._model import Certification, CertificationRefused, Rollout, RolloutChange
 
 if TYPE_CHECKING:
     from queue_runtime.runtime import Runtime

@@ -8,7 +8,7 @@ top-level package is visited, transitively, up to ``MAX_OBJECTS``:
   decorators;
 - module-level values it reads (``RATE = 1``, ``client = Client()``,
   ``PRICES = {...}``): by the text of the statements binding them
-  (:mod:`queue_runtime.gate.bindings`; ``from m import NAME`` is followed to
+  (:mod:`queue_runtime.gate._bindings`; ``from m import NAME`` is followed to
   ``m``), never by their value, which may change while the process runs; the
   functions and classes those statements name are visited in turn;
 - the class of a module-level instance (``client.charge(...)`` reaches
@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator
 from enum import Enum
 from typing import Any
 
-from queue_runtime.gate.bindings import Binding, ModuleDefinitions, source_names
+from queue_runtime.gate._bindings import Binding, ModuleDefinitions, source_names
 
 MAX_OBJECTS = 256
 

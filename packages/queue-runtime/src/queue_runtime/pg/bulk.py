@@ -29,8 +29,8 @@ from psycopg.pq import TransactionStatus
 
 from queue_runtime.errors import KeyReused
 from queue_runtime.payload import dumps
-from queue_runtime.pg.queries import COPY_TYPES
-from queue_runtime.pg.rows import args_jsonb
+from queue_runtime.pg._queries import COPY_TYPES
+from queue_runtime.pg._rows import args_jsonb
 from queue_runtime.store import NewJob, batch_digests
 
 Conn = psycopg.Connection[Any]

@@ -20,7 +20,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from queue_runtime.config import Settings
 from queue_runtime.errors import BadDatabaseUrl, DatabaseMissing, NotConfigured, StoreUnavailable
-from queue_runtime.pg.errors import translated
+from queue_runtime.pg._errors import translated
 
 Conn = psycopg.Connection[Any]
 

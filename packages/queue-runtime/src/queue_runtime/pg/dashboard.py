@@ -1,4 +1,4 @@
-"""What the web dashboard reads from PostgreSQL: pages of jobs, one job, charts, workers.
+"""PgDashboard: the ``DashboardStore`` seam on PostgreSQL (pages of jobs, one job, charts, claims).
 
 Every list is a keyset page (``id < after ORDER BY id DESC LIMIT n + 1``) on
 the primary keys of ``{s}.jobs`` and ``{s}.job_history`` (a job name or an
@@ -18,32 +18,30 @@ Every value is a bind parameter; ``{s}`` is the schema, rendered with
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from enum import StrEnum
-from typing import Any, TypeVar
+from datetime import datetime
+from typing import Any
 
 from psycopg import sql
 
 from queue_runtime.config import Settings
+from queue_runtime.pg import _inspect_sql as inspect_sql
+from queue_runtime.pg._errors import translated
 from queue_runtime.pg.connect import Connections, LazyPool, channel
-from queue_runtime.pg.errors import translated
-from queue_runtime.store import KEPT_ATTEMPTS, JobStatus
-
-T = TypeVar("T")
-
-
-class ListState(StrEnum):
-    """What the jobs page filters on: the runtime's statuses, as stored."""
-
-    QUEUED = "queued"
-    SCHEDULED = "scheduled"  # queued with a run_at in the future (not a retry)
-    RUNNING = "running"
-    RETRYING = "retrying"
-    SUCCEEDED = "succeeded"
-    DEAD = "dead"
-    CANCELLED = "cancelled"
-
+from queue_runtime.pg.inspect import detail_of
+from queue_runtime.store import (
+    PREVIEW,
+    SLICES,
+    JobDetail,
+    JobPage,
+    JobStatus,
+    JobSummary,
+    ListState,
+    Minute,
+    NameStats,
+    NameStatsPage,
+    PeriodicSwitch,
+    WorkerClaims,
+)
 
 _NOT_RETRY = "state = 'pending' AND NOT (errors IS NOT NULL AND attempt > 0)"
 _HOT_STATE = {
@@ -54,8 +52,6 @@ _HOT_STATE = {
 }
 _HOT_STATUS = """CASE WHEN state = 'running' THEN 'running'
          WHEN errors IS NOT NULL AND attempt > 0 THEN 'retrying' ELSE 'queued' END"""
-# The list's argument preview: the start of the arguments' JSON (never the whole payload).
-PREVIEW = 120
 _HOT_ROW = (
     f"id, name, pool, {_HOT_STATUS}, attempt, max_attempts, enqueued_at, NULL::timestamptz,"
     f" errors->-1->>'error', left(args::text, {PREVIEW + 1}), run_at"
@@ -81,22 +77,7 @@ WINDOW = 200_000
 # An argument search reads each row's arguments as text (no index can serve a
 # substring of a JSON document): its window is smaller, the same cost a page.
 SEARCH_WINDOW = 20_000
-SLICES = 60  # the per-name figures read their window in this many equal slices
 TOP_ID = "SELECT greatest((SELECT max(id) FROM {s}.jobs), (SELECT max(id) FROM {s}.job_history))"
-
-# One job: claimed_at is the claim of its running attempt, or (history) of the
-# attempt that finished it (started_at, NULL before migration 0006).
-DETAIL = f"""
-SELECT id, name, pool, {_HOT_STATUS}, priority, args, attempt, max_attempts, NULL::jsonb,
-       NULL::text, NULL::text, tenant, idempotency_key, enqueued_at, run_at, claimed_at,
-       worker, NULL::timestamptz, errors
-FROM {{s}}.jobs WHERE id = %(id)s
-UNION ALL
-SELECT id, name, pool, status::text, priority, args, attempt, max_attempts, result,
-       error, traceback, tenant, idempotency_key, enqueued_at, NULL, started_at,
-       NULL, finished_at, errors
-FROM {{s}}.job_history WHERE id = %(id)s
-"""
 
 # Dead letters, newest first, through the partial index on dead rows' finished_at (dead
 # rows are few among a large history: an id-ordered scan would read all of it). The
@@ -203,136 +184,8 @@ ORDER BY id DESC LIMIT %(limit)s
 FIRST = 2**63 - 1
 
 
-@dataclass(frozen=True, slots=True)
-class JobRow:
-    """One line of the jobs (or dead letters) page."""
-
-    id: int
-    name: str
-    pool: str
-    status: JobStatus
-    attempt: int
-    max_attempts: int
-    enqueued_at: datetime
-    finished_at: datetime | None
-    error: str | None  # the last attempt's
-    args_text: str | None = None  # the start of the arguments' JSON (PREVIEW + 1 characters)
-    run_at: datetime | None = None  # queued jobs: when it may run
-
-    @property
-    def args_preview(self) -> str:
-        text = self.args_text or ""
-        return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
-
-    @property
-    def scheduled(self) -> bool:
-        """Queued to run later (a retry's backoff shows as ``retrying``)."""
-        return (
-            self.status is JobStatus.QUEUED
-            and self.run_at is not None
-            and self.run_at > datetime.now(UTC)
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class JobPage:
-    rows: list[JobRow]
-    next_after: int | None  # the ``after`` of the next page; None: this is the last one
-
-
-@dataclass(frozen=True, slots=True)
-class JobDetail:
-    """Everything the job page shows, wherever the job lives now."""
-
-    id: int
-    name: str
-    pool: str
-    status: JobStatus
-    priority: int
-    args: Any
-    attempt: int
-    max_attempts: int
-    result: Any
-    error: str | None
-    traceback: str | None
-    tenant: str | None
-    idempotency_key: str | None
-    enqueued_at: datetime
-    run_at: datetime | None
-    claimed_at: datetime | None  # the running attempt's start, or the finishing one's
-    worker: str | None
-    finished_at: datetime | None
-    attempts: list[dict[str, Any]] = field(default_factory=list)  # failed ones, oldest first
-
-    @property
-    def run_seconds(self) -> float | None:
-        """How long the attempt that finished the job ran (None: not finished, or no start)."""
-        if self.finished_at is None or self.claimed_at is None:
-            return None
-        return max(0.0, (self.finished_at - self.claimed_at).total_seconds())
-
-    @property
-    def attempts_cut(self) -> str:
-        """A note when earlier failed attempts were dropped from the history ("" otherwise)."""
-        first = self.attempts[0].get("attempt") if self.attempts else None
-        if len(self.attempts) < KEPT_ATTEMPTS or not isinstance(first, int) or first <= 1:
-            return ""
-        return f"Only the last {KEPT_ATTEMPTS} failed attempts are kept."
-
-
-@dataclass(frozen=True, slots=True)
-class Minute:
-    at: datetime
-    succeeded: int
-    lag_seconds: float
-    capped: bool = False  # more than ``cap`` jobs finished: the figures are of the first ``cap``
-
-
-@dataclass(frozen=True, slots=True)
-class NameStats:
-    """One job name's finished jobs over a window (``PgDashboard.by_name``)."""
-
-    name: str
-    finished: int
-    dead: int
-    cancelled: int
-    retried: int  # finished after more than one attempt
-    run_p50: float | None  # seconds, the attempt that finished the job (None: no start times)
-    run_p95: float | None
-    total_p95: float  # enqueue to finish
-
-    @property
-    def failure_rate(self) -> float:
-        """Dead among finished (0..1)."""
-        return self.dead / self.finished if self.finished else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class NameStatsPage:
-    rows: list[NameStats]
-    capped: bool  # a slice held more jobs than were read: the figures are of a sample
-
-
-@dataclass(frozen=True, slots=True)
-class PeriodicSwitch:
-    job: str
-    enabled: bool
-    changed_at: datetime
-    changed_by: str | None
-    reason: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class WorkerRow:
-    worker: str
-    pool: str
-    running: int
-    oldest_claim: datetime
-    newest_claim: datetime
-
-
 class PgDashboard:
-    """The dashboard's read queries (raise ``StoreUnavailable`` / ``StoreError``)."""
+    """The dashboard's queries (raise ``StoreUnavailable`` / ``StoreError``)."""
 
     def __init__(self, connections: Connections, schema: str, wake: str = "") -> None:
         self._connections = connections
@@ -383,7 +236,7 @@ class PgDashboard:
             "first_page": after is None,
         }
         found = self._all(_page_query(state, bool(name), windowed, bool(args)), params)
-        rows = [_job_row(r) for r in found[:limit]]
+        rows = tuple(_job_row(r) for r in found[:limit])
         if len(found) > limit:
             return JobPage(rows, rows[-1].id)
         return JobPage(rows, floor if floor > 1 else None)
@@ -395,13 +248,13 @@ class PgDashboard:
             top = int(found) + 1 if found is not None else 1
         return max(top - window, 0)
 
-    def dead(self, job_ids: list[int]) -> list[JobRow]:
+    def dead(self, job_ids: list[int]) -> list[JobSummary]:
         """Which of ``job_ids`` are dead letters (newest first)."""
         return [_job_row(r) for r in self._all(DEAD_BY_ID, {"ids": job_ids})]
 
     def job(self, job_id: int) -> JobDetail | None:
-        found = self._all(DETAIL, {"id": job_id})
-        return _detail(found[0]) if found else None
+        found = self._all(inspect_sql.DETAIL, {"id": job_id})
+        return detail_of(found[0]) if found else None
 
     def now_minute(self) -> datetime:
         """The database clock's current minute (the charts' right edge)."""
@@ -429,7 +282,7 @@ class PgDashboard:
         ]
         return NameStatsPage(rows, bool(found and found[0][-1]))
 
-    def by_keys(self, keys: list[str]) -> dict[str, JobRow]:
+    def by_keys(self, keys: list[str]) -> dict[str, JobSummary]:
         """The jobs these idempotency keys name (periodic ticks), by key."""
         return {row[0]: _job_row(row[1:]) for row in self._all(BY_KEY, {"keys": keys})}
 
@@ -442,8 +295,9 @@ class PgDashboard:
         params = {"ids": job_ids, "by": by, "channel": self._wake}
         return [int(r[0]) for r in self._all(RETRY_NOW, params)]
 
-    def workers(self) -> list[WorkerRow]:
-        return [WorkerRow(str(w or "?"), p, int(n), a, b) for w, p, n, a, b in self._all(WORKERS)]
+    def claims(self) -> list[WorkerClaims]:
+        found = self._all(WORKERS)
+        return [WorkerClaims(str(w or "?"), p, int(n), a, b) for w, p, n, a, b in found]
 
 
 def _sparse(state: ListState | None, name: str | None) -> bool:
@@ -475,10 +329,10 @@ def _page_query(state: ListState | None, named: bool, windowed: bool, searched: 
     return f"({hot}true{tail}) UNION ALL ({history}true{tail}) ORDER BY id DESC LIMIT %(limit)s"
 
 
-def _job_row(row: tuple[Any, ...]) -> JobRow:
+def _job_row(row: tuple[Any, ...]) -> JobSummary:
     job_id, name, pool, status, attempt, max_attempts, enqueued_at, finished_at, error = row[:9]
     args_text, run_at = row[9:11]
-    return JobRow(
+    return JobSummary(
         job_id,
         name,
         pool,
@@ -486,53 +340,8 @@ def _job_row(row: tuple[Any, ...]) -> JobRow:
         attempt,
         max_attempts,
         enqueued_at,
-        finished_at,
-        error,
-        args_text,
-        run_at,
-    )
-
-
-def _detail(row: tuple[Any, ...]) -> JobDetail:
-    (
-        job_id,
-        name,
-        pool,
-        status,
-        priority,
-        args,
-        attempt,
-        max_attempts,
-        result,
-        error,
-        traceback,
-        tenant,
-        key,
-        enqueued_at,
-        run_at,
-        claimed_at,
-        worker,
-        finished_at,
-        errors,
-    ) = row
-    return JobDetail(
-        id=job_id,
-        name=name,
-        pool=pool,
-        status=JobStatus(status),
-        priority=priority,
-        args=args,
-        attempt=attempt,
-        max_attempts=max_attempts,
-        result=result,
-        error=error,
-        traceback=traceback,
-        tenant=tenant,
-        idempotency_key=key,
-        enqueued_at=enqueued_at,
         run_at=run_at,
-        claimed_at=claimed_at,
-        worker=worker,
         finished_at=finished_at,
-        attempts=list(errors or []),
+        error=error,
+        args_text=args_text,
     )

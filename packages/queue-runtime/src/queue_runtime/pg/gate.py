@@ -24,9 +24,9 @@ from psycopg.types.json import Jsonb
 
 from queue_runtime.config import RolloutMode
 from queue_runtime.errors import StoreError
-from queue_runtime.pg import shadow
+from queue_runtime.pg import _shadow as shadow
+from queue_runtime.pg._errors import translated
 from queue_runtime.pg.connect import Conn, Connections
-from queue_runtime.pg.errors import translated
 from queue_runtime.pg.retry import retry_transient
 from queue_runtime.shadow_model import ShadowDelta, ShadowEvidence
 from queue_runtime.store import (
@@ -238,7 +238,7 @@ class PgGateStore:
     def rollouts(self) -> list[Rollout]:
         return [_rollout(row) for row in self._all(SELECT_ROLLOUTS)]
 
-    # -- shadow evidence (queue_runtime.pg.shadow) ----------------------------------
+    # -- shadow evidence (queue_runtime.pg._shadow) ----------------------------------
 
     def add_shadow(self, deltas: Sequence[ShadowDelta]) -> None:
         if deltas:

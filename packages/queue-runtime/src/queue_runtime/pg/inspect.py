@@ -17,9 +17,9 @@ from psycopg.rows import TupleRow
 
 from queue_runtime.config import Settings
 from queue_runtime.errors import NotConfigured
-from queue_runtime.pg import inspect_sql
+from queue_runtime.pg import _inspect_sql as inspect_sql
+from queue_runtime.pg._errors import translated
 from queue_runtime.pg.connect import Conn, Connections, Direct
-from queue_runtime.pg.errors import translated
 from queue_runtime.pg.gate import PgGateStore
 from queue_runtime.store import (
     GateStore,
@@ -150,7 +150,7 @@ class PgInspector:
             return None
 
         found = self._run(find)
-        return _detail(found) if found is not None else None
+        return detail_of(found) if found is not None else None
 
     def workers(self) -> list[WorkerInfo]:
         if self._leases is None:
@@ -177,7 +177,8 @@ def _summary(row: TupleRow) -> JobSummary:
     )
 
 
-def _detail(row: TupleRow) -> JobDetail:
+def detail_of(row: TupleRow) -> JobDetail:
+    """A row of ``inspect_sql.DETAIL`` as the record."""
     (
         job_id,
         name,

@@ -27,11 +27,11 @@ from psycopg import sql
 
 from queue_runtime.config import Settings
 from queue_runtime.errors import KeyReused, SchemaNotMigrated
-from queue_runtime.pg import queries as q
-from queue_runtime.pg import rows
+from queue_runtime.pg import _queries as q
+from queue_runtime.pg import _rows as rows
+from queue_runtime.pg._errors import translate
 from queue_runtime.pg.bulk import copy_jobs
 from queue_runtime.pg.connect import Connections, channel
-from queue_runtime.pg.errors import translate
 from queue_runtime.pg.loop_pools import AsyncConn, LoopPools
 from queue_runtime.pg.retry import TransientRetry
 from queue_runtime.store import (

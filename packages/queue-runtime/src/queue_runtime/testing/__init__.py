@@ -2,7 +2,8 @@
 
 - In-memory stores (as procrastinate's InMemoryConnector, dramatiq's
   StubBroker): :class:`MemoryJobStore`, :class:`MemoryLeaseStore`,
-  :class:`MemoryGateStore`, :class:`MemoryInspector`, on an injectable
+  :class:`MemoryGateStore`, :class:`MemoryInspector`, :class:`MemoryDashboard`
+  (what the web dashboard reads), on an injectable
   :class:`Clock` (:class:`ManualClock` pins time).
 - The real servers: where they are and the skip-or-fail rule
   (:func:`require`, :func:`pg_problem`, :func:`redis_problem`), an isolated
@@ -26,6 +27,14 @@ pytest rewrites the asserts of every module of a distribution that ships a
 ``pytest11`` plugin; this namespace stays exactly ``__all__``.)
 """
 
+from queue_runtime.testing._clock import Clock, ManualClock, SystemClock
+from queue_runtime.testing._dashboard import MemoryDashboard
+from queue_runtime.testing._isolation import (
+    delete_redis_prefix,
+    fresh_database,
+    isolated_settings,
+    unique_name,
+)
 from queue_runtime.testing._ledger import (
     ExecutionLedger,
     ExecutionProbe,
@@ -33,15 +42,7 @@ from queue_runtime.testing._ledger import (
     LedgerWriter,
     MemoryLedger,
 )
-from queue_runtime.testing._pg_ledger import PgLedger
-from queue_runtime.testing.clock import Clock, ManualClock, SystemClock
-from queue_runtime.testing.isolation import (
-    delete_redis_prefix,
-    fresh_database,
-    isolated_settings,
-    unique_name,
-)
-from queue_runtime.testing.manual import (
+from queue_runtime.testing._manual import (
     Drained,
     EnqueuedJob,
     NotManual,
@@ -49,11 +50,12 @@ from queue_runtime.testing.manual import (
     drain,
     enqueued_jobs,
 )
-from queue_runtime.testing.memory_gate import MemoryGateStore, MemoryInspector
-from queue_runtime.testing.memory_jobs import MemoryJobStore, NoTransactions
-from queue_runtime.testing.memory_leases import MemoryLeaseStore
-from queue_runtime.testing.private_redis import PrivateRedis, RedisServerMissing
-from queue_runtime.testing.runtime import memory_runtime, memory_stores
+from queue_runtime.testing._memory_gate import MemoryGateStore, MemoryInspector
+from queue_runtime.testing._memory_jobs import MemoryJobStore, NoTransactions
+from queue_runtime.testing._memory_leases import MemoryLeaseStore
+from queue_runtime.testing._pg_ledger import PgLedger
+from queue_runtime.testing._private_redis import PrivateRedis, RedisServerMissing
+from queue_runtime.testing._runtime import memory_runtime, memory_stores
 from queue_runtime.testing.services import (
     free_port,
     pg_admin_url,
@@ -81,6 +83,7 @@ __all__ = [
     "LedgerRow",
     "LedgerWriter",
     "ManualClock",
+    "MemoryDashboard",
     "MemoryGateStore",
     "MemoryInspector",
     "MemoryJobStore",

@@ -16,7 +16,7 @@ REPLAY_HOPS = 5
 
 def list_jobs(hot: list[HotJob], finished: list[FinishedJob], query: JobQuery) -> JobPage:
     """Newest first; ``query.after`` keeps ids below it; one page of ``query.limit``."""
-    rows = [_hot_summary(j) for j in hot] + [_finished_summary(f) for f in finished]
+    rows = [hot_summary(j) for j in hot] + [finished_summary(f) for f in finished]
     chosen = sorted((r for r in rows if _matches(r, query)), key=lambda r: -r.id)
     page = tuple(chosen[: query.limit])
     return JobPage(page, page[-1].id if len(chosen) > query.limit and page else None)
@@ -35,7 +35,7 @@ def _last_error(errors: list[dict[str, object]] | None) -> str | None:
     return str(errors[-1].get("error")) if errors else None
 
 
-def _hot_summary(j: HotJob) -> JobSummary:
+def hot_summary(j: HotJob) -> JobSummary:
     return JobSummary(
         j.id,
         j.name,
@@ -50,7 +50,7 @@ def _hot_summary(j: HotJob) -> JobSummary:
     )
 
 
-def _finished_summary(f: FinishedJob) -> JobSummary:
+def finished_summary(f: FinishedJob) -> JobSummary:
     return JobSummary(
         f.id,
         f.name,

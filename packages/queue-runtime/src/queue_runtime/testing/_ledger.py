@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Protocol
 
 from queue_runtime.store import JobStatus, JobStore, KeyStatus, KeyStore
-from queue_runtime.testing.clock import Clock, SystemClock
+from queue_runtime.testing._clock import Clock, SystemClock
 
 __all__ = ["ExecutionLedger", "ExecutionProbe", "LedgerRow", "LedgerWriter", "MemoryLedger"]
 

@@ -20,7 +20,7 @@ import psycopg
 from psycopg import sql
 from psycopg.rows import TupleRow
 
-from queue_runtime.pg.errors import translated
+from queue_runtime.pg._errors import translated
 from queue_runtime.testing._ledger import ExecutionProbe, LedgerRow, LedgerWriter
 
 __all__ = ["TABLE", "PgLedger"]

@@ -45,9 +45,9 @@ import pytest
 from queue_runtime._settings_load import load_settings
 from queue_runtime.config import GateAction, Mode, RolloutMode, Settings
 from queue_runtime.fallbacks import raise_instead
-from queue_runtime.gate.decide import current_fingerprint
+from queue_runtime.gate._decide import current_fingerprint
 from queue_runtime.runtime import Runtime, configure, configured
-from queue_runtime.testing.runtime import memory_stores
+from queue_runtime.testing._runtime import memory_stores
 
 INI = "queue_runtime_testing"
 ENV = "QUEUE_RUNTIME_TESTING"

@@ -26,8 +26,8 @@ from urllib.parse import quote, urlencode
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from queue_runtime.errors import QueueError
-from queue_runtime.pg.dashboard import PgDashboard
 from queue_runtime.runtime import Runtime
+from queue_runtime.store import DashboardStore
 from queue_runtime.web._http import (
     Request,
     Response,
@@ -173,7 +173,7 @@ class Dashboard:
         self.templates = _templates()
         self._routes = routes
         self._job_page = job_page
-        self._queries: PgDashboard | None = None
+        self._queries: DashboardStore | None = None
         self.series = SeriesCache()
         self._lock = threading.Lock()
 
@@ -186,10 +186,11 @@ class Dashboard:
         return self._runtime
 
     @property
-    def queries(self) -> PgDashboard:
+    def queries(self) -> DashboardStore:
+        """What the pages read: the Runtime picks the store (PostgreSQL, or the given ones)."""
         with self._lock:
             if self._queries is None:
-                self._queries = PgDashboard.open(self.runtime.settings)
+                self._queries = self.runtime.open_dashboard()
             return self._queries
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ inside the package: ``mail.send_receipt`` for ``shop.mail.send_receipt``)
 takes that entry's verdict when exactly one entry ends so.
 
 Each row says what an enqueue of the job does now and why, as the gate
-decides it (``queue_runtime.gate.decide``): the rollout first (inline, a
+decides it (``queue_runtime.gate._decide``): the rollout first (inline, a
 percentage, async, stored or the configured default), then for a gated job
 (non_idempotent or unsafe) the certification of its loaded code: without
 one, the enqueues the rollout sends async run inline (or are refused, with
@@ -29,9 +29,9 @@ from typing import Any
 
 from queue_runtime.config import GateAction, Idempotency, RolloutMode
 from queue_runtime.errors import ConfigError
+from queue_runtime.gate._decide import current_fingerprint
+from queue_runtime.gate._model import GATED
 from queue_runtime.gate.api import default_rollout
-from queue_runtime.gate.decide import current_fingerprint
-from queue_runtime.gate.model import GATED
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import Certification, Rollout
 

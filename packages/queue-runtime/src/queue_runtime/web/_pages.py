@@ -19,10 +19,10 @@ from urllib.parse import urlencode
 from queue_runtime.config import RolloutMode
 from queue_runtime.errors import ConfigError, QueueError
 from queue_runtime.gate import get_rollout, parse_rollout, set_rollout
-from queue_runtime.pg.dashboard import JobPage, ListState
 from queue_runtime.shadow_model import current_evidence, evidence_note, promotion_refusal
+from queue_runtime.store import KEPT_ATTEMPTS, AttemptError, JobDetail, JobPage, ListState
 from queue_runtime.web import _actions, _charts, _stats
-from queue_runtime.web._app import Handler, HttpError, View, job_ids
+from queue_runtime.web._app import Handler, HttpError, View, job_ids, when
 from queue_runtime.web._http import Response, whole_number
 from queue_runtime.web._migration import (
     ROLLOUT_CHOICES,
@@ -83,7 +83,7 @@ def jobs(view: View) -> Response:
     name, search = view.request.arg("job"), view.request.arg("q")
     page = view.app.queries.jobs(state, name or None, _after(view), PAGE_SIZE, search or None)
     query = {"state": state.value if state else "", "job": name, "q": search}
-    short = page.next_after is not None and len(page.rows) < PAGE_SIZE
+    short = page.next_after is not None and len(page.jobs) < PAGE_SIZE
     return view.render(
         "jobs.html",
         "Jobs",
@@ -137,7 +137,9 @@ def job_page(view: View, job_id: int) -> Response:
         job=job,
         args_json=_json(job.args),
         result_json=_json(job.result) if job.result is not None else None,
-        attempts=[_attempt(a) for a in job.attempts],
+        attempts=[_attempt(a) for a in job.errors],
+        attempts_cut=_attempts_cut(job),
+        run_seconds=_run_seconds(job),
         duration=f"{(finished - job.enqueued_at).total_seconds():.3f}s" if finished else "",
         shadow=_shadow(view, job.name),
     )
@@ -155,23 +157,38 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _attempt(entry: Any) -> dict[str, str]:
-    item = entry if isinstance(entry, dict) else {"error": entry}
-    keys = ("attempt", "at", "started", "worker", "error", "traceback")
-    found = {k: str(item.get(k) or "") for k in keys}
-    found["ran"] = _ran(found["started"], found["at"])
-    for k in ("at", "started"):
-        found[k] = found[k][:19].replace("T", " ")  # ISO time, to the second, as elsewhere
-    return found
+def _attempt(entry: AttemptError) -> dict[str, str]:
+    return {
+        "attempt": str(entry.attempt or ""),
+        "at": when(entry.at),
+        "started": when(entry.started_at),
+        "worker": entry.worker or "",
+        "error": entry.error,
+        "traceback": entry.traceback or "",
+        "ran": _ran(entry.started_at, entry.at),
+    }
 
 
-def _ran(started: str, failed: str) -> str:
-    """How long a failed attempt ran, from its stored ISO times ("" when one is missing)."""
-    try:
-        seconds = (datetime.fromisoformat(failed) - datetime.fromisoformat(started)).total_seconds()
-    except ValueError:
+def _ran(started: datetime | None, failed: datetime | None) -> str:
+    """How long a failed attempt ran ("" when a time is missing)."""
+    if started is None or failed is None:
         return ""
-    return f"{max(0.0, seconds):.3f}s"
+    return f"{max(0.0, (failed - started).total_seconds()):.3f}s"
+
+
+def _run_seconds(job: JobDetail) -> float | None:
+    """How long the attempt that finished the job ran (None: not finished, or no start)."""
+    if job.finished_at is None or job.started_at is None:
+        return None
+    return max(0.0, (job.finished_at - job.started_at).total_seconds())
+
+
+def _attempts_cut(job: JobDetail) -> str:
+    """A note when earlier failed attempts were dropped from the history ("" otherwise)."""
+    first = job.errors[0].attempt if job.errors else None
+    if len(job.errors) < KEPT_ATTEMPTS or first is None or first <= 1:
+        return ""
+    return f"Only the last {KEPT_ATTEMPTS} failed attempts are kept."
 
 
 # -- dead letters ---------------------------------------------------------------
@@ -305,7 +322,7 @@ def workers(view: View) -> Response:
     except QueueError as exc:  # Redis down or not configured: the claims still show
         live, problem = [], f"live workers unavailable: {exc}"
     return view.render(
-        "workers.html", "Workers", workers=live, problem=problem, claims=view.app.queries.workers()
+        "workers.html", "Workers", workers=live, problem=problem, claims=view.app.queries.claims()
     )
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from queue_runtime.pg.dashboard import Minute, PgDashboard
+from queue_runtime.store import DashboardStore, Minute
 
 MINUTES = 60
 
@@ -44,7 +44,7 @@ class SeriesCache:
         self._done: dict[datetime, Minute] = {}
         self._lock = threading.Lock()
 
-    def series(self, queries: PgDashboard) -> Series:
+    def series(self, queries: DashboardStore) -> Series:
         deadline = self._clock() + self._budget
         now = queries.now_minute()
         window = [now - timedelta(minutes=ago) for ago in range(MINUTES - 1, -1, -1)]

@@ -23,7 +23,7 @@ from http import HTTPStatus
 from typing import Any
 
 from queue_runtime.periodic import Schedule, tick_key
-from queue_runtime.pg.dashboard import JobRow
+from queue_runtime.store import JobSummary
 from queue_runtime.web import _charts
 from queue_runtime.web._app import HttpError, View
 from queue_runtime.web._http import Response, whole_number
@@ -138,7 +138,7 @@ def _latest_ticks(schedule: Schedule, now: datetime) -> list[datetime]:
     return found
 
 
-def _last_run(name: str, ticks: list[datetime], jobs: dict[str, JobRow]) -> dict[str, Any]:
+def _last_run(name: str, ticks: list[datetime], jobs: dict[str, JobSummary]) -> dict[str, Any]:
     for tick in ticks:
         job = jobs.get(tick_key(name, tick))
         if job is not None:
@@ -146,7 +146,7 @@ def _last_run(name: str, ticks: list[datetime], jobs: dict[str, JobRow]) -> dict
     return {"tick": None, "last": None, "outcome": "no run found"}
 
 
-def _outcome(job: JobRow) -> str:
+def _outcome(job: JobSummary) -> str:
     if job.error and job.status.value in ("dead", "retrying", "cancelled"):
         return f"{job.status.value}: {job.error.strip().splitlines()[0][:120]}"
     return job.status.value

@@ -15,15 +15,15 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+from queue_runtime._spec import JobSpec
 from queue_runtime.bootstrap import job_scope
 from queue_runtime.codecs import has_references
 from queue_runtime.config import RetryPolicy
 from queue_runtime.definition import JobDefinition
 from queue_runtime.errors import PayloadError, Permanent, QueueError, ReferenceGone, UnknownJob
-from queue_runtime.gate import guard
+from queue_runtime.gate import _guard as guard
 from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime
-from queue_runtime.spec import JobSpec
 from queue_runtime.store import ClaimedJob
 from queue_runtime.worker._outcome import Outcome, OutcomeKind
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 
 from queue_runtime.config import RolloutMode, SloPolicy
+from queue_runtime.gate._slo import slo_breach
 from queue_runtime.gate.api import slo_rollback
-from queue_runtime.gate.slo import slo_breach
 from queue_runtime.metrics import WorkerMetrics
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import RolloutChange

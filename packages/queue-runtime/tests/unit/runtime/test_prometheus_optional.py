@@ -20,7 +20,7 @@ def test_counters_count_without_prometheus_client() -> None:
     done = _run(
         """
         from queue_runtime.metrics import WorkerMetrics
-        from queue_runtime.gate.metrics import count_gate_inline, gate_inline_counts
+        from queue_runtime.gate._metrics import count_gate_inline, gate_inline_counts
         m = WorkerMetrics()
         m.job_completed("batch", 3)
         m.claim_latency.labels("batch").observe(0.5)

@@ -46,7 +46,7 @@ def test_all_is_exactly_the_public_api() -> None:
 
 def test_the_errors_a_user_catches_are_the_runtime_s_own() -> None:
     from queue_runtime import errors
-    from queue_runtime.gate import model
+    from queue_runtime.gate import _model as model
 
     assert queue_runtime.KeyReused is errors.KeyReused
     assert queue_runtime.CertificationRefused is model.CertificationRefused

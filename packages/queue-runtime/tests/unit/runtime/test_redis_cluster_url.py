@@ -7,9 +7,9 @@ import re
 import pytest
 from pydantic import ValidationError
 
+from queue_runtime._redis_url import ClusterAddress, is_cluster_url, parse_cluster_url
 from queue_runtime.config import Settings
 from queue_runtime.errors import ConfigError
-from queue_runtime.redis_url import ClusterAddress, is_cluster_url, parse_cluster_url
 
 
 def test_seed_nodes_credentials_and_tls() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from queue_runtime.pg.dashboard import Minute
+from queue_runtime.store import Minute
 from queue_runtime.web import WebExtraMissing, make_wsgi_app
 from queue_runtime.web._charts import bar_chart, hbar_chart, jobs_per_minute, nice_ticks, percent
 from queue_runtime.web._migration import read_inventory

@@ -11,7 +11,7 @@ Tables (inside the configured schema):
   no codec could encode (``unencodable``, run as the site ran them before),
   the newest failures (``examples``: [{param, type, reason, fallback}]), when
   the record was first and last flushed. Processes add their counts with an
-  UPSERT (``queue_runtime.pg.shadow``); ``migrator rollout set`` reads it.
+  UPSERT (``queue_runtime.pg._shadow``); ``migrator rollout set`` reads it.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ another slot. On a cluster the epoch also names the node that made it, so a
 failover (whose new master may lack writes the old one acknowledged) makes a new
 epoch, exactly like a restart. On a single Redis the keys have no braces.
 
-Every state transition is one Lua script in ``queue_runtime/lua/``. Redis
+Every state transition is one Lua script in ``queue_runtime/redis/lua/``. Redis
 failures surface as :class:`LeasesUnavailable` (the worker stops claiming and
 keeps running what it has until Redis answers again).
 """
@@ -52,8 +52,8 @@ from redis.cluster import ClusterNode, RedisCluster
 from redis.commands.core import Script
 from redis.exceptions import RedisClusterException
 
+from queue_runtime._redis_url import ClusterAddress, is_cluster_url, parse_cluster_url
 from queue_runtime.errors import ConfigError, LeasesUnavailable, RedisDatabaseOutOfRange
-from queue_runtime.redis_url import ClusterAddress, is_cluster_url, parse_cluster_url
 from queue_runtime.store import Renewal, WorkerInfo
 
 _RENEWAL_CODES = {1: Renewal.RENEWED, 2: Renewal.REASSERTED, 0: Renewal.LOST}
@@ -72,14 +72,11 @@ Client = redis.Redis | RedisCluster
 
 @cache
 def _lua(name: str) -> str:
-    return resources.files("queue_runtime").joinpath("lua", f"{name}.lua").read_text()
+    return resources.files("queue_runtime.redis").joinpath("lua", f"{name}.lua").read_text()
 
 
 def _ms(seconds: float) -> int:
     return max(1, int(seconds * 1000))
-
-
-__all__ = ["LeasesUnavailable", "RedisLeaseStore", "Renewal"]
 
 
 class RedisLeaseStore:

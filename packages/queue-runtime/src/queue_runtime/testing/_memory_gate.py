@@ -34,10 +34,10 @@ from queue_runtime.store import (
     WorkerInfo,
 )
 from queue_runtime.testing import _inspect, _shadow
+from queue_runtime.testing._clock import Clock, SystemClock
+from queue_runtime.testing._memory_jobs import MemoryJobStore
+from queue_runtime.testing._memory_leases import MemoryLeaseStore
 from queue_runtime.testing._rows import json_copy
-from queue_runtime.testing.clock import Clock, SystemClock
-from queue_runtime.testing.memory_jobs import MemoryJobStore
-from queue_runtime.testing.memory_leases import MemoryLeaseStore
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING, Any
 from queue_runtime.config import GateAction, Idempotency, RolloutMode
 from queue_runtime.definition import Defined, JobDefinition
 from queue_runtime.errors import ConfigError
+from queue_runtime.gate._metrics import count_gate_inline
+from queue_runtime.gate._model import GATED, ClassificationConflict, Decision, GateClosed
 from queue_runtime.gate.fingerprint import fingerprint
-from queue_runtime.gate.metrics import count_gate_inline
-from queue_runtime.gate.model import GATED, ClassificationConflict, Decision, GateClosed
 
 if TYPE_CHECKING:
     from queue_runtime.runtime import Runtime

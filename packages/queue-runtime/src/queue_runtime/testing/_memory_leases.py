@@ -1,6 +1,6 @@
 """MemoryLeaseStore: the LeaseStore seam in memory, on an injectable clock.
 
-The same rules as the Lua scripts of :mod:`queue_runtime.redis_leases`: a
+The same rules as the Lua scripts of :mod:`queue_runtime.redis`: a
 lease is held by one worker until its TTL passes; a heartbeat re-asserts a
 missing lease; the epoch appears on first use and changes after
 :meth:`MemoryLeaseStore.flush` (what FLUSHALL or a restart does to Redis);
@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 
 from queue_runtime.errors import LeasesUnavailable
 from queue_runtime.store import Renewal, WorkerInfo
-from queue_runtime.testing.clock import Clock, SystemClock
+from queue_runtime.testing._clock import Clock, SystemClock
 
 
 @dataclass(slots=True)

@@ -25,7 +25,7 @@ from queue_runtime.definition import Defined
 from queue_runtime.errors import ConfigError
 from queue_runtime.runtime import Runtime, current
 from queue_runtime.store import ClaimedJob, Completion, Failure, JobRecord, args_digest
-from queue_runtime.testing.memory_jobs import MemoryJobStore
+from queue_runtime.testing._memory_jobs import MemoryJobStore
 
 DRAINER = "pytest-drain"
 

@@ -29,14 +29,15 @@ from queue_runtime.store import (
     JobRecord,
     JobStatus,
     NewJob,
+    PeriodicSwitch,
     PoolStats,
     args_digest,
     batch_digests,
     clip_traceback,
 )
+from queue_runtime.testing._clock import Clock, SystemClock
 from queue_runtime.testing._health import job_health
 from queue_runtime.testing._rows import FinishedJob, HotJob, json_copy
-from queue_runtime.testing.clock import Clock, SystemClock
 
 LEASE_LOST = "lease lost"
 # How far ``get`` follows a replayed dead job to its replay (as the PostgreSQL store).
@@ -72,6 +73,7 @@ class MemoryJobStore:
         self._cancel_requests: set[int] = set()
         self._paused: set[str] = set()
         self._periodic_off: set[str] = set()  # periodic jobs switched off
+        self._switches: list[PeriodicSwitch] = []  # their audit, oldest first
         self._last_id = 0
 
     def close(self) -> None:
@@ -295,7 +297,23 @@ class MemoryJobStore:
                 self._periodic_off.discard(job)
             else:
                 self._periodic_off.add(job)
+            self._switches.append(PeriodicSwitch(job, enabled, self.clock.now(), by, reason))
             return True
+
+    def periodic_switches(self, limit: int = 20) -> list[PeriodicSwitch]:
+        """The newest switches of periodic jobs first (the dashboard's audit)."""
+        with self._lock:
+            return self._switches[::-1][:limit]
+
+    def retry_now(self, job_ids: list[int]) -> list[int]:
+        """Waiting jobs (a retry's backoff, scheduled) due now; the ids that were waiting."""
+        with self._lock:
+            now = self.clock.now()
+            rows = [self._jobs[i] for i in sorted(set(job_ids)) if i in self._jobs]
+            waiting = [row for row in rows if not row.running and row.run_at > now]
+            for row in waiting:
+                row.run_at = now
+            return [row.id for row in waiting]
 
     def disabled_periodic(self) -> frozenset[str]:
         with self._lock:

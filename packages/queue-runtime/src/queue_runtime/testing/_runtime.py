@@ -11,14 +11,15 @@ from queue_runtime.config import Mode, Settings
 from queue_runtime.registry import Registry
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import Stores
-from queue_runtime.testing.clock import Clock, SystemClock
-from queue_runtime.testing.memory_gate import MemoryGateStore, MemoryInspector
-from queue_runtime.testing.memory_jobs import MemoryJobStore
-from queue_runtime.testing.memory_leases import MemoryLeaseStore
+from queue_runtime.testing._clock import Clock, SystemClock
+from queue_runtime.testing._dashboard import MemoryDashboard
+from queue_runtime.testing._memory_gate import MemoryGateStore, MemoryInspector
+from queue_runtime.testing._memory_jobs import MemoryJobStore
+from queue_runtime.testing._memory_leases import MemoryLeaseStore
 
 
 def memory_stores(settings: Settings | None = None, clock: Clock | None = None) -> Stores:
-    """The four seams in memory, on one clock (the system's unless given)."""
+    """The four seams and the dashboard's in memory, on one clock (the system's unless given)."""
     clock = clock or SystemClock()
     pools = list((settings or Settings()).pools)
     jobs = MemoryJobStore(pools, clock)
@@ -28,6 +29,7 @@ def memory_stores(settings: Settings | None = None, clock: Clock | None = None) 
         gate=MemoryGateStore(clock),
         inspector=MemoryInspector(jobs, leases),
         leases=leases,
+        dashboard=MemoryDashboard(jobs),
     )
 
 
