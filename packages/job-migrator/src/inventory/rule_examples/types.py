@@ -101,8 +101,8 @@ EXAMPLES: list[RuleExample] = [
         "announce_each",
         V.NON_IDEMPOTENT,
         {K.DB_UPSERT, K.HTTP_POST},
-        "As a type checker reads them: `isinstance(x, Tag)` narrows `x` in the `if` body (alone "
-        "or in an `and`; not after the `if`, not in an `or`); `cast(Tag, x)` is what the caller "
+        "As a type checker reads them: `isinstance(x, Tag)` narrows `x` in the `if` body (a "
+        "project class, alone or in an `and`; not after the `if`, not in an `or`); `cast(Tag, x)` is what the caller "
         "declares; Django's `get_or_create` / `update_or_create` give `(row, created)`; `a, b = "
         "X(), Y()` binds each; `for k, v in d.items()` and `for a, b in zip(x, y)` pair each "
         "variable with its container; a parameter annotated `list[Tag]` or `dict[str, Tag]` "

@@ -71,6 +71,10 @@ JOBS = (
     "def starred(box):\n"
     "    first, *rest = Page.objects.get(pk=1), box\n"
     "    rest[0].snapshot()\n\n\n"
+    "def library_class(obj):\n"
+    "    import somelib\n\n"
+    "    if isinstance(obj, somelib.Thing):\n"
+    "        obj.first()\n\n\n"
     "def mismatched(pages: list[Page], boxes):\n"
     "    for page, box in zip(boxes, pages):\n"
     "        page.snapshot()\n"
@@ -88,6 +92,7 @@ NAMES = [
     "cast_unknown",
     "starred",
     "mismatched",
+    "library_class",
 ]
 VIEWS = "import threading\n\nfrom app import jobs\n\n\ndef view(request):\n" + "".join(
     f"    threading.Thread(target=jobs.{name}, args=request.args).start()\n" for name in NAMES
@@ -111,6 +116,12 @@ def test_isinstance_cast_unpacking_and_pairs_type_the_receiver(scan_project: Sca
     verdicts = _verdicts(scan_project)
     typed = ("narrowed", "declared", "unpacked", "created", "by_key", "zipped", "held")
     assert {name: verdicts[name] for name in typed} == dict.fromkeys(typed, Idempotency.IDEMPOTENT)
+
+
+def test_isinstance_of_a_library_class_narrows_nothing(scan_project: Scanner) -> None:
+    """``obj.first()`` on a receiver of unknown type is read by name (a pure ``?.first``);
+    narrowed to ``somelib.Thing``, whose source is not read, it would be a gap instead."""
+    assert _verdicts(scan_project)["library_class"] == Idempotency.IDEMPOTENT
 
 
 def test_what_those_idioms_do_not_say_stays_untyped(scan_project: Scanner) -> None:

@@ -531,7 +531,8 @@ def unpacked(
 
 def narrowing(test: ast.expr, resolver: Resolver) -> dict[str, Binding]:
     """``isinstance(obj, Page)`` (alone, or one operand of an ``and``): ``{"obj": Page}``,
-    for one project or library class named directly; a tuple of classes narrows nothing."""
+    for one class of the project (its top-level package) named directly; a tuple of
+    classes, or a library class, narrows nothing."""
     tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
     found: dict[str, Binding] = {}
     for part in tests:
@@ -547,5 +548,7 @@ def narrowing(test: ast.expr, resolver: Resolver) -> dict[str, Binding]:
         cls = resolver.expr(part.args[1])
         if cls.receiver is ReceiverKind.UNKNOWN or not capitalised(cls.target):
             continue
+        if cls.target.partition(".")[0] != resolver.module.partition(".")[0]:
+            continue  # a library class: its methods may be read by name (``?.json``) as is
         found[part.args[0].id] = Binding(BindingKind.INSTANCE, cls.target)
     return found
