@@ -8,7 +8,8 @@ parameter annotated ``list[Page]`` / ``dict[str, Page]`` holds Pages. A ``Mailbo
 ``snapshot`` mails stands for what an untyped ``snapshot()`` might be: only the typing
 decides these verdicts, and every adversary (the name after the ``if``, an ``or``, a
 cast to a class the scan does not know, a starred unpacking, a zip whose variables do not
-match) stays ``unknown``.
+match, a swap ``a, b = b, a``, read here as nothing rather than as one binding after the
+other) stays ``unknown``.
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ JOBS = (
     "def starred(box):\n"
     "    first, *rest = Page.objects.get(pk=1), box\n"
     "    rest[0].snapshot()\n\n\n"
+    "def swapped():\n"
+    "    from app.mail import Mailbox\n\n"
+    "    page, box = Page.objects.get(pk=1), Mailbox()\n"
+    "    page, box = box, page\n"
+    "    box.snapshot()\n\n\n"
     "def library_class(obj):\n"
     "    import somelib\n\n"
     "    if isinstance(obj, somelib.Thing):\n"
@@ -93,6 +99,7 @@ NAMES = [
     "starred",
     "mismatched",
     "library_class",
+    "swapped",
 ]
 VIEWS = "import threading\n\nfrom app import jobs\n\n\ndef view(request):\n" + "".join(
     f"    threading.Thread(target=jobs.{name}, args=request.args).start()\n" for name in NAMES
@@ -126,5 +133,5 @@ def test_isinstance_of_a_library_class_narrows_nothing(scan_project: Scanner) ->
 
 def test_what_those_idioms_do_not_say_stays_untyped(scan_project: Scanner) -> None:
     verdicts = _verdicts(scan_project)
-    untyped = ("after_the_if", "either", "cast_unknown", "starred", "mismatched")
+    untyped = ("after_the_if", "either", "cast_unknown", "starred", "mismatched", "swapped")
     assert {name: verdicts[name] for name in untyped} == dict.fromkeys(untyped, Idempotency.UNKNOWN)

@@ -856,7 +856,10 @@ def _related_row(call: ast.Call, resolver: Resolver) -> str:
         return ""
     manager = call.func.value
     if isinstance(manager, ast.Attribute):  # the manager itself: read as ``manager.all()``
-        manager = ast.Call(func=ast.Attribute(value=manager, attr="all"), args=[], keywords=[])
+        attribute = ast.copy_location(
+            ast.Attribute(value=manager, attr="all", ctx=ast.Load()), call
+        )
+        manager = ast.copy_location(ast.Call(func=attribute, args=[], keywords=[]), call)
     return related_rows(manager, resolver)
 
 

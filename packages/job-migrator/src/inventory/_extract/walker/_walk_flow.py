@@ -91,6 +91,7 @@ class FlowMixin(WalkerBase):
         if isinstance(node.target, ast.Name) and self.in_function:
             names = self.state.resolver.scope.names
             names[node.target.id] = self._annotated_binding(node)
+            names.pop(f"{node.target.id}{ELEMENTS}", None)  # what it iterates: the annotation's
             held = held_binding(node.annotation, self.state.resolver)
             if held is not None:
                 names[f"{node.target.id}{HELD}"] = held
@@ -140,6 +141,8 @@ class FlowMixin(WalkerBase):
         # Module-level names were bound by the pre-pass to their final value, which is
         # what functions see when they run; class bodies only matter to themselves.
         if isinstance(target, ast.Tuple | ast.List):
+            # Every name is unknown first: a value reading one of them (``a, b = b, a``) reads
+            # it unknown, never as bound a moment ago in this statement.
             self._bind_unknown(target)
             for part, part_value in unpacked(target, value, self.state.resolver):
                 self._bind(part, part_value)
@@ -488,8 +491,7 @@ def paired(
         return []
     func = iterable.func
     if isinstance(func, ast.Attribute) and func.attr == "items" and not args and len(parts) == 2:
-        values = ast.Call(func=ast.Attribute(value=func.value, attr="values"), args=[], keywords=[])
-        return [(values, parts[1])]
+        return [(method_call(func.value, "values", iterable), parts[1])]
     called = resolver.expr(func).target
     if called == "builtins.enumerate" and len(args) == 1 and len(parts) == 2:
         return [(args[0], parts[1])]
@@ -515,7 +517,8 @@ def unpacked(
         return []
     if isinstance(value, ast.Tuple | ast.List):
         values = value.elts
-        if len(values) == len(parts) and not any(isinstance(v, ast.Starred) for v in values):
+        plain = not any(isinstance(v, ast.Starred) for v in values)
+        if len(values) == len(parts) and plain:
             return list(zip(parts, values, strict=True))
     call = value.value if isinstance(value, ast.Await) else value
     if (
@@ -524,8 +527,7 @@ def unpacked(
         and call.func.attr in _ROW_AND_FLAG
         and len(parts) == 2
     ):
-        got = ast.Call(func=ast.Attribute(value=call.func.value, attr="get"), args=[], keywords=[])
-        return [(parts[0], ast.copy_location(got, call))]
+        return [(parts[0], method_call(call.func.value, "get", call))]
     return []
 
 
@@ -552,3 +554,10 @@ def narrowing(test: ast.expr, resolver: Resolver) -> dict[str, Binding]:
             continue  # a library class: its methods may be read by name (``?.json``) as is
         found[part.args[0].id] = Binding(BindingKind.INSTANCE, cls.target)
     return found
+
+
+def method_call(receiver: ast.expr, method: str, like: ast.expr) -> ast.Call:
+    """``receiver.method()``, made for reading a value's type (never written back), placed
+    where ``like`` is so that anything reading its source text finds a place."""
+    attribute = ast.copy_location(ast.Attribute(value=receiver, attr=method, ctx=ast.Load()), like)
+    return ast.copy_location(ast.Call(func=attribute, args=[], keywords=[]), like)
