@@ -62,7 +62,13 @@ def classify(
     caller_types(index, graph, sites)  # unannotated parameters, from callers
     dynamic = _dynamic_by_function(ordered)
     analysis = EffectAnalysis(graph, LocalEffects(graph, catalogue, dynamic))
-    handlers = [fn for fn in index.functions.values() if fn.handler is not None]
+    # A library's code is read where the project's calls reach it: its functions are never
+    # handlers of their own (a library form field's hook would report a site in site-packages).
+    handlers = [
+        fn
+        for fn in index.functions.values()
+        if fn.handler is not None and not index.is_library(fn.qualname)
+    ]
     analysis.analyse([*(s.job for s in sites), *(h.qualname for h in handlers)])
     taken = _site_spans(ordered)
     for function, spans in wrapped.items():
