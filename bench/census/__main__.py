@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+from collections import Counter
+from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,6 +14,7 @@ from rich.console import Console
 
 from bench.census._catalogue import SINK_KINDS, load_sinks
 from bench.census._census import Json, load_inventory, overall, package_entry
+from bench.census._environments import EnvRecord
 from bench.census._figures import GapRanking
 from bench.census._packages import discover
 from bench.census._report import compare_table, print_sample, render, sample_uncovered
@@ -40,6 +43,15 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--work", type=Path, default=_WORK, help="inventories and scan records")
     parser.add_argument("--reuse", action="store_true", help="keep scans already in --work")
     parser.add_argument("--analyzer-rev", metavar="REV", help="scan with this commit's analyzer")
+    parser.add_argument(
+        "--environments",
+        type=Path,
+        metavar="DIR",
+        help="install each package (pip, NAME==VERSION) into DIR/<name>/ and scan with --python",
+    )
+    parser.add_argument(
+        "--install-timeout", type=float, default=900.0, help="seconds per package install"
+    )
     return parser.parse_args(argv)
 
 
@@ -74,17 +86,20 @@ def census(args: argparse.Namespace, analyzer: Analyzer) -> Json:
         jobs=args.jobs,
         scan_jobs=args.scan_jobs,
         reuse=args.reuse,
+        environments=args.environments,
+        install_timeout=args.install_timeout,
     )
     catalogue = load_sinks(_catalogue_text(analyzer))
     entries, ranking, floods = [], GapRanking(), []
-    for pkg, record in zip(packages, records, strict=True):
+    for pkg, (record, env) in zip(packages, records, strict=True):
         entry, _, figs = package_entry(pkg, record, load_inventory(args.work, record), catalogue)
+        entry["environment"] = asdict(env) if env is not None else None
         entries.append(entry)
         if figs is not None:
             ranking.add(pkg.name, figs.gaps, figs.gaps_hidden, figs.sole)
             floods += [{"job": j, "package": pkg.name, "sites": n} for j, n in figs.floods]
     return {
-        "meta": _meta(args, analyzer, records),
+        "meta": _meta(args, analyzer, [r for r, _ in records], [e for _, e in records]),
         "overall": overall(entries, ranking, floods),
         "packages": entries,
     }
@@ -97,8 +112,14 @@ def _catalogue_text(analyzer: Analyzer) -> str | None:
     return (Path(analyzer.pythonpath.split(":")[0]) / "inventory" / "catalogue.toml").read_text()
 
 
-def _meta(args: argparse.Namespace, analyzer: Analyzer, records: list[ScanRecord]) -> Json:
+def _meta(
+    args: argparse.Namespace,
+    analyzer: Analyzer,
+    records: list[ScanRecord],
+    environments: list[EnvRecord | None],
+) -> Json:
     revisions = sorted({r.analyzer for r in records})
+    installed = Counter(e.status.value for e in environments if e is not None)
     return {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "dest": str(args.dest),
@@ -107,6 +128,7 @@ def _meta(args: argparse.Namespace, analyzer: Analyzer, records: list[ScanRecord
         "jobs": args.jobs,
         "scan_jobs": args.scan_jobs,
         "sink_kinds": sorted(k.value for k in SINK_KINDS),
+        "environments": dict(sorted(installed.items())) if args.environments else None,
     }
 
 

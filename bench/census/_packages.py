@@ -14,20 +14,21 @@ class Package:
     name: str  # the folder name, ``<name>-<version>``
     kind: str  # django-site, flask-ext, ... (``?`` when packages.txt does not list it)
     path: Path
+    requirement: str | None = None  # ``NAME==VERSION`` from packages.txt, for --environments
 
 
-def read_kinds(listing: Path = PACKAGES_TXT) -> dict[str, str]:
-    """``<name>-<version>`` -> KIND for every line of ``packages.txt``."""
-    kinds: dict[str, str] = {}
+def _listed(listing: Path) -> dict[str, tuple[str, str]]:
+    """``<name>-<version>`` -> (KIND, ``NAME==VERSION``) for every line of ``packages.txt``."""
+    found: dict[str, tuple[str, str]] = {}
     if not listing.is_file():
-        return kinds
+        return found
     for line in listing.read_text().splitlines():
         fields = line.split()
         if not fields or line.startswith("#") or "==" not in fields[0]:
             continue
         name, version = fields[0].split("==", 1)
-        kinds[f"{name}-{version}"] = fields[-1]
-    return kinds
+        found[f"{name}-{version}"] = (fields[-1], fields[0])
+    return found
 
 
 def discover(
@@ -39,7 +40,7 @@ def discover(
     no stamp folder at all, any folder holding ``.py`` files), so a scan running next
     to the fetch never reads a half-unpacked tree.
     """
-    kinds = read_kinds(listing)
+    listed = _listed(listing)
     stamps = dest / _UNPACKED
     found = []
     for folder in sorted(p for p in dest.iterdir() if p.is_dir() and not p.name.startswith(".")):
@@ -47,5 +48,6 @@ def discover(
             continue
         if only and not any(folder.name.startswith(o) for o in only):
             continue
-        found.append(Package(folder.name, kinds.get(folder.name, "?"), folder))
+        kind, requirement = listed.get(folder.name, ("?", None))
+        found.append(Package(folder.name, kind, folder, requirement))
     return found

@@ -41,6 +41,7 @@ class ScanRecord:
     command: list[str]
     analyzer: str  # the commit scanned with, or "working tree"
     stderr_tail: str = ""
+    python: str = ""  # ``--python``: the package's own environment (--environments), or ""
 
 
 @dataclass(frozen=True)
@@ -106,9 +107,10 @@ def load_record(work: Path, name: str) -> ScanRecord | None:
 
 
 def scan_package(
-    pkg: Package, work: Path, analyzer: Analyzer, timeout: float, scan_jobs: int
+    pkg: Package, work: Path, analyzer: Analyzer, timeout: float, scan_jobs: int, python: str = ""
 ) -> ScanRecord:
-    """Scan a scratch copy of ``pkg``; write its inventory and record into ``work``."""
+    """Scan a scratch copy of ``pkg``; write its inventory and record into ``work``.
+    ``python``: the package's installed environment (``--python``), else this interpreter's."""
     work.mkdir(parents=True, exist_ok=True)
     out = inventory_path(work, pkg.name)
     out.unlink(missing_ok=True)
@@ -125,7 +127,9 @@ def scan_package(
             str(out.resolve()),
         ]
         command += ["--no-cache", "--ignore-errors", "--jobs", str(scan_jobs)]
+        command += ["--python", python] if python else []
         record = _run(pkg, command, analyzer, timeout)
+        record.python = python
     record_path(work, pkg.name).write_text(json.dumps(asdict(record), indent=1))
     return record
 
