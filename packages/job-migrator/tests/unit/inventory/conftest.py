@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inventory import Inventory, scan
+from inventory import Idempotency, Inventory, scan
 
 
 @pytest.fixture
@@ -21,3 +21,19 @@ def scan_project(tmp_path: Path) -> Callable[[dict[str, str]], Inventory]:
         return scan(tmp_path, use_cache=False, jobs=1)
 
     return scanned
+
+
+Verdicts = Callable[..., dict[str, Idempotency]]
+
+
+@pytest.fixture
+def app_verdicts(scan_project: Callable[[dict[str, str]], Inventory]) -> Verdicts:
+    """Scan an ``app`` package of the given modules (``models=..., jobs=...``: ``app/<name>.py``)
+    and give each job's verdict by its last name."""
+
+    def verdicts(**modules: str) -> dict[str, Idempotency]:
+        files = {"app/__init__.py": ""} | {f"app/{name}.py": text for name, text in modules.items()}
+        inventory = scan_project(files)
+        return {job.qualname.rsplit(".", 1)[-1]: job.idempotency for job in inventory.jobs}
+
+    return verdicts

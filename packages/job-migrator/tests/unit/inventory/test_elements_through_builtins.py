@@ -14,11 +14,8 @@ yielding something else, a splat, a relation to another model) must stay ``unkno
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from inventory import Idempotency, Inventory
-
-Scanner = Callable[[dict[str, str]], Inventory]  # the scan_project fixture (conftest)
+from inventory import Idempotency
+from tests.unit.inventory.conftest import Verdicts
 
 MODELS = (
     "from django.db import models\n\n\n"
@@ -108,31 +105,21 @@ VIEWS = (
 )
 
 
-def _verdicts(scan_project: Scanner) -> dict[str, Idempotency]:
-    inventory = scan_project(
-        {
-            "app/__init__.py": "",
-            "app/models.py": MODELS,
-            "app/mail.py": MAILBOX,
-            "app/jobs.py": JOBS,
-            "app/views.py": VIEWS,
-        }
-    )
-    return {job.qualname.rsplit(".", 1)[-1]: job.idempotency for job in inventory.jobs}
-
-
-def test_rows_keep_their_model_through_builtins_and_idioms(scan_project: Scanner) -> None:
-    verdicts = _verdicts(scan_project)
+def test_rows_keep_their_model_through_builtins_and_idioms(app_verdicts: Verdicts) -> None:
+    verdicts = app_verdicts(models=MODELS, mail=MAILBOX, jobs=JOBS, views=VIEWS)
     typed = ("listed", "sorted_rows", "counted", "sliced", "kept", "last_child", "locked")
     assert {name: verdicts[name] for name in typed} == dict.fromkeys(typed, Idempotency.IDEMPOTENT)
 
 
-def test_a_recursive_foreign_key_holds_a_row_of_the_model_itself(scan_project: Scanner) -> None:
-    assert _verdicts(scan_project)["parent_of"] == Idempotency.IDEMPOTENT
+def test_a_recursive_foreign_key_holds_a_row_of_the_model_itself(app_verdicts: Verdicts) -> None:
+    assert (
+        app_verdicts(models=MODELS, mail=MAILBOX, jobs=JOBS, views=VIEWS)["parent_of"]
+        == Idempotency.IDEMPOTENT
+    )
 
 
-def test_what_is_not_an_element_of_the_rows_stays_untyped(scan_project: Scanner) -> None:
-    verdicts = _verdicts(scan_project)
+def test_what_is_not_an_element_of_the_rows_stays_untyped(app_verdicts: Verdicts) -> None:
+    verdicts = app_verdicts(models=MODELS, mail=MAILBOX, jobs=JOBS, views=VIEWS)
     adversaries = ("rebound", "shadowed", "something_else", "splatted", "other_model")
     assert {name: verdicts[name] for name in adversaries} == dict.fromkeys(
         adversaries, Idempotency.UNKNOWN

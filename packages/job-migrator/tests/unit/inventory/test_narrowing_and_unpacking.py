@@ -14,11 +14,8 @@ other) stays ``unknown``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from inventory import Idempotency, Inventory
-
-Scanner = Callable[[dict[str, str]], Inventory]  # the scan_project fixture (conftest)
+from inventory import Idempotency
+from tests.unit.inventory.conftest import Verdicts
 
 MODELS = (
     "from django.db import models\n\n\n"
@@ -106,32 +103,22 @@ VIEWS = "import threading\n\nfrom app import jobs\n\n\ndef view(request):\n" + "
 )
 
 
-def _verdicts(scan_project: Scanner) -> dict[str, Idempotency]:
-    inventory = scan_project(
-        {
-            "app/__init__.py": "",
-            "app/models.py": MODELS,
-            "app/mail.py": MAILBOX,
-            "app/jobs.py": JOBS,
-            "app/views.py": VIEWS,
-        }
-    )
-    return {job.qualname.rsplit(".", 1)[-1]: job.idempotency for job in inventory.jobs}
-
-
-def test_isinstance_cast_unpacking_and_pairs_type_the_receiver(scan_project: Scanner) -> None:
-    verdicts = _verdicts(scan_project)
+def test_isinstance_cast_unpacking_and_pairs_type_the_receiver(app_verdicts: Verdicts) -> None:
+    verdicts = app_verdicts(models=MODELS, mail=MAILBOX, jobs=JOBS, views=VIEWS)
     typed = ("narrowed", "declared", "unpacked", "created", "by_key", "zipped", "held")
     assert {name: verdicts[name] for name in typed} == dict.fromkeys(typed, Idempotency.IDEMPOTENT)
 
 
-def test_isinstance_of_a_library_class_narrows_nothing(scan_project: Scanner) -> None:
+def test_isinstance_of_a_library_class_narrows_nothing(app_verdicts: Verdicts) -> None:
     """``obj.first()`` on a receiver of unknown type is read by name (a pure ``?.first``);
     narrowed to ``somelib.Thing``, whose source is not read, it would be a gap instead."""
-    assert _verdicts(scan_project)["library_class"] == Idempotency.IDEMPOTENT
+    assert (
+        app_verdicts(models=MODELS, mail=MAILBOX, jobs=JOBS, views=VIEWS)["library_class"]
+        == Idempotency.IDEMPOTENT
+    )
 
 
-def test_what_those_idioms_do_not_say_stays_untyped(scan_project: Scanner) -> None:
-    verdicts = _verdicts(scan_project)
+def test_what_those_idioms_do_not_say_stays_untyped(app_verdicts: Verdicts) -> None:
+    verdicts = app_verdicts(models=MODELS, mail=MAILBOX, jobs=JOBS, views=VIEWS)
     untyped = ("after_the_if", "either", "cast_unknown", "starred", "mismatched", "swapped")
     assert {name: verdicts[name] for name in untyped} == dict.fromkeys(untyped, Idempotency.UNKNOWN)
