@@ -854,20 +854,15 @@ def _related_row(call: ast.Call, resolver: Resolver) -> str:
     reverse-relation manager (``related_rows``), as ``Model.objects.first()`` is one."""
     if not isinstance(call.func, ast.Attribute) or call.func.attr not in ORM_ROW:
         return ""
-    manager = call.func.value
-    if isinstance(manager, ast.Attribute):  # the manager itself: read as ``manager.all()``
-        attribute = ast.copy_location(
-            ast.Attribute(value=manager, attr="all", ctx=ast.Load()), call
-        )
-        manager = ast.copy_location(ast.Call(func=attribute, args=[], keywords=[]), call)
-    return related_rows(manager, resolver)
+    return related_rows(call.func.value, resolver, bare=True)
 
 
-def related_rows(node: ast.expr, resolver: Resolver) -> str:
+def related_rows(node: ast.expr, resolver: Resolver, *, bare: bool = False) -> str:
     """``for child in self.children.filter(...)``, ``parent.children.all()`` (a model's
     reverse-relation manager, through queryset methods): ``"pkg.Node.children[]"``, the
     rows of whatever model a ForeignKey names ``children`` for Node, which the index
-    knows (the field is often in another module). "" when not that shape."""
+    knows (the field is often in another module). "" when not that shape. ``bare``: the
+    manager itself (``node.children`` of ``node.children.first()``) counts, no method needed."""
     calls = 0
     while (
         isinstance(node, ast.Call)
@@ -875,9 +870,9 @@ def related_rows(node: ast.expr, resolver: Resolver) -> str:
         and node.func.attr in _ROWS
     ):
         node, calls = node.func.value, calls + 1
-    if not calls or not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name):
+    if not (calls or bare) or not isinstance(node, ast.Attribute):
         return ""
-    if node.attr in _MANAGER_NAMES:
+    if not isinstance(node.value, ast.Name) or node.attr in _MANAGER_NAMES:
         return ""
     binding = resolver.scope.lookup(node.value.id)
     if binding is None or not binding.target:
