@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from collections import Counter
 from dataclasses import asdict
@@ -52,6 +53,12 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--install-timeout", type=float, default=900.0, help="seconds per package install"
     )
+    parser.add_argument(
+        "--env-python",
+        default=sys.executable,
+        metavar="PATH",
+        help="the Python each environment is made of (default: this one)",
+    )
     return parser.parse_args(argv)
 
 
@@ -88,6 +95,7 @@ def census(args: argparse.Namespace, analyzer: Analyzer) -> Json:
         reuse=args.reuse,
         environments=args.environments,
         install_timeout=args.install_timeout,
+        env_python=args.env_python,
     )
     catalogue = load_sinks(_catalogue_text(analyzer))
     entries, ranking, floods = [], GapRanking(), []

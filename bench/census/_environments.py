@@ -46,8 +46,11 @@ class EnvRecord:
     error_tail: str = ""
 
 
-def prepare(pkg: Package, requirement: str | None, root: Path, timeout: float) -> EnvRecord:
-    """The package's environment, installed once into ``root/<name>`` and reused after."""
+def prepare(
+    pkg: Package, requirement: str | None, root: Path, timeout: float, base: str = sys.executable
+) -> EnvRecord:
+    """The package's environment, installed once into ``root/<name>`` and reused after;
+    ``base``: the Python the venv is made of (some releases need 3.12)."""
     where = root / pkg.name
     stamp = where / _STAMP
     if stamp.is_file():
@@ -58,7 +61,7 @@ def prepare(pkg: Package, requirement: str | None, root: Path, timeout: float) -
         return EnvRecord(pkg.name, EnvStatus.UNPINNED, "", 0.0, "")
     started = time.monotonic()
     python = where / "bin" / "python"
-    status, tail = _install(where, python, requirement, timeout)
+    status, tail = _install(where, python, requirement, timeout, base)
     record = EnvRecord(
         pkg.name,
         status,
@@ -73,9 +76,11 @@ def prepare(pkg: Package, requirement: str | None, root: Path, timeout: float) -
     return record
 
 
-def _install(where: Path, python: Path, requirement: str, timeout: float) -> tuple[EnvStatus, str]:
+def _install(
+    where: Path, python: Path, requirement: str, timeout: float, base: str
+) -> tuple[EnvStatus, str]:
     steps = [
-        [sys.executable, "-m", "venv", "--clear", str(where)],
+        [base, "-m", "venv", "--clear", str(where)],
         [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
          "--no-input", requirement],
     ]  # fmt: skip

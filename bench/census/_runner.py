@@ -23,12 +23,17 @@ def scan_all(
     reuse: bool = False,
     environments: Path | None = None,
     install_timeout: float = 900.0,
+    env_python: str = sys.executable,
 ) -> list[tuple[ScanRecord, EnvRecord | None]]:
     """One record per package, in ``packages`` order; ``reuse`` keeps records already in ``work``.
     ``environments``: install each package there first and scan with its interpreter."""
 
     def one(pkg: Package) -> tuple[ScanRecord, EnvRecord | None]:
-        env = prepare(pkg, pkg.requirement, environments, install_timeout) if environments else None
+        env = (
+            prepare(pkg, pkg.requirement, environments, install_timeout, env_python)
+            if environments
+            else None
+        )
         if env is not None and env.status is not EnvStatus.READY:
             _progress(f"env {env.status:8} {env.seconds:7.1f}s  {pkg.name}")
         old = load_record(work, pkg.name) if reuse else None
