@@ -8,6 +8,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from bench.census._census import overall
+from bench.census._figures import GapRanking
+
 Json = dict[str, Any]
 
 
@@ -107,17 +110,30 @@ _COMPARED = (
 
 
 def compare_table(old: Json, new: Json) -> Table:
-    table = Table(title="Census: before -> after")
+    """``old``'s figures over the packages ``new`` scanned (``--only``, a subset installed with
+    ``--environments``): totals over different package sets compare nothing."""
+    before = compared_overall(old, {e["name"] for e in new["packages"]})
+    same = before["packages"] == len(old["packages"])
+    title = "Census: before -> after" + ("" if same else f" ({before['packages']} packages)")
+    table = Table(title=title)
     for col in ("figure", "before", "after"):
         table.add_column(col, justify="left" if col == "figure" else "right")
     for key in _COMPARED:
-        table.add_row(key, str(old["overall"].get(key)), str(new["overall"].get(key)))
+        table.add_row(key, str(before.get(key)), str(new["overall"].get(key)))
     before = {e["name"]: e["sinks"]["coverage"] for e in old["packages"]}
     for e in new["packages"]:
         was, now = before.get(e["name"]), e["sinks"]["coverage"]
         if was != now:
             table.add_row(f"  coverage {e['name']}", _pct(was), _pct(now))
     return table
+
+
+def compared_overall(result: Json, names: set[str]) -> Json:
+    """``result``'s overall figures, recomputed over its packages named in ``names``."""
+    kept = [e for e in result["packages"] if e["name"] in names]
+    if len(kept) == len(result["packages"]):
+        return dict(result["overall"])
+    return overall(kept, GapRanking(), [])
 
 
 def sample_uncovered(result: Json, count: int, seed: int) -> list[Json]:

@@ -251,3 +251,37 @@ def test_the_bench_runs_on_one_small_census_package(tmp_path: Path) -> None:
     assert entry["scan"]["status"] == "ok"
     assert entry["figures"]["lines"] > 1000
     assert result["overall"]["sinks"] == entry["sinks"]["total"]
+
+
+def _entry(name: str, sinks: int, attributed: int, jobs: int, unknown: int) -> dict[str, object]:
+    figures = {"lines": 1000, "sites": jobs, "unknown_sites": unknown, "jobs": jobs}
+    return {
+        "name": name,
+        "scan": {"status": "ok", "seconds": 1.0},
+        "sinks": {
+            "total": sinks,
+            "attributed": attributed,
+            "coverage": attributed / sinks,
+            "buckets": {},
+            "by_kind": {},
+        },
+        "figures": figures | {"unknown_jobs": unknown},
+    }
+
+
+def test_compare_holds_the_old_run_to_the_packages_the_new_one_scanned() -> None:
+    from bench.census._report import compare_table, compared_overall
+
+    packages = [_entry("a-1", 10, 5, 4, 2), _entry("b-1", 10, 0, 6, 6)]
+    old = {"packages": packages, "overall": overall(packages, GapRanking(), [])}
+    subset = {"packages": [packages[0]], "overall": overall(packages[:1], GapRanking(), [])}
+
+    assert old["overall"]["coverage"] == 0.25
+    before = compared_overall(old, {"a-1"})
+    assert (before["packages"], before["coverage"], before["jobs"]) == (1, 0.5, 4)
+    table = compare_table(old, subset)
+    assert "(1 packages)" in str(table.title)
+    coverage = next(i for i, c in enumerate(table.columns[0]._cells) if c == "coverage")
+    assert table.columns[1]._cells[coverage] == "0.5"  # not the whole old run's 0.25
+    # Over the same packages, the old run's own figures are shown as they were.
+    assert compared_overall(old, {"a-1", "b-1"}) == old["overall"]
