@@ -521,13 +521,22 @@ class CallGraph:
         for name in names:
             if spawned(CallTarget(call, name, SymbolKind.EXTERNAL, None)) is not None:
                 return Resolved(SymbolKind.EXTERNAL, name)  # what it runs is followed instead
-        for name in dict.fromkeys((*names, library_type(written), library_type(found.name))):
+        # The names on the way count too: an entry names a library's public API
+        # (``loguru.logger.*``), which the installed source resolves past (``Logger.warning``).
+        on_the_way = self.index.aliases(written)
+        tried = (*names, *on_the_way, library_type(written), library_type(found.name))
+        for name in dict.fromkeys(tried):
             if self.explained(call, name):
                 return Resolved(SymbolKind.EXTERNAL, name)
         if found.kind == SymbolKind.EXTERNAL:
             found = self.index.resolve_in_library(found.name)
-        if self.index.is_library(found.name) and self.explained(call, found.name):
-            return Resolved(SymbolKind.EXTERNAL, found.name)
+        if not self.index.is_library(found.name):
+            return found
+        # Read now: the names it was handed on through (a library re-exporting loguru's
+        # logger, ``commonlib.logger.logger``) are known only after the reading.
+        for name in dict.fromkeys((*self.index.aliases(written), found.name)):
+            if self.explained(call, name):
+                return Resolved(SymbolKind.EXTERNAL, name)
         return found
 
     def _runs(self, found: Resolved) -> str | None:

@@ -162,6 +162,9 @@ class SymbolIndex:
             self._add(summary)
         self._roots = {module.split(".")[0] for module in self.modules}
         self._memo: dict[str, Resolved] = {}
+        # name -> the name an import or assignment hands it on to (``shop.log.logger.warning``
+        # -> ``loguru.logger.warning``): the steps of a resolution, for ``aliases``
+        self._via: dict[str, str] = {}
         # _guesses: whether a library base defines a guessed method, per (candidates, method)
         self.by_name_memo: dict[tuple[tuple[str, ...], str], bool] = {}
         self._busy: set[str] = set()  # names being resolved: met again = an import cycle
@@ -205,6 +208,16 @@ class SymbolIndex:
         if found.kind == SymbolKind.EXTERNAL and self.library is not None:
             self._external_by_top.setdefault(name.split(".", 1)[0], []).append(name)
         return found
+
+    def aliases(self, name: str) -> list[str]:
+        """The names ``name`` was handed on through while it resolved, in order: a
+        library's public name (``loguru.logger.warning``) between the project's alias
+        (``shop.log.logger.warning``) and the class that defines it
+        (``loguru._logger.Logger.warning``). Empty before ``resolve(name)``."""
+        chain: list[str] = []
+        while (name := self._via.get(name, "")) and name not in chain:
+            chain.append(name)
+        return chain
 
     def resolve_in_library(self, name: str) -> Resolved:
         """An EXTERNAL name, after reading the installed modules that define it, following
@@ -531,7 +544,9 @@ class SymbolIndex:
         summary = self.modules[module]
         for table in (summary.imports, summary.assignments):
             if head in table:
-                return self.resolve(".".join([table[head], *tail]))
+                onward = ".".join([table[head], *tail])
+                self._via.setdefault(".".join([local, *tail]), onward)
+                return self.resolve(onward)
         if head.endswith(_ELEMENT) and tail:
             # ``iter_stats()[]`` of a function known to return a queryset: a row of its model.
             element = _element_of(summary.assignments.get(head.removesuffix("[]"), ""))
