@@ -43,7 +43,28 @@ EXAMPLES: list[RuleExample] = [
         set(),
         "`seen = set()`, `by_initial = {}`, `counts = dict()` in a function body are new values "
         "of builtin types made by this run of the job: their methods change nothing a retry "
-        "could see. (A container at module or class level outlives the job and is not typed so.)",
+        "could see. (A list or dict at module or class level outlives the job and is not typed "
+        "so: what is appended to a module-level list ships later.)",
+    ),
+    example(
+        "types: a set kept at module level, annotated or not",
+        """
+        REPORTED = set()
+        KNOWN_HOSTS = {"example.com"}
+
+        def report_once(integration, host):
+            if integration in REPORTED:
+                return
+            REPORTED.add(integration)
+            KNOWN_HOSTS.discard(host)
+        """,
+        "report_once",
+        V.IDEMPOTENT,
+        set(),
+        "`REPORTED = set()` at module level is a set as `REPORTED: set[str] = set()` says with "
+        "an annotation: `REPORTED.add(x)` converges (twice is once) and touches nothing outside "
+        "the process, so it is no gap. A module-level list is not typed so (a buffer that "
+        "grows: a repeating effect).",
     ),
     example(
         "types: each row of a queryset is an instance of its model",

@@ -24,20 +24,25 @@ def _calls(summary: FileSummary, function: str) -> dict[str, str]:
 
 
 def test_a_module_level_container_is_not_typed_as_a_fresh_one() -> None:
+    """A module-level list outlives the job (a buffer shipped later: ``_collectors``); a
+    module-level set is typed, as its annotation would (``test_module_level_sets``)."""
     summary = _summary(
         "app.jobs",
         """
+        BUFFER = []
         SEEN = set()
 
         def job(x):
-            local = set()
-            local.add(x)
+            local = []
+            local.append(x)
+            BUFFER.append(x)
             SEEN.add(x)
         """,
     )
     calls = _calls(summary, "job")
-    assert calls["local"] == "app.jobs.set.add"  # builtins are module-qualified in summaries
-    assert calls["SEEN"] != "app.jobs.set.add"  # outlives the job: not a fresh container
+    assert calls["local"] == "app.jobs.list.append"  # builtins are module-qualified in summaries
+    assert calls["BUFFER"] != "app.jobs.list.append"  # outlives the job: not a fresh container
+    assert calls["SEEN"] == "app.jobs.set.add"
 
 
 def test_get_model_picks_the_model_of_the_named_app() -> None:

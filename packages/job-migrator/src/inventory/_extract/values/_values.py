@@ -135,6 +135,25 @@ def fresh_container(value: ast.expr, resolver: Resolver) -> str:
     (``seen.add(x)``). Module and class level values outlive a job: they stay untyped."""
     if resolver.scope.kind is not ScopeKind.FUNCTION:
         return ""
+    return made_container(value, resolver)
+
+
+_SETS = frozenset({"builtins.set", "builtins.frozenset"})
+
+
+def module_set(value: ast.expr, resolver: Resolver) -> str:
+    """``SEEN = set()``, ``KNOWN = {"a", "b"}``, ``frozenset(...)`` at module level: a set the
+    process keeps. Its methods converge (``SEEN.add(x)`` twice is ``SEEN.add(x)`` once) and
+    touch nothing outside the process, as ``SEEN: set[str] = set()`` says with an annotation.
+    Lists and dicts are not typed so: a module-level list that grows is a buffer shipped
+    later (``_classify._collectors``), a dict may be a registry of callables."""
+    made = made_container(value, resolver)
+    return made if made in _SETS else ""
+
+
+def made_container(value: ast.expr, resolver: Resolver) -> str:
+    """The builtin container a literal or a constructor call makes (``[]``, ``set()``,
+    ``defaultdict(list)``), wherever it is; "" when ``value`` is none of them."""
     literal = LITERALS.get(type(value))
     if literal is not None:
         return literal

@@ -47,6 +47,7 @@ from inventory._extract.values._values import (
     element_annotation,
     held_binding,
     held_value,
+    module_set,
     queryset_annotation,
     queryset_model,
     union_type,
@@ -596,6 +597,9 @@ def _assign(
         summary.assignments[f"{name}{TABLE}"] = values
         scope.names[f"{name}{TABLE}"] = Binding(BindingKind.OTHER, values)
     binding = _type_alias(stmt.value, resolver, scope) or binding_for_value(stmt.value, resolver)
+    made = module_set(stmt.value, resolver) if scope.kind is ScopeKind.MODULE else ""
+    if made and binding.kind is BindingKind.OTHER:
+        binding = Binding(BindingKind.INSTANCE, made)  # ``SEEN = set()``: a set, as annotated
     held = held_binding(stmt.annotation, resolver) if isinstance(stmt, ast.AnnAssign) else None
     proxy = binding.kind is BindingKind.INSTANCE and binding.target in PROXIES
     if (binding.kind is BindingKind.OTHER or proxy) and isinstance(stmt, ast.AnnAssign):
