@@ -47,6 +47,29 @@ EXAMPLES: list[RuleExample] = [
         "so: what is appended to a module-level list ships later.)",
     ),
     example(
+        "types: a module-level partial is the callable it wraps",
+        """
+        import datetime as dt
+        from functools import partial
+
+        import requests
+
+        utcnow = partial(dt.datetime.now, dt.timezone.utc)
+        fetch_rates = partial(requests.get, "https://rates.example.com/today", timeout=5)
+
+        def refresh_rates(currency):
+            stamp = utcnow()
+            return fetch_rates(params={"c": currency, "at": stamp.isoformat()})
+        """,
+        "refresh_rates",
+        V.IDEMPOTENT,
+        {K.HTTP_GET},
+        "`utcnow = partial(datetime.now, UTC)` at module level: calling a partial calls what it "
+        "wraps (functools' own words: it \"behaves like func called with\" the bound arguments), "
+        "so `utcnow()` is a clock read and `fetch_rates(...)` a GET, here and where the name is "
+        "imported. (A partial made inside a function is followed where it is spawned.)",
+    ),
+    example(
         "types: a set kept at module level, annotated or not",
         """
         REPORTED = set()

@@ -37,7 +37,7 @@ from inventory._extract.detectors._sites_threads import (
     thread_constructor,
     thread_start,
 )
-from inventory._extract.detectors._targets import PARTIALS
+from inventory._extract.values._values import PARTIALS
 from inventory.summary import RawSite
 
 _CELERY_METHODS = frozenset({"delay", "apply_async", "delay_on_commit", "s", "si", "send_task"})

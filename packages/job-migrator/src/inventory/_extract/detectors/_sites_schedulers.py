@@ -24,11 +24,11 @@ from inventory._extract._resolve import Resolved
 from inventory._extract._state import Candidate
 from inventory._extract.detectors._site_common import CallSite, argument_node, candidate
 from inventory._extract.detectors._targets import (
-    PARTIALS,
     call_arguments,
     job_target,
     packed_arguments,
 )
+from inventory._extract.values._values import PARTIALS
 from inventory.models import Pattern
 from inventory.summary import ReceiverKind
 

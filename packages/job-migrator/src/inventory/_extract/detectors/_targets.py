@@ -21,10 +21,10 @@ from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import BindingKind
 from inventory._extract._source import SourceText, clean
 from inventory._extract.values._args import argument
+from inventory._extract.values._values import PARTIALS
 from inventory.models import Argument
 from inventory.summary import ReceiverKind, TargetKind
 
-PARTIALS = frozenset({"functools.partial", "functools.partialmethod"})
 _BOUND = (ReceiverKind.SELF, ReceiverKind.INSTANCE, ReceiverKind.UNKNOWN)
 # ``Context.run(f, *args)`` calls ``f`` inside a copy of the context variables.
 _CONTEXT_RUN = frozenset({"contextvars.Context.run", "contextvars.copy_context().run"})

@@ -139,6 +139,7 @@ def fresh_container(value: ast.expr, resolver: Resolver) -> str:
 
 
 _SETS = frozenset({"builtins.set", "builtins.frozenset"})
+PARTIALS = frozenset({"functools.partial", "functools.partialmethod"})
 
 
 def module_set(value: ast.expr, resolver: Resolver) -> str:
@@ -206,6 +207,18 @@ def _self_attribute_type(value: ast.expr, resolver: Resolver) -> str:
 _CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
 
 
+def _module_partial(
+    call: ast.Call, target: str, resolver: Resolver
+) -> ast.Name | ast.Attribute | None:
+    """``f`` of ``name = partial(f, ...)`` at module level (a name or dotted name), else None.
+    In a function body a local partial is left to the spawn detectors, which follow its
+    arguments and every rebinding of the local (``detectors._targets``)."""
+    if target not in PARTIALS or resolver.scope.kind is not ScopeKind.MODULE or not call.args:
+        return None
+    wrapped = call.args[0]
+    return wrapped if isinstance(wrapped, ast.Name | ast.Attribute) else None
+
+
 def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     cast = _cast_type(call, resolver)
     if cast:  # ``page = cast(Page, obj)``: what the caller declares it is
@@ -222,6 +235,11 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
         return Binding(BindingKind.INSTANCE, picked, call)
     resolved = resolver.expr(call.func)
     target = resolved.target
+    wrapped = _module_partial(call, target, resolver)
+    if wrapped is not None:
+        # ``utcnow = partial(datetime.now, UTC)``: calling it calls what it wraps (functools:
+        # "behaves like func called with args and keywords"), so the name is that callable.
+        return _binding_for_reference(wrapped, resolver)
     session = _session_factory(call, target, resolver)
     if session:
         return Binding(BindingKind.ALIAS, session)
