@@ -63,10 +63,10 @@ EXAMPLES: list[RuleExample] = [
         """,
         "refresh_rates",
         V.IDEMPOTENT,
-        {K.HTTP_GET},
+        {K.RANDOM_ID, K.HTTP_GET},
         "`utcnow = partial(datetime.now, UTC)` at module level: calling a partial calls what it "
-        "wraps (functools' own words: it \"behaves like func called with\" the bound arguments), "
-        "so `utcnow()` is a clock read and `fetch_rates(...)` a GET, here and where the name is "
+        'wraps (functools\' own words: it "behaves like func called with" the bound arguments), '
+        "so `utcnow()` is a clock read (a time-based value) and `fetch_rates(...)` a GET, here and where the name is "
         "imported. (A partial made inside a function is followed where it is spawned.)",
     ),
     example(
