@@ -68,6 +68,35 @@ def test_get_model_picks_the_model_of_the_named_app() -> None:
     assert touched[1].kind == SymbolKind.MISSING  # an unknown model is a gap, never a guess
 
 
+def test_get_model_by_keyword_is_the_same_lookup() -> None:
+    """Django's signature is ``get_model(app_label, model_name=None, require_ready=True)``:
+    mayan-edms writes ``apps.get_model(app_label="events", model_name="StoredEventType")``
+    in every signal handler, which left each one reading Django's registry as a gap."""
+    blog = _summary("blog.models", _MODEL)
+    jobs = _summary(
+        "app.jobs",
+        """
+        from django.apps import apps
+
+        ByKeyword = apps.get_model(app_label="blog", model_name="Tag")
+        Mixed = apps.get_model("blog", model_name="Tag", require_ready=False)
+        Reversed = apps.get_model(model_name="Tag", app_label="blog")
+        NoLabel = apps.get_model(model_name="Tag")
+        Twice = apps.get_model("blog", app_label="blog", model_name="Tag")
+        Other = apps.get_model("blog", "Tag", other=1)
+        """,
+    )
+    index = SymbolIndex([blog, jobs])
+    resolved = {
+        name: index.resolve(f"app.jobs.{name}.touch")
+        for name in ("ByKeyword", "Mixed", "Reversed", "NoLabel", "Twice", "Other")
+    }
+    for name in ("ByKeyword", "Mixed", "Reversed"):
+        assert resolved[name].name == "blog.models.Tag.touch", name
+    for name in ("NoLabel", "Twice", "Other"):
+        assert resolved[name].kind != SymbolKind.FUNCTION, name
+
+
 def test_get_model_of_a_django_app_is_the_library_class() -> None:
     jobs = _summary(
         "app.jobs",

@@ -676,18 +676,38 @@ def loaded_model(call: ast.Call, target: str) -> str:
     # swapper's ``load_model("app", "Model")`` is ``apps.get_model`` that honours a swapped
     # model setting (as ``get_user_model`` honours AUTH_USER_MODEL): the default model is read
     swapper = target == SWAPPER_LOADER
-    if (name != "get_model" and not swapper) or (call.keywords and not swapper):
+    if name != "get_model" and not swapper:
         return ""
-    if swapper and len(call.args) != 2:
+    given = call.args if swapper else _get_model_arguments(call)
+    if given is None or (swapper and len(given) != 2):
         return ""
-    texts = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-    if len(texts) != len(call.args) or not 1 <= len(texts) <= 2:
+    texts = [a.value for a in given if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if len(texts) != len(given) or not 1 <= len(texts) <= 2:
         return ""
     label = ".".join(texts) if len(texts) == 2 else texts[0]
     app, _, model = label.rpartition(".")
     if not (app.isidentifier() and model.isidentifier()):
         return ""
     return f"{MODEL_LOADED}{app}.{model}"
+
+
+_GET_MODEL = ("app_label", "model_name")
+
+
+def _get_model_arguments(call: ast.Call) -> list[ast.expr] | None:
+    """``get_model``'s label and model name in order, given by position or by keyword
+    (Django: ``Apps.get_model(app_label, model_name=None, require_ready=True)``:
+    ``apps.get_model(app_label="events", model_name="StoredEventType")``); None for any
+    other keyword or a splat."""
+    named = {k.arg: k.value for k in call.keywords if k.arg != "require_ready"}
+    if None in named or not set(named) <= set(_GET_MODEL[len(call.args) :]):
+        return None  # ``**kw``, another keyword, or a label given twice
+    given = list(call.args)
+    for parameter in _GET_MODEL[len(given) :]:
+        if parameter not in named:
+            break
+        given.append(named.pop(parameter))
+    return None if named else given  # a model_name without its app_label
 
 
 def orm_model(call: ast.Call, resolver: Resolver, target: str) -> str | None:
