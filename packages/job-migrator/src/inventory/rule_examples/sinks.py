@@ -11,6 +11,25 @@ from inventory.rule_examples._base import K, RuleExample, V, example
 
 EXAMPLES: list[RuleExample] = [
     example(
+        "non_idempotent: a Socket.IO emit to connected clients",
+        """
+        from flask_socketio import SocketIO, emit
+
+        socketio = SocketIO()
+
+        def announce(room, payload):
+            socketio.emit("order-updated", payload, to=room)
+
+        def reply(payload):
+            emit("pong", payload)
+        """,
+        "announce",
+        V.NON_IDEMPOTENT,
+        {K.MESSAGE_PUBLISH},
+        "`SocketIO.emit` / `flask_socketio.emit` (and python-socketio's `Server.emit`) send a "
+        "message to every connected client of the room: a repeat sends it again.",
+    ),
+    example(
         "unsafe: a Stripe subscription started at module level, without a key",
         """
         import stripe
