@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from queue_runtime.store import Minute
+from queue_runtime.store import JobStatus, ListState, Minute
 from queue_runtime.web import WebExtraMissing, make_wsgi_app
 from queue_runtime.web._charts import bar_chart, hbar_chart, jobs_per_minute, nice_ticks, percent
 from queue_runtime.web._migration import read_inventory
@@ -117,3 +117,10 @@ def test_a_missing_web_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setitem(sys.modules, "jinja2", None)
     with pytest.raises(WebExtraMissing, match=r"pip install 'queue-runtime\[web\]'"):
         make_wsgi_app()
+
+
+def test_every_runtime_status_is_a_filter_of_the_jobs_page() -> None:
+    """``ListState`` repeats the runtime's statuses (an enum cannot extend another) and adds
+    ``scheduled``: a status added to ``JobStatus`` without a filter would leave its jobs
+    unlistable on the jobs page."""
+    assert {s.value for s in JobStatus} | {"scheduled"} == {s.value for s in ListState}
