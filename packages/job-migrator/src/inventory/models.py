@@ -12,8 +12,9 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field
 
 # 1.1: Job.fast_track, declared_key, keyless_idempotency; 1.2: Pattern.ENQUEUE (moved sites);
-# 1.3: Job.unexplained (the calls an `unknown` verdict rests on, and the entry explaining each)
-SCHEMA_VERSION = "1.3"
+# 1.3: Job.unexplained (the calls an `unknown` verdict rests on, and the entry explaining each);
+# 1.4: EffectKind.SOCKET_EMIT
+SCHEMA_VERSION = "1.4"
 
 
 class Pattern(StrEnum):
@@ -91,6 +92,7 @@ class EffectKind(StrEnum):
     PAYMENT = "payment"  # moves money: charge, capture, refund, transfer, payout
     ACCOUNT_STATE = "account_state"  # balances, stock, credits, account status
     MESSAGE_PUBLISH = "message_publish"  # SQS/SNS/Kafka/pubsub sends
+    SOCKET_EMIT = "socket_emit"  # Socket.IO / websocket messages to connected clients
     ENQUEUE = "enqueue"  # hands further work to a queue (celery delay, ...)
     CACHE_SET = "cache_set"
     CACHE_INCR = "cache_incr"  # INCR / LPUSH / XADD / RPUSH: grows on repeat

@@ -52,7 +52,7 @@ MONEY = frozenset({K.PAYMENT, K.ACCOUNT_STATE})
 NOTIFY = frozenset({K.EMAIL_SEND, K.SMS_SEND, K.PUSH_SEND})
 REPEATS = frozenset(
     {K.DB_INSERT, K.DB_INCREMENT, K.FILE_APPEND, K.CACHE_INCR, K.HTTP_POST, K.HTTP_PATCH}
-    | {K.MESSAGE_PUBLISH, K.ENQUEUE, K.METRIC_INCR}
+    | {K.MESSAGE_PUBLISH, K.SOCKET_EMIT, K.ENQUEUE, K.METRIC_INCR}
     | NOTIFY
 )
 OPAQUE = frozenset({K.DYNAMIC_CALL, K.SUBPROCESS})
@@ -81,6 +81,7 @@ _WHAT = {
     K.PAYMENT: "moves money",
     K.ACCOUNT_STATE: "changes money or account state (a balance, stock, an order, a subscription): a retry may apply it twice",
     K.MESSAGE_PUBLISH: "publishes a message: a retry publishes it twice",
+    K.SOCKET_EMIT: "sends a message to connected clients (Socket.IO): a retry sends it again",
     K.ENQUEUE: "enqueues further work: a retry enqueues it twice",
     K.CACHE_SET: "sets a cache key",
     K.CACHE_INCR: "grows a cache value (incr/push): a retry grows it twice",

@@ -25,9 +25,10 @@ EXAMPLES: list[RuleExample] = [
         """,
         "announce",
         V.NON_IDEMPOTENT,
-        {K.MESSAGE_PUBLISH},
+        {K.SOCKET_EMIT},
         "`SocketIO.emit` / `flask_socketio.emit` (and python-socketio's `Server.emit`) send a "
-        "message to every connected client of the room: a repeat sends it again.",
+        "message to every connected client of the room: a repeat sends it again. It is fast "
+        "(`socket_emit` is not slow work), so a view that only emits is no site.",
     ),
     example(
         "unsafe: a Stripe subscription started at module level, without a key",
