@@ -132,7 +132,8 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
 def fresh_container(value: ast.expr, resolver: Resolver) -> str:
     """``seen = set()``, ``out = {}``, ``parts = []`` in a function body: a builtin value made
     by this very call of the function, so its methods change nothing a retry could see
-    (``seen.add(x)``). Module and class level values outlive a job: they stay untyped."""
+    (``seen.add(x)``). Module and class level values outlive a job: they stay untyped here
+    (a module-level set is typed by ``module_set``: its methods converge)."""
     if resolver.scope.kind is not ScopeKind.FUNCTION:
         return ""
     return made_container(value, resolver)
