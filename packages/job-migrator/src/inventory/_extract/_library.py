@@ -400,6 +400,9 @@ FACTORIES = {
     # Pillow: "Returns: An Image object" (a new one; ``img = img.convert("RGB")``).
     **{f"PIL.Image.Image.{m}": "PIL.Image.Image" for m in _IMAGE_COPIES},
     "sqlite3.connect": "sqlite3.Connection",
+    # Django's application registry: "get_app_config(app_label): Returns an AppConfig".
+    "django.apps.apps.get_app_config": "django.apps.config.AppConfig",
+    "django.apps.registry.Apps.get_app_config": "django.apps.config.AppConfig",
     "requests.session": "requests.Session",
     **_sqlalchemy(),
     **_http_responses(),
