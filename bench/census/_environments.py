@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -24,6 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from bench.census._packages import Package
+from bench.census._process import run_killable
 
 _TAIL = 2000
 _STAMP = "census-environment.json"
@@ -93,21 +92,11 @@ def _install(
 
 
 def _run(command: list[str], timeout: float) -> tuple[EnvStatus, str]:
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        env={**os.environ, "PIP_NO_INPUT": "1"},
-    )
-    try:
-        _, err = proc.communicate(timeout=max(timeout, 1.0))
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # pip and any build it started
-        proc.communicate()
+    env = {**os.environ, "PIP_NO_INPUT": "1"}
+    code, err = run_killable(command, max(timeout, 1.0), env)  # pip and any build it started
+    if code is None:
         return EnvStatus.TIMEOUT, f"install took longer than {timeout:.0f}s"
-    if proc.returncode != 0:
+    if code != 0:
         lines = [line for line in err.splitlines() if not line.startswith("WARNING: Location")]
         return EnvStatus.FAILED, "\n".join(lines)[-_TAIL:]
     return EnvStatus.READY, ""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from bench.census._packages import Package
+from bench.census._process import run_killable
 
 _TAIL = 4000  # characters of stderr kept in a record
 
@@ -136,35 +136,11 @@ def scan_package(
 
 def _run(pkg: Package, command: list[str], analyzer: Analyzer, timeout: float) -> ScanRecord:
     started = time.monotonic()
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        env=analyzer.env(),
-    )
-    try:
-        _, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the scan and any worker it started
-        _, err = proc.communicate()
-        seconds = time.monotonic() - started
-        status = ScanStatus.TIMEOUT
-        return ScanRecord(
-            pkg.name, pkg.kind, status, seconds, None, command, analyzer.revision, err[-_TAIL:]
-        )
+    code, err = run_killable(command, timeout, analyzer.env())  # the scan and its workers
     seconds = time.monotonic() - started
-    status = _status(proc.returncode, err)
+    status = ScanStatus.TIMEOUT if code is None else _status(code, err)
     return ScanRecord(
-        pkg.name,
-        pkg.kind,
-        status,
-        seconds,
-        proc.returncode,
-        command,
-        analyzer.revision,
-        err[-_TAIL:],
+        pkg.name, pkg.kind, status, seconds, code, command, analyzer.revision, err[-_TAIL:]
     )
 
 
