@@ -37,3 +37,11 @@ def app_verdicts(scan_project: Callable[[dict[str, str]], Inventory]) -> Verdict
         return {job.qualname.rsplit(".", 1)[-1]: job.idempotency for job in inventory.jobs}
 
     return verdicts
+
+
+def thread_views(names: tuple[str, ...], args: str = "request.args") -> str:
+    """``app/views.py`` whose one view starts each of ``app.jobs.<name>`` in a thread."""
+    starts = "".join(
+        f"    threading.Thread(target=jobs.{name}, args={args}).start()\n" for name in names
+    )
+    return "import threading\n\nfrom app import jobs\n\n\ndef view(request):\n" + starts

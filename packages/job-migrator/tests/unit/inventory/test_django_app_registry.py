@@ -11,7 +11,7 @@ read from the calls it makes on it.
 from __future__ import annotations
 
 from inventory import Idempotency
-from tests.unit.inventory.conftest import Verdicts
+from tests.unit.inventory.conftest import Verdicts, thread_views
 
 JOBS = (
     "from django.apps import apps\n"
@@ -26,9 +26,7 @@ JOBS = (
     "    Model.objects.create(label=label, value=value)\n"
 )
 NAMES = ("image_model", "lookup", "record")
-VIEWS = "import threading\n\nfrom app import jobs\n\n\ndef view(request):\n" + "".join(
-    f"    threading.Thread(target=jobs.{name}, args=request.args).start()\n" for name in NAMES
-)
+VIEWS = thread_views(NAMES)
 
 
 def test_a_registry_lookup_is_no_effect(app_verdicts: Verdicts) -> None:

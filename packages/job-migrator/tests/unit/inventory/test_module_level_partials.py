@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inventory import EffectKind, Idempotency, Inventory
-from tests.unit.inventory.conftest import Verdicts
+from tests.unit.inventory.conftest import Verdicts, thread_views
 
 UTIL = (
     "import datetime as dt\n"
@@ -46,10 +46,7 @@ JOBS = (
     "def shadowed(x):\n    not_functools(x)\n"
 )
 NAMES = ("stamp", "hook", "pinger", "made_later", "shadowed")
-VIEWS = "import threading\n\nfrom app import jobs\n\n\ndef view(request):\n" + "".join(
-    f"    threading.Thread(target=jobs.{name}, args=(request.GET['a'],)).start()\n"
-    for name in NAMES
-)
+VIEWS = thread_views(NAMES, "(request.GET['a'],)")
 
 
 def test_a_module_level_partial_is_the_callable_it_wraps(app_verdicts: Verdicts) -> None:

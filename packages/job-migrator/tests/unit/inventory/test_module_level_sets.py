@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inventory import EffectKind, Idempotency, Inventory
-from tests.unit.inventory.conftest import Verdicts
+from tests.unit.inventory.conftest import Verdicts, thread_views
 
 STATE = "SEEN = set()\nKNOWN = {'a', 'b'}\nFROZEN = frozenset(['x'])\nBUFFER = []\n"
 JOBS = (
@@ -40,10 +40,7 @@ JOBS = (
     "    raise NotImplementedError\n"
 )
 NAMES = ("remember", "local_set", "buffered", "shadowed", "rebound")
-VIEWS = "import threading\n\nfrom app import jobs\n\n\ndef view(request):\n" + "".join(
-    f"    threading.Thread(target=jobs.{name}, args=(request.GET['a'],)).start()\n"
-    for name in NAMES
-)
+VIEWS = thread_views(NAMES, "(request.GET['a'],)")
 
 
 def test_a_module_level_set_is_typed_without_an_annotation(app_verdicts: Verdicts) -> None:

@@ -15,7 +15,7 @@ other) stays ``unknown``.
 from __future__ import annotations
 
 from inventory import Idempotency
-from tests.unit.inventory.conftest import Verdicts
+from tests.unit.inventory.conftest import Verdicts, thread_views
 
 MODELS = (
     "from django.db import models\n\n\n"
@@ -98,9 +98,7 @@ NAMES = [
     "library_class",
     "swapped",
 ]
-VIEWS = "import threading\n\nfrom app import jobs\n\n\ndef view(request):\n" + "".join(
-    f"    threading.Thread(target=jobs.{name}, args=request.args).start()\n" for name in NAMES
-)
+VIEWS = thread_views(NAMES)
 
 
 def test_isinstance_cast_unpacking_and_pairs_type_the_receiver(app_verdicts: Verdicts) -> None:
