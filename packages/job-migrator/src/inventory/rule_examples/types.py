@@ -70,6 +70,33 @@ EXAMPLES: list[RuleExample] = [
         "imported. (A partial made inside a function is followed where it is spawned.)",
     ),
     example(
+        "types: the two sets a wait returns",
+        """
+        import asyncio
+
+        import httpx
+
+        async def _fastest(urls):
+            async with httpx.AsyncClient() as client:
+                tasks = [asyncio.create_task(client.get(url)) for url in urls]
+                done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                for task in pending:
+                    task.cancel()
+                return [task.result().text for task in done]
+
+        def fastest_mirror(urls):
+            return asyncio.run(_fastest(urls))
+        """,
+        "fastest_mirror",
+        V.IDEMPOTENT,
+        {K.HTTP_GET},
+        "`done, pending = await asyncio.wait(tasks)` binds two sets of tasks (asyncio's "
+        'documentation: "Returns two sets of Tasks/Futures: (done, pending)"), and '
+        "`concurrent.futures.wait(futures)` two sets of futures: `task.cancel()` over "
+        "`pending` is a task's own method, bookkeeping in the process, not an unknown call. "
+        "The same unpacking of a project function's result stays undecided.",
+    ),
+    example(
         "types: a set kept at module level, annotated or not",
         """
         REPORTED = set()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._imports import bindings_of
+from inventory._extract._library import TASK, THREAD_FUTURE
 from inventory._extract._resolve import Resolver, capitalised, dotted_source
 from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory._extract._state import Loop, Use, UseKind
@@ -146,6 +147,7 @@ class FlowMixin(WalkerBase):
             self._bind_unknown(target)
             for part, part_value in unpacked(target, value, self.state.resolver):
                 self._bind(part, part_value)
+            self._bind_waited(target, value)
         elif not isinstance(target, ast.Name):
             self._bind_unknown(target)
         elif self.in_function and target.id not in self.state.globals:
@@ -158,6 +160,19 @@ class FlowMixin(WalkerBase):
                 resolver.scope.names[f"{target.id}{ELEMENTS}"] = element
             else:
                 resolver.scope.names.pop(f"{target.id}{ELEMENTS}", None)
+
+    def _bind_waited(self, target: ast.Tuple | ast.List, value: ast.expr) -> None:
+        """``done, pending = await asyncio.wait(tasks)``: two sets made by the call, of tasks
+        (``concurrent.futures.wait``: of futures), so ``for t in pending: t.cancel()`` is a
+        task's method."""
+        element = waited(target, value, self.state.resolver)
+        if not element or not self.in_function:
+            return
+        names = self.state.resolver.scope.names
+        for part in target.elts:
+            if isinstance(part, ast.Name) and part.id not in self.state.globals:
+                names[part.id] = Binding(BindingKind.INSTANCE, "builtins.set")
+                names[f"{part.id}{ELEMENTS}"] = Binding(BindingKind.INSTANCE, element)
 
     def _element_binding(self, iterable: ast.expr) -> Binding | None:
         """``for sig in [password_set, password_changed]``: the loop variable stands for
@@ -529,6 +544,28 @@ def unpacked(
     ):
         return [(parts[0], method_call(call.func.value, "get", call))]
     return []
+
+
+# What the wait functions return (asyncio-task.html, "Waiting Primitives": "Returns two
+# sets of Tasks/Futures: (done, pending)"; concurrent.futures.html: "a named 2-tuple of
+# sets", done and not_done, of the futures given).
+_WAITS = {
+    "asyncio.wait": TASK,
+    "asyncio.tasks.wait": TASK,
+    "concurrent.futures.wait": THREAD_FUTURE,
+    "concurrent.futures._base.wait": THREAD_FUTURE,
+}
+
+
+def waited(target: ast.Tuple | ast.List, value: ast.expr, resolver: Resolver) -> str:
+    """The class of the elements of both sets ``done, pending = [await] wait(...)`` binds;
+    "" for any other statement."""
+    call = value.value if isinstance(value, ast.Await) else value
+    if len(target.elts) != 2 or not isinstance(call, ast.Call):
+        return ""
+    if any(isinstance(part, ast.Starred) for part in target.elts):
+        return ""
+    return _WAITS.get(resolver.expr(call.func).target, "")
 
 
 def narrowing(test: ast.expr, resolver: Resolver) -> dict[str, Binding]:
