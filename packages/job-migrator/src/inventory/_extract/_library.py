@@ -384,6 +384,17 @@ _PATHS = {
     )
 }
 
+# Library calls whose result iterates instances of a known class (``for m in
+# PATTERN.finditer(text): m.end()``): re's finditer "Return an iterator yielding Match
+# objects"; concurrent.futures.as_completed "Returns an iterator over the Future instances";
+# a Path's iterdir, glob and rglob yield "path objects".
+ITERATES = {
+    "re.finditer": "re.Match",
+    "re.Pattern.finditer": "re.Match",
+    "concurrent.futures.as_completed": THREAD_FUTURE,
+    **{f"pathlib.Path.{m}": "pathlib.Path" for m in ("iterdir", "glob", "rglob")},
+}
+
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
 FACTORIES = {

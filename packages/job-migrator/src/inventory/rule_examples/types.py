@@ -97,6 +97,28 @@ EXAMPLES: list[RuleExample] = [
         "The same unpacking of a project function's result stays undecided.",
     ),
     example(
+        "types: what a library iterator yields",
+        """
+        import re
+        from pathlib import Path
+
+        SLUG = re.compile(r"[a-z0-9-]+")
+
+        def index_slugs(text, cache_dir):
+            for stale in Path(cache_dir).glob("*.idx"):
+                stale.unlink(missing_ok=True)
+            return [(m.group(0), m.end()) for m in SLUG.finditer(text)]
+        """,
+        "index_slugs",
+        V.IDEMPOTENT,
+        set(),
+        "A loop over `re.finditer` or a pattern's `finditer` gets `re.Match` objects, over "
+        "`concurrent.futures.as_completed` the futures, over a `Path`'s `iterdir`, `glob` or "
+        "`rglob` paths (each as its documentation says): `m.end()` reads the match, "
+        "`stale.unlink()` deletes a file (a second run finds it gone). A project method of the "
+        "same name stays undecided.",
+    ),
+    example(
         "types: a set kept at module level, annotated or not",
         """
         REPORTED = set()

@@ -6,6 +6,7 @@ import ast
 
 from inventory._extract._library import (
     FACTORIES,
+    ITERATES,
     NARROWING,
     SESSION_CLASSES,
     SESSION_FACTORIES,
@@ -569,7 +570,7 @@ def elements_of(iterable: ast.expr, resolver: Resolver) -> Binding | None:
     target = resolved.target
     if resolved.receiver is ReceiverKind.UNKNOWN or not target:
         return None
-    element = resolver.returns.get(f"{target}{ELEMENT}")
+    element = resolver.returns.get(f"{target}{ELEMENT}") or ITERATES.get(target)
     if element:
         return Binding(BindingKind.INSTANCE, element)
     returned = resolver.returns.get(target, "")
