@@ -94,7 +94,10 @@ EXAMPLES: list[RuleExample] = [
         'documentation: "Returns two sets of Tasks/Futures: (done, pending)"), and '
         "`concurrent.futures.wait(futures)` two sets of futures: `task.cancel()` over "
         "`pending` is a task's own method, bookkeeping in the process, not an unknown call. "
-        "The same unpacking of a project function's result stays undecided.",
+        "So is a list made of one kind of call (`[asyncio.create_task(...) for u in urls]`, "
+        "`[pool.submit(f, a), pool.submit(f, b)]`): its elements are what the call returns, "
+        "unless the called name depends on the loop variable. The same unpacking of a project "
+        "function's result stays undecided.",
     ),
     example(
         "types: what a library iterator yields",

@@ -68,3 +68,50 @@ def test_the_sets_a_wait_returns_hold_tasks_and_futures(app_verdicts: Verdicts) 
         "rebound": Idempotency.UNKNOWN,
         "starred": Idempotency.UNKNOWN,
     }
+
+
+MADE = (
+    "import asyncio\n"
+    "from concurrent.futures import ThreadPoolExecutor\n\n"
+    "from app.helpers import Mailbox\n\n\n"
+    "async def _fetch(n):\n"
+    "    return n\n\n\n"
+    "async def _cancel_all(ns):\n"
+    "    tasks = [asyncio.create_task(_fetch(n)) for n in ns]\n"
+    "    for task in tasks:\n"
+    "        task.cancel()\n\n\n"
+    "def cancel_all(ns):\n"
+    "    asyncio.run(_cancel_all(ns))\n\n\n"
+    "def listed(a, b):\n"
+    "    with ThreadPoolExecutor() as pool:\n"
+    "        futures = [pool.submit(len, a), pool.submit(len, b)]\n"
+    "        for future in futures:\n"
+    "            future.cancel()\n\n\n"
+    "def by_loop_variable(boxes):\n"
+    "    made = [box.open() for box in boxes]\n"
+    "    for item in made:\n"
+    "        item.cancel()\n\n\n"
+    "async def _mixed(ns):\n"
+    "    made = [asyncio.create_task(_fetch(1)), Mailbox()]\n"
+    "    for item in made:\n"
+    "        item.cancel()\n\n\n"
+    "def mixed(ns):\n"
+    "    asyncio.run(_mixed(ns))\n"
+)
+MAILBOX = (
+    "import smtplib\n\n\n"
+    "class Mailbox:\n"
+    "    def cancel(self):\n"
+    "        smtplib.SMTP('localhost').sendmail('a@example.com', ['b@example.com'], 'x')\n"
+)
+MADE_NAMES = ("cancel_all", "listed", "by_loop_variable", "mixed")
+
+
+def test_a_list_made_of_one_kind_of_call_holds_what_it_returns(app_verdicts: Verdicts) -> None:
+    verdicts = app_verdicts(jobs=MADE, helpers=MAILBOX, views=thread_views(MADE_NAMES))
+    assert {name: verdicts[name] for name in MADE_NAMES} == {
+        "cancel_all": Idempotency.IDEMPOTENT,
+        "listed": Idempotency.IDEMPOTENT,
+        "by_loop_variable": Idempotency.UNKNOWN,
+        "mixed": Idempotency.UNKNOWN,
+    }

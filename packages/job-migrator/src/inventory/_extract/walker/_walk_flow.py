@@ -155,7 +155,7 @@ class FlowMixin(WalkerBase):
             binding = _either(value, resolver) or binding_for_value(value, resolver)
             resolver.scope.names[target.id] = binding
             inner = same_elements(value, resolver)
-            element = self._element(inner) if inner is not None else None
+            element = self._element(inner) if inner is not None else made_elements(value, resolver)
             if element is not None:  # ``kids = sorted(Page.objects.all(), ...)``
                 resolver.scope.names[f"{target.id}{ELEMENTS}"] = element
             else:
@@ -491,6 +491,35 @@ def same_elements(node: ast.expr, resolver: Resolver) -> ast.expr | None:
         if plain and ast.unparse(target) == ast.unparse(element) and not generator.is_async:
             return generator.iter
     return None
+
+
+def made_elements(value: ast.expr, resolver: Resolver) -> Binding | None:
+    """``[asyncio.create_task(fetch(u)) for u in urls]``, ``[pool.submit(f, a), pool.submit(f,
+    b)]``: a list of what one kind of call returns, typed (a task, a future, a row) when the
+    called name does not depend on the comprehension's variables."""
+    if isinstance(value, ast.ListComp | ast.SetComp | ast.GeneratorExp):
+        loop_names = {
+            n.id for g in value.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)
+        }
+        calls = [value.elt]
+    elif isinstance(value, ast.List | ast.Tuple | ast.Set) and value.elts:
+        loop_names, calls = set(), list(value.elts)
+    else:
+        return None
+    found: set[str] = set()
+    for call in calls:
+        if not isinstance(call, ast.Call):
+            return None
+        root = call.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in loop_names:
+            return None
+        binding = binding_for_value(call, resolver)
+        if binding.kind is not BindingKind.INSTANCE or not binding.target:
+            return None
+        found.add(binding.target)
+    return Binding(BindingKind.INSTANCE, found.pop()) if len(found) == 1 else None
 
 
 def paired(
