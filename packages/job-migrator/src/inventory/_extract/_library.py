@@ -270,12 +270,29 @@ def known_type(name: str) -> str:
     return typed if typed.rpartition(".")[0] in _KNOWN else ""
 
 
+# Attributes whose class the library documents. pathlib: a path's ``parent`` is "the
+# logical parent of the path", a path of the same flavour; subprocess: a CompletedProcess's
+# ``stdout``/``stderr`` are "the captured output" (str with ``text=True``, else bytes: the
+# methods called on either are the same reads).
+_ATTRIBUTES = {
+    **SESSION_ATTRIBUTES,
+    **{f"pathlib.{c}.parent": f"pathlib.{c}" for c in ("Path", "PurePath", "PosixPath")},
+    "subprocess.CompletedProcess.stdout": "builtins.str",
+    "subprocess.CompletedProcess.stderr": "builtins.str",
+}
+
+
 def library_attribute(name: str) -> str:
-    """``flask_sqlalchemy.SQLAlchemy.session.add`` -> ``sqlalchemy.orm.Session.add``: a name
-    through an attribute whose class is known, on that class; ``name`` itself otherwise."""
-    for prefix, cls in SESSION_ATTRIBUTES.items():
-        if name.startswith(f"{prefix}."):
-            return f"{cls}{name[len(prefix) :]}"
+    """``flask_sqlalchemy.SQLAlchemy.session.add`` -> ``sqlalchemy.orm.Session.add``,
+    ``pathlib.Path.parent.parent.resolve`` -> ``pathlib.Path.resolve``: a name through
+    attributes whose class is known, on that class; ``name`` itself otherwise."""
+    for _ in range(8):  # each step shortens the name by one attribute
+        for prefix, cls in _ATTRIBUTES.items():
+            if name.startswith(f"{prefix}."):
+                name = f"{cls}{name[len(prefix) :]}"
+                break
+        else:
+            return name
     return name
 
 

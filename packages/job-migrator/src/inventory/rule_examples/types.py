@@ -122,6 +122,25 @@ EXAMPLES: list[RuleExample] = [
         "same name stays undecided.",
     ),
     example(
+        "types: attributes whose class the library documents",
+        """
+        import subprocess
+        from pathlib import Path
+
+        def describe_checkout(result: subprocess.CompletedProcess, settings_file):
+            root = Path(settings_file).parent.parent.resolve()
+            return {"root": str(root), "sha": result.stdout.strip()}
+        """,
+        "describe_checkout",
+        V.IDEMPOTENT,
+        set(),
+        'A path\'s `parent` is a path (pathlib: "the logical parent of the path"), a '
+        "`CompletedProcess`'s `stdout` and `stderr` its captured output, Flask-SQLAlchemy's "
+        "`db.session` a session: a method called through them is that class's "
+        "(`Path.resolve`, `str.strip`). The same attribute of a project class is that class's "
+        "own.",
+    ),
+    example(
         "types: a set kept at module level, annotated or not",
         """
         REPORTED = set()
