@@ -412,10 +412,26 @@ ITERATES = {
     **{f"pathlib.Path.{m}": "pathlib.Path" for m in ("iterdir", "glob", "rglob")},
 }
 
+# Message digests (docs.python.org/3/library/hashlib.html): "Constructors for hash
+# algorithms ... return a hash object with the same simple interface" (update, digest,
+# hexdigest, copy), as does hashlib.new(name); hmac.new returns an HMAC object of the same
+# interface. The catalogue's hashlib.* and hmac.* say what its methods do (nothing outside).
+_DIGEST_ALGORITHMS = (
+    *("md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake2b", "blake2s", "new"),
+    *("sha3_224", "sha3_256", "sha3_384", "sha3_512", "shake_128", "shake_256", "file_digest"),
+)
+_DIGESTS = {
+    **{f"hashlib.{name}": "hashlib._Hash" for name in _DIGEST_ALGORITHMS},
+    "hmac.new": "hmac.HMAC",
+    # webbrowser.get(): "Return a controller object for the browser type using"
+    "webbrowser.get": "webbrowser.BaseBrowser",
+}
+
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
 FACTORIES = {
     **_FUTURES,
+    **_DIGESTS,
     **_HANDLES,
     **_REGEX,
     **_PATHS,

@@ -1,13 +1,16 @@
-"""Attributes whose class the library documents: a path's ``parent`` is a path, a
+"""Objects and attributes whose class the library documents: a path's ``parent`` is a path, a
 ``CompletedProcess``'s ``stdout`` is its captured output (a string), Flask-SQLAlchemy's
-``db.session`` a session. A method called through them is the class's.
+``db.session`` a session; ``hashlib.sha256()`` a hash object, ``webbrowser.get()`` a browser
+controller. A method called through them is the class's (opening a browser starts a program).
 
 Adversaries: the same attribute on a project class, and on an untyped value, stay undecided.
 """
 
 from __future__ import annotations
 
-from inventory import Idempotency
+from collections.abc import Callable
+
+from inventory import Idempotency, Inventory
 from tests.unit.inventory.conftest import Verdicts, thread_views
 
 JOBS = (
@@ -61,3 +64,37 @@ CALLS = (
 def test_a_session_made_by_requests_session_and_a_secret_read(app_verdicts: Verdicts) -> None:
     verdicts = app_verdicts(jobs=CALLS, views=thread_views(("fetch_status",)))
     assert verdicts["fetch_status"] == Idempotency.IDEMPOTENT  # one GET
+
+
+LIBRARY_OBJECTS = (
+    "import hashlib\n"
+    "import hmac\n"
+    "import webbrowser\n\n"
+    "import uwsgi\n\n\n"
+    "def fingerprint(parts, secret):\n"
+    "    digest = hashlib.sha256()\n"
+    "    for part in parts:\n"
+    "        digest.update(part)\n"
+    "    signer = hmac.new(secret, digestmod='sha256')\n"
+    "    signer.update(digest.digest())\n"
+    "    return signer.hexdigest(), uwsgi.opt.get('socket')\n\n\n"
+    "def show(url):\n"
+    "    webbrowser.get().open(url)\n\n\n"
+    "def show_default(url):\n"
+    "    webbrowser.open(url)\n"
+)
+
+
+def test_digest_objects_uwsgi_options_and_the_browser(
+    scan_project: Callable[[dict[str, str]], Inventory],
+) -> None:
+    files = {
+        "app/__init__.py": "",
+        "app/jobs.py": LIBRARY_OBJECTS,
+        "app/views.py": thread_views(("fingerprint", "show", "show_default")),
+    }
+    jobs = {job.qualname.rsplit(".", 1)[-1]: job for job in scan_project(files).jobs}
+    assert jobs["fingerprint"].idempotency == Idempotency.IDEMPOTENT
+    # opening a browser starts another program: a subprocess, whatever spelling
+    for name in ("show", "show_default"):
+        assert [e.kind.value for e in jobs[name].effects] == ["subprocess"], name
