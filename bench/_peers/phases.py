@@ -145,7 +145,7 @@ def measure_latency(run: ToolRun) -> None:
     group = WorkerGroup(starts_dir)
     try:
         group.start(run.tool.worker(run.dsn), run.config.workers, {STARTS_DIR_ENV: str(starts_dir)})
-        _warm_up(run, group, starts_dir)
+        warm_up(run, group, starts_dir)
         calls = run.tool.enqueue_paced(run.dsn, 0, count, run.config.rate)
         wait_for(lambda: _measured_started(starts_dir) >= count, 30, "all paced jobs started", 0.05)
     finally:
@@ -169,7 +169,7 @@ def _record_enqueue_share(run: ToolRun, starts: dict[int, Start], calls: list[fl
     )
 
 
-def _warm_up(run: ToolRun, group: WorkerGroup, starts_dir: Path) -> None:
+def warm_up(run: ToolRun, group: WorkerGroup, starts_dir: Path) -> None:
     """Wait until both workers are up and listening: a few jobs must have started."""
 
     def warmed() -> bool:
