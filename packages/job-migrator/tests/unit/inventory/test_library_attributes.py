@@ -98,3 +98,66 @@ def test_digest_objects_uwsgi_options_and_the_browser(
     # opening a browser starts another program: a subprocess, whatever spelling
     for name in ("show", "show_default"):
         assert [e.kind.value for e in jobs[name].effects] == ["subprocess"], name
+
+
+LOADERS = (
+    "from sqlalchemy import select\n"
+    "from sqlalchemy.orm import Session, joinedload, selectinload\n"
+    "from sqlalchemy.orm.strategy_options import noload\n\n"
+    "from app.models import Order\n\n\n"
+    "def order_lines(session: Session, order_id):\n"
+    "    options = [\n"
+    "        selectinload(Order.lines).joinedload(Order.customer).load_only(Order.id),\n"
+    "        noload(Order.notes),\n"
+    "    ]\n"
+    "    return session.scalars(select(Order).options(*options)).all()\n"
+)
+ORDER_MODEL = (
+    "from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column\n\n\n"
+    "class Base(DeclarativeBase):\n"
+    "    pass\n\n\n"
+    "class Order(Base):\n"
+    "    __tablename__ = 'orders'\n"
+    "    id: Mapped[int] = mapped_column(primary_key=True)\n"
+)
+
+
+def test_sqlalchemy_loader_options_build_a_query_option(app_verdicts: Verdicts) -> None:
+    verdicts = app_verdicts(jobs=LOADERS, models=ORDER_MODEL, views=thread_views(("order_lines",)))
+    assert verdicts["order_lines"] == Idempotency.IDEMPOTENT  # one SELECT
+
+
+FILES = (
+    "import io\n"
+    "import os\n"
+    "from pathlib import Path\n\n\n"
+    "def read_config(root):\n"
+    "    os.mkdir(os.path.join(root, 'cache'))\n"
+    "    with Path(root, 'config.toml').open() as f, io.open(os.path.join(root, 'x')) as g:\n"
+    "        return f.read() + g.read()\n\n\n"
+    "def append_log(root, line):\n"
+    "    with Path(root, 'log.txt').open('a') as f:\n"
+    "        f.write(line)\n\n\n"
+    "def write_state(root, text):\n"
+    "    with Path(root, 'state.txt').open(mode='w') as f:\n"
+    "        f.write(text)\n\n\n"
+    "def some_mode(root, mode):\n"
+    "    with Path(root, 'state.txt').open(mode) as f:\n"
+    "        return f\n"
+)
+
+
+def test_a_path_opened_is_judged_by_its_mode(
+    scan_project: Callable[[dict[str, str]], Inventory],
+) -> None:
+    files = {
+        "app/__init__.py": "",
+        "app/jobs.py": FILES,
+        "app/views.py": thread_views(("read_config", "append_log", "write_state", "some_mode")),
+    }
+    jobs = {job.qualname.rsplit(".", 1)[-1]: job for job in scan_project(files).jobs}
+    assert jobs["read_config"].idempotency == Idempotency.IDEMPOTENT
+    assert [e.kind.value for e in jobs["append_log"].effects] == ["file_append"]
+    assert jobs["append_log"].idempotency == Idempotency.NON_IDEMPOTENT
+    assert [e.kind.value for e in jobs["write_state"].effects] == ["file_write"]
+    assert jobs["some_mode"].idempotency == Idempotency.UNKNOWN  # a mode the scan cannot read
