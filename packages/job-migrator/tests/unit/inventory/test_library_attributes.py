@@ -161,3 +161,45 @@ def test_a_path_opened_is_judged_by_its_mode(
     assert jobs["append_log"].idempotency == Idempotency.NON_IDEMPOTENT
     assert [e.kind.value for e in jobs["write_state"].effects] == ["file_write"]
     assert jobs["some_mode"].idempotency == Idempotency.UNKNOWN  # a mode the scan cannot read
+
+
+STDLIB_AND_FRIENDS = (
+    "import pwd\n"
+    "import os\n"
+    "import traceback\n\n"
+    "import bcrypt\n"
+    "import gevent\n"
+    "import simplejson\n\n\n"
+    "def check_login(name, password, stored, path):\n"
+    "    pwd.getpwnam(name)\n"
+    "    with open(path) as f:\n"
+    "        settings = simplejson.load(f)\n"
+    "    try:\n"
+    "        return bcrypt.checkpw(password, stored), settings\n"
+    "    except ValueError as exc:\n"
+    "        traceback.print_exception(exc)\n\n\n"
+    "def new_hash(password):\n"
+    "    return bcrypt.hashpw(password, bcrypt.gensalt())\n\n\n"
+    "def nap():\n"
+    "    gevent.sleep(1)\n\n\n"
+    "def show(path):\n"
+    "    os.startfile(path)\n"
+)
+
+
+def test_documented_library_calls_say_what_they_do(
+    scan_project: Callable[[dict[str, str]], Inventory],
+) -> None:
+    names = ("check_login", "new_hash", "nap", "show")
+    files = {
+        "app/__init__.py": "",
+        "app/jobs.py": STDLIB_AND_FRIENDS,
+        "app/views.py": thread_views(names),
+    }
+    jobs = {job.qualname.rsplit(".", 1)[-1]: job for job in scan_project(files).jobs}
+    assert jobs["check_login"].idempotency == Idempotency.IDEMPOTENT
+    assert {name: sorted(e.kind.value for e in jobs[name].effects) for name in names[1:]} == {
+        "new_hash": ["random_id"],  # a random salt: another hash each run
+        "nap": ["sleep"],
+        "show": ["subprocess"],
+    }
