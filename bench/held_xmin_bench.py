@@ -159,10 +159,10 @@ def run_scenario(run: ToolRun, scenario: Scenario, console: Console) -> None:
     starts_dir = run.phase_dir(f"rate-{scenario.rate:g}")
     group = WorkerGroup(starts_dir)
     timeline = Timeline()
+    producer = Producer(run.tool, run.dsn, scenario.rate, scenario.tick, timeline)
     try:
         group.start(run.tool.worker(run.dsn), scenario.workers, {STARTS_DIR_ENV: str(starts_dir)})
         warm_up(run, group, starts_dir)
-        producer = Producer(run.tool, run.dsn, scenario.rate, scenario.tick, timeline)
         timeline.start = time.time()
         producer.stop_at = timeline.start + scenario.before + scenario.hold + scenario.after
         producer.start()
@@ -189,7 +189,10 @@ def run_scenario(run: ToolRun, scenario: Scenario, console: Console) -> None:
             )
         except TimeoutError as exc:  # the windows' figures still stand: say what is left
             run.notes["backlog not drained"] = str(exc)
-    finally:
+    finally:  # a failed run leaves no producer offering jobs to the next tool's turn
+        producer.stop_at = 0.0
+        if producer.is_alive():
+            producer.join(timeout=30)
         group.stop()
     record(run, read_starts(starts_dir), timeline)
 
