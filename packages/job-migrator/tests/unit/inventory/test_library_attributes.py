@@ -10,8 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inventory import Idempotency, Inventory
+from inventory import Idempotency, Inventory, Job
 from tests.unit.inventory.conftest import Verdicts, thread_views
+
+
+def _jobs(
+    scan_project: Callable[[dict[str, str]], Inventory], source: str, names: tuple[str, ...]
+) -> dict[str, Job]:
+    """Each job of ``app/jobs.py`` (``source``) by its last name, each of ``names`` started
+    from a view in a thread."""
+    files = {"app/__init__.py": "", "app/jobs.py": source, "app/views.py": thread_views(names)}
+    return {job.qualname.rsplit(".", 1)[-1]: job for job in scan_project(files).jobs}
+
 
 JOBS = (
     "import subprocess\n"
@@ -88,12 +98,7 @@ LIBRARY_OBJECTS = (
 def test_digest_objects_uwsgi_options_and_the_browser(
     scan_project: Callable[[dict[str, str]], Inventory],
 ) -> None:
-    files = {
-        "app/__init__.py": "",
-        "app/jobs.py": LIBRARY_OBJECTS,
-        "app/views.py": thread_views(("fingerprint", "show", "show_default")),
-    }
-    jobs = {job.qualname.rsplit(".", 1)[-1]: job for job in scan_project(files).jobs}
+    jobs = _jobs(scan_project, LIBRARY_OBJECTS, ("fingerprint", "show", "show_default"))
     assert jobs["fingerprint"].idempotency == Idempotency.IDEMPOTENT
     # opening a browser starts another program: a subprocess, whatever spelling
     for name in ("show", "show_default"):
@@ -150,12 +155,7 @@ FILES = (
 def test_a_path_opened_is_judged_by_its_mode(
     scan_project: Callable[[dict[str, str]], Inventory],
 ) -> None:
-    files = {
-        "app/__init__.py": "",
-        "app/jobs.py": FILES,
-        "app/views.py": thread_views(("read_config", "append_log", "write_state", "some_mode")),
-    }
-    jobs = {job.qualname.rsplit(".", 1)[-1]: job for job in scan_project(files).jobs}
+    jobs = _jobs(scan_project, FILES, ("read_config", "append_log", "write_state", "some_mode"))
     assert jobs["read_config"].idempotency == Idempotency.IDEMPOTENT
     assert [e.kind.value for e in jobs["append_log"].effects] == ["file_append"]
     assert jobs["append_log"].idempotency == Idempotency.NON_IDEMPOTENT
@@ -191,12 +191,7 @@ def test_documented_library_calls_say_what_they_do(
     scan_project: Callable[[dict[str, str]], Inventory],
 ) -> None:
     names = ("check_login", "new_hash", "nap", "show")
-    files = {
-        "app/__init__.py": "",
-        "app/jobs.py": STDLIB_AND_FRIENDS,
-        "app/views.py": thread_views(names),
-    }
-    jobs = {job.qualname.rsplit(".", 1)[-1]: job for job in scan_project(files).jobs}
+    jobs = _jobs(scan_project, STDLIB_AND_FRIENDS, names)
     assert jobs["check_login"].idempotency == Idempotency.IDEMPOTENT
     assert {name: sorted(e.kind.value for e in jobs[name].effects) for name in names[1:]} == {
         "new_hash": ["random_id"],  # a random salt: another hash each run
