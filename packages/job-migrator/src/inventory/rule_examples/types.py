@@ -141,6 +141,38 @@ EXAMPLES: list[RuleExample] = [
         "own.",
     ),
     example(
+        "types: a return annotation does not name a class the settings choose",
+        """
+        from django.conf import settings
+        from django.utils.module_loading import import_string
+
+        from shop.handlers import Handler
+
+        def get_handler() -> Handler:
+            return import_string(settings.LOGIN_HANDLER)()
+
+        def on_login_failed(username):
+            get_handler().failed(username)
+        """,
+        "on_login_failed",
+        V.UNKNOWN,
+        set(),
+        "`get_handler() -> Handler` returns `import_string(settings.LOGIN_HANDLER)()`: the "
+        "running app's settings choose the class, and the annotation names an interface (as "
+        "django-axes' `get_implementation() -> AxesHandler`, whose methods are `pass`, while "
+        "the configured handler counts each failure). A function that builds a class whose "
+        "path only the settings know returns what they choose: `failed()` is a gap, the job "
+        "`unknown` (a pin or a `[tool.migrator.catalogue]` entry decides it). A literal path, "
+        "or a literal default in `settings.get(...)`, names the class.",
+        more_files={
+            "shop/handlers.py": """
+                class Handler:
+                    def failed(self, username):
+                        pass
+            """,
+        },
+    ),
+    example(
         "types: a set kept at module level, annotated or not",
         """
         REPORTED = set()

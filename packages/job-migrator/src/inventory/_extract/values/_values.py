@@ -313,6 +313,30 @@ def _loaded_then_called(call: ast.Call, resolver: Resolver) -> str:
     return loaded if capitalised(loaded) else ""
 
 
+def makes_class_named_at_run_time(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver
+) -> bool:
+    """The function instantiates a class whose dotted path only the running app knows:
+    ``import_string(settings.AXES_HANDLER)()`` (no literal, no literal default). What it
+    returns may then be any class, whatever its return annotation names (django-axes
+    annotates ``-> AxesHandler``, a class of no-op methods, and returns the configured
+    database handler, which is not even its subclass)."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        part = todo.pop()
+        todo.extend(c for c in ast.iter_child_nodes(part) if not isinstance(c, nested))
+        if not isinstance(part, ast.Call) or not isinstance(part.func, ast.Call):
+            continue
+        loader = part.func
+        target = resolver.expr(loader.func).target
+        if target.rpartition(".")[2] not in _PATH_LOADERS:
+            continue
+        if not (_class_loader(loader, target) or configured_class(loader, target)):
+            return True
+    return False
+
+
 def _unknown_result(resolved: Resolved) -> str:
     """``change = obj.to_change()`` with ``obj`` of unknown type: ``"?.to_change()"``, so
     that ``change.save()`` carries which method made its receiver (``CallInfo.returned_from``):

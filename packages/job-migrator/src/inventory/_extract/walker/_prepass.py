@@ -47,6 +47,7 @@ from inventory._extract.values._values import (
     element_annotation,
     held_binding,
     held_value,
+    makes_class_named_at_run_time,
     module_set,
     queryset_annotation,
     queryset_model,
@@ -240,6 +241,8 @@ def _return_type(
     holds: Held | None = None,
 ) -> None:
     found = annotation_type(node.returns, resolver) if node.returns is not None else ""
+    if found and makes_class_named_at_run_time(node, resolver):
+        found = ""  # the annotation names an interface; the app's settings choose the class
     generator = _generator(body)
     plain = not generator and not isinstance(node, ast.AsyncFunctionDef)
     if not found and plain:
