@@ -77,7 +77,9 @@ def test_a_slow_enqueue_call_does_not_lower_the_offered_rate() -> None:
     producer.start()
     producer.join(timeout=5)
     elapsed = time.monotonic() - started
-    # credited on the clock: about 1,000 jobs in the second, though only ~20 calls fit in it
+    # credited on the clock: about 1,000 jobs in the second, though only ~20 calls fit in it;
+    # credited per tick it would be ~200 (10 a call). The margin is for a loaded machine
+    # starting the thread late.
     assert tool.offered == timeline.enqueued
-    assert 0.85 * 1000 * (elapsed - 0.05) <= tool.offered <= 1000 * elapsed
+    assert 0.6 * 1000 * (elapsed - 0.05) <= tool.offered <= 1000 * elapsed
     assert timeline.late_ticks > 0 and timeline.errors == []
