@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from inventory._extract._library import (
     FACTORIES,
@@ -313,19 +314,13 @@ def _loaded_then_called(call: ast.Call, resolver: Resolver) -> str:
     return loaded if capitalised(loaded) else ""
 
 
-def makes_class_named_at_run_time(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver
-) -> bool:
-    """The function instantiates a class whose dotted path only the running app knows:
-    ``import_string(settings.AXES_HANDLER)()`` (no literal, no literal default). What it
-    returns may then be any class, whatever its return annotation names (django-axes
-    annotates ``-> AxesHandler``, a class of no-op methods, and returns the configured
-    database handler, which is not even its subclass)."""
-    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-    todo: list[ast.AST] = list(node.body)
-    while todo:
-        part = todo.pop()
-        todo.extend(c for c in ast.iter_child_nodes(part) if not isinstance(c, nested))
+def makes_class_named_at_run_time(nodes: Iterable[ast.AST], resolver: Resolver) -> bool:
+    """Among a function's own ``nodes``, an instance of a class whose dotted path only the
+    running app knows: ``import_string(settings.AXES_HANDLER)()`` (no literal, no literal
+    default). What the function returns may then be any class, whatever its return
+    annotation names (django-axes annotates ``-> AxesHandler``, a class of no-op methods,
+    and returns the configured database handler, which is not even its subclass)."""
+    for part in nodes:
         if not isinstance(part, ast.Call) or not isinstance(part.func, ast.Call):
             continue
         loader = part.func

@@ -241,7 +241,7 @@ def _return_type(
     holds: Held | None = None,
 ) -> None:
     found = annotation_type(node.returns, resolver) if node.returns is not None else ""
-    if found and makes_class_named_at_run_time(node, resolver):
+    if found and makes_class_named_at_run_time(_own_nodes(node), resolver):
         found = ""  # the annotation names an interface; the app's settings choose the class
     generator = _generator(body)
     plain = not generator and not isinstance(node, ast.AsyncFunctionDef)

@@ -6,7 +6,7 @@ import ast
 
 from inventory._extract._imports import bindings_of
 from inventory._extract._library import TASK, THREAD_FUTURE
-from inventory._extract._resolve import Resolver, capitalised, dotted_source
+from inventory._extract._resolve import Resolver, attribute_chain, capitalised, dotted_source
 from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory._extract._state import Loop, Use, UseKind
 from inventory._extract.values._facts import (
@@ -510,9 +510,7 @@ def made_elements(value: ast.expr, resolver: Resolver) -> Binding | None:
     for call in calls:
         if not isinstance(call, ast.Call):
             return None
-        root = call.func
-        while isinstance(root, ast.Attribute):
-            root = root.value
+        root, _ = attribute_chain(call.func)
         if isinstance(root, ast.Name) and root.id in loop_names:
             return None
         binding = binding_for_value(call, resolver)
