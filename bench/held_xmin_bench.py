@@ -52,6 +52,7 @@ from bench._peers.phases import WARMUP_SEQ, BenchConfig, ToolRun, percentile, wa
 from bench._peers.procs import WorkerGroup
 from bench._peers.recorder import STARTS_DIR_ENV, Start, read_starts
 from bench._peers.tool import Tool, stamped
+from bench._peers.tools import TOOLS
 
 WORK_DIR = Path(__file__).resolve().parent / "_work" / "held_xmin"
 WINDOWS = ("before", "hold", "after")
@@ -248,19 +249,9 @@ def record(run: ToolRun, starts: dict[int, Start], timeline: Timeline) -> None:
 
 
 def _tool(name: str) -> Tool:
-    if name == "ours":
-        from bench._peers.ours_tool import OursTool
-
-        return OursTool()
-    if name == "pgqueuer":
-        from bench._peers.pgqueuer_tool import PgqueuerTool
-
-        return PgqueuerTool()
-    if name == "procrastinate":
-        from bench._peers.procrastinate_tool import ProcrastinateTool
-
-        return ProcrastinateTool()
-    raise SystemExit(f"unknown tool {name!r}: choose among ours, pgqueuer, procrastinate")
+    if name not in TOOLS:
+        raise SystemExit(f"unknown tool {name!r}: choose among {', '.join(TOOLS)}")
+    return TOOLS[name]("")
 
 
 def run_tool(name: str, scenario: Scenario, work_dir: Path, console: Console) -> ToolRun:

@@ -52,6 +52,7 @@ from bench._peers.report import (
     write_json,
 )
 from bench._peers.tool import Tool
+from bench._peers.tools import TOOLS
 
 WORK_DIR = Path(__file__).resolve().parent / "_work"
 
@@ -77,33 +78,6 @@ ALL_METRICS = tuple(key for _, _, keys in PHASES for key in keys)
 def install(run: ToolRun) -> None:
     run.tool.install(run.dsn)
     run.notes["autovacuum off on tables"] = str(pg.disable_autovacuum(run.dsn))
-
-
-# Each tool's module is imported only when its turn comes: a tool that cannot
-# even be imported fails its own column, not the run.
-def _ours(args: argparse.Namespace) -> Tool:
-    from bench._peers.ours_tool import OursTool
-
-    return OursTool(args.ours_worker_args.split())
-
-
-def _pgqueuer(args: argparse.Namespace) -> Tool:
-    from bench._peers.pgqueuer_tool import PgqueuerTool
-
-    return PgqueuerTool()
-
-
-def _procrastinate(args: argparse.Namespace) -> Tool:
-    from bench._peers.procrastinate_tool import ProcrastinateTool
-
-    return ProcrastinateTool()
-
-
-TOOLS: dict[str, Callable[[argparse.Namespace], Tool]] = {
-    "ours": _ours,
-    "pgqueuer": _pgqueuer,
-    "procrastinate": _procrastinate,
-}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -362,7 +336,7 @@ def run_all(args: argparse.Namespace, config: BenchConfig, console: Console) -> 
         work = config.work_dir / f"r{index}" if args.repeat > 1 else config.work_dir
         for name in names:
             console.print(f"[bold]{name}[/] (run {index + 1}/{args.repeat})")
-            factory = functools.partial(TOOLS[name], args)
+            factory = functools.partial(TOOLS[name], args.ours_worker_args)
             repeats[name].append(run_tool(name, factory, replace(config, work_dir=work), console))
     return {name: merge_repeats(runs) for name, runs in repeats.items()}
 
