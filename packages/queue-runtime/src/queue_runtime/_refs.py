@@ -41,6 +41,26 @@ def lazy_text(value: Any) -> str | None:
     return None
 
 
+def safe_text(value: Any) -> str | None:
+    """The plain text of a Django safe string (``SafeString``: a rendered template,
+    ``format_html``, ``mark_safe``); None: not one."""
+    safestring = sys.modules.get("django.utils.safestring")
+    if safestring is not None and isinstance(value, safestring.SafeData) and isinstance(value, str):
+        return str.__str__(value)  # SafeString.__str__ returns the SafeString itself
+    return None
+
+
+def load_safe_text(text: str) -> Any:
+    """A stored safe string, marked safe again (the worker's template does not escape it)."""
+    try:
+        from django.utils.safestring import mark_safe
+    except ImportError as exc:
+        raise PayloadError(
+            f"a Django safe string, but Django is not installed here: {exc}"
+        ) from exc
+    return mark_safe(text)
+
+
 def django_instance(value: Any) -> tuple[str, Any] | None:
     """``(app_label.ModelName, pk)`` of a saved Django model instance; None: not one."""
     models = sys.modules.get("django.db.models")

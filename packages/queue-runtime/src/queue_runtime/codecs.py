@@ -5,6 +5,8 @@ Plain JSON is stored as it is. Other values become a dict tagged ``"__qr__"``:
 ``timedelta``, ``Decimal``, ``UUID``, tuples, sets, frozensets, dicts with
 non-str keys, ``Enum`` members, dataclasses, pydantic models, attrs classes,
 Django lazy strings (forced with ``str()`` at enqueue, in the active language),
+Django safe strings (a rendered template, ``format_html``: marked safe again in the
+worker, so a template there does not escape them twice),
 and model instances BY REFERENCE (Django, SQLAlchemy: model + primary key, read
 again in the worker; a model class by its label). A Django instance marked with
 :func:`snapshot` (a row being deleted) travels BY VALUE instead: its label and
@@ -62,6 +64,7 @@ class Tag(StrEnum):
     DJANGO_MODEL = "django.model"  # "model": app_label.ModelName, "pk"
     DJANGO_CLASS = "django.class"  # "model": app_label.ModelName
     DJANGO_SNAPSHOT = "django.snapshot"  # "model", "db", "v": {attname: value} (by value)
+    DJANGO_SAFE = "django.safe"  # "v": the text of a SafeString (mark_safe again on decode)
     SQLALCHEMY = "sqlalchemy.model"  # "cls", "pk": [identity]
 
 
@@ -216,16 +219,31 @@ def _model(value: Any) -> Any:
     return None
 
 
+def _safe(value: Any) -> Any:
+    text = _refs.safe_text(value)
+    return None if text is None else {TAG: Tag.DJANGO_SAFE, VALUE: text}
+
+
+# The plain value of a subclass, from the base's own method: ``str(value)`` would call the
+# subclass's ``__str__``, which may return the value itself (Django's SafeString does).
+_PLAIN: tuple[tuple[type, Callable[[Any], Any]], ...] = (
+    (str, str.__str__),
+    (int, int.__int__),
+    (float, float.__float__),
+)
+
+
 def _builtin_subclass(value: Any) -> Any:
-    """A str / int / float subclass (Django's SafeString, ...) stored as its plain value."""
-    for base in (str, int, float):
+    """A str / int / float subclass stored as its plain value."""
+    for base, plain in _PLAIN:
         if isinstance(value, base):
-            return encode_value(base(value))
+            return encode_value(plain(value))
     return None
 
 
-# Enum before the subclass check: a StrEnum member is a str, but comes back as the member.
-_ENCODERS: tuple[Callable[[Any], Any], ...] = (_enum, _model, _structured, _builtin_subclass)
+# Enum before the subclass check: a StrEnum member is a str, but comes back as the member;
+# so does a safe string, marked safe again.
+_ENCODERS: tuple[Callable[[Any], Any], ...] = (_enum, _model, _structured, _safe, _builtin_subclass)
 
 
 # -- worker side ------------------------------------------------------------------
@@ -296,6 +314,7 @@ _DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     Tag.DJANGO_MODEL: lambda o: _refs.load_django_instance(o["model"], decode_value(o["pk"])),
     Tag.DJANGO_CLASS: lambda o: _refs.load_django_class(o["model"]),
     Tag.DJANGO_SNAPSHOT: lambda o: _refs.load_django_snapshot(o["model"], o["db"], _fields(o)),
+    Tag.DJANGO_SAFE: lambda o: _refs.load_safe_text(str(o[VALUE])),
     Tag.SQLALCHEMY: lambda o: _refs.load_sqlalchemy_instance(
         _class(o["cls"], Tag.SQLALCHEMY), _items({VALUE: o["pk"]})
     ),

@@ -59,6 +59,14 @@ def test_a_lazy_string_is_forced_in_the_callers_active_language(tmp_path: Path) 
     assert _refs(tmp_path, "codecs")["lazy"] == "lundi"
 
 
+def test_a_safe_string_comes_back_safe_so_a_template_does_not_escape_it_twice(
+    tmp_path: Path,
+) -> None:
+    out = _refs(tmp_path, "codecs")
+    assert out["safe"] == {"__qr__": "django.safe", "v": "<b>a&amp;b</b>"}
+    assert out["safe_back"] == [True, "<b>a&amp;b</b>"]  # not "&lt;b&gt;a&amp;amp;b..."
+
+
 @pytest.mark.pg
 def test_an_enqueue_in_atomic_waits_for_the_commit_and_is_dropped_on_rollback(
     tmp_path: Path, settings: Settings

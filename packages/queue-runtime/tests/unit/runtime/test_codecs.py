@@ -191,3 +191,28 @@ def test_an_allowed_package_is_imported_to_find_a_class(
     finally:
         for name in ("qr_allowed_pkg.kinds", "qr_allowed_pkg"):
             sys.modules.pop(name, None)
+
+
+class _SelfText(str):
+    """A str subclass whose ``__str__`` returns itself, as Django's SafeString does."""
+
+    def __str__(self) -> str:
+        return self
+
+
+class _SelfNumber(int):
+    def __int__(self) -> int:
+        return self
+
+
+def test_a_str_or_int_subclass_is_stored_as_its_plain_value_even_if_str_returns_itself() -> None:
+    # str(value) would hand back the subclass and recurse without end (a SafeString body
+    # of a Django mail was "unencodable: it contains itself" until this)
+    for value, plain in ((_SelfText("hi"), "hi"), (_SelfNumber(7), 7)):
+        stored = json.loads(json.dumps(encode_value({"x": value})))
+        assert stored == {"x": plain} and type(stored["x"]) is type(plain)
+        codec = PayloadCodec(untyped, "tests.untyped")
+        payload = json.loads(codec.encode((value,), {}, 10_000).json)
+        assert payload == {"when": plain}
+        (back,), _ = codec.decode(payload)
+        assert back == plain and type(back) is type(plain)
