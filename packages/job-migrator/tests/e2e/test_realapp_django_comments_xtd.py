@@ -21,24 +21,46 @@ whose ``run`` uses only its constructor's data); the confirmation view also call
   follower mail ``notify_comment_followers.enqueue(comment)``. The app's suite, with
   queue-runtime installed and ``QUEUE_RUNTIME_MODE=inline``, gives the same result, the
   same 21 failing tests. Why each moves or stays: docs/realapps.md.
+- ``test_django_comments_xtd_mails_sent_once_by_real_workers``: the moved jobs promoted
+  on evidence (three inline flows' shadow round trips, a load test of each with a
+  SIGKILL, ``rollout set ... async`` without ``--force``), then a visitor's flow through
+  the app's views (``realapps/comments_xtd_flow.py``: post, confirm by the mailed link,
+  the follower told) on a PostgreSQL database shared with two real workers, then again
+  with the first mail's worker SIGKILLed: each mail once, every one sent by a worker.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import signal
+import subprocess
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from queue_runtime.runtime import Runtime
+from queue_runtime.testing import fresh_database
 from tests.e2e.realapps.harness import (
     AppTree,
+    Outbox,
     SuiteCounts,
+    app_migrator,
+    app_workers,
+    certify,
+    configure_queue,
+    fresh_queue,
+    install_migrator,
     install_runtime,
     migrator,
     prepare,
+    queue_env,
     run_suite,
+    succeeded,
     uninstall_runtime,
     workspace,
 )
@@ -158,3 +180,146 @@ def _apply_job(code: Path, job: str, key: str) -> None:
     assert _squeezed(CROSSINGS[job]) in out, out
     path, call = REWRITTEN[job]
     assert _squeezed(call) in _squeezed((code / path).read_text()), job
+
+
+# The real-workers pass. The app's own suite cannot be it: it patches `views.send_mail`
+# and counts the mock's calls, and its Django `TestCase`s never commit, so no worker could
+# read a row a request wrote. `realapps/comments_xtd_flow.py` is the visitor instead: it
+# posts a comment and follows its confirmation link through the app's URLs, against a
+# PostgreSQL database the flow and the workers share (rows committed, as in production).
+HARNESS = Path(__file__).resolve().parent / "realapps"
+THREAD_NAME = "django_comments_xtd.utils.run_email_thread"  # the moved thread's job
+MOVED = (THREAD_NAME, FOLLOWERS_JOB)
+MODULES = ("django_comments_xtd.utils", "django_comments_xtd.views")
+WORKER_SETTINGS = "django_worker_settings"  # the flow's settings, mail recorded, not sent
+FLOW_RUNS = 3  # inline flows: each moved job's shadow evidence (a call of each per flow)
+# One flow: Alice's confirmation request, then Bob's follow-up; jobs: the two mail
+# threads and the follower notification that starts the second
+FLOW_MAILS = {("comment confirmation request", "alice"): 1, ("new comment posted", "bob"): 1}
+FLOW_JOBS = 3
+
+
+def _flow_mail(mail: dict[str, object]) -> tuple[str, str]:
+    """A mail of the flow: its subject, and whose it is (addresses carry the flow's tag)."""
+    (to,) = mail["to"]  # type: ignore[misc]
+    return str(mail["subject"]), str(to).split("-")[0]
+
+
+def _flow_env(tree: AppTree, database: str, outbox: Path, process: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(HARNESS), str(tree.src)]),
+        "PATH": f"{tree.python.parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "DJANGO_SETTINGS_MODULE": WORKER_SETTINGS,
+        "REALAPP_DJANGO_SETTINGS": "comments_xtd_settings",
+        "REALAPP_DATABASE_URL": database,
+        "REALAPP_OUTBOX": str(outbox),
+        "REALAPP_PROCESS": process,
+        "REALAPP_JOB_MODULES": ",".join(MODULES),
+    }
+
+
+def _flow(tree: AppTree, env: dict[str, str], *args: str) -> None:
+    done = subprocess.run(
+        [str(tree.python), "-m", "comments_xtd_flow", *args],
+        cwd=tree.src, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+def _migrated(tree: AppTree) -> None:
+    """The plan's steps applied, as the test above does (once per prepared tree)."""
+    if all(
+        _squeezed(call) in _squeezed((tree.src / p).read_text()) for p, call in REWRITTEN.values()
+    ):
+        return
+    uninstall_runtime(tree)
+    migrator("scan", ".", cwd=tree.src)
+    assert migrator("plan", ".", cwd=tree.src).returncode == 0
+    for job in REWRITTEN:
+        _apply_job(tree.src, job, f"{job}:{{+}}")
+
+
+@pytest.mark.pg
+@pytest.mark.redis
+@pytest.mark.timeout(1500)  # set-up, apply, two load tests, five flows
+def test_django_comments_xtd_mails_sent_once_by_real_workers(
+    tree: AppTree, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "3000")  # apply's table rows on one line each
+    _migrated(tree)
+    install_migrator(tree)
+    with fresh_queue() as queue, fresh_database() as app_db, fresh_database() as sandbox_db:
+        configure_queue(
+            tree, queue.settings, django_settings=WORKER_SETTINGS, shadow_min_calls=str(FLOW_RUNS)
+        )
+        # 1. inline, on the app's queue: the flows' mails are the reference, and each moved
+        #    call's arguments are round-tripped (the comment by reference): shadow evidence
+        reference = Outbox(tmp_path / "outbox-inline.jsonl")
+        inline = {
+            **_flow_env(tree, app_db, reference.path, "flow"),
+            **queue_env(queue),
+            "QUEUE_RUNTIME_MODE": "inline",
+        }
+        _flow(tree, inline, "migrate")
+        for run in range(FLOW_RUNS):
+            _flow(tree, inline, "run", f"inline{run}")
+        mails = reference.mails()
+        assert Counter(map(_flow_mail, mails)) == {k: FLOW_RUNS for k in FLOW_MAILS}
+        assert {m["process"] for m in mails} == {"flow"}
+        # 2. the gate: a real load test of each moved job, with a SIGKILL, certifies it
+        sandbox = _flow_env(tree, sandbox_db, tmp_path / "outbox-loadtest.jsonl", "loadtest")
+        _flow(tree, sandbox, "migrate")
+        for name, made in ((THREAD_NAME, "emails"), (FOLLOWERS_JOB, "comments")):
+            certify(
+                tree, queue, name, tmp_path / f"loadtest-{name}.json",
+                sandbox=f"comments_xtd_sandbox:{made}", rate=5, env=sandbox,
+                django_settings=WORKER_SETTINGS,
+            )  # fmt: skip
+        # 3. promoted on that evidence: no --force
+        for name in MOVED:
+            rollout = app_migrator(
+                tree, "rollout", "set", name, "async", "--by", "e2e", "--app", "django_worker",
+                env=inline,
+            )  # fmt: skip
+            assert rollout.returncode == 0, rollout.stdout + rollout.stderr
+        # 4. a flow with two real workers; then one whose first sender is SIGKILLed
+        for kill in (False, True):
+            _workers_flow(tree, queue, app_db, tmp_path / f"async-{kill}", kill)
+
+
+def _workers_flow(tree: AppTree, queue: Runtime, database: str, home: Path, kill: bool) -> None:
+    home.mkdir()
+    outbox = Outbox(home / "outbox.jsonl")
+    killed_file = home / "killed-pid"
+    before = succeeded(queue, *MOVED)
+    workers = app_workers(
+        tree, home, "django_worker", {**_flow_env(tree, database, outbox.path, "worker"),
+                                      **queue_env(queue)}
+    )  # fmt: skip
+    try:
+        workers.start(queue.settings)
+        workers.start(queue.settings)
+        env = {
+            **_flow_env(tree, database, outbox.path, "flow"),
+            **queue_env(queue),
+            "QUEUE_RUNTIME_MODE": "queue",
+            **({"REALAPP_KILL_FIRST_SENDER": str(killed_file)} if kill else {}),
+        }
+        _flow(tree, env, "run", f"async{int(kill)}")
+        # the follow-up's mail is recorded before its job is acknowledged: wait for that
+        deadline = time.monotonic() + 60
+        while succeeded(queue, *MOVED) - before < FLOW_JOBS and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert succeeded(queue, *MOVED) - before == FLOW_JOBS, workers.logs()
+    finally:
+        workers.stop_all()
+    mails = outbox.mails()
+    # the same mails as inline, each once, every one sent by a worker
+    assert Counter(map(_flow_mail, mails)) == FLOW_MAILS, mails
+    assert {m["process"] for m in mails} == {"worker"}, mails
+    if kill:  # the first mail's worker was SIGKILLed once its job was done; the other sent on
+        pid = int(killed_file.read_text())
+        victim = next(p for p in workers.procs if p.pid == pid)
+        assert victim.returncode == -signal.SIGKILL
+        assert mails[0]["pid"] == pid and mails[1]["pid"] != pid
