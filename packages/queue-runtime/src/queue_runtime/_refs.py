@@ -61,6 +61,23 @@ def load_safe_text(text: str) -> Any:
     return mark_safe(text)
 
 
+def markup_text(value: Any) -> str | None:
+    """The plain text of a ``markupsafe.Markup`` (Flask's and Jinja's safe string)."""
+    markupsafe = sys.modules.get("markupsafe")
+    if markupsafe is not None and isinstance(value, markupsafe.Markup):
+        return str.__str__(value)
+    return None
+
+
+def load_markup(text: str) -> Any:
+    """A stored ``Markup``, safe again (Jinja in the worker does not escape it)."""
+    try:
+        from markupsafe import Markup
+    except ImportError as exc:
+        raise PayloadError(f"a Markup string, but markupsafe is not installed here: {exc}") from exc
+    return Markup(text)
+
+
 def django_instance(value: Any) -> tuple[str, Any] | None:
     """``(app_label.ModelName, pk)`` of a saved Django model instance; None: not one."""
     models = sys.modules.get("django.db.models")

@@ -5,8 +5,9 @@ Plain JSON is stored as it is. Other values become a dict tagged ``"__qr__"``:
 ``timedelta``, ``Decimal``, ``UUID``, tuples, sets, frozensets, dicts with
 non-str keys, ``Enum`` members, dataclasses, pydantic models, attrs classes,
 Django lazy strings (forced with ``str()`` at enqueue, in the active language),
-Django safe strings (a rendered template, ``format_html``: marked safe again in the
-worker, so a template there does not escape them twice),
+Django safe strings (a rendered template, ``format_html``) and markupsafe's ``Markup``
+(Flask, Jinja): marked safe again in the worker, so a template there does not escape
+them twice,
 and model instances BY REFERENCE (Django, SQLAlchemy: model + primary key, read
 again in the worker; a model class by its label). A Django instance marked with
 :func:`snapshot` (a row being deleted) travels BY VALUE instead: its label and
@@ -65,6 +66,7 @@ class Tag(StrEnum):
     DJANGO_CLASS = "django.class"  # "model": app_label.ModelName
     DJANGO_SNAPSHOT = "django.snapshot"  # "model", "db", "v": {attname: value} (by value)
     DJANGO_SAFE = "django.safe"  # "v": the text of a SafeString (mark_safe again on decode)
+    MARKUP = "markup"  # "v": the text of a markupsafe.Markup (Flask, Jinja): Markup again
     SQLALCHEMY = "sqlalchemy.model"  # "cls", "pk": [identity]
 
 
@@ -221,7 +223,10 @@ def _model(value: Any) -> Any:
 
 def _safe(value: Any) -> Any:
     text = _refs.safe_text(value)
-    return None if text is None else {TAG: Tag.DJANGO_SAFE, VALUE: text}
+    if text is not None:
+        return {TAG: Tag.DJANGO_SAFE, VALUE: text}
+    text = _refs.markup_text(value)
+    return None if text is None else {TAG: Tag.MARKUP, VALUE: text}
 
 
 # The plain value of a subclass, from the base's own method: ``str(value)`` would call the
@@ -315,6 +320,7 @@ _DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     Tag.DJANGO_CLASS: lambda o: _refs.load_django_class(o["model"]),
     Tag.DJANGO_SNAPSHOT: lambda o: _refs.load_django_snapshot(o["model"], o["db"], _fields(o)),
     Tag.DJANGO_SAFE: lambda o: _refs.load_safe_text(str(o[VALUE])),
+    Tag.MARKUP: lambda o: _refs.load_markup(str(o[VALUE])),
     Tag.SQLALCHEMY: lambda o: _refs.load_sqlalchemy_instance(
         _class(o["cls"], Tag.SQLALCHEMY), _items({VALUE: o["pk"]})
     ),

@@ -216,3 +216,12 @@ def test_a_str_or_int_subclass_is_stored_as_its_plain_value_even_if_str_returns_
         assert payload == {"when": plain}
         (back,), _ = codec.decode(payload)
         assert back == plain and type(back) is type(plain)
+
+
+def test_a_markup_string_comes_back_as_markup_so_jinja_does_not_escape_it_twice() -> None:
+    from markupsafe import Markup, escape
+
+    stored = json.loads(json.dumps(encode_value([Markup("<b>%s</b>") % "a&b"])))
+    assert stored == [{"__qr__": "markup", "v": "<b>a&amp;b</b>"}]
+    (back,) = decode_value(stored)
+    assert type(back) is Markup and escape(back) == "<b>a&amp;b</b>"
