@@ -119,6 +119,14 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
         default_factory=list,
         description="Parameters of the enclosing function the arguments mention.",
     )
+    receiver_made_at: int = Field(
+        default=0,
+        description=(
+            "An instance receiver bound to a constructor call of its class here "
+            "(``s = Mailer(...); s.send()``): that call's line; 0 otherwise (a row loaded, "
+            "``obj, created = get_or_create(...)``, a parameter, a factory's result)."
+        ),
+    )
     receiver_declared: bool = Field(
         default=False,
         description=(

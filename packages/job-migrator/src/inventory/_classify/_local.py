@@ -549,8 +549,11 @@ def _fresh_instance(call: CallInfo, fn: FunctionInfo) -> str | None:
     if receiver in fn.params or receiver in ("self", "cls"):
         return None
     cls = call.target.rsplit(".", 1)[0]
+    # The constructor that made this very receiver (``obj = Model(...)``, ``Model(...).save()``:
+    # ``receiver_made_at``), not any of its class the job builds. Another instance of the class
+    # built nearby (``old = Model(...)`` beside ``obj, _ = get_or_create(...)``) is not it.
     for ctor in fn.calls:
-        if ctor.target != cls or ctor.span.line > call.span.line:
+        if ctor.target != cls or ctor.span.line != call.receiver_made_at:
             continue
         if ctor.args or any(_PK_KWARG.match(k) for k in ctor.kwargs) or "**" in ctor.kwarg_sources:
             return None  # a primary key from the inputs: a retry updates the same row

@@ -52,6 +52,7 @@ def call_info(
         result_used=used,
         returned_from=public_name(resolved.returned, module),
         receiver_declared=resolved.declared,
+        receiver_made_at=resolved.made_at,
     )
 
 

@@ -79,6 +79,9 @@ class Resolved:
     # The receiver's class is declared, not made here: an annotation, a factory's return
     # type, ``cls()``. The object may be of any subclass, whose override then runs.
     declared: bool = False
+    # The line of the constructor call that made the receiver here (``s = Mailer(...)``;
+    # ``CallInfo.receiver_made_at``), 0 when it was not made by one (a loaded row, a parameter).
+    made_at: int = 0
     # an unknown receiver rooted at the parameter it stands for (``CallInfo.receiver_param``)
     receiver_param: str = ""
 
@@ -293,6 +296,7 @@ class Resolver:
             target = library_attribute(".".join([binding.target, *attrs]))
             found = Resolved(target, ReceiverKind.INSTANCE, source, rtype, binding)
             found.declared = len(attrs) == 1 and declared_type(binding)
+            found.made_at = made_at(binding) if len(attrs) == 1 else 0
             return found
         if binding is not None and kind not in _NAMED:
             # ``s = get_session(); s.commit()``: the index may know what get_session returns.
@@ -365,6 +369,8 @@ class Resolver:
             found = Resolved(".".join([made, *attrs]), ReceiverKind.INSTANCE, source, rtype)
             # What a factory returns is of its declared class or a subclass; ``C().m()`` is C.
             found.declared = len(attrs) == 1 and made == returned
+            constructed = len(attrs) == 1 and made == inner.target and not found.declared
+            found.made_at = root.lineno if constructed else 0  # ``C(...).save()``
             return found
         return Resolved(".".join([f"{inner.target}()", *attrs]), inner.receiver, source)
 
@@ -403,6 +409,14 @@ def declared_type(binding: Binding) -> bool:
     func = node.func
     called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
     return called != binding.target.rpartition(".")[2]
+
+
+def made_at(binding: Binding) -> int:
+    """The line of the constructor call of its very class that bound this name here
+    (``x = Mailer(...)``); 0 for anything else (a loaded row, a factory's result, a parameter)."""
+    if binding.kind is not BindingKind.INSTANCE or not isinstance(binding.node, ast.Call):
+        return 0
+    return 0 if declared_type(binding) else binding.node.lineno
 
 
 def _static_receiver(base: str, attrs: list[str]) -> ReceiverKind:

@@ -103,6 +103,51 @@ EXAMPLES: list[RuleExample] = [
         evidence_mentions="a retry inserts another",
     ),
     example(
+        "non_idempotent: save() on an instance built and saved in one expression",
+        """
+        from shop.models import Comment
+
+        def thank(order_id):
+            Comment(text="thanks", order_id=order_id).save()
+        """,
+        "thank",
+        V.NON_IDEMPOTENT,
+        {K.DB_INSERT},
+        "`Model(...).save()` is the same INSERT as through a name.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Comment(models.Model):\n    pass\n"
+        },
+        evidence_mentions="a retry inserts another",
+    ),
+    example(
+        "idempotent: a fetched row saved beside a new instance of its class",
+        """
+        from django.utils import timezone
+
+        from shop.models import Session
+
+        def touch(key, ip):
+            session, created = Session.objects.get_or_create(key=key, defaults={"ip": ip})
+            if not created:
+                before = Session(key=session.key, ip=session.ip)
+                session.ip = ip
+                session.seen_at = timezone.now()
+                session.save()
+                return before
+        """,
+        "touch",
+        V.IDEMPOTENT,
+        {K.DB_UPSERT, K.DB_OVERWRITE, K.RANDOM_ID},
+        "Only the instance a constructor made is saved as an INSERT: `session` is the row "
+        "`get_or_create` loaded, so its `save()` overwrites it, whatever other `Session(...)` "
+        "the job builds (here an unsaved copy of the old values, as django-allauth's "
+        "`UserSessionManager.create_from_request` does).",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Session(models.Model):\n    pass\n"
+        },
+        evidence_mentions="overwrites a row",
+    ),
+    example(
         "non_idempotent: a known insert wins over a dynamic call",
         """
         from shop.models import Visit

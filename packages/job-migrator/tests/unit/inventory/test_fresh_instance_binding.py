@@ -1,0 +1,99 @@
+"""``obj.save()`` is an INSERT only when ``obj`` is the instance a constructor made here.
+
+The rule used to take any constructor call of the receiver's class earlier in the body:
+django-allauth's ``create_from_request`` builds ``from_session = UserSession(...)`` (an
+unsaved copy of the old values) beside ``session, created = get_or_create(...)``, and
+``session.save()`` (an UPDATE of the loaded row) was read as an insert, so the job needed
+a key. Now the receiver's own binding decides (``CallInfo.receiver_made_at``).
+"""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+from inventory._extract import extract_source
+from inventory.models import EffectKind, Idempotency, Job
+from inventory.rule_examples._base import example
+from tests.unit.inventory.test_rule_examples import classify_example
+
+MODELS = "from django.db import models\n\nclass Row(models.Model):\n    pass\n"
+
+
+def _job(source: str) -> Job:
+    """``f(key)`` in ``shop/jobs.py``, run in a thread by a view, classified."""
+    made = example("", source, "f", Idempotency.UNKNOWN, set(), "")
+    made.files["shop/models.py"] = MODELS
+    return classify_example(made)
+
+
+def _made_at(source: str) -> list[tuple[str, int]]:
+    summary = extract_source(dedent(source).lstrip(), "app/m.py", "app.m")
+    return [
+        (c.receiver_source, c.receiver_made_at)
+        for f in summary.functions
+        for c in f.calls
+        if c.target.endswith(".save")
+    ]
+
+
+def test_the_receiver_records_the_constructor_line_that_made_it() -> None:
+    found = _made_at(
+        """
+        from shop.models import Row
+
+        def f(key):
+            row, created = Row.objects.get_or_create(key=key)
+            copy = Row(key=key)
+            row.save()
+            copy.save()
+            Row(key=key).save()
+            got = Row.objects.get(key=key)
+            got.save()
+        """
+    )
+    assert found == [("row", 0), ("copy", 5), ("Row(key=key)", 8), ("got", 0)]
+
+
+def test_a_name_rebound_from_a_constructor_to_a_loaded_row_is_the_row() -> None:
+    found = _made_at(
+        """
+        from shop.models import Row
+
+        def f(key):
+            row = Row(key=key)
+            row = Row.objects.get(key=key)
+            row.save()
+        """
+    )
+    assert found == [("row", 0)]
+
+
+def test_the_constructed_copy_is_still_an_insert_when_it_is_the_one_saved() -> None:
+    source = """
+        from shop.models import Row
+
+        def f(key):
+            row, created = Row.objects.get_or_create(key=key)
+            copy = Row(note=row.note)
+            copy.save()
+        """
+    job = _job(source)
+    assert job.idempotency is not Idempotency.IDEMPOTENT
+    (insert,) = [e for e in job.effects if e.kind is EffectKind.DB_INSERT]
+    assert insert.location is not None and insert.location.line == 6  # copy.save()
+
+
+def test_the_loaded_row_saved_beside_a_copy_is_an_overwrite() -> None:
+    source = """
+        from shop.models import Row
+
+        def f(key):
+            row, created = Row.objects.get_or_create(key=key)
+            copy = Row(note=row.note)
+            row.note = "n"
+            row.save()
+            return copy
+        """
+    job = _job(source)
+    assert job.idempotency is Idempotency.IDEMPOTENT, [e.message for e in job.evidence]
+    assert EffectKind.DB_INSERT not in {e.kind for e in job.effects}
