@@ -368,7 +368,7 @@ class Catalogue:
     def match_keyword(self, call: CallInfo, target: str) -> CallMatch | None:
         """Money words (``gateway.charge``) on receivers that look like payment APIs."""
         name = target.rsplit(".", 1)[-1]
-        where = f"{call.receiver_source} {target.rsplit('.', 1)[0]}"
+        where = f"{written(call)} {target.rsplit('.', 1)[0]}"
         for entry in self.spec.keyword:
             if re.search(entry.name, name) and re.search(entry.receiver, where):
                 api = api_name(call, target)
@@ -428,7 +428,16 @@ def _pure_hit(entry: PureEntry, call: CallInfo, target: str) -> bool:
     subject = f"{call.receiver_source}.{_method(target)}" if call.receiver_source else target
     if "." in suffix and not subject.endswith("." + suffix):
         return False
-    return entry.receiver is None or re.search(entry.receiver, call.receiver_source) is not None
+    return entry.receiver is None or re.search(entry.receiver, written(call)) is not None
+
+
+def written(call: CallInfo) -> str:
+    """The receiver as a reader sees it, on one line: what receiver hints are matched against.
+
+    A receiver spread over lines (``Comment(\n    text=t,\n).save()``, as a formatter writes
+    a long call) would otherwise fail every hint anchored with ``$``: ``.`` stops at a line
+    break, and ``?.save``'s ``^(?!...image...).*$`` left such a save unexplained."""
+    return " ".join(call.receiver_source.split())
 
 
 def api_name(call: CallInfo, target: str) -> str:
@@ -455,9 +464,9 @@ def _receiver_text(call: CallInfo, target: str) -> str:
     ``client = redis.Redis(); client.lpush(...)`` gives ``client redis.Redis``.
     """
     if target.startswith(_SUFFIX):
-        return call.receiver_source
+        return written(call)
     owner = target.rsplit(".", 1)[0]
-    return f"{call.receiver_source} {owner}".strip()
+    return f"{written(call)} {owner}".strip()
 
 
 def _apply(

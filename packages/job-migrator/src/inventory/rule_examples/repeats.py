@@ -108,12 +108,16 @@ EXAMPLES: list[RuleExample] = [
         from shop.models import Comment
 
         def thank(order_id):
-            Comment(text="thanks", order_id=order_id).save()
+            Comment(
+                text="thanks", order_id=order_id
+            ).save()
         """,
         "thank",
         V.NON_IDEMPOTENT,
         {K.DB_INSERT},
-        "`Model(...).save()` is the same INSERT as through a name.",
+        "`Model(...).save()` is the same INSERT as through a name, written on one line or, as "
+        "a formatter spreads a long call, on several (the catalogue's receiver hints read the "
+        "receiver on one line).",
         more_files={
             "shop/models.py": "from django.db import models\n\nclass Comment(models.Model):\n    pass\n"
         },
