@@ -123,8 +123,17 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
         default=0,
         description=(
             "An instance receiver bound to a constructor call of its class here "
-            "(``s = Mailer(...); s.send()``): that call's line; 0 otherwise (a row loaded, "
-            "``obj, created = get_or_create(...)``, a parameter, a factory's result)."
+            "(``s = Mailer(...); s.send()``, ``Mailer(...).send()``): that call's line; 0 "
+            "otherwise (a row loaded, a parameter, a factory's result, a name bound in "
+            "branches, an attribute)."
+        ),
+    )
+    receiver_loaded: bool = Field(
+        default=False,
+        description=(
+            "An instance receiver that is a row the ORM loaded (``obj = M.objects.get(...)``, "
+            "``obj, created = get_or_create(...)``, a loop over a queryset): ``save()`` on it "
+            "is an UPDATE whatever else the function constructs."
         ),
     )
     receiver_declared: bool = Field(

@@ -548,12 +548,19 @@ def _fresh_instance(call: CallInfo, fn: FunctionInfo) -> str | None:
     receiver = call.receiver_source.split("(", 1)[0]
     if receiver in fn.params or receiver in ("self", "cls"):
         return None
+    if call.receiver_loaded:
+        # a row the ORM loaded: an UPDATE, whatever other instance of its class the job
+        # builds (``old = Model(...)`` beside ``obj, _ = get_or_create(...)``)
+        return None
     cls = call.target.rsplit(".", 1)[0]
-    # The constructor that made this very receiver (``obj = Model(...)``, ``Model(...).save()``:
-    # ``receiver_made_at``), not any of its class the job builds. Another instance of the class
-    # built nearby (``old = Model(...)`` beside ``obj, _ = get_or_create(...)``) is not it.
+    # The constructor that made this very receiver when the extractor knows it
+    # (``obj = Model(...)``, ``Model(...).save()``: ``receiver_made_at``); else any earlier one
+    # of its class (a name bound in branches, ``self.instance = Model()``): maybe new.
+    made = call.receiver_made_at
     for ctor in fn.calls:
-        if ctor.target != cls or ctor.span.line != call.receiver_made_at:
+        if ctor.target != cls or ctor.span.line > call.span.line:
+            continue
+        if made and ctor.span.line != made:
             continue
         if ctor.args or any(_PK_KWARG.match(k) for k in ctor.kwargs) or "**" in ctor.kwarg_sources:
             return None  # a primary key from the inputs: a retry updates the same row

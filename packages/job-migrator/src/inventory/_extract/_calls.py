@@ -53,6 +53,7 @@ def call_info(
         returned_from=public_name(resolved.returned, module),
         receiver_declared=resolved.declared,
         receiver_made_at=resolved.made_at,
+        receiver_loaded=resolved.loaded,
     )
 
 

@@ -82,6 +82,9 @@ class Resolved:
     # The line of the constructor call that made the receiver here (``s = Mailer(...)``;
     # ``CallInfo.receiver_made_at``), 0 when it was not made by one (a loaded row, a parameter).
     made_at: int = 0
+    # The receiver is a row the ORM loaded (``obj = M.objects.get(...)``, ``obj, _ =
+    # get_or_create(...)``, a loop over a queryset): its ``save()`` is an UPDATE.
+    loaded: bool = False
     # an unknown receiver rooted at the parameter it stands for (``CallInfo.receiver_param``)
     receiver_param: str = ""
 
@@ -297,6 +300,7 @@ class Resolver:
             found = Resolved(target, ReceiverKind.INSTANCE, source, rtype, binding)
             found.declared = len(attrs) == 1 and declared_type(binding)
             found.made_at = made_at(binding) if len(attrs) == 1 else 0
+            found.loaded = len(attrs) == 1 and kind is BindingKind.ORM
             return found
         if binding is not None and kind not in _NAMED:
             # ``s = get_session(); s.commit()``: the index may know what get_session returns.

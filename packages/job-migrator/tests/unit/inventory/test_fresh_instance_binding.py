@@ -4,7 +4,10 @@ The rule used to take any constructor call of the receiver's class earlier in th
 django-allauth's ``create_from_request`` builds ``from_session = UserSession(...)`` (an
 unsaved copy of the old values) beside ``session, created = get_or_create(...)``, and
 ``session.save()`` (an UPDATE of the loaded row) was read as an insert, so the job needed
-a key. Now the receiver's own binding decides (``CallInfo.receiver_made_at``).
+a key. Now the receiver's own binding decides: a row the ORM loaded is an UPDATE
+(``CallInfo.receiver_loaded``), an instance made by a known constructor is judged by that
+constructor (``receiver_made_at``), and where neither is known (a name bound in branches,
+an attribute) any earlier constructor of the class still makes it a possible INSERT.
 """
 
 from __future__ import annotations
@@ -27,9 +30,13 @@ def _job(source: str) -> Job:
 
 
 def _made_at(source: str) -> list[tuple[str, int]]:
+    return [(s, made) for s, made, _ in _receivers(source)]
+
+
+def _receivers(source: str) -> list[tuple[str, int, bool]]:
     summary = extract_source(dedent(source).lstrip(), "app/m.py", "app.m")
     return [
-        (c.receiver_source, c.receiver_made_at)
+        (c.receiver_source, c.receiver_made_at, c.receiver_loaded)
         for f in summary.functions
         for c in f.calls
         if c.target.endswith(".save")
@@ -97,3 +104,63 @@ def test_the_loaded_row_saved_beside_a_copy_is_an_overwrite() -> None:
     job = _job(source)
     assert job.idempotency is Idempotency.IDEMPOTENT, [e.message for e in job.evidence]
     assert EffectKind.DB_INSERT not in {e.kind for e in job.effects}
+
+
+def test_loaded_rows_are_marked_as_such() -> None:
+    found = _receivers(
+        """
+        from app.models import Row
+
+        def f(key):
+            row, created = Row.objects.get_or_create(key=key)
+            for each in Row.objects.filter(key=key):
+                each.save()
+            row.save()
+            fresh = Row(key=key)
+            fresh.save()
+        """
+    )
+    assert found == [("each", 0, True), ("row", 0, True), ("fresh", 8, False)]
+
+
+def _inserts(source: str) -> list[int]:
+    job = _job(source)
+    return sorted(
+        e.location.line for e in job.effects if e.kind is EffectKind.DB_INSERT if e.location
+    )
+
+
+def test_a_name_bound_in_branches_may_be_new_and_still_counts_as_an_insert() -> None:
+    # tendenci's PageAdmin.save_model: ``meta = instance.meta`` or ``meta = MetaTags()``
+    assert _inserts(
+        """
+        from shop.models import Row as Meta
+
+        def f(instance):
+            if instance.meta:
+                meta = instance.meta
+            else:
+                meta = Meta()
+            meta.title = "t"
+            meta.save()
+        """
+    ) == [9]
+
+
+def test_an_attribute_given_a_new_instance_still_counts_as_an_insert() -> None:
+    # tendenci's ForumSubscriptionForm.process: ``if not self.instance: self.instance = X()``
+    assert _inserts(
+        """
+        from shop.models import Row
+
+        class Form:
+            def f(self, key):
+                if not self.instance:
+                    self.instance = Row()
+                self.instance.key = key
+                self.instance.save()
+
+        def f(key):
+            Form().f(key)
+        """
+    ) == [8]
