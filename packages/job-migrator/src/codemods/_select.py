@@ -200,6 +200,7 @@ def _decide(
     reason = _place_reason(site, job, defs, blocked, threaded)
     if not reason and site.pattern is Pattern.SIGNAL_RECEIVER:
         reason = _triggers.all_or_none(site, [site, *(callers or [])], job, project)
+        reason = reason or _triggers.disconnected(job, project)
     if reason:
         return _skip(site, reason)
     trigger = _triggers.plan(site, job, project) if site.pattern is Pattern.SCHEDULER else None

@@ -398,6 +398,55 @@ PLACES = (
 )
 
 
+DISCONNECTED = (
+    "the receiver is itself the job, and {places} {verb} it by name (`{call}`): apply "
+    "registers a new function that enqueues the job, so that call would no longer find the "
+    "registration and the job would go on running where it is meant to be switched off; give "
+    "the registration a `dispatch_uid` and disconnect by it (`signal.disconnect(sender=..., "
+    "dispatch_uid=...)`), then apply again"
+)
+
+
+def disconnected(job: Job, project: Project) -> str | None:
+    """Why a receiver that is the job cannot be registered under a new function: some module
+    (tests included) disconnects it by the function itself (``post_delete.disconnect(f,
+    sender=M)``, Django's and blinker's lookup by identity); None when none does. A
+    disconnect by ``dispatch_uid`` finds the moved registration (its decorator keeps it)."""
+    name = job.qualname.rpartition(".")[2]
+    found: list[tuple[str, int, str]] = []
+    for path, text in sorted(project.texts_containing("disconnect(").items()):
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _disconnects(node, name):
+                found.append((path, node.lineno, ast.get_source_segment(text, node) or ""))
+    if not found:
+        return None
+    places = ", ".join(f"{path}:{line}" for path, line, _ in found)
+    call = " ".join(found[0][2].split())
+    call = call if len(call) <= 80 else call[:77] + "..."
+    return DISCONNECTED.format(places=places, verb=_verb(len(found)), call=call)
+
+
+def _verb(count: int) -> str:
+    return "disconnects" if count == 1 else "disconnect"
+
+
+def _disconnects(call: ast.Call, name: str) -> bool:
+    """``x.disconnect(name, ...)`` / ``x.disconnect(receiver=mod.name)``, without a dispatch_uid."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr != "disconnect":
+        return False
+    keywords = {k.arg: k.value for k in call.keywords}
+    if "dispatch_uid" in keywords:
+        return False  # Django looks the registration up by the uid alone
+    given = call.args[0] if call.args else keywords.get("receiver")
+    if isinstance(given, ast.Name):
+        return given.id == name
+    return isinstance(given, ast.Attribute) and given.attr == name
+
+
 def all_or_none(site: CallSite, sites: list[CallSite], job: Job, project: Project) -> str | None:
     """Why ``site``, a connect call registering the job itself, cannot move; None when it and
     every other registration of the job (``sites``: all the job's sites) can."""

@@ -320,3 +320,33 @@ def test_a_connect_call_after_an_if_block_that_gained_a_receiver_is_still_found(
     )
     assert change.after.index("def reindex_receiver") < change.after.index("if settings.DEBUG:")
     compile(change.after, "signals.py", "exec")
+
+
+def test_a_connected_job_that_tests_disconnect_by_name_stays_until_they_use_the_uid(
+    write_files: Files,
+) -> None:
+    """``post_save.disconnect(signals.reindex, sender=Order)`` in a test would find nothing
+    once ``reindex_receiver`` is what is registered; by its dispatch_uid it finds it."""
+    by_name = (
+        "from django.db.models.signals import post_save\n\n"
+        "from shop import signals\nfrom shop.models import Order\n\n\n"
+        "def test_bulk():\n    post_save.disconnect(signals.reindex, sender=Order)\n"
+    )
+    files = {"shop/signals.py": SIGNALS, "shop/apps.py": APPS, "tests/test_bulk.py": by_name}
+
+    outcomes, after = _apply(write_files, files, [("shop/apps.py", "post_save.connect(")])
+
+    assert [o.status for o in outcomes] == [Status.SKIPPED] and not after
+    assert "tests/test_bulk.py:8 disconnects it by name" in outcomes[0].reason
+    by_uid = by_name.replace(
+        "post_save.disconnect(signals.reindex, sender=Order)",
+        'post_save.disconnect(sender=Order, dispatch_uid="shop.reindex")',
+    )
+    outcomes, after = _apply(
+        write_files,
+        {**files, "tests/test_bulk.py": by_uid},
+        [("shop/apps.py", "post_save.connect(")],
+    )
+
+    assert [o.status for o in outcomes] == [Status.REWRITTEN], outcomes[0].reason
+    assert after["shop/apps.py"] == APPS_AFTER

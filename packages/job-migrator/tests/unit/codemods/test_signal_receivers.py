@@ -388,3 +388,81 @@ def test_a_receiver_of_post_delete_that_reaches_its_instance_any_way_stays(
         status, reason, after = _plan(root, "def refresh(", "shop.receivers.refresh")
         assert status is Status.SKIPPED and after == "", name
         assert "the receiver handles p" in reason, (name, reason)
+
+
+BULK = """from django.db.models.signals import post_save
+
+from shop import receivers
+from shop.models import Order
+
+
+def reprice_all():
+    post_save.disconnect({receiver}, sender=Order)
+    try:
+        for order in Order.objects.all():
+            order.save()
+    finally:
+        post_save.connect({connect}, sender=Order)
+"""
+
+
+def test_a_receiver_disconnected_by_name_stays_until_it_is_disconnected_by_dispatch_uid(
+    write_files: Files,
+) -> None:
+    """Django's disconnect looks a registration up by the function: once apply registers
+    `reindex_receiver`, `post_save.disconnect(receivers.reindex, ...)` would find nothing and
+    the bulk job would enqueue a reindex per row it meant to skip. The reason's one change
+    (a dispatch_uid, and the disconnect by it) makes the receiver move."""
+    root = _shop(write_files)
+    by_name = BULK.format(receiver="receivers.reindex", connect="receivers.reindex")
+    (root / "shop/bulk.py").write_text(by_name)
+
+    status, reason, after = _plan(root, "def reindex(", "shop.receivers.reindex")
+
+    assert status is Status.SKIPPED and after == ""
+    assert "shop/bulk.py:8 disconnects it by name" in reason, reason
+    assert "`post_save.disconnect(receivers.reindex, sender=Order)`" in reason
+    assert "give the registration a `dispatch_uid` and disconnect by it" in reason
+    uid = RECEIVERS.replace(
+        "@receiver(post_save, sender=Order)\ndef reindex(",
+        '@receiver(post_save, sender=Order, dispatch_uid="reindex")\ndef reindex(',
+    )
+    (root / "shop/receivers.py").write_text(uid)
+    (root / "shop/bulk.py").write_text(
+        by_name.replace(
+            "post_save.disconnect(receivers.reindex, sender=Order)",
+            'post_save.disconnect(sender=Order, dispatch_uid="reindex")',
+        ).replace(
+            "post_save.connect(receivers.reindex, sender=Order)",
+            'post_save.connect(receivers.reindex_receiver, sender=Order, dispatch_uid="reindex")',
+        )
+    )
+
+    status, reason, after = _plan(root, "def reindex(", "shop.receivers.reindex")
+
+    assert status is Status.REWRITTEN, reason
+    assert (
+        '@receiver(post_save, sender=Order, dispatch_uid="reindex")\ndef reindex_receiver(' in after
+    )
+
+
+def test_a_disconnect_by_keyword_or_plain_name_holds_the_receiver_too(write_files: Files) -> None:
+    root = _shop(write_files)
+    for call in ("receiver=receivers.reindex", "reindex"):
+        bulk = BULK.format(receiver=call, connect="receivers.reindex").replace(
+            "from shop import receivers\n",
+            "from shop import receivers\nfrom shop.receivers import reindex\n",
+        )
+        (root / "shop/bulk.py").write_text(bulk)
+        status, reason, _ = _plan(root, "def reindex(", "shop.receivers.reindex")
+        assert status is Status.SKIPPED and "disconnects it by name" in reason, (call, reason)
+
+
+def test_a_disconnect_of_another_function_does_not_hold_the_receiver(write_files: Files) -> None:
+    root = _shop(write_files)
+    other = BULK.format(receiver="receivers.forward", connect="receivers.forward")
+    (root / "shop/bulk.py").write_text(other)
+
+    status, reason, _ = _plan(root, "def reindex(", "shop.receivers.reindex")
+
+    assert status is Status.REWRITTEN, reason
