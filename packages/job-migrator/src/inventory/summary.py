@@ -128,6 +128,14 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
             "branches, an attribute)."
         ),
     )
+    spread_keys: list[str] | None = Field(
+        default=None,
+        description=(
+            "The keys a single ``**name`` argument passes when ``name`` is a dict literal "
+            'of string keys made in the function (``kw = {"title": t}``, plus '
+            '``kw["pk"] = ...`` set later); None when not known.'
+        ),
+    )
     receiver_loaded: bool = Field(
         default=False,
         description=(

@@ -562,10 +562,19 @@ def _fresh_instance(call: CallInfo, fn: FunctionInfo) -> str | None:
             continue
         if made and ctor.span.line != made:
             continue
-        if ctor.args or any(_PK_KWARG.match(k) for k in ctor.kwargs) or "**" in ctor.kwarg_sources:
+        if ctor.args or any(_PK_KWARG.match(k) for k in ctor.kwargs) or _spread_key(ctor):
             return None  # a primary key from the inputs: a retry updates the same row
         return f"{cls.rsplit('.', 1)[-1]}(...)"
     return None
+
+
+def _spread_key(ctor: CallInfo) -> bool:
+    """``Model(**kw)`` may pass a primary key: unless ``kw`` is a dict literal of the
+    function whose keys (``spread_keys``) name none (``Contact(**{"name": n})``)."""
+    if "**" not in ctor.kwarg_sources:
+        return False
+    keys = ctor.spread_keys
+    return keys is None or any(_PK_KWARG.match(k) for k in keys)
 
 
 def _made_by(cls: str, helper: str) -> str:

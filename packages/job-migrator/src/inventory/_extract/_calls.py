@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from inventory._extract._resolve import Resolved, Resolver, public_name
-from inventory._extract._scopes import BindingKind
+from inventory._extract._scopes import SPREAD, BindingKind
 from inventory._extract._source import SourceText, clean, span_of
 from inventory._extract.values._values import class_of
 from inventory.summary import CallInfo
@@ -69,6 +69,11 @@ def typed_arguments(node: ast.Call, resolver: Resolver, module: str, info: CallI
     info.arg_params = params if any(params) else []
     named = {k.arg: _parameter_of(k.value, resolver) for k in keywords}
     info.kwarg_params = {k: p for k, p in named.items() if k and p}
+    spread = [k.value for k in node.keywords if k.arg is None]
+    if len(spread) == 1 and isinstance(spread[0], ast.Name):
+        known = resolver.scope.lookup(f"{spread[0].id}{SPREAD}")
+        if known is not None:  # ``Model(**kw)`` with ``kw = {"name": n}`` in the function
+            info.spread_keys = known.target.split(",") if known.target else []
 
 
 def _parameter_of(node: ast.expr, resolver: Resolver) -> str:

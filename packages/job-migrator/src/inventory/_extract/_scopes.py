@@ -39,6 +39,17 @@ class Binding:
 
 
 KEYWORDS = "**"
+# ``kw = {"name": n}`` in a function: ``kw{**}`` holds its literal keys (comma-separated,
+# ``Binding.target``), read where ``Model(**kw)`` passes it (``CallInfo.spread_keys``).
+SPREAD = "{**}"
+
+
+def literal_keys(value: ast.expr) -> list[str] | None:
+    """The keys of a dict literal whose keys are all string literals (no ``**`` inside)."""
+    if not isinstance(value, ast.Dict):
+        return None
+    keys = [k.value for k in value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    return keys if len(keys) == len(value.keys) else None
 
 
 class ScopeKind(StrEnum):

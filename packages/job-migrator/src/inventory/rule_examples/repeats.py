@@ -124,6 +124,27 @@ EXAMPLES: list[RuleExample] = [
         evidence_mentions="a retry inserts another",
     ),
     example(
+        "non_idempotent: a new instance built from a dict literal of its fields",
+        """
+        from shop.models import Comment
+
+        def thank(order_id):
+            fields = {"text": "thanks", "order_id": order_id}
+            comment = Comment(**fields)
+            comment.save()
+        """,
+        "thank",
+        V.NON_IDEMPOTENT,
+        {K.DB_INSERT},
+        "`Model(**fields)` may carry a primary key, unless `fields` is a dict literal of the "
+        'function whose keys (and any `fields["..."] = ...` set later) name none: then the '
+        "save is an INSERT. `Model(**data)` of a parameter stays a possible UPDATE.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Comment(models.Model):\n    pass\n"
+        },
+        evidence_mentions="a retry inserts another",
+    ),
+    example(
         "idempotent: a fetched row saved beside a new instance of its class",
         """
         from django.utils import timezone

@@ -164,3 +164,42 @@ def test_an_attribute_given_a_new_instance_still_counts_as_an_insert() -> None:
             Form().f(key)
         """
     ) == [8]
+
+
+def test_a_spread_dict_literal_without_a_primary_key_is_an_insert() -> None:
+    # tendenci's contacts view: ``contact = Contact(**contact_kwargs); contact.save()`` with
+    # ``contact_kwargs`` a dict literal of names and a message
+    assert _inserts(
+        """
+        from shop.models import Row
+
+        def f(key):
+            fields = {"key": key, "note": "n"}
+            row = Row(**fields)
+            row.save()
+        """
+    ) == [6]
+
+
+def test_a_spread_that_may_carry_the_primary_key_is_not_an_insert() -> None:
+    for setup in ('fields = {"key": key}\n    fields["pk"] = 7', "fields = dict(key=key)"):
+        source = f"""
+from shop.models import Row
+
+def f(key, given):
+    {setup}
+    Row(**fields).save()
+    Row(**given).save()
+"""
+        assert _inserts(source) == [], setup  # a key added later, a dict() call, a parameter
+
+
+def test_the_spread_keys_are_recorded_where_they_are_known() -> None:
+    summary = extract_source(
+        'def f(a, b):\n    kw = {"x": a}\n    g(**kw)\n    kw["pk"] = b\n    g(**kw)\n'
+        "    kw[b] = 1\n    g(**kw)\n    g(**a)\n",
+        "app/m.py",
+        "app.m",
+    )
+    (fn,) = summary.functions
+    assert [c.spread_keys for c in fn.calls] == [["x"], ["x", "pk"], None, None]

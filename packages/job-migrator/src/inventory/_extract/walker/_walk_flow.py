@@ -7,7 +7,7 @@ import ast
 from inventory._extract._imports import bindings_of
 from inventory._extract._library import TASK, THREAD_FUTURE
 from inventory._extract._resolve import Resolver, attribute_chain, capitalised, dotted_source
-from inventory._extract._scopes import Binding, BindingKind, ScopeKind
+from inventory._extract._scopes import SPREAD, Binding, BindingKind, ScopeKind, literal_keys
 from inventory._extract._state import Loop, Use, UseKind
 from inventory._extract.values._facts import (
     augassign_fact,
@@ -150,16 +150,42 @@ class FlowMixin(WalkerBase):
             self._bind_waited(target, value)
         elif not isinstance(target, ast.Name):
             self._bind_unknown(target)
+            self._add_key(target)
         elif self.in_function and target.id not in self.state.globals:
             resolver = self.state.resolver
             binding = _either(value, resolver) or binding_for_value(value, resolver)
             resolver.scope.names[target.id] = binding
+            keys = literal_keys(value)
+            if keys is not None:  # ``kw = {"name": n}``, later ``Model(**kw)``
+                resolver.scope.names[f"{target.id}{SPREAD}"] = Binding(
+                    BindingKind.OTHER, ",".join(keys)
+                )
+            else:
+                resolver.scope.names.pop(f"{target.id}{SPREAD}", None)
             inner = same_elements(value, resolver)
             element = self._element(inner) if inner is not None else made_elements(value, resolver)
             if element is not None:  # ``kids = sorted(Page.objects.all(), ...)``
                 resolver.scope.names[f"{target.id}{ELEMENTS}"] = element
             else:
                 resolver.scope.names.pop(f"{target.id}{ELEMENTS}", None)
+
+    def _add_key(self, target: ast.expr) -> None:
+        """``kw["pk"] = x`` after ``kw = {...}``: the key joins the dict's known keys; any
+        other key (not a literal) makes them unknown."""
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            return
+        names = self.state.resolver.scope.names
+        spread = f"{target.value.id}{SPREAD}"
+        known = names.get(spread)
+        if known is None:
+            return
+        key = target.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            names[spread] = Binding(
+                BindingKind.OTHER, ",".join(filter(None, [known.target, key.value]))
+            )
+        else:
+            names.pop(spread, None)
 
     def _bind_waited(self, target: ast.Tuple | ast.List, value: ast.expr) -> None:
         """``done, pending = await asyncio.wait(tasks)``: two sets made by the call, of tasks
