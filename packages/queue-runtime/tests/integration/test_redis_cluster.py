@@ -178,8 +178,16 @@ def test_workers_drain_through_a_master_failover_and_run_each_job_once(
     assert twice == {}, f"jobs executed more than once across the failover: {twice}\n{logs}"
     assert sorted(ran) == sorted(ids)  # none lost, nothing else ran
     assert _successes(rt) == dict.fromkeys(ids, 1)
-    assert "Redis unavailable" in logs and "re-asserted" in logs  # the failover hit the workers
-    assert "Redis epoch changed" in logs  # and the reapers waited for the heartbeats
+    # The failover reached the workers: the slow jobs' leases (LEASE_TTL, shorter than any
+    # failover) expired while no master took writes, and the first heartbeat on the new
+    # master re-asserted them. Whether a heartbeat also *raised* in the window is timing:
+    # redis-py's cluster client retries a command through the promotion (re-reading the slot
+    # map), so one sent then may arrive late instead of failing; asserting "Redis
+    # unavailable" was a race (CI saw only the re-assertion once, 2026-12-04).
+    assert "re-asserted" in logs, logs
+    # Deterministic on a cluster: the epoch names its node, so the promoted replica makes a
+    # new one, and the reapers wait for the heartbeats before any rescue.
+    assert "Redis epoch changed" in logs, logs
     print(f"failover: replica promoted {took:.1f}s after the SIGKILL; {len(ids)} jobs, each once")
 
 
