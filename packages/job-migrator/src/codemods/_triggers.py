@@ -413,38 +413,54 @@ def disconnected(job: Job, project: Project) -> str | None:
     sender=M)``, Django's and blinker's lookup by identity); None when none does. A
     disconnect by ``dispatch_uid`` finds the moved registration (its decorator keeps it)."""
     name = job.qualname.rpartition(".")[2]
-    found: list[tuple[str, int, str]] = []
-    for path, text in sorted(project.texts_containing("disconnect(").items()):
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and _disconnects(node, name):
-                found.append((path, node.lineno, ast.get_source_segment(text, node) or ""))
+    entries = [entry.split("\t", 2) for entry in _disconnect_calls(project)]
+    found = [(place, call) for named, place, call in entries if named == name]
     if not found:
         return None
-    places = ", ".join(f"{path}:{line}" for path, line, _ in found)
-    call = " ".join(found[0][2].split())
-    call = call if len(call) <= 80 else call[:77] + "..."
+    places = ", ".join(place for place, _ in found)
+    call = found[0][1] if len(found[0][1]) <= 80 else found[0][1][:77] + "..."
     return DISCONNECTED.format(places=places, verb=_verb(len(found)), call=call)
+
+
+_DISCONNECTS = "disconnect calls"
+
+
+def _disconnect_calls(project: Project) -> list[str]:
+    """Every ``x.disconnect(f, ...)`` of the project by a function, without a dispatch_uid,
+    as ``name<TAB>path:line<TAB>call on one line``; read once per apply (``Project.facts``),
+    however many receivers ask."""
+    if _DISCONNECTS not in project.facts:
+        found: list[str] = []
+        for path, text in sorted(project.texts_containing("disconnect(").items()):
+            try:
+                tree = ast.parse(text)
+            except SyntaxError:
+                continue
+            for node in ast.walk(tree):
+                name = _disconnected(node) if isinstance(node, ast.Call) else None
+                if name and isinstance(node, ast.Call):
+                    call = " ".join((ast.get_source_segment(text, node) or "").split())
+                    found.append(f"{name}\t{path}:{node.lineno}\t{call}")
+        project.facts[_DISCONNECTS] = found
+    return project.facts[_DISCONNECTS]
 
 
 def _verb(count: int) -> str:
     return "disconnects" if count == 1 else "disconnect"
 
 
-def _disconnects(call: ast.Call, name: str) -> bool:
-    """``x.disconnect(name, ...)`` / ``x.disconnect(receiver=mod.name)``, without a dispatch_uid."""
+def _disconnected(call: ast.Call) -> str | None:
+    """The function ``x.disconnect(name, ...)`` / ``x.disconnect(receiver=mod.name)`` names,
+    without a dispatch_uid; None for any other call."""
     if not isinstance(call.func, ast.Attribute) or call.func.attr != "disconnect":
-        return False
+        return None
     keywords = {k.arg: k.value for k in call.keywords}
     if "dispatch_uid" in keywords:
-        return False  # Django looks the registration up by the uid alone
+        return None  # Django looks the registration up by the uid alone
     given = call.args[0] if call.args else keywords.get("receiver")
     if isinstance(given, ast.Name):
-        return given.id == name
-    return isinstance(given, ast.Attribute) and given.attr == name
+        return given.id
+    return given.attr if isinstance(given, ast.Attribute) else None
 
 
 def all_or_none(site: CallSite, sites: list[CallSite], job: Job, project: Project) -> str | None:
