@@ -57,6 +57,7 @@ from codemods._types import (
     Status,
     Target,
     TargetOutcome,
+    manual_reason,
 )
 from inventory.models import Framework, Pattern
 
@@ -426,8 +427,17 @@ def rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
         return FileRewrite(None, [Failed(t, error) for t in targets])
 
 
-def _not_rewritten(source: str, target: Target) -> str:
-    """Why no rewrite took the site: a wrapper's call at its position, or a changed shape."""
+def _not_rewritten(source: str, target: Target) -> Skipped:
+    """Why no rewrite took the site: a wrapper's call at its position, a result the handler
+    reads where no 202 answer can stand in for it, or a changed shape."""
+    if target.accepted:
+        # A 202 answer replaces a result the handler returns or binds as a statement of its
+        # own; read elsewhere (an ``if`` test, part of a larger expression) it stays.
+        return Skipped(target, manual_reason(target.site), Status.MANUAL)
+    return Skipped(target, _unmatched(source, target))
+
+
+def _unmatched(source: str, target: Target) -> str:
     where, names = target.site.location, _SPAWN_NAMES.get(target.site.pattern)
     lines = source.splitlines()
     text = lines[where.line - 1][where.column :] if 0 < where.line <= len(lines) else ""
@@ -456,8 +466,7 @@ def _rewrite_file(path: str, source: str, targets: list[Target]) -> FileRewrite:
     wrapper = MetadataWrapper(original, unsafe_skip_copy=True)
     module = wrapper.visit(transformer)
     outcomes = [
-        transformer.outcomes.get(i) or Skipped(t, _not_rewritten(source, t))
-        for i, t in enumerate(targets)
+        transformer.outcomes.get(i) or _not_rewritten(source, t) for i, t in enumerate(targets)
     ]
     first_party = project_packages([path], [t.job.qualname for t in targets])
     # A wrapper written into this module uses names of its imports (a library callable's

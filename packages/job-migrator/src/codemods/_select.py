@@ -55,6 +55,7 @@ from codemods._types import (
     StatusRoute,
     Target,
     Wrapper,
+    manual_reason,
 )
 from inventory.config import MigrationTarget
 from inventory.models import CallSite, Framework, Idempotency, Inventory, Job, Pattern
@@ -212,7 +213,7 @@ def _decide(
         return SiteOutcome(
             site=site,
             status=Status.MANUAL,
-            reason=_manual_reason(site),
+            reason=manual_reason(site),
             lines=site.result_use_lines,
         )
     handlers = _handlers_around(site, project)
@@ -228,7 +229,7 @@ def _decide(
         return SiteOutcome(
             site=site,
             status=Status.MANUAL,
-            reason=f"{_manual_reason(site)}; besides, {storable}",
+            reason=f"{manual_reason(site)}; besides, {storable}",
             lines=site.result_use_lines,
         )
     if isinstance(storable, str):
@@ -239,7 +240,7 @@ def _decide(
         return SiteOutcome(
             site=site,
             status=Status.MANUAL,
-            reason=f"{_manual_reason(site)}; a 202 answer needs {unservable}",
+            reason=f"{manual_reason(site)}; a 202 answer needs {unservable}",
             lines=site.result_use_lines,
         )
     key = options.keys.get(job.qualname)
@@ -318,7 +319,7 @@ def _delivery_kept(
     the name the call goes through.
     """
     if site.result_used:
-        reason = f"{_manual_reason(site)}: once queued, the number of mails sent is not known here"
+        reason = f"{manual_reason(site)}: once queued, the number of mails sent is not known here"
         return reason, site.result_use_lines
     found = _failure_caught(site, project)
     if found is not None:
@@ -583,18 +584,6 @@ def _handled_reason(lines: list[int]) -> str:
         "enqueue raises none of them, so what the handler does when the job fails (a message, "
         "a fallback) would no longer happen; either keep this site inline, or move the "
         "handling into the job and rewrite the site by hand"
-    )
-
-
-def _manual_reason(site: CallSite) -> str:
-    """Which lines read the result, what an enqueue would change, and the two ways on."""
-    lines = ", ".join(str(n) for n in site.result_use_lines)
-    where = f"lines {lines}" if lines else f"the statement at line {site.location.line}"
-    return (
-        f"the caller uses the result ({where} read it): an enqueue returns a job handle at once, "
-        "not the job's outcome, so what those lines decide (a message, a redirect) would no "
-        "longer reflect what the job did; either keep this site inline, or change what the "
-        'user is told to "we will send ..." and rewrite it by hand'
     )
 
 

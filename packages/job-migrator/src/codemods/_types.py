@@ -354,3 +354,20 @@ class Failed:
 
 
 TargetOutcome = Rewritten | Skipped | Failed
+
+
+def manual_reason(site: CallSite) -> str:
+    """Which lines read the result, what an enqueue would change, and the two ways on."""
+    lines = ", ".join(str(n) for n in site.result_use_lines)
+    if lines:
+        where = f"lines {lines} read it"
+    elif site.result_kept_in:  # a handle or value stored where other code reads it
+        where = f"it is kept in `{site.result_kept_in}`, which code outside this function can read"
+    else:
+        where = f"the statement at line {site.location.line} read it"
+    return (
+        f"the caller uses the result ({where}): an enqueue returns a job handle at once, "
+        "not the job's outcome, so what those lines decide (a message, a redirect) would no "
+        "longer reflect what the job did; either keep this site inline, or change what the "
+        'user is told to "we will send ..." and rewrite it by hand'
+    )

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # 1.1: Job.fast_track, declared_key, keyless_idempotency; 1.2: Pattern.ENQUEUE (moved sites);
 # 1.3: Job.unexplained (the calls an `unknown` verdict rests on, and the entry explaining each);
-# 1.4: EffectKind.SOCKET_EMIT
-SCHEMA_VERSION = "1.4"
+# 1.4: EffectKind.SOCKET_EMIT; 1.5: CallSite.result_kept_in
+SCHEMA_VERSION = "1.5"
 
 
 class Pattern(StrEnum):
@@ -172,6 +172,11 @@ class CallSite(BaseModel):
     )
     result_used: bool = False
     result_use_lines: list[int] = Field(default_factory=list)
+    result_kept_in: str | None = Field(
+        default=None,
+        description="Where the caller keeps the result (a task, thread or timer handle, or a "
+        "value) so that code outside the function can read it: `self._task`, a `global`.",
+    )
     arguments: list[Argument] = Field(default_factory=list)
     idempotency: Idempotency = Idempotency.UNKNOWN
     fingerprint: str = Field(

@@ -278,6 +278,7 @@ class RawSite(BaseModel):
     handler: Framework | None = None
     result_used: bool = False
     result_use_lines: list[int] = Field(default_factory=list)
+    result_kept_in: str | None = None
     arguments: list[Argument] = Field(default_factory=list)
     detail: str = ""
     signals: list[str] = Field(

@@ -240,6 +240,7 @@ def raw_call_site(summary: FileSummary, raw: RawSite, target: SiteTarget) -> Cal
         handler=raw.handler,
         result_used=raw.result_used,
         result_use_lines=raw.result_use_lines,
+        result_kept_in=raw.result_kept_in,
         arguments=[_typed_value(a) for a in raw.arguments],
     )
 

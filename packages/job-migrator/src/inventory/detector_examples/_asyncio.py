@@ -322,6 +322,27 @@ class Store:
 """,
     ),
     example(
+        Pattern.ASYNCIO_TASK,
+        "Task handle kept on the instance",
+        [("app.expire_sessions", C)],
+        "The handle is kept in `self._task`, where other methods cancel or check it: the "
+        "result is used (result_used, result_kept_in), whatever this function does next. "
+        "Likewise a value or handle bound to an attribute, an item or a `global` name.",
+        """
+import asyncio
+
+async def expire_sessions(): ...
+
+class Sessions:
+    def ensure_expiry(self):
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(expire_sessions())
+
+    def close(self):
+        self._task.cancel()
+""",
+    ),
+    example(
         Pattern.RUN_IN_EXECUTOR,
         "Not awaited, lambda",
         [("app.index", L)],

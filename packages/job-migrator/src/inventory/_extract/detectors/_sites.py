@@ -141,7 +141,19 @@ def _settle(found: Candidate, state: FunctionState) -> RawSite | None:
         lines = sorted(set(state.loads.get(bound, []))) if bound else []
     site.result_used = site.result_used or bool(lines)
     site.result_use_lines = lines
+    if bound and _escapes(bound, state):
+        # ``self._task = create_task(...)``, ``user.hash = await run_in_executor(...)``, a
+        # ``global`` timer: other code reads the handle (cancels, joins, checks it) or the value.
+        site.result_used, site.result_kept_in = True, bound
+        note = f"kept in `{bound}`, which code outside this function can read"
+        site.detail = ", ".join(part for part in (site.detail, note) if part)
     return site
+
+
+def _escapes(bound: str, state: FunctionState) -> bool:
+    """The name a site's result is bound to outlives the function: an attribute or item of
+    another object, a name declared ``global`` / ``nonlocal``, or a module-level name."""
+    return state.info is None or bound in state.globals or not bound.isidentifier()
 
 
 def _waited(found: Candidate, bound: str, waited: list[int], state: FunctionState) -> bool:

@@ -1,0 +1,130 @@
+"""A result kept where other code reads it, or read where no 202 answer can stand in for it.
+
+Found by ``bench/apply_census.py`` over the census: apply answered four sites with "not found
+at the recorded position ...: rescan", which no rescan changes. Each was a result in use that
+the scan did not count as used (a task handle kept in ``self._task``, a timer in a
+``global``, an awaited hash assigned to ``user.password_hash``) or that a 202 answer cannot
+replace (an awaited check in an ``if`` test). Now the scan counts them as used and apply says
+so, with the place that reads it; nothing is rewritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codemods import Status, plan_apply
+from inventory import scan
+from inventory._extract import extract_source
+from inventory.summary import RawSite
+
+Files = Callable[[dict[str, str]], Path]
+
+
+def _sites(signature: str, body: str) -> list[RawSite]:
+    """The sites of ``body`` (lines joined with a newline and four spaces) in a function."""
+    head = "import asyncio\nimport threading\n\n\ndef expire(): ...\n\n\n"
+    source = f"{head}{signature}\n    {body}\n"
+    return extract_source(source, "x.py", "app").sites
+
+
+@pytest.mark.parametrize(
+    ("body", "kept"),
+    [
+        ("self._task = asyncio.create_task(expire())", "self._task"),
+        ("self.pending[key] = None\n    self.last = asyncio.create_task(expire())", "self.last"),
+        ("user.password_hash = await loop.run_in_executor(None, expire)", "user.password_hash"),
+        ("global _timer\n    _timer = threading.Timer(5, expire)\n    _timer.start()", "_timer"),
+    ],
+)
+def test_a_result_kept_outside_the_function_is_used(body: str, kept: str) -> None:
+    (site,) = _sites("async def start(self, user, loop, key):", body)
+    assert site.result_used is True
+    assert f"kept in `{kept}`" in site.detail
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "task = asyncio.create_task(expire())",
+        "t = threading.Thread(target=expire)\n    t.start()",
+        "asyncio.create_task(expire())",
+    ],
+)
+def test_a_handle_in_a_local_nobody_reads_is_not_used(body: str) -> None:
+    (site,) = _sites("async def start():", body)
+    assert site.result_used is False
+    assert "kept in" not in site.detail
+
+
+KEPT = """import asyncio
+
+
+async def expire_sessions():
+    await asyncio.sleep(60)
+
+
+class Sessions:
+    def __init__(self):
+        self._task = None
+
+    def ensure_expiry(self):
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(expire_sessions())
+
+    def close(self):
+        if self._task is not None:
+            self._task.cancel()
+"""
+
+CHECKED = """import asyncio
+
+from fastapi import FastAPI, HTTPException
+
+app = FastAPI()
+
+
+def password_ok(password: str) -> bool:
+    return len(password) > 8
+
+
+@app.post("/login")
+async def login(password: str):
+    loop = asyncio.get_running_loop()
+    if not await loop.run_in_executor(None, password_ok, password):
+        raise HTTPException(status_code=401)
+    return {"ok": True}
+"""
+
+
+def test_apply_leaves_a_kept_task_handle_and_says_where_it_is_kept(write_files: Files) -> None:
+    root = write_files({"app/__init__.py": "", "app/sessions.py": KEPT})
+    inventory = scan(root, use_cache=False, write=False)
+
+    [outcome] = plan_apply(root, inventory, scanner=None).outcomes
+
+    assert outcome.site.job == "app.sessions.expire_sessions"
+    assert outcome.status is Status.MANUAL
+    assert outcome.reason.startswith(
+        "the caller uses the result (it is kept in `self._task`, which code outside this "
+        "function can read)"
+    )
+    assert "rescan" not in outcome.reason
+
+
+def test_a_handler_result_read_in_an_if_test_is_manual_not_a_changed_shape(
+    write_files: Files,
+) -> None:
+    root = write_files({"app/__init__.py": "", "app/main.py": CHECKED})
+    inventory = scan(root, use_cache=False, write=False)
+
+    result = plan_apply(root, inventory, scanner=None)
+
+    [outcome] = result.outcomes
+    assert outcome.site.job == "app.main.password_ok"
+    assert outcome.status is Status.MANUAL
+    assert outcome.reason.startswith("the caller uses the result (the statement at line 15")
+    assert "rescan" not in outcome.reason
+    assert result.changes == []
