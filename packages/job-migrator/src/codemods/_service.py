@@ -45,6 +45,13 @@ NOT_STORED = (
     "dataclass, pydantic or attrs object (tagged JSON); else make it a module-level function "
     "(or a @staticmethod) taking the data it reads of the instance, and apply again"
 )
+IN_LAMBDA = (
+    "bound method: `{written}` calls `{method}` inside a lambda, and apply moves a bound "
+    "method only where it is handed over as itself (`Thread(target={method}, args=...)`, "
+    "`on_commit(partial({method}, ...))`); hand it over so (it then moves when the "
+    "instance is a model instance, or a dataclass, pydantic or attrs object), or make it a "
+    "module-level function taking the data it reads of the instance, and apply again"
+)
 # Kind.ENCODED types that are values, not objects with methods of the project.
 _VALUES = ("datetime.", "decimal.", "uuid.")
 
@@ -97,18 +104,23 @@ def _module_object(site: CallSite, written: str, project: Project) -> _Object | 
     return _Object(found[0], found[1])
 
 
-def _callee(written: str) -> str:
+def _callee(written: str, through_lambda: bool = False) -> str:
     """``obj.method`` of what the site hands over: ``obj.method`` or the call ``obj.method(a.b)``.
 
     A task's coroutine is written as a call whose arguments may hold dots
     (``Users.touch(user.id)``): the object is read from the called name, not the text.
+    With ``through_lambda``, a lambda names the call it makes (``lambda: self.get(block=True,
+    timeout=1.0)``: ``self.get``), and anything else names nothing (""); without it, the
+    text as written.
     """
     try:
         expr = ast.parse(written, mode="eval").body
     except SyntaxError:
-        return written
+        return "" if through_lambda else written
+    if through_lambda and isinstance(expr, ast.Lambda):
+        expr = expr.body
     name = dotted_name(expr.func if isinstance(expr, ast.Call) else expr)
-    return name or written
+    return name or ("" if through_lambda else written)
 
 
 def dotted_name(node: ast.expr) -> str | None:
@@ -241,6 +253,9 @@ def on_instance(site: CallSite, job: Job, project: Project) -> ArgumentCrossing 
     head = _callee(written).rpartition(".")[0]
     job_class, _, method = job.qualname.rpartition(".")
     info = project.module_at(site.location.path)
+    inside = _callee(written, through_lambda=True)
+    if inside and inside != _callee(written):
+        return IN_LAMBDA.format(written=written, method=inside)
     if not head:
         return NOT_STORED.format(written=written, head="?", why="the instance is not named")
     if info is None:

@@ -128,3 +128,43 @@ def test_a_handler_result_read_in_an_if_test_is_manual_not_a_changed_shape(
     assert outcome.reason.startswith("the caller uses the result (the statement at line 15")
     assert "rescan" not in outcome.reason
     assert result.changes == []
+
+
+IN_LAMBDA = """import threading
+from dataclasses import dataclass
+
+
+@dataclass
+class Report:
+    day: str
+
+    def render(self, fmt: str) -> None:
+        print(self.day, fmt)
+
+
+def export(day: str) -> None:
+    report = Report(day)
+    threading.Thread(target=lambda: report.render(fmt="pdf")).start()
+"""
+
+
+def test_a_bound_method_inside_a_lambda_is_named_and_moves_once_handed_over(
+    write_files: Files,
+) -> None:
+    """Found by the census: the reason quoted ``lambda: self.get(block=True, timeout=1`` as the
+    instance (the text cut at the dot of ``1.0``) and said it "does not parse"."""
+    root = write_files({"app/__init__.py": "", "app/reports.py": IN_LAMBDA})
+
+    [refused] = plan_apply(root, scan(root, use_cache=False, write=False), scanner=None).outcomes
+
+    assert refused.site.job == "app.reports.Report.render"
+    assert refused.status is Status.SKIPPED
+    assert refused.reason.startswith(
+        'bound method: `lambda: report.render(fmt="pdf")` calls `report.render` inside a lambda'
+    )
+    handed = IN_LAMBDA.replace(
+        'target=lambda: report.render(fmt="pdf")', 'target=report.render, args=("pdf",)'
+    )
+    (root / "app/reports.py").write_text(handed)
+    [moved] = plan_apply(root, scan(root, use_cache=False, write=False), scanner=None).outcomes
+    assert moved.status is Status.REWRITTEN, moved.reason
