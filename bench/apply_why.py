@@ -65,6 +65,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("exceptions handled", r"the caller handles the job's exceptions"),
     ("nested function", r"nested function"),
     ("bound method", r"bound method"),
+    ("constructor", r"constructor: "),
     ("definition not found", r"job definition not found"),
     ("receiver rules", r"the receiver (is itself the job|handles)"),
     ("site inside its job", r"the job is \S+, the function this site is in"),

@@ -45,12 +45,26 @@ NOT_STORED = (
     "dataclass, pydantic or attrs object (tagged JSON); else make it a module-level function "
     "(or a @staticmethod) taking the data it reads of the instance, and apply again"
 )
-IN_LAMBDA = (
-    "bound method: `{written}` calls `{method}` inside a lambda, and apply moves a bound "
-    "method only where it is handed over as itself (`Thread(target={method}, args=...)`, "
-    "`on_commit(partial({method}, ...))`); hand it over so (it then moves when the "
-    "instance is a model instance, or a dataclass, pydantic or attrs object), or make it a "
-    "module-level function taking the data it reads of the instance, and apply again"
+CONSTRUCTOR = (
+    "constructor: `{cls}(...)` builds an instance of {cls} the caller goes on to use, and a "
+    "worker cannot hand an object back (an enqueue returns a job handle): what is slow in "
+    "building it stays with the caller; move that work into a module-level function whose "
+    "result the caller does not need, and apply again"
+)
+UNNAMED = (
+    "bound method: `{written}` is a local name for the method `{job}` of an instance this "
+    "site does not name, and apply moves a bound method only where it is handed over as "
+    "itself (`Thread(target=obj.{job}, args=...)`); hand it over so (it then moves when "
+    "`obj` is a model instance, or a dataclass, pydantic or attrs object), or make it a "
+    "module-level function (or a @staticmethod) taking the data it reads of the instance, "
+    "and apply again"
+)
+WRAPPED = (
+    "bound method: `{written}` {how}, and apply moves a bound method only "
+    "where it is handed over as itself (`Thread(target={method}, args=...)`); hand it over "
+    "so (it then moves when the instance is a model instance, or a dataclass, pydantic or "
+    "attrs object), or make it a module-level function (or a @staticmethod) taking the "
+    "data it reads of the instance, and apply again"
 )
 # Kind.ENCODED types that are values, not objects with methods of the project.
 _VALUES = ("datetime.", "decimal.", "uuid.")
@@ -119,8 +133,19 @@ def _callee(written: str, through_lambda: bool = False) -> str:
         return "" if through_lambda else written
     if through_lambda and isinstance(expr, ast.Lambda):
         expr = expr.body
+    elif through_lambda and _is_partial(expr):
+        assert isinstance(expr, ast.Call)
+        expr = expr.args[0]
     name = dotted_name(expr.func if isinstance(expr, ast.Call) else expr)
     return name or ("" if through_lambda else written)
+
+
+def _is_partial(expr: ast.expr) -> bool:
+    """``partial(obj.method, ...)`` / ``functools.partial(...)`` with the callable first."""
+    if not isinstance(expr, ast.Call) or not expr.args:
+        return False
+    name = dotted_name(expr.func) or ""
+    return name == "partial" or name.endswith(".partial")
 
 
 def dotted_name(node: ast.expr) -> str | None:
@@ -255,7 +280,13 @@ def on_instance(site: CallSite, job: Job, project: Project) -> ArgumentCrossing 
     info = project.module_at(site.location.path)
     inside = _callee(written, through_lambda=True)
     if inside and inside != _callee(written):
-        return IN_LAMBDA.format(written=written, method=inside)
+        lam = written.startswith("lambda")
+        how = f"calls `{inside}` inside a lambda" if lam else f"binds `{inside}` in a partial"
+        return WRAPPED.format(written=written, method=inside, how=how)
+    if method == "__init__":
+        return CONSTRUCTOR.format(cls=job_class.rpartition(".")[2])
+    if not head and written.isidentifier():
+        return UNNAMED.format(written=written, job=method)
     if not head:
         return NOT_STORED.format(written=written, head="?", why="the instance is not named")
     if info is None:

@@ -130,8 +130,11 @@ def test_a_handler_result_read_in_an_if_test_is_manual_not_a_changed_shape(
     assert result.changes == []
 
 
-IN_LAMBDA = """import threading
+REPORTS = """import threading
 from dataclasses import dataclass
+from functools import partial
+
+from django.db import transaction
 
 
 @dataclass
@@ -144,27 +147,77 @@ class Report:
 
 def export(day: str) -> None:
     report = Report(day)
-    threading.Thread(target=lambda: report.render(fmt="pdf")).start()
+    SITE
 """
 
 
-def test_a_bound_method_inside_a_lambda_is_named_and_moves_once_handed_over(
-    write_files: Files,
+@pytest.mark.parametrize(
+    ("site", "opening"),
+    [
+        (
+            'threading.Thread(target=lambda: report.render(fmt="pdf")).start()',
+            'bound method: `lambda: report.render(fmt="pdf")` calls `report.render` inside a lambda',
+        ),
+        (
+            'transaction.on_commit(partial(report.render, "pdf"))',
+            'bound method: `partial(report.render, "pdf")` binds `report.render` in a partial',
+        ),
+        (
+            'render = report.render\n    threading.Thread(target=render, args=("pdf",)).start()',
+            "bound method: `render` is a local name for the method `render` of an instance",
+        ),
+    ],
+)
+def test_a_bound_method_not_handed_over_as_itself_is_named_and_moves_once_it_is(
+    write_files: Files, site: str, opening: str
 ) -> None:
-    """Found by the census: the reason quoted ``lambda: self.get(block=True, timeout=1`` as the
-    instance (the text cut at the dot of ``1.0``) and said it "does not parse"."""
-    root = write_files({"app/__init__.py": "", "app/reports.py": IN_LAMBDA})
+    """Found by the census: such reasons quoted ``lambda: self.get(block=True, timeout=1`` as
+    the instance (the text cut at the dot of ``1.0``) and said it "does not parse", or said
+    the method "is called on `?`"."""
+    root = write_files({"app/__init__.py": "", "app/reports.py": REPORTS.replace("SITE", site)})
 
     [refused] = plan_apply(root, scan(root, use_cache=False, write=False), scanner=None).outcomes
 
     assert refused.site.job == "app.reports.Report.render"
     assert refused.status is Status.SKIPPED
-    assert refused.reason.startswith(
-        'bound method: `lambda: report.render(fmt="pdf")` calls `report.render` inside a lambda'
-    )
-    handed = IN_LAMBDA.replace(
-        'target=lambda: report.render(fmt="pdf")', 'target=report.render, args=("pdf",)'
-    )
-    (root / "app/reports.py").write_text(handed)
+    assert refused.reason.startswith(opening)
+    assert "`?`" not in refused.reason
+    handed = 'threading.Thread(target=report.render, args=("pdf",)).start()'
+    (root / "app/reports.py").write_text(REPORTS.replace("SITE", handed))
     [moved] = plan_apply(root, scan(root, use_cache=False, write=False), scanner=None).outcomes
     assert moved.status is Status.REWRITTEN, moved.reason
+
+
+EXPORTER = """import requests
+from django.http import HttpResponse
+from django.views import View
+
+
+class Exporter:
+    def __init__(self, event: str) -> None:
+        self.event = event
+        self.pages = requests.get(f"https://pages.example.com/{event}").json()
+
+    def get_pdf(self) -> HttpResponse:
+        return HttpResponse(b"".join(p.encode() for p in self.pages))
+
+
+class ExportView(View):
+    def get(self, request, event):
+        return Exporter(event=event).get_pdf()
+"""
+
+
+def test_a_constructor_is_never_called_on_a_missing_instance(write_files: Files) -> None:
+    root = write_files({"app/__init__.py": "", "app/views.py": EXPORTER})
+
+    outcomes = plan_apply(root, scan(root, use_cache=False, write=False), scanner=None).outcomes
+
+    built = [o for o in outcomes if o.site.job == "app.views.Exporter.__init__"]
+    assert built, [o.site.job for o in outcomes]
+    for outcome in built:
+        assert outcome.status is not Status.REWRITTEN
+        assert outcome.reason.startswith(
+            "constructor: `Exporter(...)` builds an instance of Exporter"
+        )
+        assert "`?`" not in outcome.reason
