@@ -207,6 +207,11 @@ class FunctionInfo(BaseModel):
         default=False,
         description="The body only inspects and raises (a signal receiver that vetoes).",
     )
+    returns_value: bool = Field(
+        default=False,
+        description="Its own body has a `return <value>` (not None) or a `yield`: connected "
+        "to a signal, `send()` hands the value to the sender (a registry's answer).",
+    )
     yields_callable: str | None = Field(
         default=None,
         description=(

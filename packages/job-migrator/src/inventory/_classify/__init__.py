@@ -70,6 +70,7 @@ def classify(
         if fn.handler is not None and not index.is_library(fn.qualname)
     ]
     analysis.analyse([*(s.job for s in sites), *(h.qualname for h in handlers)])
+    sites = [s for s in sites if not _idle_receiver(s, index, analysis)]
     taken = _site_spans(ordered)
     for function, spans in wrapped.items():
         taken.setdefault(function, []).extend(spans)
@@ -92,6 +93,19 @@ def classify(
     ]
     sites, jobs = registered_names(sites, jobs, index)  # ``@job(name=...)`` wins
     return with_fingerprints(sorted(sites, key=_site_order)), jobs
+
+
+def _idle_receiver(site: CallSite, index: SymbolIndex, analysis: EffectAnalysis) -> bool:
+    """A signal receiver that returns a value and reaches no effect and no call it could not
+    follow: a plugin registry's answer (``return [CsvExporter]``), a menu's entries. The
+    sender reads the value, so it never leaves the request (apply refuses it), and nothing in
+    it is work a queue would take: not a site, as a request handler is one only where slow
+    work is reached. A receiver returning nothing stays a site even when no effect is found:
+    that may be a blind spot of the scan (a related manager's ``remove``), never silence."""
+    fn = index.functions.get(site.job)
+    if site.pattern != Pattern.SIGNAL_RECEIVER or fn is None or not fn.returns_value:
+        return False
+    return not any(t.is_effect or t.gap for t in analysis.traces(site.job))
 
 
 def _raw_sites(

@@ -305,6 +305,23 @@ def _signal_object(node: ast.expr, resolver: Resolver, frameworks: set[Framework
     return imported and flask and resolved.target.rpartition(".")[2].islower()
 
 
+def gives_value(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A ``return <value>`` (not ``None``) or a ``yield`` in the function's own body, not in a
+    nested def, lambda or class."""
+    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    todo: list[ast.AST] = [stmt for stmt in node.body if not isinstance(stmt, nested)]
+    while todo:
+        part = todo.pop()
+        if isinstance(part, ast.Yield | ast.YieldFrom):
+            return True
+        if isinstance(part, ast.Return) and part.value is not None:
+            value = part.value
+            if not (isinstance(value, ast.Constant) and value.value is None):
+                return True
+        todo.extend(c for c in ast.iter_child_nodes(part) if not isinstance(c, nested))
+    return False
+
+
 def only_vetoes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A body that only inspects and raises: ``if is_blocked(user): raise ValidationError(...)``.
 

@@ -26,7 +26,7 @@ from inventory._extract.detectors._handlers import (
 from inventory._extract.detectors._routes import class_route
 from inventory._extract.detectors._sites import settle
 from inventory._extract.detectors._sites_hooks import decorator_site
-from inventory._extract.detectors._sites_signals import only_vetoes
+from inventory._extract.detectors._sites_signals import gives_value, only_vetoes
 from inventory._extract.detectors._targets import yielded_callable
 from inventory._extract.values._facts import unique_keys
 from inventory._extract.values._values import HELD, annotation_type, held_binding
@@ -135,6 +135,7 @@ class DefsMixin(WalkerBase):
             decorator_sources=[self.text.segment(d) for d in node.decorator_list],
             source_hash=self.text.digest(node),
             vetoes=only_vetoes(node),
+            returns_value=gives_value(node),
         )
 
     def _walk_body(self, body: list[ast.stmt], state: FunctionState) -> None:
