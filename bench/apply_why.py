@@ -66,6 +66,7 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("nested function", r"nested function"),
     ("bound method", r"bound method"),
     ("constructor", r"constructor: "),
+    ("request hook", r"the job acts on the request being served"),
     ("definition not found", r"job definition not found"),
     ("receiver rules", r"the receiver (is itself the job|handles)"),
     ("site inside its job", r"the job is \S+, the function this site is in"),

@@ -58,7 +58,15 @@ from codemods._types import (
     manual_reason,
 )
 from inventory.config import MigrationTarget
-from inventory.models import CallSite, Framework, Idempotency, Inventory, Job, Pattern
+from inventory.models import (
+    CallSite,
+    EffectKind,
+    Framework,
+    Idempotency,
+    Inventory,
+    Job,
+    Pattern,
+)
 from inventory.project import dotted_source
 
 MOVED = "already moved: enqueues a queue_runtime @job"
@@ -189,7 +197,7 @@ def _decide(
         return _skip(site, no_drop_in)
     if site.enclosing_function and site.enclosing_function == job.qualname:
         return _skip(site, _inside_reason(site, job))
-    verdict = _verdict_reason(job, options)
+    verdict = _verdict_reason(job, options) or _request_hook_reason(job)
     if verdict:  # decided before the job's definition is read (a dry run reads few files)
         return _skip(site, verdict)
     threaded = (
@@ -584,6 +592,24 @@ def _handled_reason(lines: list[int]) -> str:
         "enqueue raises none of them, so what the handler does when the job fails (a message, "
         "a fallback) would no longer happen; either keep this site inline, or move the "
         "handling into the job and rewrite the site by hand"
+    )
+
+
+def _request_hook_reason(job: Job) -> str | None:
+    """The job acts on the request being served (``after_this_request``, ``flash``): a worker
+    serves none, and with a server name it runs in a blank request whose response nobody
+    gets, so the hook would never run and the message never shows; it stays."""
+    hooks = [e for e in job.effects if e.kind is EffectKind.REQUEST_HOOK]
+    if not hooks:
+        return None
+    first = hooks[0]
+    where = f"{first.location.path}:{first.location.line}"
+    via = f", reached through {' -> '.join(first.chain)}" if len(first.chain) > 1 else ""
+    return (
+        f"the job acts on the request being served (`{first.api}` at {where}{via}): a worker "
+        "serves no request (with a server name it runs in a blank one whose response nobody "
+        "gets), so what it does to that request would be lost; keep it in-process, or move the "
+        "work that does not touch the request into a job of its own, and apply again"
     )
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # 1.1: Job.fast_track, declared_key, keyless_idempotency; 1.2: Pattern.ENQUEUE (moved sites);
 # 1.3: Job.unexplained (the calls an `unknown` verdict rests on, and the entry explaining each);
-# 1.4: EffectKind.SOCKET_EMIT; 1.5: CallSite.result_kept_in
+# 1.4: EffectKind.SOCKET_EMIT; 1.5: CallSite.result_kept_in, EffectKind.REQUEST_HOOK
 SCHEMA_VERSION = "1.5"
 
 
@@ -93,6 +93,7 @@ class EffectKind(StrEnum):
     ACCOUNT_STATE = "account_state"  # balances, stock, credits, account status
     MESSAGE_PUBLISH = "message_publish"  # SQS/SNS/Kafka/pubsub sends
     SOCKET_EMIT = "socket_emit"  # Socket.IO / websocket messages to connected clients
+    REQUEST_HOOK = "request_hook"  # acts on the request being served: after_this_request, flash
     ENQUEUE = "enqueue"  # hands further work to a queue (celery delay, ...)
     CACHE_SET = "cache_set"
     CACHE_INCR = "cache_incr"  # INCR / LPUSH / XADD / RPUSH: grows on repeat

@@ -82,6 +82,8 @@ _WHAT = {
     K.ACCOUNT_STATE: "changes money or account state (a balance, stock, an order, a subscription): a retry may apply it twice",
     K.MESSAGE_PUBLISH: "publishes a message: a retry publishes it twice",
     K.SOCKET_EMIT: "sends a message to connected clients (Socket.IO): a retry sends it again",
+    K.REQUEST_HOOK: "acts on the request being served (a hook on its response, a flashed "
+    "message): only the process serving it can",
     K.ENQUEUE: "enqueues further work: a retry enqueues it twice",
     K.CACHE_SET: "sets a cache key",
     K.CACHE_INCR: "grows a cache value (incr/push): a retry grows it twice",

@@ -31,6 +31,28 @@ EXAMPLES: list[RuleExample] = [
         "(`socket_emit` is not slow work), so a view that only emits is no site.",
     ),
     example(
+        "idempotent, and never moved: a hook on the request being served",
+        """
+        from flask import after_this_request, flash, session
+
+        def sign_in(user):
+            @after_this_request
+            def rotate(response):
+                session.regenerate()
+                return response
+
+            flash(f"Welcome back, {user}")
+        """,
+        "sign_in",
+        V.IDEMPOTENT,
+        {K.REQUEST_HOOK},
+        "Flask's (and Quart's) `after_this_request` runs a function after the response of the "
+        "request being served, and `flash` stores a message in its session: `request_hook`. "
+        "`@after_this_request` on a def inside the job is that call, made when the def runs. "
+        "Neither repeats anything, but only the process serving the request can do it: "
+        "`migrator apply` never moves such a job (a worker serves no request).",
+    ),
+    example(
         "unsafe: a Stripe subscription started at module level, without a key",
         """
         import stripe

@@ -48,6 +48,11 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 # calls ``form_valid(form)`` with ``get_form_class()(...)``, which is ``form_class`` unless
 # overridden; DRF calls ``perform_create(serializer)`` with ``serializer_class(...)``.
 _HANDED = {"form_class": "form", "serializer_class": "serializer"}
+# Decorators whose application registers the function on the request being served.
+REQUEST_HOOKS = frozenset(
+    {"flask.after_this_request", "flask.ctx.after_this_request"}
+    | {"quart.after_this_request", "quart.ctx.after_this_request"}
+)
 
 
 class DefsMixin(WalkerBase):
@@ -57,6 +62,7 @@ class DefsMixin(WalkerBase):
         parent = outer.resolver.scope
         qualname = self._declare(parent, node.name, BindingKind.FUNCTION)
         decorators = [_decorator_name(d, outer.resolver) for d in node.decorator_list]
+        self._applied_here(node, decorators)
         scope = parent.child(ScopeKind.FUNCTION, node.name)
         cls = self.classes.get(parent.prefix) if parent.kind is ScopeKind.CLASS else None
         params = _bind_params(node, scope, cls, decorators, outer.resolver)
@@ -73,6 +79,17 @@ class DefsMixin(WalkerBase):
         if state.consumer or watches_first(node.body, params):
             self.consumers.add(qualname)
         self._decorator_sites(node, decorators, outer)
+
+    def _applied_here(self, node: FunctionNode, decorators: list[str]) -> None:
+        """``@after_this_request`` on a def inside a function is a call the enclosing function
+        makes, ``after_this_request(fn)``, when the def runs: recorded as one (only for the
+        decorators whose call acts on the request being served, ``REQUEST_HOOKS``)."""
+        if self.state.info is None:
+            return
+        for written, name in zip(node.decorator_list, decorators, strict=True):
+            if name in REQUEST_HOOKS and isinstance(written, ast.Name | ast.Attribute):
+                call = ast.Call(func=written, args=[ast.Name(id=node.name)], keywords=[])
+                self.visit(ast.fix_missing_locations(ast.copy_location(call, written)))
 
     def _declare(self, parent: Scope, name: str, kind: BindingKind) -> str:
         """The qualname of a def or class; inside a function it is also a local name."""

@@ -1,0 +1,81 @@
+"""A job that acts on the request being served stays in-process.
+
+Found by ``bench/apply_census.py``: invenio-accounts' ``user_logged_in`` receiver registers an
+``@after_this_request`` function that regenerates the session (against session fixation),
+and apply moved it; in a worker there is no request (with a server name, a blank one whose
+response nobody gets), so the session would silently never be regenerated. ``flash()`` is
+the same: the message goes to a session nobody reads. The scan records both as a
+``request_hook`` effect (the decorator applied inside a function counts as the call it is),
+and apply refuses the job whatever its verdict, naming the call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from codemods import Status, plan_apply
+from inventory import scan
+from inventory._extract import extract_source
+from inventory.models import EffectKind
+
+SIGNALS = """from flask import after_this_request, flash, session
+from flask_login import user_logged_in
+
+
+def login_listener(app, user):
+    @after_this_request
+    def regenerate(response):
+        session.regenerate()
+        return response
+
+
+def greet(app, user):
+    flash("welcome back")
+
+
+user_logged_in.connect(login_listener)
+user_logged_in.connect(greet)
+"""
+
+
+def test_a_decorator_applied_inside_a_function_is_its_call() -> None:
+    summary = extract_source(SIGNALS, "app/signals.py", "app.signals")
+    calls = {f.qualname: [c.target for c in f.calls] for f in summary.functions}
+
+    assert calls["app.signals.login_listener"] == ["flask.after_this_request"]
+    # the nested function itself calls nothing new; a module-level def is no call of anyone
+    assert calls["app.signals.login_listener.<locals>.regenerate"] == ["flask.session.regenerate"]
+
+
+def test_a_job_acting_on_the_request_is_never_moved(tmp_path: Path) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "signals.py").write_text(SIGNALS)
+    inventory = scan(tmp_path, use_cache=False, write=False)
+    hooks = {
+        j.qualname.rsplit(".", 1)[1]: [
+            e.api for e in j.effects if e.kind is EffectKind.REQUEST_HOOK
+        ]
+        for j in inventory.jobs
+    }
+    assert hooks["login_listener"] == ["flask.after_this_request"]
+    assert hooks["greet"] == ["flask.flash"]
+
+    outcomes = {
+        o.site.job.rsplit(".", 1)[1]: o
+        for o in plan_apply(tmp_path, inventory, scanner=None).outcomes
+    }
+
+    for name, call, line in (
+        ("login_listener", "flask.after_this_request", 6),
+        ("greet", "flask.flash", 13),
+    ):
+        refused = outcomes[name]
+        assert refused.status is Status.SKIPPED, name
+        assert refused.reason.startswith(
+            f"the job acts on the request being served (`{call}` at app/signals.py:{line})"
+        )
+    assert not any(
+        c.path == "app/signals.py" and "login_listener.enqueue" in c.after
+        for c in plan_apply(tmp_path, inventory, scanner=None).changes
+    )
