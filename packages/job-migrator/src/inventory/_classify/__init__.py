@@ -19,12 +19,11 @@ from inventory._classify._graph import CallGraph
 from inventory._classify._guesses import guessed_verdict
 from inventory._classify._index import SymbolIndex
 from inventory._classify._jobs import build_job
+from inventory._classify._library_call import LIBRARY_JOB, NO_PROJECT_FUNCTION
 from inventory._classify._local import LocalEffects
 from inventory._classify._moved import periodic_sites, registered_names
 from inventory._classify._registered import register_handlers
 from inventory._classify._sites import (
-    LIBRARY_JOB,
-    NO_PROJECT_FUNCTION,
     SiteTarget,
     direct_call_sites,
     library_job,
@@ -137,7 +136,7 @@ def _register_library_job(
     analysed as a one-line job calling it (registered under a key that is no dotted
     name, so no project call ever resolves to it); the site names the callable."""
     assert target.library is not None
-    fn = library_job(summary, raw, target.library)
+    fn = library_job(raw, target.library)
     if fn.qualname not in index.functions:
         index.functions[fn.qualname] = fn
         index.home[fn.qualname] = summary

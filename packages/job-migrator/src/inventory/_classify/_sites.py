@@ -19,6 +19,7 @@ from inventory._classify._effects import EffectAnalysis
 from inventory._classify._graph import CallGraph
 from inventory._classify._guesses import plugin_overrides
 from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory._classify._library_call import NO_PROJECT_FUNCTION, VALUE_METHOD, library_call
 from inventory._classify._moved import moved_job
 from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
@@ -51,12 +52,6 @@ class SiteTarget:
 # Targets that name the callable the site runs: a lambda or a call result runs an
 # expression around it (``lambda: list(self.fetch())``), whose project calls would be lost.
 _CALLABLE_REFS = frozenset({TargetKind.FUNCTION, TargetKind.PARTIAL, TargetKind.BOUND_METHOD})
-VALUE_METHOD = (
-    "a library method of a value the caller holds: what a repeat does depends on that "
-    "value's state, so it is not analysed as a job of its own"
-)
-LIBRARY_JOB = " [library callable]"  # the synthetic function's key: never a dotted name
-NO_PROJECT_FUNCTION = "no project function to move: wrap it in one"
 
 
 def resolve_site(
@@ -138,34 +133,12 @@ def _yielded(index: SymbolIndex, raw: RawSite) -> SiteTarget:
     return SiteTarget(found.name)
 
 
-def library_job(summary: FileSummary, raw: RawSite, name: str) -> FunctionInfo:
+def library_job(raw: RawSite, name: str) -> FunctionInfo:
     """A library callable run as the job, as a one-line job that calls it with the
-    arguments bound at the site: the catalogue (or the library's source, when installed)
-    says what it does. The values bound at the site are the same on a retry, like the
-    parameters of a project job, so they count as inputs (a key among them is derived)."""
-    method = name.rsplit(".", 1)[-1]
-    written = re.search(rf"([\w.()\[\]'\"]+)\.{re.escape(method)}\b", raw.target_source)
-    positional = [a for a in raw.arguments if a.name.startswith("#")]
-    named = [a for a in raw.arguments if not a.name.startswith("#")]
-    sources = [a.source for a in raw.arguments]
-    call = CallInfo(
-        target=name,
-        receiver_source=written.group(1) if written else "",
-        span=raw.span,
-        args=["<expr>" for _ in positional],
-        arg_sources=[a.source for a in positional],
-        kwargs={a.name: "<expr>" for a in named},
-        kwarg_sources={a.name: a.source for a in named},
-        result_used=raw.result_used,
-    )
-    bound = sorted({w for s in sources for w in re.findall(r"[A-Za-z_]\w*", s)})
-    return FunctionInfo(
-        qualname=f"{name}{LIBRARY_JOB}",
-        name=method,
-        span=raw.span,
-        params=bound,
-        calls=[call.model_copy(update={"uses_param": bound})],
-    )
+    arguments bound at the site (``_library_call``)."""
+    positional = [a.source for a in raw.arguments if a.name.startswith("#")]
+    named = {a.name: a.source for a in raw.arguments if not a.name.startswith("#")}
+    return library_call(name, raw.target_source, raw.span, positional, named, raw.result_used)
 
 
 def sender_class(index: SymbolIndex, module: str, written: str) -> str | None:

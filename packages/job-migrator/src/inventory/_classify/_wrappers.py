@@ -21,7 +21,13 @@ import re
 from dataclasses import dataclass, replace
 
 from inventory._classify._graph import CallGraph
-from inventory._classify._index import SymbolIndex
+from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory._classify._library_call import (
+    LIBRARY_JOB,
+    NO_PROJECT_FUNCTION,
+    VALUE_METHOD,
+    library_call,
+)
 from inventory._classify._spawned import REFERENCE as _REFERENCE
 from inventory._classify._spawned import WRAPPED as _WRAPPED
 from inventory._classify._trace import location
@@ -88,6 +94,7 @@ class _Handed:
 class _Job:
     job: str | None
     reason: str = ""
+    library: str | None = None  # a library callable handed over (``shutil.rmtree``)
 
 
 def with_wrapped_calls(
@@ -294,6 +301,8 @@ def _calls_to(
                 continue
             used.add(wrapper.qualname)
             job = _job(written, call, caller, index, graph)
+            if job.library is not None:
+                job = _library_job(job, wrapper, call, caller, index)
             site = _site(wrapper, call, written, job, caller, index, graph)
             drained = wrapper.pattern in _FUTURES and _waited_in_caller(call, caller)
             found.append(_Handed(site, written, wrapper, caller, job.job, drained))
@@ -390,29 +399,100 @@ def _job(
     written: str, call: CallInfo, caller: FunctionInfo, index: SymbolIndex, graph: CallGraph
 ) -> _Job:
     """The job the wrapper is handed: the function of ``notify(user)``, ``notify``,
-    ``partial(notify, user)``, ``lambda: notify(user)`` or ``self.notify``."""
+    ``partial(notify, user)``, ``lambda: notify(user)`` or ``self.notify``, a name looked up
+    as Python looks it up (the caller's own nested ``def`` first, then its module's names,
+    imports included), and a library callable (``shutil.rmtree``) as at a direct site."""
     wrapped = _WRAPPED.match(written.strip())
     called = None if wrapped else _CALLED.match(written)
     if called is not None:
         return _called_job(called.group(1), call, caller, graph)
-    name = wrapped.group(1) if wrapped else written
-    function = _referenced(name, caller, index, graph) if _REFERENCE.match(name) else None
-    if function is not None:
-        return _Job(function)
-    return _Job(None, f"'{written}' is handed to a spawn wrapper: only known at run time")
+    name = wrapped.group(1) if wrapped else written.strip()
+    if not _REFERENCE.match(name):
+        return _Job(None, f"'{written}' is handed to a spawn wrapper: only known at run time")
+    return _referenced(name, caller, index, graph)
 
 
-def _referenced(
-    name: str, caller: FunctionInfo, index: SymbolIndex, graph: CallGraph
-) -> str | None:
-    """``cleanup`` (of the caller's module or imported there), ``self.cleanup``."""
+def _referenced(name: str, caller: FunctionInfo, index: SymbolIndex, graph: CallGraph) -> _Job:
+    """``cleanup`` (a nested ``def`` of the caller or of a function enclosing it, else a
+    name of the caller's module or imported there), ``self.cleanup``, ``shutil.rmtree``."""
     head, _, rest = name.partition(".")
     if caller.is_method and caller.params and head == caller.params[0] and rest.isidentifier():
-        return index.method(caller.qualname.rpartition(".")[0], rest)
+        method = index.method(caller.qualname.rpartition(".")[0], rest)
+        if method is not None:
+            return _Job(method)
+        return _Job(None, f"'{name}' is no method of the caller's class in the project")
     if head in caller.params:
-        return None
-    module = index.home[caller.qualname].module
-    return graph.table_functions([f"{module}.{name}"])[0]
+        what = f"a method of the parameter '{head}'" if rest else "the parameter"
+        return _Job(None, f"'{name}' is {what} of {caller.qualname}: only known at run time")
+    nested = _nested_def(head, caller.qualname, index)
+    if nested is not None:
+        return _Job(nested) if not rest else _Job(None, f"'{name}': an attribute of a function")
+    qualified = f"{index.home[caller.qualname].module}.{name}"
+    function = graph.table_functions([qualified])[0]
+    if function is not None:
+        return _Job(function)
+    found = index.resolve(qualified)
+    if found.kind == SymbolKind.CLASS:
+        return _Job(None, f"{found.name} has no __init__ in the project")
+    if found.kind == SymbolKind.EXTERNAL and not index.is_library(found.name):
+        owner = found.name.rsplit(".", 2)[-2] if found.name.count(".") >= 2 else ""
+        if owner[:1].isupper():
+            return _Job(None, f"{found.name}: {VALUE_METHOD}")
+        return _Job(None, f"{found.name}: {NO_PROJECT_FUNCTION}", library=found.name)
+    if found.kind == SymbolKind.MISSING and rest:
+        return _Job(
+            None,
+            f"'{name}': a method of '{head}', a value whose type is not known here, so "
+            "what it runs is not analysed",
+        )
+    return _Job(None, f"'{name}' could not be resolved to a project function")
+
+
+def _library_job(
+    job: _Job, wrapper: Wrapper, call: CallInfo, caller: FunctionInfo, index: SymbolIndex
+) -> _Job:
+    """``hass.async_add_executor_job(shutil.rmtree, path)``: the library callable, analysed
+    as a one-line job (registered under a key no project call resolves to) calling it with
+    what the wrapper is handed beside it, as at a direct site (``_library_call``)."""
+    assert job.library is not None
+    written = _argument(wrapper, call) or ""
+    inner = _PARTIAL_ARGS.match(written.strip())
+    beside = [s for s in call.arg_sources if s != written]
+    positional = _split(inner.group(1)) if inner else []
+    positional += beside[wrapper.position :] if written in call.arg_sources else beside
+    named = {k: v for k, v in call.kwarg_sources.items() if k != wrapper.param}
+    fn = library_call(job.library, written, call.span, positional, named, call.result_used)
+    key = f"{job.library}{LIBRARY_JOB}"
+    if key not in index.functions:
+        index.functions[key] = fn
+        index.home[key] = index.home[caller.qualname]
+    return _Job(key, job.reason)
+
+
+_PARTIAL_ARGS = re.compile(r"^(?:functools\.)?partial\(\s*[\w.]+\s*,(.*)\)$", re.DOTALL)
+
+
+def _split(arguments: str) -> list[str]:
+    """``a, f(b, c), d`` -> ``["a", "f(b, c)", "d"]``: commas at the top level only."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(arguments):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            parts.append(arguments[start:i].strip())
+            start = i + 1
+    parts.append(arguments[start:].strip())
+    return [p for p in parts if p]
+
+
+def _nested_def(name: str, scope: str, index: SymbolIndex) -> str | None:
+    """The ``def name`` nested in ``scope`` or in a function enclosing it, innermost first."""
+    while scope:
+        found = f"{scope}.<locals>.{name}"
+        if found in index.functions:
+            return found
+        scope = scope.rpartition(".<locals>.")[0]
+    return None
 
 
 def _called_job(name: str, call: CallInfo, caller: FunctionInfo, graph: CallGraph) -> _Job:

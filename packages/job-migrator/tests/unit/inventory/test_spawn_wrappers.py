@@ -389,3 +389,60 @@ def test_a_monitor_loop_is_infrastructure_by_its_loop_and_private_one_shot_work_
     assert [(s.location.line, s.job) for s in found if s.location.path == "app/monitors.py"] == [
         (29, "app.monitors.Hub._publish")
     ]
+
+
+def test_what_a_wrapper_is_handed_is_looked_up_as_python_looks_it_up(tmp_path: Path) -> None:
+    """The callable handed to a wrapper is found where Python would find it: a ``def``
+    nested in the caller (or in a function enclosing it) first, then a name of the module,
+    imports included. A library callable (``shutil.rmtree``) is a job of its own, analysed
+    from the catalogue with what the wrapper is handed beside it, as at a direct site; a
+    parameter, or a method of one, is only known at run time, and the reason says which."""
+    views = """
+    import shutil
+    from functools import partial
+
+    import requests
+
+    from app.background import spawn, submit_job, task_manager
+
+    def upload(request, url):
+        def _post():
+            requests.post(url, data=b"x")
+
+        spawn(_post)
+
+    def outer(url):
+        def _ping():
+            requests.get(url)
+
+        def inner():
+            submit_job("p", _ping)
+
+        inner()
+
+    async def clear(request, path):
+        spawn(shutil.rmtree, path)
+        spawn(partial(shutil.rmtree, path, ignore_errors=True))
+
+    def through(request, client, callback):
+        spawn(client.fetch)
+        spawn(callback)
+    """
+    sites = _scan(tmp_path, {"app/views.py": views})
+    found = [(s.location.line, s.job, s.idempotency, s.unresolved_reason) for s in sites]
+    nested = [f for f in found if f[0] in (13, 20)]
+    assert [(line, job, verdict) for line, job, verdict, _ in nested] == [
+        (13, "app.views.upload.<locals>._post", "non_idempotent"),  # requests.post
+        (20, "app.views.outer.<locals>._ping", "idempotent"),  # a GET, from an enclosing def
+    ]
+    assert [(line, job) for line, job, _, _ in found if line in (25, 26)] == [
+        (25, "shutil.rmtree"),
+        (26, "shutil.rmtree"),
+    ]
+    assert all("only known at run time" not in r for line, _, _, r in found if line < 29)
+    reasons = {line: reason for line, job, _, reason in found if job == "unknown"}
+    assert reasons == {
+        29: "'client.fetch' is a method of the parameter 'client' of app.views.through: "
+        "only known at run time",
+        30: "'callback' is the parameter of app.views.through: only known at run time",
+    }
