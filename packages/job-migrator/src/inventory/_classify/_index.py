@@ -610,6 +610,15 @@ class SymbolIndex:
                 # class's method, named for the catalogue (as ``self._next.cancel()`` is).
                 # (Not a mapped class's column: ``User.name.in_`` builds a query, _gaps.)
                 return Resolved(SymbolKind.EXTERNAL, f"{library}.{tail[1]}")
+        if len(tail) > 2 and owner in self.classes:
+            # ``hass.config_entries.flow.async_init`` with ``self.config_entries:
+            # ConfigEntries`` and, in ``ConfigEntries.__init__``, ``self.flow =
+            # FlowManager(...)``: each attribute through the class it holds, to any depth.
+            held = self.attribute_class(owner, tail[0])
+            if held is not None and self.file_value(held) is None:
+                found = self.resolve(".".join([held, *tail[1:]]))
+                if found.kind != SymbolKind.MEMBER:
+                    return found
         if len(tail) > 1 and owner in self.classes and self.method(owner, tail[0]):
             # ``accounts.mail_util.send_mail``: a property returning ``self._mail_util``
             returned = self.returned_class(owner, tail[0])

@@ -232,4 +232,46 @@ EXAMPLES: list[RuleExample] = [
         "`update()` and `bulk_create()` send no signal, and a receiver of another model is not "
         "run.",
     ),
+    RuleExample(
+        title="attributes of attributes: each through the class it holds, to any depth",
+        files={
+            "home/__init__.py": "",
+            "home/flows.py": """
+                from typing import Generic, TypeVar
+
+                import requests
+
+                R = TypeVar("R")
+
+                class FlowManager(Generic[R]):
+                    def start(self, handler, data):
+                        requests.post("https://flows.example/start", json={"h": handler})
+
+                class EntryFlowManager(FlowManager[dict]):
+                    pass
+
+                class Entries:
+                    def __init__(self, hub):
+                        self.flow = EntryFlowManager()
+
+                class Hub:
+                    def __init__(self):
+                        self.entries: Entries = Entries(self)
+
+                hub = Hub()
+            """,
+            "home/views.py": _view(
+                "home.flows", "hub", 'hub.entries.flow.start("zeroconf", request.form)'
+            ),
+        },
+        job="home.flows.FlowManager.start",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="`hub.entries.flow.start(...)`: `hub` is a `Hub`, whose `entries` is declared an "
+        "`Entries` (or assigned one in `__init__`), whose `flow` is assigned an "
+        "`EntryFlowManager` in its `__init__`; the method comes from a generic base "
+        "(`FlowManager[dict]`). Each attribute is followed through the class it holds, at any "
+        "depth, as one attribute is; where one along the chain holds nothing the scan can "
+        "type, the call stays a gap that names it.",
+    ),
 ]
