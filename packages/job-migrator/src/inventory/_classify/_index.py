@@ -610,10 +610,11 @@ class SymbolIndex:
                 # class's method, named for the catalogue (as ``self._next.cancel()`` is).
                 # (Not a mapped class's column: ``User.name.in_`` builds a query, _gaps.)
                 return Resolved(SymbolKind.EXTERNAL, f"{library}.{tail[1]}")
-        if len(tail) > 2 and owner in self.classes:
+        if len(tail) > 2 and owner in self.classes and all(a.isidentifier() for a in tail):
             # ``hass.config_entries.flow.async_init`` with ``self.config_entries:
             # ConfigEntries`` and, in ``ConfigEntries.__init__``, ``self.flow =
-            # FlowManager(...)``: each attribute through the class it holds, to any depth.
+            # FlowManager(...)``: each attribute through the class it holds, to any depth
+            # (a chain of plain attributes: calls and elements along it are read above).
             held = self.attribute_class(owner, tail[0])
             if held is not None and self.file_value(held) is None:
                 found = self.resolve(".".join([held, *tail[1:]]))
