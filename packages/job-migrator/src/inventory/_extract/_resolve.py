@@ -140,6 +140,21 @@ def app_object(kind: str, key: str) -> str:
     return f"{APP_OBJECT}{kind}:{re.sub(r'[^0-9A-Za-z_]', '_', key)}"
 
 
+def _generic_origin(node: ast.expr) -> ast.expr | None:
+    """``Store[dict](...)``'s ``Store``: the subscripted name or attribute, when the
+    subscript is no slice; None for anything else."""
+    if not isinstance(node, ast.Subscript) or isinstance(node.slice, ast.Slice):
+        return None
+    return node.value if isinstance(node.value, ast.Name | ast.Attribute) else None
+
+
+def _class_name(dotted: str) -> bool:
+    """A class's name by PEP 8 (``CapWords``): ``Store``, not the constant ``HANDLERS``
+    whose item ``HANDLERS[kind]`` is a value of the table."""
+    last = dotted.rpartition(".")[2]
+    return capitalised(dotted) and not last.isupper()
+
+
 def capitalised(dotted: str) -> bool:
     last = dotted.rpartition(".")[2]
     return bool(last) and last[0].isupper()
@@ -232,6 +247,13 @@ class Resolver:
     def _expr(self, node: ast.expr) -> Resolved:
         if isinstance(node, ast.Name):
             return self.name(node.id)
+        generic = _generic_origin(node)
+        if generic is not None:
+            # ``Debouncer[None](hass, ...)``: a generic alias called makes an instance of its
+            # origin class (PEP 560), so it names the class, as ``Debouncer(...)`` does.
+            found = self._expr(generic)
+            if found.receiver is not ReceiverKind.UNKNOWN and _class_name(found.target):
+                return found
         if not isinstance(node, ast.Attribute):
             return Resolved(UNKNOWN_CALL, ReceiverKind.UNKNOWN, self.text.segment(node))
         root, attrs = attribute_chain(node)
@@ -279,7 +301,10 @@ class Resolver:
         if binding.kind is BindingKind.IMPORT:
             # A module is never subscripted, but ``requests.get(url)`` is a module's function:
             # ``.get(k)`` only on an imported constant's name (``EXPORTERS``, PEP 8's style).
+            # ``Store[dict]`` subscripts a class (a generic alias), not a table.
             constant = holder.id.isupper()
+            if not method and _class_name(holder.id):
+                return ""
             return f"{binding.target}{TABLE}" if constant or not method else ""
         module = self.scope
         while module.parent is not None:

@@ -274,4 +274,45 @@ EXAMPLES: list[RuleExample] = [
         "depth, as one attribute is; where one along the chain holds nothing the scan can "
         "type, the call stays a gap that names it.",
     ),
+    RuleExample(
+        title="a generic class instantiated through its alias: Debouncer[None](...)",
+        files={
+            "home/__init__.py": "",
+            "home/debounce.py": """
+                from typing import Generic, TypeVar
+
+                import requests
+
+                T = TypeVar("T")
+
+                class Debouncer(Generic[T]):
+                    def __init__(self, cooldown):
+                        self.cooldown = cooldown
+
+                    def call(self):
+                        requests.post("https://hub.example/refresh")
+            """,
+            "home/entries.py": """
+                from home.debounce import Debouncer
+
+                class Entries:
+                    def __init__(self):
+                        self._refresh = Debouncer[None](cooldown=10)
+
+                    def discovered(self):
+                        self._refresh.call()
+
+                entries = Entries()
+            """,
+            "home/views.py": _view("home.entries", "entries", "entries.discovered()"),
+        },
+        job="home.entries.Entries.discovered",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="Calling a subscripted generic class (`Debouncer[None](...)`, PEP 560) makes an "
+        "instance of the class itself, so the attribute it is stored in holds a `Debouncer` "
+        "and `self._refresh.call()` runs `Debouncer.call`. A subscripted `CapWords` name is "
+        "read as a class (PEP 8); an upper-case one (`HANDLERS[kind]`) stays an item of a "
+        "table, whose values are followed as a table's are.",
+    ),
 ]
