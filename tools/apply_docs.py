@@ -9,6 +9,7 @@ from pathlib import Path
 
 from codemods import Status
 from codemods.examples import EXAMPLES, MODULE, Example
+from inventory import surroundings_at
 from inventory.models import (
     Argument,
     CallSite,
@@ -40,6 +41,7 @@ def inventory_for(example: Example, root: Path) -> Inventory:
             for i, s in enumerate(example.unserialisable)
         ],
         idempotency=example.verdict,
+        surroundings=surroundings_at(example.before, site_line(example.before, example.site_at)),
     )
     job = Job(
         qualname=qualname,

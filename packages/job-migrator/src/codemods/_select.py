@@ -45,7 +45,7 @@ from codemods import (
     _triggers,
 )
 from codemods._jobdefs import FunctionDefInfo
-from codemods._project import Project, enclosing_function
+from codemods._project import Project
 from codemods._types import (
     ApplyOptions,
     ArgumentCrossing,
@@ -139,7 +139,17 @@ def select(
             continue
         job = inventory.job(site.job)
         callers = [c for c in inventory.sites_of(site.job) if c.location != site.location]
-        decided = _decide(site, job, options, defs, blocked or {}, accept_202, project, callers)
+        decided = _decide(
+            site,
+            job,
+            options,
+            defs,
+            blocked or {},
+            accept_202,
+            project,
+            callers,
+            inventory.atomic_requests,
+        )
         if isinstance(decided, Target):
             targets.append(decided)
         else:
@@ -183,6 +193,7 @@ def _decide(
     accept_202: bool,
     project: Project,
     callers: list[CallSite] | None = None,
+    atomic_requests: list[str] | None = None,
 ) -> Target | SiteOutcome:
     if site.pattern is Pattern.ENQUEUE:
         return SiteOutcome(site=site, status=Status.ALREADY, reason=MOVED)
@@ -191,7 +202,7 @@ def _decide(
     if site.target_source.startswith(_mail.DROP_INS):
         return SiteOutcome(site=site, status=Status.ALREADY, reason=_mail.ALREADY)
     if _mail.drop_in(site) is not None:
-        return _delivery(site, job, options, defs, blocked, project, callers)
+        return _delivery(site, job, options, defs, blocked, project, callers, atomic_requests)
     no_drop_in = _mail.no_drop_in(site)
     if no_drop_in is not None:
         return _skip(site, no_drop_in)
@@ -224,7 +235,7 @@ def _decide(
             reason=manual_reason(site),
             lines=site.result_use_lines,
         )
-    handlers = _handlers_around(site, project)
+    handlers = _handlers_around(site)
     if handlers:
         return SiteOutcome(
             site=site, status=Status.MANUAL, reason=_handled_reason(handlers), lines=handlers
@@ -295,6 +306,7 @@ def _delivery(
     blocked: dict[str, str],
     project: Project,
     callers: list[CallSite] | None = None,
+    atomic_requests: list[str] | None = None,
 ) -> Target | SiteOutcome:
     """A Django mail call: its delivery moves to a worker, the message built where it is."""
     held = (
@@ -306,7 +318,9 @@ def _delivery(
     if reason:
         return _skip(site, reason)
     inside = site.enclosing_function == job.qualname
-    kept = _delivery_kept(site, job, project, (callers or []) if inside else [])
+    kept = _delivery_kept(
+        site, job, project, (callers or []) if inside else [], atomic_requests or []
+    )
     if kept is not None:
         reason, lines = kept
         return SiteOutcome(site=site, status=Status.MANUAL, reason=reason, lines=lines)
@@ -316,7 +330,11 @@ def _delivery(
 
 
 def _delivery_kept(
-    site: CallSite, job: Job, project: Project, callers: list[CallSite]
+    site: CallSite,
+    job: Job,
+    project: Project,
+    callers: list[CallSite],
+    atomic_requests: list[str],
 ) -> tuple[str, list[int]] | None:
     """Why the call's send must keep failing in the request, and the lines that show it.
 
@@ -329,17 +347,16 @@ def _delivery_kept(
     if site.result_used:
         reason = f"{manual_reason(site)}: once queued, the number of mails sent is not known here"
         return reason, site.result_use_lines
-    found = _failure_caught(site, project)
+    found = _failure_caught(site)
     if found is not None:
         return found
     for caller in callers:
-        up = _failure_caught(caller, project)
+        up = _failure_caught(caller)
         if up is not None:
             where = f"{caller.location.path}:{caller.location.line}"
             return f"{job.qualname}'s call at {where}: {up[0]}", up[1]
-    settings = _transactions.atomic_requests(project)
-    if settings and not _transactions.outside_requests(site, project, callers):
-        return _transactions.requests_reason(settings), []
+    if atomic_requests and not _transactions.outside_requests(site, callers):
+        return _transactions.requests_reason(atomic_requests), []
     patched = _mail.patched_in_tests(site, _callee(site, project), project.test_texts())
     if patched:
         return (
@@ -351,12 +368,12 @@ def _delivery_kept(
     return None
 
 
-def _failure_caught(site: CallSite, project: Project) -> tuple[str, list[int]] | None:
+def _failure_caught(site: CallSite) -> tuple[str, list[int]] | None:
     """An ``except`` or a ``transaction.atomic`` around the call: the reason and its lines."""
-    handlers = _handlers_around(site, project)
+    handlers = _handlers_around(site)
     if handlers:
         return _handled_reason(handlers), handlers
-    atomic = _transactions.atomic_around(site, project)
+    atomic = site.surroundings.atomic_at
     if atomic:
         return _transactions.atomic_reason(atomic), atomic
     return None
@@ -554,35 +571,17 @@ def _inside_reason(site: CallSite, job: Job) -> str:
     )
 
 
-def _handlers_around(site: CallSite, project: Project) -> list[int]:
+def _handlers_around(site: CallSite) -> list[int]:
     """Lines of the ``except`` clauses that catch what the job raises at this site, else [].
 
     A direct call (or an awaited ``to_thread``: the patterns whose job gives its
     value, and raises, into the caller) inside ``try:`` hands the job's
     exceptions to those handlers: a message to the user, a fallback, a log line.
     An enqueue raises none of them, so the handler would never run when the job
-    fails. A handler that only re-raises (``except X: raise``) handles nothing.
+    fails. A handler that only re-raises (``except X: raise``) handles nothing
+    (``CallSite.surroundings``, read by the scan).
     """
-    info = project.module_at(site.location.path) if site.pattern in _VALUE_PATTERNS else None
-    fn = enclosing_function(info.tree, site.location.line) if info is not None else None
-    if fn is None:
-        return []
-    lines: list[int] = []
-    for node in ast.walk(fn):
-        if not isinstance(node, ast.Try | ast.TryStar) or not node.body:
-            continue
-        first, last = node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno
-        if first <= site.location.line <= last:
-            lines += [h.lineno for h in node.handlers if not _reraises(h)]
-    return sorted(lines)
-
-
-def _reraises(handler: ast.ExceptHandler) -> bool:
-    return (
-        len(handler.body) == 1
-        and isinstance(handler.body[0], ast.Raise)
-        and (handler.body[0].exc is None)
-    )
+    return site.surroundings.caught_at if site.pattern in _VALUE_PATTERNS else []
 
 
 def _handled_reason(lines: list[int]) -> str:

@@ -15,7 +15,7 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from inventory.models import Inventory
+from inventory.models import APPLY_SCHEMA, Inventory
 
 Scanner = Callable[[Path], Inventory]
 
@@ -26,12 +26,15 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _named_files(inventory: Inventory) -> set[str]:
+    return {s.location.path for s in inventory.sites} | {
+        j.location.path for j in inventory.jobs if j.location
+    }
+
+
 def stale_files(root: Path, inventory: Inventory) -> list[str]:
     """Files the inventory has sites in whose content changed (or vanished) since the scan."""
-    paths = sorted(
-        {s.location.path for s in inventory.sites}
-        | {j.location.path for j in inventory.jobs if j.location}
-    )
+    paths = sorted(_named_files(inventory))
     return [
         p
         for p in paths
@@ -46,10 +49,26 @@ def _current(path: Path) -> str | None:
         return None
 
 
+def older_reason(inventory: Inventory) -> str:
+    return (
+        f"the inventory was written by an older migrator (schema {inventory.schema_version}), "
+        "without facts apply reads: run `migrator scan` again"
+    )
+
+
 def refresh(
     root: Path, inventory: Inventory, scanner: Scanner | None
 ) -> tuple[Inventory, list[str], list[str]]:
-    """``(inventory to use, files rescanned, files refused as stale)``."""
+    """``(inventory to use, files rescanned, files refused as stale)``.
+
+    An inventory older than the schema apply reads (``APPLY_SCHEMA``) lacks facts its
+    rules need (the ``try`` or transaction around a call would read as none): it is
+    scanned again, or, when rescanning is not allowed, every file it names is refused."""
+    if inventory.older_than(APPLY_SCHEMA):
+        if scanner is None:
+            return inventory, [], sorted(_named_files(inventory))
+        fresh = scanner(root)
+        return fresh, sorted(_named_files(fresh)), stale_files(root, fresh)
     stale = stale_files(root, inventory)
     if not stale:
         return inventory, [], []

@@ -159,7 +159,9 @@ class ApplyResult(BaseModel):
     )
     jobs: list[str] = Field(default_factory=list, description="Jobs rewritten, in commit order.")
     rescanned: list[str] = Field(
-        default_factory=list, description="Files rescanned because they changed."
+        default_factory=list,
+        description="Files rescanned because they changed (every file the inventory names "
+        "when it was written by an older migrator).",
     )
     dirty: list[str] = Field(
         default_factory=list,

@@ -32,7 +32,7 @@ from codemods._types import (
     Target,
 )
 from inventory.config import MigrationTarget
-from inventory.models import Confidence, Framework, Idempotency, Inventory, Job
+from inventory.models import APPLY_SCHEMA, Confidence, Framework, Idempotency, Inventory, Job
 from queue_runtime.bootstrap import describe_worker_bootstrap
 
 INVENTORY_FILE = Path(".migrator") / "inventory.json"
@@ -132,7 +132,12 @@ def _worker_needs(top: Path, outcomes: list[SiteOutcome]) -> str:
 
 def _blocked(top: Path, inventory: Inventory, stale: list[str], dirty: set[Path]) -> dict[str, str]:
     """Files never to touch, with the reason: changed since the scan, or uncommitted."""
-    blocked = {p: _stale.STALE_REASON for p in stale}
+    reason = (
+        _stale.older_reason(inventory)
+        if inventory.older_than(APPLY_SCHEMA)
+        else _stale.STALE_REASON
+    )
+    blocked = {p: reason for p in stale}
     paths = _inventory_paths(inventory) - set(blocked)
     blocked.update({p: DIRTY_REASON for p in paths if (top / p).resolve() in dirty})
     return blocked

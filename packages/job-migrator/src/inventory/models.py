@@ -13,8 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # 1.1: Job.fast_track, declared_key, keyless_idempotency; 1.2: Pattern.ENQUEUE (moved sites);
 # 1.3: Job.unexplained (the calls an `unknown` verdict rests on, and the entry explaining each);
-# 1.4: EffectKind.SOCKET_EMIT; 1.5: CallSite.result_kept_in, EffectKind.REQUEST_HOOK
-SCHEMA_VERSION = "1.5"
+# 1.4: EffectKind.SOCKET_EMIT; 1.5: CallSite.result_kept_in, EffectKind.REQUEST_HOOK;
+# 1.6: CallSite.surroundings, Inventory.atomic_requests (what apply reads, once in codemods)
+SCHEMA_VERSION = "1.6"
+# The oldest Inventory ``migrator apply`` acts on: an older one lacks facts its rules read
+# (a missing fact would read as "nothing around the call"), so apply scans again instead.
+APPLY_SCHEMA = (1, 6)
 
 
 class Pattern(StrEnum):
@@ -161,6 +165,27 @@ class Argument(BaseModel):
     )
 
 
+class Surroundings(BaseModel):
+    """What encloses the call in its function: what a caller would lose if the call stopped
+    running (and raising) here. Read by ``migrator apply``."""
+
+    caught_at: list[int] = Field(
+        default_factory=list,
+        description="Lines of the `except` clauses of the `try` blocks around the call (one "
+        "that only re-raises handles nothing and is left out).",
+    )
+    atomic_at: list[int] = Field(
+        default_factory=list,
+        description="Lines of the `transaction.atomic` blocks (`with`) or decorators the call "
+        "runs inside, in its function or a function enclosing it.",
+    )
+    non_atomic_requests: bool = Field(
+        default=False,
+        description="Its function is decorated `@transaction.non_atomic_requests`: Django's "
+        "ATOMIC_REQUESTS does not wrap it.",
+    )
+
+
 class CallSite(BaseModel):
     location: Location
     pattern: Pattern
@@ -179,6 +204,7 @@ class CallSite(BaseModel):
         "value) so that code outside the function can read it: `self._task`, a `global`.",
     )
     arguments: list[Argument] = Field(default_factory=list)
+    surroundings: Surroundings = Field(default_factory=lambda: Surroundings())
     idempotency: Idempotency = Idempotency.UNKNOWN
     fingerprint: str = Field(
         default="", description="Stable across line moves; used by baselines and SARIF."
@@ -289,6 +315,19 @@ class Inventory(BaseModel):
         description="POSIX path (relative to root) -> sha256 hex of the bytes scanned; "
         "apply uses it to refuse or rescan files changed since the scan.",
     )
+    atomic_requests: list[str] = Field(
+        default_factory=list,
+        description="'path:line' of each settings entry turning Django's ATOMIC_REQUESTS on "
+        "(a value that is not a literal False counts as on): every view then runs in "
+        "transaction.atomic.",
+    )
+
+    def older_than(self, version: tuple[int, int]) -> bool:
+        """Written by a migrator whose schema is older than ``version`` (or unreadable)."""
+        major, _, minor = self.schema_version.partition(".")
+        if not (major.isdigit() and minor.isdigit()):
+            return True
+        return (int(major), int(minor)) < version
 
     def job(self, qualname: str) -> Job | None:
         return next((j for j in self.jobs if j.qualname == qualname), None)

@@ -168,6 +168,23 @@ class FactKind(StrEnum):
     SERVICE_LOOP = "service_loop"  # while <liveness check>: waiting each round (a monitor)
 
 
+class GuardKind(StrEnum):
+    """A block around calls that a caller relies on while they run in it."""
+
+    CAUGHT = "caught"  # try: ... except: the handlers run when a call in the body raises
+    ATOMIC = "atomic"  # with transaction.atomic(): / @transaction.atomic: rolled back on raise
+
+
+class Guard(BaseModel):
+    kind: GuardKind
+    first: int = Field(description="First line of the guarded body.")
+    last: int = Field(description="Last line of the guarded body.")
+    lines: list[int] = Field(
+        description="Where the guard is written: the handlers' `except` lines (not one that "
+        "only re-raises), the `with` line or the decorator's line."
+    )
+
+
 class Fact(BaseModel):
     kind: FactKind
     span: Span
@@ -211,6 +228,11 @@ class FunctionInfo(BaseModel):
         default=False,
         description="Its own body has a `return <value>` (not None) or a `yield`: connected "
         "to a signal, `send()` hands the value to the sender (a registry's answer).",
+    )
+    guards: list[Guard] = Field(
+        default_factory=list,
+        description="`try`/`except` and `transaction.atomic` blocks in its own body (not in a "
+        "nested def), and an `@atomic` decorator on it (the whole function).",
     )
     yields_callable: str | None = Field(
         default=None,
@@ -314,6 +336,11 @@ class FileSummary(BaseModel):
     )
     functions: list[FunctionInfo] = Field(default_factory=list)
     classes: list[ClassInfo] = Field(default_factory=list)
+    atomic_requests: list[int] = Field(
+        default_factory=list,
+        description="Lines setting Django's ATOMIC_REQUESTS to a value that is not a literal "
+        'False: `{"ATOMIC_REQUESTS": v}`, `dict(ATOMIC_REQUESTS=v)`, `d["..."] = v`.',
+    )
     sites: list[RawSite] = Field(default_factory=list)
     module_calls: list[CallInfo] = Field(default_factory=list, description="Calls at module level.")
     assignments: dict[str, str] = Field(

@@ -33,6 +33,7 @@ from inventory._classify._sites import (
     signal_receivers,
 )
 from inventory._classify._statements import with_statement_types
+from inventory._classify._surroundings import with_surroundings
 from inventory._classify._wrappers import with_wrapped_calls
 from inventory.config import JobSetting, MigratorConfig
 from inventory.models import CallSite, Evidence, Job, Pattern
@@ -91,6 +92,7 @@ def classify(
         for s in sites
     ]
     sites, jobs = registered_names(sites, jobs, index)  # ``@job(name=...)`` wins
+    sites = with_surroundings(sites, index.functions)  # try/except, transaction.atomic
     return with_fingerprints(sorted(sites, key=_site_order)), jobs
 
 

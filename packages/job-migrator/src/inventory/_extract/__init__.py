@@ -49,6 +49,7 @@ from contextlib import contextmanager
 
 from inventory._extract._grammar import rewrite
 from inventory._extract._source import SourceText, normalised
+from inventory._extract.detectors._guards import atomic_requests
 from inventory._extract.walker._walker import Walker
 from inventory.summary import FileSummary
 
@@ -69,6 +70,7 @@ def _extract(source: str, path: str, module: str, is_package: bool) -> FileSumma
     tree, text = _parse(source, path)
     summary = FileSummary(path=path, module=module, is_package=is_package, lines=len(text.lines))
     Walker(tree, text, summary).run(tree)
+    summary.atomic_requests = atomic_requests(tree, source)
     return summary
 
 

@@ -164,6 +164,7 @@ def _classify(
         errors=errors,
         stats=_stats(ordered, cached, len(errors)),
         file_hashes={rel: stamps[rel].sha256 for rel in sorted(summaries)},
+        atomic_requests=[f"{s.path}:{line}" for s in ordered for line in s.atomic_requests],
     )
 
 

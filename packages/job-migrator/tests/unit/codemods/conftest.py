@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from inventory import surroundings_at
+from inventory._extract import extract_source
 from inventory.models import (
     Argument,
     CallSite,
@@ -29,23 +31,44 @@ def build_inventory(
     verdicts: dict[str, Idempotency] | None = None,
     **site_fields: object,
 ) -> Inventory:
-    """Sites at the first line containing each fragment; jobs defined where ``def name(`` is."""
+    """Sites at the first line containing each fragment; jobs defined where ``def name(`` is.
+    What the scanner reads around each site (``surroundings``) and the project's
+    ``ATOMIC_REQUESTS`` settings come from the scanner's own readers."""
     verdicts = verdicts or {}
-    call_sites = [
-        CallSite(
-            location=Location(path=path, line=site_line((root / path).read_text(), fragment)),
-            pattern=pattern,
-            job=site[3],
-            target_source=site[4] if len(site) > 4 else "",
-            **site_fields,  # type: ignore[arg-type]
+    call_sites = []
+    for site in sites:
+        path, fragment, pattern = site[:3]
+        text = (root / path).read_text()
+        line = site_line(text, fragment)
+        fields = {"surroundings": surroundings_at(text, line), **site_fields}
+        call_sites.append(
+            CallSite(
+                location=Location(path=path, line=line),
+                pattern=pattern,
+                job=site[3],
+                target_source=site[4] if len(site) > 4 else "",
+                **fields,  # type: ignore[arg-type]
+            )
         )
-        for site in sites
-        for path, fragment, pattern in [site[:3]]
-    ]
     qualnames = sorted({str(s[3]) for s in sites})
     return Inventory(
-        root=str(root), sites=call_sites, jobs=[_job(root, q, verdicts) for q in qualnames]
+        root=str(root),
+        sites=call_sites,
+        jobs=[_job(root, q, verdicts) for q in qualnames],
+        atomic_requests=_atomic_requests(root),
     )
+
+
+def _atomic_requests(root: Path) -> list[str]:
+    """``Inventory.atomic_requests`` as the scanner reads it, from the modules under root."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text()
+        if "ATOMIC_REQUESTS" in text:
+            rel = path.relative_to(root).as_posix()
+            summary = extract_source(text, rel, rel.removesuffix(".py").replace("/", "."))
+            found += [f"{rel}:{line}" for line in summary.atomic_requests]
+    return found
 
 
 def _job(root: Path, qualname: str, verdicts: dict[str, Idempotency]) -> Job:

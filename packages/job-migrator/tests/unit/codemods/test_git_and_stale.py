@@ -154,3 +154,62 @@ def test_nothing_left_to_move_creates_no_branch(repo: Path, build_inventory: Bui
     assert (result.changes, result.jobs, branches) == ([], [], [])
     assert {o.status for o in result.outcomes} == {Status.ALREADY}
     assert "again" not in git(repo, "branch", "--list")
+
+
+TRIED = "def resize(p):\n    return p\n\n\ndef view(p):\n    try:\n        resize(p)\n    except OSError:\n        return None\n"
+
+
+@pytest.mark.parametrize("version", ["1.5", "0.9", "garbled", ""])
+def test_an_inventory_from_an_older_migrator_is_refused_whole_when_it_cannot_be_rescanned(
+    tmp_path: Path, build_inventory: Build, version: str
+) -> None:
+    """An inventory written before the scan carried a site's surroundings would read as
+    "no try around the call": apply refuses every file it names rather than move a call
+    whose caller handles its failure, and says what to do."""
+    (tmp_path / "app.py").write_text(TRIED)
+    site = [("app.py", "        resize(p)", Pattern.DIRECT_CALL, "app.resize")]
+    current = build_inventory(tmp_path, site)
+    assert current.sites[0].surroundings.caught_at == [8]  # the scan's fact
+    old = current.model_copy(update={"schema_version": version})
+    old.sites[0].surroundings.caught_at = []  # an older scan never wrote it
+
+    result = plan_apply(tmp_path, old, scanner=None)
+
+    assert result.changes == []
+    assert "written by an older migrator" in result.refused["app.py"]
+    assert "run `migrator scan` again" in result.refused["app.py"]
+
+
+def test_an_inventory_from_an_older_migrator_is_rescanned_and_the_fresh_facts_are_used(
+    tmp_path: Path, build_inventory: Build
+) -> None:
+    (tmp_path / "app.py").write_text(TRIED)
+    site = [("app.py", "        resize(p)", Pattern.DIRECT_CALL, "app.resize")]
+    fresh = build_inventory(tmp_path, site)
+    old = fresh.model_copy(update={"schema_version": "1.5"}, deep=True)
+    old.sites[0].surroundings.caught_at = []
+    scanned: list[Path] = []
+
+    def scanner(root: Path) -> Inventory:
+        scanned.append(root)
+        return fresh
+
+    result = plan_apply(tmp_path, old, scanner=scanner)
+
+    assert scanned == [tmp_path.resolve()] and result.rescanned == ["app.py"]
+    [outcome] = result.outcomes
+    assert outcome.status is Status.MANUAL and outcome.lines == [8]
+    assert "the caller handles the job's exceptions" in outcome.reason
+
+
+def test_a_newer_inventory_is_read_as_it_is(tmp_path: Path, build_inventory: Build) -> None:
+    """Readers ignore fields they do not know: a later minor version is not rescanned."""
+    (tmp_path / "app.py").write_text(APP)
+    newer = build_inventory(tmp_path, SITES).model_copy(update={"schema_version": "1.9"})
+
+    def scanner(root: Path) -> Inventory:
+        raise AssertionError("a current inventory must not be rescanned")
+
+    result = plan_apply(tmp_path, newer, scanner=scanner)
+
+    assert result.rescanned == [] and {o.status for o in result.outcomes} == {Status.REWRITTEN}

@@ -15,6 +15,7 @@ from inventory._extract._scopes import (
 )
 from inventory._extract._source import span_of
 from inventory._extract._state import FunctionState
+from inventory._extract.detectors._guards import guards
 from inventory._extract.detectors._handlers import (
     admin_class,
     class_view,
@@ -153,6 +154,7 @@ class DefsMixin(WalkerBase):
             source_hash=self.text.digest(node),
             vetoes=only_vetoes(node),
             returns_value=gives_value(node),
+            guards=guards(node),
         )
 
     def _walk_body(self, body: list[ast.stmt], state: FunctionState) -> None:
