@@ -22,7 +22,9 @@ nothing more either, nor does the rest of the future protocol (``asyncio.Future`
 on a future the scan typed (``_extract._library.FACTORIES``) or one a spawn API made.
 ``fut.add_done_callback(fn)`` calls ``fn(fut)`` once the future is done: ``fn`` is followed
 like any handed callable. The method name is the future protocol's own, so on a receiver
-of unknown type it is taken as one too (following the callable hides nothing).
+of unknown type it is taken as one too (following the callable hides nothing); so are
+``set_result`` and ``set_exception``, which only complete a future (``ready.set_result(v)``
+on ``self._ready = loop.create_future()``, made in another method).
 ``asyncio.run(coro(a))`` and ``loop.run_until_complete(coro(a))`` run a coroutine made by
 a call of its own, like ``create_task``.
 
@@ -102,6 +104,11 @@ _FUTURE_METHODS = frozenset(
     | {"get_name", "set_name", "get_coro", "get_context", "get_loop", "get_stack"}
     | {"cancelling", "uncancel", "set_result", "set_exception", "print_stack"}
 )
+# Names only the future protocol has (asyncio.Future, concurrent.futures.Future): a call of
+# one on a receiver of unknown type completes a future, which runs nothing of its own (it
+# wakes whoever awaits it, in this process); ``result``, ``cancel``, ``done`` are read as the
+# protocol only on a future, their names being everyone's (``order.cancel()``).
+_FUTURE_OWN = frozenset({"set_result", "set_exception"})
 _DONE_CALLBACK = "add_done_callback"  # calls its callable with the future, once done
 # ``task.add_done_callback(tasks.discard)``: asyncio's documented idiom for keeping a task
 # referenced until it ends. The method gets the future itself, which only an in-memory
@@ -157,7 +164,7 @@ def spawned(target: CallTarget) -> Spawn | None:
     head, _, method = name.rpartition(".")
     if method == _DONE_CALLBACK and (head == _UNKNOWN[:-1] or _on_future(target)):
         return _handing(name, target, 0, "fn")
-    if method in _FUTURE_METHODS and _on_future(target):
+    if method in _FUTURE_METHODS and (_on_future(target) or _future_own(head, method)):
         return Spawn(name, "")
     if name in _CALLING:
         return _handing(name, target, *_CALLING[name])
@@ -169,6 +176,11 @@ def spawned(target: CallTarget) -> Spawn | None:
     if method == "submit" and head.startswith(_EXECUTORS) and call.receiver_source:
         return _handing(name, target, *_EXECUTOR_SUBMIT)
     return None
+
+
+def _future_own(head: str, method: str) -> bool:
+    """``self._ready.set_result(value)`` on a receiver of unknown type."""
+    return method in _FUTURE_OWN and head == _UNKNOWN[:-1]
 
 
 def _named_loop(target: CallTarget) -> bool:

@@ -211,3 +211,73 @@ def view(request):
     assert "Order" in _messages(settle)
     # a future the scan typed is still one: the project's Order does not change it
     assert found["app.jobs.tracked"].idempotency == Idempotency.IDEMPOTENT
+
+
+LOADER = """
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
+import requests
+
+
+class Loader:
+    def start(self, loop):
+        self._ready = loop.create_future()
+        self._failed = loop.create_future()
+
+    def finish(self, data):
+        try:
+            self._ready.set_result(data)
+        except Exception as exc:
+            self._failed.set_exception(exc)
+
+
+class Payment:
+    def set_result(self, outcome):
+        requests.post("https://pay.example.com/result", json={"outcome": outcome})
+
+
+def settle(payment, outcome):
+    payment.set_result(outcome)
+
+
+def view(request):
+    pool = ThreadPoolExecutor()
+    pool.submit(Loader().finish, request.body)
+    pool.submit(settle, request.payment, "ok")
+"""
+
+
+def _scan_source(root: Path, source: str) -> dict[str, Job]:
+    for rel, text in {"app/__init__.py": "", "app/jobs.py": source}.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return {j.qualname: j for j in scan(root, use_cache=False, jobs=1).jobs}
+
+
+def test_completing_a_future_of_unknown_type_runs_nothing(tmp_path: Path) -> None:
+    """``set_result`` / ``set_exception`` are names only the future protocol has: on an
+    attribute made in another method (``self._ready = loop.create_future()``), whose type
+    the scan does not carry, completing the future wakes its waiter in this process and
+    blocks no verdict."""
+    without_payment = LOADER.replace('pool.submit(settle, request.payment, "ok")', "")
+    without_payment = (
+        without_payment.split("class Payment:")[0]
+        + without_payment.split("payment.set_result(outcome)\n")[1]
+    )
+    finish = _scan_source(tmp_path, without_payment)["app.jobs.Loader.finish"]
+    assert finish.idempotency == Idempotency.IDEMPOTENT, _messages(finish)
+    assert finish.effects == []
+
+
+def test_a_project_method_named_set_result_is_still_guessed(tmp_path: Path) -> None:
+    """A project method of that name may be what runs for an untyped receiver: the guess by
+    method name follows it, for a parameter and for the attribute alike."""
+    found = _scan_source(tmp_path, LOADER)
+    settle = found["app.jobs.settle"]
+    assert settle.idempotency != Idempotency.IDEMPOTENT, _messages(settle)
+    assert "Payment" in _messages(settle)
+    finish = found["app.jobs.Loader.finish"]
+    assert finish.idempotency != Idempotency.IDEMPOTENT, _messages(finish)
+    assert "Payment.set_result" in _messages(finish)
