@@ -457,9 +457,11 @@ def _library_job(
     assert job.library is not None
     written = _argument(wrapper, call) or ""
     inner = _PARTIAL_ARGS.match(written.strip())
-    beside = [s for s in call.arg_sources if s != written]
     positional = _split(inner.group(1)) if inner else []
-    positional += beside[wrapper.position :] if written in call.arg_sources else beside
+    if wrapper.param in call.kwarg_sources:  # handed by keyword: the positionals are its own
+        positional += call.arg_sources
+    else:  # ``add_executor_job(target, *args)``: what follows the callable is its arguments
+        positional += call.arg_sources[wrapper.position + 1 :]
     named = {k: v for k, v in call.kwarg_sources.items() if k != wrapper.param}
     fn = library_call(job.library, written, call.span, positional, named, call.result_used)
     key = f"{job.library}{LIBRARY_JOB}"

@@ -127,11 +127,15 @@ def view(request):
 
 
 def _jobs(tmp_path: Path) -> dict[str, Job]:
-    for rel, text in {"app/__init__.py": "", "app/jobs.py": JOBS}.items():
-        path = tmp_path / rel
+    return _scan_source(tmp_path, JOBS)
+
+
+def _scan_source(root: Path, source: str) -> dict[str, Job]:
+    for rel, text in {"app/__init__.py": "", "app/jobs.py": source}.items():
+        path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return {j.qualname: j for j in scan(tmp_path, use_cache=False, jobs=1).jobs}
+    return {j.qualname: j for j in scan(root, use_cache=False, jobs=1).jobs}
 
 
 def _messages(job: Job) -> str:
@@ -246,14 +250,6 @@ def view(request):
     pool.submit(Loader().finish, request.body)
     pool.submit(settle, request.payment, "ok")
 """
-
-
-def _scan_source(root: Path, source: str) -> dict[str, Job]:
-    for rel, text in {"app/__init__.py": "", "app/jobs.py": source}.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return {j.qualname: j for j in scan(root, use_cache=False, jobs=1).jobs}
 
 
 def test_completing_a_future_of_unknown_type_runs_nothing(tmp_path: Path) -> None:
