@@ -15,7 +15,24 @@ VALUE_METHOD = (
     "a library method of a value the caller holds: what a repeat does depends on that "
     "value's state, so it is not analysed as a job of its own"
 )
+BUILTIN = (
+    "a builtin applied to values the caller holds (an iterator advanced, an object read): "
+    "what a repeat does depends on their state, so it is not analysed as a job of its own"
+)
 LIBRARY_JOB = " [library callable]"  # the synthetic function's key: never a dotted name
+
+
+def value_bound(name: str) -> str:
+    """Why the library callable ``name`` is no job of its own, "" when it may be one: a
+    method of a value's class (``io.IOBase.write``: ``to_thread(f.write, chunk)``, whose
+    repeat depends on the file's position) or a builtin (``run_in_executor(None, next,
+    rows)``: a repeat advances the iterator again)."""
+    if "." not in name:
+        return f"{name}: {BUILTIN}"
+    owner = name.rsplit(".", 2)[-2] if name.count(".") >= 2 else ""
+    return f"{name}: {VALUE_METHOD}" if owner[:1].isupper() else ""
+
+
 NO_PROJECT_FUNCTION = "no project function to move: wrap it in one"
 
 

@@ -19,7 +19,7 @@ from inventory._classify._effects import EffectAnalysis
 from inventory._classify._graph import CallGraph
 from inventory._classify._guesses import plugin_overrides
 from inventory._classify._index import SymbolIndex, SymbolKind
-from inventory._classify._library_call import NO_PROJECT_FUNCTION, VALUE_METHOD, library_call
+from inventory._classify._library_call import NO_PROJECT_FUNCTION, library_call, value_bound
 from inventory._classify._moved import moved_job
 from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
@@ -90,12 +90,13 @@ def resolve_site(
         init = index.method(found.name, "__init__")
         return SiteTarget(init, "" if init else f"{found.name} has no __init__ in the project")
     if found.kind == SymbolKind.EXTERNAL and raw.target_kind in _CALLABLE_REFS:
-        owner = found.name.rsplit(".", 2)[-2] if found.name.count(".") >= 2 else ""
-        if owner[:1].isupper():
+        bound = value_bound(found.name)
+        if bound:
             # ``to_thread(f.write, chunk)`` typed as io.IOBase.write: a method of a value the
-            # caller holds (a file at its position, a session): what a repeat does depends on
-            # that value's state, which a one-line job of the method alone cannot show.
-            return SiteTarget(None, f"{found.name}: {VALUE_METHOD}")
+            # caller holds (a file at its position, a session), or a builtin applied to one:
+            # what a repeat does depends on that value's state, which a one-line job of the
+            # callable alone cannot show.
+            return SiteTarget(None, bound)
         return SiteTarget(None, f"{found.name}: {NO_PROJECT_FUNCTION}", library=found.name)
     if found.kind == SymbolKind.EXTERNAL:
         return SiteTarget(None, f"{found.name} is not defined in the scanned project")

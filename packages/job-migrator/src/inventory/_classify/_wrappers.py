@@ -25,8 +25,8 @@ from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._library_call import (
     LIBRARY_JOB,
     NO_PROJECT_FUNCTION,
-    VALUE_METHOD,
     library_call,
+    value_bound,
 )
 from inventory._classify._spawned import REFERENCE as _REFERENCE
 from inventory._classify._spawned import WRAPPED as _WRAPPED
@@ -435,9 +435,9 @@ def _referenced(name: str, caller: FunctionInfo, index: SymbolIndex, graph: Call
     if found.kind == SymbolKind.CLASS:
         return _Job(None, f"{found.name} has no __init__ in the project")
     if found.kind == SymbolKind.EXTERNAL and not index.is_library(found.name):
-        owner = found.name.rsplit(".", 2)[-2] if found.name.count(".") >= 2 else ""
-        if owner[:1].isupper():
-            return _Job(None, f"{found.name}: {VALUE_METHOD}")
+        bound = value_bound(found.name)
+        if bound:
+            return _Job(None, bound)
         return _Job(None, f"{found.name}: {NO_PROJECT_FUNCTION}", library=found.name)
     if found.kind == SymbolKind.MISSING and rest:
         return _Job(

@@ -446,3 +446,25 @@ def test_what_a_wrapper_is_handed_is_looked_up_as_python_looks_it_up(tmp_path: P
         "only known at run time",
         30: "'callback' is the parameter of app.views.through: only known at run time",
     }
+
+
+def test_a_builtin_handed_over_is_no_job_of_its_own(tmp_path: Path) -> None:
+    """``run_in_executor(None, next, rows)`` or ``spawn(list, rows)`` applies a builtin to a
+    value the caller holds: a repeat advances the iterator again, so it is not analysed as a
+    one-line job (whose verdict would say "no effect"), at a direct site as through a
+    wrapper; the reason says why."""
+    views = """
+    import asyncio
+
+    from app.background import spawn
+
+    async def stream(request, rows):
+        loop = asyncio.get_running_loop()
+        first = await loop.run_in_executor(None, next, rows)
+        spawn(list, rows)
+        return first
+    """
+    sites = _scan(tmp_path, {"app/views.py": views})
+    assert [(s.location.line, s.job) for s in sites] == [(8, "unknown"), (9, "unknown")]
+    for site in sites:
+        assert "a builtin applied to values the caller holds" in site.unresolved_reason
