@@ -41,27 +41,22 @@ Conventions on top of those documented in :mod:`inventory.summary`:
 from __future__ import annotations
 
 import ast
-import gc
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from inventory._extract._grammar import rewrite
 from inventory._extract._source import SourceText, normalised
 from inventory._extract.detectors._guards import atomic_requests
 from inventory._extract.walker._walker import Walker
+from inventory._heap import bulk_work
 from inventory.summary import FileSummary
 
 __all__ = ["extract_source"]
-
-_RECURSION_LIMIT = 20_000
 
 
 def extract_source(source: str, path: str, module: str, is_package: bool = False) -> FileSummary:
     """Summarise one module. Raises ``SyntaxError`` when ``source`` does not parse."""
     source = source.removeprefix("\ufeff")  # a BOM left by a plain utf-8 decode
-    with _paused():
+    with bulk_work():  # the collector paused, a deeper recursion limit
         return _extract(source, path, module, is_package)
 
 
@@ -96,50 +91,3 @@ def _parse(source: str, path: str) -> tuple[ast.Module, SourceText]:
     except SyntaxError:
         pass
     return ast.parse(source, filename=path), SourceText(source)  # raises the original error
-
-
-class _Pause:
-    """Process-wide settings changed while any extraction runs, restored by the last one out.
-
-    Counted, so that threads extracting at the same time never restore a setting under
-    one another's feet.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._active = 0
-        self._gc_was_enabled = False
-        self._recursion_limit = 0
-
-    @contextmanager
-    def __call__(self) -> Iterator[None]:
-        with self._lock:
-            if self._active == 0:
-                self._enter()
-            self._active += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._active -= 1
-                if self._active == 0:
-                    self._exit()
-
-    def _enter(self) -> None:
-        # A parse allocates hundreds of thousands of acyclic nodes, which makes the cyclic
-        # collector run over and over for nothing; reference counting frees them anyway.
-        self._gc_was_enabled = gc.isenabled()
-        gc.disable()
-        # The walk recurses once or twice per AST level, and valid code nests deeper than
-        # the default limit allows (generated expressions). Python-to-Python calls do not
-        # use the C stack since 3.11, so a higher limit is safe.
-        self._recursion_limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(self._recursion_limit, _RECURSION_LIMIT))
-
-    def _exit(self) -> None:
-        sys.setrecursionlimit(self._recursion_limit)
-        if self._gc_was_enabled:
-            gc.enable()
-
-
-_paused = _Pause()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from inventory._cachedir import write_atomically
 from inventory._env import Environment, find_environment
+from inventory._heap import bulk_work
 from inventory._scan import _cache, _store
 from inventory._scan._files import Summarised
 from inventory._scan._memo import load_memo, result_key, save_memo
@@ -77,17 +78,18 @@ def scan(
     top = Path(root).resolve()
     if not top.is_dir():
         raise NotADirectoryError(f"{top} is not a folder")  # never create .migrator/ in a typo
-    run = _prepare(top, config, use_cache, include_tests, python)
-    key = run.key()
-    inventory = load_memo(run.top, key) if key else None
-    if inventory is None:
-        inventory = _fresh(run, jobs, progress)
-    else:
-        inventory.stats.files_cached = inventory.stats.files_scanned
-        if run.found.refreshed:
-            _cache.save_index(
-                run.top, _cache.Index(tool_key=run.index.tool_key, files=run.found.hits)
-            )
+    with bulk_work():  # the collector paused while the summaries are loaded and classified
+        run = _prepare(top, config, use_cache, include_tests, python)
+        key = run.key()
+        inventory = load_memo(run.top, key) if key else None
+        if inventory is None:
+            inventory = _fresh(run, jobs, progress)
+        else:
+            inventory.stats.files_cached = inventory.stats.files_scanned
+            if run.found.refreshed:
+                _cache.save_index(
+                    run.top, _cache.Index(tool_key=run.index.tool_key, files=run.found.hits)
+                )
     inventory.stats.seconds = round(time.perf_counter() - started, 3)
     if write:
         write_inventory(run.top, inventory)
