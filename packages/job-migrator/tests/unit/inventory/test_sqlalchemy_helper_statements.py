@@ -323,3 +323,25 @@ def test_a_handed_value_of_a_union_type_is_no_statement() -> None:
     index = SymbolIndex([])
     assert statement_of("app.q.page()@0=__union__.a:A|b:B", index) == ""
     assert statement_of("app.q.page().limit()@x=y", index) == ""
+
+
+def test_a_nested_defs_returns_are_its_own_not_the_helpers() -> None:
+    """``with_flags(query)`` defines a local function before returning its parameter: the
+    local function's ``return`` is not one of ``with_flags``' (a nested def at the top of the
+    body was read as part of it, so the helper was missed); a ``return`` of another value
+    anywhere in the helper's own body still rules it out."""
+    source = (
+        "def with_flags(query):\n"
+        "    def flag(row):\n"
+        "        return row.flag\n"
+        "    return query\n"
+        "\n"
+        "def mixed(query, other):\n"
+        "    if other:\n"
+        "        return other\n"
+        "    def keep(row):\n"
+        "        return query\n"
+        "    return query\n"
+    )
+    summary = extract_source(source, "app/helpers.py", "app.helpers")
+    assert summary.narrowing_helpers == {"with_flags": 0}

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import ast
 
+from inventory._extract._nodes import own_nodes
 from inventory.summary import Guard, GuardKind
 
 SETTING = "ATOMIC_REQUESTS"
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def guards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Guard]:
@@ -30,9 +30,7 @@ def guards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Guard]:
     atomic = [d.lineno for d in node.decorator_list if named(d, "atomic")]
     if atomic:
         found.append(Guard(kind=GuardKind.ATOMIC, first=node.lineno, last=_end(node), lines=atomic))
-    todo: list[ast.AST] = [s for s in node.body if not isinstance(s, _NESTED)]
-    while todo:
-        part = todo.pop()
+    for part in own_nodes(node):
         if isinstance(part, ast.Try | ast.TryStar) and part.body:
             handlers = [h.lineno for h in part.handlers if not _reraises(h)]
             if handlers:
@@ -41,7 +39,6 @@ def guards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Guard]:
         elif isinstance(part, ast.With | ast.AsyncWith) and part.body and _atomic(part):
             first, last = part.body[0].lineno, _end(part.body[-1])
             found.append(Guard(kind=GuardKind.ATOMIC, first=first, last=last, lines=[part.lineno]))
-        todo.extend(c for c in ast.iter_child_nodes(part) if not isinstance(c, _NESTED))
     return sorted(found, key=lambda g: (g.first, g.kind))
 
 

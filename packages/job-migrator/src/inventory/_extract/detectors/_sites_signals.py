@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from inventory._extract._nodes import own_nodes
 from inventory._extract._resolve import MODEL_LOADED, Resolver, public_name
 from inventory._extract._scopes import BindingKind
 from inventory._extract._source import SourceText
@@ -308,17 +309,13 @@ def _signal_object(node: ast.expr, resolver: Resolver, frameworks: set[Framework
 def gives_value(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A ``return <value>`` (not ``None``) or a ``yield`` in the function's own body, not in a
     nested def, lambda or class."""
-    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-    todo: list[ast.AST] = [stmt for stmt in node.body if not isinstance(stmt, nested)]
-    while todo:
-        part = todo.pop()
+    for part in own_nodes(node):
         if isinstance(part, ast.Yield | ast.YieldFrom):
             return True
         if isinstance(part, ast.Return) and part.value is not None:
             value = part.value
             if not (isinstance(value, ast.Constant) and value.value is None):
                 return True
-        todo.extend(c for c in ast.iter_child_nodes(part) if not isinstance(c, nested))
     return False
 
 

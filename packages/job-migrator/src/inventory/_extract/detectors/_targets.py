@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import ast
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from inventory._extract._nodes import own_nodes
 from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import BindingKind
 from inventory._extract._source import SourceText, clean
@@ -250,7 +250,7 @@ def yielded_callable(
     name (the classifier checks it is a project function). ``resolver``: the function's."""
     if not _MANAGERS.intersection(decorators):
         return None
-    yields = [n for n in _own_nodes(function.body) if isinstance(n, ast.Yield | ast.YieldFrom)]
+    yields = [n for n in own_nodes(function) if isinstance(n, ast.Yield | ast.YieldFrom)]
     names = {
         y.value.id if isinstance(y, ast.Yield) and isinstance(y.value, ast.Name) else None
         for y in yields
@@ -268,24 +268,13 @@ def yielded_callable(
         return public_name(resolved.target, resolver.module)
     defs = [
         n
-        for n in _own_nodes(function.body)
+        for n in own_nodes(function)
         if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name
     ]
     binding = resolver.scope.names.get(name)
     if len(bindings) != 1 or len(defs) != 1 or defs[0].decorator_list or binding is None:
         return None
     return binding.target if binding.kind is BindingKind.FUNCTION else None
-
-
-def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """The nodes of a function body outside nested scopes (a nested def or class itself is
-    one of them, its insides are not)."""
-    stack: list[ast.AST] = list(body)
-    while stack:
-        current = stack.pop()
-        yield current
-        if not isinstance(current, _SCOPES):
-            stack.extend(ast.iter_child_nodes(current))
 
 
 def _named(node: ast.expr | None, name: str) -> bool:

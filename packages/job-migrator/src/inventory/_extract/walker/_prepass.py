@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 from inventory._extract._imports import bindings_of
 from inventory._extract._library import NARROWING, STATEMENTS, statement_class
+from inventory._extract._nodes import own_nodes
 from inventory._extract._resolve import (
     APP_OBJECT,
     MODEL_LOADED,
@@ -241,7 +242,7 @@ def _return_type(
     holds: Held | None = None,
 ) -> None:
     found = annotation_type(node.returns, resolver) if node.returns is not None else ""
-    if found and makes_class_named_at_run_time(_own_nodes(node), resolver):
+    if found and makes_class_named_at_run_time(own_nodes(node), resolver):
         found = ""  # the annotation names an interface; the app's settings choose the class
     generator = _generator(body)
     plain = not generator and not isinstance(node, ast.AsyncFunctionDef)
@@ -291,7 +292,7 @@ def _yielded_instance(node: ast.FunctionDef, body: list[ast.stmt], resolver: Res
     """The one class every ``yield`` of a generator builds (``yield Stat(...)``, or a local
     assigned ``Stat(...)``); "" when one yields anything else, or ``yield from``."""
     values: list[ast.expr] = []
-    for part in _own_nodes(node):
+    for part in own_nodes(node):
         if isinstance(part, ast.YieldFrom):
             return ""
         if isinstance(part, ast.Yield):
@@ -299,18 +300,6 @@ def _yielded_instance(node: ast.FunctionDef, body: list[ast.stmt], resolver: Res
                 return ""
             values.append(part.value)
     return _one_class(values, body, resolver)
-
-
-def _own_nodes(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
-    """The nodes of a function's body, without those of nested functions, lambdas, classes."""
-    found: list[ast.AST] = []
-    todo: list[ast.AST] = list(node.body)
-    nested = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-    while todo:
-        part = todo.pop()
-        found.append(part)
-        todo.extend(c for c in ast.iter_child_nodes(part) if not isinstance(c, nested))
-    return found
 
 
 def _returned_instance(
@@ -336,7 +325,7 @@ def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]
     args = node.args
     names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
     names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-    for part in _own_nodes(node):
+    for part in own_nodes(node):
         if isinstance(part, ast.Name) and isinstance(part.ctx, ast.Store):
             names.add(part.id)
     return frozenset(names)
@@ -416,7 +405,7 @@ def _narrowed_parameter(
     if own is not None:
         positional = positional[1:]
     returned: str | None = None
-    for part in _own_nodes(node):
+    for part in own_nodes(node):
         if isinstance(part, ast.Yield | ast.YieldFrom):
             return None
         if isinstance(part, ast.Return):
@@ -427,7 +416,7 @@ def _narrowed_parameter(
             returned = name
     if returned is None or returned not in positional:
         return None
-    for part in _own_nodes(node):
+    for part in own_nodes(node):
         if isinstance(part, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.NamedExpr):
             targets = part.targets if isinstance(part, ast.Assign) else [part.target]
             for target in targets:

@@ -6,6 +6,7 @@ import ast
 from collections.abc import Callable
 from typing import TypeVar, cast
 
+from inventory._extract._nodes import child_fields
 from inventory._extract._scopes import ClassCtx, ScopeKind
 from inventory._extract._source import SourceText
 from inventory._extract._state import FunctionState, Use, UseKind
@@ -13,18 +14,6 @@ from inventory.models import Framework
 from inventory.summary import FileSummary
 
 Visit = Callable[["WalkerBase", ast.AST], None]
-# Fields that never hold a node worth visiting (contexts and operators are empty singletons).
-_LEAF_FIELDS = frozenset(
-    {"ctx", "op", "ops", "id", "attr", "arg", "asname", "level", "kind", "type_comment"}
-)
-_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
-
-
-def child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
-    return fields
 
 
 class WalkerBase:

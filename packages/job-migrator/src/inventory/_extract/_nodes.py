@@ -1,0 +1,60 @@
+"""A function's own nodes, walked once and shared by every detector that reads them.
+
+Several detectors read "the nodes of this function's body, outside nested scopes": its
+``return``s and ``yield``s (what it returns, whether it is a generator), its ``try`` and
+``with atomic()`` blocks, the names it binds. Each used to walk the body again with
+``ast.iter_child_nodes``; on Django those walks took a third of the extraction. The walk is
+done once per function and kept while its tree lives (weakly: a summary never holds a node).
+"""
+
+from __future__ import annotations
+
+import ast
+import weakref
+
+__all__ = ["SCOPES", "own_nodes"]
+
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+# Fields that never hold a node worth visiting: contexts and operators are empty singletons,
+# the rest are strings and numbers.
+_LEAF_FIELDS = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "asname", "level", "kind", "type_comment"}
+)
+_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+_WALKED: weakref.WeakKeyDictionary[ast.AST, tuple[ast.AST, ...]] = weakref.WeakKeyDictionary()
+
+
+def child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes (``ast.iter_child_nodes`` without the
+    contexts, operators and plain values)."""
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)
+    return fields
+
+
+def own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[ast.AST, ...]:
+    """The nodes of ``function``'s body outside nested scopes: a nested ``def``, lambda or
+    class is one of them, what is inside it is not (it has nodes of its own). Depth first,
+    the last statement first; the decorators, arguments and annotations are not the body's."""
+    found = _WALKED.get(function)
+    if found is None:
+        found = _WALKED[function] = tuple(_walk(function.body))
+    return found
+
+
+def _walk(body: list[ast.stmt]) -> list[ast.AST]:
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = list(body)
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        if isinstance(current, SCOPES):
+            continue
+        for name in child_fields(type(current)):
+            value = getattr(current, name)
+            if isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return found
