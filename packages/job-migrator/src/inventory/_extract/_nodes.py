@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import weakref
 
-__all__ = ["SCOPES", "own_nodes"]
+__all__ = ["SCOPES", "own_nodes", "walk"]
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # Fields that never hold a node worth visiting: contexts and operators are empty singletons,
@@ -22,6 +22,7 @@ _LEAF_FIELDS = frozenset(
 )
 _CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 _WALKED: weakref.WeakKeyDictionary[ast.AST, tuple[ast.AST, ...]] = weakref.WeakKeyDictionary()
+_ALL: weakref.WeakKeyDictionary[ast.AST, tuple[ast.AST, ...]] = weakref.WeakKeyDictionary()
 
 
 def child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
@@ -40,6 +41,31 @@ def own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[ast.AST
     found = _WALKED.get(function)
     if found is None:
         found = _WALKED[function] = tuple(_walk(function.body))
+    return found
+
+
+def walk(node: ast.AST) -> tuple[ast.AST, ...]:
+    """``ast.walk(node)``, in its order (breadth first, ``node`` first), without the
+    contexts, operators and plain values no reader looks for; a module's or a function's
+    walk is kept while its tree lives (the app-store, held-class and registry readers walk
+    the same methods)."""
+    found = _ALL.get(node)
+    if found is None:
+        found = tuple(_breadth_first(node))
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef):
+            _ALL[node] = found
+    return found
+
+
+def _breadth_first(node: ast.AST) -> list[ast.AST]:
+    found = [node]
+    for current in found:  # grows while it is read: a queue without the pops
+        for name in child_fields(type(current)):
+            value = getattr(current, name)
+            if isinstance(value, list):
+                found.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                found.append(value)
     return found
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from inventory._extract._nodes import walk
 from inventory._extract._resolve import Resolver, capitalised
 from inventory._extract._scopes import Binding, BindingKind
 
@@ -91,7 +92,7 @@ def held_classes(node: ast.ClassDef, resolver: Resolver, union: Union) -> dict[s
             continue
         self_name = method.args.args[0].arg
         defaults = _default_classes(method, resolver)
-        for stmt in ast.walk(method):
+        for stmt in walk(method):
             if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
                 continue
             name = _self_attribute(stmt.targets[0], self_name)

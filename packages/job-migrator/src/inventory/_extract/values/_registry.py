@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 
+from inventory._extract._nodes import walk
 from inventory._extract._resolve import Resolver, app_object, capitalised, extension_object
 from inventory._extract._scopes import Binding, BindingKind
 
@@ -46,7 +47,7 @@ def _stored_values(
     for owner, function in _functions(tree, prefix):
         self_name = function.args.args[0].arg if owner and function.args.args else ""
         local: dict[str, ast.expr] = {}
-        for node in ast.walk(function):
+        for node in walk(function):
             if not isinstance(node, ast.Assign):
                 continue
             for target in node.targets:

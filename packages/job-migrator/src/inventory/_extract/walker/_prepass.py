@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from inventory._extract._imports import bindings_of
 from inventory._extract._library import NARROWING, STATEMENTS, statement_class
-from inventory._extract._nodes import own_nodes
+from inventory._extract._nodes import own_nodes, walk
 from inventory._extract._resolve import (
     APP_OBJECT,
     MODEL_LOADED,
@@ -636,7 +636,7 @@ _REGISTERING = frozenset({"update", "setdefault", "__setitem__"})
 def _drop_registries(tree: ast.Module, summary: FileSummary) -> None:
     """A table the module adds to (``HANDLERS[k] = f``, ``HANDLERS.update(...)``) is a
     registry: what a call through it runs is only known at run time."""
-    for node in ast.walk(tree):
+    for node in walk(tree):
         written = _added_to(node)
         if isinstance(written, ast.Name):
             summary.tables.pop(written.id, None)

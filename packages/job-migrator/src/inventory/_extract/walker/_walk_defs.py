@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from inventory._extract._nodes import walk
 from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import (
     KEYWORDS,
@@ -355,7 +356,7 @@ def _called_defaults(node: FunctionNode) -> dict[str, ast.expr]:
         return {}
     called = {
         n.func.id
-        for n in ast.walk(node)
+        for n in walk(node)
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in named
     }
     return {name: named[name] for name in called}
