@@ -24,6 +24,34 @@ class Trash(models.Model):
         requests.post("https://hooks.example.com/deleted")
 """
 
+_MAPPED_MODELS = """
+from typing import Optional
+
+import requests
+from sqlalchemy import select
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+class Base(DeclarativeBase):
+    pass
+
+class Config:
+    def publish(self, name):
+        requests.post("https://hooks.example.com/agents", json={"name": name})
+
+class Agent(Base):
+    __tablename__ = "agents"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column()
+    config: Mapped[Optional[Config]] = mapped_column()
+
+    def announce(self):
+        if self.config is not None:
+            self.config.publish(self.name)
+
+def configured():
+    return select(Agent).where(Agent.config.is_not(None))
+"""
+
 EXAMPLES: list[RuleExample] = [
     example(
         "types: containers a job builds for itself",
@@ -139,6 +167,24 @@ EXAMPLES: list[RuleExample] = [
         "`db.session` a session: a method called through them is that class's "
         "(`Path.resolve`, `str.strip`). The same attribute of a project class is that class's "
         "own.",
+    ),
+    example(
+        "types: SQLAlchemy's Mapped[...] annotations",
+        """
+        from shop.models import Agent
+
+        def announce_agent(agent: Agent):
+            return agent.announce()
+        """,
+        "announce_agent",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "SQLAlchemy 2 declares a mapped class's attributes as `config: Mapped[Config] = "
+        "mapped_column(...)` (or `= relationship()`): on an instance, `self.config` is a "
+        "`Config` (or `None` for `Mapped[Optional[Config]]`), so `self.config.publish()` runs "
+        "`Config.publish`, followed like any method. On the class, `Agent.config` stays a "
+        "column expression (`Agent.config.is_not(None)` builds SQL, runs nothing).",
+        more_files={"shop/models.py": _MAPPED_MODELS},
     ),
     example(
         "types: a return annotation does not name a class the settings choose",

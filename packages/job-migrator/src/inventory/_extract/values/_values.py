@@ -759,8 +759,14 @@ def _model_from_arg(call: ast.Call, resolver: Resolver) -> str:
 _UNTYPED = frozenset({"typing.Any", "typing_extensions.Any", "builtins.object"})
 
 
+# SQLAlchemy 2's declarative annotations: ``config: Mapped[Config] = mapped_column(...)``
+# or ``= relationship()`` makes ``self.config`` (an instance's attribute) a ``Config``.
+_MAPPED = frozenset({"sqlalchemy.orm.Mapped", "sqlalchemy.orm.base.Mapped", "sqlalchemy.Mapped"})
+
+
 def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
-    """``x: Foo``, ``x: Foo | None``, ``x: Optional[Foo]``, ``x: "Foo"`` -> resolved Foo."""
+    """``x: Foo``, ``x: Foo | None``, ``x: Optional[Foo]``, ``x: "Foo"``, and SQLAlchemy's
+    ``x: Mapped[Foo]`` -> resolved Foo."""
     if node is None:
         return ""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -769,7 +775,7 @@ def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
         return annotation_type(node.left, resolver) or annotation_type(node.right, resolver)
     if isinstance(node, ast.Subscript):
         head = resolver.dotted(node.value) or ""
-        if head.endswith(("Optional", "Annotated")):
+        if head.endswith(("Optional", "Annotated")) or head in _MAPPED:
             args = type_args(node)
             return annotation_type(args[0], resolver) if args else ""
         return ""
