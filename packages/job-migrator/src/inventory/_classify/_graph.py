@@ -6,6 +6,7 @@ from job sites and request handlers are ever looked at.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from itertools import pairwise
 
@@ -33,11 +34,21 @@ from inventory._classify._index import (
 from inventory._classify._spawned import spawned
 from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
-from inventory._extract._library import SESSION_TYPES, known_type, library_type
+from inventory._extract._library import (
+    SESSION,
+    SESSION_RESULTS,
+    SESSION_TYPES,
+    known_type,
+    library_type,
+)
 from inventory.models import Pattern
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, ReceiverKind
 
 _UNKNOWN_PREFIX = "?."
+_EVER = 1 << 30  # a column past any line's end
+# A receiver named like a database session (``session``, ``db_session``, ``self.session``):
+# the name the catalogue's ``?.execute`` / ``?.add`` rules read as a SQLAlchemy session.
+_SESSION_NAMED = re.compile(r"(?i)(^|[._])(async_)?session$")
 _LOADED = "__model__."  # the extractor's name for a model looked up at run time
 _SELF_PREFIX = "self."
 # Django's Signal.send / send_robust / asend / asend_robust and blinker's send /
@@ -445,7 +456,8 @@ class CallGraph:
             or call.target
         )
         if name.startswith(_UNKNOWN_PREFIX):
-            return self._on_returned(call, name) or CallTarget(
+            made = self._made_by_parameter(call, caller) or call
+            return self._on_returned(made, name) or CallTarget(
                 call, name, SymbolKind.EXTERNAL, None
             )
         task = immediate_task(self.index, name)  # ``send.enqueue(x)`` of a Django @task
@@ -498,6 +510,37 @@ class CallGraph:
         if self.index.is_library(found.name):
             found = self._outside(call, found.name, found)
         return CallTarget(call, found.name, found.kind, self._runs(found))
+
+    def _made_by_parameter(self, call: CallInfo, caller: FunctionInfo | None) -> CallInfo | None:
+        """``result = await session.execute(q); result.scalar()``: the receiver is what the
+        earlier call made, named by its method only (``?.execute()``). That call is found
+        among the caller's calls (every earlier call of that method on the same receiver,
+        or the receiver stays unknown), and its receiver typed: a parameter whose class the
+        callers or an annotation give, else, for a session's statement methods, a receiver
+        named like a session, the name the catalogue's ``?.execute`` rule reads as a
+        database session: what SQLAlchemy's ``Session.execute`` returns, a ``Result``."""
+        made = call.returned_from
+        if caller is None or not made.startswith(_UNKNOWN_PREFIX) or not made.endswith("()"):
+            return None
+        producer = made.removesuffix("()")
+        method = producer.removeprefix(_UNKNOWN_PREFIX)
+        if not method.isidentifier():
+            return None
+        # earlier, or inside the receiver: ``(await session.execute(q)).scalars()``
+        at = (call.span.end_line or call.span.line, call.span.end_column or _EVER)
+        earlier = [
+            c for c in caller.calls if c.target == producer and (c.span.line, c.span.column) <= at
+        ]
+        receivers = {(c.receiver_param, c.receiver_source) for c in earlier}
+        if len(receivers) != 1:
+            return None
+        root, written = receivers.pop()
+        cls = self.parameter_type(caller.qualname, root) if root.isidentifier() else None
+        if not cls and method in SESSION_RESULTS and _SESSION_NAMED.search(written):
+            cls = SESSION
+        if not cls:
+            return None
+        return call.model_copy(update={"returned_from": f"{cls}.{method}()"})
 
     def _made_session(self, call: CallInfo, method: str) -> str:
         """``s = session_factory(); s.commit()``, the factory (``sessionmaker(...)``, which

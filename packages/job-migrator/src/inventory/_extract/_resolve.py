@@ -261,6 +261,10 @@ class Resolver:
             return self._on_name(root.id, attrs, node)
         if isinstance(root, ast.Call):
             return self._on_call(root, attrs, node)
+        if isinstance(root, ast.Await) and isinstance(root.value, ast.Call):
+            # ``(await session.execute(q)).scalars()``: what the awaited call gives, as for
+            # ``result = await session.execute(q); result.scalars()``.
+            return self._on_call(root.value, attrs, node)
         registered = extension_object(root)
         if registered:
             rtype = registered if len(attrs) == 1 else None
@@ -374,9 +378,11 @@ class Resolver:
         if inner.receiver is ReceiverKind.UNKNOWN:
             unknown = Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
             method = inner.target.removeprefix("?.")
-            if inner.returned and len(attrs) == 1 and typed_method(method):
-                # ``session.execute(q).scalars()``: typed once the index knows ``session``.
-                unknown.returned = f"{inner.returned}.{method}()"
+            if len(attrs) == 1 and typed_method(method):
+                # ``session.execute(q).scalars()``: typed once the index knows ``session``
+                # (a factory's result), or the classifier the parameter or name it is
+                # called on, as for ``r = session.execute(q); r.scalars()``.
+                unknown.returned = f"{inner.returned or '?'}.{method}()"
             return unknown
         if inner.receiver is ReceiverKind.INSTANCE and inner.target in _HOLDING:
             # ``jobs.pop(key).cancel()``: what a builtin container holds, when annotated;

@@ -938,6 +938,42 @@ EXAMPLES: list[RuleExample] = [
         "`thumbnail` processes it and `save` overwrites the file: a retry writes the same file.",
     ),
     example(
+        "types: what a session's execute returns, on a session handed in",
+        """
+        from sqlalchemy import exists, func, select
+
+        from shop.models import Block
+
+        async def count_blocks(session, owner_id):
+            found = await session.execute(select(exists().where(Block.owner_id == owner_id)))
+            if not found.scalar():
+                return 0
+            rows = (await session.execute(select(Block.id))).scalars().all()
+            total = await session.execute(select(func.count(Block.id)))
+            return max(len(rows), total.scalar() or 0)
+        """,
+        "count_blocks",
+        V.IDEMPOTENT,
+        {K.DB_READ},
+        "`session` here is a parameter no caller types: the scan reads `session.execute(...)` "
+        "by its name, as a database session's. What it returns is then what SQLAlchemy's "
+        "`Session.execute` returns, a `Result`, whether kept in a local (`found.scalar()`) or "
+        "read at once (`(await session.execute(q)).scalars().all()`): its methods read rows "
+        "already selected. A parameter the callers or an annotation type is read as that "
+        "class's result. When the local was made by calls on different receivers, its type "
+        "stays unknown.",
+        more_files={
+            "shop/models.py": (
+                "from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column\n\n"
+                "class Base(DeclarativeBase):\n    pass\n\n"
+                "class Block(Base):\n"
+                "    __tablename__ = 'blocks'\n"
+                "    id: Mapped[int] = mapped_column(primary_key=True)\n"
+                "    owner_id: Mapped[int] = mapped_column()\n"
+            ),
+        },
+    ),
+    example(
         "types: a SQLAlchemy statement built by a helper of another module",
         """
         from sqlalchemy import update
