@@ -174,6 +174,7 @@ class SymbolIndex:
         self._mro_done: dict[str, list[str]] = {}  # the index never changes once built
         self._named: dict[str, list[str]] | None = None  # class name -> project classes
         self._models: frozenset[str] | None = None  # project classes that are ORM models
+        self._user: str | None = None  # the project's user model, once asked
         # reverse manager name -> (model it is on, model whose rows it holds), from ForeignKeys
         self._reverse: dict[str, list[tuple[str, str]]] | None = None
         self._reverse_memo: dict[tuple[str, str], str | None] = {}
@@ -327,10 +328,14 @@ class SymbolIndex:
         return self._named
 
     def _user_model(self) -> str:
-        users = [
-            q for q in self._model_classes() if any(b.endswith(_USER_BASES) for b in self.mro(q))
-        ]
-        return users[0] if len(users) == 1 else "django.contrib.auth.models.User"
+        if self._user is None:  # asked at every ``get_user_model()``: read the models once
+            users = [
+                q
+                for q in self._model_classes()
+                if any(b.endswith(_USER_BASES) for b in self.mro(q))
+            ]
+            self._user = users[0] if len(users) == 1 else "django.contrib.auth.models.User"
+        return self._user
 
     def is_model(self, cls: str) -> bool:
         """A project class deriving from an ORM ``Model`` base."""
