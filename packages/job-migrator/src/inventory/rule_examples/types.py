@@ -974,6 +974,49 @@ EXAMPLES: list[RuleExample] = [
         },
     ),
     example(
+        "types: an item of the tuple a helper returns",
+        """
+        from sqlalchemy import select
+        from sqlalchemy.orm import Session
+
+        from shop.models import Block
+
+        def _filtered(owner_id, labels):
+            conditions = [f"owner={owner_id}"]
+            if not labels:
+                return None, conditions
+            query = select(Block).where(Block.owner_id == owner_id)
+            query = query.where(Block.label.in_(labels))
+            return query, conditions
+
+        def list_blocks(session: Session, owner_id, labels):
+            query, conditions = _filtered(owner_id, labels)
+            if query is None:
+                return [], conditions
+            return session.execute(query).scalars().all(), conditions
+        """,
+        "list_blocks",
+        V.IDEMPOTENT,
+        {K.DB_READ},
+        "A helper of the same file whose every `return` is a tuple of one length "
+        "(`return query, conditions`, `return None, conditions`): `query, conditions = "
+        "_filtered(...)` binds each name to what that position holds, read as a single "
+        "return's value is (here a `select()` narrowed by `.where()`, or `None`). So "
+        "`session.execute(query)` reads. Returns of different lengths, a starred target "
+        "(`query, *rest = ...`) or a position whose values disagree leave the names untyped.",
+        more_files={
+            "shop/models.py": (
+                "from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column\n\n"
+                "class Base(DeclarativeBase):\n    pass\n\n"
+                "class Block(Base):\n"
+                "    __tablename__ = 'blocks'\n"
+                "    id: Mapped[int] = mapped_column(primary_key=True)\n"
+                "    owner_id: Mapped[int] = mapped_column()\n"
+                "    label: Mapped[str] = mapped_column()\n"
+            ),
+        },
+    ),
+    example(
         "types: a SQLAlchemy statement built by a helper of another module",
         """
         from sqlalchemy import update

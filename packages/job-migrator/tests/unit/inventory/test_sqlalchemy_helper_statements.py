@@ -345,3 +345,61 @@ def test_a_nested_defs_returns_are_its_own_not_the_helpers() -> None:
     )
     summary = extract_source(source, "app/helpers.py", "app.helpers")
     assert summary.narrowing_helpers == {"with_flags": 0}
+
+
+_TUPLES = """\
+from sqlalchemy import select
+
+from app.models import Item
+
+
+def pair(owner):
+    query = select(Item).where(Item.owner == owner)
+    return query, [owner]
+
+
+def maybe(owner):
+    if owner is None:
+        return None, []
+    return select(Item), [owner]
+
+
+def lengths(owner):
+    if owner is None:
+        return None, [], 0
+    return select(Item), [owner]
+
+
+def mixed(owner):
+    if owner is None:
+        return "SELECT 1", []
+    return select(Item), [owner]
+
+
+def use(session):
+    a, a_conditions = pair(1)
+    session.execute(a)
+    b, _ = maybe(1)
+    session.execute(b)
+    c, _ = lengths(1)
+    session.execute(c)
+    d, *rest = pair(1)
+    session.execute(d)
+    e, _ = mixed(1)
+    session.execute(e)
+    f, g = pair(1)
+    f = g
+    session.execute(f)
+    first, second = pair(1)
+    session.execute(second)
+"""
+
+
+def test_each_name_of_an_unpacked_tuple_is_what_its_position_holds() -> None:
+    """Only a tuple of one length in every ``return`` types its positions (``None`` items
+    aside); returns of different lengths, a starred target, disagreeing values, a name
+    bound again or another position are read as they are."""
+    summary = extract_source(_TUPLES, "app/queries.py", "app.queries")
+    use = next(f for f in summary.functions if f.qualname == "app.queries.use")
+    executed = [c.arg_types[0] if c.arg_types else "" for c in use.calls if "execute" in c.target]
+    assert executed == [SELECT, SELECT, "", "", "", "", ""]

@@ -404,6 +404,9 @@ def _named(name: str, module: str | None) -> str:
 # ``pkg.f<narrows>`` in ``Resolver.returns``: the position of the argument that ``f``
 # returns narrowed (``walker/_prepass._narrowed_parameter``).
 NARROWS = "<narrows>"
+# ``f#0`` in the resolver's returns: the class of the first item of the tuple ``f`` returns
+# (``return query, conditions``), for ``query, conditions = f(...)``.
+ITEM = "#"
 
 
 def _narrowed(call: ast.Call, target: str, resolver: Resolver) -> str:

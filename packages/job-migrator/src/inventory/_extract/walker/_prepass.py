@@ -38,6 +38,7 @@ from inventory._extract.values._tables import table_values
 from inventory._extract.values._values import (
     ELEMENT,
     HELD,
+    ITEM,
     LITERALS,
     NARROWS,
     Held,
@@ -253,6 +254,9 @@ def _return_type(
     stored = found.startswith(APP_OBJECT) or (own is not None and found.startswith(f"{own[1]}."))
     if found and (capitalised(found) or stored) and not found.startswith(_UNTYPED_RETURNS):
         resolver.returns[qualname] = found
+    if plain:  # ``return query, conditions``: what each item of the tuple is
+        for position, item in _tuple_items(body, resolver, holds, node, own).items():
+            resolver.returns[f"{qualname}{ITEM}{position}"] = item
     queryset = queryset_annotation(node.returns, resolver)
     if not queryset and plain and (not found or found.endswith("QuerySet")):
         queryset = _returned_queryset(body, resolver, own)
@@ -269,6 +273,34 @@ def _return_type(
     made = _fresh_return(body, resolver, own) if plain else ""
     if made:
         fresh[qualname] = made
+
+
+def _tuple_items(
+    body: list[ast.stmt],
+    resolver: Resolver,
+    holds: Held | None,
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    own: Own | None,
+) -> dict[int, str]:
+    """``return query, conditions`` (and ``return None, conditions`` in another branch):
+    when every ``return`` gives a tuple of one length, the class each position holds, read
+    as a single return's value is (``None`` items aside: the item is that or None)."""
+    returned = [s.value for s in body if isinstance(s, ast.Return)]
+    tuples = [v for v in returned if isinstance(v, ast.Tuple)]
+    if not tuples or len(tuples) != len(returned):
+        return {}
+    size = len(tuples[0].elts)
+    if size < 2 or any(len(t.elts) != size for t in tuples):
+        return {}
+    if any(isinstance(e, ast.Starred) for t in tuples for e in t.elts):
+        return {}
+    found: dict[int, str] = {}
+    for position in range(size):
+        values = [t.elts[position] for t in tuples if not _none(t.elts[position])]
+        item = _one_class(values, body, resolver, holds, node, own) if values else ""
+        if item and capitalised(item) and not item.startswith(_UNTYPED_RETURNS):
+            found[position] = item
+    return found
 
 
 _CONTEXT_MANAGERS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})

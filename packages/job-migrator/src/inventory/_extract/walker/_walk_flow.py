@@ -22,6 +22,7 @@ from inventory._extract.values._facts import (
 )
 from inventory._extract.values._values import (
     HELD,
+    ITEM,
     annotation_type,
     binding_for_value,
     elements_of,
@@ -148,6 +149,7 @@ class FlowMixin(WalkerBase):
             for part, part_value in unpacked(target, value, self.state.resolver):
                 self._bind(part, part_value)
             self._bind_waited(target, value)
+            self._bind_items(target, value)
         elif not isinstance(target, ast.Name):
             self._bind_unknown(target)
             self._add_key(target)
@@ -168,6 +170,20 @@ class FlowMixin(WalkerBase):
                 resolver.scope.names[f"{target.id}{ELEMENTS}"] = element
             else:
                 resolver.scope.names.pop(f"{target.id}{ELEMENTS}", None)
+
+    def _bind_items(self, target: ast.Tuple | ast.List, value: ast.expr) -> None:
+        """``query, conditions = cls._preprocess(...)`` with a function of this file whose
+        every ``return`` is a tuple: each name holds what that position of it holds."""
+        if not isinstance(value, ast.Call) or not self.in_function:
+            return
+        if any(isinstance(part, ast.Starred) for part in target.elts):
+            return
+        resolver = self.state.resolver
+        callee = resolver.expr(value.func).target
+        for position, part in enumerate(target.elts):
+            item = resolver.returns.get(f"{callee}{ITEM}{position}")
+            if item and isinstance(part, ast.Name) and part.id not in self.state.globals:
+                resolver.scope.names[part.id] = Binding(BindingKind.INSTANCE, item)
 
     def _add_key(self, target: ast.expr) -> None:
         """``kw["pk"] = x`` after ``kw = {...}``: the key joins the dict's known keys; any
