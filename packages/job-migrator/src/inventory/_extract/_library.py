@@ -356,8 +356,11 @@ _EXECUTORS = (
     "concurrent.futures.ProcessPoolExecutor",
 )
 # What asyncio and concurrent.futures document their spawn APIs to return: a task, or a
-# future (``ensure_future`` hands a future back as it is, ``Task`` is a ``Future``).
+# future (``ensure_future`` hands a future back as it is, ``Task`` is a ``Future``);
+# ``current_task()`` "the currently running Task instance, or None".
 _FUTURES = {
+    "asyncio.current_task": TASK,
+    "asyncio.tasks.current_task": TASK,
     "asyncio.create_task": TASK,
     "asyncio.tasks.create_task": TASK,
     f"{EVENT_LOOP}.create_task": TASK,

@@ -277,3 +277,41 @@ def test_a_project_method_named_set_result_is_still_guessed(tmp_path: Path) -> N
     finish = found["app.jobs.Loader.finish"]
     assert finish.idempotency != Idempotency.IDEMPOTENT, _messages(finish)
     assert "Payment.set_result" in _messages(finish)
+
+
+CURRENT_TASK = """
+import asyncio
+
+
+async def labelled(name, coro):
+    task = asyncio.current_task()
+    if task is not None:
+        task.set_name(f"bounded[{name}]")
+    try:
+        return await coro
+    finally:
+        if task is not None and task.cancelled():
+            task.uncancel()
+
+
+async def other(name, coro):
+    task = current()
+    task.set_name(name)
+    return await coro
+
+
+async def view(request):
+    asyncio.create_task(labelled("x", asyncio.sleep(0)))
+    asyncio.create_task(other("x", asyncio.sleep(0)))
+"""
+
+
+def test_the_running_task_is_a_task(tmp_path: Path) -> None:
+    """``asyncio.current_task()`` gives "the currently running Task instance, or None": its
+    ``set_name`` and ``cancelled`` are the task's own bookkeeping. A ``task`` that some
+    unknown call returned stays a gap."""
+    jobs = _scan_source(tmp_path, CURRENT_TASK)
+    labelled = jobs["app.jobs.labelled"]
+    assert labelled.idempotency == Idempotency.IDEMPOTENT, _messages(labelled)
+    assert "task.set_name" not in _messages(labelled)
+    assert "task.set_name" in _messages(jobs["app.jobs.other"])
