@@ -1017,6 +1017,44 @@ EXAMPLES: list[RuleExample] = [
         },
     ),
     example(
+        "types: a generic class in an annotation",
+        """
+        from typing import Generic, TypeVar
+
+        import requests
+
+        T = TypeVar("T")
+
+        class Flow(Generic[T]):
+            def __init__(self, flow_id: str, result: T) -> None:
+                self.flow_id = flow_id
+                self.result = result
+
+            def abort(self) -> None:
+                requests.post("https://flows.example/abort", json={"id": self.flow_id})
+
+        class Manager:
+            def __init__(self) -> None:
+                self._progress: dict[str, Flow[dict]] = {}
+
+            def abort_flow(self, flow_id: str) -> None:
+                flow = self._progress.pop(flow_id, None)
+                if flow is not None:
+                    flow.abort()
+
+        def abort_all(manager: Manager, ids: list[str]):
+            for flow_id in ids:
+                manager.abort_flow(flow_id)
+        """,
+        "abort_all",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "`Flow[dict]` in an annotation is a `Flow` (PEP 484: a generic class subscripted "
+        "by its parameters), here the values of a dict kept on `self`: `flow.abort()` runs "
+        "`Flow.abort`. typing's own forms (`List[...]`, `Type[...]`, `Callable[...]`), "
+        "builtin containers and Django's `QuerySet[...]` keep their own readings.",
+    ),
+    example(
         "types: a SQLAlchemy statement built by a helper of another module",
         """
         from sqlalchemy import update

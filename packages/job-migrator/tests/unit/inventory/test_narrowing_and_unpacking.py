@@ -120,3 +120,29 @@ def test_what_those_idioms_do_not_say_stays_untyped(app_verdicts: Verdicts) -> N
     verdicts = app_verdicts(models=MODELS, mail=MAILBOX, jobs=JOBS, views=VIEWS)
     untyped = ("after_the_if", "either", "cast_unknown", "starred", "mismatched", "swapped")
     assert {name: verdicts[name] for name in untyped} == dict.fromkeys(untyped, Idempotency.UNKNOWN)
+
+
+def test_a_generic_class_subscripted_in_an_annotation_is_an_instance_of_it() -> None:
+    """``Flow[int]`` is a ``Flow``; typing's forms, builtin containers, ``type[...]`` and
+    Django's ``QuerySet[...]`` are no instance of the class they are subscripted with."""
+    from inventory._extract import extract_source
+
+    source = (
+        "from typing import Generic, List, Type, TypeVar\n"
+        "from django.db.models import QuerySet\n\n"
+        "T = TypeVar('T')\n\n\n"
+        "class Flow(Generic[T]):\n"
+        "    def abort(self): ...\n\n\n"
+        "def one(x: Flow[int]):\n    x.abort()\n\n\n"
+        "def quoted(x: 'Flow[int] | None'):\n    x.abort()\n\n\n"
+        "def kind(x: Type[Flow]):\n    x.abort()\n\n\n"
+        "def builtin_kind(x: type[Flow]):\n    x.abort()\n\n\n"
+        "def many(x: List[Flow]):\n    x.abort()\n\n\n"
+        "def rows(x: QuerySet[Flow]):\n    x.abort()\n"
+    )
+    summary = extract_source(source, "app/flows.py", "app.flows")
+    targets = {f.name: f.calls[0].target for f in summary.functions if f.calls}
+    assert targets["one"] == "app.flows.Flow.abort"
+    assert targets["quoted"] == "app.flows.Flow.abort"
+    for name in ("kind", "builtin_kind", "many", "rows"):
+        assert targets[name] != "app.flows.Flow.abort", name

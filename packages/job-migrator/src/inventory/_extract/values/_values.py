@@ -767,9 +767,29 @@ _UNTYPED = frozenset({"typing.Any", "typing_extensions.Any", "builtins.object"})
 _MAPPED = frozenset({"sqlalchemy.orm.Mapped", "sqlalchemy.orm.base.Mapped", "sqlalchemy.Mapped"})
 
 
+# Where ``X[...]`` is no class of instances: typing's special forms and aliases (``List``,
+# ``Type``, ``Callable``, ``Iterator``), the builtins and ``collections``' containers
+# (their items are ``container_annotation``'s), and Django's typed querysets and managers
+# (``QuerySet[Tag]``: ``queryset_annotation``'s).
+_NOT_GENERIC_CLASSES = ("typing.", "typing_extensions.", "collections.", "builtins.", "types.")
+
+
+def _generic_class(head: str) -> bool:
+    """``FlowHandler[Ctx, Result]``, ``Repository[User]``: a generic class subscripted in an
+    annotation names an instance of that class (PEP 484), whatever its parameters."""
+    last = head.rpartition(".")[2]
+    return (
+        bool(last)
+        and last[0].isupper()
+        and not last.isupper()
+        and not head.startswith(_NOT_GENERIC_CLASSES)
+        and not last.endswith(("QuerySet", "Manager"))
+    )
+
+
 def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
-    """``x: Foo``, ``x: Foo | None``, ``x: Optional[Foo]``, ``x: "Foo"``, and SQLAlchemy's
-    ``x: Mapped[Foo]`` -> resolved Foo."""
+    """``x: Foo``, ``x: Foo | None``, ``x: Optional[Foo]``, ``x: "Foo"``, SQLAlchemy's
+    ``x: Mapped[Foo]`` and a generic ``x: Foo[T]`` -> resolved Foo."""
     if node is None:
         return ""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -781,7 +801,7 @@ def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
         if head.endswith(("Optional", "Annotated")) or head in _MAPPED:
             args = type_args(node)
             return annotation_type(args[0], resolver) if args else ""
-        return ""
+        return statement_class(head) if _generic_class(head) else ""
     if isinstance(node, ast.Constant) and node.value is None:
         return ""
     found = resolver.dotted(node) or ""
