@@ -14,12 +14,14 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import replace
 
+from inventory._classify._dispatch import empty_method
 from inventory._classify._graph import CallGraph
 from inventory._classify._guesses import (
     guessed_callees,
     overrides_of_abstract,
     too_many_overrides,
 )
+from inventory._classify._index import SymbolIndex
 from inventory._classify._local import LocalEffects, repeats_on_retry
 from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import MONEY
@@ -153,21 +155,30 @@ class EffectAnalysis:
         return found
 
     def _plugin_hook(self, qualname: str) -> list[Trace]:
-        """An empty method overridden by too many classes to follow (a plugin hook): a
-        call of it runs whichever plugin is configured, a gap of its own."""
-        count = too_many_overrides(self.graph.index, qualname)
-        if not count:
-            return []
-        fn = self.graph.index.functions[qualname]
-        effect = Effect(
-            kind=EffectKind.DYNAMIC_CALL,
-            location=location(self.graph.index.function_path(qualname), fn.span),
-            api=qualname,
-            chain=[qualname],
-            detail=(
+        """An empty method overridden by too many classes to follow (a plugin hook), or
+        one of a ``typing.Protocol`` (any class with the method matches it, no subclass
+        needed): a call of it runs an implementation only known at run time, a gap."""
+        index = self.graph.index
+        count = too_many_overrides(index, qualname)
+        fn = index.functions[qualname]
+        if count:
+            detail = (
                 f"has no body of its own and {count} classes override it: which one runs "
                 "is only known at run time"
-            ),
+            )
+        elif fn.class_name and _protocol(index, qualname) and empty_method(fn):
+            detail = (
+                "is a method of a Protocol, with no body of its own: what runs is the "
+                "implementation the caller holds, only known at run time"
+            )
+        else:
+            return []
+        effect = Effect(
+            kind=EffectKind.DYNAMIC_CALL,
+            location=location(index.function_path(qualname), fn.span),
+            api=qualname,
+            chain=[qualname],
+            detail=detail,
         )
         return [Trace(Found(effect, exact=False, gap=True), (qualname,))]
 
@@ -295,3 +306,14 @@ class NamedPossible(Possible, Guessed):
     """A :class:`Possible` whose chain holds a name guess."""
 
     __slots__ = ()
+
+
+_PROTOCOLS = frozenset({"typing.Protocol", "typing_extensions.Protocol"})
+
+
+def _protocol(index: SymbolIndex, method: str) -> bool:
+    """The method's class is a ``typing.Protocol`` (a structural type: its implementations
+    need not derive from it)."""
+    owner = method.rpartition(".")[0]
+    info = index.classes.get(owner)
+    return info is not None and any(b in _PROTOCOLS for b in info.bases)

@@ -146,3 +146,62 @@ def test_a_generic_class_subscripted_in_an_annotation_is_an_instance_of_it() -> 
     assert targets["quoted"] == "app.flows.Flow.abort"
     for name in ("kind", "builtin_kind", "many", "rows"):
         assert targets[name] != "app.flows.Flow.abort", name
+
+
+PROTOCOL = """
+import asyncio
+from typing import Protocol, TypeVar
+
+import requests
+
+T = TypeVar("T")
+
+
+class QueueLike(Protocol[T]):
+    def get(self) -> T: ...
+
+    def put(self, item: T) -> None: ...
+
+
+class HttpQueue:
+    def get(self):
+        return requests.get("https://queue.example/next").json()
+
+
+async def read_next(queue: QueueLike[str]):
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(None, queue.get)
+
+
+def drain(queue: QueueLike[str]):
+    return queue.get()
+
+
+def drain_http(queue: HttpQueue):
+    return queue.get()
+
+
+async def view(request, queue):
+    asyncio.create_task(read_next(queue))
+    asyncio.create_task(asyncio.to_thread(drain, queue))
+    asyncio.create_task(asyncio.to_thread(drain_http, queue))
+"""
+
+
+def test_a_protocols_method_runs_whatever_implements_it(tmp_path) -> None:
+    """A ``typing.Protocol``'s ``...`` method is no body that runs: any class with the
+    method matches the Protocol without deriving from it, so a call through a receiver typed
+    by it (or the method handed over as the job) is a gap, never "no effect". A concrete
+    class's own method is followed as before."""
+    from inventory import scan
+
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "jobs.py").write_text(PROTOCOL)
+    jobs = {j.qualname: j for j in scan(tmp_path, use_cache=False, write=False, jobs=1).jobs}
+    for name in ("app.jobs.QueueLike.get", "app.jobs.drain"):
+        job = jobs[name]
+        lines = "\n".join(e.message for e in job.evidence)
+        assert job.idempotency is Idempotency.UNKNOWN, (name, lines)
+        assert "QueueLike.get" in lines, lines
+    assert jobs["app.jobs.drain_http"].idempotency is Idempotency.IDEMPOTENT
