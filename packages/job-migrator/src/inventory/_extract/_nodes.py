@@ -60,12 +60,7 @@ def walk(node: ast.AST) -> tuple[ast.AST, ...]:
 def _breadth_first(node: ast.AST) -> list[ast.AST]:
     found = [node]
     for current in found:  # grows while it is read: a queue without the pops
-        for name in child_fields(type(current)):
-            value = getattr(current, name)
-            if isinstance(value, list):
-                found.extend(v for v in value if isinstance(v, ast.AST))
-            elif isinstance(value, ast.AST):
-                found.append(value)
+        found += _children(current)
     return found
 
 
@@ -75,12 +70,18 @@ def _walk(body: list[ast.stmt]) -> list[ast.AST]:
     while stack:
         current = stack.pop()
         found.append(current)
-        if isinstance(current, SCOPES):
-            continue
-        for name in child_fields(type(current)):
-            value = getattr(current, name)
-            if isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, ast.AST))
-            elif isinstance(value, ast.AST):
-                stack.append(value)
+        if not isinstance(current, SCOPES):
+            stack += _children(current)
+    return found
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes(node)``, in its order, without the leaf fields."""
+    found: list[ast.AST] = []
+    for name in child_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, list):
+            found += [v for v in value if isinstance(v, ast.AST)]
+        elif isinstance(value, ast.AST):
+            found.append(value)
     return found

@@ -52,6 +52,19 @@ def configured():
     return select(Agent).where(Agent.config.is_not(None))
 """
 
+_BLOCKS = """
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+class Base(DeclarativeBase):
+    pass
+
+class Block(Base):
+    __tablename__ = "blocks"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    owner_id: Mapped[int] = mapped_column()
+    label: Mapped[str] = mapped_column()
+"""
+
 EXAMPLES: list[RuleExample] = [
     example(
         "types: containers a job builds for itself",
@@ -962,16 +975,7 @@ EXAMPLES: list[RuleExample] = [
         "already selected. A parameter the callers or an annotation type is read as that "
         "class's result. When the local was made by calls on different receivers, its type "
         "stays unknown.",
-        more_files={
-            "shop/models.py": (
-                "from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column\n\n"
-                "class Base(DeclarativeBase):\n    pass\n\n"
-                "class Block(Base):\n"
-                "    __tablename__ = 'blocks'\n"
-                "    id: Mapped[int] = mapped_column(primary_key=True)\n"
-                "    owner_id: Mapped[int] = mapped_column()\n"
-            ),
-        },
+        more_files={"shop/models.py": _BLOCKS},
     ),
     example(
         "types: an item of the tuple a helper returns",
@@ -1004,17 +1008,7 @@ EXAMPLES: list[RuleExample] = [
         "return's value is (here a `select()` narrowed by `.where()`, or `None`). So "
         "`session.execute(query)` reads. Returns of different lengths, a starred target "
         "(`query, *rest = ...`) or a position whose values disagree leave the names untyped.",
-        more_files={
-            "shop/models.py": (
-                "from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column\n\n"
-                "class Base(DeclarativeBase):\n    pass\n\n"
-                "class Block(Base):\n"
-                "    __tablename__ = 'blocks'\n"
-                "    id: Mapped[int] = mapped_column(primary_key=True)\n"
-                "    owner_id: Mapped[int] = mapped_column()\n"
-                "    label: Mapped[str] = mapped_column()\n"
-            ),
-        },
+        more_files={"shop/models.py": _BLOCKS},
     ),
     example(
         "types: a generic class in an annotation",
