@@ -23,7 +23,7 @@ from inventory._classify._guesses import (
 )
 from inventory._classify._index import SymbolIndex
 from inventory._classify._local import LocalEffects, repeats_on_retry
-from inventory._classify._trace import Found, Trace, location
+from inventory._classify._trace import Found, GapReason, Trace, location
 from inventory._classify._verdict import MONEY
 from inventory.models import Effect, EffectKind
 
@@ -166,11 +166,13 @@ class EffectAnalysis:
                 f"has no body of its own and {count} classes override it: which one runs "
                 "is only known at run time"
             )
+            why = GapReason.OVERRIDES
         elif fn.class_name and _protocol(index, qualname) and empty_method(fn):
             detail = (
                 "is a method of a Protocol, with no body of its own: what runs is the "
                 "implementation the caller holds, only known at run time"
             )
+            why = GapReason.PROTOCOL
         else:
             return []
         effect = Effect(
@@ -180,7 +182,7 @@ class EffectAnalysis:
             chain=[qualname],
             detail=detail,
         )
-        return [Trace(Found(effect, exact=False, gap=True), (qualname,))]
+        return [Trace(Found(effect, exact=False, gap=True, why_unresolved=why), (qualname,))]
 
     def _through_super(self, qualname: str) -> frozenset[str]:
         """Empty methods every call of which in ``qualname`` is ``super().m()``: the base's

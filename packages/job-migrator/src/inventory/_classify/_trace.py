@@ -32,6 +32,11 @@ class GapReason(StrEnum):
     OVERRIDES = (
         "overridden by more classes than are followed: which one runs is only known at run time"
     )
+    # A ``typing.Protocol``'s empty method: any class with the method matches it.
+    PROTOCOL = (
+        "methods of a Protocol: what runs is the implementation the caller holds, only "
+        "known at run time"
+    )
 
 
 @dataclass(frozen=True, eq=False)  # identity: each Found is one place in one body

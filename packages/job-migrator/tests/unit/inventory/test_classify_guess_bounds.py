@@ -228,6 +228,9 @@ def test_an_empty_hook_with_too_many_overrides_is_a_gap() -> None:
     job = jobs["app.notify_all"]
     assert job.idempotency is Idempotency.UNKNOWN
     assert "app.Hook.on_event" in messages(job)
+    # the reason says why: the source was read, the overrides are too many to follow
+    assert "unresolved calls (overridden by more classes than are followed" in messages(job)
+    assert "no source read" not in messages(job)
 
 
 def test_constructing_a_base_runs_its_own_init_not_its_subclasses() -> None:
