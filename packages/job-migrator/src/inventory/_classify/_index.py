@@ -95,6 +95,10 @@ def app_key(name: str) -> tuple[str, str] | None:
 
 # ``f()[]``: an element of what ``f()`` returns (the extractor's ``ELEMENT``).
 _ELEMENT = "()[]"
+# ``attr[each]`` / ``attr[]``: what iterating attribute ``attr`` gives / one value it holds
+# (the extractor's ``EACH`` / ``HELD``).
+_EACH = "[each]"
+_HELD_KEYS = (_EACH, "[]")
 # A module-level table of values (the extractor's ``TABLE`` / ``TABLE_VALUES``):
 # ``assignments["EXPORTERS[*]"] = "__table__.pkg:PdfExporter()|pkg:send_csv"``.
 TABLE = "[*]"
@@ -588,6 +592,14 @@ class SymbolIndex:
             returned = self.returned_class(owner, tail[0][:-2])
             if returned is not None:
                 return self.resolve(".".join([returned, *tail[1:]]))
+        held_key = tail[0].endswith(_HELD_KEYS) and not tail[0].endswith(_ELEMENT)
+        if len(tail) > 1 and held_key and owner in self.classes:
+            # ``Manifest.repos[each].install`` (``for r in manifest.repos: r.install()``),
+            # ``Holder.items[].poke`` (``holder.items[0].poke()``): the class the attribute's
+            # annotation says its container holds.
+            held = self.held_class(owner, tail[0])
+            if held is not None:
+                return self.resolve(".".join([held, *tail[1:]]))
         if len(tail) > 1 and tail[0].endswith(_ELEMENT) and owner in self.classes:
             # ``Stats.iter_parents()[].update``: an element of what the method returns.
             element = self.element_class(owner, tail[0].removesuffix(_ELEMENT))
@@ -834,6 +846,24 @@ class SymbolIndex:
         found = self._declared(cls, attr, lambda info: info.attributes)
         external = found is not None and found.kind == SymbolKind.EXTERNAL
         return found.name if found is not None and external and found.name else None
+
+    def held_class(self, cls: str, key: str) -> str | None:
+        """``repos[each]``: the class of what iterating attribute ``repos`` of ``cls`` gives,
+        when a class along its MRO annotates it a list or set of a class (``repos:
+        list[Repo]``); ``repos[]``: one value of it, a dict's too (``dict[str, Repo]``)."""
+        attr = key.removesuffix(_EACH).removesuffix("[]")
+        if key.endswith(_EACH):
+            kind = next(
+                (
+                    info.attributes[attr]
+                    for owner in self.mro(cls)
+                    if (info := self.classes.get(owner)) is not None and attr in info.attributes
+                ),
+                "",
+            )
+            if kind.rpartition(".")[2] not in ("list", "set"):
+                return None  # a mapping iterates its keys; anything else: not known
+        return self.attribute_class(cls, f"{attr}[]")
 
     def attribute_class(self, cls: str, attr: str) -> str | None:
         """The project class of ``cls.attr`` when the class (or a base) assigns it one."""

@@ -270,6 +270,13 @@ class Resolver:
             rtype = registered if len(attrs) == 1 else None
             source = self.text.segment(node.value)
             return Resolved(".".join([registered, *attrs]), ReceiverKind.INSTANCE, source, rtype)
+        held = _HELD[0](root, self) if _HELD and isinstance(root, ast.Subscript) else ""
+        if held:
+            # ``jobs[key].cancel()``, ``holder.items[0].poke()``: a value of a container
+            # annotated with the class of its values, as for ``job = jobs[key]; job.cancel()``.
+            rtype = held if len(attrs) == 1 else None
+            source = self.text.segment(node.value)
+            return Resolved(".".join([held, *attrs]), ReceiverKind.INSTANCE, source, rtype)
         return self._unknown(node, attrs)
 
     def _unknown(self, node: ast.Attribute, attrs: list[str]) -> Resolved:

@@ -917,15 +917,36 @@ def _held_by(
     if own is not None:
         return own[1].get(container.attr, "") if container.value.id == own[0] else ""
     owner = resolver.scope.lookup(container.value.id)
-    if owner is None or owner.kind not in (BindingKind.SELF, BindingKind.CLS):
+    if owner is None or not owner.target:
         return ""
     cls = resolver.classes.get(owner.target)
-    if cls is None:
+    if owner.kind in (BindingKind.SELF, BindingKind.CLS) and cls is not None:
+        if container.attr not in cls.attributes:
+            return _deferred_held(owner.target, container.attr, sequence)
+        kind = cls.attributes.get(container.attr, "")
+        if sequence and kind not in ("builtins.list", "builtins.set"):
+            return ""
+        return cls.attributes.get(f"{container.attr}{HELD}", "")
+    if owner.kind in (BindingKind.SELF, BindingKind.CLS, BindingKind.INSTANCE, BindingKind.PARAM):
+        return _deferred_held(owner.target, container.attr, sequence)
+    return ""
+
+
+# ``pkg.Manifest.repos[each]``: what iterating attribute ``repos`` of a ``Manifest`` gives, for
+# the index to read in the class (or a base) of any module: the class its annotation says a
+# list or set of it holds (``repos: list[Repo]``); ``pkg.Manifest.repos[]``: one value of it
+# (``manifest.repos[0]``, ``.get(k)``, ``.values()``), a dict's too.
+EACH = "[each]"
+
+
+def _deferred_held(owner: str, attr: str, sequence: bool) -> str:
+    """An attribute of an instance of a class this module may not define (``manifest.repos``
+    with ``manifest: Manifest``, or ``self.items`` a base declares): the index's name for
+    what it holds ("" when the owner is no class: a builtin, a typing form)."""
+    last = owner.rpartition(".")[2]
+    if not last[:1].isupper() or owner.startswith(_TYPING) or not attr.isidentifier():
         return ""
-    kind = cls.attributes.get(container.attr, "")
-    if sequence and kind not in ("builtins.list", "builtins.set"):
-        return ""
-    return cls.attributes.get(f"{container.attr}{HELD}", "")
+    return f"{owner}.{attr}{EACH if sequence else HELD}"
 
 
 def _scoped_held(scope: Scope, name: str, sequence: bool) -> str:

@@ -156,6 +156,8 @@ class FlowMixin(WalkerBase):
         elif self.in_function and target.id not in self.state.globals:
             resolver = self.state.resolver
             binding = _either(value, resolver) or binding_for_value(value, resolver)
+            if binding.kind is BindingKind.OTHER and not binding.param:
+                binding = self._next_of(value) or binding
             resolver.scope.names[target.id] = binding
             keys = literal_keys(value)
             if keys is not None:  # ``kw = {"name": n}``, later ``Model(**kw)``
@@ -170,6 +172,18 @@ class FlowMixin(WalkerBase):
                 resolver.scope.names[f"{target.id}{ELEMENTS}"] = element
             else:
                 resolver.scope.names.pop(f"{target.id}{ELEMENTS}", None)
+
+    def _next_of(self, value: ast.expr) -> Binding | None:
+        """``next(iter(rows))``, ``next((r for r in rows if r.ok), None)``: an element of
+        what is iterated (builtins.next: "Retrieve the next item from the iterator"), or
+        the default, which a call on fails before it does anything."""
+        if not isinstance(value, ast.Call) or not value.args or len(value.args) > 2:
+            return None
+        if isinstance(value.args[0], ast.Starred) or value.keywords:
+            return None
+        if self.state.resolver.expr(value.func).target != "builtins.next":
+            return None
+        return self._element(value.args[0])
 
     def _bind_items(self, target: ast.Tuple | ast.List, value: ast.expr) -> None:
         """``query, conditions = cls._preprocess(...)`` with a function of this file whose
@@ -315,8 +329,8 @@ class FlowMixin(WalkerBase):
             or self._element_binding(iterable)
             or rows_of(iterable, resolver)
             or _related_rows(iterable, resolver)
-            or elements_of(iterable, resolver)
             or (Binding(BindingKind.INSTANCE, held) if held else None)
+            or elements_of(iterable, resolver)
             or (self._element(inner, depth - 1) if inner is not None else None)
         )
 

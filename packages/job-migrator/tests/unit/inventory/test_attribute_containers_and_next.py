@@ -1,0 +1,109 @@
+"""What an attribute annotated as a container holds, on an instance of a class of another
+module (``for r in manifest.repos`` with ``manifest: Manifest`` and ``repos: list[Repo]``),
+and ``next(...)`` over what is iterated: typed as a type checker types them, so the method
+called on the element is followed; a mapping iterates its keys, never its values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inventory import Idempotency, scan
+
+MODELS = """\
+import requests
+
+
+class Repo:
+    def install(self):
+        requests.post("https://example.com/install")
+
+
+class Manifest:
+    repos: list[Repo]
+    by_name: dict[str, Repo]
+
+    def __init__(self, repos: list[Repo], by_name: dict[str, Repo]):
+        self.repos = repos
+        self.by_name = by_name
+
+
+class Plain:
+    def __init__(self, repos):
+        self.repos = repos
+"""
+
+VIEWS = """\
+import threading
+
+from shop.jobs import job
+
+
+def view(request, manifest, plain):
+    threading.Thread(target=job, args=(manifest, plain)).start()
+"""
+
+
+def _job(tmp_path: Path, body: str) -> tuple[Idempotency, list[str]]:
+    files = {
+        "shop/__init__.py": "",
+        "shop/models.py": MODELS,
+        "shop/views.py": VIEWS,
+        "shop/jobs.py": "from shop.models import Manifest, Plain\n\n\n" + body,
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    inventory = scan(tmp_path, use_cache=False, write=False, jobs=1)
+    job = inventory.job("shop.jobs.job")
+    assert job is not None
+    return job.idempotency, [u.call for u in job.unexplained]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # iterating the attribute, directly and through enumerate / sorted
+        "def job(manifest: Manifest, plain):\n    for r in manifest.repos:\n        r.install()\n",
+        "def job(manifest: Manifest, plain):\n"
+        "    for i, r in enumerate(sorted(manifest.repos, key=id)):\n        r.install()\n",
+        # one value of it: an index, a subscript written inline, a mapping's get / values()
+        "def job(manifest: Manifest, plain):\n    first = manifest.repos[0]\n    first.install()\n",
+        "def job(manifest: Manifest, plain):\n    manifest.repos[-1].install()\n",
+        "def job(manifest: Manifest, plain):\n"
+        "    repo = manifest.by_name.get('x')\n    if repo:\n        repo.install()\n",
+        "def job(manifest: Manifest, plain):\n"
+        "    for r in manifest.by_name.values():\n        r.install()\n",
+        # next(): the first match, the first element
+        "def job(manifest: Manifest, plain):\n"
+        "    r = next((r for r in manifest.repos if r), None)\n    if r:\n        r.install()\n",
+        "def job(manifest: Manifest, plain):\n"
+        "    if (r := next(iter(manifest.repos))):\n        r.install()\n",
+        "def job(manifest: Manifest, plain):\n"
+        "    repos: list[Manifest] = []\n"
+        "    m = next(iter(repos))\n    m.repos[0].install()\n",
+    ],
+)
+def test_the_element_of_an_annotated_attribute_is_followed(tmp_path: Path, body: str) -> None:
+    verdict, unexplained = _job(tmp_path, body)
+    # Repo.install posts: followed, the job repeats a POST on retry.
+    assert verdict is Idempotency.NON_IDEMPOTENT, unexplained
+    assert unexplained == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a dict iterates its keys: not a Repo
+        "def job(manifest: Manifest, plain):\n    for k in manifest.by_name:\n        k.install()\n",
+        # an attribute no annotation types
+        "def job(manifest: Manifest, plain: Plain):\n    for r in plain.repos:\n        r.install()\n",
+        # next() with a default that is another value, over what is not known
+        "def job(manifest: Manifest, plain):\n    r = next(iter(plain))\n    r.install()\n",
+    ],
+)
+def test_what_is_not_known_stays_a_gap(tmp_path: Path, body: str) -> None:
+    verdict, unexplained = _job(tmp_path, body)
+    assert verdict is Idempotency.UNKNOWN
+    assert [u for u in unexplained if u.endswith(".install")], unexplained
