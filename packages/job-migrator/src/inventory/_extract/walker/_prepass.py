@@ -53,6 +53,7 @@ from inventory._extract.values._values import (
     module_set,
     queryset_annotation,
     queryset_model,
+    type_args,
     union_type,
 )
 from inventory.summary import ATTR_CLASS, FileSummary
@@ -145,6 +146,7 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
 
 
 _UNTYPED_RETURNS = ("builtins.", "typing.", "collections.", "?")
+_SELF = frozenset({"typing.Self", "typing_extensions.Self"})
 
 
 def _return_types(
@@ -243,6 +245,10 @@ def _return_type(
     holds: Held | None = None,
 ) -> None:
     found = annotation_type(node.returns, resolver) if node.returns is not None else ""
+    if found in _SELF:
+        # ``-> Self`` (PEP 673): an instance of the class the method is called on; the
+        # defining class stands for it (a subclass's overrides are followed as for any call).
+        found = own[1] if own is not None else ""
     if found and makes_class_named_at_run_time(own_nodes(node), resolver):
         found = ""  # the annotation names an interface; the app's settings choose the class
     generator = _generator(body)
@@ -254,9 +260,12 @@ def _return_type(
     stored = found.startswith(APP_OBJECT) or (own is not None and found.startswith(f"{own[1]}."))
     if found and (capitalised(found) or stored) and not found.startswith(_UNTYPED_RETURNS):
         resolver.returns[qualname] = found
-    if plain:  # ``return query, conditions``: what each item of the tuple is
-        for position, item in _tuple_items(body, resolver, holds, node, own).items():
-            resolver.returns[f"{qualname}{ITEM}{position}"] = item
+    # ``-> tuple[Session, Query]``, else ``return query, conditions``: each item's class
+    items = _annotated_items(node.returns, resolver)
+    if not items and plain:
+        items = _tuple_items(body, resolver, holds, node, own)
+    for position, item in items.items():
+        resolver.returns[f"{qualname}{ITEM}{position}"] = item
     queryset = queryset_annotation(node.returns, resolver)
     if not queryset and plain and (not found or found.endswith("QuerySet")):
         queryset = _returned_queryset(body, resolver, own)
@@ -273,6 +282,38 @@ def _return_type(
     made = _fresh_return(body, resolver, own) if plain else ""
     if made:
         fresh[qualname] = made
+
+
+def _annotated_items(node: ast.expr | None, resolver: Resolver) -> dict[int, str]:
+    """``-> tuple[Session, Query]`` / ``Tuple[...]`` / ``Optional[tuple[...]]``: the class
+    each position holds, where its annotation names one; {} for ``tuple[X, ...]``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return {}
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        none = [
+            isinstance(side, ast.Constant) and side.value is None
+            for side in (node.left, node.right)
+        ]
+        node = node.left if none[1] else node.right if none[0] else None
+    if not isinstance(node, ast.Subscript):
+        return {}
+    head = resolver.dotted(node.value) or ""
+    if head in ("typing.Optional", "typing_extensions.Optional"):
+        return _annotated_items(node.slice, resolver)
+    if head not in ("builtins.tuple", "typing.Tuple", "tuple", "Tuple"):
+        return {}
+    args = type_args(node)
+    if len(args) < 2 or any(isinstance(a, ast.Constant) and a.value is Ellipsis for a in args):
+        return {}
+    found: dict[int, str] = {}
+    for position, arg in enumerate(args):
+        item = annotation_type(arg, resolver)
+        if item and capitalised(item) and not item.startswith(_UNTYPED_RETURNS):
+            found[position] = item
+    return found
 
 
 def _tuple_items(
@@ -396,6 +437,9 @@ def _one_class(
     found: list[str] = []
     narrowed = False
     for value in returned:
+        if _own_instance(value, own):
+            found.append(own[1] if own is not None else "")
+            continue
         values = _local_values(body, value.id) if isinstance(value, ast.Name) else [value]
         for each in values:
             if isinstance(value, ast.Name) and (
@@ -424,6 +468,21 @@ def _one_class(
     if len(modules) == 1 and not any(k.startswith(f"{module}.") for k in kinds):
         return found[0]
     return ""
+
+
+def _own_instance(value: ast.expr, own: Own | None) -> bool:
+    """``return cls(...)`` in a classmethod, ``return self`` in a method: an instance of
+    the class the method is called on (the defining class stands for it)."""
+    if own is None:
+        return False
+    param, _, classmethod = own
+    if classmethod:
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == param
+        )
+    return isinstance(value, ast.Name) and value.id == param
 
 
 def _narrowed_parameter(

@@ -29,6 +29,7 @@ from inventory._extract.values._values import (
     held_binding,
     held_elements,
     related_rows,
+    returned_by,
     rows_of,
     union_type,
 )
@@ -188,16 +189,35 @@ class FlowMixin(WalkerBase):
     def _bind_items(self, target: ast.Tuple | ast.List, value: ast.expr) -> None:
         """``query, conditions = cls._preprocess(...)`` with a function of this file whose
         every ``return`` is a tuple: each name holds what that position of it holds."""
+        if isinstance(value, ast.Await):
+            value = value.value  # ``a, b = await f()``: an async def's items, as annotated
         if not isinstance(value, ast.Call) or not self.in_function:
             return
         if any(isinstance(part, ast.Starred) for part in target.elts):
             return
         resolver = self.state.resolver
-        callee = resolver.expr(value.func).target
+        resolved = resolver.expr(value.func)
+        callee = resolved.target
+        # A function of another module (or a method): what the index knows its items are,
+        # as for ``pair()[0]``: ``"pkg.pair#0()"``, carried as the receiver's maker.
+        later = returned_by(resolved).removesuffix("()")
+        if later.startswith(f"{resolver.module}."):
+            later = ""  # this file's: the pre-pass read its returns, an unknown item stays so
         for position, part in enumerate(target.elts):
+            if not isinstance(part, ast.Name) or part.id in self.state.globals:
+                continue
             item = resolver.returns.get(f"{callee}{ITEM}{position}")
-            if item and isinstance(part, ast.Name) and part.id not in self.state.globals:
+            if item:
                 resolver.scope.names[part.id] = Binding(BindingKind.INSTANCE, item)
+            elif later and self._unknown_name(part.id):
+                made = f"{later}{ITEM}{position}()"
+                resolver.scope.names[part.id] = Binding(BindingKind.OTHER, made)
+
+    def _unknown_name(self, name: str) -> bool:
+        """Nothing is known of what ``name`` holds (``row, created = get_or_create()``
+        binds a row already: that stays)."""
+        found = self.state.resolver.scope.names.get(name)
+        return found is None or (found.kind is BindingKind.OTHER and not found.target)
 
     def _add_key(self, target: ast.expr) -> None:
         """``kw["pk"] = x`` after ``kw = {...}``: the key joins the dict's known keys; any
