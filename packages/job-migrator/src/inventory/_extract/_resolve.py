@@ -49,6 +49,7 @@ _HOLDING = frozenset(
     for kind in ("dict", "list", "set")
     for method in ("get", "pop", "setdefault")
 )
+_LOOKUP_METHODS = frozenset({"get", "pop", "setdefault"})
 # Objects an application stores on itself, looked up over the whole scan by the index
 # (``inventory._classify._index``): ``current_app.extensions["mail"]`` is what some
 # ``init_app`` registered with ``app.extensions["mail"] = self`` (``APP_OBJECT +
@@ -399,6 +400,13 @@ class Resolver:
                 rtype = held if len(attrs) == 1 else None
                 return Resolved(".".join([held, *attrs]), ReceiverKind.INSTANCE, source, rtype)
             return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+        lookup = isinstance(root.func, ast.Attribute) and root.func.attr in _LOOKUP_METHODS
+        held = _HELD[0](root, self) if lookup and _HELD else ""
+        if inner.receiver is ReceiverKind.INSTANCE and held:
+            # ``manifest.by_name.get(k).install()`` on an attribute a class of another module
+            # annotates (``by_name: dict[str, Repo]``): the index reads what it holds.
+            rtype = held if len(attrs) == 1 else None
+            return Resolved(".".join([held, *attrs]), ReceiverKind.INSTANCE, source, rtype)
         returned = self.returns.get(inner.target)
         made = (
             FACTORIES.get(inner.target)

@@ -83,6 +83,18 @@ def _job(tmp_path: Path, body: str) -> tuple[Idempotency, list[str]]:
         "def job(manifest: Manifest, plain):\n"
         "    repos: list[Manifest] = []\n"
         "    m = next(iter(repos))\n    m.repos[0].install()\n",
+        # min / max / random.choice pick one; filter keeps some; pop() takes the last
+        "def job(manifest: Manifest, plain):\n"
+        "    r = max(manifest.repos, key=id, default=None)\n    if r:\n        r.install()\n",
+        "import random\n\n"
+        "def job(manifest: Manifest, plain):\n"
+        "    r = random.choice(manifest.repos)\n    r.install()\n",
+        "def job(manifest: Manifest, plain):\n"
+        "    for r in filter(None, manifest.repos):\n        r.install()\n",
+        "def job(manifest: Manifest, plain):\n    manifest.repos.pop().install()\n",
+        "def job(manifest: Manifest, plain):\n    manifest.by_name.get('x').install()\n",
+        "def job(manifest: Manifest, plain):\n"
+        "    manifest.by_name.setdefault('x', None).install()\n",
     ],
 )
 def test_the_element_of_an_annotated_attribute_is_followed(tmp_path: Path, body: str) -> None:
@@ -99,8 +111,11 @@ def test_the_element_of_an_annotated_attribute_is_followed(tmp_path: Path, body:
         "def job(manifest: Manifest, plain):\n    for k in manifest.by_name:\n        k.install()\n",
         # an attribute no annotation types
         "def job(manifest: Manifest, plain: Plain):\n    for r in plain.repos:\n        r.install()\n",
-        # next() with a default that is another value, over what is not known
+        # next() over what is not known
         "def job(manifest: Manifest, plain):\n    r = next(iter(plain))\n    r.install()\n",
+        # max(a, b) compares its two arguments: it is not an element of the first
+        "def job(manifest: Manifest, plain):\n"
+        "    r = max(manifest.repos, plain)\n    r.install()\n",
     ],
 )
 def test_what_is_not_known_stays_a_gap(tmp_path: Path, body: str) -> None:

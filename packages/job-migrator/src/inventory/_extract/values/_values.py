@@ -883,7 +883,7 @@ def held_value(node: ast.expr, resolver: Resolver, own: Held | None = None) -> s
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in _LOOKUPS
-        and node.args
+        and (node.args or node.func.attr == "pop")  # ``jobs.pop()``: a list's last
     ):
         return _held_by(node.func.value, resolver, own)
     return ""

@@ -175,14 +175,19 @@ class FlowMixin(WalkerBase):
                 resolver.scope.names.pop(f"{target.id}{ELEMENTS}", None)
 
     def _next_of(self, value: ast.expr) -> Binding | None:
-        """``next(iter(rows))``, ``next((r for r in rows if r.ok), None)``: an element of
-        what is iterated (builtins.next: "Retrieve the next item from the iterator"), or
-        the default, which a call on fails before it does anything."""
-        if not isinstance(value, ast.Call) or not value.args or len(value.args) > 2:
+        """``next(iter(rows))``, ``next((r for r in rows if r.ok), None)``, ``min(rows,
+        key=...)``, ``random.choice(rows)``: an element of what is iterated (builtins.next:
+        "Retrieve the next item from the iterator"; min/max: "Return the smallest item in an
+        iterable"; random.choice: "Return a random element from the non-empty sequence"),
+        or the default, which a call on fails before it does anything."""
+        if not isinstance(value, ast.Call) or not value.args:
             return None
-        if isinstance(value.args[0], ast.Starred) or value.keywords:
+        if isinstance(value.args[0], ast.Starred):
             return None
-        if self.state.resolver.expr(value.func).target != "builtins.next":
+        picks = _PICKS.get(self.state.resolver.expr(value.func).target)
+        if picks is None or len(value.args) > picks[0]:
+            return None
+        if any(k.arg not in picks[1] for k in value.keywords):
             return None
         return self._element(value.args[0])
 
@@ -537,6 +542,15 @@ def _related_rows(iterable: ast.expr, resolver: Resolver) -> Binding | None:
     return Binding(BindingKind.ORM, rows) if rows else None
 
 
+# Builtins that give one element of their first argument: (positional arguments at most,
+# keywords allowed). ``max(a, b)`` (two positionals) compares its arguments: not these.
+_PICKS = {
+    "builtins.next": (2, frozenset()),
+    "builtins.min": (1, frozenset({"key", "default"})),
+    "builtins.max": (1, frozenset({"key", "default"})),
+    "random.choice": (1, frozenset()),
+}
+
 # ``name[*]`` in a scope: what iterating ``name`` gives, for ``name = list(rows)`` and the like
 # (an element binding; no code can spell the key, so nothing else reads or shadows it).
 ELEMENTS = "[*]"
@@ -552,8 +566,11 @@ def same_elements(node: ast.expr, resolver: Resolver) -> ast.expr | None:
     ``reversed(x)``, ``x[a:b]``, ``[v for v in x if ...]`` -> ``x``; None otherwise."""
     if isinstance(node, ast.Call):
         plain = node.args and not isinstance(node.args[0], ast.Starred)
-        if plain and resolver.expr(node.func).target in _SAME_ELEMENTS:
+        called = resolver.expr(node.func).target if plain else ""
+        if called in _SAME_ELEMENTS:
             return node.args[0]
+        if called == "builtins.filter" and len(node.args) == 2:
+            return node.args[1]  # ``filter(None, rows)``: those elements of rows that pass
         return None
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
         return node.value
