@@ -122,3 +122,66 @@ def test_what_is_not_known_stays_a_gap(tmp_path: Path, body: str) -> None:
     verdict, unexplained = _job(tmp_path, body)
     assert verdict is Idempotency.UNKNOWN
     assert [u for u in unexplained if u.endswith(".install")], unexplained
+
+
+RELATIONS = """\
+from typing import List, Optional
+
+import requests
+from sqlalchemy.orm import DeclarativeBase, Mapped, relationship
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Source(Base):
+    __tablename__ = "sources"
+
+    def publish(self):
+        requests.post("https://example.com/publish")
+
+
+class Agent(Base):
+    __tablename__ = "agents"
+    sources: Mapped[List["Source"]] = relationship("Source")
+    spare: Mapped[Optional[list[Source]]] = relationship("Source")
+    names: Mapped[list[str]]
+
+    def publish_all(self):
+        return [s.publish() for s in self.sources]
+"""
+
+
+@pytest.mark.parametrize(
+    ("job", "body"),
+    [
+        ("shop.models.Agent.publish_all", ""),
+        (
+            "shop.jobs.job",
+            "def job(agent: Agent):\n    for s in agent.sources:\n        s.publish()\n",
+        ),
+        ("shop.jobs.job", "def job(agent: Agent):\n    agent.spare[0].publish()\n"),
+    ],
+)
+def test_a_sqlalchemy_relationship_collection_holds_its_rows(
+    tmp_path: Path, job: str, body: str
+) -> None:
+    """``sources: Mapped[List["Source"]] = relationship(...)`` (SQLAlchemy 2's declarative
+    mapping): iterating the attribute gives Source rows."""
+    files = {
+        "shop/__init__.py": "",
+        "shop/models.py": RELATIONS,
+        "shop/views.py": "import threading\n\nfrom shop.jobs import job\nfrom shop.models import Agent\n\n\n"
+        "def view(request, agent: Agent):\n"
+        "    threading.Thread(target=job, args=(agent,)).start()\n"
+        "    threading.Thread(target=agent.publish_all).start()\n",
+        "shop/jobs.py": "from shop.models import Agent\n\n\n"
+        + (body or "def job(agent: Agent):\n    pass\n"),
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    found = scan(tmp_path, use_cache=False, write=False, jobs=1).job(job)
+    assert found is not None
+    assert found.idempotency is Idempotency.NON_IDEMPOTENT, [u.call for u in found.unexplained]

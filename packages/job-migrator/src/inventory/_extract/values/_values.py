@@ -635,7 +635,7 @@ def element_annotation(node: ast.expr | None, resolver: Resolver) -> str:
     args = type_args(node)
     if not args:
         return ""  # ``tuple[()]``: the empty tuple has no element
-    if last in ("Optional", "Annotated"):
+    if last in ("Optional", "Annotated") or head in _MAPPED:
         return element_annotation(args[0], resolver)
     if last not in _ITERABLES or not head.startswith(_TYPING):
         return ""
@@ -854,7 +854,8 @@ def container_annotation(node: ast.expr | None, resolver: Resolver) -> tuple[str
     head = resolver.dotted(node.value) or ""
     last = head.rpartition(".")[2]
     args = type_args(node)
-    if last in ("Optional", "Annotated") and args:
+    if (last in ("Optional", "Annotated") or head in _MAPPED) and args:
+        # ``Mapped[list["Child"]]``: a SQLAlchemy 2 relationship's collection
         return container_annotation(args[0], resolver)
     if not head.startswith(_HOLDERS):
         return "", ""
