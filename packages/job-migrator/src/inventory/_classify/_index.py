@@ -775,7 +775,13 @@ class SymbolIndex:
             return None
         summary, local = defining
         found = summary.assignments.get(f"{local}.{method}()")
-        return found.removesuffix("()") if found is not None else None
+        if found is None:
+            return None
+        if found == f"{summary.module}.{local}":
+            # ``-> Self``, ``return cls(...)``, ``return self``: an instance of the class the
+            # method is called on (``Special.load()`` is a Special), not only of its definer.
+            return cls
+        return found.removesuffix("()")
 
     def element_class(self, cls: str, method: str) -> str | None:
         """What iterating the result of method ``method`` of ``cls`` (or the base defining

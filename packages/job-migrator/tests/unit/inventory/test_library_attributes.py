@@ -200,3 +200,22 @@ def test_documented_library_calls_say_what_they_do(
         "nap": ["sleep"],
         "show": ["subprocess"],
     }
+
+
+VALIDATED = (
+    "from pydantic import BaseModel, TypeAdapter\n\n\n"
+    "class Item(BaseModel):\n"
+    "    name: str\n\n\n"
+    "ITEMS = TypeAdapter(list[Item])\n\n\n"
+    "def read_items(data, raw):\n"
+    "    items = ITEMS.validate_python(data)\n"
+    "    again = ITEMS.validate_json(raw)\n"
+    "    return ITEMS.dump_python(items + again)\n"
+)
+
+
+def test_pydantic_core_validation_and_serialisation_are_pure(app_verdicts: Verdicts) -> None:
+    """pydantic's TypeAdapter (read from the installed source) ends in pydantic-core's
+    compiled SchemaValidator / SchemaSerializer: values in, values out."""
+    verdicts = app_verdicts(jobs=VALIDATED, views=thread_views(("read_items",)))
+    assert verdicts["read_items"] == Idempotency.IDEMPOTENT

@@ -41,6 +41,11 @@ class Repo:
         return name
 
 
+class Quiet(Repo):
+    def install(self):
+        return None
+
+
 class Index:
     pass
 
@@ -81,7 +86,7 @@ def _job(tmp_path: Path, body: str) -> tuple[Idempotency, list[str]]:
         "shop/__init__.py": "",
         "shop/models.py": MODELS,
         "shop/views.py": VIEWS,
-        "shop/jobs.py": "from shop.models import Repo, annotated, fetched, mixed, pair\n\n\n"
+        "shop/jobs.py": "from shop.models import Quiet, Repo, annotated, fetched, mixed, pair\n\n\n"
         + body,
     }
     for rel, text in files.items():
@@ -126,3 +131,18 @@ def test_what_is_not_known_stays_a_gap(tmp_path: Path, body: str) -> None:
     verdict, unexplained = _job(tmp_path, body)
     assert verdict is Idempotency.UNKNOWN
     assert [u for u in unexplained if u.endswith(".install")], unexplained
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "def job(name):\n    Quiet.load(name).install()\n",
+        "def job(name):\n    Quiet.build(name).install()\n",
+        "def job(name):\n    Quiet().named(name).install()\n",
+    ],
+)
+def test_a_subclass_gets_an_instance_of_itself(tmp_path: Path, body: str) -> None:
+    """Called on a subclass, the inherited ``-> Self`` method gives the subclass: its own
+    ``install`` (no effect) runs, not the base's POST."""
+    verdict, unexplained = _job(tmp_path, body)
+    assert verdict is Idempotency.IDEMPOTENT, unexplained
