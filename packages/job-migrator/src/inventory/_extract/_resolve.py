@@ -275,10 +275,19 @@ class Resolver:
         if held:
             # ``jobs[key].cancel()``, ``holder.items[0].poke()``: a value of a container
             # annotated with the class of its values, as for ``job = jobs[key]; job.cancel()``.
-            rtype = held if len(attrs) == 1 else None
-            source = self.text.segment(node.value)
-            return Resolved(".".join([held, *attrs]), ReceiverKind.INSTANCE, source, rtype)
+            return self._held(held, attrs, self.text.segment(node.value))
         return self._unknown(node, attrs)
+
+    def _held(self, held: str, attrs: list[str], source: str) -> Resolved:
+        """A call on a value a container holds: on its class when known here; else (an
+        attribute of a class of another module, ``pkg.Manifest.repos[]``) of unknown type,
+        named by its method, the index's name for the value carried aside."""
+        if held.endswith("]"):
+            unknown = Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+            unknown.returned = ".".join([held, *attrs[:-1]])
+            return unknown
+        rtype = held if len(attrs) == 1 else None
+        return Resolved(".".join([held, *attrs]), ReceiverKind.INSTANCE, source, rtype)
 
     def _unknown(self, node: ast.Attribute, attrs: list[str]) -> Resolved:
         unknown = Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, self.text.segment(node.value))
@@ -397,16 +406,14 @@ class Resolver:
             # else of unknown type (``dict.*`` explains the dict's methods, not its values').
             held = _HELD[0](root, self) if _HELD else ""
             if held:
-                rtype = held if len(attrs) == 1 else None
-                return Resolved(".".join([held, *attrs]), ReceiverKind.INSTANCE, source, rtype)
+                return self._held(held, attrs, source)
             return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
         lookup = isinstance(root.func, ast.Attribute) and root.func.attr in _LOOKUP_METHODS
         held = _HELD[0](root, self) if lookup and _HELD else ""
         if inner.receiver is ReceiverKind.INSTANCE and held:
             # ``manifest.by_name.get(k).install()`` on an attribute a class of another module
             # annotates (``by_name: dict[str, Repo]``): the index reads what it holds.
-            rtype = held if len(attrs) == 1 else None
-            return Resolved(".".join([held, *attrs]), ReceiverKind.INSTANCE, source, rtype)
+            return self._held(held, attrs, source)
         returned = self.returns.get(inner.target)
         made = (
             FACTORIES.get(inner.target)

@@ -185,3 +185,26 @@ def test_a_sqlalchemy_relationship_collection_holds_its_rows(
     found = scan(tmp_path, use_cache=False, write=False, jobs=1).job(job)
     assert found is not None
     assert found.idempotency is Idempotency.NON_IDEMPOTENT, [u.call for u in found.unexplained]
+
+
+def test_a_value_of_a_library_objects_attribute_keeps_what_its_method_name_says() -> None:
+    """``hass = request.app[KEY]`` (aiohttp's Request: a library class): the value's type
+    is not known, so ``hass.loop.call_soon_threadsafe(...)`` is still read by its method
+    name (a hand-off to the event loop), and an annotation on the assignment wins."""
+    from inventory._extract import extract_source
+
+    summary = extract_source(
+        "from aiohttp import web\n"
+        "from shop.models import Registry\n\n\n"
+        "async def upload(request: web.Request, fut):\n"
+        "    hass = request.app['hass']\n"
+        "    hass.loop.call_soon_threadsafe(fut.set_result, None)\n"
+        "    registry: Registry = request.app['registry']\n"
+        "    registry.refresh()\n",
+        "shop/views.py",
+        "shop.views",
+    )
+    assert [(s.span.line, s.target) for s in summary.sites] == [(7, "?.set_result")]
+    calls = {c.span.line: c.target for f in summary.functions for c in f.calls}
+    assert calls[7] == "?.call_soon_threadsafe"
+    assert calls[9] == "shop.models.Registry.refresh"

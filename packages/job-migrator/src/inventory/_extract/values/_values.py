@@ -118,7 +118,7 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
         return Binding(BindingKind.OTHER, table)
     held = held_value(value, resolver)
     if held:
-        return Binding(BindingKind.INSTANCE, held)
+        return held_binding_of(held)
     if isinstance(value, ast.Call):
         return _binding_for_call(value, resolver)
     if isinstance(value, ast.Lambda):
@@ -938,6 +938,22 @@ def _held_by(
 # list or set of it holds (``repos: list[Repo]``); ``pkg.Manifest.repos[]``: one value of it
 # (``manifest.repos[0]``, ``.get(k)``, ``.values()``), a dict's too.
 EACH = "[each]"
+
+
+def deferred_held(name: str) -> bool:
+    """``pkg.Manifest.repos[each]`` / ``pkg.Manifest.repos[]``: a name the index reads, not
+    a class known here."""
+    return name.endswith((EACH, HELD))
+
+
+def held_binding_of(held: str) -> Binding:
+    """A value of a container: an instance of its class when this module knows it; else
+    of a type not known here (calls on it keep their method name, ``?.install``, so what
+    any receiver of that name does is still seen), carrying the index's name for it, as
+    ``returned_by`` does for a function of another module."""
+    if deferred_held(held):
+        return Binding(BindingKind.OTHER, held)
+    return Binding(BindingKind.INSTANCE, held)
 
 
 def _deferred_held(owner: str, attr: str, sequence: bool) -> str:

@@ -27,6 +27,7 @@ from inventory._extract.values._values import (
     binding_for_value,
     elements_of,
     held_binding,
+    held_binding_of,
     held_elements,
     related_rows,
     returned_by,
@@ -354,7 +355,7 @@ class FlowMixin(WalkerBase):
             or self._element_binding(iterable)
             or rows_of(iterable, resolver)
             or _related_rows(iterable, resolver)
-            or (Binding(BindingKind.INSTANCE, held) if held else None)
+            or (held_binding_of(held) if held else None)
             or elements_of(iterable, resolver)
             or (self._element(inner, depth - 1) if inner is not None else None)
         )
