@@ -24,12 +24,19 @@ object moves as a wrapper job calling it on that object (``codemods._service``);
 a nested function handed to a spawn is lifted to module level with its free
 variables as parameters (``codemods._hoist``); a library callable handed to a
 spawn moves as a wrapper job written beside the site (``codemods._library``).
+
+The decision is one ordered table, ``RULES``: each rule reads the site's facts
+(``_Facts``: the inventory's, and what apply derives from the files, each derived
+once and only when a rule asks) and leaves the site, rewrites it, or passes it on.
+docs/apply.md lists the rules in this order.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
+from collections.abc import Callable
 from pathlib import Path
 
 from codemods import (
@@ -184,6 +191,222 @@ def _distinct_wrappers(targets: list[Target]) -> list[Target]:
     return out
 
 
+@dataclasses.dataclass
+class _Facts:
+    """What the rules read about one site: the inventory's facts, and what apply derives
+    from the files (each derived fact computed once, when a rule first asks for it, so a
+    site decided by its verdict reads no file)."""
+
+    site: CallSite
+    job: Job | None
+    options: ApplyOptions
+    defs: dict[str, FunctionDefInfo | None]
+    blocked: dict[str, str]
+    accept_202: bool
+    project: Project
+    callers: list[CallSite]
+    atomic_requests: list[str]
+
+    @property
+    def known(self) -> Job:
+        assert self.job is not None  # the rules after ``_unresolved`` only
+        return self.job
+
+    @functools.cached_property
+    def threaded(self) -> tuple[Wrapper | None, list[str]] | str | None:
+        """How a worker reaches the job when it is no module-level function: a Thread
+        subclass's data, a service object's method, a library callable, a lifted nested
+        function (the wrapper and its parameters), or why it cannot; None otherwise."""
+        site, job, project = self.site, self.known, self.project
+        return (
+            _thread_job(site, job, project)
+            or _service_job(site, job, self.defs, project)
+            or _library.plan(site, job, project)
+            or _nested_job(site, job, self.defs, project)
+        )
+
+    @functools.cached_property
+    def trigger(self) -> _triggers.Trigger | str | None:
+        if self.site.pattern is not Pattern.SCHEDULER:
+            return None
+        return _triggers.plan(self.site, self.known, self.project)
+
+    @functools.cached_property
+    def route(self) -> StatusRoute | None:
+        return _status_route_for(self.site, self.project)
+
+    @functools.cached_property
+    def answers_202(self) -> bool:
+        site = self.site
+        return site.result_used and (
+            (self.accept_202 and _can_answer_202(site)) or self.route is not None
+        )
+
+    @functools.cached_property
+    def storable(self) -> _storable.Storable | str:
+        _, params = self.wrapped
+        return _storable.check(self.site, self.known, params, self.project)
+
+    @property
+    def wrapped(self) -> tuple[Wrapper | None, list[str]]:
+        threaded = self.threaded
+        return threaded if isinstance(threaded, tuple) else (None, self.known.parameters)
+
+
+_Decided = Target | SiteOutcome | None
+_Rule = tuple[str, Callable[[_Facts], _Decided]]
+
+
+def _moved(f: _Facts) -> _Decided:
+    return (
+        SiteOutcome(site=f.site, status=Status.ALREADY, reason=MOVED)
+        if (f.site.pattern is Pattern.ENQUEUE)
+        else None
+    )
+
+
+def _unresolved(f: _Facts) -> _Decided:
+    if f.job is not None:
+        return None
+    return _skip(f.site, f.site.unresolved_reason or "the job this site runs is not resolved")
+
+
+def _django_mail(f: _Facts) -> _Decided:
+    site = f.site
+    if site.target_source.startswith(_mail.DROP_INS):
+        return SiteOutcome(site=site, status=Status.ALREADY, reason=_mail.ALREADY)
+    if _mail.drop_in(site) is not None:
+        return _delivery(
+            site, f.known, f.options, f.defs, f.blocked, f.project, f.callers, f.atomic_requests
+        )
+    no_drop_in = _mail.no_drop_in(site)
+    return _skip(site, no_drop_in) if no_drop_in is not None else None
+
+
+def _inside(f: _Facts) -> _Decided:
+    site, job = f.site, f.known
+    if site.enclosing_function and site.enclosing_function == job.qualname:
+        return _skip(site, _inside_reason(site, job))
+    return None
+
+
+def _verdict(f: _Facts) -> _Decided:
+    # decided before the job's definition is read (a dry run reads few files)
+    reason = _verdict_reason(f.known, f.options) or _request_hook_reason(f.known)
+    return _skip(f.site, reason) if reason else None
+
+
+def _place(f: _Facts) -> _Decided:
+    reason = _place_reason(f.site, f.known, f.defs, f.blocked, f.threaded)
+    return _skip(f.site, reason) if reason else None
+
+
+def _receiver(f: _Facts) -> _Decided:
+    site = f.site
+    if site.pattern is not Pattern.SIGNAL_RECEIVER:
+        return None
+    reason = _triggers.all_or_none(site, [site, *f.callers], f.known, f.project)
+    reason = reason or _triggers.disconnected(f.known, f.project)
+    return _skip(site, reason) if reason else None
+
+
+def _schedule(f: _Facts) -> _Decided:
+    return _skip(f.site, f.trigger) if isinstance(f.trigger, str) else None
+
+
+def _result_read(f: _Facts) -> _Decided:
+    site = f.site
+    if not site.result_used or f.answers_202:
+        return None
+    return SiteOutcome(
+        site=site, status=Status.MANUAL, reason=manual_reason(site), lines=site.result_use_lines
+    )
+
+
+def _exceptions(f: _Facts) -> _Decided:
+    handlers = _handlers_around(f.site)
+    if not handlers:
+        return None
+    return SiteOutcome(
+        site=f.site, status=Status.MANUAL, reason=_handled_reason(handlers), lines=handlers
+    )
+
+
+def _arguments(f: _Facts) -> _Decided:
+    site, storable = f.site, f.storable
+    if not isinstance(storable, str):
+        return None
+    if site.result_used:
+        # Both block the move; the result's readers are what a human must decide about.
+        return SiteOutcome(
+            site=site,
+            status=Status.MANUAL,
+            reason=f"{manual_reason(site)}; besides, {storable}",
+            lines=site.result_use_lines,
+        )
+    return _skip(site, storable)
+
+
+def _served_result(f: _Facts) -> _Decided:
+    # The status endpoint serves the job's result: it must be JSON.
+    unservable = _storable.result_reason(f.known, f.project) if f.answers_202 else None
+    if not unservable:
+        return None
+    return SiteOutcome(
+        site=f.site,
+        status=Status.MANUAL,
+        reason=f"{manual_reason(f.site)}; a 202 answer needs {unservable}",
+        lines=f.site.result_use_lines,
+    )
+
+
+def _rewrite(f: _Facts) -> _Decided:
+    """Every rule before held: the site is rewritten (for the API the options write)."""
+    site, job, storable = f.site, f.known, f.storable
+    assert not isinstance(storable, str)
+    wrapper, _ = f.wrapped
+    instance = _bound_instance(site, job, f.defs, f.project) if wrapper is None else ()
+    found = f.defs[job.qualname]
+    # _place rules out jobs without a definition, but for a library callable's wrapper
+    assert found is not None or wrapper is not None
+    trigger = f.trigger
+    target = Target(
+        site,
+        job,
+        found.kind if found is not None else DefKind.FUNCTION,
+        f.options.keys.get(job.qualname),
+        accepted=site.result_used,
+        qualpath=found.qualpath if found is not None else wrapper.name if wrapper else "",
+        edits=storable.edits,
+        wrapper=wrapper,
+        status_route=f.route,
+        schedule=trigger.arguments()
+        if trigger is not None and not isinstance(trigger, str)
+        else "",
+        crossings=(*instance, *storable.crossings),
+    )
+    return _for_api(target, f.options)
+
+
+# The rules, in order: the first that decides a site (leaves it, with its reason, or
+# rewrites it) is its outcome. docs/apply.md lists them (``test_docs_up_to_date``).
+RULES: tuple[_Rule, ...] = (
+    ("already moved", _moved),
+    ("job resolved", _unresolved),
+    ("Django mail delivery", _django_mail),
+    ("call inside its own job", _inside),
+    ("verdict", _verdict),
+    ("worker can import the job", _place),
+    ("signal receiver", _receiver),
+    ("schedule", _schedule),
+    ("result read by the caller", _result_read),
+    ("exceptions handled by the caller", _exceptions),
+    ("arguments", _arguments),
+    ("result served by a status endpoint", _served_result),
+    ("rewrite", _rewrite),
+)
+
+
 def _decide(
     site: CallSite,
     job: Job | None,
@@ -195,91 +418,14 @@ def _decide(
     callers: list[CallSite] | None = None,
     atomic_requests: list[str] | None = None,
 ) -> Target | SiteOutcome:
-    if site.pattern is Pattern.ENQUEUE:
-        return SiteOutcome(site=site, status=Status.ALREADY, reason=MOVED)
-    if job is None:
-        return _skip(site, site.unresolved_reason or "the job this site runs is not resolved")
-    if site.target_source.startswith(_mail.DROP_INS):
-        return SiteOutcome(site=site, status=Status.ALREADY, reason=_mail.ALREADY)
-    if _mail.drop_in(site) is not None:
-        return _delivery(site, job, options, defs, blocked, project, callers, atomic_requests)
-    no_drop_in = _mail.no_drop_in(site)
-    if no_drop_in is not None:
-        return _skip(site, no_drop_in)
-    if site.enclosing_function and site.enclosing_function == job.qualname:
-        return _skip(site, _inside_reason(site, job))
-    verdict = _verdict_reason(job, options) or _request_hook_reason(job)
-    if verdict:  # decided before the job's definition is read (a dry run reads few files)
-        return _skip(site, verdict)
-    threaded = (
-        _thread_job(site, job, project)
-        or _service_job(site, job, defs, project)
-        or _library.plan(site, job, project)
-        or _nested_job(site, job, defs, project)
+    facts = _Facts(
+        site, job, options, defs, blocked, accept_202, project, callers or [], atomic_requests or []
     )
-    reason = _place_reason(site, job, defs, blocked, threaded)
-    if not reason and site.pattern is Pattern.SIGNAL_RECEIVER:
-        reason = _triggers.all_or_none(site, [site, *(callers or [])], job, project)
-        reason = reason or _triggers.disconnected(job, project)
-    if reason:
-        return _skip(site, reason)
-    trigger = _triggers.plan(site, job, project) if site.pattern is Pattern.SCHEDULER else None
-    if isinstance(trigger, str):
-        return _skip(site, trigger)
-    route = _status_route_for(site, project)
-    answers_202 = site.result_used and ((accept_202 and _can_answer_202(site)) or route is not None)
-    if site.result_used and not answers_202:
-        return SiteOutcome(
-            site=site,
-            status=Status.MANUAL,
-            reason=manual_reason(site),
-            lines=site.result_use_lines,
-        )
-    handlers = _handlers_around(site)
-    if handlers:
-        return SiteOutcome(
-            site=site, status=Status.MANUAL, reason=_handled_reason(handlers), lines=handlers
-        )
-    wrapper, params = threaded if isinstance(threaded, tuple) else (None, job.parameters)
-    storable = _storable.check(site, job, params, project)
-    instance = _bound_instance(site, job, defs, project) if wrapper is None else ()
-    if isinstance(storable, str) and site.result_used:
-        # Both block the move; the result's readers are what a human must decide about.
-        return SiteOutcome(
-            site=site,
-            status=Status.MANUAL,
-            reason=f"{manual_reason(site)}; besides, {storable}",
-            lines=site.result_use_lines,
-        )
-    if isinstance(storable, str):
-        return _skip(site, storable)
-    # The status endpoint serves the job's result: it must be JSON.
-    unservable = _storable.result_reason(job, project) if answers_202 else None
-    if unservable:
-        return SiteOutcome(
-            site=site,
-            status=Status.MANUAL,
-            reason=f"{manual_reason(site)}; a 202 answer needs {unservable}",
-            lines=site.result_use_lines,
-        )
-    key = options.keys.get(job.qualname)
-    found = defs[job.qualname]
-    # _place_reason rules out jobs without a definition, but for a library callable's wrapper
-    assert found is not None or wrapper is not None
-    target = Target(
-        site,
-        job,
-        found.kind if found is not None else DefKind.FUNCTION,
-        key,
-        accepted=site.result_used,
-        qualpath=found.qualpath if found is not None else wrapper.name if wrapper else "",
-        edits=storable.edits,
-        wrapper=wrapper,
-        status_route=route,
-        schedule=trigger.arguments() if trigger is not None else "",
-        crossings=(*instance, *storable.crossings),
-    )
-    return _for_api(target, options)
+    for _, rule in RULES:
+        decided = rule(facts)
+        if decided is not None:
+            return decided
+    raise AssertionError("the last rule decides every site")
 
 
 def _for_api(target: Target, options: ApplyOptions) -> Target | SiteOutcome:

@@ -28,3 +28,16 @@ def test_docs_show_every_pattern_and_every_rule_example() -> None:
         example for examples in detector_examples.EXAMPLES.values() for example in examples
     ]
     assert detectors and all(example.title in text for example in detectors)
+
+
+def test_apply_docs_list_the_selection_rules_in_order() -> None:
+    """docs/apply.md's "How a site is decided" names apply's rules as ``_select.RULES``
+    orders them: a rule added, dropped or moved must be documented where users read."""
+    from pathlib import Path
+
+    from codemods._select import RULES
+
+    text = (Path(__file__).parents[4] / "docs" / "apply.md").read_text(encoding="utf-8")
+    listed = text.split("<!-- rules:start -->", 1)[1].split("<!-- rules:end -->", 1)[0]
+    names = re.findall(r"^\d+\. \*\*(.+?)\*\*", listed, flags=re.MULTILINE)
+    assert names == [name for name, _ in RULES]
