@@ -346,3 +346,31 @@ def test_create_task_on_a_loop_fetched_in_place() -> None:
         """
     )
     assert (site.pattern, site.target) == (Pattern.ASYNCIO_TASK, "app.ping")
+
+
+def test_a_spawn_inside_a_lambda_is_a_site_but_not_the_functions_call() -> None:
+    """``task.add_done_callback(lambda t: asyncio.create_task(cleanup(t)))`` starts work
+    in-process when the lambda runs: a site (its value is the lambda's, so read as used);
+    the lambda's calls are still not the enclosing function's own calls."""
+    summary = extract_source(
+        textwrap.dedent(
+            """
+            import asyncio
+
+            async def cleanup(task_id): ...
+
+            async def view(task, subscriptions, task_id):
+                task.add_done_callback(lambda t: asyncio.create_task(cleanup(task_id)))
+                subscriptions[task_id] = lambda: asyncio.ensure_future(cleanup(task_id))
+            """
+        ),
+        "x.py",
+        "app",
+    )
+    found = [(s.span.line, s.pattern, s.target, s.result_used) for s in summary.sites]
+    assert found == [
+        (7, Pattern.ASYNCIO_TASK, "app.cleanup", True),
+        (8, Pattern.ASYNCIO_TASK, "app.cleanup", True),
+    ]
+    (view,) = [f for f in summary.functions if f.name == "view"]
+    assert {c.target for c in view.calls} == {"?.add_done_callback"}

@@ -94,6 +94,16 @@ class Walker(DefsMixin, FlowMixin):
             method = func.attr
             self._note_method(node, func)
         if self.lambda_depth:
+            # Not the function's own call (the lambda runs when called, often later), but
+            # work started in-process all the same when it is a spawn: ``add_done_callback(
+            # lambda t: asyncio.create_task(cleanup(t)))`` is a site (its value is the
+            # lambda's, so read as used).
+            resolved = state.resolver.expr(func)
+            if may_be_site(method, resolved.target):
+                site = CallSite(node, resolved, method, None, state, self.classes, self.frameworks)
+                found = detect(site)
+                if found is not None:
+                    state.candidates.append(found)
             self.visit_children(node)
             return
         resolved = state.resolver.expr(func)
