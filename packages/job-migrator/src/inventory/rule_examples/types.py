@@ -1288,4 +1288,126 @@ EXAMPLES: list[RuleExample] = [
         "and a match's `group`/`end` are methods of those classes, which the catalogue's "
         "`re.*` entry calls pure: no gap. A project object with a `sub` method stays its own.",
     ),
+    example(
+        "types: what an annotated attribute holds, and the element next() or min() picks",
+        """
+        from shop.catalog import Manifest
+
+        def install_first(manifest: Manifest, name):
+            for repo in manifest.repos:
+                repo.check()
+            found = next((r for r in manifest.repos if r.name == name), None)
+            if found:
+                found.install()
+        """,
+        "install_first",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "A class of another module annotates `repos: list[Repo]` (a dataclass field, a "
+        "pydantic field, `self.repos: list[Repo]`), so `manifest.repos` iterated, indexed "
+        "(`manifest.repos[0]`) or looked up (`by_name.get(k)` on a `dict[str, Repo]`) gives a "
+        "`Repo`, and so does `next(...)`, `min`/`max(..., key=...)` and `random.choice` over "
+        "it, as a type checker reads them: `Repo.install` is followed. A mapping iterates its "
+        "keys, not its values; a value of a library object's attribute (`request.app[key]`) "
+        "keeps its method's name (`?.m`).",
+        more_files={
+            "shop/catalog.py": """
+                import dataclasses
+
+                import requests
+
+                class Repo:
+                    name: str
+
+                    def check(self):
+                        return self.name
+
+                    def install(self):
+                        requests.post("https://hooks.example.com/install", json={"n": self.name})
+
+                @dataclasses.dataclass
+                class Manifest:
+                    repos: list[Repo]
+            """,
+        },
+    ),
+    example(
+        "types: -> Self, return cls(...), and a tuple's items, in another module",
+        """
+        from shop.catalog import Repo, Quiet, lookup
+
+        def refresh(name):
+            Repo.load(name).install()
+            Quiet.load(name).install()
+            index, repo = lookup(name)
+            repo.install()
+        """,
+        "refresh",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "A classmethod annotated `-> Self` (PEP 673) or returning `cls(...)`, and a method "
+        "returning `self`, give an instance of the class they are called on: "
+        "`Repo.load(name).install()` runs `Repo.install`, `Quiet.load(name)` is a `Quiet` whose "
+        "own `install` runs. A function annotated `-> tuple[Index, Repo]` (or returning a "
+        "tuple) types each name it is unpacked into, awaited too.",
+        more_files={
+            "shop/catalog.py": """
+                from typing import Self
+
+                import requests
+
+                class Repo:
+                    @classmethod
+                    def load(cls, name) -> Self:
+                        return cls()
+
+                    def install(self):
+                        requests.post("https://hooks.example.com/install")
+
+                class Quiet(Repo):
+                    def install(self):
+                        return None
+
+                class Index:
+                    pass
+
+                def lookup(name) -> tuple[Index, Repo]:
+                    return Index(), Repo()
+            """,
+        },
+    ),
+    example(
+        "types: a SQLAlchemy relationship's collection",
+        """
+        from shop.models import Agent
+
+        def publish_sources(agent: Agent):
+            return [source.publish() for source in agent.sources]
+        """,
+        "publish_sources",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "SQLAlchemy 2 declares a one-to-many relationship as `sources: Mapped[list[Source]] = "
+        "relationship()`: iterating `agent.sources` gives `Source` rows, so `source.publish()` "
+        "runs `Source.publish`.",
+        more_files={
+            "shop/models.py": """
+                import requests
+                from sqlalchemy.orm import DeclarativeBase, Mapped, relationship
+
+                class Base(DeclarativeBase):
+                    pass
+
+                class Source(Base):
+                    __tablename__ = "sources"
+
+                    def publish(self):
+                        requests.post("https://hooks.example.com/sources")
+
+                class Agent(Base):
+                    __tablename__ = "agents"
+                    sources: Mapped[list["Source"]] = relationship()
+            """,
+        },
+    ),
 ]
