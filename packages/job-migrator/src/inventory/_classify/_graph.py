@@ -598,6 +598,11 @@ class CallGraph:
         head, _, attr = call.receiver_param.partition(".")
         cls = self.parameter_type(caller.qualname, head)
         method = call.target.rsplit(".", 1)[-1]
+        if cls and attr.endswith("[]"):
+            # ``for rep in instance.corp_profile.reps.all(): rep.delete()``: a row of a
+            # relation, along the ForeignKeys of the parameter's model.
+            row = self._along(cls, attr.split("."))
+            return f"{row}.{method}" if row else None
         if cls and attr.isidentifier() and self._relation(cls, attr):
             # ``instance.tags.add(tag)``: a related manager of the sender's model.
             return f"{cls}.{attr}.{method}"
@@ -614,6 +619,28 @@ class CallGraph:
             # ``instance.billing.check_limits()``: a ForeignKey of the sender's model.
             cls = self.index.attribute_class(cls, attr) if attr.isidentifier() else None
         return f"{cls}.{method}" if cls else None
+
+    def _along(self, cls: str, attrs: list[str]) -> str | None:
+        """The model reached from ``cls`` through ``attrs``: a ForeignKey (or another
+        attribute holding a project class) per plain name, the rows of a relation (reverse
+        or many-to-many) for ``name[]``; None as soon as one is not known."""
+        current: str | None = cls
+        for attr in attrs:
+            if current is None:
+                return None
+            name = attr.removesuffix("[]")
+            if not name.isidentifier():
+                return None
+            if attr.endswith("[]"):
+                many = self.index.many_model(current, name)
+                current = (
+                    (current if many == "self" else many)
+                    if many is not None
+                    else self.index.reverse_model(current, name)
+                )
+            else:
+                current = self.index.attribute_class(current, name)
+        return current
 
     def _held_parameter(self, cls: str, attr: str) -> str | None:
         """The class of ``self.attr`` set from a method's parameter (``ClassInfo.

@@ -1002,6 +1002,25 @@ def _related_row(call: ast.Call, resolver: Resolver) -> str:
     return related_rows(call.func.value, resolver, bare=True)
 
 
+def parameter_rows(node: ast.expr, resolver: Resolver) -> str:
+    """``for rep in corp_profile.reps.all()`` where ``corp_profile`` is rooted at a parameter
+    of no annotation (``corp_profile = kwargs["instance"].corp_profile`` in a receiver):
+    ``"instance.corp_profile.reps[]"``, the rows of that relation, for the classifier to
+    type once it knows the parameter's class (the receiver's sender, the callers). ""
+    when not that shape (a manager, not a relation: ``objects``)."""
+    calls = 0
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _ROWS
+    ):
+        node, calls = node.func.value, calls + 1
+    if not calls or not isinstance(node, ast.Attribute) or node.attr in _MANAGER_NAMES:
+        return ""
+    root = resolver.param_root(node)
+    return f"{root}{HELD}" if root and "." in root else ""
+
+
 def related_rows(node: ast.expr, resolver: Resolver, *, bare: bool = False) -> str:
     """``for child in self.children.filter(...)``, ``parent.children.all()`` (a model's
     reverse-relation manager, through queryset methods): ``"pkg.Node.children[]"``, the

@@ -1119,7 +1119,23 @@ def _named_model(to: ast.expr | None, resolver: Resolver) -> str:
         app, _, model = to.value.rpartition(".")
         if app.isidentifier() and model.isidentifier():
             return f"{MODEL_LOADED}{app}.{model}"
+        if not app and model.isidentifier() and model != "self":
+            # ``ManyToManyField("Tag")``: Django reads a bare name as a model of the same
+            # app (one not defined yet): this module's class of that name, else the app's.
+            if resolver.scope.lookup(model) is not None:
+                return resolver.dotted(ast.Name(id=model)) or ""
+            label = _app_label(resolver.module)
+            return f"{MODEL_LOADED}{label}.{model}" if label else ""
     return ""
+
+
+def _app_label(module: str) -> str:
+    """The app a models module belongs to, as Django labels it by default (the last part
+    of the app's package): ``shop`` for ``pkg.shop.models`` and ``pkg.shop.models.orders``."""
+    parts = module.split(".")
+    if "models" in parts[1:]:
+        return parts[parts.index("models", 1) - 1]
+    return parts[-2] if len(parts) > 1 else ""
 
 
 _REVERSED = ("ForeignKey", "ParentalKey", "ManyToManyField", "ParentalManyToManyField")
@@ -1129,8 +1145,8 @@ def reverse_relations(node: ast.ClassDef, qualname: str, resolver: Resolver) -> 
     """``parent = ForeignKey(Node, related_name="children")`` in model Leaf: ``children``
     -> Node (``node.children`` is a manager of Leaf rows); without a related_name the
     manager is ``leaf_set``; ``"self"`` is the class itself. A related_name of ``"+"`` (no
-    reverse manager), one with ``%(class)s`` placeholders, or a model named by another
-    string, gives nothing."""
+    reverse manager) or one with ``%(class)s`` placeholders gives nothing; the model is a
+    class, ``"app_label.Model"`` or a bare ``"Model"`` of the same app (``_named_model``)."""
     found: dict[str, str] = {}
     for stmt in node.body:
         if not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
@@ -1142,10 +1158,8 @@ def reverse_relations(node: ast.ClassDef, qualname: str, resolver: Resolver) -> 
         to = _field_to(call)
         if isinstance(to, ast.Constant) and to.value == "self":
             model = qualname
-        elif isinstance(to, ast.Name | ast.Attribute):
-            model = resolver.dotted(to) or ""
         else:
-            model = ""
+            model = _named_model(to, resolver)  # a class, "app.Model" or a bare "Model"
         named = next((k.value for k in call.keywords if k.arg == "related_name"), None)
         if isinstance(named, ast.Constant) and isinstance(named.value, str):
             name = named.value

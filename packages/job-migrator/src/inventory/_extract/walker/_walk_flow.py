@@ -29,6 +29,7 @@ from inventory._extract.values._values import (
     held_binding,
     held_binding_of,
     held_elements,
+    parameter_rows,
     related_rows,
     returned_by,
     rows_of,
@@ -358,6 +359,7 @@ class FlowMixin(WalkerBase):
             or (held_binding_of(held) if held else None)
             or elements_of(iterable, resolver)
             or (self._element(inner, depth - 1) if inner is not None else None)
+            or _parameter_rows(iterable, resolver)
         )
 
     def visit_comprehension_expr(
@@ -536,6 +538,11 @@ def _either(value: ast.expr, resolver: Resolver) -> Binding | None:
 
 
 _TYPED_VALUES = (BindingKind.INSTANCE, BindingKind.ORM)
+
+
+def _parameter_rows(iterable: ast.expr, resolver: Resolver) -> Binding | None:
+    rows = parameter_rows(iterable, resolver)
+    return Binding(BindingKind.OTHER, param=rows) if rows else None
 
 
 def _related_rows(iterable: ast.expr, resolver: Resolver) -> Binding | None:
