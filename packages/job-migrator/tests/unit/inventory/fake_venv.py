@@ -1,4 +1,5 @@
-"""A real virtualenv on disk without pip, for tests of how the scan reads installed libraries."""
+"""A real virtualenv on disk without pip, for tests of how the scan reads installed libraries;
+and a project tree written and scanned."""
 
 from __future__ import annotations
 
@@ -6,11 +7,22 @@ import os
 import sys
 from pathlib import Path
 
+from inventory import Idempotency, scan
+
 
 def write_tree(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
+
+
+def scanned_job(root: Path, files: dict[str, str], job: str) -> tuple[Idempotency, list[str]]:
+    """Write ``files`` under ``root``, scan it (no cache, one process) and return ``job``'s
+    verdict and the calls it could not explain."""
+    write_tree(root, files)
+    found = scan(root, use_cache=False, write=False, jobs=1).job(job)
+    assert found is not None, f"no job {job}"
+    return found.idempotency, [u.call for u in found.unexplained]
 
 
 def fake_venv(where: Path, library: dict[str, str]) -> Path:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from inventory import Idempotency, scan
+from inventory import Idempotency
+from tests.unit.inventory.fake_venv import scanned_job
 
 MODELS = """\
 import requests
@@ -52,13 +53,7 @@ def _job(tmp_path: Path, body: str) -> tuple[Idempotency, list[str]]:
         "shop/views.py": VIEWS,
         "shop/jobs.py": "from shop.models import Manifest, Plain\n\n\n" + body,
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
-    inventory = scan(tmp_path, use_cache=False, write=False, jobs=1)
-    job = inventory.job("shop.jobs.job")
-    assert job is not None
-    return job.idempotency, [u.call for u in job.unexplained]
+    return scanned_job(tmp_path, files, "shop.jobs.job")
 
 
 @pytest.mark.parametrize(
@@ -179,12 +174,8 @@ def test_a_sqlalchemy_relationship_collection_holds_its_rows(
         "shop/jobs.py": "from shop.models import Agent\n\n\n"
         + (body or "def job(agent: Agent):\n    pass\n"),
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
-    found = scan(tmp_path, use_cache=False, write=False, jobs=1).job(job)
-    assert found is not None
-    assert found.idempotency is Idempotency.NON_IDEMPOTENT, [u.call for u in found.unexplained]
+    verdict, unexplained = scanned_job(tmp_path, files, job)
+    assert verdict is Idempotency.NON_IDEMPOTENT, unexplained
 
 
 def test_a_value_of_a_library_objects_attribute_keeps_what_its_method_name_says() -> None:

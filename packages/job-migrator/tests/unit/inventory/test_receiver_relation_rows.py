@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from inventory import Idempotency, scan
+from inventory import Idempotency
+from tests.unit.inventory.fake_venv import scanned_job
 
 MODELS = """\
 import requests
@@ -48,12 +49,7 @@ def _receiver(tmp_path: Path, body: str) -> tuple[Idempotency, list[str]]:
         + body
         + "\n\npost_save.connect(on_membership, sender=Membership)\n",
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
-    job = scan(tmp_path, use_cache=False, write=False, jobs=1).job("shop.receivers.on_membership")
-    assert job is not None
-    return job.idempotency, [u.call for u in job.unexplained]
+    return scanned_job(tmp_path, files, "shop.receivers.on_membership")
 
 
 @pytest.mark.parametrize(

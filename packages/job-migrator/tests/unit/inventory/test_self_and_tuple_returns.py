@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from inventory import Idempotency, scan
+from inventory import Idempotency
+from tests.unit.inventory.fake_venv import scanned_job
 
 MODELS = """\
 from typing import Optional, Self
@@ -89,13 +90,7 @@ def _job(tmp_path: Path, body: str) -> tuple[Idempotency, list[str]]:
         "shop/jobs.py": "from shop.models import Quiet, Repo, annotated, fetched, mixed, pair\n\n\n"
         + body,
     }
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
-    inventory = scan(tmp_path, use_cache=False, write=False, jobs=1)
-    job = inventory.job("shop.jobs.job")
-    assert job is not None
-    return job.idempotency, [u.call for u in job.unexplained]
+    return scanned_job(tmp_path, files, "shop.jobs.job")
 
 
 @pytest.mark.parametrize(

@@ -1002,12 +1002,9 @@ def _related_row(call: ast.Call, resolver: Resolver) -> str:
     return related_rows(call.func.value, resolver, bare=True)
 
 
-def parameter_rows(node: ast.expr, resolver: Resolver) -> str:
-    """``for rep in corp_profile.reps.all()`` where ``corp_profile`` is rooted at a parameter
-    of no annotation (``corp_profile = kwargs["instance"].corp_profile`` in a receiver):
-    ``"instance.corp_profile.reps[]"``, the rows of that relation, for the classifier to
-    type once it knows the parameter's class (the receiver's sender, the callers). ""
-    when not that shape (a manager, not a relation: ``objects``)."""
+def _manager_of(node: ast.expr) -> tuple[ast.expr, int]:
+    """``x.children.filter(...).order_by(...)`` -> (``x.children``, 2): the expression the
+    queryset methods are called on, and how many there are."""
     calls = 0
     while (
         isinstance(node, ast.Call)
@@ -1015,6 +1012,16 @@ def parameter_rows(node: ast.expr, resolver: Resolver) -> str:
         and node.func.attr in _ROWS
     ):
         node, calls = node.func.value, calls + 1
+    return node, calls
+
+
+def parameter_rows(node: ast.expr, resolver: Resolver) -> str:
+    """``for rep in corp_profile.reps.all()`` where ``corp_profile`` is rooted at a parameter
+    of no annotation (``corp_profile = kwargs["instance"].corp_profile`` in a receiver):
+    ``"instance.corp_profile.reps[]"``, the rows of that relation, for the classifier to
+    type once it knows the parameter's class (the receiver's sender, the callers). ""
+    when not that shape (a manager, not a relation: ``objects``)."""
+    node, calls = _manager_of(node)
     if not calls or not isinstance(node, ast.Attribute) or node.attr in _MANAGER_NAMES:
         return ""
     root = resolver.param_root(node)
@@ -1027,13 +1034,7 @@ def related_rows(node: ast.expr, resolver: Resolver, *, bare: bool = False) -> s
     rows of whatever model a ForeignKey names ``children`` for Node, which the index
     knows (the field is often in another module). "" when not that shape. ``bare``: the
     manager itself (``node.children`` of ``node.children.first()``) counts, no method needed."""
-    calls = 0
-    while (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in _ROWS
-    ):
-        node, calls = node.func.value, calls + 1
+    node, calls = _manager_of(node)
     if not (calls or bare) or not isinstance(node, ast.Attribute):
         return ""
     if not isinstance(node.value, ast.Name) or node.attr in _MANAGER_NAMES:
