@@ -392,6 +392,13 @@ class Resolver:
             found.declared = len(attrs) == 1
             return found
         inner = self.expr(root.func)
+        lookup = isinstance(root.func, ast.Attribute) and root.func.attr in _LOOKUP_METHODS
+        held = _HELD[0](root, self) if lookup and _HELD else ""
+        if held and (inner.receiver is ReceiverKind.UNKNOWN or not held.endswith("]")):
+            # ``repos.pop().install()`` on a local list of them: the class of what it holds
+            # (or the index's name for it). On an attribute of another module's class
+            # (``manifest.by_name.get(k)``) the call's target below names it for the index.
+            return self._held(held, attrs, source)
         if inner.receiver is ReceiverKind.UNKNOWN:
             unknown = Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
             method = inner.target.removeprefix("?.")
@@ -408,12 +415,6 @@ class Resolver:
             if held:
                 return self._held(held, attrs, source)
             return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
-        lookup = isinstance(root.func, ast.Attribute) and root.func.attr in _LOOKUP_METHODS
-        held = _HELD[0](root, self) if lookup and _HELD else ""
-        if inner.receiver is ReceiverKind.INSTANCE and held:
-            # ``manifest.by_name.get(k).install()`` on an attribute a class of another module
-            # annotates (``by_name: dict[str, Repo]``): the index reads what it holds.
-            return self._held(held, attrs, source)
         returned = self.returns.get(inner.target)
         made = (
             FACTORIES.get(inner.target)

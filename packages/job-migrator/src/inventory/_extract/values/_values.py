@@ -819,6 +819,9 @@ def _string_annotation(text: str, resolver: Resolver) -> str:
     return annotation_type(parsed, resolver)
 
 
+# ``name[*]`` in a scope: what iterating ``name`` gives, for ``name = list(rows)`` and the like
+# (an element binding; no code can spell the key, so nothing else reads or shadows it).
+ELEMENTS = "[*]"
 # ``name[]`` in a scope, ``attr[]`` in a class's attributes: the class of the values an
 # annotated container holds (``sessions: dict[str, Session] = {}``).
 HELD = "[]"
@@ -976,12 +979,26 @@ def _scoped_held(scope: Scope, name: str, sequence: bool) -> str:
             found = current.names.get(name)
             if found is not None:
                 held = current.names.get(f"{name}{HELD}")
+                if held is None and not sequence:
+                    # ``kids = sorted(page.children)``; ``kids[0]``, ``kids.pop()``: an element
+                    return _element_class(current.names.get(f"{name}{ELEMENTS}"))
                 if held is None or (sequence and held.scoped):
                     return ""
                 return held.target
         first = False
         current = current.parent
     return ""
+
+
+def _element_class(element: Binding | None) -> str:
+    """The class of an element binding (``name[*]``): a project or library instance, a
+    model's row, or the index's name for one; "" for anything else (a table's values, a
+    module's objects)."""
+    if element is None or element.param or not element.target:
+        return ""
+    if element.kind in (BindingKind.INSTANCE, BindingKind.ORM):
+        return element.target
+    return element.target if deferred_held(element.target) else ""
 
 
 def held_binding(annotation: ast.expr, resolver: Resolver) -> Binding | None:

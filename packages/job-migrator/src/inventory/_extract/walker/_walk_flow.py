@@ -21,6 +21,7 @@ from inventory._extract.values._facts import (
     waits_in_test,
 )
 from inventory._extract.values._values import (
+    ELEMENTS,
     HELD,
     ITEM,
     annotation_type,
@@ -559,9 +560,6 @@ _PICKS = {
     "random.choice": (1, frozenset()),
 }
 
-# ``name[*]`` in a scope: what iterating ``name`` gives, for ``name = list(rows)`` and the like
-# (an element binding; no code can spell the key, so nothing else reads or shadows it).
-ELEMENTS = "[*]"
 # Builtins whose result iterates the same elements as their first argument.
 _SAME_ELEMENTS = frozenset(
     f"builtins.{name}"
