@@ -765,8 +765,9 @@ class SymbolIndex:
         if self._reverse is None:
             relations: dict[str, list[tuple[str, str]]] = {}
             for qualname, info in self.classes.items():
-                for name, model in info.related.items():
+                for key, model in info.related.items():
                     target = self.resolve(model)
+                    name = key.partition("#")[0]  # ``leaf_set#2``: the same name, another model
                     if target.kind == SymbolKind.CLASS:
                         relations.setdefault(name, []).append((target.name, qualname))
             self._reverse = relations

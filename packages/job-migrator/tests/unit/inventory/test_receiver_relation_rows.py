@@ -37,6 +37,15 @@ class Rep(models.Model):
 
 class Membership(models.Model):
     profile = models.ForeignKey(Profile, on_delete=models.CASCADE)
+
+
+class Note(models.Model):
+    # no related_name: Profile and Membership each get a ``note_set``
+    profile = models.ForeignKey(Profile, on_delete=models.CASCADE)
+    membership = models.ForeignKey("Membership", on_delete=models.CASCADE)
+
+    def notify(self):
+        requests.post("https://hooks.example.com/note")
 """
 
 
@@ -64,6 +73,12 @@ def _receiver(tmp_path: Path, body: str) -> tuple[Idempotency, list[str]]:
         "def on_membership(sender, instance, **kwargs):\n"
         "    for rep in instance.profile.reps.filter(pk__gt=0):\n"
         "        rep.notify()\n",
+        # two ForeignKeys of one model, no related_name: each target has its ``note_set``
+        "def on_membership(sender, instance, **kwargs):\n"
+        "    for note in instance.note_set.all():\n"
+        "        note.notify()\n"
+        "    for note in instance.profile.note_set.all():\n"
+        "        note.notify()\n",
         # a many-to-many field
         "def on_membership(sender, instance, **kwargs):\n"
         "    for tag in instance.profile.tags.all():\n"

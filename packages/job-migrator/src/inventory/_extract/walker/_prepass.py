@@ -1166,8 +1166,18 @@ def reverse_relations(node: ast.ClassDef, qualname: str, resolver: Resolver) -> 
         else:
             name = "" if named is not None else f"{node.name.lower()}_set"
         if model and name.isidentifier():
-            found[name] = model
+            # Two ForeignKeys of one model without related_name (to Set and to App) give each
+            # target a ``leaf_set``: one key per target (``leaf_set#2``), the index reads both.
+            key, n = name, 1
+            while key in found and found[key] != model:
+                n += 1
+                key = f"{name}{RELATED_AGAIN}{n}"
+            found[key] = model
     return found
+
+
+# ``leaf_set#2`` in ``ClassInfo.related``: the same reverse manager name, for another model.
+RELATED_AGAIN = "#"
 
 
 _MANY = ("ManyToManyField", "ParentalManyToManyField")
