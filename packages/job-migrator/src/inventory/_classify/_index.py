@@ -607,13 +607,6 @@ class SymbolIndex:
             held = self.held_class(owner, f"{tail[0]}[]")
             if held is not None:
                 return self.resolve(".".join([held, *tail[2:]]))
-        if len(tail) > 2 and tail[1].endswith("()") and owner in self.classes:
-            # ``Manifest.registry.get().install``: what the method of the attribute's class
-            # returns (``Registry.get(...) -> Repo``).
-            attribute = self.attribute_class(owner, tail[0]) if tail[0].isidentifier() else None
-            returned = self.returned_class(attribute, tail[1][:-2]) if attribute else None
-            if returned is not None:
-                return self.resolve(".".join([returned, *tail[2:]]))
         if len(tail) > 1 and tail[0].endswith(_ELEMENT) and owner in self.classes:
             # ``Stats.iter_parents()[].update``: an element of what the method returns.
             element = self.element_class(owner, tail[0].removesuffix(_ELEMENT))

@@ -21,15 +21,9 @@ class Repo:
         requests.post("https://example.com/install")
 
 
-class Registry:
-    def get(self, key) -> Repo:
-        return Repo()
-
-
 class Manifest:
     repos: list[Repo]
     by_name: dict[str, Repo]
-    registry: Registry
 
     def __init__(self, repos: list[Repo], by_name: dict[str, Repo]):
         self.repos = repos
@@ -93,8 +87,6 @@ def _job(tmp_path: Path, body: str) -> tuple[Idempotency, list[str]]:
         "def job(manifest: Manifest, plain):\n"
         "    for r in filter(None, manifest.repos):\n        r.install()\n",
         "def job(manifest: Manifest, plain):\n    manifest.repos.pop().install()\n",
-        # a project class's own get(), annotated: its return, not a container's value
-        "def job(manifest: Manifest, plain):\n    manifest.registry.get('x').install()\n",
         # a local list of them: indexed, popped
         "def job(manifest: Manifest, plain):\n"
         "    repos = sorted(manifest.repos, key=id)\n    repos[0].install()\n    repos.pop().install()\n",
