@@ -44,12 +44,10 @@ USER_MODEL = "AUTH_USER_MODEL"
 # ``get_class("checkout.mixins", "Mixin")``: ``LOADED_CLASS + "checkout/mixins.Mixin"``.
 LOADED_CLASS = "__class__."
 # What a builtin container's lookups return is one of its values, not the container.
-_HOLDING = frozenset(
-    f"builtins.{kind}.{method}"
-    for kind in ("dict", "list", "set")
-    for method in ("get", "pop", "setdefault")
-)
 _LOOKUP_METHODS = frozenset({"get", "pop", "setdefault"})
+_HOLDING = frozenset(
+    f"builtins.{kind}.{method}" for kind in ("dict", "list", "set") for method in _LOOKUP_METHODS
+)
 # Objects an application stores on itself, looked up over the whole scan by the index
 # (``inventory._classify._index``): ``current_app.extensions["mail"]`` is what some
 # ``init_app`` registered with ``app.extensions["mail"] = self`` (``APP_OBJECT +
