@@ -504,12 +504,25 @@ class CallGraph:
             # another module: a session's method, when the catalogue knows it.
             library = found.kind == SymbolKind.EXTERNAL or self.index.is_library(found.name)
             typed = (known_type(found.name) if library else "") or self._made_session(call, method)
-            if not typed or not self.explained(call, typed):
+            if typed and self.explained(call, typed):
+                return CallTarget(call, typed, SymbolKind.EXTERNAL, None)
+            found = self._read_producer(call, method, found)
+            if found.kind != SymbolKind.FUNCTION:
                 return None
-            return CallTarget(call, typed, SymbolKind.EXTERNAL, None)
         if self.index.is_library(found.name):
             found = self._outside(call, found.name, found)
         return CallTarget(call, found.name, found.kind, self._runs(found))
+
+    def _read_producer(self, call: CallInfo, method: str, found: Resolved) -> Resolved:
+        """``pipe = r.pipeline(); pipe.hdel(k)`` with ``r: redis.asyncio.Redis``: the library
+        module of the call that made the receiver, read now (whether another call had the
+        scan read it first must not decide what this one is), then the name again."""
+        producer = call.returned_from.partition("()")[0]
+        if found.kind != SymbolKind.EXTERNAL or not producer:
+            return found
+        if self.index.resolve_in_library(producer).kind == SymbolKind.EXTERNAL:
+            return found
+        return self.index.resolve(f"{call.returned_from}.{method}")
 
     def _made_by_parameter(self, call: CallInfo, caller: FunctionInfo | None) -> CallInfo | None:
         """``result = await session.execute(q); result.scalar()``: the receiver is what the

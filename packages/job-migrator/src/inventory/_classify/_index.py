@@ -931,12 +931,32 @@ class SymbolIndex:
         return found.name
 
     def method(self, cls: str, name: str) -> str | None:
-        """The qualname of method ``name`` as found on ``cls`` or its project bases."""
+        """The qualname of method ``name`` as found on ``cls`` or its project bases. On a
+        library class, bases in modules not read yet are read first when the method is not
+        found along those known: redis-py's ``Redis`` gets ``hdel`` from ``HashCommands``,
+        a mixin of ``redis.commands.core`` that nothing else made the scan read."""
+        found = self._method_along(cls, name)
+        while found is None and self.is_library(cls) and self._read_bases(cls):
+            found = self._method_along(cls, name)
+        return found
+
+    def _method_along(self, cls: str, name: str) -> str | None:
         for owner in self.mro(cls):
             qualname = f"{owner}.{name}"
             if qualname in self.functions:
                 return qualname
         return None
+
+    def _read_bases(self, cls: str) -> bool:
+        """Read the installed modules of ``cls``'s bases not read yet; True when one was
+        (its MRO is then linearised again). Bounded by the library's module budget."""
+        read = False
+        for base in self.mro(cls):
+            if base not in self.classes and self.library is not None:
+                read = self.resolve_in_library(base).kind == SymbolKind.CLASS or read
+        if read:
+            self._mro_done.pop(cls, None)
+        return read
 
     def module_variable_member(self, name: str) -> bool:
         """``pkg.log.logger.debug``: a member of a module-level variable the index has no type

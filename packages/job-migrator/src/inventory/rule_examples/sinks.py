@@ -256,4 +256,27 @@ EXAMPLES: list[RuleExample] = [
         "Rendering is slow work, not a repeat; `put_object` overwrites the same key, so a "
         "retry converges.",
     ),
+    example(
+        "idempotent or not by the Redis command sent: redis-py's methods, pipelines included",
+        """
+        import redis
+
+        def forget(r: redis.Redis, task_id):
+            r.execute_command("HDEL", "tasks", task_id)
+            r.execute_command("SET", f"done:{task_id}", 1)
+
+        def count(r: redis.Redis, task_id):
+            r.execute_command("INCRBY", "finished", 1)
+        """,
+        "forget",
+        V.IDEMPOTENT,
+        {K.CACHE_DELETE, K.CACHE_SET},
+        "Every command method of redis-py (`r.hdel`, `pipe.set`, the asyncio client's) ends "
+        'in `self.execute_command("HDEL", ...)` on a mixin of `redis.commands`, which the '
+        "scan reads from the installed library. The command is what the call does (redis.io's "
+        "command reference): reads; writes that converge (`SET`, `HSET`, `SADD`, `ZADD`, "
+        "`EXPIRE`); deletes; commands that grow, count or consume on repeat (`INCR*`, "
+        "`*PUSH`, `XADD`, `*POP`: `count` is `non_idempotent`); `PUBLISH`. A command named "
+        "by a variable leaves the job `unknown`.",
+    ),
 ]

@@ -1,0 +1,124 @@
+"""Methods a library class inherits from mixins in modules nothing made the scan read, and
+redis-py's commands judged by the command they send.
+
+redis-py's ``Redis`` gets ``hdel`` from ``HashCommands``, a mixin in ``redis.commands.core``
+re-exported by ``redis.commands``; its body is ``self.execute_command("HDEL", ...)``. A
+pipeline is what ``Redis.pipeline()`` returns (annotated ``-> "Pipeline"``). The library
+here is a small installed package of that shape (the real one is 14,000 lines), read from
+a virtualenv the way the scan reads any installed library: never imported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from inventory import EffectKind, Idempotency, scan
+from tests.unit.inventory.fake_venv import fake_venv, write_tree
+
+LIBRARY = {
+    "redis/__init__.py": "from redis.client import Redis\n",
+    "redis/client.py": (
+        "from redis.commands import CoreCommands\n\n\n"
+        "class Redis(CoreCommands):\n"
+        "    def pipeline(self, transaction=True) -> 'Pipeline':\n"
+        "        return Pipeline()\n\n"
+        "    def execute_command(self, *args):\n"
+        "        return self.connection.send(*args)\n\n\n"
+        "class Pipeline(Redis):\n"
+        "    def execute(self):\n"
+        "        return []\n"
+    ),
+    "redis/typing.py": (
+        "from typing import Protocol\n\n\n"
+        "class CommandsProtocol(Protocol):\n"
+        "    def execute_command(self, *args): ...\n"
+    ),
+    "redis/commands/__init__.py": "from .core import CoreCommands\n",
+    "redis/commands/core.py": (
+        "from redis.typing import CommandsProtocol\n\n\n"
+        "class HashCommands(CommandsProtocol):\n"
+        "    def hdel(self, name, *keys):\n"
+        "        return self.execute_command('HDEL', name, *keys)\n\n\n"
+        "class BasicKeyCommands(CommandsProtocol):\n"
+        "    def incr(self, name, amount=1):\n"
+        "        return self.execute_command('INCRBY', name, amount)\n\n"
+        "    def set(self, name, value):\n"
+        "        return self.execute_command('SET', name, value)\n\n"
+        "    def get(self, name):\n"
+        "        return self.execute_command('GET', name)\n\n\n"
+        "class CoreCommands(BasicKeyCommands, HashCommands):\n"
+        "    pass\n"
+    ),
+    "redis-9.0.dist-info/top_level.txt": "redis\n",
+    "redis-9.0.dist-info/METADATA": "Name: redis\nVersion: 9.0\n",
+}
+
+JOBS = (
+    "import threading\n\nfrom redis.client import Redis\n\n\n"
+    "def forget(r: Redis, task_id):\n    r.hdel('tasks', task_id)\n\n\n"
+    "def forget_queued(r: Redis, task_id):\n"
+    "    pipe = r.pipeline(transaction=False)\n"
+    "    pipe.hdel('tasks', task_id)\n"
+    "    pipe.set('seen', task_id)\n"
+    "    pipe.execute()\n\n\n"
+    "def count(r: Redis, task_id):\n    r.incr(task_id)\n\n\n"
+    "def send(r: Redis, command, task_id):\n    r.execute_command(command, task_id)\n\n\n"
+    "def view(request, r: Redis):\n"
+    "    for job in (forget, forget_queued, count):\n"
+    "        threading.Thread(target=job, args=(r, request.GET['t'])).start()\n"
+)
+
+
+def _jobs(tmp_path: Path, files: dict[str, str]) -> dict[str, tuple[Idempotency, set[EffectKind]]]:
+    python = fake_venv(tmp_path / "env", LIBRARY)
+    write_tree(tmp_path / "project", {"app/__init__.py": "", **files})
+    inventory = scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
+    return {j.qualname: (j.idempotency, {e.kind for e in j.effects}) for j in inventory.jobs}
+
+
+def _started(*jobs: str) -> str:
+    spawns = "".join(f"    threading.Thread(target={j}, args=(r, 't')).start()\n" for j in jobs)
+    return f"\n\ndef view(request, r: Redis):\n{spawns}"
+
+
+def test_a_command_a_mixin_of_an_unread_module_defines_is_judged_by_the_command(
+    tmp_path: Path,
+) -> None:
+    jobs = _jobs(tmp_path, {"app/jobs.py": JOBS.split("\n\n\ndef view")[0] + _started("forget")})
+    assert jobs["app.jobs.forget"] == (Idempotency.IDEMPOTENT, {EffectKind.CACHE_DELETE})
+
+
+def test_a_pipeline_s_queued_commands_are_the_client_s_commands(tmp_path: Path) -> None:
+    jobs = _jobs(
+        tmp_path, {"app/jobs.py": JOBS.split("\n\n\ndef view")[0] + _started("forget_queued")}
+    )
+    assert jobs["app.jobs.forget_queued"] == (
+        Idempotency.IDEMPOTENT,
+        {EffectKind.CACHE_DELETE, EffectKind.CACHE_SET},
+    )
+
+
+def test_a_command_that_grows_on_repeat_is_not_idempotent(tmp_path: Path) -> None:
+    jobs = _jobs(tmp_path, {"app/jobs.py": JOBS.split("\n\n\ndef view")[0] + _started("count")})
+    assert jobs["app.jobs.count"] == (Idempotency.NON_IDEMPOTENT, {EffectKind.CACHE_INCR})
+
+
+def test_a_command_named_by_a_variable_stays_unknown(tmp_path: Path) -> None:
+    source = JOBS.split("\n\n\ndef view")[0]
+    spawn = "\n\ndef view(request, r: Redis):\n"
+    spawn += "    threading.Thread(target=send, args=(r, request.GET['c'], 't')).start()\n"
+    jobs = _jobs(tmp_path, {"app/jobs.py": source + spawn})
+    assert jobs["app.jobs.send"][0] == Idempotency.UNKNOWN
+
+
+@pytest.mark.parametrize("read_first", [False, True])
+def test_what_another_job_made_the_scan_read_first_changes_nothing(
+    tmp_path: Path, read_first: bool
+) -> None:
+    """The pipeline's module (``redis.client``) read by an earlier job, or only when the
+    pipeline's command is met: the verdict is the same."""
+    order = ("forget", "forget_queued") if read_first else ("forget_queued",)
+    jobs = _jobs(tmp_path, {"app/jobs.py": JOBS.split("\n\n\ndef view")[0] + _started(*order)})
+    assert jobs["app.jobs.forget_queued"][0] == Idempotency.IDEMPOTENT
