@@ -232,7 +232,7 @@ class SymbolIndex:
         for _ in range(_MAX_DEPTH):
             if found.kind != SymbolKind.EXTERNAL:
                 break
-            read = self._read_library(found.name)
+            read = self._read_library(found.name) or self._read_stars(found.name)
             # A module read before (by another call) is followed all the same: the answer
             # must not depend on what was resolved first.
             again = self.resolve(found.name)
@@ -251,6 +251,26 @@ class SymbolIndex:
         if summary is not None:
             self._add_library(summary)
         return summary is not None
+
+    def _read_stars(self, name: str) -> bool:
+        """The installed modules a read library module star-imports, not read yet (pydantic's
+        ``__init__`` has ``if TYPE_CHECKING: from .main import *`` and a lazy ``__getattr__``:
+        ``pydantic.BaseModel`` is ``pydantic.main.BaseModel``); True when one was read."""
+        library = self.library
+        split = self._module_prefix(name)
+        if library is None or split is None or split[0] not in self.library_modules:
+            return False
+        read = False
+        for star in self.modules[split[0]].star_imports:
+            if star not in self.modules and library.find(star) == star:
+                summary = library.module(star)
+                if summary is not None:
+                    self._add_library(summary)
+                    read = True
+        if read:
+            self._stars.clear()
+            self._memo.pop(name, None)
+        return read
 
     def _add_library(self, summary: FileSummary) -> None:
         self.modules[summary.module] = summary
@@ -768,7 +788,15 @@ class SymbolIndex:
 
     def _defining(self, cls: str, method: str) -> tuple[FileSummary, str] | None:
         """The file of the class in ``cls``'s MRO that defines ``method``, and that class's
-        name local to its module."""
+        name local to its module. Bases in library modules not read yet are read when no
+        class read so far defines it: ``Item.model_validate(data)`` with ``class
+        Item(pydantic.BaseModel)`` is an Item (pydantic annotates it ``-> Self``)."""
+        found = self._defining_along(cls, method)
+        while found is None and self._read_bases(cls):
+            found = self._defining_along(cls, method)
+        return found
+
+    def _defining_along(self, cls: str, method: str) -> tuple[FileSummary, str] | None:
         for owner in self.mro(cls):
             info = self.classes.get(owner)
             summary = self.modules.get(owner.rpartition(".")[0])

@@ -122,3 +122,62 @@ def test_what_another_job_made_the_scan_read_first_changes_nothing(
     order = ("forget", "forget_queued") if read_first else ("forget_queued",)
     jobs = _jobs(tmp_path, {"app/jobs.py": JOBS.split("\n\n\ndef view")[0] + _started(*order)})
     assert jobs["app.jobs.forget_queued"][0] == Idempotency.IDEMPOTENT
+
+
+# pydantic 2's shape: ``BaseModel`` lives in ``pydantic.main``; ``pydantic/__init__.py``
+# names it only through ``if TYPE_CHECKING: from .main import *`` and a lazy ``__getattr__``.
+PYDANTIC = {
+    "pydantic/__init__.py": (
+        "from typing import TYPE_CHECKING\n\n"
+        "if TYPE_CHECKING:\n    from .main import *\n\n"
+        "_dynamic_imports = {'BaseModel': (__spec__.parent, '.main')}\n\n\n"
+        "def __getattr__(name):\n"
+        "    package, module = _dynamic_imports[name]\n"
+        "    return getattr(__import__(package + module), name)\n"
+    ),
+    "pydantic/main.py": (
+        "from typing import Self\n\n\n"
+        "class BaseModel:\n"
+        "    @classmethod\n"
+        "    def model_validate(cls, obj) -> Self:\n"
+        "        return cls.__pydantic_validator__.validate_python(obj)\n\n"
+        "    def model_dump(self):\n"
+        "        return self.__pydantic_serializer__.to_python(self)\n"
+    ),
+    "pydantic-2.99.dist-info/top_level.txt": "pydantic\n",
+    "pydantic-2.99.dist-info/METADATA": "Name: pydantic\nVersion: 2.99\n",
+}
+
+
+def test_a_model_validated_from_data_is_the_project_s_model_and_its_api_a_leaf(
+    tmp_path: Path,
+) -> None:
+    """``Invoice.model_validate(data).charge()``: pydantic's ``model_validate`` (``-> Self``,
+    found through the star import only a type checker follows) gives an Invoice, whose
+    ``charge`` runs; pydantic's own ``model_dump`` is explained by the catalogue, not read."""
+    python = fake_venv(tmp_path / "env", PYDANTIC)
+    write_tree(
+        tmp_path / "project",
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": (
+                "import threading\n\nimport stripe\nfrom pydantic import BaseModel\n\n\n"
+                "class Invoice(BaseModel):\n"
+                "    def charge(self):\n"
+                "        stripe.Charge.create(amount=100, currency='eur')\n\n\n"
+                "class Note(BaseModel):\n"
+                "    def render(self):\n"
+                "        return str(self.model_dump())\n\n\n"
+                "def bill(data):\n    Invoice.model_validate(data).charge()\n\n\n"
+                "def show(data):\n    Note.model_validate(data).render()\n\n\n"
+                "def view(request):\n"
+                "    threading.Thread(target=bill, args=(request.POST,)).start()\n"
+                "    threading.Thread(target=show, args=(request.POST,)).start()\n"
+            ),
+        },
+    )
+    inventory = scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
+    bill, show = inventory.job("app.jobs.bill"), inventory.job("app.jobs.show")
+    assert bill is not None and show is not None
+    assert bill.idempotency == Idempotency.UNSAFE, [e.message for e in bill.evidence]
+    assert show.idempotency == Idempotency.IDEMPOTENT, [e.message for e in show.evidence]
