@@ -59,6 +59,7 @@ class Library:
     loaded: int = 0
     _owners: dict[str, Distribution] | None = None
     _fresh: dict[tuple[str, str, str], bytes] = field(default_factory=dict)
+    _found: dict[str, str | None] = field(default_factory=dict)
     _tool_key: str = field(default_factory=lambda: code_key(_EXTRACTOR))
 
     def missing(self, top_level: str) -> str | None:
@@ -68,7 +69,13 @@ class Library:
         return f"{top_level} is not installed in {self.env.how} ({self.env.python})"
 
     def find(self, name: str) -> str | None:
-        """The longest dotted prefix of ``name`` that is an installed module."""
+        """The longest dotted prefix of ``name`` that is an installed module (memoised: the
+        environment does not change during a scan)."""
+        if name not in self._found:
+            self._found[name] = self._find(name)
+        return self._found[name]
+
+    def _find(self, name: str) -> str | None:
         parts = name.split(".")
         root = self._root_of(parts[0])
         if root is None:

@@ -176,7 +176,8 @@ class SymbolIndex:
         self._stars: dict[str, list[str]] = {}  # module -> its transitive star imports
         self._by_method: dict[str, list[str]] | None = None
         self._mro_busy: set[str] = set()  # re-entrancy guard for pathological base cycles
-        self._mro_done: dict[str, list[str]] = {}  # the index never changes once built
+        self._mro_done: dict[str, list[str]] = {}  # dropped for a class when its bases are read
+        self._bases_read: set[str] = set()  # classes whose bases' modules were all read
         self._named: dict[str, list[str]] | None = None  # class name -> project classes
         self._models: frozenset[str] | None = None  # project classes that are ORM models
         self._user: str | None = None  # the project's user model, once asked
@@ -977,14 +978,19 @@ class SymbolIndex:
 
     def _read_bases(self, cls: str) -> bool:
         """Read the installed modules of ``cls``'s bases not read yet; True when one was
-        (its MRO is then linearised again). Bounded by the library's module budget."""
-        read = False
+        (its MRO is then linearised again). Once nothing more is read for ``cls`` it is not
+        tried again: a lookup that fails on it costs nothing after the first."""
+        if cls in self._bases_read or self.library is None:
+            return False
+        before = len(self.modules)
         for base in self.mro(cls):
-            if base not in self.classes and self.library is not None:
-                read = self.resolve_in_library(base).kind == SymbolKind.CLASS or read
-        if read:
-            self._mro_done.pop(cls, None)
-        return read
+            if base not in self.classes:
+                self.resolve_in_library(base)
+        if len(self.modules) == before:
+            self._bases_read.add(cls)
+            return False
+        self._mro_done.pop(cls, None)
+        return True
 
     def module_variable_member(self, name: str) -> bool:
         """``pkg.log.logger.debug``: a member of a module-level variable the index has no type
