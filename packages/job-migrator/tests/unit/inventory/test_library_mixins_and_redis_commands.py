@@ -181,3 +181,52 @@ def test_a_model_validated_from_data_is_the_project_s_model_and_its_api_a_leaf(
     assert bill is not None and show is not None
     assert bill.idempotency == Idempotency.UNSAFE, [e.message for e in bill.evidence]
     assert show.idempotency == Idempotency.IDEMPOTENT, [e.message for e in show.evidence]
+
+
+HTTPX = {
+    "httpx/__init__.py": "from ._client import *\nfrom ._models import *\n",
+    "httpx/_models.py": (
+        "__all__ = ['Headers']\n\n\n"
+        "class Headers:\n"
+        "    def __init__(self, raw):\n        self._raw = dict(raw)\n\n"
+        "    def get(self, key, default=None):\n        return self._raw.get(key, default)\n"
+    ),
+    "httpx/_client.py": (
+        "__all__ = ['AsyncClient']\n\n\n"
+        "class AsyncClient:\n"
+        "    async def get(self, url):\n        return await self.send(url)\n\n"
+        "    async def send(self, request):\n        return request\n"
+    ),
+    "httpx-0.99.dist-info/top_level.txt": "httpx\n",
+    "httpx-0.99.dist-info/METADATA": "Name: httpx\nVersion: 0.99\n",
+}
+
+
+def test_a_library_s_dict_like_get_is_no_request_and_a_client_s_send_is_one(
+    tmp_path: Path,
+) -> None:
+    """Once httpx's source is read (its ``__init__`` star-imports every class), the
+    catalogue's HTTP verbs match its client classes only: ``Headers.get`` is a lookup;
+    ``client.send(request)`` sends a request whose method it does not show."""
+    python = fake_venv(tmp_path / "env", HTTPX)
+    write_tree(
+        tmp_path / "project",
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": (
+                "import asyncio\n\nimport httpx\n\n\n"
+                "async def lookup(raw):\n    return httpx.Headers(raw).get('etag')\n\n\n"
+                "async def forward(request):\n"
+                "    client = httpx.AsyncClient()\n    await client.send(request)\n\n\n"
+                "async def view(request):\n"
+                "    asyncio.create_task(lookup(request.headers))\n"
+                "    asyncio.create_task(forward(request))\n"
+            ),
+        },
+    )
+    inventory = scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
+    lookup, forward = inventory.job("app.jobs.lookup"), inventory.job("app.jobs.forward")
+    assert lookup is not None and forward is not None
+    assert EffectKind.HTTP_GET not in {e.kind for e in lookup.effects}
+    assert lookup.idempotency == Idempotency.IDEMPOTENT, [e.message for e in lookup.evidence]
+    assert {e.kind for e in forward.effects} == {EffectKind.HTTP_POST}
