@@ -202,12 +202,10 @@ HTTPX = {
 }
 
 
-def test_a_library_s_dict_like_get_is_no_request_and_a_client_s_send_is_one(
-    tmp_path: Path,
-) -> None:
+def test_a_library_s_dict_like_get_is_no_request(tmp_path: Path) -> None:
     """Once httpx's source is read (its ``__init__`` star-imports every class), the
-    catalogue's HTTP verbs match its client classes only: ``Headers.get`` is a lookup;
-    ``client.send(request)`` sends a request whose method it does not show."""
+    catalogue's HTTP verbs match its client classes only: ``Headers.get`` is a lookup,
+    ``AsyncClient.get`` a request."""
     python = fake_venv(tmp_path / "env", HTTPX)
     write_tree(
         tmp_path / "project",
@@ -216,17 +214,16 @@ def test_a_library_s_dict_like_get_is_no_request_and_a_client_s_send_is_one(
             "app/jobs.py": (
                 "import asyncio\n\nimport httpx\n\n\n"
                 "async def lookup(raw):\n    return httpx.Headers(raw).get('etag')\n\n\n"
-                "async def forward(request):\n"
-                "    client = httpx.AsyncClient()\n    await client.send(request)\n\n\n"
+                "async def fetch(url):\n    await httpx.AsyncClient().get(url)\n\n\n"
                 "async def view(request):\n"
                 "    asyncio.create_task(lookup(request.headers))\n"
-                "    asyncio.create_task(forward(request))\n"
+                "    asyncio.create_task(fetch(request.url))\n"
             ),
         },
     )
     inventory = scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
-    lookup, forward = inventory.job("app.jobs.lookup"), inventory.job("app.jobs.forward")
-    assert lookup is not None and forward is not None
-    assert EffectKind.HTTP_GET not in {e.kind for e in lookup.effects}
+    lookup, fetch = inventory.job("app.jobs.lookup"), inventory.job("app.jobs.fetch")
+    assert lookup is not None and fetch is not None
     assert lookup.idempotency == Idempotency.IDEMPOTENT, [e.message for e in lookup.evidence]
-    assert {e.kind for e in forward.effects} == {EffectKind.HTTP_POST}
+    assert not lookup.effects
+    assert {e.kind for e in fetch.effects} == {EffectKind.HTTP_GET}
