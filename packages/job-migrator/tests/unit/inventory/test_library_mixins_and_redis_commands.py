@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from inventory import EffectKind, Idempotency, scan
+from inventory import EffectKind, Idempotency, Job, scan
 from tests.unit.inventory.fake_venv import fake_venv, write_tree
 
 LIBRARY = {
@@ -69,6 +69,16 @@ JOBS = (
     "    for job in (forget, forget_queued, count):\n"
     "        threading.Thread(target=job, args=(r, request.GET['t'])).start()\n"
 )
+
+
+def _scanned(tmp_path: Path, library: dict[str, str], jobs: str, *names: str) -> list[Job]:
+    """Scan ``app/jobs.py`` = ``jobs`` with ``library`` installed; the jobs named."""
+    python = fake_venv(tmp_path / "env", library)
+    write_tree(tmp_path / "project", {"app/__init__.py": "", "app/jobs.py": jobs})
+    inventory = scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
+    found = [inventory.job(f"app.jobs.{name}") for name in names]
+    assert all(j is not None for j in found), [j.qualname for j in inventory.jobs]
+    return [j for j in found if j is not None]
 
 
 def _jobs(tmp_path: Path, files: dict[str, str]) -> dict[str, tuple[Idempotency, set[EffectKind]]]:
@@ -155,30 +165,24 @@ def test_a_model_validated_from_data_is_the_project_s_model_and_its_api_a_leaf(
     """``Invoice.model_validate(data).charge()``: pydantic's ``model_validate`` (``-> Self``,
     found through the star import only a type checker follows) gives an Invoice, whose
     ``charge`` runs; pydantic's own ``model_dump`` is explained by the catalogue, not read."""
-    python = fake_venv(tmp_path / "env", PYDANTIC)
-    write_tree(
-        tmp_path / "project",
-        {
-            "app/__init__.py": "",
-            "app/jobs.py": (
-                "import threading\n\nimport stripe\nfrom pydantic import BaseModel\n\n\n"
-                "class Invoice(BaseModel):\n"
-                "    def charge(self):\n"
-                "        stripe.Charge.create(amount=100, currency='eur')\n\n\n"
-                "class Note(BaseModel):\n"
-                "    def render(self):\n"
-                "        return str(self.model_dump())\n\n\n"
-                "def bill(data):\n    Invoice.model_validate(data).charge()\n\n\n"
-                "def show(data):\n    Note.model_validate(data).render()\n\n\n"
-                "def view(request):\n"
-                "    threading.Thread(target=bill, args=(request.POST,)).start()\n"
-                "    threading.Thread(target=show, args=(request.POST,)).start()\n"
-            ),
-        },
+    bill, show = _scanned(
+        tmp_path,
+        PYDANTIC,
+        "import threading\n\nimport stripe\nfrom pydantic import BaseModel\n\n\n"
+        "class Invoice(BaseModel):\n"
+        "    def charge(self):\n"
+        "        stripe.Charge.create(amount=100, currency='eur')\n\n\n"
+        "class Note(BaseModel):\n"
+        "    def render(self):\n"
+        "        return str(self.model_dump())\n\n\n"
+        "def bill(data):\n    Invoice.model_validate(data).charge()\n\n\n"
+        "def show(data):\n    Note.model_validate(data).render()\n\n\n"
+        "def view(request):\n"
+        "    threading.Thread(target=bill, args=(request.POST,)).start()\n"
+        "    threading.Thread(target=show, args=(request.POST,)).start()\n",
+        "bill",
+        "show",
     )
-    inventory = scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
-    bill, show = inventory.job("app.jobs.bill"), inventory.job("app.jobs.show")
-    assert bill is not None and show is not None
     assert bill.idempotency == Idempotency.UNSAFE, [e.message for e in bill.evidence]
     assert show.idempotency == Idempotency.IDEMPOTENT, [e.message for e in show.evidence]
 
@@ -206,24 +210,18 @@ def test_a_library_s_dict_like_get_is_no_request(tmp_path: Path) -> None:
     """Once httpx's source is read (its ``__init__`` star-imports every class), the
     catalogue's HTTP verbs match its client classes only: ``Headers.get`` is a lookup,
     ``AsyncClient.get`` a request."""
-    python = fake_venv(tmp_path / "env", HTTPX)
-    write_tree(
-        tmp_path / "project",
-        {
-            "app/__init__.py": "",
-            "app/jobs.py": (
-                "import asyncio\n\nimport httpx\n\n\n"
-                "async def lookup(raw):\n    return httpx.Headers(raw).get('etag')\n\n\n"
-                "async def fetch(url):\n    await httpx.AsyncClient().get(url)\n\n\n"
-                "async def view(request):\n"
-                "    asyncio.create_task(lookup(request.headers))\n"
-                "    asyncio.create_task(fetch(request.url))\n"
-            ),
-        },
+    lookup, fetch = _scanned(
+        tmp_path,
+        HTTPX,
+        "import asyncio\n\nimport httpx\n\n\n"
+        "async def lookup(raw):\n    return httpx.Headers(raw).get('etag')\n\n\n"
+        "async def fetch(url):\n    await httpx.AsyncClient().get(url)\n\n\n"
+        "async def view(request):\n"
+        "    asyncio.create_task(lookup(request.headers))\n"
+        "    asyncio.create_task(fetch(request.url))\n",
+        "lookup",
+        "fetch",
     )
-    inventory = scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
-    lookup, fetch = inventory.job("app.jobs.lookup"), inventory.job("app.jobs.fetch")
-    assert lookup is not None and fetch is not None
     assert lookup.idempotency == Idempotency.IDEMPOTENT, [e.message for e in lookup.evidence]
     assert not lookup.effects
     assert {e.kind for e in fetch.effects} == {EffectKind.HTTP_GET}
