@@ -13,8 +13,9 @@ import functools
 import logging
 import queue
 import threading
+from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from queue_runtime.config import RetryPolicy
@@ -65,6 +66,24 @@ def failed_attempts(job: ClaimedJob, policy: RetryPolicy) -> int:
     """
     left = job.max_attempts - job.attempt
     return max(1, min(job.attempt, policy.max_attempts - left))
+
+
+@dataclass
+class _PoolCounts:
+    """One batch's per-pool totals (completed, retried, dead-lettered), added to the
+    worker's metrics after the batch's per-job figures."""
+
+    completed: Counter[str] = field(default_factory=Counter)
+    retried: Counter[str] = field(default_factory=Counter)
+    dead: Counter[str] = field(default_factory=Counter)
+
+    def record(self, metrics: WorkerMetrics) -> None:
+        for pool, count in self.completed.items():
+            metrics.job_completed(pool, count)
+        for pool, count in self.retried.items():
+            metrics.retries.labels(pool).inc(count)
+        for pool, count in self.dead.items():
+            metrics.dead.labels(pool).inc(count)
 
 
 class Settler:
@@ -133,17 +152,23 @@ class Settler:
             if s.outcome.kind is not OutcomeKind.CANCELLED
         ]
         tally = self._metrics.tally()  # per-job figures, added once per batch
+        pools = _PoolCounts()  # the per-pool totals, added after them
         self._cancel(cancelled, tally)
-        self._complete([(s, r) for s, r in records if isinstance(r, Completion)], tally)
+        self._complete([(s, r) for s, r in records if isinstance(r, Completion)], tally, pools)
         for s, record in records:
             if isinstance(record, Failure):
-                self._fail(s, record, tally)
+                self._fail(s, record, tally, pools)
         self._release(batch)
-        # Metrics last: leases and tenant tokens never wait for them.
+        # Metrics last: leases and tenant tokens never wait for them. The per-job figures go
+        # first: a scrape never sees a pool's total ahead of the jobs it counts (a reader
+        # waiting on dead_lettered_total{pool} then finds every job's own dead-lettered count).
         tally.ran_many((s.job, s.timing) for s in batch if s.timing is not None)
         self._metrics.record(tally)
+        pools.record(self._metrics)
 
-    def _complete(self, done: list[tuple[Settlement, Completion]], tally: JobTally) -> None:
+    def _complete(
+        self, done: list[tuple[Settlement, Completion]], tally: JobTally, pools: _PoolCounts
+    ) -> None:
         if not done:
             return
         stored = retrying(
@@ -151,22 +176,18 @@ class Settler:
         )
         if stored is not None and stored < len(done):
             log.info("%d completion(s) fenced out: their attempt was rescued", len(done) - stored)
-        per_pool: dict[str, int] = {}
-        for s, _ in done:
-            per_pool[s.job.pool] = per_pool.get(s.job.pool, 0) + 1
+        pools.completed.update(s.job.pool for s, _ in done)
         tally.count_many(Settled.COMPLETED, (s.job for s, _ in done))
-        for pool, count in per_pool.items():
-            self._metrics.job_completed(pool, count)
 
-    def _fail(self, s: Settlement, failure: Failure, tally: JobTally) -> None:
+    def _fail(self, s: Settlement, failure: Failure, tally: JobTally, pools: _PoolCounts) -> None:
         status = retrying(lambda: self._store.fail(failure), self._abandon, "fail")
         if status is JobStatus.DEAD:
-            self._metrics.dead.labels(s.job.pool).inc()
+            pools.dead[s.job.pool] += 1
             tally.count(Settled.FAILED, s.job)
             tally.count(Settled.DEAD, s.job)
             log.warning("job %s (%s) dead-lettered: %s", s.job.id, s.job.name, failure.error)
         elif status is not None and failure.retry_at is not None:
-            self._metrics.retries.labels(s.job.pool).inc()
+            pools.retried[s.job.pool] += 1
             tally.count(Settled.FAILED, s.job)
             tally.count(Settled.RETRIED, s.job)
 
