@@ -10,10 +10,11 @@ Python and must not hang the scanner.
 from __future__ import annotations
 
 import builtins
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from inventory._extract._library import library_attribute
 from inventory.models import Pattern
@@ -22,6 +23,7 @@ from inventory.summary import ATTR_CLASS, ClassInfo, FileSummary, FunctionInfo
 if TYPE_CHECKING:
     from inventory._thirdparty import Library
 
+_T = TypeVar("_T")
 _MAX_DEPTH = 16
 _MAX_NAMED = 16  # ``getattr(mod, f"send_to_{x}")``: at most this many fitting names followed
 _BUILTINS = frozenset(dir(builtins))
@@ -257,17 +259,12 @@ class SymbolIndex:
         """The installed modules a read library module star-imports, not read yet (pydantic's
         ``__init__`` has ``if TYPE_CHECKING: from .main import *`` and a lazy ``__getattr__``:
         ``pydantic.BaseModel`` is ``pydantic.main.BaseModel``); True when one was read."""
-        library = self.library
         split = self._module_prefix(name)
-        if library is None or split is None or split[0] not in self.library_modules:
+        if self.library is None or split is None or split[0] not in self.library_modules:
             return False
         read = False
         for star in self.modules[split[0]].star_imports:
-            if star not in self.modules and library.find(star) == star:
-                summary = library.module(star)
-                if summary is not None:
-                    self._add_library(summary)
-                    read = True
+            read = self._read_library(star) or read
         if read:
             self._stars.clear()
             self._memo.pop(name, None)
@@ -792,10 +789,7 @@ class SymbolIndex:
         name local to its module. Bases in library modules not read yet are read when no
         class read so far defines it: ``Item.model_validate(data)`` with ``class
         Item(pydantic.BaseModel)`` is an Item (pydantic annotates it ``-> Self``)."""
-        found = self._defining_along(cls, method)
-        while found is None and self._read_bases(cls):
-            found = self._defining_along(cls, method)
-        return found
+        return self._reading_bases(cls, lambda: self._defining_along(cls, method))
 
     def _defining_along(self, cls: str, method: str) -> tuple[FileSummary, str] | None:
         for owner in self.mro(cls):
@@ -964,10 +958,8 @@ class SymbolIndex:
         library class, bases in modules not read yet are read first when the method is not
         found along those known: redis-py's ``Redis`` gets ``hdel`` from ``HashCommands``,
         a mixin of ``redis.commands.core`` that nothing else made the scan read."""
-        found = self._method_along(cls, name)
-        while found is None and self.is_library(cls) and self._read_bases(cls):
-            found = self._method_along(cls, name)
-        return found
+        find = functools.partial(self._method_along, cls, name)
+        return self._reading_bases(cls, find) if self.is_library(cls) else find()
 
     def _method_along(self, cls: str, name: str) -> str | None:
         for owner in self.mro(cls):
@@ -975,6 +967,14 @@ class SymbolIndex:
             if qualname in self.functions:
                 return qualname
         return None
+
+    def _reading_bases(self, cls: str, find: Callable[[], _T | None]) -> _T | None:
+        """``find()``, again after each round of reading ``cls``'s bases' modules that reads
+        one, until it finds something or nothing more is read."""
+        found = find()
+        while found is None and self._read_bases(cls):
+            found = find()
+        return found
 
     def _read_bases(self, cls: str) -> bool:
         """Read the installed modules of ``cls``'s bases not read yet; True when one was

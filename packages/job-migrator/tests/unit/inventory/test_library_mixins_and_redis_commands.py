@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from inventory import EffectKind, Idempotency, Job, scan
+from inventory import EffectKind, Idempotency, Inventory, Job, scan
 from tests.unit.inventory.fake_venv import fake_venv, write_tree
 
 LIBRARY = {
@@ -71,20 +71,23 @@ JOBS = (
 )
 
 
+def _inventory(tmp_path: Path, library: dict[str, str], files: dict[str, str]) -> Inventory:
+    """Scan ``files`` (under ``app/``) with ``library`` installed in a virtualenv of its own."""
+    python = fake_venv(tmp_path / "env", library)
+    write_tree(tmp_path / "project", {"app/__init__.py": "", **files})
+    return scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
+
+
 def _scanned(tmp_path: Path, library: dict[str, str], jobs: str, *names: str) -> list[Job]:
     """Scan ``app/jobs.py`` = ``jobs`` with ``library`` installed; the jobs named."""
-    python = fake_venv(tmp_path / "env", library)
-    write_tree(tmp_path / "project", {"app/__init__.py": "", "app/jobs.py": jobs})
-    inventory = scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
+    inventory = _inventory(tmp_path, library, {"app/jobs.py": jobs})
     found = [inventory.job(f"app.jobs.{name}") for name in names]
     assert all(j is not None for j in found), [j.qualname for j in inventory.jobs]
     return [j for j in found if j is not None]
 
 
 def _jobs(tmp_path: Path, files: dict[str, str]) -> dict[str, tuple[Idempotency, set[EffectKind]]]:
-    python = fake_venv(tmp_path / "env", LIBRARY)
-    write_tree(tmp_path / "project", {"app/__init__.py": "", **files})
-    inventory = scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
+    inventory = _inventory(tmp_path, LIBRARY, files)
     return {j.qualname: (j.idempotency, {e.kind for e in j.effects}) for j in inventory.jobs}
 
 
