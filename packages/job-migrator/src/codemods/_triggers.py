@@ -479,7 +479,7 @@ def all_or_none(site: CallSite, sites: list[CallSite], job: Job, project: Projec
     # A post_delete connect gets a receiver of its own that snapshots the instance, beside the
     # one the post_save connects share; if the job changes the instance, neither moves.
     if problem is None and any(kinds[s.location] == _BY_VALUE for s in receivers):
-        return _changed_instance(job, project)
+        return changes_instance(job)
     return problem
 
 
@@ -545,11 +545,6 @@ def _job_def(job: Job, project: Project) -> cst.FunctionDef | None:
     )
 
 
-def _changed_instance(job: Job, project: Project) -> str | None:
-    func = _job_def(job, project)
-    return None if func is None else changes_instance(func)
-
-
 def _definition_problem(job: Job, project: Project) -> str | None:
     """The job's own definition cannot be called by the new receiver (by keyword, no value)."""
     if job.location is None:
@@ -567,49 +562,45 @@ _FIXDEF = "make it a plain module-level `def` taking `sender, **kwargs`, and app
 
 CHANGES_INSTANCE = (
     "the receiver is itself the job, handles post_delete and changes the instance it is given "
-    "(`{what}`): a worker would change a copy of the deleted row, not the object the caller "
-    "holds (which the caller may read after delete()); read the values it needs into locals "
-    "and call nothing on `instance` (e.g. `default_storage.delete(instance.file.name)`), or "
-    "keep it in-process"
+    "(`{what}`{where}): a worker would change a copy of the deleted row, not the object the "
+    "caller holds (which the caller may read after delete()); read the values it needs into "
+    "locals and change nothing of `instance` (e.g. `default_storage.delete(instance.file.name)`), "
+    "or keep it in-process"
 )
-
-
-def changes_instance(func: cst.FunctionDef) -> str | None:
-    """Why a post_delete receiver cannot take the instance by value: it calls a method on
-    ``instance`` (or on one of its attributes), or assigns or deletes one of them; None if it
-    only reads it."""
-    for node in _walk(func.body):
-        target = _instance_rooted(node)
-        if target is not None:
-            return CHANGES_INSTANCE.format(what=cst.Module([]).code_for_node(target))
-    return None
-
-
-def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
-    found: list[cst.CSTNode] = [node]
-    for child in node.children:
-        if not isinstance(child, cst.FunctionDef | cst.Lambda | cst.ClassDef):
-            found += _walk(child)
-    return found
-
-
-def _instance_rooted(node: cst.CSTNode) -> cst.CSTNode | None:
-    """``node`` when it changes something reached from the name ``instance``."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-        return node if _rooted(node.func.value) else None
-    targets: list[cst.BaseExpression] = []
-    if isinstance(node, cst.Assign):
-        targets = [t.target for t in node.targets]
-    elif isinstance(node, cst.AugAssign | cst.AnnAssign | cst.Del):
-        targets = [node.target]
-    changed = [t for t in targets if isinstance(t, cst.Attribute | cst.Subscript) and _rooted(t)]
-    return node if changed else None
-
-
-def _rooted(expr: cst.BaseExpression) -> bool:
-    while isinstance(expr, cst.Attribute | cst.Subscript):
-        expr = expr.value
-    return isinstance(expr, cst.Name) and expr.value == INSTANCE_NAME
-
-
+MAY_CHANGE_INSTANCE = (
+    "the receiver is itself the job, handles post_delete and calls `{what}`{where} on the "
+    "instance it is given, which the scan could not follow: it may change the instance, and a "
+    "worker would change a copy of the deleted row, not the object the caller holds; {fix}, "
+    "or keep it in-process"
+)
+_SAY_PURE = (
+    "if it only reads the instance, say so in pyproject.toml ([[tool.migrator.catalogue.pure]] "
+    "{entry}) and scan again"
+)
+_REVIEW = (
+    "what it does is decided at run time or reached through a guessed call, which only a "
+    "reviewer can settle (keep the instance's values in locals and call nothing on it to move it)"
+)
+UNSAID = (
+    "the receiver is itself the job and handles post_delete, and the inventory does not say "
+    "whether it changes the instance it is given: run `migrator scan` again"
+)
 INSTANCE_NAME = "instance"
+
+
+def changes_instance(job: Job) -> str | None:
+    """Why a post_delete receiver that is the job cannot take the instance by value (a copy):
+    the scan's ``Job.changes`` says it changes it, or calls on it something the scan could
+    not follow; None when it only reads it."""
+    if job.changes is None:
+        return UNSAID
+    change = next((c for c in job.changes if c.parameter == INSTANCE_NAME), None)
+    if change is None:
+        return None
+    at = change.location
+    where = f", {at.path}:{at.line}" if at is not None and len(change.chain) > 1 else ""
+    gap = change.unexplained
+    if gap is None:
+        return CHANGES_INSTANCE.format(what=change.change, where=where)
+    fix = _SAY_PURE.format(entry=gap.toml()) if gap.entry else _REVIEW
+    return MAY_CHANGE_INSTANCE.format(what=change.change, where=where, fix=fix)

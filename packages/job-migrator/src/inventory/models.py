@@ -15,10 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field
 # 1.3: Job.unexplained (the calls an `unknown` verdict rests on, and the entry explaining each);
 # 1.4: EffectKind.SOCKET_EMIT; 1.5: CallSite.result_kept_in, EffectKind.REQUEST_HOOK;
 # 1.6: CallSite.surroundings, Inventory.atomic_requests (what apply reads, once in codemods)
-SCHEMA_VERSION = "1.6"
+SCHEMA_VERSION = "1.7"
 # The oldest Inventory ``migrator apply`` acts on: an older one lacks facts its rules read
 # (a missing fact would read as "nothing around the call"), so apply scans again instead.
-APPLY_SCHEMA = (1, 6)
+APPLY_SCHEMA = (1, 7)
 
 
 class Pattern(StrEnum):
@@ -237,6 +237,32 @@ class UnexplainedCall(BaseModel):
         return keys + (f", receiver = '{self.receiver}'" if self.receiver else "")
 
 
+class ParameterChange(BaseModel):
+    """A job changes, in memory, an object it is given (or calls something on it the scan
+    could not follow): a worker would change its copy, not the caller's object."""
+
+    parameter: str
+    change: str = Field(
+        description="The statement or call as written: `self.name = None`, or the call on the "
+        "parameter with what it changes (`instance.file.delete(save=False), which changes it: "
+        "...`)."
+    )
+    location: Location | None = None
+    chain: list[str] = Field(
+        default_factory=list, description="Job -> the function that changes it."
+    )
+    unexplained: UnexplainedCall | None = Field(
+        default=None,
+        description="Set when the change is a call on the parameter the scan could not follow "
+        "(which may change it): the call, and the catalogue entry that would explain it.",
+    )
+
+    @property
+    def followed(self) -> bool:
+        """The scan read what changes the parameter (not a call it could not follow)."""
+        return self.unexplained is None
+
+
 class Job(BaseModel):
     qualname: str
     location: Location | None = None
@@ -270,6 +296,12 @@ class Job(BaseModel):
         description="Calls the verdict could not explain (no source read and no catalogue entry, "
         "or reached only by a guess): a [tool.migrator.catalogue] entry for each, or a pinned "
         "verdict, is what an `unknown` job needs to be decided.",
+    )
+    changes: list[ParameterChange] | None = Field(
+        default=None,
+        description="The parameters the job changes in memory (or calls something on the scan "
+        "could not follow), one entry each; [] when it only reads them; None when the scan "
+        "did not say (an inventory written by hand or by an older scan).",
     )
 
 

@@ -192,6 +192,16 @@ class Fact(BaseModel):
     target: str = ""
 
 
+class Store(BaseModel):
+    """An assignment, augmented assignment or deletion of an attribute or item of a
+    parameter (``self.name = None``, ``instance.tags[k] = v``, ``del obj.cache``): the
+    function changes the object it was given, in memory."""
+
+    param: str
+    text: str = Field(description="The statement, shortened to 200 characters.")
+    span: Span
+
+
 class FunctionInfo(BaseModel):
     qualname: str = Field(
         description="module.func, module.Class.method, module.outer.<locals>.inner"
@@ -215,6 +225,10 @@ class FunctionInfo(BaseModel):
     handler: Framework | None = None
     calls: list[CallInfo] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
+    stores: list[Store] = Field(
+        default_factory=list,
+        description="The first change of each parameter's attributes or items (``Store``).",
+    )
     source_hash: str = Field(
         default="",
         description="Hash of the function's own source text (sha256(inspect.getsource(fn))[:16]); "

@@ -198,7 +198,7 @@ def _problem(func: cst.FunctionDef, target: Target, taken: frozenset[str]) -> Sk
         return Skip(held_reason(deleted))
     if deleted and reads(func, ORIGIN):
         return Skip(READS_ORIGIN)
-    changed = changes_instance(func) if deleted else None
+    changed = changes_instance(target.job) if deleted else None
     if changed:
         return Skip(changed)
     if deleted and SNAPSHOT in taken:

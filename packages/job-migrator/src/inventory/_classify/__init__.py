@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from inventory._catalogue import Catalogue
 from inventory._classify._arguments import caller_types
+from inventory._classify._changes import ParameterChanges
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._enqueued import EnqueuedTasks
 from inventory._classify._fingerprint import with_fingerprints
@@ -61,7 +62,8 @@ def classify(
     sites, wrapped = with_wrapped_calls(sites, ordered, index, graph)  # project spawn wrappers
     caller_types(index, graph, sites)  # unannotated parameters, from callers
     dynamic = _dynamic_by_function(ordered)
-    analysis = EffectAnalysis(graph, LocalEffects(graph, catalogue, dynamic))
+    local = LocalEffects(graph, catalogue, dynamic)
+    analysis = EffectAnalysis(graph, local)
     # A library's code is read where the project's calls reach it: its functions are never
     # handlers of their own (a library form field's hook would report a site in site-packages).
     handlers = [
@@ -83,6 +85,7 @@ def classify(
     enqueued = EnqueuedTasks(index, analysis)
     jobs = [build_job(index.functions[n], index, analysis, settings, enqueued) for n in names]
     jobs += _library_jobs(sites, index, analysis, settings, enqueued)
+    jobs = _with_changes(jobs, ParameterChanges(graph, catalogue, local.gaps))
     sites = _site_jobs(sites)
     verdicts = {job.qualname: job.idempotency for job in jobs}
     sites = [
@@ -94,6 +97,16 @@ def classify(
     sites, jobs = registered_names(sites, jobs, index)  # ``@job(name=...)`` wins
     sites = with_surroundings(sites, index.functions)  # try/except, transaction.atomic
     return with_fingerprints(sorted(sites, key=_site_order)), jobs
+
+
+def _with_changes(jobs: list[Job], changes: ParameterChanges) -> list[Job]:
+    """Each job with what it changes of its parameters (``Job.changes``)."""
+    return [
+        job.model_copy(update={"changes": changes.of(job.qualname, job.parameters)})
+        if job.qualname in changes.index.functions
+        else job
+        for job in jobs
+    ]
 
 
 def _idle_receiver(site: CallSite, index: SymbolIndex, analysis: EffectAnalysis) -> bool:

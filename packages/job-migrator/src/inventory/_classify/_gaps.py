@@ -118,6 +118,10 @@ class Gaps:
         )
         return Found(effect, exact=False, gap=True, why_unresolved=GapReason.OVERRIDES)
 
+    def pure(self, target: CallTarget) -> bool:
+        """A ``[[pure]]`` entry explains the call, as :meth:`of` reads the entries."""
+        return self._pure(target, _unknown_receiver(target))
+
     def _pure(self, target: CallTarget, unknown: bool) -> bool:
         """An exact entry for the name; method entries when the receiver's type is unknown,
         including a method on what a library call returned (``requests.get(u).json()``)."""

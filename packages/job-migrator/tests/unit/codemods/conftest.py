@@ -1,4 +1,9 @@
-"""Hand-made inventories for codemod tests: source strings, no scanner needed."""
+"""Hand-made inventories for codemod tests: source strings, sites and verdicts given by hand.
+
+One fact is the scanner's own, never written by hand: what a job changes of the objects it
+is given (``Job.changes``), for the jobs of signal receivers, read by a real scan of the
+test's tree (a post_delete receiver moves with a copy of its instance only when it changes
+nothing of it)."""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from inventory import surroundings_at
+from inventory import scan, surroundings_at
 from inventory._extract import extract_source
 from inventory.models import (
     Argument,
@@ -51,12 +56,22 @@ def build_inventory(
             )
         )
     qualnames = sorted({str(s[3]) for s in sites})
+    jobs = [_job(root, q, verdicts) for q in qualnames]
+    if any(s.pattern is Pattern.SIGNAL_RECEIVER for s in call_sites):
+        jobs = _scanned_changes(root, jobs)
     return Inventory(
         root=str(root),
         sites=call_sites,
-        jobs=[_job(root, q, verdicts) for q in qualnames],
+        jobs=jobs,
         atomic_requests=_atomic_requests(root),
     )
+
+
+def _scanned_changes(root: Path, jobs: list[Job]) -> list[Job]:
+    """Each job with the ``changes`` a real scan of ``root`` gives it (None if not found)."""
+    scanned = scan(root, use_cache=False, write=False, jobs=1)
+    found = {j.qualname: j.changes for j in scanned.jobs}
+    return [j.model_copy(update={"changes": found.get(j.qualname)}) for j in jobs]
 
 
 def _atomic_requests(root: Path) -> list[str]:
@@ -73,7 +88,9 @@ def _atomic_requests(root: Path) -> list[str]:
 
 def _job(root: Path, qualname: str, verdicts: dict[str, Idempotency]) -> Job:
     name = qualname.rsplit(".", 1)[-1]
-    for path in sorted(root.rglob("*.py")):
+    own = root / (qualname.rsplit(".", 1)[0].replace(".", "/") + ".py")
+    # The job's own module first (a method of the same name elsewhere is another function).
+    for path in [own] * own.is_file() + sorted(root.rglob("*.py")):
         text = path.read_text()
         if f"def {name}(" in text:
             line = site_line(text, f"def {name}(")

@@ -23,6 +23,18 @@ from codemods import Crossing, Status, plan_apply
 from inventory.models import Argument, Framework, Pattern
 from tests.unit.codemods.conftest import build_inventory
 
+MODELS = """class Counter:
+    def __init__(self) -> None:
+        self.count = 0
+
+    def decrease_count(self) -> None:
+        self.count -= 1
+
+
+class Flag:
+    flag: Counter
+"""
+
 SIGNALS = """from django.db.models import signals
 from django.dispatch import receiver
 
@@ -102,7 +114,7 @@ def root(write_files: Callable[[dict[str, str]], Path]) -> Path:
     return write_files(
         {
             "comments/__init__.py": "",
-            "comments/models.py": "class Flag:\n    ...\n",
+            "comments/models.py": MODELS,
             "comments/signals.py": SIGNALS,
             "shop/__init__.py": "",
             "shop/views.py": VIEWS,
@@ -113,9 +125,10 @@ def root(write_files: Callable[[dict[str, str]], Path]) -> Path:
 
 
 def test_a_delete_receiver_that_calls_a_method_on_its_instance_stays(root: Path) -> None:
-    """The receiver is the job, for post_delete, and calls ``instance.flag.decrease_count()``:
-    by value, a worker would act on a copy of the deleted row, not on the caller's object, so it
-    stays (with the change that would move it); the method of the same name is untouched."""
+    """The receiver is the job, for post_delete, and calls ``instance.flag.decrease_count()``,
+    which sets ``self.count`` (the scan reads the method): by value, a worker would act on a
+    copy of the deleted row, not on the caller's object, so it stays (with the change that
+    would move it); the method of the same name is untouched."""
     inventory = build_inventory(
         root,
         [
@@ -133,7 +146,10 @@ def test_a_delete_receiver_that_calls_a_method_on_its_instance_stays(root: Path)
 
     [outcome] = result.outcomes
     assert outcome.status is Status.SKIPPED
-    assert "changes the instance it is given (`instance.flag.decrease_count()`)" in outcome.reason
+    assert (
+        "changes the instance it is given (`instance.flag.decrease_count(), which changes it: "
+        "`self.count -= 1``, comments/models.py:6)"
+    ) in outcome.reason
     assert result.changes == []
 
 

@@ -297,6 +297,81 @@ def test_a_post_delete_receiver_changing_its_instance_stays_until_it_only_reads_
     assert "instance=snapshot(instance)" in after
 
 
+CACHED_MODELS = """from django.core.cache import cache
+from django.db import models
+
+
+class Order(models.Model):
+    total = models.IntegerField()
+    note = models.CharField(max_length=10)
+
+    @property
+    def cache_backend(self):
+        return cache
+
+    def purge_from_cache(self):
+        self.cache_backend.delete(f"order:{self.pk}")
+
+    def forget_note(self):
+        self.note = ""
+"""
+
+
+def _cached_shop(write_files: Files, call: str) -> Path:
+    body = DELETES.replace("    drop_files(instance)\n", f"    instance.{call}()\n")
+    files = {"shop/__init__.py": "", "shop/models.py": CACHED_MODELS, "shop/receivers.py": body}
+    return write_files(files)
+
+
+def test_a_post_delete_receiver_whose_method_only_deletes_a_cache_key_moves(
+    write_files: Files,
+) -> None:
+    """The method is read, not guessed from its call: ``purge_from_cache`` deletes a key of
+    the cache a property returns and stores nothing into the instance, so the instance goes
+    by value (wagtail's rendition-cache receiver has this shape)."""
+    root = _cached_shop(write_files, "purge_from_cache")
+
+    status, reason, after = _plan(root, "def forget(", "shop.receivers.forget")
+
+    assert status is Status.REWRITTEN, reason
+    assert "forget.enqueue(sender=sender, instance=snapshot(instance), **kwargs)" in after
+
+
+def test_a_post_delete_receiver_whose_method_stores_into_the_instance_stays(
+    write_files: Files,
+) -> None:
+    root = _cached_shop(write_files, "forget_note")
+
+    status, reason, after = _plan(root, "def forget(", "shop.receivers.forget")
+
+    assert status is Status.SKIPPED and after == ""
+    assert (
+        'changes the instance it is given (`instance.forget_note(), which changes it: `self.note = ""`'
+        "`, shop/models.py:17)"
+    ) in reason
+
+
+def test_a_call_on_the_instance_the_scan_cannot_follow_stays_until_the_reason_is_followed(
+    write_files: Files,
+) -> None:
+    """The reason names the catalogue entry that says the call only reads; written into
+    pyproject.toml as given, the next scan trusts it and the receiver moves."""
+    root = _cached_shop(write_files, "archive_later")
+
+    status, reason, after = _plan(root, "def forget(", "shop.receivers.forget")
+
+    assert status is Status.SKIPPED and after == ""
+    assert "calls `instance.archive_later()` on the instance it is given, which the scan" in reason
+    entry = reason.split("[[tool.migrator.catalogue.pure]] ", 1)[1].split(")", 1)[0]
+    assert entry == "call = \"?.archive_later\", receiver = '^instance$'"
+    (root / "pyproject.toml").write_text(
+        "[[tool.migrator.catalogue.pure]]\n" + entry.replace(", ", "\n") + "\n"
+    )
+    status, reason, after = _plan(root, "def forget(", "shop.receivers.forget")
+    assert status is Status.REWRITTEN, reason
+    assert "instance=snapshot(instance)" in after
+
+
 def test_a_connected_post_delete_receiver_changing_its_instance_stays(
     write_files: Files,
 ) -> None:

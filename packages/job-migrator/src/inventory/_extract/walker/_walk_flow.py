@@ -8,6 +8,7 @@ from inventory._extract._imports import bindings_of
 from inventory._extract._library import TASK, THREAD_FUTURE
 from inventory._extract._resolve import Resolver, attribute_chain, capitalised, dotted_source
 from inventory._extract._scopes import SPREAD, Binding, BindingKind, ScopeKind, literal_keys
+from inventory._extract._source import span_of
 from inventory._extract._state import Loop, Use, UseKind
 from inventory._extract.values._facts import (
     augassign_fact,
@@ -37,7 +38,7 @@ from inventory._extract.values._values import (
     union_type,
 )
 from inventory._extract.walker._walk_base import WalkerBase
-from inventory.summary import ReceiverKind
+from inventory.summary import ReceiverKind, Store
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
 
@@ -71,8 +72,36 @@ class FlowMixin(WalkerBase):
         if fact is not None:
             self.state.facts.append(fact)
         for target in node.targets:
+            self._note_store(target, node)
             self._bind(target, node.value)
             self.visit(target)
+
+    def visit_delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            self._note_store(target, node)
+            self.visit(target)
+
+    def _note_store(self, target: ast.expr, node: ast.stmt) -> None:
+        """``self.name = None`` / ``obj.items[k] = v`` / ``del obj.x`` (also inside a tuple
+        target): the first change of each parameter's object, for ``FunctionInfo.stores``."""
+        info = self.state.info
+        if info is None:
+            return
+        if isinstance(target, ast.Tuple | ast.List):
+            for element in target.elts:
+                self._note_store(element, node)
+            return
+        if isinstance(target, ast.Starred):
+            self._note_store(target.value, node)
+            return
+        root: ast.expr = target
+        while isinstance(root, ast.Attribute | ast.Subscript):
+            root = root.value
+        if root is target or not isinstance(root, ast.Name) or root.id not in self.state.params:
+            return
+        if all(s.param != root.id for s in info.stores):
+            text = self.text.segment(node)[:200]
+            info.stores.append(Store(param=root.id, text=text, span=span_of(node)))
 
     def _alias_param(self, written: str | None, value: ast.expr) -> None:
         """``self.coro = coro``: a spawn of ``self.coro`` below hands on the parameter."""
@@ -94,6 +123,7 @@ class FlowMixin(WalkerBase):
         if node.value is not None:
             self._mark_bound(node.value, dotted_source(node.target))
             self.visit(node.value)
+            self._note_store(node.target, node)
         if isinstance(node.target, ast.Name) and self.in_function:
             names = self.state.resolver.scope.names
             names[node.target.id] = self._annotated_binding(node)
@@ -121,6 +151,7 @@ class FlowMixin(WalkerBase):
         fact = augassign_fact(node, self.state.globals, self.text)
         if fact is not None:
             self.state.facts.append(fact)
+        self._note_store(node.target, node)
         self.visit(node.value)
         self.visit(node.target)
 

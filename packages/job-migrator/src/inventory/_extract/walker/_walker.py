@@ -225,6 +225,7 @@ Walker.dispatch = dict(
         visitor(ast.NamedExpr, Walker.visit_namedexpr),
         visitor(ast.AnnAssign, Walker.visit_annassign),
         visitor(ast.AugAssign, Walker.visit_augassign),
+        visitor(ast.Delete, Walker.visit_delete),
         visitor(ast.Return, Walker.visit_return),
         visitor(ast.If, Walker.visit_if),
         visitor(ast.For, Walker.visit_for),

@@ -1,0 +1,230 @@
+"""What a job changes, in memory, of the objects it is given.
+
+A job moved to a worker gets a copy of each argument (a row read again, a snapshot, a
+value decoded from JSON), never the caller's object. A job that only reads its arguments
+does the same on the copy; one that changes them (``instance.file.delete(save=False)``
+sets ``instance.file`` to an empty name; ``self.name = None`` in a method it calls) would
+change the copy, and the caller, which may read its object afterwards, would not see it.
+
+This follows the resolved calls, as the verdict does, from each parameter of the job:
+
+- a store into the parameter (``p.x = v``, ``p.items[k] = v``, ``del p.x``,
+  ``FunctionInfo.stores``) is a change;
+- a method called on the parameter or on one of its attributes (``p.m()``, ``p.file.m()``)
+  runs with ``self`` bound to that object: its own body is read for changes of ``self``
+  (project code and library source read alike); a catalogued call changes it unless the
+  catalogue calls it pure or its effect is on another system the object is a client of (a
+  mail sent, an HTTP request, a cache key: ``user.email_user(...)``); a call the scan could
+  not follow may change it, and the change carries the catalogue entry that would explain
+  it, as the verdict's gaps do (``_gaps.Gaps``: the same rule, the same entry);
+- an attribute that is a method of the parameter's class (a property, a
+  ``classproperty``) is a value computed from the object, not a part of it: calls on it are
+  not changes of the parameter (``self.cache_backend.delete(key)`` deletes a cache key);
+- the parameter handed to a project function is followed into it, under that function's
+  name for it.
+
+An argument handed to a library function is not followed (``str(p)``, ``logger.info(p)``),
+as the receiver rules never were: a library's function changing an object it is handed is
+rare, and reading every one of them would make every job undecided.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from inventory._catalogue import Catalogue
+from inventory._classify._gaps import Gaps
+from inventory._classify._graph import CallGraph
+from inventory._classify._target import CallTarget
+from inventory._classify._trace import location
+from inventory.models import EffectKind, Location, ParameterChange, UnexplainedCall
+from inventory.summary import CallInfo, ReceiverKind
+
+_DEPTH = 6  # calls followed from the job; deeper changes are not looked for
+_SELF = "self"
+_ROOT = re.compile(r"[.\[(]")
+_METHOD_RECEIVERS = frozenset({ReceiverKind.INSTANCE, ReceiverKind.SELF, ReceiverKind.UNKNOWN})
+# Effects on another system, through an object that is only its client: the object itself
+# is left as it was (a mail sent, a request made, a cache key set, a message published).
+_ELSEWHERE = frozenset(
+    {
+        EffectKind.HTTP_GET,
+        EffectKind.HTTP_PUT,
+        EffectKind.HTTP_DELETE,
+        EffectKind.HTTP_POST,
+        EffectKind.HTTP_PATCH,
+        EffectKind.EMAIL_SEND,
+        EffectKind.SMS_SEND,
+        EffectKind.PUSH_SEND,
+        EffectKind.MESSAGE_PUBLISH,
+        EffectKind.SOCKET_EMIT,
+        EffectKind.CACHE_SET,
+        EffectKind.CACHE_INCR,
+        EffectKind.CACHE_DELETE,
+        EffectKind.METRIC_INCR,
+        EffectKind.ENQUEUE,
+        EffectKind.SLEEP,
+    }
+)
+
+
+@dataclass(frozen=True)
+class _Found:
+    what: str
+    location: Location | None
+    chain: tuple[str, ...]
+    unexplained: UnexplainedCall | None = None  # a call on it the scan could not follow
+
+    @property
+    def followed(self) -> bool:
+        return self.unexplained is None
+
+
+class ParameterChanges:
+    """``of(function, parameters)``: the change of each parameter the scan finds (or the
+    call on it it could not follow), memoised per function and parameter."""
+
+    def __init__(self, graph: CallGraph, catalogue: Catalogue, gaps: Gaps) -> None:
+        self.graph = graph
+        self.index = graph.index
+        self.catalogue = catalogue
+        self.gaps = gaps
+        self._memo: dict[tuple[str, str], _Found | None] = {}
+
+    def of(self, function: str, parameters: list[str]) -> list[ParameterChange]:
+        found = []
+        for param in parameters:
+            change = self._changed(function, param, 0, frozenset())
+            if change is not None:
+                found.append(
+                    ParameterChange(
+                        parameter=param,
+                        change=change.what,
+                        location=change.location,
+                        chain=list(change.chain),
+                        unexplained=change.unexplained,
+                    )
+                )
+        return found
+
+    def _changed(
+        self, function: str, param: str, depth: int, seen: frozenset[str]
+    ) -> _Found | None:
+        key = (function, param)
+        if key not in self._memo:
+            self._memo[key] = self._search(function, param, depth, seen | {function})
+        return self._memo[key]
+
+    def _search(self, function: str, param: str, depth: int, seen: frozenset[str]) -> _Found | None:
+        fn = self.index.functions.get(function)
+        if fn is None:
+            return None
+        path = self.index.function_path(function)
+        for store in fn.stores:
+            if store.param == param:
+                return _Found(store.text, location(path, store.span), (function,))
+        for target in self.graph.targets(function):
+            found = self._on_call(function, param, target, depth, seen)
+            if found is not None:
+                return found
+        return None
+
+    def _on_call(
+        self, function: str, param: str, target: CallTarget, depth: int, seen: frozenset[str]
+    ) -> _Found | None:
+        call = target.call
+        if _on_param(call, param) and not self._computed(function, param, call):
+            runs = target.function
+            if runs is not None and runs in self.index.functions:
+                inner = self._follow(runs, _SELF, depth, seen)
+                if inner is None:
+                    return None
+                what = _written(call)
+                if inner.followed:
+                    what = f"{what}, which changes it: `{inner.what}`"
+                return _Found(what, inner.location, (function, *inner.chain), inner.unexplained)
+            return self._called_on(function, target)
+        for name in self._handed_as(call, param, target):
+            inner = self._follow(target.function or "", name, depth, seen)
+            if inner is not None:
+                return _Found(
+                    inner.what, inner.location, (function, *inner.chain), inner.unexplained
+                )
+        return None
+
+    def _called_on(self, function: str, target: CallTarget) -> _Found | None:
+        """A call on the parameter whose body the scan does not read: the catalogue's word,
+        else a call it could not follow (with the entry that would explain it)."""
+        call, name = target.call, target.name
+        fn = self.index.functions[function]
+        path = self.index.function_path(function)
+        here = location(path, call.span)
+        if self.gaps.pure(target):
+            return None
+        match = self.catalogue.match_call(call, name)
+        if match is not None:
+            return None if match.kind in _ELSEWHERE else _Found(_written(call), here, (function,))
+        gap = self.gaps.of(target, fn, path)
+        if gap is None:
+            return None  # a query being built, a dunder: nothing done to the object
+        unexplained = UnexplainedCall(
+            call=gap.effect.api, entry=gap.entry, receiver=gap.entry_receiver
+        )
+        return _Found(_written(call), here, (function,), unexplained)
+
+    def _follow(self, function: str, param: str, depth: int, seen: frozenset[str]) -> _Found | None:
+        if depth + 1 > _DEPTH or function in seen:
+            return None
+        fn = self.index.functions.get(function)
+        if fn is None or param not in fn.params:
+            return None
+        return self._changed(function, param, depth + 1, seen)
+
+    def _computed(self, function: str, param: str, call: CallInfo) -> bool:
+        """``self.cache_backend.delete()``: the first attribute after the parameter is a
+        method of its class (a property), so the call acts on what it computes."""
+        rest = _receiver(call)[len(param) :]
+        if not rest.startswith("."):
+            return False
+        attr = _ROOT.split(rest[1:], maxsplit=1)[0]
+        cls = self._class_of(function, param)
+        return cls is not None and self.index.method(cls, attr) is not None
+
+    def _class_of(self, function: str, param: str) -> str | None:
+        fn = self.index.functions[function]
+        if param == _SELF and fn.is_method:
+            return function.rpartition(".")[0]
+        return self.graph.parameter_type(function, param)
+
+    def _handed_as(self, call: CallInfo, param: str, target: CallTarget) -> list[str]:
+        """The names a project function called here gives ``param`` (passed as it is)."""
+        runs = target.function
+        fn = None if runs is None else self.index.functions.get(runs)
+        if fn is None or self.index.is_library(runs or ""):
+            return []
+        params = [p for p in fn.params if p not in (_SELF, "cls")] if fn.is_method else fn.params
+        names = [
+            params[i] for i, s in enumerate(call.arg_sources) if s == param and i < len(params)
+        ]
+        names += [k for k, s in call.kwarg_sources.items() if s == param and k in fn.params]
+        return names
+
+
+def _receiver(call: CallInfo) -> str:
+    return call.receiver_param or call.receiver_source
+
+
+def _on_param(call: CallInfo, param: str) -> bool:
+    """A method call whose receiver is ``param`` or reached from it (``param.file``)."""
+    if call.receiver not in _METHOD_RECEIVERS:
+        return False
+    receiver = _receiver(call)
+    return bool(receiver) and _ROOT.split(receiver, maxsplit=1)[0] == param
+
+
+def _written(call: CallInfo) -> str:
+    """The call as written, near enough: ``instance.file.delete(save=False)``."""
+    method = call.target.rpartition(".")[2]
+    args = [*call.arg_sources, *(f"{k}={v}" for k, v in call.kwarg_sources.items())]
+    return f"{call.receiver_source}.{method}({', '.join(args)})"
