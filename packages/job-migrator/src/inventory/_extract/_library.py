@@ -430,6 +430,20 @@ _DIGESTS = {
     "webbrowser.get": "webbrowser.BaseBrowser",
 }
 
+# socket (docs.python.org/3/library/socket.html): ``socket.socket(...)`` makes a socket
+# object; create_connection "Connect to a TCP service ... and return the socket object",
+# create_server "Convenience function which creates a TCP socket ... Return the socket
+# object", fromfd "Return a socket object", a socket's dup "Duplicate the socket".
+_SOCKETS = {
+    **{f"socket.{f}": "socket.socket" for f in ("socket", "create_connection", "create_server")},
+    **{f"socket.{f}": "socket.socket" for f in ("fromfd", "socket.dup")},
+}
+# "The slash operator helps create child paths" (pathlib): ``Path(a) / name`` is a Path of
+# the same class as its left operand.
+PATH_CLASSES = frozenset(
+    f"pathlib.{c}" for c in ("Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath")
+)
+
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
 FACTORIES = {
@@ -438,6 +452,7 @@ FACTORIES = {
     **_HANDLES,
     **_REGEX,
     **_PATHS,
+    **_SOCKETS,
     "asyncio.get_event_loop": EVENT_LOOP,
     "asyncio.get_running_loop": EVENT_LOOP,
     "asyncio.new_event_loop": EVENT_LOOP,

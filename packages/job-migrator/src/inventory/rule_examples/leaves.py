@@ -209,4 +209,47 @@ EXAMPLES: list[RuleExample] = [
         "read. The entries look for the model accessor in the receiver "
         "(`prisma_client.db.audit_log`), so `create` on any other receiver is not taken for one.",
     ),
+    example(
+        "idempotent: the standard library's file calls as its documentation describes them",
+        """
+        import os
+        import pathlib
+
+        def mark_done(folder, name):
+            marker = pathlib.Path(folder) / name
+            marker.touch()
+            fd = os.open(marker, os.O_RDONLY)
+            os.fsync(fd)
+            os.close(fd)
+            os.chmod(marker, 0o644)
+        """,
+        "mark_done",
+        V.IDEMPOTENT,
+        {K.FILE_WRITE},
+        "The catalogue covers a standard-library module as its documentation describes it, "
+        "not one call at a time: `Path.touch` creates the file or sets its time, `os.chmod` "
+        "sets a mode (a second run sets the same), `os.fsync` flushes what was written, and "
+        "opening, reading and closing a descriptor are the process's own plumbing. `os.write` "
+        "writes at the descriptor's offset and is judged a write; `os.urandom` makes a new "
+        "value each run; `os.exec*` / `spawn*` / `popen` run a program, as `subprocess` does.",
+    ),
+    example(
+        "non_idempotent: bytes sent on a socket are sent again by a retry",
+        """
+        import socket
+
+        def ping_monitor(host, port):
+            sock = socket.socket()
+            sock.connect((host, port))
+            sock.sendall(b"ping")
+            sock.close()
+        """,
+        "ping_monitor",
+        V.NON_IDEMPOTENT,
+        {K.SOCKET_EMIT},
+        "Making, connecting, reading from and closing a socket (or an asyncio transport) "
+        "are the connection's plumbing; `send`, `sendall`, `sendto`, a transport's `write` "
+        "send bytes to the peer, which a retry sends again. A `multiprocessing` queue's `put` "
+        "hands an object to another process, as an enqueue does.",
+    ),
 ]

@@ -9,6 +9,7 @@ from inventory._extract._library import (
     FACTORIES,
     ITERATES,
     NARROWING,
+    PATH_CLASSES,
     SESSION_CLASSES,
     SESSION_FACTORIES,
     STATEMENTS,
@@ -125,6 +126,11 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
         return Binding(BindingKind.CALLABLE)
     if isinstance(value, ast.Name | ast.Attribute):
         return _binding_for_reference(value, resolver)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Div):
+        # ``Path(folder) / name``: a child path, of the left operand's class (pathlib).
+        left = binding_for_value(value.left, resolver)
+        if left.kind is BindingKind.INSTANCE and left.target in PATH_CLASSES:
+            return Binding(BindingKind.INSTANCE, left.target)
     registered = extension_object(value)  # ``current_app.extensions["mail"]``
     if registered:
         return Binding(BindingKind.INSTANCE, registered)
