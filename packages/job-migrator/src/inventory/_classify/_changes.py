@@ -44,6 +44,8 @@ from inventory.summary import CallInfo, ReceiverKind
 _DEPTH = 6  # calls followed from the job; deeper changes are not looked for
 _SELF = "self"
 _ROOT = re.compile(r"[.\[(]")
+# ``setattr(p, "x", v)`` / ``delattr(p, "x")``: a store written as a call.
+_SETS_ATTRIBUTE = frozenset({"builtins.setattr", "builtins.delattr", "setattr", "delattr"})
 _METHOD_RECEIVERS = frozenset({ReceiverKind.INSTANCE, ReceiverKind.SELF, ReceiverKind.UNKNOWN})
 # Effects on another system, through an object that is only its client: the object itself
 # is left as it was (a mail sent, a request made, a cache key set, a message published).
@@ -94,7 +96,7 @@ class ParameterChanges:
 
     def of(self, function: str, parameters: list[str]) -> list[ParameterChange]:
         found = []
-        for param in parameters:
+        for param in [*parameters, *self._keywords(function, parameters)]:
             change = self._changed(function, param, 0, frozenset())
             if change is not None:
                 found.append(
@@ -107,6 +109,17 @@ class ParameterChanges:
                     )
                 )
         return found
+
+    def _keywords(self, function: str, parameters: list[str]) -> list[str]:
+        """Values the function reads from its ``**`` parameter by key and changes or calls
+        methods on (``kwargs["instance"].title = ""``): a signal receiver's ``instance``
+        given by keyword is the same object as a named parameter would be."""
+        fn = self.index.functions.get(function)
+        if fn is None or not fn.kwarg:
+            return []
+        read = {s.param for s in fn.stores}
+        read |= {_ROOT.split(c.receiver_param, maxsplit=1)[0] for c in fn.calls if c.receiver_param}
+        return sorted(read - {*parameters, *fn.params})
 
     def _changed(
         self, function: str, param: str, depth: int, seen: frozenset[str]
@@ -134,6 +147,9 @@ class ParameterChanges:
         self, function: str, param: str, target: CallTarget, depth: int, seen: frozenset[str]
     ) -> _Found | None:
         call = target.call
+        if target.name in _SETS_ATTRIBUTE and param in _first(call):
+            here = location(self.index.function_path(function), call.span)
+            return _Found(_written(call), here, (function,))
         if _on_param(call, param) and not self._computed(function, param, call):
             runs = target.function
             if runs is not None and runs in self.index.functions:
@@ -223,8 +239,17 @@ def _on_param(call: CallInfo, param: str) -> bool:
     return bool(receiver) and _ROOT.split(receiver, maxsplit=1)[0] == param
 
 
+def _first(call: CallInfo) -> tuple[str, ...]:
+    """The parameter the first argument is part of: as written, or the one a local copy of
+    it stands for (``CallInfo.arg_params``)."""
+    written = _ROOT.split(call.arg_sources[0], maxsplit=1)[0] if call.arg_sources else ""
+    copied = call.arg_params[0] if call.arg_params else ""
+    return (written, copied.partition(".")[0])
+
+
 def _written(call: CallInfo) -> str:
     """The call as written, near enough: ``instance.file.delete(save=False)``."""
     method = call.target.rpartition(".")[2]
     args = [*call.arg_sources, *(f"{k}={v}" for k, v in call.kwarg_sources.items())]
-    return f"{call.receiver_source}.{method}({', '.join(args)})"
+    head = f"{call.receiver_source}." if call.receiver_source else ""
+    return f"{head}{method}({', '.join(args)})"

@@ -93,6 +93,29 @@ def handed(instance, **kwargs):
 @receiver(post_delete, sender=Image)
 def stored(instance, **kwargs):
     del instance.title
+
+
+@receiver(post_delete, sender=Image)
+def through_a_copy(instance, **kwargs):
+    image = instance
+    image.title = ""
+
+
+@receiver(post_delete, sender=Image)
+def from_keywords(sender, **kwargs):
+    kwargs["instance"].title = ""
+
+
+@receiver(post_delete, sender=Image)
+def by_setattr(instance, **kwargs):
+    setattr(instance, "title", "")
+
+
+@receiver(post_delete, sender=Image)
+def into_a_local(instance, **kwargs):
+    title = instance.title
+    names = {}
+    names[title] = instance.pk
 """
 
 
@@ -169,6 +192,29 @@ def test_the_instance_handed_to_a_project_function_is_followed_into_it(
 def test_a_deleted_attribute_is_a_change(jobs: dict[str, Job]) -> None:
     change = _change(jobs, "stored")
     assert change is not None and change.change == "del instance.title"
+
+
+@pytest.mark.parametrize(
+    ("job", "parameter", "change"),
+    [
+        ("through_a_copy", "instance", 'image.title = ""'),
+        ("from_keywords", "instance", 'kwargs["instance"].title = ""'),
+        ("by_setattr", "instance", 'setattr(instance, "title", "")'),
+    ],
+)
+def test_a_change_through_a_copy_the_keywords_or_setattr_is_still_a_change(
+    jobs: dict[str, Job], job: str, parameter: str, change: str
+) -> None:
+    """The ways around ``instance.x = v`` an adversary would try first."""
+    found = jobs[job].changes
+    assert found is not None
+    assert [(c.parameter, c.change) for c in found] == [(parameter, change)]
+
+
+def test_a_store_into_a_local_made_from_the_instance_changes_nothing(
+    jobs: dict[str, Job],
+) -> None:
+    assert _change(jobs, "into_a_local") is None
 
 
 def test_the_extractor_keeps_the_first_store_into_each_parameter() -> None:

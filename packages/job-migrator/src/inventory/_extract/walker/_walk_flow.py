@@ -7,7 +7,14 @@ import ast
 from inventory._extract._imports import bindings_of
 from inventory._extract._library import TASK, THREAD_FUTURE
 from inventory._extract._resolve import Resolver, attribute_chain, capitalised, dotted_source
-from inventory._extract._scopes import SPREAD, Binding, BindingKind, ScopeKind, literal_keys
+from inventory._extract._scopes import (
+    KEYWORDS,
+    SPREAD,
+    Binding,
+    BindingKind,
+    ScopeKind,
+    literal_keys,
+)
 from inventory._extract._source import span_of
 from inventory._extract._state import Loop, Use, UseKind
 from inventory._extract.values._facts import (
@@ -94,14 +101,32 @@ class FlowMixin(WalkerBase):
         if isinstance(target, ast.Starred):
             self._note_store(target.value, node)
             return
-        root: ast.expr = target
-        while isinstance(root, ast.Attribute | ast.Subscript):
-            root = root.value
-        if root is target or not isinstance(root, ast.Name) or root.id not in self.state.params:
+        param = self._stored_param(target)
+        if not param:
             return
-        if all(s.param != root.id for s in info.stores):
+        if all(s.param != param for s in info.stores):
             text = self.text.segment(node)[:200]
-            info.stores.append(Store(param=root.id, text=text, span=span_of(node)))
+            info.stores.append(Store(param=param, text=text, span=span_of(node)))
+
+    def _stored_param(self, target: ast.expr) -> str:
+        """The parameter whose object ``target`` (an attribute or item) is part of: the
+        parameter itself, a local copy of it (``obj = instance``), or a value read from the
+        ``**`` parameter (``kwargs["instance"]``); "" for anything else."""
+        resolver = self.state.resolver
+        node = target
+        while isinstance(node, ast.Attribute | ast.Subscript):
+            node = node.value
+            key = resolver.keyword(node)
+            if key:
+                return key
+        if node is target or not isinstance(node, ast.Name):
+            return ""
+        if node.id in self.state.params:
+            return node.id
+        binding = resolver.scope.lookup(node.id)
+        if binding is None or binding.param == KEYWORDS:
+            return ""
+        return binding.param.partition(".")[0]
 
     def _alias_param(self, written: str | None, value: ast.expr) -> None:
         """``self.coro = coro``: a spawn of ``self.coro`` below hands on the parameter."""
