@@ -44,7 +44,12 @@ from codemods._rewrites import (
     signal_receiver,
     thread,
 )
-from codemods._rewrites.enqueue import already_enqueues, is_job_ref, key_imports
+from codemods._rewrites.enqueue import (
+    already_enqueues,
+    already_reason,
+    is_job_ref,
+    key_imports,
+)
 from codemods._syntax import statement_call
 from codemods._types import (
     Block,
@@ -293,7 +298,7 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         if done and target.site.pattern is not Pattern.SIGNAL_RECEIVER:
             return None  # a receiver may call its job several times; other sites are one call
         if already_enqueues(block.statements[index], target):
-            self.outcomes.setdefault(i, Skipped(target, "already enqueues", Status.ALREADY))
+            self.outcomes.setdefault(i, Skipped(target, already_reason(target), Status.ALREADY))
             return None
         if target.site.pattern is Pattern.SIGNAL_RECEIVER and signal_connect.is_connect(
             statement_call(block.statements[index]), target

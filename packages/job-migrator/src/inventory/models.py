@@ -297,6 +297,12 @@ class Job(BaseModel):
         "or reached only by a guess): a [tool.migrator.catalogue] entry for each, or a pinned "
         "verdict, is what an `unknown` job needs to be decided.",
     )
+    django_task: bool = Field(
+        default=False,
+        description="The job is a Django task (`@task` of `django.tasks` or the `django_tasks` "
+        "backport): its `.enqueue()` runs it where settings.TASKS sends it (in the caller under "
+        "the default ImmediateBackend).",
+    )
     changes: list[ParameterChange] | None = Field(
         default=None,
         description="The parameters the job changes in memory (or calls something on the scan "

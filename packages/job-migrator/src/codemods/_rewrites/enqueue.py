@@ -283,6 +283,25 @@ def bind(args: Sequence[cst.Arg], params: list[str]) -> dict[str, str] | Skip:
     return bound
 
 
+ALREADY = "already enqueues"
+# A Django task's enqueue is a hand-off to whichever backend settings.TASKS names: under
+# the default ImmediateBackend the task still runs in the request. The change that moves it
+# is the setting, not the code (docs/django.md).
+DJANGO_TASK_ALREADY = (
+    "already enqueues a Django task (`{job}`), which runs where settings.TASKS sends it: in "
+    "the request under Django's default ImmediateBackend; the change that moves it is the "
+    'setting, not this code: TASKS = {{"default": {{"BACKEND": '
+    '"queue_runtime.django.TaskBackend"}}}} runs it on queue_runtime\'s workers'
+)
+
+
+def already_reason(target: Target) -> str:
+    """Why a site that already enqueues stays as it is."""
+    if target.job.django_task:
+        return DJANGO_TASK_ALREADY.format(job=target.job.qualname)
+    return ALREADY
+
+
 def already_enqueues(stmt: cst.CSTNode, target: Target) -> bool:
     """A second run: the statement already calls ``<job>.enqueue(...)``."""
     for call in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("enqueue")))):
