@@ -332,6 +332,67 @@ def _exceptions(f: _Facts) -> _Decided:
     )
 
 
+CHANGED_OBJECT = (
+    "the job changes the {param} it is given (`{what}`{where}): a worker runs it on a copy "
+    "(a row read again, a snapshot, a value decoded from JSON), so the caller's `{held}` would "
+    "not see the change, and a later save of it could write the old values back; make the "
+    "job return or store what the caller needs and let the caller set it, then apply again, "
+    "or keep it in-process"
+)
+
+
+def _changed_objects(f: _Facts) -> _Decided:
+    """The job changes, in memory, an object the caller still holds (``Job.changes``, only
+    what the scan proved: a call on it that it could not follow is left to the runtime's
+    shadow evidence, except for a delete receiver's instance, decided with the receiver)."""
+    site, job = f.site, f.known
+    held = _held_objects(site, job)
+    for change in job.changes or []:
+        source = held.get(change.parameter)
+        if source is None or not change.followed:
+            continue
+        at = change.location
+        where = f", {at.path}:{at.line}" if at is not None and len(change.chain) > 1 else ""
+        param = "object" if change.parameter == "self" else change.parameter
+        reason = CHANGED_OBJECT.format(param=param, what=change.change, where=where, held=source)
+        return _skip(site, reason)
+    return None
+
+
+def _held_objects(site: CallSite, job: Job) -> dict[str, str]:
+    """The job's parameters the caller hands an object it still holds, each with that object
+    as written: a name or an attribute or item of one (``transaction``, ``self.order``), not
+    a literal nor a value made for the call. A receiver's objects are the sender's."""
+    if site.pattern is Pattern.SIGNAL_RECEIVER:
+        # What the sender passes (``instance``, ``request``...); the ``**`` dict is made
+        # for each receiver by ``Signal.send``, and ``sender`` is a class.
+        changed = {c.parameter for c in job.changes or []}
+        return {p: p for p in changed - {"sender", "kwargs"}}
+    held: dict[str, str] = {}
+    for argument in site.arguments:
+        name = argument.name
+        if name.startswith("#"):
+            index = int(name[1:])
+            name = job.parameters[index] if index < len(job.parameters) else ""
+        if name and _held(argument.source):
+            held[name] = argument.source
+    head = site.target_source.rpartition(".")[0]
+    if head and _held(head):
+        held["self"] = head  # ``order.notify`` handed over: the method runs on ``order``
+    return held
+
+
+def _held(source: str) -> bool:
+    """``transaction``, ``self.order``, ``rows[0]``: an object the caller keeps a name for."""
+    try:
+        node = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
 def _arguments(f: _Facts) -> _Decided:
     site, storable = f.site, f.storable
     if not isinstance(storable, str):
@@ -401,6 +462,7 @@ RULES: tuple[_Rule, ...] = (
     ("schedule", _schedule),
     ("result read by the caller", _result_read),
     ("exceptions handled by the caller", _exceptions),
+    ("objects the job changes", _changed_objects),
     ("arguments", _arguments),
     ("result served by a status endpoint", _served_result),
     ("rewrite", _rewrite),

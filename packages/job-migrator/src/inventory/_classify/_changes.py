@@ -96,7 +96,13 @@ class ParameterChanges:
 
     def of(self, function: str, parameters: list[str]) -> list[ParameterChange]:
         found = []
-        for param in [*parameters, *self._keywords(function, parameters)]:
+        fn = self.index.functions.get(function)
+        bound = fn is not None and fn.is_method and fn.params[:1] == [_SELF]
+        for param in [
+            *([_SELF] if bound else []),
+            *parameters,
+            *self._keywords(function, parameters),
+        ]:
             change = self._changed(function, param, 0, frozenset())
             if change is not None:
                 found.append(
