@@ -40,11 +40,11 @@ def view(request):
 """
 
 FOLLOWED = JOBS.replace(
-    '''def mark_ready(transfer):
+    """def mark_ready(transfer):
     transfer.queue = "submit"
-    transfer.save(update_fields=["queue"])''',
-    '''def mark_ready(transfer):
-    Transfer.objects.filter(pk=transfer.pk).update(queue="submit")''',
+    transfer.save(update_fields=["queue"])""",
+    """def mark_ready(transfer):
+    Transfer.objects.filter(pk=transfer.pk).update(queue="submit")""",
 )
 
 FRESH = JOBS.replace(
