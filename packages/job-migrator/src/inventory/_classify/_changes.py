@@ -77,6 +77,11 @@ class _Found:
     location: Location | None
     chain: tuple[str, ...]
     unexplained: UnexplainedCall | None = None  # a call on it the scan could not follow
+    inner: str = ""  # the innermost statement or call, when ``what`` is a call reaching it
+
+    @property
+    def innermost(self) -> str:
+        return self.inner or self.what
 
     @property
     def followed(self) -> bool:
@@ -93,6 +98,9 @@ class ParameterChanges:
         self.catalogue = catalogue
         self.gaps = gaps
         self._memo: dict[tuple[str, str], _Found | None] = {}
+        # Set when a search stopped at the depth limit or a call cycle: its "no change" then
+        # holds for that search only and is not remembered (a change found always is).
+        self._cut = False
 
     def of(self, function: str, parameters: list[str]) -> list[ParameterChange]:
         found = []
@@ -131,9 +139,14 @@ class ParameterChanges:
         self, function: str, param: str, depth: int, seen: frozenset[str]
     ) -> _Found | None:
         key = (function, param)
-        if key not in self._memo:
-            self._memo[key] = self._search(function, param, depth, seen | {function})
-        return self._memo[key]
+        if key in self._memo:
+            return self._memo[key]
+        outer, self._cut = self._cut, False
+        found = self._search(function, param, depth, seen | {function})
+        if found is not None or not self._cut:
+            self._memo[key] = found
+        self._cut = outer or self._cut
+        return found
 
     def _search(self, function: str, param: str, depth: int, seen: frozenset[str]) -> _Found | None:
         fn = self.index.functions.get(function)
@@ -164,8 +177,9 @@ class ParameterChanges:
                     return None
                 what = _written(call)
                 if inner.followed:
-                    what = f"{what}, which changes it: `{inner.what}`"
-                return _Found(what, inner.location, (function, *inner.chain), inner.unexplained)
+                    what = f"{what}, which changes it: `{inner.innermost}`"
+                chain = (function, *inner.chain)
+                return _Found(what, inner.location, chain, inner.unexplained, inner.innermost)
             return self._called_on(function, target)
         for name in self._handed_as(call, param, target):
             inner = self._follow(target.function or "", name, depth, seen)
@@ -197,6 +211,7 @@ class ParameterChanges:
 
     def _follow(self, function: str, param: str, depth: int, seen: frozenset[str]) -> _Found | None:
         if depth + 1 > _DEPTH or function in seen:
+            self._cut = True
             return None
         fn = self.index.functions.get(function)
         if fn is None or param not in fn.params:

@@ -43,6 +43,14 @@ class Image(models.Model):
 
     def describe(self):
         return f"{self.title} ({self.pk})"
+
+    def ping(self, n):
+        if n:
+            self.pong(n - 1)
+
+    def pong(self, n):
+        self.ping(n)
+        self.title = "pinged"
 """
 
 RECEIVERS = """from django.db.models.signals import post_delete
@@ -93,6 +101,16 @@ def handed(instance, **kwargs):
 @receiver(post_delete, sender=Image)
 def stored(instance, **kwargs):
     del instance.title
+
+
+@receiver(post_delete, sender=Image)
+def cycle(instance, **kwargs):
+    instance.ping(3)
+
+
+@receiver(post_delete, sender=Image)
+def cycle_again(instance, **kwargs):
+    instance.pong(3)
 
 
 @receiver(post_delete, sender=Image)
@@ -209,6 +227,17 @@ def test_a_change_through_a_copy_the_keywords_or_setattr_is_still_a_change(
     found = jobs[job].changes
     assert found is not None
     assert [(c.parameter, c.change) for c in found] == [(parameter, change)]
+
+
+@pytest.mark.parametrize("job", ["cycle", "cycle_again"])
+def test_methods_calling_each_other_are_followed_whichever_is_asked_first(
+    jobs: dict[str, Job], job: str
+) -> None:
+    """``ping`` calls ``pong``, which calls ``ping`` back before it stores into ``self``: the
+    cycle is cut for that search only, so neither is remembered as changing nothing."""
+    change = _change(jobs, job)
+    assert change is not None and change.followed
+    assert change.change.endswith('`self.title = "pinged"`')
 
 
 def test_a_store_into_a_local_made_from_the_instance_changes_nothing(
