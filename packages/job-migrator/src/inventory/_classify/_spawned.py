@@ -55,13 +55,16 @@ _UNKNOWN = "?."
 REFERENCE = re.compile(r"^[A-Za-z_][\w.]*$")
 # ``partial(fn, *args)`` / ``functools.partial(fn, x)`` and ``lambda: fn(x)``: run ``fn``.
 WRAPPED = re.compile(r"^(?:(?:functools\.)?partial\(\s*|lambda[^:]*:\s*)([A-Za-z_][\w.]*)\b")
-# Functions calling their callable argument (position, keyword) in a thread.
+# Functions calling their callable argument (position, keyword), in a thread or in place.
 _CALLING = {
     "asyncio.to_thread": (0, "func"),
     "asyncio.threads.to_thread": (0, "func"),
     "starlette.concurrency.run_in_threadpool": (0, "func"),
     "fastapi.concurrency.run_in_threadpool": (0, "func"),
     "anyio.to_thread.run_sync": (0, "func"),
+    # contextvars: "Context.run(callable, *args, **kwargs): Execute callable(*args, **kwargs)
+    # code in the context object", in the calling thread.
+    "contextvars.Context.run": (0, "callable"),
 }
 # Event loop methods calling their callable argument: in an executor, or later on the loop.
 _LOOP_CALLING = {

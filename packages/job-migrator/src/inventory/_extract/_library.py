@@ -453,6 +453,8 @@ FACTORIES = {
     **_REGEX,
     **_PATHS,
     **_SOCKETS,
+    # contextvars: copy_context() "Returns a copy of the current Context object".
+    "contextvars.copy_context": "contextvars.Context",
     "asyncio.get_event_loop": EVENT_LOOP,
     "asyncio.get_running_loop": EVENT_LOOP,
     "asyncio.new_event_loop": EVENT_LOOP,

@@ -252,4 +252,26 @@ EXAMPLES: list[RuleExample] = [
         "send bytes to the peer, which a retry sends again. A `multiprocessing` queue's `put` "
         "hands an object to another process, as an enqueue does.",
     ),
+    example(
+        "non_idempotent: Context.run(fn, ...) runs fn: its effects are the job's",
+        """
+        import contextvars
+
+        import requests
+
+        def notify(url):
+            requests.post(url, json={"event": "done"})
+
+        def notify_in_context(url):
+            ctx = contextvars.copy_context()
+            ctx.run(notify, url)
+        """,
+        "notify_in_context",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "`contextvars.Context.run(callable, *args)` executes `callable(*args)` in that context, "
+        "in the calling thread (the docs' words), and `copy_context()` returns a `Context`: "
+        "the callable is followed as if it were called there, as `asyncio.to_thread`'s is. "
+        "Catalogued as pure it would have hidden the POST.",
+    ),
 ]
