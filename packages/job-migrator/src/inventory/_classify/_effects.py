@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from inventory._classify._dispatch import empty_method
-from inventory._classify._graph import CallGraph
+from inventory._classify._graph import SIGNAL_DISPATCH, CallGraph
 from inventory._classify._guesses import (
     guessed_callees,
     overrides_of_abstract,
@@ -50,7 +50,7 @@ class EffectAnalysis:
         fresh = [f for f in self._reachable(roots) if f not in self._traces]
         for qualname in fresh:
             fn = self.graph.index.functions[qualname]
-            own = [*self.local.of(fn), *self._plugin_hook(qualname)]
+            own = self._dispatch(qualname) or [*self.local.of(fn), *self._plugin_hook(qualname)]
             self._traces[qualname] = {t.key: t for t in own}
         self._fixpoint(fresh)
 
@@ -153,6 +153,26 @@ class EffectAnalysis:
             )
             found = self._cuts[callee] = Found(effect, exact=False, gap=True)
         return found
+
+    def _dispatch(self, qualname: str) -> list[Trace]:
+        """Django's or blinker's ``Signal.send`` reached by a send whose signal has no
+        receiver in the project (``_graph.SIGNAL_DISPATCH``): one gap naming the send."""
+        if qualname not in SIGNAL_DISPATCH:
+            return []
+        index = self.graph.index
+        fn = index.functions[qualname]
+        effect = Effect(
+            kind=EffectKind.DYNAMIC_CALL,
+            location=location(index.function_path(qualname), fn.span),
+            api=qualname,
+            chain=[qualname],
+            detail=(
+                "a signal no receiver of the project listens to: what runs is what other "
+                "packages connect to it, only known at run time"
+            ),
+        )
+        gap = Found(effect, exact=False, gap=True, why_unresolved=GapReason.RECEIVERS_ELSEWHERE)
+        return [Trace(gap, (qualname,))]
 
     def _plugin_hook(self, qualname: str) -> list[Trace]:
         """An empty method overridden by too many classes to follow (a plugin hook), or

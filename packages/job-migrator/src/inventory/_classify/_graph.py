@@ -54,6 +54,15 @@ _SELF_PREFIX = "self."
 # Django's Signal.send / send_robust / asend / asend_robust and blinker's send /
 # send_async: each runs the receivers connected to the signal, in the caller.
 _SENDS = frozenset({"send", "send_robust", "asend", "asend_robust", "send_async"})
+# Django's and blinker's dispatch methods themselves. The call graph gives a send the
+# project's receivers of its signal as callees (``_signal_receivers``); a send that reaches
+# one of these has none here, and the body (a loop over whatever is connected at run time)
+# says nothing more: it is a gap of its own (``_effects``), not followed.
+SIGNAL_DISPATCH = frozenset(
+    {f"django.dispatch.dispatcher.Signal.{m}" for m in ("send", "send_robust", "asend")}
+    | {"django.dispatch.dispatcher.Signal.asend_robust"}
+    | {f"blinker.base.Signal.{m}" for m in ("send", "send_async")}
+)
 # What Django's model methods send, with the model's class as sender (its documentation of
 # django.db.models.signals): save() pre_save and post_save, delete() pre_delete and
 # post_delete; a manager's create() (and get_or_create / update_or_create, which may
@@ -183,7 +192,7 @@ class CallGraph:
     def targets(self, qualname: str) -> list[CallTarget]:
         if qualname not in self._targets:
             fn = self.index.functions.get(qualname)
-            calls = fn.calls if fn else []
+            calls = fn.calls if fn and qualname not in SIGNAL_DISPATCH else []
             self._targets[qualname] = [t for c in calls for t in self._each_member(c, fn)]
         return self._targets[qualname]
 

@@ -32,6 +32,12 @@ class GapReason(StrEnum):
     OVERRIDES = (
         "overridden by more classes than are followed: which one runs is only known at run time"
     )
+    # ``signal.send(...)`` of a signal no project receiver listens to: the scan reads
+    # Django's (or blinker's) dispatch only to find receivers it already looked for.
+    RECEIVERS_ELSEWHERE = (
+        "signals sent with no receiver in the project: what runs is what other packages "
+        "connect, only known at run time"
+    )
     # A ``typing.Protocol``'s empty method: any class with the method matches it.
     PROTOCOL = (
         "methods of a Protocol: what runs is the implementation the caller holds, only "

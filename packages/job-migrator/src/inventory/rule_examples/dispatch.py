@@ -189,6 +189,36 @@ EXAMPLES: list[RuleExample] = [
         "one only other packages connect to) stays what it was: a gap naming the send.",
     ),
     RuleExample(
+        title="unknown: a signal no receiver of the project listens to is a gap naming the send",
+        files={
+            "shop/__init__.py": "",
+            "shop/signals.py": """
+                from django.dispatch import Signal
+
+                order_refunded = Signal()
+            """,
+            "shop/jobs.py": """
+                import threading
+
+                from shop.signals import order_refunded
+
+                def announce(order_id):
+                    order_refunded.send(sender=None, order_id=order_id)
+
+                def view(request):
+                    threading.Thread(target=announce, args=(request.POST["order"],)).start()
+            """,
+        },
+        job="shop.jobs.announce",
+        expected_verdict=V.UNKNOWN,
+        expected_effect_kinds=set(),
+        why="With no receiver of `order_refunded` in the project, what the send runs is what "
+        "other packages connect to it, only known at run time: one gap naming Django's "
+        "`Signal.send` (or blinker's), whose body is not followed (it loops over the receivers "
+        "connected at run time, and would only report that loop's calls). Only a reviewer can "
+        "settle it: the reason offers the pinned verdict.",
+    ),
+    RuleExample(
         title="a model's save() runs the project's post_save receivers of that model",
         files={
             "shop/__init__.py": "",
