@@ -13,8 +13,9 @@ This follows the resolved calls, as the verdict does, from each parameter of the
 - a method called on the parameter or on one of its attributes (``p.m()``, ``p.file.m()``)
   runs with ``self`` bound to that object: its own body is read for changes of ``self``
   (project code and library source read alike); a catalogued call changes it unless the
-  catalogue calls it pure or its effect is on another system the object is a client of (a
-  mail sent, an HTTP request, a cache key: ``user.email_user(...)``); a call the scan could
+  catalogue calls it pure, a read of the database, or an effect on another system the
+  object is a client of (a mail sent, an HTTP request, a cache key: ``user.email_user(...)``);
+  a call the scan could
   not follow may change it, and the change carries the catalogue entry that would explain
   it, as the verdict's gaps do (``_gaps.Gaps``: the same rule, the same entry);
 - an attribute that is a method of the parameter's class (a property, a
@@ -47,10 +48,13 @@ _ROOT = re.compile(r"[.\[(]")
 # ``setattr(p, "x", v)`` / ``delattr(p, "x")``: a store written as a call.
 _SETS_ATTRIBUTE = frozenset({"builtins.setattr", "builtins.delattr", "setattr", "delattr"})
 _METHOD_RECEIVERS = frozenset({ReceiverKind.INSTANCE, ReceiverKind.SELF, ReceiverKind.UNKNOWN})
-# Effects on another system, through an object that is only its client: the object itself
-# is left as it was (a mail sent, a request made, a cache key set, a message published).
+# What leaves the object as the caller has it: a read of the database (a query on it, a
+# tree's ``get_tree``; ``refresh_from_db`` reloads the copy, and the caller keeps its own
+# values, which it had anyway), and an effect on another system the object is only a
+# client of (a mail sent, a request made, a cache key set, a message published).
 _ELSEWHERE = frozenset(
     {
+        EffectKind.DB_READ,
         EffectKind.HTTP_GET,
         EffectKind.HTTP_PUT,
         EffectKind.HTTP_DELETE,

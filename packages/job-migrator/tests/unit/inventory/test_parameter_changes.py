@@ -104,6 +104,12 @@ def stored(instance, **kwargs):
 
 
 @receiver(post_delete, sender=Image)
+def reread(instance, **kwargs):
+    instance.refresh_from_db()
+    Image.objects.filter(pk=instance.pk).exists()
+
+
+@receiver(post_delete, sender=Image)
 def cycle(instance, **kwargs):
     instance.ping(3)
 
@@ -238,6 +244,13 @@ def test_methods_calling_each_other_are_followed_whichever_is_asked_first(
     change = _change(jobs, job)
     assert change is not None and change.followed
     assert change.change.endswith('`self.title = "pinged"`')
+
+
+def test_reading_the_database_through_the_instance_changes_nothing(
+    jobs: dict[str, Job],
+) -> None:
+    """``refresh_from_db`` reloads the worker's copy; the caller keeps the values it had."""
+    assert _change(jobs, "reread") is None
 
 
 def test_a_store_into_a_local_made_from_the_instance_changes_nothing(
