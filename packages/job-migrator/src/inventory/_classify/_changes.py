@@ -12,10 +12,11 @@ This follows the resolved calls, as the verdict does, from each parameter of the
   ``FunctionInfo.stores``) is a change;
 - a method called on the parameter or on one of its attributes (``p.m()``, ``p.file.m()``)
   runs with ``self`` bound to that object: its own body is read for changes of ``self``
-  (project code and library source read alike); a catalogued call changes it unless the
-  catalogue calls it pure, a read of the database, or an effect on another system the
-  object is a client of (a mail sent, an HTTP request, a cache key: ``user.email_user(...)``);
-  a call the scan could
+  (project code and library source read alike); a catalogued call changes it when its
+  effect is one that changes the object it acts on (a row written or deleted through it, an
+  image processed in place: ``_CHANGES_OBJECT``), not a read, a file written through a
+  path, or an effect on another system the object is only a client of (a mail sent, an HTTP
+  request, a cache key: ``user.email_user(...)``); a call the scan could
   not follow may change it, and the change carries the catalogue entry that would explain
   it, as the verdict's gaps do (``_gaps.Gaps``: the same rule, the same entry);
 - an attribute that is a method of the parameter's class (a property, a
@@ -48,29 +49,26 @@ _ROOT = re.compile(r"[.\[(]")
 # ``setattr(p, "x", v)`` / ``delattr(p, "x")``: a store written as a call.
 _SETS_ATTRIBUTE = frozenset({"builtins.setattr", "builtins.delattr", "setattr", "delattr"})
 _METHOD_RECEIVERS = frozenset({ReceiverKind.INSTANCE, ReceiverKind.SELF, ReceiverKind.UNKNOWN})
-# What leaves the object as the caller has it: a read of the database (a query on it, a
-# tree's ``get_tree``; ``refresh_from_db`` reloads the copy, and the caller keeps its own
-# values, which it had anyway), and an effect on another system the object is only a
-# client of (a mail sent, a request made, a cache key set, a message published).
-_ELSEWHERE = frozenset(
+# The catalogued effects that change, in memory, the object they are called on (or on one
+# of its attributes): a row written or deleted through it (Django's ``save()`` sets a new
+# row's key, ``delete()`` empties it, a FieldFile's ``delete``/``save`` set its ``name``, a
+# related manager's ``add`` resets its cache), an image processed in place, account state,
+# a call dispatched at run time. Reads, files written through a path (pathlib's paths are
+# immutable), and effects on another system the object is only a client of (a mail sent,
+# a request made, a cache key set, a message published, a program run) leave it as the
+# caller has it.
+_CHANGES_OBJECT = frozenset(
     {
-        EffectKind.DB_READ,
-        EffectKind.HTTP_GET,
-        EffectKind.HTTP_PUT,
-        EffectKind.HTTP_DELETE,
-        EffectKind.HTTP_POST,
-        EffectKind.HTTP_PATCH,
-        EffectKind.EMAIL_SEND,
-        EffectKind.SMS_SEND,
-        EffectKind.PUSH_SEND,
-        EffectKind.MESSAGE_PUBLISH,
-        EffectKind.SOCKET_EMIT,
-        EffectKind.CACHE_SET,
-        EffectKind.CACHE_INCR,
-        EffectKind.CACHE_DELETE,
-        EffectKind.METRIC_INCR,
-        EffectKind.ENQUEUE,
-        EffectKind.SLEEP,
+        EffectKind.DB_INSERT,
+        EffectKind.DB_UPSERT,
+        EffectKind.DB_OVERWRITE,
+        EffectKind.DB_INCREMENT,
+        EffectKind.DB_DELETE,
+        EffectKind.FILE_APPEND,
+        EffectKind.IMAGE_PROCESS,
+        EffectKind.ACCOUNT_STATE,
+        EffectKind.PAYMENT,
+        EffectKind.DYNAMIC_CALL,
     }
 )
 
@@ -204,7 +202,8 @@ class ParameterChanges:
             return None
         match = self.catalogue.match_call(call, name)
         if match is not None:
-            return None if match.kind in _ELSEWHERE else _Found(_written(call), here, (function,))
+            changes = match.kind in _CHANGES_OBJECT
+            return _Found(_written(call), here, (function,)) if changes else None
         gap = self.gaps.of(target, fn, path)
         if gap is None:
             return None  # a query being built, a dunder: nothing done to the object

@@ -13,7 +13,9 @@ import pytest
 from inventory import extract_source, scan
 from inventory.models import Job, ParameterChange
 
-MODELS = """from django.core.cache import cache
+MODELS = """import pathlib
+
+from django.core.cache import cache
 from django.db import models
 
 
@@ -30,6 +32,7 @@ class Image(models.Model):
     title = models.CharField(max_length=10)
     owner = models.ForeignKey("auth.User", on_delete=models.CASCADE)
     counter: Counter
+    export_path: pathlib.Path
 
     @property
     def cache_backend(self):
@@ -107,6 +110,11 @@ def stored(instance, **kwargs):
 def reread(instance, **kwargs):
     instance.refresh_from_db()
     Image.objects.filter(pk=instance.pk).exists()
+
+
+@receiver(post_delete, sender=Image)
+def export(instance, **kwargs):
+    instance.export_path.write_text(instance.title)
 
 
 @receiver(post_delete, sender=Image)
@@ -251,6 +259,13 @@ def test_reading_the_database_through_the_instance_changes_nothing(
 ) -> None:
     """``refresh_from_db`` reloads the worker's copy; the caller keeps the values it had."""
     assert _change(jobs, "reread") is None
+
+
+def test_a_file_written_through_a_path_the_instance_holds_changes_nothing(
+    jobs: dict[str, Job],
+) -> None:
+    """pathlib's paths are immutable: ``write_text`` changes the file, not the object."""
+    assert _change(jobs, "export") is None
 
 
 def test_a_store_into_a_local_made_from_the_instance_changes_nothing(
