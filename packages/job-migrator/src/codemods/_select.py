@@ -351,10 +351,10 @@ def _changed_objects(f: _Facts) -> _Decided:
         source = held.get(change.parameter)
         if source is None or not change.followed:
             continue
-        at = change.location
-        where = f", {at.path}:{at.line}" if at is not None and len(change.chain) > 1 else ""
         param = "object" if change.parameter == "self" else change.parameter
-        reason = CHANGED_OBJECT.format(param=param, what=change.change, where=where, held=source)
+        reason = CHANGED_OBJECT.format(
+            param=param, what=change.change, where=change.where, held=source
+        )
         return _skip(site, reason)
     return None
 

@@ -597,10 +597,8 @@ def changes_instance(job: Job) -> str | None:
     change = next((c for c in job.changes if c.parameter == INSTANCE_NAME), None)
     if change is None:
         return None
-    at = change.location
-    where = f", {at.path}:{at.line}" if at is not None and len(change.chain) > 1 else ""
     gap = change.unexplained
     if gap is None:
-        return CHANGES_INSTANCE.format(what=change.change, where=where)
+        return CHANGES_INSTANCE.format(what=change.change, where=change.where)
     fix = _SAY_PURE.format(entry=gap.toml()) if gap.entry else _REVIEW
-    return MAY_CHANGE_INSTANCE.format(what=change.change, where=where, fix=fix)
+    return MAY_CHANGE_INSTANCE.format(what=change.change, where=change.where, fix=fix)

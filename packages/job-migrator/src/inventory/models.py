@@ -262,6 +262,13 @@ class ParameterChange(BaseModel):
         """The scan read what changes the parameter (not a call it could not follow)."""
         return self.unexplained is None
 
+    @property
+    def where(self) -> str:
+        """``, path:line`` when the change is in a function the job calls (the chain is
+        longer than the job itself), else nothing: the job's own line is the site's."""
+        at = self.location
+        return f", {at.path}:{at.line}" if at is not None and len(self.chain) > 1 else ""
+
 
 class Job(BaseModel):
     qualname: str
