@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from inventory._catalogue import Catalogue
 from inventory._classify._gaps import Gaps
 from inventory._classify._graph import CallGraph
+from inventory._classify._index import RELATED_MANAGER
 from inventory._classify._target import CallTarget
 from inventory._classify._trace import location
 from inventory.models import EffectKind, Location, ParameterChange, UnexplainedCall
@@ -57,6 +58,7 @@ _METHOD_RECEIVERS = frozenset({ReceiverKind.INSTANCE, ReceiverKind.SELF, Receive
 # immutable), and effects on another system the object is only a client of (a mail sent,
 # a request made, a cache key set, a message published, a program run) leave it as the
 # caller has it.
+_MANAGER_QUERY = ".objects."  # ``Leaf.objects.filter().update``: a query of a model's rows
 _CHANGES_OBJECT = frozenset(
     {
         EffectKind.DB_INSERT,
@@ -71,6 +73,13 @@ _CHANGES_OBJECT = frozenset(
         EffectKind.DYNAMIC_CALL,
     }
 )
+
+
+def _other_rows(name: str) -> bool:
+    """A write through one of the object's relations (``order.tags.add(tag)``, Django's
+    related manager; ``order.lines.filter(...).delete()``, the related model's query): rows
+    of the relation are written in the database, the object in memory is as it was."""
+    return name.startswith(f"{RELATED_MANAGER}.") or _MANAGER_QUERY in name
 
 
 @dataclass(frozen=True)
@@ -202,7 +211,7 @@ class ParameterChanges:
             return None
         match = self.catalogue.match_call(call, name)
         if match is not None:
-            changes = match.kind in _CHANGES_OBJECT
+            changes = match.kind in _CHANGES_OBJECT and not _other_rows(name)
             return _Found(_written(call), here, (function,)) if changes else None
         gap = self.gaps.of(target, fn, path)
         if gap is None:

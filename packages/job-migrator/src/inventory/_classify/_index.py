@@ -352,12 +352,17 @@ class SymbolIndex:
 
     def _user_model(self) -> str:
         if self._user is None:  # asked at every ``get_user_model()``: read the models once
-            users = [
+            # A project class deriving from Django's user bases (named, so the library need
+            # not be read: ``class Member(AbstractUser)``); of an abstract base of the
+            # project's and the model deriving from it, the model (the leaf).
+            users = {
                 q
-                for q in self._model_classes()
+                for names in self._classes_named().values()
+                for q in names
                 if any(b.endswith(_USER_BASES) for b in self.mro(q))
-            ]
-            self._user = users[0] if len(users) == 1 else "django.contrib.auth.models.User"
+            }
+            leaves = [q for q in users if not any(q in self.mro(u)[1:] for u in users)]
+            self._user = leaves[0] if len(leaves) == 1 else "django.contrib.auth.models.User"
         return self._user
 
     def is_model(self, cls: str) -> bool:

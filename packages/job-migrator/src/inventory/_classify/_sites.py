@@ -18,12 +18,13 @@ from inventory._classify._by_name import guessed_sites
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._graph import CallGraph
 from inventory._classify._guesses import plugin_overrides
-from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
 from inventory._classify._library_call import NO_PROJECT_FUNCTION, library_call, value_bound
 from inventory._classify._moved import moved_job
 from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
 from inventory._classify._trace import Trace, location
+from inventory._extract._resolve import MODEL_LOADED, USER_MODEL
 from inventory.models import Argument, CallSite, EffectKind, Location, Pattern
 from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, Span, TargetKind
 
@@ -150,11 +151,31 @@ def sender_class(index: SymbolIndex, module: str, written: str) -> str | None:
     after the model, so the one project model of that name stands for it.
     """
     found = index.resolve(f"{module}.{written}")
+    if found.kind == SymbolKind.EXTERNAL:
+        found = library_model(index, found.name)
     if found.kind == SymbolKind.CLASS:
         return found.name
     name = written.rsplit(".", 1)[-1]
     models = [q for q, c in index.classes.items() if c.name == name and _is_model(index, q)]
     return models[0] if len(models) == 1 else None
+
+
+# Django's "Referencing the User model": connect to the user model's signals with
+# ``sender=settings.AUTH_USER_MODEL`` (a "app_label.Model" string, resolved at run time).
+_SETTINGS_USER_MODEL = f"django.conf.settings.{USER_MODEL}"
+
+
+def library_model(index: SymbolIndex, name: str) -> Resolved:
+    """A sender the project imports from an installed library (``django.contrib.auth``'s
+    ``User``, a third-party app's model), read from its source as the index reads any
+    library class; ``settings.AUTH_USER_MODEL``, the project's user model or Django's.
+    EXTERNAL still when no source is installed."""
+    if name == _SETTINGS_USER_MODEL:
+        found = index.resolve(f"{MODEL_LOADED}{USER_MODEL}")
+        if found.kind != SymbolKind.EXTERNAL:
+            return found
+        name = found.name
+    return index.resolve_in_library(name)
 
 
 def _is_model(index: SymbolIndex, cls: str) -> bool:
