@@ -455,6 +455,12 @@ FACTORIES = {
     **_SOCKETS,
     # contextvars: copy_context() "Returns a copy of the current Context object".
     "contextvars.copy_context": "contextvars.Context",
+    # asyncio-subprocess.html: create_subprocess_exec/_shell return "a Process instance".
+    **{
+        f"{module}.create_subprocess_{how}": "asyncio.subprocess.Process"
+        for module in ("asyncio", "asyncio.subprocess")
+        for how in ("exec", "shell")
+    },
     "asyncio.get_event_loop": EVENT_LOOP,
     "asyncio.get_running_loop": EVENT_LOOP,
     "asyncio.new_event_loop": EVENT_LOOP,

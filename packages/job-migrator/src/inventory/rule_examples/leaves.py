@@ -274,4 +274,32 @@ EXAMPLES: list[RuleExample] = [
         "the callable is followed as if it were called there, as `asyncio.to_thread`'s is. "
         "Catalogued as pure it would have hidden the POST.",
     ),
+    example(
+        "unknown: asyncio's create_subprocess_exec starts a program; its Process is that run",
+        """
+        import asyncio
+        import os
+        import signal
+
+        async def convert(src, dst):
+            done = asyncio.Event()
+            proc = await asyncio.create_subprocess_exec("ffmpeg", "-i", src, dst)
+            code = await proc.wait()
+            done.set()
+            if code and os.environ.get("STRICT"):
+                os.kill(proc.pid, signal.SIGTERM)
+            return code
+        """,
+        "convert",
+        V.UNKNOWN,
+        {K.SUBPROCESS},
+        "`asyncio.create_subprocess_exec` and `_shell` start a program, as `subprocess.Popen` "
+        "does: what the program does is invisible here, so the verdict is `unknown` (a "
+        "reviewer pins it); the `Process` they return is that one run: `wait()`, "
+        "`communicate()` and its pipes repeat nothing of their own, as `Popen`'s methods do "
+        "not. `os.kill` / `os.killpg` send a signal to another program: an effect of the same "
+        "kind. An `asyncio.Event`, named by the module that defines it (`asyncio.locks`) "
+        "when the standard library's source is read, wakes waiters in this process only; "
+        "reading `os.environ` reads this process's environment.",
+    ),
 ]
