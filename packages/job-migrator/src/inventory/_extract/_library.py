@@ -455,6 +455,16 @@ FACTORIES = {
     **_SOCKETS,
     # contextvars: copy_context() "Returns a copy of the current Context object".
     "contextvars.copy_context": "contextvars.Context",
+    # numpy's array creation routines (numpy.org/doc "Array creation routines") return an
+    # ndarray, whose methods (mean, reshape, tolist...) the catalogue's numpy entries know.
+    **{
+        f"numpy.{f}": "numpy.ndarray"
+        for f in (
+            *("array", "asarray", "zeros", "ones", "empty", "full", "arange", "linspace"),
+            *("zeros_like", "ones_like", "empty_like", "full_like", "eye", "identity"),
+            *("concatenate", "stack", "vstack", "hstack", "frombuffer", "fromiter", "pad"),
+        )
+    },
     # asyncio-subprocess.html: create_subprocess_exec/_shell return "a Process instance".
     **{
         f"{module}.create_subprocess_{how}": "asyncio.subprocess.Process"

@@ -302,4 +302,33 @@ EXAMPLES: list[RuleExample] = [
         "when the standard library's source is read, wakes waiters in this process only; "
         "reading `os.environ` reads this process's environment.",
     ),
+    example(
+        "idempotent: numpy, psutil, PyJWT and click as their references describe them",
+        """
+        import click
+        import jwt
+        import numpy
+        import psutil
+
+        def snapshot(token, key, path):
+            claims = jwt.decode(token, key, algorithms=["HS256"])
+            load = psutil.Process().cpu_percent()
+            samples = numpy.array([load, psutil.virtual_memory().percent])
+            click.echo(f"{claims['sub']}: {samples.mean()}")
+            numpy.save(path, samples)
+            return samples.tolist()
+        """,
+        "snapshot",
+        V.IDEMPOTENT,
+        {K.FILE_WRITE},
+        "Libraries the census found blocking verdicts in several packages, each entry read "
+        "off its reference: numpy computes on arrays in memory, and `numpy.save`, `savez`, "
+        "`savetxt` (an array's `tofile`) write a file (`file_write`: a retry writes the same "
+        "bytes), `numpy.random` draws random values; psutil's system and process "
+        "information are reads, a `Process`'s `kill`, `terminate` and `send_signal` act on "
+        "another program; PyJWT's `encode` / `decode` compute on their arguments, its "
+        "`PyJWKClient` fetches keys over HTTP; click's `echo` prints as `print` does, "
+        "`launch` and `edit` start a program; `tolist()` converts an array or a Series to a "
+        "list whatever the receiver is.",
+    ),
 ]
