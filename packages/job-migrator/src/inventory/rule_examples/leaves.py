@@ -331,4 +331,33 @@ EXAMPLES: list[RuleExample] = [
         "`launch` and `edit` start a program; `tolist()` converts an array or a Series to a "
         "list whatever the receiver is.",
     ),
+    example(
+        "idempotent: a pydantic model's own API through cls, as through self",
+        """
+        from pydantic import BaseModel
+
+        class Draft(BaseModel):
+            title: str
+
+            @classmethod
+            def blank(cls, title):
+                return cls.model_construct(title=title)
+
+            def schema_size(self):
+                return len(self.model_json_schema())
+
+        def prepare(title):
+            draft = Draft.blank(title)
+            return draft.schema_size()
+        """,
+        "prepare",
+        V.IDEMPOTENT,
+        set(),
+        "pydantic v2 reserves the `model_` namespace for `BaseModel`'s own API (a field of "
+        "that name is refused), and `model_construct`, `model_json_schema`, `model_rebuild`, "
+        "`model_validate`, `model_dump` build, inspect or serialise values. Called on `cls` "
+        "in a classmethod the method is the class's, inherited from `pydantic.BaseModel` "
+        "(named as the project's bases write it, its source not read): no I/O of its own. "
+        "A method of that name the project's model defines is its code, and is followed.",
+    ),
 ]
