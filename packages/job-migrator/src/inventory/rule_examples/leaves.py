@@ -347,8 +347,8 @@ EXAMPLES: list[RuleExample] = [
                 return len(self.model_json_schema())
 
         def prepare(title):
-            draft = Draft.blank(title)
-            return draft.schema_size()
+            Draft.blank(title)
+            return Draft(title=title).schema_size()
         """,
         "prepare",
         V.IDEMPOTENT,
