@@ -40,6 +40,15 @@ _MANAGERS = {"_default_manager": "objects", "_base_manager": "objects"}
 # name at run time. The index resolves ``MODEL_LOADED + "offer.Condition"`` to the project
 # model of that name (``inventory._classify._index``); one file cannot.
 MODEL_LOADED = "__model__."
+# pydantic's BaseModel class methods that return an instance of the class they are called on
+# (docs.pydantic.dev API "BaseModel": model_construct, model_validate, model_validate_json,
+# model_validate_strings; v1's parse_obj, parse_raw, construct).
+ALTERNATE_CONSTRUCTORS = frozenset(
+    {
+        *("model_construct", "model_validate", "model_validate_json", "model_validate_strings"),
+        *("parse_obj", "parse_raw", "construct"),
+    }
+)
 USER_MODEL = "AUTH_USER_MODEL"
 # ``get_class("checkout.mixins", "Mixin")``: ``LOADED_CLASS + "checkout/mixins.Mixin"``.
 LOADED_CLASS = "__class__."
@@ -431,8 +440,16 @@ class Resolver:
         return Resolved(".".join([f"{inner.target}()", *attrs]), inner.receiver, source)
 
     def made_by_cls(self, call: ast.Call) -> str:
-        """``cls(...)`` in a classmethod (``type(self)(...)`` in a method): the class, else ""."""
+        """``cls(...)`` in a classmethod (``type(self)(...)`` in a method), or one of
+        pydantic's documented alternate constructors on it (``cls.model_validate(data)``:
+        "Returns: The validated model instance"): the class, else ""."""
         func = call.func
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ALTERNATE_CONSTRUCTORS
+            and isinstance(func.value, ast.Name)
+        ):
+            func = func.value
         if isinstance(func, ast.Name):
             binding = self.scope.lookup(func.id)
             return binding.target if binding is not None and binding.kind is BindingKind.CLS else ""

@@ -347,8 +347,8 @@ EXAMPLES: list[RuleExample] = [
                 return len(self.model_json_schema())
 
         def prepare(title):
-            Draft.blank(title)
-            return Draft(title=title).schema_size()
+            draft = Draft.blank(title)
+            return draft.schema_size()
         """,
         "prepare",
         V.IDEMPOTENT,
@@ -358,6 +358,9 @@ EXAMPLES: list[RuleExample] = [
         "`model_validate`, `model_dump` build, inspect or serialise values. Called on `cls` "
         "in a classmethod the method is the class's, inherited from `pydantic.BaseModel` "
         "(named as the project's bases write it, its source not read): no I/O of its own. "
-        "A method of that name the project's model defines is its code, and is followed.",
+        "A method of that name the project's model defines is its code, and is followed. "
+        "`return cls.model_construct(...)` (or `model_validate`, v1's `parse_obj`) returns "
+        "an instance of the class, as `return cls(...)` does: `Draft.blank(title)` is a "
+        "`Draft`, whose methods are followed.",
     ),
 ]

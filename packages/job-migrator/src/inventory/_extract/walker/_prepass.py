@@ -16,6 +16,7 @@ from inventory._extract._imports import bindings_of
 from inventory._extract._library import NARROWING, STATEMENTS, statement_class
 from inventory._extract._nodes import own_nodes, walk
 from inventory._extract._resolve import (
+    ALTERNATE_CONSTRUCTORS,
     APP_OBJECT,
     MODEL_LOADED,
     TABLE,
@@ -477,11 +478,12 @@ def _own_instance(value: ast.expr, own: Own | None) -> bool:
         return False
     param, _, classmethod = own
     if classmethod:
-        return (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Name)
-            and value.func.id == param
-        )
+        if not isinstance(value, ast.Call):
+            return False
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in ALTERNATE_CONSTRUCTORS:
+            func = func.value  # ``return cls.model_validate(data)``: pydantic's constructors
+        return isinstance(func, ast.Name) and func.id == param
     return isinstance(value, ast.Name) and value.id == param
 
 
