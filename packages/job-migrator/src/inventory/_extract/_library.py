@@ -465,6 +465,14 @@ FACTORIES = {
             *("concatenate", "stack", "vstack", "hstack", "frombuffer", "fromiter", "pad"),
         )
     },
+    # Templates: Django's get_template / select_template return a backend's Template;
+    # Jinja2's Environment returns a jinja2.Template (both render to a string).
+    "django.template.loader.get_template": "django.template.backends.django.Template",
+    "django.template.loader.select_template": "django.template.backends.django.Template",
+    **{
+        f"jinja2.Environment.{f}": "jinja2.Template"
+        for f in ("get_template", "select_template", "get_or_select_template", "from_string")
+    },
     # asyncio-subprocess.html: create_subprocess_exec/_shell return "a Process instance".
     **{
         f"{module}.create_subprocess_{how}": "asyncio.subprocess.Process"

@@ -363,4 +363,27 @@ EXAMPLES: list[RuleExample] = [
         "an instance of the class, as `return cls(...)` does: `Draft.blank(title)` is a "
         "`Draft`, whose methods are followed.",
     ),
+    example(
+        "idempotent: a template loaded and rendered (Django, Jinja2) is text",
+        """
+        from django.template import loader
+        from jinja2 import Environment, FileSystemLoader
+
+        env = Environment(loader=FileSystemLoader("templates"))
+
+        def preview(context):
+            template = loader.select_template(["mail/custom.txt", "mail/default.txt"])
+            page = env.get_template("page.html")
+            return template.render(context=context) + page.render(**context)
+        """,
+        "preview",
+        V.IDEMPOTENT,
+        set(),
+        "Django's `get_template` and `select_template` return a backend's `Template`, whose "
+        "`render(context, request)` returns a string (the template API reference); a "
+        "Jinja2 `Environment`'s `get_template`, `select_template` and `from_string` return "
+        "a `jinja2.Template`, whose `render`, `generate` and `stream` produce text. Neither "
+        "sends or stores anything of its own; the template's tags are not read, as "
+        "`render_to_string`'s are not.",
+    ),
 ]
