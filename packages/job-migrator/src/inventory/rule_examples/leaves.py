@@ -287,7 +287,7 @@ EXAMPLES: list[RuleExample] = [
             code = await proc.wait()
             done.set()
             if code and os.environ.get("STRICT"):
-                os.kill(proc.pid, signal.SIGTERM)
+                proc.send_signal(signal.SIGTERM)
             return code
         """,
         "convert",
@@ -297,8 +297,7 @@ EXAMPLES: list[RuleExample] = [
         "does: what the program does is invisible here, so the verdict is `unknown` (a "
         "reviewer pins it); the `Process` they return is that one run: `wait()`, "
         "`communicate()` and its pipes repeat nothing of their own, as `Popen`'s methods do "
-        "not. `os.kill` / `os.killpg` send a signal to another program: an effect of the same "
-        "kind. An `asyncio.Event`, named by the module that defines it (`asyncio.locks`) "
+        "not (signalling it included). An `asyncio.Event`, named by the module that defines it (`asyncio.locks`) "
         "when the standard library's source is read, wakes waiters in this process only; "
         "reading `os.environ` reads this process's environment.",
     ),
