@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 from inventory import Idempotency, scan
+from inventory._catalogue import Catalogue
+from inventory._classify import classify
+from inventory._extract import extract_source
+from inventory.config import MigratorConfig
+from inventory.models import Job
 
 
 def write_tree(root: Path, files: dict[str, str]) -> None:
@@ -33,3 +39,15 @@ def fake_venv(where: Path, library: dict[str, str]) -> Path:
     (where / "bin").mkdir(parents=True, exist_ok=True)
     os.symlink(os.path.realpath(sys.executable), where / "bin" / "python")
     return where / "bin" / "python"
+
+
+def classified_jobs(files: dict[str, str]) -> dict[str, Job]:
+    """``files`` (path -> source) extracted and classified in memory, no library read: each
+    job by its qualname."""
+    summaries = [
+        extract_source(textwrap.dedent(src), path, path[:-3].replace("/", "."), False)
+        for path, src in files.items()
+    ]
+    config = MigratorConfig.from_toml("")
+    _, jobs = classify(summaries, config, Catalogue.load(config.catalogue))
+    return {job.qualname: job for job in jobs}

@@ -5,13 +5,8 @@ method called on ``cls`` says nothing about what it returns."""
 
 from __future__ import annotations
 
-import textwrap
-
-from inventory._catalogue import Catalogue
-from inventory._classify import classify
-from inventory._extract import extract_source
-from inventory.config import MigratorConfig
 from inventory.models import EffectKind, Idempotency, Job
+from tests.unit.inventory.fake_venv import classified_jobs
 
 _MODEL = """
 import requests
@@ -72,14 +67,9 @@ def start(title, data):
 
 
 def _jobs() -> dict[str, Job]:
-    files = {"shop/__init__.py": "", "shop/models.py": _MODEL, "shop/jobs.py": _JOBS}
-    summaries = [
-        extract_source(textwrap.dedent(src), path, path[:-3].replace("/", "."), False)
-        for path, src in files.items()
-    ]
-    config = MigratorConfig.from_toml("")
-    _, jobs = classify(summaries, config, Catalogue.load(config.catalogue))
-    return {job.qualname: job for job in jobs}
+    return classified_jobs(
+        {"shop/__init__.py": "", "shop/models.py": _MODEL, "shop/jobs.py": _JOBS}
+    )
 
 
 def test_a_pydantic_constructor_on_cls_returns_the_class() -> None:

@@ -6,13 +6,8 @@ not follow."""
 
 from __future__ import annotations
 
-import textwrap
-
-from inventory._catalogue import Catalogue
-from inventory._classify import classify
-from inventory._extract import extract_source
-from inventory.config import MigratorConfig
 from inventory.models import Idempotency, Job
+from tests.unit.inventory.fake_venv import classified_jobs
 
 _JOBS = """
 import threading
@@ -34,14 +29,7 @@ def start(form, service):
 
 
 def _jobs() -> dict[str, Job]:
-    files = {"shop/__init__.py": "", "shop/jobs.py": _JOBS}
-    summaries = [
-        extract_source(textwrap.dedent(src), path, path[:-3].replace("/", "."), False)
-        for path, src in files.items()
-    ]
-    config = MigratorConfig.from_toml("")
-    _, jobs = classify(summaries, config, Catalogue.load(config.catalogue))
-    return {job.qualname: job for job in jobs}
+    return classified_jobs({"shop/__init__.py": "", "shop/jobs.py": _JOBS})
 
 
 def test_an_attribute_named_as_a_dict_is_updated_in_memory() -> None:
