@@ -42,11 +42,12 @@ _MANAGERS = {"_default_manager": "objects", "_base_manager": "objects"}
 MODEL_LOADED = "__model__."
 # pydantic's BaseModel class methods that return an instance of the class they are called on
 # (docs.pydantic.dev API "BaseModel": model_construct, model_validate, model_validate_json,
-# model_validate_strings; v1's parse_obj, parse_raw, construct).
+# model_validate_strings; v1's parse_obj, parse_raw). Not v1's ``construct``: a name other
+# classes give to other things.
 ALTERNATE_CONSTRUCTORS = frozenset(
     {
         *("model_construct", "model_validate", "model_validate_json", "model_validate_strings"),
-        *("parse_obj", "parse_raw", "construct"),
+        *("parse_obj", "parse_raw"),
     }
 )
 USER_MODEL = "AUTH_USER_MODEL"
