@@ -324,8 +324,8 @@ EXAMPLES: list[RuleExample] = [
         "off its reference: numpy computes on arrays in memory, and `numpy.save`, `savez`, "
         "`savetxt` (an array's `tofile`) write a file (`file_write`: a retry writes the same "
         "bytes), `numpy.random` draws random values; psutil's system and process "
-        "information are reads, a `Process`'s `kill`, `terminate` and `send_signal` act on "
-        "another program; PyJWT's `encode` / `decode` compute on their arguments, its "
+        "information are reads (a `Process`'s `kill` or `send_signal` is left a gap, as "
+        "`os.kill` is: a signal is no slow work, what it does is the other program's); PyJWT's `encode` / `decode` compute on their arguments, its "
         "`PyJWKClient` fetches keys over HTTP; click's `echo` prints as `print` does, "
         "`launch` and `edit` start a program; `tolist()` converts an array or a Series to a "
         "list whatever the receiver is.",
