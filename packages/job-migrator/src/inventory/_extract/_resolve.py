@@ -51,6 +51,20 @@ ALTERNATE_CONSTRUCTORS = frozenset(
     }
 )
 USER_MODEL = "AUTH_USER_MODEL"
+
+
+def constructed_on(func: ast.expr) -> ast.expr:
+    """The class expression a call constructs on: ``cls`` of ``cls.model_validate(data)``
+    (one of ``ALTERNATE_CONSTRUCTORS`` on a name), else the called expression itself."""
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in ALTERNATE_CONSTRUCTORS
+        and isinstance(func.value, ast.Name)
+    ):
+        return func.value
+    return func
+
+
 # ``get_class("checkout.mixins", "Mixin")``: ``LOADED_CLASS + "checkout/mixins.Mixin"``.
 LOADED_CLASS = "__class__."
 # What a builtin container's lookups return is one of its values, not the container.
@@ -444,13 +458,7 @@ class Resolver:
         """``cls(...)`` in a classmethod (``type(self)(...)`` in a method), or one of
         pydantic's documented alternate constructors on it (``cls.model_validate(data)``:
         "Returns: The validated model instance"): the class, else ""."""
-        func = call.func
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr in ALTERNATE_CONSTRUCTORS
-            and isinstance(func.value, ast.Name)
-        ):
-            func = func.value
+        func = constructed_on(call.func)
         if isinstance(func, ast.Name):
             binding = self.scope.lookup(func.id)
             return binding.target if binding is not None and binding.kind is BindingKind.CLS else ""

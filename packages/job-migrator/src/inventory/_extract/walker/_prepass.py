@@ -16,13 +16,13 @@ from inventory._extract._imports import bindings_of
 from inventory._extract._library import NARROWING, STATEMENTS, statement_class
 from inventory._extract._nodes import own_nodes, walk
 from inventory._extract._resolve import (
-    ALTERNATE_CONSTRUCTORS,
     APP_OBJECT,
     MODEL_LOADED,
     TABLE,
     Resolver,
     attribute_chain,
     capitalised,
+    constructed_on,
     extension_object,
     public_name,
 )
@@ -480,9 +480,7 @@ def _own_instance(value: ast.expr, own: Own | None) -> bool:
     if classmethod:
         if not isinstance(value, ast.Call):
             return False
-        func = value.func
-        if isinstance(func, ast.Attribute) and func.attr in ALTERNATE_CONSTRUCTORS:
-            func = func.value  # ``return cls.model_validate(data)``: pydantic's constructors
+        func = constructed_on(value.func)  # ``return cls.model_validate(data)`` too
         return isinstance(func, ast.Name) and func.id == param
     return isinstance(value, ast.Name) and value.id == param
 
