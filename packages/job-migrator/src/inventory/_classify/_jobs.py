@@ -9,9 +9,9 @@ from inventory._classify._enqueued import EnqueuedTasks
 from inventory._classify._index import SymbolIndex
 from inventory._classify._tasks import DJANGO_TASK_DECORATORS
 from inventory._classify._trace import location
-from inventory._classify._verdict import decide
+from inventory._classify._verdict import Enqueues, TaskVerdict, decide
 from inventory.config import JobSetting, ScanConfigError, key_mismatch
-from inventory.models import Evidence, Idempotency, Job
+from inventory.models import Evidence, Job
 from inventory.summary import FunctionInfo
 
 
@@ -33,13 +33,13 @@ def build_job(
         if mismatch:
             raise ScanConfigError(mismatch)
 
-    def task_verdict(task: str, settled: dict[str, str]) -> Idempotency:
+    def task_verdict(task: str, enqueues: Enqueues) -> TaskVerdict:
         own = index.functions[task]
         traced = analysis.traces(task)
-        return decide(task, own.params, traced, settings.get(task), settled).idempotency
+        found = decide(task, own.params, traced, settings.get(task), enqueues)
+        return TaskVerdict(found.idempotency, found.unexplained)
 
-    settled = enqueued.settled(traces, task_verdict)
-    verdict = decide(fn.qualname, fn.params, traces, setting, settled)
+    verdict = decide(fn.qualname, fn.params, traces, setting, enqueued.of(traces, task_verdict))
     return Job(
         qualname=fn.qualname,
         location=location(index.function_path(fn.qualname), fn.span),

@@ -112,25 +112,48 @@ class Verdict:
     unexplained: tuple[UnexplainedCall, ...] = ()  # calls it could not follow
 
 
+@dataclass(frozen=True)
+class Enqueues:
+    """What the enqueues of one job run: each API with the project task it enqueues."""
+
+    settled: dict[str, str]  # the task's own work is idempotent: no repeat
+    open: dict[str, str]  # the task's verdict is unknown: neither settled nor a repeat
+    unexplained: tuple[UnexplainedCall, ...] = ()  # the open tasks' gaps
+
+
+@dataclass(frozen=True)
+class TaskVerdict:
+    idempotency: Idempotency
+    unexplained: tuple[UnexplainedCall, ...]
+
+
+NONE = Enqueues({}, {})
+
+
 FAST_TRACK = "notification fast track"
 ENQUEUES_IDEMPOTENT = (
     "enqueues {task}, whose own work is idempotent: a duplicate enqueue runs it twice to "
     "the same end"
 )
+ENQUEUES_UNKNOWN = (
+    "enqueues {task}, whose own verdict is unknown: a duplicate enqueue runs it twice, and "
+    "what that does is what the scan could not follow in it"
+)
 
 
-def _settled(trace: Trace, settled: Mapping[str, str]) -> bool:
-    return trace.kind == K.ENQUEUE and trace.api in settled and not trace.guessed_via
+def _taken(trace: Trace, enqueues: Mapping[str, str]) -> bool:
+    return trace.kind == K.ENQUEUE and trace.api in enqueues and not trace.guessed_via
 
 
-def _evidence(trace: Trace, settled: Mapping[str, str]) -> Evidence:
+def _evidence(trace: Trace, enqueues: Enqueues) -> Evidence:
     if not trace.is_effect:
         return _note(trace)
     found = effect_evidence(trace)
-    if not _settled(trace, settled):
-        return found
-    what = ENQUEUES_IDEMPOTENT.format(task=settled[trace.api])
-    return found.model_copy(update={"message": f"{trace.api}: {what}"})
+    for tasks, what in ((enqueues.settled, ENQUEUES_IDEMPOTENT), (enqueues.open, ENQUEUES_UNKNOWN)):
+        if _taken(trace, tasks):
+            message = f"{trace.api}: {what.format(task=tasks[trace.api])}"
+            return found.model_copy(update={"message": message})
+    return found
 
 
 def decide(
@@ -138,13 +161,18 @@ def decide(
     params: list[str],
     traces: list[Trace],
     setting: JobSetting | None,
-    settled: Mapping[str, str] | None = None,
+    enqueues: Enqueues = NONE,
 ) -> Verdict:
-    """``settled``: enqueue APIs whose task is idempotent (``_enqueued``), each with its
-    task: a duplicate enqueue runs it twice to the same end, so it is no repeat."""
-    settled = settled or {}
-    effects = [t for t in traces if t.is_effect and not _settled(t, settled)]
-    evidence = [_evidence(t, settled) for t in traces if not t.gap]
+    """``enqueues`` (``_enqueued``): the enqueue APIs whose task is idempotent, each with
+    its task (a duplicate enqueue runs it twice to the same end, so it is no repeat), and
+    those whose task's verdict is unknown (no repeat known: a gap, the task's own gaps
+    carried as the job's)."""
+    effects = [
+        t
+        for t in traces
+        if t.is_effect and not _taken(t, enqueues.settled) and not _taken(t, enqueues.open)
+    ]
+    evidence = [_evidence(t, enqueues) for t in traces if not t.gap]
     declared = setting.key if setting is not None and setting.key else None
     if setting is not None and setting.idempotency is not None:
         pin_note = Evidence(message=f"pinned in [tool.migrator.jobs]: {setting.reason}")
@@ -157,7 +185,8 @@ def decide(
         )
     unresolved = _unresolved(traces)
     guessed = sorted({t.gap_name for t in traces if t.gap and t.guessed_via})
-    gaps = [name for names in unresolved.values() for name in names] + guessed
+    enqueued = sorted({f"{task} (enqueued)" for task in enqueues.open.values()})
+    gaps = [name for names in unresolved.values() for name in names] + guessed + enqueued
     verdict, reason = _rule(effects, setting, gaps)
     keyless = _rule(effects, None, gaps)[0] if declared else verdict
     confidence = _confidence(verdict, traces)
@@ -178,7 +207,7 @@ def decide(
         fast_track=fast,
         declared_key=declared,
         keyless=keyless if keyless != verdict else None,
-        unexplained=_unexplained(traces),
+        unexplained=_unexplained(traces, enqueues),
     )
 
 
@@ -192,8 +221,9 @@ def _unresolved(traces: list[Trace]) -> dict[GapReason, list[str]]:
     return {why: sorted(found[why]) for why in GapReason if why in found}
 
 
-def _unexplained(traces: list[Trace]) -> tuple[UnexplainedCall, ...]:
-    """The gaps, unresolved then guessed, each with the catalogue entry that would explain it."""
+def _unexplained(traces: list[Trace], enqueues: Enqueues) -> tuple[UnexplainedCall, ...]:
+    """The gaps, unresolved then guessed, each with the catalogue entry that would explain it;
+    then those of the enqueued tasks whose verdict is unknown."""
     unresolved = {
         t.gap_name: UnexplainedCall(
             call=t.gap_name, entry=t.found.entry, receiver=t.found.entry_receiver
@@ -202,10 +232,10 @@ def _unexplained(traces: list[Trace]) -> tuple[UnexplainedCall, ...]:
         if t.gap and not t.guessed_via
     }
     guessed = {t.gap_name for t in traces if t.gap and t.guessed_via} - unresolved.keys()
-    return tuple(
-        [unresolved[name] for name in sorted(unresolved)]
-        + [UnexplainedCall(call=name) for name in sorted(guessed)]
-    )
+    own = [unresolved[name] for name in sorted(unresolved)]
+    own += [UnexplainedCall(call=name) for name in sorted(guessed)]
+    named = {u.call for u in own}
+    return tuple(own + [u for u in enqueues.unexplained if u.call not in named])
 
 
 def _fast_track(effects: list[Trace]) -> bool:

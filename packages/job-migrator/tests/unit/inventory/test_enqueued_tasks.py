@@ -4,16 +4,20 @@
 the task runs twice. When the task is a project function whose own work is idempotent
 (here it overwrites a row), two runs end where one does, and the job's verdict does not
 count the enqueue as a repeat. Every adversary keeps it one: a task that mails, a task
-that enqueues a task that mails, a task the scan cannot follow, a task pinned
-``non_idempotent``, a queue call the scan cannot name, and an enqueue of a library task.
-Tasks that enqueue each other are decided together.
+that enqueues a task that mails, a task pinned ``non_idempotent``, a queue call the scan
+cannot name, and an enqueue of a library task. Tasks that enqueue each other are decided
+together.
+
+A task the scan cannot follow makes the enqueue neither: the job is ``unknown``, carrying
+the task's gap, and explaining that gap decides both; a job that repeats something of its
+own stays ``non_idempotent`` whatever the task.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from inventory import Idempotency, Inventory
+from inventory import Idempotency, Inventory, Job
 
 Scanner = Callable[[dict[str, str]], Inventory]  # the scan_project fixture (conftest)
 
@@ -54,11 +58,26 @@ TASKS = (
     "def opaque(pk, hook):\n"
     "    hook.fire(pk)\n\n\n"
     "@shared_task\n"
+    "def opaque_relay(pk):\n"
+    "    opaque.delay(pk, None)\n\n\n"
+    "@shared_task\n"
+    "def opaque_loop(pk, hook):\n"
+    "    hook.fire(pk)\n"
+    "    loop_back.delay(pk)\n\n\n"
+    "@shared_task\n"
+    "def loop_back(pk):\n"
+    "    opaque_loop.delay(pk, None)\n\n\n"
+    "@shared_task\n"
+    "def opaque_then_mail(pk, hook):\n"
+    "    hook.fire(pk)\n"
+    "    send_mail('s', 'b', 'a@example.com', ['b@example.com'])\n\n\n"
+    "@shared_task\n"
     "def pinned(pk):\n"
     "    Page.objects.filter(pk=pk).update(views=0)\n"
 )
 VIEWS = (
     "import threading\n\n"
+    "from django.core.mail import send_mail\n\n"
     "from app import tasks\n"
     "from app.tasks import refresh_stats, refresh_tree\n\n\n"
     "def after_edit(pk):\n"
@@ -77,6 +96,15 @@ VIEWS = (
     "    tasks.opaque.delay(pk, None)\n\n\n"
     "def pinned_task(pk):\n"
     "    tasks.pinned.delay(pk)\n\n\n"
+    "def opaque_relays(pk):\n"
+    "    tasks.opaque_relay.delay(pk)\n\n\n"
+    "def opaque_cycle(pk):\n"
+    "    tasks.opaque_loop.delay(pk, None)\n\n\n"
+    "def opaque_and_mails(pk):\n"
+    "    tasks.opaque_then_mail.delay(pk, None)\n\n\n"
+    "def opaque_then_own_mail(pk):\n"
+    "    tasks.opaque.delay(pk, None)\n"
+    "    send_mail('s', 'b', 'a@example.com', ['b@example.com'])\n\n\n"
     "def by_name(pk, app):\n"
     "    app.send_task('app.tasks.refresh_stats', args=(pk,))\n\n\n"
     "def view(request, pk):\n"
@@ -91,6 +119,10 @@ VIEWS = (
             "cycle_with_mail",
             "opaque_task",
             "pinned_task",
+            "opaque_relays",
+            "opaque_cycle",
+            "opaque_and_mails",
+            "opaque_then_own_mail",
         )
     )
     + "    threading.Thread(target=by_name, args=(pk, request.app)).start()\n"
@@ -102,17 +134,21 @@ PYPROJECT = (
 )
 
 
-def _verdicts(scan_project: Scanner) -> dict[str, Idempotency]:
+def _jobs(scan_project: Scanner, pyproject: str = PYPROJECT) -> dict[str, Job]:
     inventory = scan_project(
         {
             "app/__init__.py": "",
             "app/models.py": MODELS,
             "app/tasks.py": TASKS,
             "app/views.py": VIEWS,
-            "pyproject.toml": PYPROJECT,
+            "pyproject.toml": pyproject,
         }
     )
-    return {job.qualname.rsplit(".", 1)[-1]: job.idempotency for job in inventory.jobs}
+    return {job.qualname.rsplit(".", 1)[-1]: job for job in inventory.jobs}
+
+
+def _verdicts(scan_project: Scanner) -> dict[str, Idempotency]:
+    return {name: job.idempotency for name, job in _jobs(scan_project).items()}
 
 
 def test_enqueueing_an_idempotent_task_repeats_nothing(scan_project: Scanner) -> None:
@@ -147,6 +183,38 @@ def test_a_task_that_repeats_something_keeps_the_enqueue_a_repeat(scan_project: 
     assert verdicts["relays"] == Idempotency.NON_IDEMPOTENT  # its task enqueues one that mails
     # a cycle of tasks, one of which mails: none of them is settled
     assert verdicts["cycle_with_mail"] == Idempotency.NON_IDEMPOTENT
-    assert verdicts["opaque_task"] == Idempotency.NON_IDEMPOTENT  # a task the scan cannot follow
     assert verdicts["pinned_task"] == Idempotency.NON_IDEMPOTENT  # the pinned verdict counts
     assert verdicts["by_name"] == Idempotency.NON_IDEMPOTENT  # send_task('...'): no function
+
+
+def test_a_task_the_scan_cannot_follow_leaves_the_enqueue_unknown(scan_project: Scanner) -> None:
+    jobs = _jobs(scan_project)
+    for name in ("opaque_task", "opaque_relays", "opaque_cycle"):
+        job = jobs[name]
+        assert job.idempotency == Idempotency.UNKNOWN, (name, [e.message for e in job.evidence])
+        # the task's own gap is the job's: the reason apply gives names what to explain
+        assert [u.call for u in job.unexplained] == ["hook.fire"], name
+    messages = [e.message for e in jobs["opaque_task"].evidence]
+    assert any("enqueues app.tasks.opaque, whose own verdict is unknown" in m for m in messages)
+    assert not any("a retry enqueues it twice" in m for m in messages), messages
+
+
+def test_a_known_repeat_still_wins_over_an_unknown_task(scan_project: Scanner) -> None:
+    verdicts = _verdicts(scan_project)
+    assert verdicts["opaque_and_mails"] == Idempotency.NON_IDEMPOTENT  # the task also mails
+    assert verdicts["opaque_then_own_mail"] == Idempotency.NON_IDEMPOTENT  # the job mails
+
+
+def test_explaining_the_tasks_gap_settles_the_enqueue(scan_project: Scanner) -> None:
+    pure = '[[tool.migrator.catalogue.pure]]\ncall = "?.fire"\nreceiver = "^hook$"\n'
+    jobs = _jobs(scan_project, PYPROJECT + pure)
+    for name in ("opaque_task", "opaque_relays", "opaque_cycle"):
+        assert jobs[name].idempotency == Idempotency.IDEMPOTENT, name
+        assert jobs[name].unexplained == [], name
+    # a firing said to repeat something makes the enqueue a repeat again
+    effect = (
+        '[[tool.migrator.catalogue.effect]]\ncall = "?.fire"\nreceiver = "^hook$"\n'
+        'effect = "http_post"\n'
+    )
+    jobs = _jobs(scan_project, PYPROJECT + effect)
+    assert jobs["opaque_task"].idempotency == Idempotency.NON_IDEMPOTENT
