@@ -290,6 +290,31 @@ def _inside(f: _Facts) -> _Decided:
     return None
 
 
+def _run_inside(f: _Facts) -> _Decided:
+    site, job = f.site, f.known
+    if not site.run_inside:
+        return None
+    called = f"`{site.run_inside}(...)`"
+    method = job.qualname.rsplit(".", 1)[-1]
+    if method in _SAVES:
+        return _skip(
+            site,
+            f"the job is {job.qualname}, which Django runs inside {called}: that call is not "
+            "the job's own (its row is the caller's), so it cannot be enqueued; move the slow "
+            f"part of `{method}` into a module-level function and call it here after the call "
+            "(or from a post_save receiver of the model), then scan and apply again",
+        )
+    return _skip(
+        site,
+        f"the job is {job.qualname}, a signal receiver Django runs inside {called}: that call "
+        "is not the job's own, so it cannot be enqueued here; the receiver moves at its own "
+        "site, where it is connected",
+    )
+
+
+_SAVES = frozenset({"save", "asave", "save_base"})
+
+
 def _verdict(f: _Facts) -> _Decided:
     # decided before the job's definition is read (a dry run reads few files)
     reason = _verdict_reason(f.known, f.options) or _request_hook_reason(f.known)
@@ -456,6 +481,7 @@ RULES: tuple[_Rule, ...] = (
     ("job resolved", _unresolved),
     ("Django mail delivery", _django_mail),
     ("call inside its own job", _inside),
+    ("job run inside the call", _run_inside),
     ("verdict", _verdict),
     ("worker can import the job", _place),
     ("signal receiver", _receiver),

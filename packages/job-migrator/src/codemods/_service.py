@@ -312,6 +312,8 @@ def on_instance(site: CallSite, job: Job, project: Project) -> ArgumentCrossing 
             "worker would run this one; give the override the same `@job`, or call a "
             "module-level function, and apply again"
         )
+    if found.kind is Kind.MODEL and method in _SAVES:
+        return SAVED.format(written=written, head=head, type=found.type, method=method)
     if found.kind is Kind.MODEL:
         built = ", built here: an unsaved one falls back to a direct call" if found.built else ""
         detail = f"model instance ({found.type}), by reference{built}"
@@ -324,6 +326,14 @@ def on_instance(site: CallSite, job: Job, project: Project) -> ArgumentCrossing 
 
 
 _NOT_A_RECORD = "which is not a model, dataclass, pydantic or attrs class"
+# A model's own save: what it writes is the instance in memory, which a reference drops.
+_SAVES = frozenset({"save", "asave", "save_base"})
+SAVED = (
+    "bound method: `{written}` saves `{head}` (an instance of {type}) as the caller holds it: a model "
+    "instance crosses by reference, so a worker would load the row as stored and save that, "
+    "dropping the changes the caller made in memory; move the slow part of `{method}` into a "
+    "module-level function called after the save, then scan and apply again"
+)
 _STORED = (Kind.MODEL, Kind.ENCODED)
 
 

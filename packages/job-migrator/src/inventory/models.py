@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # 1.3: Job.unexplained (the calls an `unknown` verdict rests on, and the entry explaining each);
 # 1.4: EffectKind.SOCKET_EMIT; 1.5: CallSite.result_kept_in, EffectKind.REQUEST_HOOK;
 # 1.6: CallSite.surroundings, Inventory.atomic_requests (what apply reads, once in codemods)
-SCHEMA_VERSION = "1.7"
+# 1.7: Job.changes; 1.8: CallSite.run_inside (a job the framework runs inside the call written)
+SCHEMA_VERSION = "1.8"
 # The oldest Inventory ``migrator apply`` acts on: an older one lacks facts its rules read
 # (a missing fact would read as "nothing around the call"), so apply scans again instead.
 APPLY_SCHEMA = (1, 7)
@@ -191,6 +192,12 @@ class CallSite(BaseModel):
     pattern: Pattern
     job: str = Field(description="Qualified name of the job function, or 'unknown'.")
     target_source: str = Field(default="", description="How the target is written at the site.")
+    run_inside: str = Field(
+        default="",
+        description="A call written here that the framework runs the job inside, when it is "
+        "not the job's own call (`Skill.objects.create`: Django's create calls the model's "
+        "`save()`, the job); '' for a call of the job itself.",
+    )
     unresolved_reason: str = ""
     enclosing_function: str | None = None
     handler: Framework | None = Field(

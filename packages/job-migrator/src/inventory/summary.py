@@ -291,6 +291,11 @@ class ClassInfo(BaseModel):
         description="Unique keys a model declares (unique/primary-key/one-to-one fields, "
         "unique_together, UniqueConstraint), each as its field names joined by '+'.",
     )
+    form_model: str = Field(
+        default="",
+        description="``class Meta: model = X`` in the class body (a Django ModelForm): X, the "
+        "model whose instance ``form.save()`` saves, locally resolved; '' when none.",
+    )
 
 
 class TargetKind(StrEnum):

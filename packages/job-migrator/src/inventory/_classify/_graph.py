@@ -212,7 +212,7 @@ class CallGraph:
             if looked_up is not None:
                 return looked_up
             found = self._overridden(self.resolve_call(call, caller), caller)
-            return found + self._model_signal_receivers(call, caller)
+            return found + self._model_signal_receivers(call, caller) + self._saved(call, caller)
         update = {"receiver": ReceiverKind.INSTANCE}
         return [
             self.resolve_call(call.model_copy(update={**update, "target": m}), None)
@@ -244,7 +244,13 @@ class CallGraph:
         if not run:
             return None  # receivers for other senders only: as a signal nobody here receives
         return [
-            CallTarget(call, r, SymbolKind.FUNCTION, self._runs(Resolved(SymbolKind.FUNCTION, r)))
+            CallTarget(
+                call,
+                r,
+                SymbolKind.FUNCTION,
+                self._runs(Resolved(SymbolKind.FUNCTION, r)),
+                run_inside=True,  # the receiver runs inside the send, which is not its call
+            )
             for r in run
         ]
 
@@ -287,33 +293,90 @@ class CallGraph:
     def _model_signal_receivers(
         self, call: CallInfo, caller: FunctionInfo | None
     ) -> list[CallTarget]:
-        """``order.save()``, ``order.delete()``, ``Order.objects.create(...)`` on a project
-        model: the project's receivers of the signals Django sends then, for that model
-        (``sender=Order``) or for every sender, run in the call too."""
+        """``order.save()``, ``order.delete()``, ``Order.objects.create(...)``,
+        ``OrderForm(...).save()`` on a project model: the project's receivers of the signals
+        Django sends then, for that model (``sender=Order``) or for every sender, run in the
+        call too."""
+        saved = self._saved_model(call, caller)
+        if saved is None or not self.receivers():
+            return []
+        model, signals, _ = saved
+        found: list[CallTarget] = []
+        for signal in signals:
+            for receiver, sender in self.receivers().get(signal, []):
+                if sender in ("", "?", model):
+                    runs = self._runs(Resolved(SymbolKind.FUNCTION, receiver))
+                    target = CallTarget(call, receiver, SymbolKind.FUNCTION, runs, run_inside=True)
+                    found.append(target)
+        return found
+
+    def _saved(self, call: CallInfo, caller: FunctionInfo | None) -> list[CallTarget]:
+        """A call that saves a project model by calling its ``save()`` from the framework's
+        own code, when the model's class (or a project base) overrides ``save``: the
+        override runs in the call. Django documents both: ``QuerySet.create`` builds the
+        instance and saves it "all in one step" (``get_or_create`` creates through it,
+        ``update_or_create`` saves the row it finds or makes), and a ``ModelForm``'s
+        ``save()`` saves ``self.instance`` unless ``commit=False``. ``bulk_create`` calls no
+        ``save()`` (documented too) and stays the insert."""
+        saved = self._saved_model(call, caller)
+        if saved is None or not saved[2]:
+            return []  # ``order.save()`` itself: the call resolves to the override already
+        for owner in self.index.mro(saved[0]):
+            info = self.index.classes.get(owner)
+            if info is None or self.index.is_library(owner):
+                return []  # Django's own Model.save: the call's catalogued write says it
+            if "save" in info.methods:
+                save = Resolved(SymbolKind.FUNCTION, f"{owner}.save")
+                runs = self._runs(save)
+                return [CallTarget(call, save.name, SymbolKind.FUNCTION, runs, run_inside=True)]
+        return []
+
+    def _saved_model(
+        self, call: CallInfo, caller: FunctionInfo | None
+    ) -> tuple[str, tuple[str, ...], bool] | None:
+        """The project model a call saves or deletes, the signals Django sends then, and
+        whether the framework calls the model's ``save()`` inside the call (a manager's
+        create, a ModelForm's save) rather than the call being the model's own method."""
         name = (
             self._through_attribute(call, caller)
             or self._typed_parameter(call, caller)
             or call.target
         )
         head, _, method = name.rpartition(".")
+        inside = False
         if method in _CREATES and head.endswith(_OBJECTS):
-            head, signals = head.removesuffix(_OBJECTS), _SAVED
+            head, signals, inside = head.removesuffix(_OBJECTS), _SAVED, True
+        elif method == "save" and (form := self._form_model(head, call)) is not None:
+            head, signals, inside = form, _SAVED, True
         elif method in _MODEL_SENDS:
             signals = _MODEL_SENDS[method]
         else:
-            return []
-        if not head or head.startswith(_UNKNOWN_PREFIX) or not self.receivers():
-            return []
+            return None
+        if not head or head.startswith(_UNKNOWN_PREFIX):
+            return None
         model = self.index.resolve(head)
         if model.kind != SymbolKind.CLASS or not self.index.is_model(model.name):
-            return []
-        found: list[CallTarget] = []
-        for signal in signals:
-            for receiver, sender in self.receivers().get(signal, []):
-                if sender in ("", "?", model.name):
-                    runs = self._runs(Resolved(SymbolKind.FUNCTION, receiver))
-                    found.append(CallTarget(call, receiver, SymbolKind.FUNCTION, runs))
-        return found
+            return None
+        return model.name, signals, inside
+
+    def _form_model(self, head: str, call: CallInfo) -> str | None:
+        """``form.save()`` on a project ``ModelForm`` that inherits Django's ``save``: its
+        ``Meta.model``. None for ``save(commit=False)`` (nothing is saved), a form whose
+        project classes define ``save`` (that override is what runs), or any other class."""
+        if call.kwargs.get("commit") is False or (call.args and call.args[0] is False):
+            return None
+        found = self.index.resolve(head) if head else None
+        if found is None or found.kind != SymbolKind.CLASS or self.index.is_library(found.name):
+            return None
+        for owner in self.index.mro(found.name):
+            info = self.index.classes.get(owner)
+            if info is None or self.index.is_library(owner):
+                return None
+            if "save" in info.methods:
+                return None
+            if info.form_model:
+                return info.form_model
+        return None
 
     def _signal_key(self, name: str) -> str:
         """One name per signal object, whichever module it is imported through (re-exports

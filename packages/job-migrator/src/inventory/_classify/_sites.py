@@ -272,7 +272,7 @@ def direct_call_sites(
     path = graph.index.function_path(handler.qualname)
     targets = [t for t in graph.targets(handler.qualname) if not _within(t.call.span, taken)]
     sites = [
-        _direct(handler, path, t.call, t.function, _written(t))
+        _direct(handler, path, t.call, t.function, _written(t), t.run_inside)
         for t in targets
         if t.function and t.function != handler.qualname and _slow_call(graph, analysis, t.function)
     ]
@@ -340,16 +340,26 @@ def _written(target: CallTarget) -> str:
     return f"{call.receiver_source}.{method}" if call.receiver_source else method
 
 
-def _direct(handler: FunctionInfo, path: str, call: CallInfo, job: str, written: str) -> CallSite:
+def _direct(
+    handler: FunctionInfo,
+    path: str,
+    call: CallInfo,
+    job: str,
+    written: str,
+    run_inside: bool = False,
+) -> CallSite:
+    """``run_inside``: the framework runs ``job`` inside the call written (a manager's
+    ``create`` runs the model's ``save``): the call's arguments are not the job's."""
     return CallSite(
         location=location(path, call.span),
         pattern=Pattern.DIRECT_CALL,
         job=job,
         target_source=written,
+        run_inside=written if run_inside else "",
         enclosing_function=handler.qualname,
         handler=handler.handler,
         result_used=call.result_used,
-        arguments=_arguments(call),
+        arguments=[] if run_inside else _arguments(call),
     )
 
 

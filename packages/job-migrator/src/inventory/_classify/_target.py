@@ -22,3 +22,6 @@ class CallTarget:
     # ``self.m()`` with more overrides below the class than are followed (``_dispatch``):
     # this target stands for the rest, a gap.
     more_overrides: int = 0
+    # ``Skill.objects.create(...)`` runs ``Skill.save``: the function runs inside the call,
+    # called by the framework, and the call is not the function's own (nor its arguments)
+    run_inside: bool = False

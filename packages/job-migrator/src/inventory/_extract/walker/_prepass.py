@@ -1203,5 +1203,23 @@ def many_to_many(node: ast.ClassDef, qualname: str, resolver: Resolver) -> dict[
     return found
 
 
+def form_model(node: ast.ClassDef, resolver: Resolver) -> str:
+    """``class Meta: model = Skill`` in a class body (a Django ``ModelForm``'s): the model
+    whose instance ``form.save()`` saves, locally resolved; "" when there is none."""
+    for stmt in node.body:
+        if not isinstance(stmt, ast.ClassDef) or stmt.name != "Meta":
+            continue
+        for inner in stmt.body:
+            if (
+                isinstance(inner, ast.Assign)
+                and len(inner.targets) == 1
+                and isinstance(inner.targets[0], ast.Name)
+                and inner.targets[0].id == "model"
+                and isinstance(inner.value, ast.Name | ast.Attribute)
+            ):
+                return resolver.dotted(inner.value) or ""
+    return ""
+
+
 def thread_like(bases: list[str], classes: dict[str, ClassCtx]) -> bool:
     return any(b == "threading.Thread" or (b in classes and classes[b].thread_like) for b in bases)

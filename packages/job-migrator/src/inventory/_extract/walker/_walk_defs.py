@@ -34,6 +34,7 @@ from inventory._extract.values._facts import unique_keys
 from inventory._extract.values._values import HELD, annotation_type, held_binding
 from inventory._extract.walker._prepass import (
     class_attributes,
+    form_model,
     held_parameters,
     many_to_many,
     returned_attributes,
@@ -204,6 +205,7 @@ class DefsMixin(WalkerBase):
     def _class_info(self, node: ast.ClassDef, ctx: ClassCtx) -> ClassInfo:
         # ``self.store = get_store()``: typed by the index (what get_store returns).
         attributes = {**returned_attributes(node, self.state.resolver), **ctx.attributes}
+        model = form_model(node, self.state.resolver)
         return ClassInfo(
             qualname=ctx.qualname,
             name=node.name,
@@ -213,6 +215,7 @@ class DefsMixin(WalkerBase):
             attributes={k: public_name(v, self.module) for k, v in attributes.items()},
             held_parameters=held_parameters(node, ctx.qualname),
             unique_keys=unique_keys(node),
+            form_model=public_name(model, self.module) if model else "",
             related={
                 k: public_name(v, self.module)
                 for k, v in reverse_relations(node, ctx.qualname, self.state.resolver).items()
