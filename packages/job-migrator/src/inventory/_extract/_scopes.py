@@ -98,3 +98,4 @@ class ClassCtx:
     admin: bool = False  # a Django ModelAdmin: save_model and its actions run in a request
     admin_actions: frozenset[str] = frozenset()  # names in ``actions = [...]`` of the body
     form: str | None = None  # a form, field or serializer class: its ``FormFamily`` value
+    template_node: bool = False  # a Django template Node: its render() runs while a page renders

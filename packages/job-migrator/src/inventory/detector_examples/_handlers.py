@@ -299,6 +299,63 @@ def edit(request, pk):
     ),
     example(
         Pattern.DIRECT_CALL,
+        "Django template tags and filters run while a page renders",
+        [("app.fan_count", F), ("app.thumbnail", F), ("app.FanNode.render", F)],
+        "Functions registered on a `template.Library()` (`simple_tag`, `filter`, "
+        "`inclusion_tag`, `simple_block_tag`, `tag`) and the `render` of a template `Node` "
+        "run inside the request that renders the template.",
+        """
+import requests
+from django import template
+
+register = template.Library()
+
+@register.simple_tag
+def fan_count(url):
+    return requests.get(url).json()["count"]
+
+@register.filter
+def thumbnail(url):
+    return requests.get(url).content
+
+class FanNode(template.Node):
+    def __init__(self, url):
+        self.url = url
+
+    def render(self, context):
+        return requests.get(self.url).text
+
+@register.tag
+def fans(parser, token):
+    return FanNode(token.split_contents()[1])
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "A manager's create runs the model's own save",
+        [("app.Skill.save", F)],
+        "Django's `QuerySet.create` saves the new object through its `save()`: the "
+        "override's HTTP call runs in the view. The site is the create (`run_inside`); "
+        "`migrator apply` leaves it and says how to move the fetch.",
+        """
+import requests
+from django.db import models
+from django.http import HttpResponse
+
+class Skill(models.Model):
+    name = models.CharField(max_length=40)
+
+    def save(self, *args, **kwargs):
+        requests.get("https://skills.example.com/" + self.name)
+        super().save(*args, **kwargs)
+
+def add_skill(request):
+    Skill.objects.create(name=request.POST["name"])
+    return HttpResponse()
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
         "INVALID: a management command that mails",
         [],
         "Batch work run from cron is the command's own work, not a request handler's.",

@@ -89,6 +89,16 @@ ADMIN_BASES = frozenset(
         "django.contrib.admin.options.TabularInline",
     }
 )
+# Django's template library: ``register = template.Library()`` then ``@register.simple_tag``,
+# ``filter``, ``inclusion_tag``, ``simple_block_tag`` or ``tag`` (a compile function):
+# Django calls them while a template renders, inside the request that renders it.
+_TEMPLATE_LIBRARIES = ("django.template.Library.", "django.template.library.Library.")
+_TEMPLATE_REGISTRATIONS = frozenset(
+    {"simple_tag", "filter", "inclusion_tag", "simple_block_tag", "tag"}
+)
+# ``class FanNode(template.Node)``: what a ``tag`` compile function returns; the template
+# calls its ``render(context)`` when it renders, inside the request.
+TEMPLATE_NODE_BASES = frozenset({"django.template.Node", "django.template.base.Node"})
 # django-modern-rpc: ``@rpc_method`` (1.x) and ``@server.register_procedure`` of an
 # ``RpcServer`` (2.x) register a procedure its entry-point view runs inside the RPC request.
 _RPC_METHODS = frozenset(
@@ -196,6 +206,8 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
     head, _, last = dotted.rpartition(".")
     if dotted.startswith(_DJANGO_DECORATORS) or last == "api_view" or dotted in _DRF_ACTIONS:
         return Framework.DJANGO
+    if dotted.startswith(_TEMPLATE_LIBRARIES) and last in _TEMPLATE_REGISTRATIONS:
+        return Framework.DJANGO
     if dotted in _RPC_METHODS or (last == "register_procedure" and Framework.DJANGO in imported):
         return Framework.DJANGO
     if last in _FAB_EXPOSE and dotted.startswith("flask_appbuilder."):
@@ -227,6 +239,13 @@ def class_view(bases: list[str], classes: dict[str, ClassCtx]) -> str | None:
         if found:
             return found
     return None
+
+
+def template_node(bases: list[str], classes: dict[str, ClassCtx]) -> bool:
+    """A Django template ``Node``, directly or through a class of this file."""
+    return any(
+        b in TEMPLATE_NODE_BASES or (b in classes and classes[b].template_node) for b in bases
+    )
 
 
 def admin_class(bases: list[str], classes: dict[str, ClassCtx]) -> bool:
@@ -269,6 +288,8 @@ def function_handler(
     if cls is not None and cls.view and (name in VIEW_METHODS or hook):
         return Framework(cls.view)
     if cls is not None and cls.admin and (name in ADMIN_METHODS or name in cls.admin_actions):
+        return Framework.DJANGO
+    if cls is not None and cls.template_node and name == "render" and bound:
         return Framework.DJANGO
     form = form_hook(name, cls.form, imported) if cls is not None and cls.form and bound else None
     if form is not None:

@@ -24,6 +24,7 @@ from inventory._extract.detectors._handlers import (
     form_class,
     function_handler,
     is_views_module,
+    template_node,
 )
 from inventory._extract.detectors._routes import class_route
 from inventory._extract.detectors._sites import settle
@@ -235,6 +236,7 @@ class DefsMixin(WalkerBase):
         ctx.view = class_view(bases, self.classes)
         ctx.admin = admin_class(bases, self.classes)
         ctx.form = form_class(bases, self.classes)
+        ctx.template_node = template_node(bases, self.classes)
         if ctx.admin:
             ctx.admin_actions = self._admin_actions(node, resolver)
         return ctx
