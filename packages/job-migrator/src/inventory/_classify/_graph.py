@@ -76,6 +76,10 @@ _CREATES = frozenset(
     | {"aupdate_or_create"}
 )
 _OBJECTS = ".objects"
+# What ``_saved_model`` reads: the model a call saves, the signals sent, and whether the
+# framework calls the model's save() inside the call.
+_Saved = tuple[str, tuple[str, ...], bool]
+_SAVING = _CREATES | _MODEL_SENDS.keys() | {"save"}
 _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 
@@ -212,7 +216,10 @@ class CallGraph:
             if looked_up is not None:
                 return looked_up
             found = self._overridden(self.resolve_call(call, caller), caller)
-            return found + self._model_signal_receivers(call, caller) + self._saved(call, caller)
+            saved = self._saved_model(call, caller)
+            if saved is None:
+                return found
+            return found + self._model_signal_receivers(call, saved) + self._saved(call, saved)
         update = {"receiver": ReceiverKind.INSTANCE}
         return [
             self.resolve_call(call.model_copy(update={**update, "target": m}), None)
@@ -290,15 +297,12 @@ class CallGraph:
             self._receivers = {k: sorted(v) for k, v in found.items()}
         return self._receivers
 
-    def _model_signal_receivers(
-        self, call: CallInfo, caller: FunctionInfo | None
-    ) -> list[CallTarget]:
+    def _model_signal_receivers(self, call: CallInfo, saved: _Saved) -> list[CallTarget]:
         """``order.save()``, ``order.delete()``, ``Order.objects.create(...)``,
-        ``OrderForm(...).save()`` on a project model: the project's receivers of the signals
-        Django sends then, for that model (``sender=Order``) or for every sender, run in the
-        call too."""
-        saved = self._saved_model(call, caller)
-        if saved is None or not self.receivers():
+        ``OrderForm(...).save()`` on a project model (``saved``): the project's receivers of
+        the signals Django sends then, for that model (``sender=Order``) or for every
+        sender, run in the call too."""
+        if not self.receivers():
             return []
         model, signals, _ = saved
         found: list[CallTarget] = []
@@ -310,7 +314,7 @@ class CallGraph:
                     found.append(target)
         return found
 
-    def _saved(self, call: CallInfo, caller: FunctionInfo | None) -> list[CallTarget]:
+    def _saved(self, call: CallInfo, saved: _Saved) -> list[CallTarget]:
         """A call that saves a project model by calling its ``save()`` from the framework's
         own code, when the model's class (or a project base) overrides ``save``: the
         override runs in the call. Django documents both: ``QuerySet.create`` builds the
@@ -318,8 +322,7 @@ class CallGraph:
         ``update_or_create`` saves the row it finds or makes), and a ``ModelForm``'s
         ``save()`` saves ``self.instance`` unless ``commit=False``. ``bulk_create`` calls no
         ``save()`` (documented too) and stays the insert."""
-        saved = self._saved_model(call, caller)
-        if saved is None or not saved[2]:
+        if not saved[2]:
             return []  # ``order.save()`` itself: the call resolves to the override already
         for owner in self.index.mro(saved[0]):
             info = self.index.classes.get(owner)
@@ -331,12 +334,12 @@ class CallGraph:
                 return [CallTarget(call, save.name, SymbolKind.FUNCTION, runs, run_inside=True)]
         return []
 
-    def _saved_model(
-        self, call: CallInfo, caller: FunctionInfo | None
-    ) -> tuple[str, tuple[str, ...], bool] | None:
+    def _saved_model(self, call: CallInfo, caller: FunctionInfo | None) -> _Saved | None:
         """The project model a call saves or deletes, the signals Django sends then, and
         whether the framework calls the model's ``save()`` inside the call (a manager's
         create, a ModelForm's save) rather than the call being the model's own method."""
+        if call.target.rpartition(".")[2] not in _SAVING:
+            return None  # typing the receiver keeps the method: no other call saves a model
         name = (
             self._through_attribute(call, caller)
             or self._typed_parameter(call, caller)
