@@ -16,13 +16,10 @@ stay included, converges). A task whose verdict is ``needs_key``, or that repeat
 something (a send, an insert), leaves its enqueue a repeat, as before.
 
 A task whose own verdict is ``unknown`` (it reaches a call the scan could not follow)
-leaves the enqueue ``unknown`` too: a duplicate runs the task twice, and whether that
-matters is exactly what is not known, so the enqueuing job is no more
-``non_idempotent`` than a job calling the task directly would be. Its verdict rests on
-the task's gaps, which it carries (``Job.unexplained``): explaining them decides the
-task, and with it the enqueue. Which tasks are open is a fixpoint too: every task left
-out above is first taken as open, and a task whose verdict under that assumption is
-not ``unknown`` (it repeats something of its own, it is pinned) leaves, until none does.
+keeps the enqueue a repeat: a duplicate message is known to be sent, and what the task
+does with it is what is not known, so the lower bound stands, as for any publish whose
+consumer the scan cannot see. The evidence names the task and the calls it could not
+follow: explaining them decides the task, and an idempotent task settles the enqueue.
 """
 
 from __future__ import annotations
@@ -33,17 +30,17 @@ from inventory._classify._effects import EffectAnalysis
 from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._trace import Trace
 from inventory._classify._verdict import NONE, Enqueues, TaskVerdict
-from inventory.models import EffectKind, Idempotency, UnexplainedCall
+from inventory.models import EffectKind, Idempotency
 
-# ``decide`` as ``_jobs`` binds it: (task, the enqueues taken as settled, those taken as
-# open) -> its verdict
+# ``decide`` as ``_jobs`` binds it: (task, the enqueues taken as settled) -> its verdict
 Decide = Callable[[str, Enqueues], TaskVerdict]
-# a closure of tasks -> its idempotent tasks, its open tasks, the open tasks' gaps
-_Decided = tuple[frozenset[str], frozenset[str], tuple[UnexplainedCall, ...]]
+# a closure of tasks -> its idempotent tasks, and its unknown ones with the calls each
+# could not follow
+_Decided = tuple[frozenset[str], dict[str, tuple[str, ...]]]
 
 
 class EnqueuedTasks:
-    """Which enqueue effects run a project task whose own work is idempotent, or unknown."""
+    """Which enqueue effects run a project task whose own work is idempotent (or unknown)."""
 
     def __init__(self, index: SymbolIndex, analysis: EffectAnalysis) -> None:
         self.index = index
@@ -53,7 +50,7 @@ class EnqueuedTasks:
 
     def of(self, traces: list[Trace], decide: Decide) -> Enqueues:
         """The enqueue APIs among ``traces`` whose task is idempotent, and those whose task
-        is unknown, each with its task."""
+        is unknown (with the calls it could not follow), each with its task."""
         roots = self._tasks(traces)
         if not roots:
             return NONE
@@ -61,11 +58,11 @@ class EnqueuedTasks:
         decided = self._decided.get(tasks)
         if decided is None:
             decided = self._decided[tasks] = self._decide(tasks, decide)
-        idempotent, open_, unexplained = decided
+        idempotent, unknown = decided
         return Enqueues(
             {api: task for api, task in roots.items() if task in idempotent},
-            {api: task for api, task in roots.items() if task in open_},
-            unexplained if any(task in open_ for task in roots.values()) else (),
+            {api: task for api, task in roots.items() if task in unknown},
+            {task: gaps for task, gaps in unknown.items() if task in roots.values()},
         )
 
     def _tasks(self, traces: list[Trace]) -> dict[str, str]:
@@ -106,36 +103,24 @@ class EnqueuedTasks:
         return frozenset(seen)
 
     def _decide(self, tasks: frozenset[str], decide: Decide) -> _Decided:
-        idempotent = self._fixpoint(set(tasks), frozenset(), Idempotency.IDEMPOTENT, decide)
-        open_ = self._fixpoint(set(tasks - idempotent), idempotent, Idempotency.UNKNOWN, decide)
-        found: dict[str, UnexplainedCall] = {}
-        for task in sorted(open_):
-            verdict = decide(task, self._enqueues(task, idempotent, open_))
-            found.update((u.call, u) for u in verdict.unexplained if u.call not in found)
-        return frozenset(idempotent), frozenset(open_), tuple(found[c] for c in sorted(found))
-
-    def _fixpoint(
-        self, kept: set[str], idempotent: frozenset[str], verdict: Idempotency, decide: Decide
-    ) -> frozenset[str]:
-        """The greatest set of ``kept`` whose tasks all have ``verdict`` when the enqueues of
-        ``idempotent`` tasks are settled and those of ``kept`` open (for ``IDEMPOTENT``,
-        ``kept`` is the idempotent set itself and nothing is open)."""
+        idempotent = set(tasks)
         changed = True
         while changed:
             changed = False
-            for task in sorted(kept):
-                if verdict == Idempotency.IDEMPOTENT:
-                    enqueues = self._enqueues(task, frozenset(kept), frozenset())
-                else:
-                    enqueues = self._enqueues(task, idempotent, frozenset(kept))
-                if decide(task, enqueues).idempotency != verdict:
-                    kept.discard(task)
+            for task in sorted(idempotent):
+                if (
+                    decide(task, self._enqueues(task, idempotent)).idempotency
+                    != Idempotency.IDEMPOTENT
+                ):
+                    idempotent.discard(task)
                     changed = True
-        return frozenset(kept)
+        unknown: dict[str, tuple[str, ...]] = {}
+        for task in sorted(tasks - idempotent):
+            verdict = decide(task, self._enqueues(task, idempotent))
+            if verdict.idempotency == Idempotency.UNKNOWN:
+                unknown[task] = tuple(u.call for u in verdict.unexplained)
+        return frozenset(idempotent), unknown
 
-    def _enqueues(self, task: str, idempotent: frozenset[str], open_: frozenset[str]) -> Enqueues:
+    def _enqueues(self, task: str, idempotent: set[str]) -> Enqueues:
         own = self._tasks(self.analysis.traces(task))
-        return Enqueues(
-            {api: t for api, t in own.items() if t in idempotent},
-            {api: t for api, t in own.items() if t in open_},
-        )
+        return Enqueues({api: t for api, t in own.items() if t in idempotent}, {}, {})

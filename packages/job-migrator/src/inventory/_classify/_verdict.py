@@ -117,8 +117,8 @@ class Enqueues:
     """What the enqueues of one job run: each API with the project task it enqueues."""
 
     settled: dict[str, str]  # the task's own work is idempotent: no repeat
-    open: dict[str, str]  # the task's verdict is unknown: neither settled nor a repeat
-    unexplained: tuple[UnexplainedCall, ...] = ()  # the open tasks' gaps
+    unknown: dict[str, str]  # the task's own verdict is unknown: still a repeat, said so
+    gaps: dict[str, tuple[str, ...]]  # an unknown task -> the calls it could not follow
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ class TaskVerdict:
     unexplained: tuple[UnexplainedCall, ...]
 
 
-NONE = Enqueues({}, {})
+NONE = Enqueues({}, {}, {})
 
 
 FAST_TRACK = "notification fast track"
@@ -136,8 +136,9 @@ ENQUEUES_IDEMPOTENT = (
     "the same end"
 )
 ENQUEUES_UNKNOWN = (
-    "enqueues {task}, whose own verdict is unknown: a duplicate enqueue runs it twice, and "
-    "what that does is what the scan could not follow in it"
+    "enqueues {task}, whose own verdict is unknown (it reaches calls the scan could not "
+    "follow: {gaps}): a retry enqueues it twice, which repeats whatever it does; explain "
+    "those calls and, if its work converges, the enqueue repeats nothing that matters"
 )
 
 
@@ -149,11 +150,14 @@ def _evidence(trace: Trace, enqueues: Enqueues) -> Evidence:
     if not trace.is_effect:
         return _note(trace)
     found = effect_evidence(trace)
-    for tasks, what in ((enqueues.settled, ENQUEUES_IDEMPOTENT), (enqueues.open, ENQUEUES_UNKNOWN)):
-        if _taken(trace, tasks):
-            message = f"{trace.api}: {what.format(task=tasks[trace.api])}"
-            return found.model_copy(update={"message": message})
-    return found
+    if _taken(trace, enqueues.settled):
+        what = ENQUEUES_IDEMPOTENT.format(task=enqueues.settled[trace.api])
+    elif _taken(trace, enqueues.unknown):
+        task = enqueues.unknown[trace.api]
+        what = ENQUEUES_UNKNOWN.format(task=task, gaps=_some(list(enqueues.gaps.get(task, ()))))
+    else:
+        return found
+    return found.model_copy(update={"message": f"{trace.api}: {what}"})
 
 
 def decide(
@@ -165,13 +169,8 @@ def decide(
 ) -> Verdict:
     """``enqueues`` (``_enqueued``): the enqueue APIs whose task is idempotent, each with
     its task (a duplicate enqueue runs it twice to the same end, so it is no repeat), and
-    those whose task's verdict is unknown (no repeat known: a gap, the task's own gaps
-    carried as the job's)."""
-    effects = [
-        t
-        for t in traces
-        if t.is_effect and not _taken(t, enqueues.settled) and not _taken(t, enqueues.open)
-    ]
+    those whose task's verdict is unknown (a repeat, whose evidence names the task's gaps)."""
+    effects = [t for t in traces if t.is_effect and not _taken(t, enqueues.settled)]
     evidence = [_evidence(t, enqueues) for t in traces if not t.gap]
     declared = setting.key if setting is not None and setting.key else None
     if setting is not None and setting.idempotency is not None:
@@ -185,8 +184,7 @@ def decide(
         )
     unresolved = _unresolved(traces)
     guessed = sorted({t.gap_name for t in traces if t.gap and t.guessed_via})
-    enqueued = sorted({f"{task} (enqueued)" for task in enqueues.open.values()})
-    gaps = [name for names in unresolved.values() for name in names] + guessed + enqueued
+    gaps = [name for names in unresolved.values() for name in names] + guessed
     verdict, reason = _rule(effects, setting, gaps)
     keyless = _rule(effects, None, gaps)[0] if declared else verdict
     confidence = _confidence(verdict, traces)
@@ -207,7 +205,7 @@ def decide(
         fast_track=fast,
         declared_key=declared,
         keyless=keyless if keyless != verdict else None,
-        unexplained=_unexplained(traces, enqueues),
+        unexplained=_unexplained(traces),
     )
 
 
@@ -221,9 +219,8 @@ def _unresolved(traces: list[Trace]) -> dict[GapReason, list[str]]:
     return {why: sorted(found[why]) for why in GapReason if why in found}
 
 
-def _unexplained(traces: list[Trace], enqueues: Enqueues) -> tuple[UnexplainedCall, ...]:
-    """The gaps, unresolved then guessed, each with the catalogue entry that would explain it;
-    then those of the enqueued tasks whose verdict is unknown."""
+def _unexplained(traces: list[Trace]) -> tuple[UnexplainedCall, ...]:
+    """The gaps, unresolved then guessed, each with the catalogue entry that would explain it."""
     unresolved = {
         t.gap_name: UnexplainedCall(
             call=t.gap_name, entry=t.found.entry, receiver=t.found.entry_receiver
@@ -232,10 +229,10 @@ def _unexplained(traces: list[Trace], enqueues: Enqueues) -> tuple[UnexplainedCa
         if t.gap and not t.guessed_via
     }
     guessed = {t.gap_name for t in traces if t.gap and t.guessed_via} - unresolved.keys()
-    own = [unresolved[name] for name in sorted(unresolved)]
-    own += [UnexplainedCall(call=name) for name in sorted(guessed)]
-    named = {u.call for u in own}
-    return tuple(own + [u for u in enqueues.unexplained if u.call not in named])
+    return tuple(
+        [unresolved[name] for name in sorted(unresolved)]
+        + [UnexplainedCall(call=name) for name in sorted(guessed)]
+    )
 
 
 def _fast_track(effects: list[Trace]) -> bool:

@@ -5,12 +5,9 @@ the task runs twice. When the task is a project function whose own work is idemp
 (here it overwrites a row), two runs end where one does, and the job's verdict does not
 count the enqueue as a repeat. Every adversary keeps it one: a task that mails, a task
 that enqueues a task that mails, a task pinned ``non_idempotent``, a queue call the scan
-cannot name, and an enqueue of a library task. Tasks that enqueue each other are decided
-together.
-
-A task the scan cannot follow makes the enqueue neither: the job is ``unknown``, carrying
-the task's gap, and explaining that gap decides both; a job that repeats something of its
-own stays ``non_idempotent`` whatever the task.
+cannot name, an enqueue of a library task, and a task the scan cannot follow (a duplicate
+message is known to be sent; the evidence names the task's unfollowed call, and explaining
+it settles the enqueue). Tasks that enqueue each other are decided together.
 """
 
 from __future__ import annotations
@@ -187,22 +184,19 @@ def test_a_task_that_repeats_something_keeps_the_enqueue_a_repeat(scan_project: 
     assert verdicts["by_name"] == Idempotency.NON_IDEMPOTENT  # send_task('...'): no function
 
 
-def test_a_task_the_scan_cannot_follow_leaves_the_enqueue_unknown(scan_project: Scanner) -> None:
+def test_a_task_the_scan_cannot_follow_keeps_the_enqueue_a_repeat(scan_project: Scanner) -> None:
     jobs = _jobs(scan_project)
-    for name in ("opaque_task", "opaque_relays", "opaque_cycle"):
+    for name in ("opaque_task", "opaque_relays", "opaque_cycle", "opaque_and_mails"):
         job = jobs[name]
-        assert job.idempotency == Idempotency.UNKNOWN, (name, [e.message for e in job.evidence])
-        # the task's own gap is the job's: the reason apply gives names what to explain
-        assert [u.call for u in job.unexplained] == ["hook.fire"], name
+        assert job.idempotency == Idempotency.NON_IDEMPOTENT, name
+        assert job.unexplained == [], name  # its own calls are all followed
+    assert jobs["opaque_then_own_mail"].idempotency == Idempotency.NON_IDEMPOTENT
+    # the evidence names the task and the call to explain
     messages = [e.message for e in jobs["opaque_task"].evidence]
-    assert any("enqueues app.tasks.opaque, whose own verdict is unknown" in m for m in messages)
-    assert not any("a retry enqueues it twice" in m for m in messages), messages
-
-
-def test_a_known_repeat_still_wins_over_an_unknown_task(scan_project: Scanner) -> None:
-    verdicts = _verdicts(scan_project)
-    assert verdicts["opaque_and_mails"] == Idempotency.NON_IDEMPOTENT  # the task also mails
-    assert verdicts["opaque_then_own_mail"] == Idempotency.NON_IDEMPOTENT  # the job mails
+    assert any(
+        "enqueues app.tasks.opaque, whose own verdict is unknown" in m and "hook.fire" in m
+        for m in messages
+    ), messages
 
 
 def test_explaining_the_tasks_gap_settles_the_enqueue(scan_project: Scanner) -> None:
@@ -210,11 +204,13 @@ def test_explaining_the_tasks_gap_settles_the_enqueue(scan_project: Scanner) -> 
     jobs = _jobs(scan_project, PYPROJECT + pure)
     for name in ("opaque_task", "opaque_relays", "opaque_cycle"):
         assert jobs[name].idempotency == Idempotency.IDEMPOTENT, name
-        assert jobs[name].unexplained == [], name
-    # a firing said to repeat something makes the enqueue a repeat again
+    assert jobs["opaque_and_mails"].idempotency == Idempotency.NON_IDEMPOTENT  # it also mails
+    # a firing said to repeat something makes the enqueue a repeat for that reason
     effect = (
         '[[tool.migrator.catalogue.effect]]\ncall = "?.fire"\nreceiver = "^hook$"\n'
         'effect = "http_post"\n'
     )
     jobs = _jobs(scan_project, PYPROJECT + effect)
     assert jobs["opaque_task"].idempotency == Idempotency.NON_IDEMPOTENT
+    messages = [e.message for e in jobs["opaque_task"].evidence]
+    assert not any("whose own verdict is unknown" in m for m in messages), messages
