@@ -19,6 +19,12 @@ This follows the resolved calls, as the verdict does, from each parameter of the
   request, a cache key: ``user.email_user(...)``); a call the scan could
   not follow may change it, and the change carries the catalogue entry that would explain
   it, as the verdict's gaps do (``_gaps.Gaps``: the same rule, the same entry);
+- a method of Python's containers that changes them in place (``append``, ``update``,
+  ``pop``, ``add``, ``sort``...: ``p.items.append(x)``, ``form.cleaned_data.pop(k)``) on the
+  parameter or on one of its attributes is a change, though the catalogue calls it pure: a
+  pure entry means no effect a retry repeats, not that the object is left as it was; the
+  ``**`` dict a function receives is its own (Python builds a new one for each call), so
+  nothing done to it is a change of the caller's;
 - an attribute that is a method of the parameter's class (a property, a
   ``classproperty``) is a value computed from the object, not a part of it: calls on it are
   not changes of the parameter (``self.cache_backend.delete(key)`` deletes a cache key);
@@ -59,6 +65,14 @@ _METHOD_RECEIVERS = frozenset({ReceiverKind.INSTANCE, ReceiverKind.SELF, Receive
 # a request made, a cache key set, a message published, a program run) leave it as the
 # caller has it.
 _MANAGER_QUERY = ".objects."  # ``Leaf.objects.filter().update``: a query of a model's rows
+# The methods of list, dict, set, bytearray and collections.deque that change the container
+# in place (Python's documentation of each type's "mutable sequence" / "mapping" / "set"
+# operations).
+_MUTATORS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "popitem"}
+    | {"update", "setdefault", "add", "discard", "difference_update", "intersection_update"}
+    | {"symmetric_difference_update", "appendleft", "extendleft", "popleft", "rotate"}
+)
 _CHANGES_OBJECT = frozenset(
     {
         EffectKind.DB_INSERT,
@@ -191,7 +205,7 @@ class ParameterChanges:
                     what = f"{what}, which changes it: `{inner.innermost}`"
                 chain = (function, *inner.chain)
                 return _Found(what, inner.location, chain, inner.unexplained, inner.innermost)
-            return self._called_on(function, target)
+            return self._called_on(function, target, param)
         for name in self._handed_as(call, param, target):
             inner = self._follow(target.function or "", name, depth, seen)
             if inner is not None:
@@ -200,15 +214,18 @@ class ParameterChanges:
                 )
         return None
 
-    def _called_on(self, function: str, target: CallTarget) -> _Found | None:
-        """A call on the parameter whose body the scan does not read: the catalogue's word,
-        else a call it could not follow (with the entry that would explain it)."""
+    def _called_on(self, function: str, target: CallTarget, param: str) -> _Found | None:
+        """A call on the parameter whose body the scan does not read: a container changed in
+        place, else the catalogue's word, else a call it could not follow (with the entry
+        that would explain it)."""
         call, name = target.call, target.name
         fn = self.index.functions[function]
         path = self.index.function_path(function)
         here = location(path, call.span)
         if self.gaps.pure(target):
-            return None
+            mutates = call.target.rpartition(".")[2] in _MUTATORS and not _other_rows(name)
+            own = param == fn.kwarg  # the ** dict: made for this call, not the caller's
+            return _Found(_written(call), here, (function,)) if mutates and not own else None
         match = self.catalogue.match_call(call, name)
         if match is not None:
             changes = match.kind in _CHANGES_OBJECT and not _other_rows(name)

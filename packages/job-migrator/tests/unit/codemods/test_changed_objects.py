@@ -118,3 +118,33 @@ def test_a_receiver_changing_the_instance_the_sender_holds_stays(tmp_path: Path)
 
     assert status is Status.SKIPPED
     assert 'the job changes the instance it is given (`instance.status = "seen"`)' in reason
+
+
+ROWS = """import threading
+
+
+def note_rows(rows, seen):
+    seen.append(len(rows))
+
+
+def view(request):
+    seen = []
+    threading.Thread(target=note_rows, args=(request.POST.getlist("row"), seen)).start()
+    return seen
+"""
+
+
+def test_a_job_appending_to_a_list_its_caller_holds_stays(tmp_path: Path) -> None:
+    """``list.append`` is catalogued pure (no effect a retry repeats), yet the caller's list
+    changes in place: a worker would append to its copy. Following the reason (the job
+    returns what it found instead) moves the site."""
+    root = _tree(tmp_path, ROWS)
+
+    status, reason = _outcome(root, "shop.jobs.note_rows")
+
+    assert status is Status.SKIPPED, reason
+    assert "the job changes the seen it is given (`seen.append(len(rows))`)" in reason
+    moved = ROWS.replace("    seen.append(len(rows))\n", "    return len(rows)\n")
+    (root / "shop/jobs.py").write_text(moved)
+    status, reason = _outcome(root, "shop.jobs.note_rows")
+    assert status is Status.REWRITTEN, reason

@@ -33,6 +33,8 @@ class Image(models.Model):
     owner = models.ForeignKey("auth.User", on_delete=models.CASCADE)
     counter: Counter
     export_path: pathlib.Path
+    history: list[str]
+    meta: dict[str, str]
 
     @property
     def cache_backend(self):
@@ -141,6 +143,24 @@ def from_keywords(sender, **kwargs):
 @receiver(post_delete, sender=Image)
 def by_setattr(instance, **kwargs):
     setattr(instance, "title", "")
+
+
+@receiver(post_delete, sender=Image)
+def appended(instance, **kwargs):
+    history = instance.history
+    history.append("deleted")
+
+
+@receiver(post_delete, sender=Image)
+def popped(instance, **kwargs):
+    instance.meta.pop("draft", None)
+
+
+@receiver(post_delete, sender=Image)
+def own_keywords(instance, **kwargs):
+    kwargs.pop("signal", None)
+    copied = list(instance.history)
+    copied.append("deleted")
 
 
 @receiver(post_delete, sender=Image)
@@ -292,3 +312,22 @@ def test_the_extractor_keeps_the_first_store_into_each_parameter() -> None:
         ("other", "a, other.b = 1, 2", 5),
         ("self", "self.x = n", 6),
     ]
+
+
+def test_a_container_changed_in_place_on_the_instance_changes_it(jobs: dict[str, Job]) -> None:
+    """``list.append`` / ``dict.pop`` are catalogued pure (no effect a retry repeats), yet they
+    change the object in memory: the caller's list would keep its old items."""
+    appended = _change(jobs, "appended")
+    assert appended is not None and appended.followed
+    assert appended.change == 'history.append("deleted")'  # through the local alias
+    popped = _change(jobs, "popped")
+    assert popped is not None and popped.followed
+    assert popped.change == 'instance.meta.pop("draft", None)'
+
+
+def test_the_functions_own_keywords_and_a_copy_are_not_the_callers(jobs: dict[str, Job]) -> None:
+    """``kwargs`` is a dict Python builds for the call; ``list(...)`` a new list."""
+    assert _change(jobs, "own_keywords") is None
+    job = jobs["own_keywords"]
+    assert job.changes is not None
+    assert [c.parameter for c in job.changes] == []
