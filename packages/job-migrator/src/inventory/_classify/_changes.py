@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from inventory._catalogue import Catalogue
 from inventory._classify._gaps import Gaps
 from inventory._classify._graph import CallGraph
-from inventory._classify._index import RELATED_MANAGER
+from inventory._classify._index import MANAGER, RELATED_MANAGER
 from inventory._classify._target import CallTarget
 from inventory._classify._trace import location
 from inventory.models import EffectKind, Location, ParameterChange, UnexplainedCall
@@ -64,7 +64,6 @@ _METHOD_RECEIVERS = frozenset({ReceiverKind.INSTANCE, ReceiverKind.SELF, Receive
 # immutable), and effects on another system the object is only a client of (a mail sent,
 # a request made, a cache key set, a message published, a program run) leave it as the
 # caller has it.
-_MANAGER_QUERY = ".objects."  # ``Leaf.objects.filter().update``: a query of a model's rows
 # The methods of list, dict, set, bytearray and collections.deque that change the container
 # in place (Python's documentation of each type's "mutable sequence" / "mapping" / "set"
 # operations).
@@ -93,7 +92,8 @@ def _other_rows(name: str) -> bool:
     """A write through one of the object's relations (``order.tags.add(tag)``, Django's
     related manager; ``order.lines.filter(...).delete()``, the related model's query): rows
     of the relation are written in the database, the object in memory is as it was."""
-    return name.startswith(f"{RELATED_MANAGER}.") or _MANAGER_QUERY in name
+    # ``Leaf.objects.filter().update``: a query of a model's rows
+    return name.startswith(f"{RELATED_MANAGER}.") or f"{MANAGER}." in name
 
 
 @dataclass(frozen=True)

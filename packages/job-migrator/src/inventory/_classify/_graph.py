@@ -25,6 +25,7 @@ from inventory._classify._guesses import (
 )
 from inventory._classify._index import (
     FIELD_VALUES,
+    MANAGER,
     TABLE,
     Resolved,
     SymbolIndex,
@@ -75,7 +76,6 @@ _CREATES = frozenset(
     {"create", "acreate", "get_or_create", "aget_or_create", "update_or_create"}
     | {"aupdate_or_create"}
 )
-_OBJECTS = ".objects"
 # What ``_saved_model`` reads: the model a call saves, the signals sent, and whether the
 # framework calls the model's save() inside the call.
 _Saved = tuple[str, tuple[str, ...], bool]
@@ -347,8 +347,8 @@ class CallGraph:
         )
         head, _, method = name.rpartition(".")
         inside = False
-        if method in _CREATES and head.endswith(_OBJECTS):
-            head, signals, inside = head.removesuffix(_OBJECTS), _SAVED, True
+        if method in _CREATES and head.endswith(MANAGER):
+            head, signals, inside = head.removesuffix(MANAGER), _SAVED, True
         elif method == "save" and (form := self._form_model(head, call)) is not None:
             head, signals, inside = form, _SAVED, True
         elif method in _MODEL_SENDS:

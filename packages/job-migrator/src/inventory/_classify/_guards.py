@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from inventory._classify._index import MANAGER
 from inventory.summary import CallInfo, FunctionInfo
 
 if TYPE_CHECKING:
@@ -43,7 +44,6 @@ _CACHE = re.compile(r"(?i)cache|redis|^r$|conn")
 _CLAIMS = frozenset({"get_or_create", "aget_or_create", "select_for_update", "setnx"})
 _READS = frozenset({"exists", "aexists", "get", "aget", "first", "afirst", "count", "last"})
 _DEDUP_NAME = re.compile(r"(^|_)(once|unique|deduplicated?)$|_if_(not_)?(exists|missing|absent)$")
-_MANAGER = ".objects"
 _MINTED = re.compile(r"uuid|random|token_|time\(|now\(")
 _RANDOM_SOURCE = re.compile(r"uuid|random|token_")
 _TIME_SOURCE = re.compile(r"\b(time|now|utcnow|today)\(")
@@ -94,9 +94,9 @@ def covering(guards: list[Guard], line: int, model: str | None) -> Guard | None:
 def inserted_model(call: CallInfo) -> str | None:
     """``shop.models.Alert.objects.create`` -> ``shop.models.Alert``."""
     head, _, method = _written(call).rpartition(".")
-    if method not in ("create", "bulk_create", "abulk_create") or not head.endswith(_MANAGER):
+    if method not in ("create", "bulk_create", "abulk_create") or not head.endswith(MANAGER):
         return None
-    return head[: -len(_MANAGER)]
+    return head[: -len(MANAGER)]
 
 
 def _unique_insert(call: CallInfo, fn: FunctionInfo, index: SymbolIndex) -> Guard | None:
@@ -324,9 +324,9 @@ def _is_read(call: CallInfo) -> bool:
 
 def _model(call: CallInfo) -> str | None:
     head = _written(call).rsplit(".", 1)[0]
-    if _MANAGER not in head or head.startswith("?"):
+    if MANAGER not in head or head.startswith("?"):
         return None
-    return head.partition(_MANAGER)[0]
+    return head.partition(MANAGER)[0]
 
 
 def _model_name(call: CallInfo) -> str:

@@ -107,7 +107,9 @@ _LOOKUPS = frozenset({"get()", "pop()", "setdefault()"})
 TABLE = "[*]"
 TABLE_VALUES = "__table__."
 _SUPER = "super:"  # ``super:pkg.C.m()``: what ``super().m()`` returns in a method of C
-_MANAGER = ".objects"  # a helper returning a queryset of Tag rows returns ``Tag.objects``
+# Django's default manager as the scan names it: ``Tag.objects`` (a helper returning a
+# queryset of Tag rows returns it; ``Tag.objects.create`` is a query of Tag's rows).
+MANAGER = ".objects"
 _ROWS = "[]"  # ``Parent.children[]``: a row of the reverse manager ``children`` (the extractor's)
 # Manager and queryset methods: ``parent.children.filter()`` reads the leaf model's rows.
 _QUERYSET = frozenset(
@@ -140,8 +142,8 @@ _RELATION_EDITS = frozenset({"add", "remove", "set", "clear"})
 
 def _element_of(returned: str) -> str:
     """The model whose rows iterating a returned queryset (``shop.Tag.objects``) gives."""
-    if returned.endswith(_MANAGER) and len(returned) > len(_MANAGER):
-        return returned.removesuffix(_MANAGER)
+    if returned.endswith(MANAGER) and len(returned) > len(MANAGER):
+        return returned.removesuffix(MANAGER)
     return ""
 
 
