@@ -20,16 +20,18 @@ This follows the resolved calls, as the verdict does, from each parameter of the
   not follow may change it, and the change carries the catalogue entry that would explain
   it, as the verdict's gaps do (``_gaps.Gaps``: the same rule, the same entry);
 - a method of Python's containers that changes them in place (``append``, ``update``,
-  ``pop``, ``add``, ``sort``...: ``p.items.append(x)``, ``form.cleaned_data.pop(k)``) on the
-  parameter or on one of its attributes is a change, though the catalogue calls it pure: a
-  pure entry means no effect a retry repeats, not that the object is left as it was; the
-  ``**`` dict a function receives is its own (Python builds a new one for each call), so
-  nothing done to it is a change of the caller's;
+  ``pop``, ``add``, ``sort``...: ``p.items.append(x)``) on the parameter or on one of its
+  attributes, typed as a list, dict, set or deque, is a change, though the catalogue calls
+  it pure: a pure entry means no effect a retry repeats, not that the object is left as it
+  was; on a receiver of unknown type (``user.groups.remove(g)``: a list's ``remove``, or a
+  related manager's, which writes rows) it is a call that may change it; the ``**`` dict
+  a function receives is its own (Python builds a new one for each call), so nothing done
+  to it is a change of the caller's;
 - an attribute that is a method of the parameter's class (a property, a
   ``classproperty``) is a value computed from the object, not a part of it: calls on it are
   not changes of the parameter (``self.cache_backend.delete(key)`` deletes a cache key);
-- the parameter handed to a project function is followed into it, under that function's
-  name for it.
+- the parameter (or an attribute of it) handed to a project function is followed into it,
+  under that function's name for it.
 
 An argument handed to a library function is not followed (``str(p)``, ``logger.info(p)``),
 as the receiver rules never were: a library's function changing an object it is handed is
@@ -67,6 +69,22 @@ _METHOD_RECEIVERS = frozenset({ReceiverKind.INSTANCE, ReceiverKind.SELF, Receive
 # The methods of list, dict, set, bytearray and collections.deque that change the container
 # in place (Python's documentation of each type's "mutable sequence" / "mapping" / "set"
 # operations).
+# The built-in and standard containers those methods change, as the scan names a typed
+# receiver (typed by its callers: ``builtins.list``; by an annotation: ``list``).
+_CONTAINERS = (
+    "builtins.list.",
+    "builtins.dict.",
+    "builtins.set.",
+    "builtins.bytearray.",
+    "list.",  # as an annotation names them (``entries: list``)
+    "dict.",
+    "set.",
+    "bytearray.",
+    "collections.deque.",
+    "collections.OrderedDict.",
+    "collections.defaultdict.",
+    "collections.Counter.",
+)
 _MUTATORS = frozenset(
     {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "popitem"}
     | {"update", "setdefault", "add", "discard", "difference_update", "intersection_update"}
@@ -223,9 +241,7 @@ class ParameterChanges:
         path = self.index.function_path(function)
         here = location(path, call.span)
         if self.gaps.pure(target):
-            mutates = call.target.rpartition(".")[2] in _MUTATORS and not _other_rows(name)
-            own = param == fn.kwarg  # the ** dict: made for this call, not the caller's
-            return _Found(_written(call), here, (function,)) if mutates and not own else None
+            return self._in_place(call, name, here, function, param)
         match = self.catalogue.match_call(call, name)
         if match is not None:
             changes = match.kind in _CHANGES_OBJECT and not _other_rows(name)
@@ -237,6 +253,22 @@ class ParameterChanges:
             call=gap.effect.api, entry=gap.entry, receiver=gap.entry_receiver
         )
         return _Found(_written(call), here, (function,), unexplained)
+
+    def _in_place(
+        self, call: CallInfo, name: str, here: Location, function: str, param: str
+    ) -> _Found | None:
+        """A container's method that changes it in place: a change when the scan typed the
+        receiver as a list, dict, set or deque; on a receiver of unknown type (``?.remove``:
+        a list's, or a related manager's, which writes rows and leaves the object as it was)
+        a call that may change it, left to the runtime as any call the scan could not
+        follow. The ``**`` dict the function receives is made for the call: not the caller's."""
+        if call.target.rpartition(".")[2] not in _MUTATORS or _other_rows(name):
+            return None
+        if param == self.index.functions[function].kwarg:
+            return None
+        if name.startswith(_CONTAINERS):
+            return _Found(_written(call), here, (function,))
+        return _Found(_written(call), here, (function,), UnexplainedCall(call=name))
 
     def _follow(self, function: str, param: str, depth: int, seen: frozenset[str]) -> _Found | None:
         if depth + 1 > _DEPTH or function in seen:
@@ -264,17 +296,27 @@ class ParameterChanges:
         return self.graph.parameter_type(function, param)
 
     def _handed_as(self, call: CallInfo, param: str, target: CallTarget) -> list[str]:
-        """The names a project function called here gives ``param`` (passed as it is)."""
+        """The names a project function called here gives ``param`` (passed as it is, or an
+        attribute of it: ``_note(instance.history)``)."""
         runs = target.function
         fn = None if runs is None else self.index.functions.get(runs)
         if fn is None or self.index.is_library(runs or ""):
             return []
         params = [p for p in fn.params if p not in (_SELF, "cls")] if fn.is_method else fn.params
         names = [
-            params[i] for i, s in enumerate(call.arg_sources) if s == param and i < len(params)
+            params[i] for i, s in enumerate(call.arg_sources) if _part(s, param) and i < len(params)
         ]
-        names += [k for k, s in call.kwarg_sources.items() if s == param and k in fn.params]
+        names += [k for k, s in call.kwarg_sources.items() if _part(s, param) and k in fn.params]
         return names
+
+
+def _part(source: str, param: str) -> bool:
+    """``param`` itself, or an attribute reached from it (``instance.history``): what the
+    callee changes of it is a change of ``param``."""
+    if source == param:
+        return True
+    head, dot, rest = source.partition(".")
+    return head == param and bool(dot) and all(p.isidentifier() for p in rest.split("."))
 
 
 def _receiver(call: CallInfo) -> str:

@@ -145,10 +145,13 @@ def by_setattr(instance, **kwargs):
     setattr(instance, "title", "")
 
 
+def _note(entries: list) -> None:
+    entries.append("deleted")
+
+
 @receiver(post_delete, sender=Image)
 def appended(instance, **kwargs):
-    history = instance.history
-    history.append("deleted")
+    _note(instance.history)
 
 
 @receiver(post_delete, sender=Image)
@@ -315,14 +318,24 @@ def test_the_extractor_keeps_the_first_store_into_each_parameter() -> None:
 
 
 def test_a_container_changed_in_place_on_the_instance_changes_it(jobs: dict[str, Job]) -> None:
-    """``list.append`` / ``dict.pop`` are catalogued pure (no effect a retry repeats), yet they
-    change the object in memory: the caller's list would keep its old items."""
+    """``list.append`` is catalogued pure (no effect a retry repeats), yet it changes the
+    list in memory: the caller's would keep its old items. ``_note`` declares a list."""
     appended = _change(jobs, "appended")
     assert appended is not None and appended.followed
-    assert appended.change == 'history.append("deleted")'  # through the local alias
+    assert appended.change == 'entries.append("deleted")'
+    assert appended.chain == ["shop.receivers.appended", "shop.receivers._note"]
+
+
+def test_a_container_method_on_a_receiver_of_unknown_type_may_change_it(
+    jobs: dict[str, Job],
+) -> None:
+    """``instance.meta.pop(...)``: a dict's ``pop``, or another object's of that name (a
+    related manager's ``remove`` writes rows, not the object): not proven, left to the
+    runtime as any call the scan could not follow."""
     popped = _change(jobs, "popped")
-    assert popped is not None and popped.followed
+    assert popped is not None and not popped.followed
     assert popped.change == 'instance.meta.pop("draft", None)'
+    assert popped.unexplained is not None and popped.unexplained.call == "?.pop"
 
 
 def test_the_functions_own_keywords_and_a_copy_are_not_the_callers(jobs: dict[str, Job]) -> None:
