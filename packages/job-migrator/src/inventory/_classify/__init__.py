@@ -140,6 +140,7 @@ def _raw_sites(
                 graph.add_site_edge(raw.enclosing_function, target.job)
             if target.job and raw.pattern == Pattern.SIGNAL_RECEIVER:
                 _type_instance(index, graph, summary.module, raw, target.job)
+                _type_pk_set(index, graph, summary.module, raw, target.job)
             sites.append(raw_call_site(summary, raw, target))
     return sites
 
@@ -218,6 +219,23 @@ def _type_instance(
     sender = sender_class(index, module, found.group(1))
     if sender is not None:
         graph.type_parameter(job, "instance", sender)
+
+
+# Django's ``m2m_changed`` hands its receivers ``pk_set``, "a set of primary key values"
+# (its documentation); for ``pre_add`` / ``pre_remove`` it is the set Django then adds or
+# removes, so a receiver discarding from it vetoes part of the change (nautobot keeps a
+# job's default queue so). Typed as the set it is, what a receiver does to it is known.
+_M2M_CHANGED = "django.db.models.signals.m2m_changed"
+
+
+def _type_pk_set(index: SymbolIndex, graph: CallGraph, module: str, raw: RawSite, job: str) -> None:
+    fn = index.functions.get(job)
+    if fn is None or "pk_set" not in fn.params:
+        return
+    for signal in raw.signals:
+        if index.resolve(signal).name == _M2M_CHANGED or signal == _M2M_CHANGED:
+            graph.type_parameter(job, "pk_set", "builtins.set")
+            return
 
 
 def _job_settings(config: MigratorConfig, index: SymbolIndex) -> dict[str, JobSetting]:

@@ -148,3 +148,61 @@ def test_a_job_appending_to_a_list_its_caller_holds_stays(tmp_path: Path) -> Non
     (root / "shop/jobs.py").write_text(moved)
     status, reason = _outcome(root, "shop.jobs.note_rows")
     assert status is Status.REWRITTEN, reason
+
+
+M2M_MODELS = """from django.db import models
+
+
+class Queue(models.Model):
+    name = models.CharField(max_length=10)
+
+
+class Job(models.Model):
+    queues = models.ManyToManyField(Queue)
+    default_queue = models.ForeignKey(Queue, on_delete=models.CASCADE, related_name="+")
+"""
+
+M2M_RECEIVERS = """from django.core.cache import cache
+from django.db.models.signals import m2m_changed
+from django.dispatch import Signal, receiver
+
+from shop.models import Job
+
+queues_checked = Signal()
+
+
+@receiver(m2m_changed, sender=Job.queues.through)
+def keep_default(instance, action, model, pk_set, **kwargs):
+    if action == "pre_remove":
+        pk_set.discard(instance.default_queue_id)
+
+
+@receiver(m2m_changed, sender=Job.queues.through)
+def forget_counts(instance, action, model, pk_set, **kwargs):
+    for pk in pk_set:
+        cache.delete(f"queue:{pk}")
+
+
+@receiver(queues_checked)
+def own_signal(sender, pk_set, **kwargs):
+    pk_set.discard(0)
+"""
+
+
+def test_an_m2m_changed_receiver_changing_pk_set_stays(tmp_path: Path) -> None:
+    """Django hands ``m2m_changed`` receivers ``pk_set``, the set it then adds or removes: a
+    ``pre_remove`` receiver discarding from it vetoes the removal (nautobot keeps a job's
+    default queue so). In a worker it would discard from a copy, and the row would go.
+    Reading it moves; a ``pk_set`` of the project's own signal is of no known type (left to
+    the runtime, as any call the scan cannot follow)."""
+    root = tmp_path
+    (root / "shop").mkdir()
+    (root / "shop/__init__.py").write_text("")
+    (root / "shop/models.py").write_text(M2M_MODELS)
+    (root / "shop/receivers.py").write_text(M2M_RECEIVERS)
+
+    status, reason = _outcome(root, "shop.receivers.keep_default")
+    assert status is Status.SKIPPED, reason
+    assert "the job changes the pk_set it is given (`pk_set.discard(" in reason
+    assert _outcome(root, "shop.receivers.forget_counts")[0] is Status.REWRITTEN
+    assert _outcome(root, "shop.receivers.own_signal")[0] is Status.REWRITTEN
