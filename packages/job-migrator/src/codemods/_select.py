@@ -306,7 +306,8 @@ def _run_inside(f: _Facts) -> _Decided:
         )
     return _skip(
         site,
-        f"the job is {job.qualname}, a signal receiver Django runs inside {called}: that call "
+        f"the job is {job.qualname}, a signal receiver run inside {called} (the signal is sent "
+        "there): that call "
         "is not the job's own, so it cannot be enqueued here; the receiver moves at its own "
         "site, where it is connected",
     )

@@ -186,3 +186,45 @@ def test_apply_says_why_and_the_advice_moves_the_work(tmp_path: Path) -> None:
     moved = _scan(moved_root, MOVED_MODELS, MOVED_VIEWS)
     result = {o.site.job: o for o in plan_apply(moved_root, moved, scanner=None).outcomes}
     assert result["app.models.fetch_skill"].status is Status.REWRITTEN, sorted(result)
+
+
+BLINKER_SIGNALS = (
+    "import requests\n"
+    "from blinker import Namespace\n\n"
+    "ns = Namespace()\n"
+    "registered = ns.signal('registered')\n\n\n"
+    "@registered.connect\n"
+    "def ping(sender, **kwargs):\n"
+    "    requests.put('https://example.com/registered')\n"
+)
+FLASK_VIEWS = (
+    "from flask import Flask\n\n"
+    "from app.signals import registered\n\n"
+    "app = Flask(__name__)\n\n\n"
+    "@app.post('/register')\n"
+    "def register():\n"
+    "    registered.send(app, user=1)\n"
+    "    return ''\n"
+)
+
+
+def test_a_receiver_of_a_signal_the_view_sends_moves_at_its_own_site_only(tmp_path: Path) -> None:
+    """A blinker receiver runs inside ``registered.send(...)``: apply rewrote that call into
+    ``registered.send.enqueue(...)`` (no such attribute: the request would break). The
+    receiver moves where it is connected; the send stays, with the reason."""
+    for name, text in {
+        "app/__init__.py": "",
+        "app/signals.py": BLINKER_SIGNALS,
+        "app/views.py": FLASK_VIEWS,
+    }.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    inventory = scan(tmp_path, use_cache=False, jobs=1)
+    result = plan_apply(tmp_path, inventory, scanner=None)
+    by_pattern = {o.site.pattern: o for o in result.outcomes}
+    sent = by_pattern[Pattern.DIRECT_CALL]
+    assert sent.site.run_inside == "registered.send"
+    assert sent.status is Status.SKIPPED, sent
+    assert "a signal receiver run inside `registered.send(...)`" in sent.reason
+    assert by_pattern[Pattern.SIGNAL_RECEIVER].status is Status.REWRITTEN
+    assert "send.enqueue" not in result.diff
