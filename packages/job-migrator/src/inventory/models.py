@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 SCHEMA_VERSION = "1.8"
 # The oldest Inventory ``migrator apply`` acts on: an older one lacks facts its rules read
 # (a missing fact would read as "nothing around the call"), so apply scans again instead.
-APPLY_SCHEMA = (1, 7)
+APPLY_SCHEMA = (1, 8)
 
 
 class Pattern(StrEnum):
