@@ -349,7 +349,7 @@ class CallGraph:
         inside = False
         if method in _CREATES and head.endswith(MANAGER):
             head, signals, inside = head.removesuffix(MANAGER), _SAVED, True
-        elif method == "save" and (form := self._form_model(head, call)) is not None:
+        elif method == "save" and (form := self._form_model(head, call, caller)) is not None:
             head, signals, inside = form, _SAVED, True
         elif method in _MODEL_SENDS:
             signals = _MODEL_SENDS[method]
@@ -362,12 +362,21 @@ class CallGraph:
             return None
         return model.name, signals, inside
 
-    def _form_model(self, head: str, call: CallInfo) -> str | None:
-        """``form.save()`` on a project ``ModelForm`` that inherits Django's ``save``: its
+    def _form_model(self, head: str, call: CallInfo, caller: FunctionInfo | None) -> str | None:
+        """``form.save()`` on a project ``ModelForm`` that inherits Django's ``save``, or
+        ``super().save()`` in a project form's own ``save`` that reaches Django's: its
         ``Meta.model``. None for ``save(commit=False)`` (nothing is saved), a form whose
         project classes define ``save`` (that override is what runs), or any other class."""
         if call.kwargs.get("commit") is False or (call.args and call.args[0] is False):
             return None
+        library = self.index.is_library(head) or head not in self.index.classes
+        if (
+            call.receiver_source == "super()"
+            and caller is not None
+            and caller.is_method
+            and library
+        ):
+            return self._meta_model(caller.qualname.rpartition(".")[0])
         found = self.index.resolve(head) if head else None
         if found is None or found.kind != SymbolKind.CLASS or self.index.is_library(found.name):
             return None
@@ -376,6 +385,16 @@ class CallGraph:
             if info is None or self.index.is_library(owner):
                 return None
             if "save" in info.methods:
+                return None
+            if info.form_model:
+                return info.form_model
+        return None
+
+    def _meta_model(self, cls: str) -> str | None:
+        """The ``Meta.model`` a project form class declares or inherits from a project base."""
+        for owner in self.index.mro(cls):
+            info = self.index.classes.get(owner)
+            if info is None or self.index.is_library(owner):
                 return None
             if info.form_model:
                 return info.form_model

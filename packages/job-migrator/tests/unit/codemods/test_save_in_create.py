@@ -46,11 +46,15 @@ MODELS = (
     "class SkillForm(forms.ModelForm):\n"
     "    class Meta:\n"
     "        model = Skill\n"
-    "        fields = ['name']\n"
+    "        fields = ['name']\n\n\n"
+    "class TidySkillForm(SkillForm):\n"
+    "    def save(self, commit=True):\n"
+    "        self.instance.name = self.instance.name.strip()\n"
+    "        return super().save(commit=commit)\n"
 )
 VIEWS = (
     "from django.http import HttpResponse\n\n"
-    "from app.models import Order, Plain, Skill, SkillForm\n\n\n"
+    "from app.models import Order, Plain, Skill, SkillForm, TidySkillForm\n\n\n"
     "def create_skill(request):\n"
     "    Skill.objects.create(name=request.POST['name'])\n"
     "    return HttpResponse('ok')\n\n\n"
@@ -65,6 +69,9 @@ VIEWS = (
     "    return HttpResponse('ok')\n\n\n"
     "def form_skill(request):\n"
     "    SkillForm(request.POST).save()\n"
+    "    return HttpResponse('ok')\n\n\n"
+    "def tidy_skill(request):\n"
+    "    TidySkillForm(request.POST).save()\n"
     "    return HttpResponse('ok')\n\n\n"
     "def draft_skill(request):\n"
     "    SkillForm(request.POST).save(commit=False)\n"
@@ -90,6 +97,7 @@ URLS = (
             "bulk_skills",
             "create_plain",
             "form_skill",
+            "tidy_skill",
             "draft_skill",
             "rename_skill",
             "create_order",
@@ -108,8 +116,8 @@ MOVED_VIEWS = VIEWS.replace(
     "    Skill.objects.create(name=request.POST['name'])\n",
     "    skill = Skill.objects.create(name=request.POST['name'])\n    fetch_skill(skill.name)\n",
 ).replace(
-    "from app.models import Order, Plain, Skill, SkillForm\n",
-    "from app.models import Order, Plain, Skill, SkillForm, fetch_skill\n",
+    "from app.models import Order, Plain, Skill, SkillForm, TidySkillForm\n",
+    "from app.models import Order, Plain, Skill, SkillForm, TidySkillForm, fetch_skill\n",
 )
 
 
@@ -143,6 +151,10 @@ def test_create_runs_the_models_own_save(tmp_path: Path) -> None:
         assert site.job == "app.models.Fetching.save", site  # the override, through the base
         assert site.run_inside == written, site
         assert site.arguments == []  # the create's keywords are not the job's arguments
+    # a form's own save calling Django's through super(): the model's save runs there
+    inner = sites["save"]  # the site in TidySkillForm.save, itself a form hook
+    assert (inner.job, inner.run_inside) == ("app.models.Fetching.save", "super().save")
+    assert sites["tidy_skill"].job == "app.models.TidySkillForm.save"
     # the model's own save called on the instance: the call is the job's
     assert sites["rename_skill"].job == "app.models.Fetching.save"
     assert sites["rename_skill"].run_inside == ""
