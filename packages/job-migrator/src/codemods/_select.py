@@ -296,7 +296,7 @@ def _run_inside(f: _Facts) -> _Decided:
         return None
     called = f"`{site.run_inside}(...)`"
     method = job.qualname.rsplit(".", 1)[-1]
-    if method in _SAVES:
+    if method in _service.SAVES:
         return _skip(
             site,
             f"the job is {job.qualname}, which Django runs inside {called}: that call is not "
@@ -307,13 +307,9 @@ def _run_inside(f: _Facts) -> _Decided:
     return _skip(
         site,
         f"the job is {job.qualname}, a signal receiver run inside {called} (the signal is sent "
-        "there): that call "
-        "is not the job's own, so it cannot be enqueued here; the receiver moves at its own "
-        "site, where it is connected",
+        "there): that call is not the job's own, so it cannot be enqueued here; the receiver "
+        "moves at its own site, where it is connected",
     )
-
-
-_SAVES = frozenset({"save", "asave", "save_base"})
 
 
 def _verdict(f: _Facts) -> _Decided:

@@ -312,7 +312,7 @@ def on_instance(site: CallSite, job: Job, project: Project) -> ArgumentCrossing 
             "worker would run this one; give the override the same `@job`, or call a "
             "module-level function, and apply again"
         )
-    if found.kind is Kind.MODEL and method in _SAVES:
+    if found.kind is Kind.MODEL and method in SAVES:
         return SAVED.format(written=written, head=head, type=found.type, method=method)
     if found.kind is Kind.MODEL:
         built = ", built here: an unsaved one falls back to a direct call" if found.built else ""
@@ -327,7 +327,7 @@ def on_instance(site: CallSite, job: Job, project: Project) -> ArgumentCrossing 
 
 _NOT_A_RECORD = "which is not a model, dataclass, pydantic or attrs class"
 # A model's own save: what it writes is the instance in memory, which a reference drops.
-_SAVES = frozenset({"save", "asave", "save_base"})
+SAVES = frozenset({"save", "asave", "save_base"})
 SAVED = (
     "bound method: `{written}` saves `{head}` (an instance of {type}) as the caller holds it: a model "
     "instance crosses by reference, so a worker would load the row as stored and save that, "

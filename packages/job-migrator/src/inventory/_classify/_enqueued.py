@@ -29,11 +29,11 @@ from collections.abc import Callable
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._index import SymbolIndex, SymbolKind
 from inventory._classify._trace import Trace
-from inventory._classify._verdict import NONE, Enqueues, TaskVerdict
+from inventory._classify._verdict import NONE, Enqueues, Verdict
 from inventory.models import EffectKind, Idempotency
 
 # ``decide`` as ``_jobs`` binds it: (task, the enqueues taken as settled) -> its verdict
-Decide = Callable[[str, Enqueues], TaskVerdict]
+Decide = Callable[[str, Enqueues], Verdict]
 # a closure of tasks -> its idempotent tasks, and its unknown ones with the calls each
 # could not follow
 _Decided = tuple[frozenset[str], dict[str, tuple[str, ...]]]

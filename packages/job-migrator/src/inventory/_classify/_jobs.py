@@ -9,7 +9,7 @@ from inventory._classify._enqueued import EnqueuedTasks
 from inventory._classify._index import SymbolIndex
 from inventory._classify._tasks import DJANGO_TASK_DECORATORS
 from inventory._classify._trace import location
-from inventory._classify._verdict import Enqueues, TaskVerdict, decide
+from inventory._classify._verdict import Enqueues, Verdict, decide
 from inventory.config import JobSetting, ScanConfigError, key_mismatch
 from inventory.models import Evidence, Job
 from inventory.summary import FunctionInfo
@@ -33,11 +33,10 @@ def build_job(
         if mismatch:
             raise ScanConfigError(mismatch)
 
-    def task_verdict(task: str, enqueues: Enqueues) -> TaskVerdict:
+    def task_verdict(task: str, enqueues: Enqueues) -> Verdict:
         own = index.functions[task]
         traced = analysis.traces(task)
-        found = decide(task, own.params, traced, settings.get(task), enqueues)
-        return TaskVerdict(found.idempotency, found.unexplained)
+        return decide(task, own.params, traced, settings.get(task), enqueues)
 
     verdict = decide(fn.qualname, fn.params, traces, setting, enqueued.of(traces, task_verdict))
     return Job(

@@ -121,12 +121,6 @@ class Enqueues:
     gaps: dict[str, tuple[str, ...]]  # an unknown task -> the calls it could not follow
 
 
-@dataclass(frozen=True)
-class TaskVerdict:
-    idempotency: Idempotency
-    unexplained: tuple[UnexplainedCall, ...]
-
-
 NONE = Enqueues({}, {}, {})
 
 
