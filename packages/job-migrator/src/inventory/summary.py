@@ -320,6 +320,14 @@ class RawSite(BaseModel):
     target_kind: TargetKind
     target_source: str = ""
     unresolved_reason: str = ""
+    returned_from: str = Field(
+        default="",
+        description=(
+            "For a bound method '?.meth' target: the call whose result the receiver is "
+            "('m = make_manager(); Thread(target=m.run)' -> 'pkg.make_manager()'), for the "
+            "index to type, as CallInfo.returned_from."
+        ),
+    )
     enclosing_function: str | None = None
     handler: Framework | None = None
     result_used: bool = False

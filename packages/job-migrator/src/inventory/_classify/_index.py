@@ -140,6 +140,12 @@ RELATED_MANAGER = "django.db.models.fields.related_descriptors.RelatedManager"
 _RELATION_EDITS = frozenset({"add", "remove", "set", "clear"})
 
 
+def _made_by_call(name: str, value: str) -> bool:
+    """``manager = make_manager()`` at module level (``_prepass``): ``manager.run`` is a method
+    of what make_manager returns, but ``manager(...)`` calls that value, not make_manager."""
+    return value.endswith("()") and not name.endswith(")")
+
+
 def _element_of(returned: str) -> str:
     """The model whose rows iterating a returned queryset (``shop.Tag.objects``) gives."""
     if returned.endswith(MANAGER) and len(returned) > len(MANAGER):
@@ -578,7 +584,7 @@ class SymbolIndex:
             return self._member(local, tail) if tail else self._direct(local)
         summary = self.modules[module]
         for table in (summary.imports, summary.assignments):
-            if head in table:
+            if head in table and (tail or not _made_by_call(head, table[head])):
                 onward = ".".join([table[head], *tail])
                 self._via.setdefault(".".join([local, *tail]), onward)
                 return self.resolve(onward)

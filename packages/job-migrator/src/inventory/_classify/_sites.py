@@ -52,6 +52,7 @@ class SiteTarget:
 
 # Targets that name the callable the site runs: a lambda or a call result runs an
 # expression around it (``lambda: list(self.fetch())``), whose project calls would be lost.
+_TYPED_HERE = (SymbolKind.FUNCTION, SymbolKind.CLASS)
 _CALLABLE_REFS = frozenset({TargetKind.FUNCTION, TargetKind.PARTIAL, TargetKind.BOUND_METHOD})
 
 
@@ -70,7 +71,8 @@ def resolve_site(
         moved = moved_job(index, raw.target)  # no site unless it enqueues a queue_runtime @job
         return SiteTarget(moved) if moved else None
     if raw.target.startswith(_UNKNOWN):
-        return SiteTarget(None, _unknown_method(raw))
+        made = _method_of_returned(index, raw)
+        return SiteTarget(None, _unknown_method(raw)) if made is None else SiteTarget(made)
     handed = _handed_enqueue(index, raw.target)
     if handed is not None:
         return SiteTarget(handed, moved=True)
@@ -80,6 +82,10 @@ def resolve_site(
     found = index.resolve(raw.target)
     if found.kind == SymbolKind.EXTERNAL and found.name.endswith(_SIGNAL_SEND):
         return SiteTarget(None, _signal_sent(raw, receivers or {}))
+    if "()." in found.name and found.kind not in _TYPED_HERE:
+        # ``mailer.send`` with ``mailer = make_mailer()`` in another module, whose return the
+        # index cannot type: a method of an object of unknown type, as for a local
+        return SiteTarget(None, _unknown_method(raw))
     if raw.target_kind == TargetKind.THREAD_SUBCLASS:
         return _thread_subclass(index, found.name) if found.kind == SymbolKind.CLASS else None
     if found.kind == SymbolKind.FUNCTION:
@@ -182,11 +188,29 @@ def _is_model(index: SymbolIndex, cls: str) -> bool:
     return any(b not in index.classes and b.endswith(_MODEL_BASE) for b in index.mro(cls))
 
 
+def _method_of_returned(index: SymbolIndex, raw: RawSite) -> str | None:
+    """``m = make_manager(); Thread(target=m.run)`` (or ``m`` a module-level name bound so):
+    the project method ``run`` of the class the index knows ``make_manager`` returns (its
+    annotation, or the class every return builds), as a call ``m.run()`` is typed
+    (``_graph.CallGraph._on_returned``). None when the index does not name a project function."""
+    if not raw.returned_from or raw.target is None:
+        return None
+    method = raw.target.rsplit(".", 1)[-1]
+    found = index.resolve(f"{raw.returned_from}.{method}")
+    return found.name if found.kind == SymbolKind.FUNCTION else None
+
+
 def _unknown_method(raw: RawSite) -> str:
     """``lambda: instance.file.delete(False)``: say what is called, never the ``?.`` marker."""
     method = (raw.target or "").rsplit(".", 1)[-1]
     written = re.search(rf"([\w.()\[\]]+)\.{re.escape(method)}\s*\(", raw.target_source)
-    call = f"{written.group(1)}.{method}" if written else method
+    source = raw.target_source.strip()
+    if written:
+        call = f"{written.group(1)}.{method}"
+    elif re.fullmatch(rf"[\w.]+\.{re.escape(method)}", source):
+        call = source  # handed on uncalled: ``Thread(target=m.send)``
+    else:
+        call = method
     return (
         f"{call}: a method of an object whose type is not known here, so its work is not analysed"
     )

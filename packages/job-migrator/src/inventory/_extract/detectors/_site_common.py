@@ -129,6 +129,7 @@ def candidate(
         target=public_name(job.target, call.state.resolver.module) if job.target else None,
         target_kind=job.kind,
         target_source=job.source,
+        returned_from=public_name(job.returned, call.state.resolver.module) if job.returned else "",
         unresolved_reason=job.reason,
         enclosing_function=call.state.qualname,
         handler=call.state.handler,

@@ -13,6 +13,7 @@ names the manager (``TargetKind.YIELDED``), and the classifier looks up what it 
 from __future__ import annotations
 
 import ast
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -35,6 +36,7 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _MANAGERS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
 _FUNCTION_CALL = (ReceiverKind.NONE, ReceiverKind.MODULE)
 _ENTERED = "bound to what a with statement's context manager gives"
+_CALL_RESULT = re.compile(r"[\w.]+\(\)")  # ``pkg.make()``: what a named callable returns
 
 
 @dataclass(slots=True)
@@ -44,6 +46,9 @@ class JobTarget:
     source: str
     reason: str = ""
     arguments: list[Argument] = field(default_factory=list)  # bound by partial / lambda
+    # A bound method ``?.m`` of a receiver that is what a call returned (``m = make(); Thread(
+    # target=m.run)``): that call (``pkg.make()``), for the index to type (RawSite.returned_from).
+    returned: str = ""
 
 
 def job_target(node: ast.expr, resolver: Resolver, depth: int = 0) -> JobTarget:
@@ -86,7 +91,8 @@ def _reference(
         return _dynamic(source, f"'{source}' runs the function handed to it after it")
     resolved = resolver.expr(node)
     if isinstance(node, ast.Attribute) and resolved.receiver in _BOUND:
-        return JobTarget(resolved.target, TargetKind.BOUND_METHOD, source)
+        returned = resolved.returned if _CALL_RESULT.fullmatch(resolved.returned) else ""
+        return JobTarget(resolved.target, TargetKind.BOUND_METHOD, source, returned=returned)
     if resolved.receiver is ReceiverKind.UNKNOWN:
         return _dynamic(source, f"target '{source}' is only known at run time")
     return JobTarget(resolved.target, TargetKind.FUNCTION, source)

@@ -697,6 +697,21 @@ def _assign(
             # An instance stands for its class: ``mailer.send()`` elsewhere resolves to
             # ``Mailer.send``, the method that runs.
             summary.assignments[name] = public_name(binding.target, summary.module)
+        elif _made_by_call(binding, scope):
+            # ``manager = make_manager()``: the object the function returns, wherever the
+            # function is (its annotation, or the class every return builds), as a local
+            # ``m = make_manager()`` is; the index reads ``make_manager()`` in its module.
+            summary.assignments[name] = public_name(binding.target, summary.module)
+
+
+def _made_by_call(binding: Binding, scope: Scope) -> bool:
+    """A module-level name bound to what a named callable returns (``returned_by``)."""
+    return (
+        scope.kind is ScopeKind.MODULE
+        and binding.kind is BindingKind.OTHER
+        and binding.target.endswith("()")
+        and binding.target.count("()") == 1
+    )
 
 
 def _type_alias(value: ast.expr, resolver: Resolver, scope: Scope) -> Binding | None:
