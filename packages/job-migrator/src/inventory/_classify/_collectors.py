@@ -52,7 +52,8 @@ class Collectors:
         """Project classes some module instantiates at import (``collector = Collector()``)."""
         if self._singletons is None:
             found: set[str] = set()
-            for summary in self.index.modules.values():
+            # a copy: resolving a value may read a library module into the index
+            for summary in list(self.index.modules.values()):
                 for name, value in summary.assignments.items():
                     if name.endswith("()") or (name[:1].isupper() and not name.isupper()):
                         continue  # a function's return type, or ``Alias = SomeClass``

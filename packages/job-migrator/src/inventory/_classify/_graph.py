@@ -282,7 +282,8 @@ class CallGraph:
         each with the class its ``sender=`` names ("" for none, "?" for one not named)."""
         if self._receivers is None:
             found: dict[str, set[tuple[str, str]]] = {}
-            for summary in self.index.modules.values():
+            # a copy: resolving a target may read a library module into the index
+            for summary in list(self.index.modules.values()):
                 for site in summary.sites:
                     if site.pattern is not Pattern.SIGNAL_RECEIVER or not site.target:
                         continue
