@@ -82,12 +82,12 @@ def resolve_site(
     found = index.resolve(raw.target)
     if found.kind == SymbolKind.EXTERNAL and found.name.endswith(_SIGNAL_SEND):
         return SiteTarget(None, _signal_sent(raw, receivers or {}))
+    if raw.target_kind == TargetKind.THREAD_SUBCLASS:
+        return _thread_subclass(index, found.name) if found.kind == SymbolKind.CLASS else None
     if "()." in found.name and found.kind not in _TYPED_HERE:
         # ``mailer.send`` with ``mailer = make_mailer()`` in another module, whose return the
         # index cannot type: a method of an object of unknown type, as for a local
         return SiteTarget(None, _unknown_method(raw))
-    if raw.target_kind == TargetKind.THREAD_SUBCLASS:
-        return _thread_subclass(index, found.name) if found.kind == SymbolKind.CLASS else None
     if found.kind == SymbolKind.FUNCTION:
         receiver = index.functions.get(found.name)
         if raw.pattern == Pattern.SIGNAL_RECEIVER and receiver is not None and receiver.vetoes:

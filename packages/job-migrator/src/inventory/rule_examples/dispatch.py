@@ -144,6 +144,45 @@ EXAMPLES: list[RuleExample] = [
         "literal default, is an instance of that default class.",
     ),
     RuleExample(
+        title="a service object a factory function builds at import, its method in a thread",
+        files={
+            "portal/__init__.py": "",
+            "portal/notify.py": """
+                import requests
+
+                class Notifier:
+                    def post_event(self, event):
+                        requests.post("https://hooks.example.com", json={"event": event})
+
+                def make_notifier() -> Notifier:
+                    return Notifier()
+
+                notifier = make_notifier()
+            """,
+            "portal/views.py": """
+                import threading
+
+                from flask import Blueprint
+
+                from portal.notify import notifier
+
+                bp = Blueprint("accounts", __name__)
+
+                @bp.route("/forgot", methods=["POST"])
+                def forgot_password():
+                    threading.Thread(target=notifier.post_event, args=("reset",)).start()
+                    return "sent"
+            """,
+        },
+        job="portal.notify.Notifier.post_event",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="`notifier = make_notifier()` holds what `make_notifier` returns (its annotation, "
+        "or the class every return builds), so `notifier.post_event` handed to a thread, "
+        "here or in a function's local `n = make_notifier()`, is `Notifier.post_event`; a "
+        "factory whose returns differ leaves the site `unknown`.",
+    ),
+    RuleExample(
         title="a signal's send() runs the project's receivers of that signal",
         files={
             "shop/__init__.py": "",
