@@ -492,6 +492,16 @@ FACTORIES = {
     "django.apps.apps.get_app_config": "django.apps.config.AppConfig",
     "django.apps.registry.Apps.get_app_config": "django.apps.config.AppConfig",
     "requests.session": "requests.Session",
+    # urllib.parse: urlparse's and urlsplit's "return value is a named tuple" (ParseResult,
+    # SplitResult; urldefrag a DefragResult, the *b variants of bytes), whose _replace and
+    # geturl make new values: the catalogue's urllib.parse.* (nothing outside the value).
+    **{
+        f"urllib.parse.{f}": f"urllib.parse.{made}"
+        for f, made in (
+            *(("urlparse", "ParseResult"), ("urlsplit", "SplitResult")),
+            *(("urldefrag", "DefragResult"),),
+        )
+    },
     **_sqlalchemy(),
     **_http_responses(),
 }

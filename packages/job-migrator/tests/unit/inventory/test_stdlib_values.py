@@ -199,3 +199,44 @@ def test_a_zip_archive_is_judged_by_its_open_mode_as_open_is(scan_project: Scann
     assert jobs["archives.unpack"][:2] == (Idempotency.IDEMPOTENT, {EffectKind.FILE_WRITE})
     assert jobs["archives.list_members"][0] is Idempotency.IDEMPOTENT
     assert not jobs["archives.list_members"][1]
+
+
+URLS = """import threading
+from urllib.parse import urldefrag, urlparse, urlsplit
+
+import requests
+
+
+def health(url):
+    parsed = urlparse(url)
+    requests.get(parsed._replace(path="/health").geturl(), timeout=5)
+
+
+def canonical(url):
+    parts = urlsplit(url)
+    return parts._replace(query="", fragment="").geturl(), urldefrag(url).url
+
+
+def announce(url):
+    parts = urlsplit(url)
+    requests.post(parts._replace(path="/announce").geturl(), timeout=5)
+
+
+def view(request):
+    threading.Thread(target=health, args=(request.url,)).start()
+    threading.Thread(target=canonical, args=(request.url,)).start()
+    threading.Thread(target=announce, args=(request.url,)).start()
+"""
+
+
+def test_a_parsed_url_is_the_named_tuple_urllib_documents(scan_project: Scanner) -> None:
+    """urlparse / urlsplit return a ParseResult / SplitResult (named tuples): ``_replace``
+    and ``geturl`` make new values, so a job that only reads a URL built so is idempotent,
+    and the request it sends is still its effect."""
+    jobs = {j.qualname: j for j in scan_project({"urls.py": URLS}).jobs}
+    for name in ("urls.health", "urls.canonical"):
+        assert jobs[name].idempotency is Idempotency.IDEMPOTENT, jobs[name].unexplained
+    announce = jobs["urls.announce"]
+    assert not announce.unexplained
+    assert EffectKind.HTTP_POST in {e.kind for e in announce.effects}
+    assert announce.idempotency is not Idempotency.IDEMPOTENT
