@@ -444,6 +444,25 @@ PATH_CLASSES = frozenset(
     f"pathlib.{c}" for c in ("Path", "PurePath", "PosixPath", "WindowsPath", "PurePosixPath")
 )
 
+# What opens a file (``open(path, "w")``): the open call is the effect, judged by its mode
+# (the catalogue's ``builtins.open``); what it returns is a file object (``io.IOBase``),
+# whether bound (``f = open(p)``, ``with open(p) as f``) or called on at once
+# (``open(p).read()``): its methods are the catalogue's ``io.IOBase.*``.
+FILE_TYPE = "io.IOBase"
+FILE_OPENERS = frozenset(
+    {
+        "builtins.open",
+        "io.open",
+        "codecs.open",
+        "gzip.open",
+        "bz2.open",
+        "lzma.open",
+        "os.fdopen",
+        "pathlib.Path.open",
+    }
+    | {"tempfile.NamedTemporaryFile", "tempfile.TemporaryFile"}
+)
+
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
 FACTORIES = {
@@ -492,6 +511,16 @@ FACTORIES = {
     "django.apps.apps.get_app_config": "django.apps.config.AppConfig",
     "django.apps.registry.Apps.get_app_config": "django.apps.config.AppConfig",
     "requests.session": "requests.Session",
+    # Django's storage API: open(name, mode) "Opens the file given by name ... the returned
+    # file is guaranteed to be a File object" (docs.djangoproject.com, files/storage): its
+    # reads are the catalogue's django.core.files.base.File.*; the open's mode is the effect.
+    **{
+        f"django.core.files.storage.{owner}.open": "django.core.files.base.File"
+        for owner in (
+            *("default_storage", "Storage", "FileSystemStorage", "InMemoryStorage"),
+            *("base.Storage", "filesystem.FileSystemStorage", "memory.InMemoryStorage"),
+        )
+    },
     # urllib.parse: urlparse's and urlsplit's "return value is a named tuple" (ParseResult,
     # SplitResult; urldefrag a DefragResult, the *b variants of bytes), whose _replace and
     # geturl make new values: the catalogue's urllib.parse.* (nothing outside the value).

@@ -21,7 +21,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from inventory._extract._library import FACTORIES, library_attribute, typed_method
+from inventory._extract._library import (
+    FACTORIES,
+    FILE_OPENERS,
+    FILE_TYPE,
+    library_attribute,
+    typed_method,
+)
 from inventory._extract._scopes import KEYWORDS, Binding, BindingKind, ClassCtx, Scope
 from inventory._extract._source import SourceText
 from inventory.summary import ReceiverKind
@@ -440,6 +446,7 @@ class Resolver:
         returned = self.returns.get(inner.target)
         made = (
             FACTORIES.get(inner.target)
+            or (FILE_TYPE if inner.target in FILE_OPENERS else None)  # ``open(p).read()``
             or returned
             or (inner.target if capitalised(inner.target) else None)
             or row_model(inner.target)

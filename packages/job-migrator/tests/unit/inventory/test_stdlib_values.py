@@ -240,3 +240,55 @@ def test_a_parsed_url_is_the_named_tuple_urllib_documents(scan_project: Scanner)
     assert not announce.unexplained
     assert EffectKind.HTTP_POST in {e.kind for e in announce.effects}
     assert announce.idempotency is not Idempotency.IDEMPOTENT
+
+
+CHAINED_OPENS = """import threading
+
+from django.core.files.storage import default_storage
+
+
+def first_lines(path):
+    return open(path).readlines()
+
+
+def overwrite(path, data):
+    open(path, "w").write(data)
+
+
+def append(path, data):
+    open(path, "a").write(data)
+
+
+def stored(name):
+    return default_storage.open(name).read()
+
+
+def store_over(name, data):
+    default_storage.open(name, "w").write(data)
+
+
+def view(request):
+    threading.Thread(target=first_lines, args=(request.path,)).start()
+    threading.Thread(target=overwrite, args=(request.path, "x")).start()
+    threading.Thread(target=append, args=(request.path, "x")).start()
+    threading.Thread(target=stored, args=(request.path,)).start()
+    threading.Thread(target=store_over, args=(request.path, "x")).start()
+"""
+
+
+def test_a_file_opened_and_used_in_one_expression_is_judged_by_its_mode(
+    scan_project: Scanner,
+) -> None:
+    """``open(p).readlines()`` is a file object's read, as ``with open(p) as f: f.read()``
+    is (it was a gap); ``open(p, "w").write(d)`` writes the file anew, ``"a"`` appends. A
+    Django storage's ``open`` returns a File, read the same way, written by its mode."""
+    jobs = {
+        j.qualname.rsplit(".", 1)[-1]: (j.idempotency, {e.kind for e in j.effects}, j.unexplained)
+        for j in scan_project({"opens.py": CHAINED_OPENS}).jobs
+    }
+    assert jobs["first_lines"] == (Idempotency.IDEMPOTENT, set(), [])
+    assert jobs["stored"] == (Idempotency.IDEMPOTENT, set(), [])
+    assert jobs["overwrite"] == (Idempotency.IDEMPOTENT, {EffectKind.FILE_WRITE}, [])
+    assert jobs["store_over"] == (Idempotency.IDEMPOTENT, {EffectKind.FILE_WRITE}, [])
+    assert EffectKind.FILE_APPEND in jobs["append"][1]
+    assert jobs["append"][0] is not Idempotency.IDEMPOTENT

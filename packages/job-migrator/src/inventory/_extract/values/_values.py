@@ -7,6 +7,8 @@ from collections.abc import Iterable
 
 from inventory._extract._library import (
     FACTORIES,
+    FILE_OPENERS,
+    FILE_TYPE,
     ITERATES,
     NARROWING,
     PATH_CLASSES,
@@ -35,21 +37,6 @@ from inventory.summary import ReceiverKind
 
 _ORM_SHORTCUTS = frozenset({"django.shortcuts.get_object_or_404"})
 _SESSION_NAMES = frozenset({"session", "db", "db_session", "self.session", "self.db"})
-_FILE_OPENERS = frozenset(
-    {
-        "builtins.open",
-        "io.open",
-        "codecs.open",
-        "gzip.open",
-        "bz2.open",
-        "lzma.open",
-        "os.fdopen",
-        "pathlib.Path.open",
-    }
-    | {"tempfile.NamedTemporaryFile", "tempfile.TemporaryFile"}
-)
-
-
 # Literals and builtin constructors: a value of that builtin type, made right here.
 LITERALS: dict[type[ast.expr], str] = {
     ast.Dict: "builtins.dict",
@@ -268,8 +255,8 @@ def _binding_for_call(call: ast.Call, resolver: Resolver) -> Binding:
     handed = _narrowed(call, target, resolver)
     if handed:
         return Binding(BindingKind.INSTANCE, handed, call)
-    if target in _FILE_OPENERS or target == "?.open":  # open(...), path.open(...)
-        return Binding(BindingKind.FILE, "io.IOBase", call)
+    if target in FILE_OPENERS or target == "?.open":  # open(...), path.open(...)
+        return Binding(BindingKind.FILE, FILE_TYPE, call)
     model = orm_model(call, resolver, target)
     if model is not None:
         return Binding(BindingKind.ORM, model, call)
