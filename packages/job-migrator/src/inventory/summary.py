@@ -107,6 +107,20 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
         default_factory=dict,
         description="Keyword arguments that are such a parameter, as ``arg_params``.",
     )
+    arg_callables: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Positional arguments that name a function (a module-level def or an imported "
+            "one, ``run_with(post_hook, x)``): its dotted name, '' for the others; empty when "
+            "none is. What a callee calls through that parameter (``cb(x)``, or "
+            "``self.cb(x)`` after ``self.cb = cb``) is that function when every project "
+            "call agrees (``_classify/_arguments.py``)."
+        ),
+    )
+    kwarg_callables: dict[str, str] = Field(
+        default_factory=dict,
+        description="Keyword arguments that name a function, as ``arg_callables``.",
+    )
     result_used: bool = True
     returned_from: str = Field(
         default="",

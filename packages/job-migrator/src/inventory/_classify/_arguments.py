@@ -20,6 +20,12 @@ when:
   decorator other than ``staticmethod`` / ``classmethod``, and its name is never handed
   on as a value (``Thread(target=f)``, ``map(f, ...)``, a table of callables).
 
+A callable is typed the same way: where every project call hands a parameter one and the
+same project function (``run_with(post_hook, x)``, ``Runner(callback=post_hook)``), what the
+callee calls through it (``cb(x)``, or ``self._callback(x)`` after ``self._callback =
+callback``) is that function (``CallGraph.passed_callable``); two callers handing two
+functions leave the call only known at run time.
+
 Types flow through parameters handed on (``def a(o): b(o)``), up to ``_ROUNDS`` rounds:
 each round reads every call again with the types of the round before.
 """
@@ -31,7 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory._classify._index import CALLABLE, SymbolIndex, SymbolKind
 from inventory.models import CallSite, Pattern
 from inventory.summary import CallInfo, FunctionInfo, ReceiverKind
 
@@ -46,7 +52,7 @@ _CLASSES = (SymbolKind.CLASS, SymbolKind.EXTERNAL)
 # Sites whose job is run with arguments the scan does not read: a receiver is handed the
 # signal's (its ``instance`` is typed by the sender instead).
 _OPEN_SITES = frozenset({Pattern.SIGNAL_RECEIVER})
-Types = dict[str, dict[str, str]]  # function -> parameter -> class
+Types = dict[str, dict[str, str]]  # function -> parameter -> class (or CALLABLE + function)
 
 
 @dataclass
@@ -251,12 +257,20 @@ def _observe(
             continue  # ``Base.method(self, ...)``: ``self`` is typed by its class already
         declared = call.arg_types[position] if position < len(call.arg_types) else ""
         param = call.arg_params[position] if position < len(call.arg_params) else ""
-        seen.add(callee.params[at], _class(declared, index) or own.get(param, _UNTYPED))
+        named = call.arg_callables[position] if position < len(call.arg_callables) else ""
+        seen.add(
+            callee.params[at],
+            _class(declared, index) or _callable(named, index) or own.get(param, _UNTYPED),
+        )
     for name in call.kwargs:
         if name in callee.params:
             declared = call.kwarg_types.get(name, "")
             param = call.kwarg_params.get(name, "")
-            seen.add(name, _class(declared, index) or own.get(param, _UNTYPED))
+            named = call.kwarg_callables.get(name, "")
+            seen.add(
+                name,
+                _class(declared, index) or _callable(named, index) or own.get(param, _UNTYPED),
+            )
 
 
 def _class(name: str, index: SymbolIndex) -> str:
@@ -271,6 +285,18 @@ def _class(name: str, index: SymbolIndex) -> str:
     if made != name and _DOTTED.fullmatch(made) and index.resolve(made).kind == SymbolKind.CLASS:
         return index.resolve(made).name
     return _UNTYPED
+
+
+def _callable(name: str, index: SymbolIndex) -> str:
+    """``run_with(post_hook, x)``: ``CALLABLE`` + the project function the argument names
+    (``CallGraph.passed_callable`` reads it), "" for anything else (a library function's
+    work is not read here, a class is typed by ``_class``)."""
+    if not name:
+        return ""
+    found = index.resolve(name)
+    if found.kind != SymbolKind.FUNCTION or index.is_library(found.name):
+        return ""
+    return f"{CALLABLE}{found.name}"
 
 
 def _bound(call: CallInfo, callee: FunctionInfo) -> int | None:

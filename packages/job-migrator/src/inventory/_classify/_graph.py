@@ -24,6 +24,7 @@ from inventory._classify._guesses import (
     too_many_overrides,
 )
 from inventory._classify._index import (
+    CALLABLE,
     FIELD_VALUES,
     MANAGER,
     TABLE,
@@ -82,6 +83,7 @@ _Saved = tuple[str, tuple[str, ...], bool]
 _SAVING = _CREATES | _MODEL_SENDS.keys() | {"save"}
 _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
+_PARAMETER = "parameter "  # ``cb(x)`` on a parameter (``values._facts``)
 
 
 def dispatch_table(fact: Fact) -> list[str] | None:
@@ -115,6 +117,7 @@ class CallGraph:
         # function -> parameter -> class every project call passes (``_arguments``); a
         # sender's type above wins over it
         self._inferred: dict[str, dict[str, str]] = {}
+        self._callables: dict[str, dict[str, str]] = {}
         self.dispatch = SelfDispatch(index)
         self._site_lines: dict[str, set[int]] | None = None  # function -> its sites' lines
         # signal -> its project receivers, each with its sender filter ("" none, "?" unknown)
@@ -137,10 +140,38 @@ class CallGraph:
 
     def set_inferred(self, types: dict[str, dict[str, str]]) -> None:
         """Parameter types read from the callers (``_arguments.caller_types``); what was
-        resolved with the previous ones is forgotten."""
-        self._inferred = types
+        resolved with the previous ones is forgotten. A parameter handed a function
+        (``CALLABLE`` + its name) is kept apart: it holds a callable, not an instance."""
+        self._inferred = {
+            f: {p: c for p, c in params.items() if not c.startswith(CALLABLE)}
+            for f, params in types.items()
+        }
+        self._callables = {
+            f: {p: c.removeprefix(CALLABLE) for p, c in params.items() if c.startswith(CALLABLE)}
+            for f, params in types.items()
+        }
         self._targets.clear()
         self._called.clear()
+
+    def passed_callable(self, function: str, param: str) -> str | None:
+        """The project function every project call hands ``function``'s ``param``."""
+        return self._callables.get(function, {}).get(param)
+
+    def _held_callable(self, call: CallInfo, caller: FunctionInfo | None) -> str | None:
+        """``self._callback(x)`` where ``__init__`` did ``self._callback = callback`` and
+        every construction hands ``callback`` the same project function: that function."""
+        if caller is None or caller.class_name is None or call.receiver is not ReceiverKind.SELF:
+            return None
+        owner, _, attr = call.target.rpartition(".")
+        if self.index.method(owner, attr) is not None:
+            return None  # a method of the class: called as one
+        for cls in self.index.mro(owner):
+            info = self.index.classes.get(cls)
+            held = info.held_parameters.get(attr) if info else None
+            if held:
+                function, _, param = held.rpartition(":")
+                return self.passed_callable(function, param)
+        return None
 
     def parameter_type(self, function: str, param: str) -> str | None:
         """The class a parameter holds: the sender's for a receiver's ``instance``, else
@@ -515,6 +546,10 @@ class CallGraph:
         if fact.target.startswith(_NAMED):  # ``getattr(chats, f"send_to_{channel}")``
             owner, _, pattern = fact.target.removeprefix(_NAMED).partition(" ")
             return self.index.named_like(owner, pattern)
+        if fact.target.startswith(_PARAMETER):
+            # ``cb(x)`` on a parameter every project call hands one function
+            passed = self.passed_callable(qualname, fact.target.removeprefix(_PARAMETER))
+            return [passed] if passed else None
         summary = self.index.home.get(qualname)
         fn = self.index.functions.get(qualname)
         if summary is None or fn is None or fact.target in fn.params:
@@ -546,7 +581,8 @@ class CallGraph:
 
     def resolve_call(self, call: CallInfo, caller: FunctionInfo | None) -> CallTarget:
         name = (
-            self._through_attribute(call, caller)
+            self._held_callable(call, caller)
+            or self._through_attribute(call, caller)
             or self._typed_parameter(call, caller)
             or call.target
         )

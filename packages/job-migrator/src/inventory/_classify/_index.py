@@ -140,6 +140,12 @@ RELATED_MANAGER = "django.db.models.fields.related_descriptors.RelatedManager"
 _RELATION_EDITS = frozenset({"add", "remove", "set", "clear"})
 
 
+# A parameter every project call hands the same function (``run_with(post_hook, x)``), as
+# ``_arguments.caller_types`` types it: ``CALLABLE + "pkg.post_hook"`` (a callable, not an
+# instance of a class), so that ``cb(x)`` in the callee is a call of post_hook.
+CALLABLE = "def:"
+
+
 def _made_by_call(name: str, value: str) -> bool:
     """``manager = make_manager()`` at module level (``_prepass``): ``manager.run`` is a method
     of what make_manager returns, but ``manager(...)`` calls that value, not make_manager."""

@@ -8,7 +8,7 @@ from inventory._extract._resolve import Resolved, Resolver, public_name
 from inventory._extract._scopes import SPREAD, BindingKind
 from inventory._extract._source import SourceText, clean, span_of
 from inventory._extract.values._values import class_of
-from inventory.summary import CallInfo
+from inventory.summary import CallInfo, ReceiverKind
 
 Literal = str | int | float | bool | None
 EXPR = "<expr>"
@@ -69,11 +69,39 @@ def typed_arguments(node: ast.Call, resolver: Resolver, module: str, info: CallI
     info.arg_params = params if any(params) else []
     named = {k.arg: _parameter_of(k.value, resolver) for k in keywords}
     info.kwarg_params = {k: p for k, p in named.items() if k and p}
+    callables = [_callable_of(a, resolver, module) for a in node.args]
+    info.arg_callables = callables if any(callables) else []
+    named_callables = {k.arg: _callable_of(k.value, resolver, module) for k in keywords}
+    info.kwarg_callables = {k: c for k, c in named_callables.items() if k and c}
     spread = [k.value for k in node.keywords if k.arg is None]
     if len(spread) == 1 and isinstance(spread[0], ast.Name):
         known = resolver.scope.lookup(f"{spread[0].id}{SPREAD}")
         if known is not None:  # ``Model(**kw)`` with ``kw = {"name": n}`` in the function
             info.spread_keys = known.target.split(",") if known.target else []
+
+
+_NAMED_CALLABLES = (BindingKind.FUNCTION, BindingKind.IMPORT)
+
+
+def _callable_of(node: ast.expr, resolver: Resolver, module: str) -> str:
+    """``post_hook`` (a def of this module, or an imported name) or ``hooks.post`` (a
+    module's function): the dotted name of the function handed over; "" for anything else
+    (a class, a local, a parameter, a call, a bound method: what they hold is not named
+    here). The classifier checks the name is a project function."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return ""
+    binding = resolver.scope.lookup(root.id)
+    if binding is None or binding.kind not in _NAMED_CALLABLES:
+        return ""
+    if root is not node and binding.kind is not BindingKind.IMPORT:
+        return ""  # ``f.attr``: an attribute of a function, not a function
+    resolved = resolver.expr(node)
+    if resolved.receiver not in (ReceiverKind.NONE, ReceiverKind.MODULE) or not resolved.target:
+        return ""
+    return public_name(resolved.target, module)
 
 
 def _parameter_of(node: ast.expr, resolver: Resolver) -> str:

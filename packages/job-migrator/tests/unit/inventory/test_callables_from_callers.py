@@ -1,0 +1,129 @@
+"""A function handed over as an argument: ``cb(x)`` in the callee is that function.
+
+``apply_to(x, fn=post_hook)`` then ``fn(x)``, or ``Runner(post_hook)`` whose ``__init__``
+keeps ``self._callback = callback`` and a method calls ``self._callback(x)``: the call was
+"only known at run time" (a job reaching it `unknown`), although every project call hands
+the same project function. Typed from the callers as a parameter's class is
+(``_classify/_arguments.py``), under the same closed-world rules; callers that hand two
+different functions, or a value the scan cannot name, leave the call dynamic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inventory import EffectKind, Idempotency, Inventory
+
+Scanner = Callable[[dict[str, str]], Inventory]
+
+JOBS = """import threading
+
+import requests
+
+from app.hooks import post_hook, tidy
+
+
+def apply_to(x, fn):
+    return fn(x)
+
+
+def run_with(cb, x):
+    cb(x)
+
+
+class Runner:
+    def __init__(self, callback):
+        self._callback = callback
+
+    def run(self, x):
+        self._callback(x)
+
+
+def by_keyword(x):
+    apply_to(x, fn=post_hook)
+
+
+def by_position(x):
+    apply_to(x + 1, post_hook)
+
+
+def held(x):
+    Runner(post_hook).run(x)
+
+
+def posting(x):
+    run_with(post_hook, x)
+
+
+def tidying(x):
+    run_with(tidy, x)
+
+
+def view(request):
+    for_x = request.GET["x"]
+    threading.Thread(target=by_keyword, args=(for_x,)).start()
+    threading.Thread(target=by_position, args=(for_x,)).start()
+    threading.Thread(target=held, args=(for_x,)).start()
+    threading.Thread(target=posting, args=(for_x,)).start()
+    threading.Thread(target=tidying, args=(for_x,)).start()
+"""
+HOOKS = """import requests
+
+
+def post_hook(x):
+    requests.post("https://hooks.example.com", json={"x": x})
+
+
+def tidy(x):
+    return str(x).strip()
+"""
+
+
+def _jobs(
+    scan_project: Scanner, jobs: str = JOBS
+) -> dict[str, tuple[Idempotency, set[EffectKind]]]:
+    inventory = scan_project({"app/__init__.py": "", "app/jobs.py": jobs, "app/hooks.py": HOOKS})
+    return {
+        j.qualname.rsplit(".", 1)[-1]: (j.idempotency, {e.kind for e in j.effects})
+        for j in inventory.jobs
+    }
+
+
+def test_a_function_every_caller_hands_over_is_what_the_callee_calls(
+    scan_project: Scanner,
+) -> None:
+    jobs = _jobs(scan_project)
+    for name in ("by_keyword", "by_position"):
+        assert jobs[name] == (Idempotency.NON_IDEMPOTENT, {EffectKind.HTTP_POST}), name
+
+
+def test_a_function_kept_by_the_constructor_is_what_the_method_calls(
+    scan_project: Scanner,
+) -> None:
+    assert _jobs(scan_project)["held"] == (Idempotency.NON_IDEMPOTENT, {EffectKind.HTTP_POST})
+
+
+def test_callers_handing_different_functions_leave_the_call_dynamic(
+    scan_project: Scanner,
+) -> None:
+    # run_with gets post_hook from one caller and tidy from another: which runs depends on
+    # the caller, so neither job may borrow the other's function, nor be called idempotent
+    jobs = _jobs(scan_project)
+    assert jobs["posting"][0] is Idempotency.UNKNOWN
+    assert jobs["tidying"][0] is Idempotency.UNKNOWN
+    assert EffectKind.HTTP_POST not in jobs["tidying"][1]
+
+
+def test_a_caller_handing_what_the_scan_cannot_name_types_nothing(
+    scan_project: Scanner,
+) -> None:
+    jobs = JOBS + (
+        "\n\ndef dynamic(x, chosen):\n"
+        "    apply_to(x, fn=chosen)\n\n\n"
+        "def view2(request):\n"
+        "    threading.Thread(target=dynamic, args=(1, request.hook)).start()\n"
+    )
+    found = _jobs(scan_project, jobs)
+    # apply_to may now run whatever ``chosen`` is: by_keyword no longer knows it posts
+    assert found["by_keyword"][0] is Idempotency.UNKNOWN
+    assert found["dynamic"][0] is Idempotency.UNKNOWN
