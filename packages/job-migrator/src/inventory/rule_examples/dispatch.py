@@ -183,6 +183,49 @@ EXAMPLES: list[RuleExample] = [
         "factory whose returns differ leaves the site `unknown`.",
     ),
     RuleExample(
+        title="a function handed to a helper that calls it, or kept by a constructor",
+        files={
+            "portal/__init__.py": "",
+            "portal/hooks.py": """
+                import requests
+
+                def post_event(event):
+                    requests.post("https://hooks.example.com", json={"event": event})
+
+                class Retrying:
+                    def __init__(self, send):
+                        self._send = send
+
+                    def deliver(self, event):
+                        self._send(event)
+            """,
+            "portal/views.py": """
+                import threading
+
+                from flask import Blueprint
+
+                from portal.hooks import Retrying, post_event
+
+                bp = Blueprint("accounts", __name__)
+
+                def announce(event):
+                    Retrying(send=post_event).deliver(event)
+
+                @bp.route("/forgot", methods=["POST"])
+                def forgot_password():
+                    threading.Thread(target=announce, args=("reset",)).start()
+                    return "sent"
+            """,
+        },
+        job="portal.views.announce",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="Every project call of `Retrying` hands `send` the function `post_event`, so "
+        "`self._send(event)` (kept by `__init__`) is `post_event(event)`; the same for "
+        "`fn(x)` on a parameter. Callers handing different functions leave the call known "
+        "only at run time (`unknown`).",
+    ),
+    RuleExample(
         title="a signal's send() runs the project's receivers of that signal",
         files={
             "shop/__init__.py": "",
