@@ -249,6 +249,9 @@ def _observe(
             seen.add(param, _UNTYPED)
         return
     own = types.get(caller.qualname, {})
+    # A function calling itself with its own parameter in the same place adds no value the
+    # parameter could hold: its other callers decide it.
+    recursive = caller.qualname == callee.qualname
     for position in range(len(call.args)):
         at = offset + position
         if at >= callee.positional:
@@ -257,6 +260,8 @@ def _observe(
             continue  # ``Base.method(self, ...)``: ``self`` is typed by its class already
         declared = call.arg_types[position] if position < len(call.arg_types) else ""
         param = call.arg_params[position] if position < len(call.arg_params) else ""
+        if recursive and param == callee.params[at]:
+            continue  # ``walk(child, visit)`` in ``walk``: hands on what it was given
         named = call.arg_callables[position] if position < len(call.arg_callables) else ""
         seen.add(
             callee.params[at],
@@ -266,6 +271,8 @@ def _observe(
         if name in callee.params:
             declared = call.kwarg_types.get(name, "")
             param = call.kwarg_params.get(name, "")
+            if recursive and param == name:
+                continue
             named = call.kwarg_callables.get(name, "")
             seen.add(
                 name,

@@ -127,3 +127,24 @@ def test_a_caller_handing_what_the_scan_cannot_name_types_nothing(
     # apply_to may now run whatever ``chosen`` is: by_keyword no longer knows it posts
     assert found["by_keyword"][0] is Idempotency.UNKNOWN
     assert found["dynamic"][0] is Idempotency.UNKNOWN
+
+
+def test_a_recursive_helper_handing_on_its_own_parameter_keeps_the_callers_function(
+    scan_project: Scanner,
+) -> None:
+    """``walk(tree, visit)`` calls itself with ``visit`` for each child: that call hands on
+    what ``walk`` was given, so the function its one outside caller hands is what runs."""
+    jobs = (
+        "import threading\n\n"
+        "from app.hooks import post_hook\n\n\n"
+        "def walk(tree, visit):\n"
+        "    for child in tree.get('children', []):\n"
+        "        walk(child, visit)\n"
+        "    visit(tree.get('name'))\n\n\n"
+        "def announce(tree):\n"
+        "    walk(tree, post_hook)\n\n\n"
+        "def view(request):\n"
+        "    threading.Thread(target=announce, args=({'name': 'a'},)).start()\n"
+    )
+    found = _jobs(scan_project, jobs)
+    assert found["announce"] == (Idempotency.NON_IDEMPOTENT, {EffectKind.HTTP_POST})
