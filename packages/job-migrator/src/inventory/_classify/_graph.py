@@ -165,13 +165,8 @@ class CallGraph:
         owner, _, attr = call.target.rpartition(".")
         if self.index.method(owner, attr) is not None:
             return None  # a method of the class: called as one
-        for cls in self.index.mro(owner):
-            info = self.index.classes.get(cls)
-            held = info.held_parameters.get(attr) if info else None
-            if held:
-                function, _, param = held.rpartition(":")
-                return self.passed_callable(function, param)
-        return None
+        holder = self._holder(owner, attr)
+        return self.passed_callable(*holder) if holder else None
 
     def parameter_type(self, function: str, param: str) -> str | None:
         """The class a parameter holds: the sender's for a receiver's ``instance``, else
@@ -789,12 +784,18 @@ class CallGraph:
     def _held_parameter(self, cls: str, attr: str) -> str | None:
         """The class of ``self.attr`` set from a method's parameter (``ClassInfo.
         held_parameters``) in ``cls`` or a base, when the method's callers type it."""
+        holder = self._holder(cls, attr)
+        return self.parameter_type(*holder) if holder else None
+
+    def _holder(self, cls: str, attr: str) -> tuple[str, str] | None:
+        """The method and parameter ``self.attr`` is set from in ``cls`` or a base (``ClassInfo.
+        held_parameters``); None when the nearest class setting it sets it otherwise."""
         for owner in self.index.mro(cls):
             info = self.index.classes.get(owner)
             held = info.held_parameters.get(attr) if info else None
             if held:
                 function, _, param = held.rpartition(":")
-                return self.parameter_type(function, param)
+                return function, param
             if info is not None and attr in info.attributes:
                 return None
         return None

@@ -129,6 +129,19 @@ def test_a_caller_handing_what_the_scan_cannot_name_types_nothing(
     assert found["dynamic"][0] is Idempotency.UNKNOWN
 
 
+def test_a_lambda_or_a_bound_method_handed_by_another_caller_types_nothing(
+    scan_project: Scanner,
+) -> None:
+    for handed in ("lambda v: post_hook(v)", "Runner(tidy).run"):
+        jobs = JOBS + (
+            "\n\ndef other(x):\n"
+            f"    apply_to(x, {handed})\n\n\n"
+            "def view2(request):\n"
+            "    threading.Thread(target=other, args=(1,)).start()\n"
+        )
+        assert _jobs(scan_project, jobs)["by_keyword"][0] is Idempotency.UNKNOWN, handed
+
+
 def test_a_recursive_helper_handing_on_its_own_parameter_keeps_the_callers_function(
     scan_project: Scanner,
 ) -> None:
