@@ -146,7 +146,7 @@ _RELATION_EDITS = frozenset({"add", "remove", "set", "clear"})
 CALLABLE = "def:"
 
 
-def _made_by_call(name: str, value: str) -> bool:
+def _value_of_a_call(name: str, value: str) -> bool:
     """``manager = make_manager()`` at module level (``_prepass``): ``manager.run`` is a method
     of what make_manager returns, but ``manager(...)`` calls that value, not make_manager."""
     return value.endswith("()") and not name.endswith(")")
@@ -590,7 +590,7 @@ class SymbolIndex:
             return self._member(local, tail) if tail else self._direct(local)
         summary = self.modules[module]
         for table in (summary.imports, summary.assignments):
-            if head in table and (tail or not _made_by_call(head, table[head])):
+            if head in table and (tail or not _value_of_a_call(head, table[head])):
                 onward = ".".join([table[head], *tail])
                 self._via.setdefault(".".join([local, *tail]), onward)
                 return self.resolve(onward)

@@ -18,8 +18,9 @@ _VIEW = """
 """
 
 
-def _view(module: str, name: str, call: str) -> str:
-    return _VIEW.format(module=module, name=name, call=call)
+def _view(module: str, name: str, call: str, threaded: bool = False) -> str:
+    view = _VIEW.format(module=module, name=name, call=call)
+    return "\n    import threading\n" + view if threaded else view
 
 
 EXAMPLES: list[RuleExample] = [
@@ -159,20 +160,12 @@ EXAMPLES: list[RuleExample] = [
 
                 notifier = make_notifier()
             """,
-            "portal/views.py": """
-                import threading
-
-                from flask import Blueprint
-
-                from portal.notify import notifier
-
-                bp = Blueprint("accounts", __name__)
-
-                @bp.route("/forgot", methods=["POST"])
-                def forgot_password():
-                    threading.Thread(target=notifier.post_event, args=("reset",)).start()
-                    return "sent"
-            """,
+            "portal/views.py": _view(
+                "portal.notify",
+                "notifier",
+                'threading.Thread(target=notifier.post_event, args=("reset",)).start()',
+                threaded=True,
+            ),
         },
         job="portal.notify.Notifier.post_event",
         expected_verdict=V.NON_IDEMPOTENT,
