@@ -597,11 +597,26 @@ class CallGraph:
         if found.kind == SymbolKind.EXTERNAL or self.index.is_library(found.name):
             found = self._outside(call, name, found)
         elif found.kind == SymbolKind.MEMBER:
-            found = self._inherited(call, found)
+            found = self._called_instance(found) or self._inherited(call, found)
         runs = self._runs(found)
         if found.kind == SymbolKind.CLASS and runs is not None and self.explained(call, runs):
             runs = None  # ``Metric(...)``: a catalogued constructor (Django's Model.__init__)
         return CallTarget(call, found.name, found.kind, runs)
+
+    def _called_instance(self, found: Resolved) -> Resolved | None:
+        """``self.session(url)`` (or ``bot.session(url)``) where ``session`` is no method
+        but an instance attribute holding a project class's instance (``self.session =
+        Session()``, an annotation, or ``__init__``'s parameter every caller types): calling
+        an instance runs its class's ``__call__`` (the data model's ``type(x).__call__``).
+        None when the attribute's class is not known or defines no ``__call__``."""
+        owner, _, attr = found.name.rpartition(".")
+        if owner not in self.index.classes or self.index.method(owner, attr) is not None:
+            return None
+        cls = self.index.attribute_class(owner, attr) or self._held_parameter(owner, attr)
+        if cls is None or cls not in self.index.classes:
+            return None
+        runs = self.index.resolve(f"{cls}.__call__")
+        return runs if runs.kind == SymbolKind.FUNCTION else None
 
     def _inherited(self, call: CallInfo, found: Resolved) -> Resolved:
         """``self.bulk_create(...)`` in a ``models.Manager`` subclass: a method the project
