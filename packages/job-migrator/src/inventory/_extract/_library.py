@@ -463,6 +463,7 @@ FILE_OPENERS = frozenset(
     | {"tempfile.NamedTemporaryFile", "tempfile.TemporaryFile"}
 )
 
+MP_CONTEXT = "multiprocessing.context.BaseContext"
 # Library functions returning an instance of a known class, so that methods called on the
 # result resolve to what the effect catalogue matches (``PIL.Image.Image.save``).
 FACTORIES = {
@@ -472,6 +473,10 @@ FACTORIES = {
     **_REGEX,
     **_PATHS,
     **_SOCKETS,
+    # multiprocessing: get_context(method) "Return a context object which has the same
+    # attributes as the multiprocessing module" (its Process, Pool...).
+    "multiprocessing.get_context": MP_CONTEXT,
+    "multiprocessing.context.BaseContext.get_context": MP_CONTEXT,
     # contextvars: copy_context() "Returns a copy of the current Context object".
     "contextvars.copy_context": "contextvars.Context",
     # numpy's array creation routines (numpy.org/doc "Array creation routines") return an

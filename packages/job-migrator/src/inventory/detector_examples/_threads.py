@@ -244,6 +244,23 @@ def export(report_id):
     ),
     example(
         Pattern.PROCESS,
+        "Process of a start-method context",
+        [("app.render_report", F), ("app.render_report", F)],
+        "get_context() returns an object with the multiprocessing module's API: "
+        "its Process and Pool are the module's.",
+        """
+import multiprocessing
+
+def render_report(report_id): ...
+
+def export(report_id):
+    ctx = multiprocessing.get_context("spawn")
+    ctx.Process(target=render_report, args=(report_id,)).start()
+    multiprocessing.get_context().Process(target=render_report, args=(report_id,)).start()
+""",
+    ),
+    example(
+        Pattern.PROCESS,
         "Pool.apply_async on a module-level pool",
         [("app.rebuild_index", F)],
         "apply_async returns at once; nobody waits for the result here.",

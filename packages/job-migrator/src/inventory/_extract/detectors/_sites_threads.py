@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from inventory._extract._library import MP_CONTEXT
 from inventory._extract._resolve import Resolved, capitalised
 from inventory._extract._scopes import BindingKind
 from inventory._extract._state import Candidate, UseKind
@@ -33,6 +34,9 @@ CONSTRUCTORS = {
     "multiprocessing.Process": (Pattern.PROCESS, 1, "target", 3),
     "multiprocessing.context.Process": (Pattern.PROCESS, 1, "target", 3),
     "multiprocessing.process.BaseProcess": (Pattern.PROCESS, 1, "target", 3),
+    # a context (``multiprocessing.get_context("spawn")``) "has the same API as the
+    # multiprocessing module": its Process and Pool are the module's
+    f"{MP_CONTEXT}.Process": (Pattern.PROCESS, 1, "target", 3),
 }
 POOL_TYPES = frozenset(
     {
@@ -40,6 +44,7 @@ POOL_TYPES = frozenset(
         "multiprocessing.pool.Pool",
         "multiprocessing.pool.ThreadPool",
         "multiprocessing.dummy.Pool",
+        f"{MP_CONTEXT}.Pool",
     }
 )
 _POOL_WAITS = frozenset({"get", "wait"})
