@@ -24,7 +24,7 @@ from inventory._classify._spawned import Spawn, forgets_the_future, handed_root,
 from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import OPAQUE, REPEATS
-from inventory.models import Effect, EffectKind
+from inventory.models import Effect, EffectKind, Location
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, ReceiverKind, Span
 
 _AUGASSIGN = re.compile(r"\s*([\w.\[\]()]+?)\.(\w+)\s*(?:[-+*/%|&^]?=|$)")
@@ -668,7 +668,27 @@ def _post_process(traces: list[Found], fn: FunctionInfo) -> list[Found]:
     kinds = {t.effect.kind for t in traces}
     persisting = bool(kinds & _PERSISTING)
     new_rows = bool(kinds & _NEW_ROWS)
-    return [_refine(t, bumped, persisting, new_rows) for t in traces]
+    sleeps = [t.effect.location for t in traces if t.effect.kind == EffectKind.SLEEP]
+    return [_refine(t, bumped, persisting and not _jitter(t, sleeps), new_rows) for t in traces]
+
+
+def _jitter(trace: Found, sleeps: list[Location]) -> bool:
+    """A random value written inside a sleep's arguments (``time.sleep(0.5 +
+    random.random())``, ``await asyncio.sleep(random.uniform(1, 3))``): a back-off's
+    jitter, which decides when the function goes on and is stored nowhere."""
+    if trace.effect.kind != EffectKind.RANDOM_ID:
+        return False
+    at = trace.effect.location
+    return any(_inside(at, sleep) for sleep in sleeps if sleep.path == at.path)
+
+
+def _inside(inner: Location, outer: Location) -> bool:
+    """``inner`` lies within ``outer`` (both spans of one file), and is not ``outer`` itself."""
+    last = float("inf")  # a span without an end column reaches to the end of its line
+    end = (outer.end_line or outer.line, last if outer.end_column is None else outer.end_column)
+    inner_end = (inner.end_line or inner.line, inner.end_column or 0)
+    starts_after = (inner.line, inner.column) > (outer.line, outer.column)
+    return starts_after and inner_end <= end
 
 
 def repeats_on_retry(found: Found) -> bool:

@@ -86,6 +86,34 @@ EXAMPLES: list[RuleExample] = [
         },
     ),
     example(
+        "idempotent: a random back-off between attempts is stored nowhere",
+        """
+        import random
+        import time
+
+        from django.db import OperationalError
+        from shop.models import Ticket
+
+        def close(ticket_id):
+            for attempt in range(3):
+                try:
+                    Ticket.objects.filter(pk=ticket_id).update(status="closed")
+                    return
+                except OperationalError:
+                    time.sleep(0.5 * 2**attempt + random.random())
+        """,
+        "close",
+        V.IDEMPOTENT,
+        {K.DB_READ, K.DB_OVERWRITE, K.SLEEP, K.RANDOM_ID},
+        "A random value written inside a sleep's arguments is the back-off's jitter: it decides "
+        "when the next attempt runs and is stored nowhere, so the write beside it is judged on "
+        "its own. Bound to a name first (`delay = ...; time.sleep(delay)`), it still counts as "
+        "stored: the scan does not follow the name.",
+        more_files={
+            "shop/models.py": "from django.db import models\n\nclass Ticket(models.Model):\n    pass\n"
+        },
+    ),
+    example(
         "idempotent: super().hook() runs the base's empty hook, not a sibling's override",
         """
         from django.core.cache import cache
