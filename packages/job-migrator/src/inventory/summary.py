@@ -360,6 +360,12 @@ class RawSite(BaseModel):
         "'?' for a value the scan cannot name): a model's save() runs the receivers of "
         "post_save for that model and for none.",
     )
+    signal_to_confirm: bool = Field(
+        default=False,
+        description="A receiver connected (`@sig.connect`, `sig.connect(fn)`) to an object "
+        "imported from another module, which this file cannot type: a site only if the "
+        "classifier finds each of its `signals` to be a blinker signal where it is made.",
+    )
 
 
 class FileSummary(BaseModel):

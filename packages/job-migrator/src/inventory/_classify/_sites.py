@@ -25,6 +25,11 @@ from inventory._classify._target import CallTarget
 from inventory._classify._tasks import immediate_task
 from inventory._classify._trace import Trace, location
 from inventory._extract._resolve import MODEL_LOADED, USER_MODEL
+from inventory._extract.detectors._sites_signals import (
+    BLINKER_FACTORIES,
+    BLINKER_TYPES,
+    SIGNAL_TYPES,
+)
 from inventory.models import Argument, CallSite, EffectKind, Location, Pattern
 from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, Span, TargetKind
 
@@ -36,6 +41,7 @@ SLOW = frozenset(
 )
 UNKNOWN_JOB = "unknown"
 _UNKNOWN = "?."
+_SIGNAL_CLASSES = BLINKER_TYPES | SIGNAL_TYPES  # ``paid = Signal()``, blinker's or Django's
 _SIGNAL_SEND = (".Signal.send", ".Signal.send_robust", ".ModelSignal.send")
 _CONNECTED = re.compile(r"^(?:connected to|receiver of) ([\w.]+)")
 _THREAD = "threading.Thread"
@@ -63,6 +69,8 @@ def resolve_site(
 
     ``receivers``: signal name as written -> the receivers connected to it in the scan.
     """
+    if raw.signal_to_confirm and not all(_blinker_signal(index, s) for s in raw.signals or [""]):
+        return None  # ``@imported.connect``: not a signal where it is made
     if raw.target is None or raw.target_kind == TargetKind.DYNAMIC:
         return SiteTarget(None, raw.unresolved_reason or "the target is only known at run time")
     if raw.target_kind == TargetKind.YIELDED:
@@ -108,6 +116,22 @@ def resolve_site(
     if found.kind == SymbolKind.EXTERNAL:
         return SiteTarget(None, f"{found.name} is not defined in the scanned project")
     return SiteTarget(None, f"{found.name} could not be resolved to a project function")
+
+
+def _blinker_signal(index: SymbolIndex, name: str) -> bool:
+    """``app.events.order_paid``, imported where a receiver is connected to it, is a signal
+    where it is made: ``signal("order-paid")``, ``Namespace().signal(...)`` (blinker's or
+    Flask's), or an instance of blinker's ``Signal`` / ``NamedSignal`` or Django's ``Signal``."""
+    if not name:
+        return False
+    found = index.resolve(name)  # an instance resolves to its class, through re-exports
+    if found.name in _SIGNAL_CLASSES:
+        return True
+    # a value made by a call is no class to resolve to: read it where it is assigned
+    module, _, head = found.name.rpartition(".")
+    summary = index.modules.get(module)
+    made = summary.assignments.get(head, "") if summary is not None else ""
+    return made.endswith("()") and index.resolve(made[:-2]).name in BLINKER_FACTORIES
 
 
 def _handed_enqueue(index: SymbolIndex, target: str) -> str | None:

@@ -473,21 +473,27 @@ request_finished.connect(track, app)
     ),
     example(
         Pattern.SIGNAL_RECEIVER,
-        "A signal of another module connected in a Flask file",
-        [("app.dump_certificate", F)],
-        "The signal is made by a Namespace in another module, so its type is not known here; "
-        "in a Flask file, a lowercase imported object connected to one of the file's functions "
-        "is taken for a signal.",
+        "A signal of another module, connected by decorator or by hand",
+        [("app.dump_certificate", F), ("app.mail_receipt", F)],
+        "The signal is made in another module (by a Namespace, signal(name) or Signal()), so "
+        "its type is not known here. In a Flask file, a lowercase imported object connected "
+        "to one of the file's functions is taken for a signal; in any other file it is a "
+        "receiver to confirm, kept once the classifier finds the object is a signal where it "
+        "is made (a pool's or a client's own connect is then no site).",
         """
 from flask import current_app
 
 from vault.issuing import certificate_issued
+from shop.events import order_paid
 
 def dump_certificate(sender, certificate, **kwargs):
     current_app.logger.info("issued %s", certificate)
 
 def enable_dump():
     certificate_issued.connect(dump_certificate)
+
+@order_paid.connect
+def mail_receipt(sender, order_id, **kwargs): ...
 """,
     ),
     example(

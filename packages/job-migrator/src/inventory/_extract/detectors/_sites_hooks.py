@@ -14,6 +14,7 @@ from inventory._extract.detectors._sites_signals import (
     LIFECYCLE_SIGNALS,
     RECEIVER_DECORATORS,
     blinker_decorator,
+    imported_object,
     only_imports,
     sender_name,
     signal_names,
@@ -99,6 +100,9 @@ def decorator_site(
         sender=_decorated_sender(decorator, outer.resolver)
         if pattern is Pattern.SIGNAL_RECEIVER
         else "",
+        signal_to_confirm=pattern is Pattern.SIGNAL_RECEIVER
+        and blinker_decorator(decorator, outer.resolver, frameworks) is None
+        and _imported_connect(decorator, outer.resolver),
     )
 
 
@@ -130,6 +134,8 @@ def _decorator_kind(
     blinker = blinker_decorator(decorator, resolver, frameworks)
     if blinker is not None:
         return Pattern.SIGNAL_RECEIVER, blinker
+    if isinstance(decorator, ast.Attribute) and _imported_connect(decorator, resolver):
+        return Pattern.SIGNAL_RECEIVER, f"connected to {text.segment(decorator.value)}"
     if dotted in RECEIVER_DECORATORS:
         if _lifecycle_only(decorator):
             return None
@@ -137,6 +143,16 @@ def _decorator_kind(
     if scheduler_decorator(decorator, dotted):
         return Pattern.SCHEDULER, f"scheduled by {text.segment(decorator)}"
     return None
+
+
+def _imported_connect(decorator: ast.expr, resolver: Resolver) -> bool:
+    """``@order_paid.connect`` on an object imported from another module (see
+    ``imported_object``): a receiver once the classifier confirms the signal."""
+    return (
+        isinstance(decorator, ast.Attribute)
+        and decorator.attr == "connect"
+        and imported_object(decorator.value, resolver)
+    )
 
 
 def _lifecycle_only(decorator: ast.expr) -> bool:

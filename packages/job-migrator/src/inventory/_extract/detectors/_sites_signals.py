@@ -81,8 +81,13 @@ def signal_connect(call: CallSite) -> Candidate | None:
     if head.rpartition(".")[2] in LIFECYCLE_SIGNALS or head.startswith(_WORKER_SIGNALS):
         return None
     target_node = argument_node(node, 0, "receiver")
-    if target_node is None or not _connected_signal(call, target_node):
+    if target_node is None:
         return None
+    to_confirm = False
+    if not _connected_signal(call, target_node):
+        to_confirm = _unconfirmed_connect(call, target_node)
+        if not to_confirm:
+            return None
     if _vetoing_receiver(call, target_node):
         return None  # connect(check_quota): it only checks and raises, in the sender
     if _forwards(target_node, call):
@@ -94,7 +99,21 @@ def signal_connect(call: CallSite) -> Candidate | None:
     if isinstance(node.func, ast.Attribute):
         found.site.signals = signal_names(node.func.value, call.state.resolver)
     found.site.sender = sender_name(argument_node(node, 1, "sender"), call.state.resolver)
+    found.site.signal_to_confirm = to_confirm
     return found
+
+
+def _unconfirmed_connect(call: CallSite, receiver: ast.expr) -> bool:
+    """``order_paid.connect(audit)`` outside a Django or Flask file: an imported object
+    connected to one of this file's functions (blinker's ``connect(receiver, sender=ANY,
+    weak=True)``), left for the classifier to confirm as a signal."""
+    func = call.node.func
+    if not isinstance(func, ast.Attribute) or not isinstance(receiver, ast.Name):
+        return False
+    found = call.state.resolver.scope.lookup(receiver.id)
+    if found is None or found.kind is not BindingKind.FUNCTION:
+        return False
+    return imported_object(func.value, call.state.resolver)
 
 
 def _connect_via_call(call: CallSite) -> Candidate | None:
@@ -211,6 +230,19 @@ def _django_signal(call: CallSite, head: str) -> bool:
     # A project's own ``signals`` module, in a Django or Flask project.
     projects = any(f in call.frameworks for f in _SIGNAL_PROJECTS)
     return projects and ".signals." in head and not head.startswith("?")
+
+
+def imported_object(node: ast.expr, resolver: Resolver) -> bool:
+    """``order_paid`` in ``@order_paid.connect`` / ``order_paid.connect(fn)``: a lowercase
+    name imported from another module, whose type this file cannot see. Taken for a blinker
+    signal only once the classifier has read where it is made (``RawSite.signal_to_confirm``)."""
+    if not isinstance(node, ast.Name) or not node.id.islower():
+        return False
+    binding = resolver.expr(node).binding
+    if binding is None or binding.kind is not BindingKind.IMPORT:
+        return False
+    target = resolver.expr(node).target
+    return not target.startswith((*_NOT_DJANGO_SIGNALS, "django.", "?"))
 
 
 def _imported_signal(call: CallSite, receiver: ast.expr) -> bool:
