@@ -66,6 +66,7 @@ from codemods._types import (
 )
 from inventory.config import MigrationTarget
 from inventory.models import (
+    DISPATCHED,
     CallSite,
     EffectKind,
     Framework,
@@ -266,7 +267,7 @@ def _moved(f: _Facts) -> _Decided:
 
 
 def _unresolved(f: _Facts) -> _Decided:
-    if f.job is not None:
+    if f.job is not None and not f.site.unresolved_reason.startswith(DISPATCHED):
         return None
     return _skip(f.site, f.site.unresolved_reason or "the job this site runs is not resolved")
 

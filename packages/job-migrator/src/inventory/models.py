@@ -187,6 +187,12 @@ class Surroundings(BaseModel):
     )
 
 
+# ``CallSite.unresolved_reason`` of a direct call through a table of functions
+# (``ENGINES[name](x)``): the site's job is one value of the table, which the call does not
+# name, so ``migrator apply`` cannot enqueue it there.
+DISPATCHED = "called through "
+
+
 class CallSite(BaseModel):
     location: Location
     pattern: Pattern

@@ -84,6 +84,7 @@ _SAVING = _CREATES | _MODEL_SENDS.keys() | {"save"}
 _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 _PARAMETER = "parameter "  # ``cb(x)`` on a parameter (``values._facts``)
+_LOOKUP = "lookup "  # ``fn = TABLE.get(k); fn()`` (``values._facts.LOOKUP``)
 
 
 def dispatch_table(fact: Fact) -> list[str] | None:
@@ -541,6 +542,9 @@ class CallGraph:
         if fact.target.startswith(_NAMED):  # ``getattr(chats, f"send_to_{channel}")``
             owner, _, pattern = fact.target.removeprefix(_NAMED).partition(" ")
             return self.index.named_like(owner, pattern)
+        if fact.target.startswith(_LOOKUP):  # ``fn = TABLE.get(k); fn()``
+            values = self.index.table(fact.target.removeprefix(_LOOKUP))
+            return [f"{v[:-2]}.__call__" if v.endswith("()") else v for v in values or []] or None
         if fact.target.startswith(_PARAMETER):
             # ``cb(x)`` on a parameter every project call hands one function
             passed = self.passed_callable(qualname, fact.target.removeprefix(_PARAMETER))

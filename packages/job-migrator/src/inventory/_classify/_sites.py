@@ -30,8 +30,16 @@ from inventory._extract.detectors._sites_signals import (
     BLINKER_TYPES,
     SIGNAL_TYPES,
 )
-from inventory.models import Argument, CallSite, EffectKind, Location, Pattern
-from inventory.summary import CallInfo, FileSummary, FunctionInfo, RawSite, Span, TargetKind
+from inventory.models import DISPATCHED, Argument, CallSite, EffectKind, Location, Pattern
+from inventory.summary import (
+    CallInfo,
+    FactKind,
+    FileSummary,
+    FunctionInfo,
+    RawSite,
+    Span,
+    TargetKind,
+)
 
 K = EffectKind
 SLOW = frozenset(
@@ -334,6 +342,7 @@ def direct_call_sites(
             handler, path, t.call, job or UNKNOWN_JOB, _written(t)
         ).model_copy(update={"unresolved_reason": reason}),
     )
+    sites += _dispatched_sites(handler, path, graph, analysis, taken)
     inline = [
         t
         for t in analysis.traces(handler.qualname)
@@ -345,6 +354,50 @@ def direct_call_sites(
     if first is not None and call is not None:
         sites.append(_direct(handler, path, call, handler.qualname, first.api))
     return sites
+
+
+def _dispatched_sites(
+    handler: FunctionInfo,
+    path: str,
+    graph: CallGraph,
+    analysis: EffectAnalysis,
+    taken: list[Span],
+) -> list[CallSite]:
+    """``ENGINES[name](x)`` or ``fn = ENGINES.get(name); fn(x)`` in a handler, through a
+    module-level table of project functions: one site per function of the table that does
+    slow work, at that call. Which one runs is chosen at run time, so the call names none of
+    them: the site says so (``DISPATCHED``), and apply leaves it."""
+    sites: list[CallSite] = []
+    calls = {(c.span.line, c.span.column): c for c in handler.calls}
+    for fact in handler.facts:
+        values = (
+            graph.table_of(handler.qualname, fact)
+            if fact.kind is FactKind.DYNAMIC_DISPATCH
+            else None
+        )
+        call = calls.get((fact.span.line, fact.span.column))
+        if not values or call is None or _within(call.span, taken):
+            continue
+        functions = list(dict.fromkeys(f for f in graph.table_functions(values) if f))
+        analysis.analyse(functions)
+        slow = [f for f in functions if f != handler.qualname and _slow_call(graph, analysis, f)]
+        written = fact.text.partition("(")[0]
+        sites += [
+            _direct(handler, path, call, job, written).model_copy(
+                update={"unresolved_reason": _dispatched_reason(written, len(values), job)}
+            )
+            for job in slow
+        ]
+    return sites
+
+
+def _dispatched_reason(written: str, values: int, job: str) -> str:
+    name = job.rpartition(".")[2]
+    return (
+        f"{DISPATCHED}`{written}`: {name} is one of the {values} values of a table, chosen at "
+        f"run time, and the call names none of them; call `{name}(...)` by name where the "
+        "handler picks it (a statement of its own), then scan and apply again"
+    )
 
 
 def _within(span: Span | Location, outer: list[Span]) -> bool:

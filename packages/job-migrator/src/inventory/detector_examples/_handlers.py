@@ -172,6 +172,40 @@ class CaptchaField(forms.Field):
     ),
     example(
         Pattern.DIRECT_CALL,
+        "A handler calling through a table of functions",
+        [("app.speak_cloud", F), ("app.speak_cloud", F)],
+        "`ENGINES[name](...)`, or `fn = ENGINES.get(name)` then `fn(...)`, calls one value of "
+        "a module-level table, chosen at run time: each value doing slow work is a site at "
+        "that call (here only `speak_cloud`; the local engine is no slow work). The call "
+        "names none of them, so the site says so and `migrator apply` leaves it.",
+        """
+import requests
+from fastapi import APIRouter
+
+router = APIRouter()
+
+def speak_local(text):
+    return text.encode()
+
+def speak_cloud(text):
+    return requests.post("https://tts.example/speak", json={"text": text}).content
+
+ENGINES = {"local": speak_local, "cloud": speak_cloud}
+
+@router.post("/speech")
+def speech(engine: str, text: str):
+    return ENGINES[engine](text)
+
+@router.post("/speech2")
+def speech_checked(engine: str, text: str):
+    speak = ENGINES.get(engine)
+    if speak is None:
+        return None
+    return speak(text)
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
         "A function view whose form class is a parameter's default",
         [("app.ThemeForm.deploy", F)],
         "`form_class(request.POST)` builds the default, `ThemeForm`, unless a caller passes "

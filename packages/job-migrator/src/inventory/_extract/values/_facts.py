@@ -6,7 +6,7 @@ import ast
 import re
 from typing import TypeGuard
 
-from inventory._extract._resolve import Resolved, Resolver, dotted_source
+from inventory._extract._resolve import TABLE, Resolved, Resolver, dotted_source
 from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory._extract._source import Located, SourceText, clean, span_of
 from inventory.summary import Fact, FactKind, ReceiverKind
@@ -197,12 +197,20 @@ def dispatch_fact(
         target = f"parameter {func.id}" if func.id in params else f"variable {func.id}"
         if _is_getattr(bound) and func.id not in params:
             target = named_lookup(bound, resolver) or target  # ``fn = getattr(...); fn()``
+        elif func.id not in params and resolved.binding is not None:
+            # ``fn = TABLE.get(k); fn()``, ``fn = TABLE[k]; fn()``: one of the table's values
+            table = resolved.binding.target
+            target = f"{LOOKUP}{table}" if table.endswith(TABLE) else target
     else:
         return None
     return Fact(
         kind=FactKind.DYNAMIC_DISPATCH, span=span_of(node), text=text.segment(node), target=target
     )
 
+
+# ``fn = TABLE.get(k); fn()``: ``LOOKUP + "pkg.mod.TABLE[*]"``, the table (of this module, or
+# imported) a local was read from (``Resolver.table_lookup``); the call graph follows each value.
+LOOKUP = "lookup "
 
 # ``getattr(chats, f"send_to_{channel}")``: ``NAMED + "pkg.chats send_to_*"``, the functions
 # of a project module (or methods of ``self``'s class, ``"class:pkg.C"``) whose names fit the
