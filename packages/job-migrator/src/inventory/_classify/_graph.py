@@ -651,12 +651,27 @@ class CallGraph:
             typed = (known_type(found.name) if library else "") or self._made_session(call, method)
             if typed and self.explained(call, typed):
                 return CallTarget(call, typed, SymbolKind.EXTERNAL, None)
+            if library and self._project_made(call.returned_from) and "()" not in found.name:
+                # ``client = get_client(); client.post(...)`` with the project's
+                # ``def get_client() -> httpx.Client``: that class's method, as the same
+                # call written in one expression (``get_client().post(...)``) resolves
+                outside = self._outside(call, found.name, found)
+                return CallTarget(call, outside.name, outside.kind, self._runs(outside))
             found = self._read_producer(call, method, found)
             if found.kind != SymbolKind.FUNCTION:
                 return None
         if self.index.is_library(found.name):
             found = self._outside(call, found.name, found)
         return CallTarget(call, found.name, found.kind, self._runs(found))
+
+    def _project_made(self, returned_from: str) -> bool:
+        """``pkg.pool.get_client()``: a value a project function (or a project class's
+        method) returned, whose declared or built class the index has just read."""
+        head, called, _ = returned_from.partition("()")
+        if not called or not head:
+            return False
+        made = self.index.resolve(head)
+        return made.kind == SymbolKind.FUNCTION and not self.index.is_library(made.name)
 
     def _read_producer(self, call: CallInfo, method: str, found: Resolved) -> Resolved:
         """``pipe = r.pipeline(); pipe.hdel(k)`` with ``r: redis.asyncio.Redis``: the library

@@ -1,0 +1,100 @@
+"""A project function typed to return a library class: what its callers call on the value.
+
+``async def get_session() -> aiohttp.ClientSession`` in one module, then ``session = await
+get_session(); await session.post(url)`` in another: the scan resolved the call written in
+one expression (``get_client().post(...)``) but not through the local, so the POST was an
+unresolved ``?.post`` and a handler reaching only it was no site at all. The value is of
+the class the function declares (or builds in every return), as for a project class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inventory import EffectKind, Idempotency, Inventory
+
+Scanner = Callable[[dict[str, str]], Inventory]
+
+POOL = """import aiohttp
+import httpx
+
+_session = None
+
+
+async def get_session() -> aiohttp.ClientSession:
+    global _session
+    if _session is None:
+        _session = aiohttp.ClientSession()
+    return _session
+
+
+def get_client() -> httpx.Client:
+    return httpx.Client()
+
+
+def untyped_client():
+    return make_anything()
+
+
+class Service:
+    def client(self) -> httpx.Client:
+        return httpx.Client()
+"""
+
+JOBS = """import threading
+
+from app.pool import Service, get_client, get_session, untyped_client
+
+
+async def post_async(x):
+    session = await get_session()
+    await session.post("https://a.example.com", json={"x": x})
+
+
+def read_sync(x):
+    client = get_client()
+    return client.get(f"https://a.example.com/{x}")
+
+
+def from_method(x):
+    client = Service().client()
+    client.delete(f"https://a.example.com/{x}")
+
+
+def untyped(x):
+    client = untyped_client()
+    client.post("https://a.example.com", json={"x": x})
+
+
+def view(request):
+    threading.Thread(target=read_sync, args=(1,)).start()
+    threading.Thread(target=from_method, args=(1,)).start()
+    threading.Thread(target=untyped, args=(1,)).start()
+
+
+async def aview(request):
+    import asyncio
+
+    asyncio.create_task(post_async(1))
+"""
+
+
+def _jobs(scan_project: Scanner) -> dict[str, tuple[Idempotency, set[EffectKind]]]:
+    inventory = scan_project({"app/__init__.py": "", "app/pool.py": POOL, "app/jobs.py": JOBS})
+    return {
+        j.qualname.rsplit(".", 1)[-1]: (j.idempotency, {e.kind for e in j.effects})
+        for j in inventory.jobs
+    }
+
+
+def test_a_library_client_a_project_function_returns_is_that_class(scan_project: Scanner) -> None:
+    jobs = _jobs(scan_project)
+    assert jobs["post_async"] == (Idempotency.NON_IDEMPOTENT, {EffectKind.HTTP_POST})
+    assert jobs["read_sync"] == (Idempotency.IDEMPOTENT, {EffectKind.HTTP_GET})
+    assert jobs["from_method"] == (Idempotency.IDEMPOTENT, {EffectKind.HTTP_DELETE})
+
+
+def test_a_function_whose_return_is_not_known_leaves_the_call_unresolved(
+    scan_project: Scanner,
+) -> None:
+    assert _jobs(scan_project)["untyped"] == (Idempotency.UNKNOWN, set())
