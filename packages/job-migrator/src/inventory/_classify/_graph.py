@@ -85,6 +85,9 @@ _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 _PARAMETER = "parameter "  # ``cb(x)`` on a parameter (``values._facts``)
 _LOOKUP = "lookup "  # ``fn = TABLE.get(k); fn()`` (``values._facts.LOOKUP``)
+# Declared return classes whose attributes are not its methods: a module
+# (``async_import_module(...) -> ModuleType``: ``mod.get_info`` is the module's function).
+_OPEN = ("types.ModuleType.", "builtins.object.", "typing.Any.")
 
 
 def dispatch_table(fact: Fact) -> list[str] | None:
@@ -651,7 +654,8 @@ class CallGraph:
             typed = (known_type(found.name) if library else "") or self._made_session(call, method)
             if typed and self.explained(call, typed):
                 return CallTarget(call, typed, SymbolKind.EXTERNAL, None)
-            if library and self._project_made(call.returned_from) and "()" not in found.name:
+            typed_by_project = library and self._project_made(call.returned_from)
+            if typed_by_project and "()" not in found.name and not found.name.startswith(_OPEN):
                 # ``client = get_client(); client.post(...)`` with the project's
                 # ``def get_client() -> httpx.Client``: that class's method, as the same
                 # call written in one expression (``get_client().post(...)``) resolves

@@ -98,3 +98,21 @@ def test_a_function_whose_return_is_not_known_leaves_the_call_unresolved(
     scan_project: Scanner,
 ) -> None:
     assert _jobs(scan_project)["untyped"] == (Idempotency.UNKNOWN, set())
+
+
+def test_a_module_a_function_returns_keeps_its_own_functions(scan_project: Scanner) -> None:
+    """``mod = load_plugin() -> ModuleType``: ``mod.notify(x)`` is the module's function, no
+    method of ``ModuleType``; the call stays what it was (a gap the evidence names)."""
+    loader = (
+        "import importlib\nfrom types import ModuleType\n\n\n"
+        "def load_plugin(name) -> ModuleType:\n    return importlib.import_module(name)\n"
+    )
+    jobs = (
+        "import threading\n\nfrom app.loader import load_plugin\n\n\n"
+        "def notify(x):\n    plugin = load_plugin('app.plugin')\n    plugin.notify(x)\n\n\n"
+        "def view(request):\n    threading.Thread(target=notify, args=(1,)).start()\n"
+    )
+    inventory = scan_project({"app/__init__.py": "", "app/loader.py": loader, "app/jobs.py": jobs})
+    [job] = [j for j in inventory.jobs if j.qualname.endswith(".notify")]
+    assert job.idempotency is Idempotency.UNKNOWN
+    assert [u.call for u in job.unexplained] == ["plugin.notify"]
