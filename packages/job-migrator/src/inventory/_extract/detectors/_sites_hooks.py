@@ -101,8 +101,8 @@ def decorator_site(
         if pattern is Pattern.SIGNAL_RECEIVER
         else "",
         signal_to_confirm=pattern is Pattern.SIGNAL_RECEIVER
-        and blinker_decorator(decorator, outer.resolver, frameworks) is None
-        and _imported_connect(decorator, outer.resolver),
+        and _imported_connect(decorator, outer.resolver)
+        and blinker_decorator(decorator, outer.resolver, frameworks) is None,
     )
 
 
