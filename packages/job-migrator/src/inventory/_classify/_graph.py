@@ -85,9 +85,12 @@ _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 _PARAMETER = "parameter "  # ``cb(x)`` on a parameter (``values._facts``)
 _LOOKUP = "lookup "  # ``fn = TABLE.get(k); fn()`` (``values._facts.LOOKUP``)
-# Declared return classes whose attributes are not its methods: a module
-# (``async_import_module(...) -> ModuleType``: ``mod.get_info`` is the module's function).
-_OPEN = ("types.ModuleType.", "builtins.object.", "typing.Any.")
+# Declared classes whose instances' attributes are not methods of the class: a module
+# (``async_import_module(...) -> ModuleType``: ``mod.get_info`` is the module's function), a
+# namespace (``-> SimpleNamespace``), a base (``-> abc.ABC``, ``-> enum.Enum``), ``object`` or
+# ``Any``. The catalogue calls these modules pure (``types.*``); what is called on such a
+# value is the project's own callable, not theirs.
+_OPEN = ("types.", "typing.", "abc.", "enum.", "builtins.object.")
 
 
 def dispatch_table(fact: Fact) -> list[str] | None:
@@ -601,6 +604,10 @@ class CallGraph:
         found = self.index.resolve(name)
         if name.startswith(_LOADED):
             name = found.name  # a model looked up by name: what it resolved to is the name
+        if self._open_member(name, found.name):
+            # ``hooks = make_hooks()`` declared ``-> SimpleNamespace``, then ``hooks.send(x)``:
+            # the project's own callable, no method of the library class: a gap
+            return CallTarget(call, name, SymbolKind.EXTERNAL, None)
         if found.kind == SymbolKind.EXTERNAL or self.index.is_library(found.name):
             found = self._outside(call, name, found)
         elif found.kind == SymbolKind.MEMBER:
@@ -667,6 +674,15 @@ class CallGraph:
         if self.index.is_library(found.name):
             found = self._outside(call, found.name, found)
         return CallTarget(call, found.name, found.kind, self._runs(found))
+
+    def _open_member(self, written: str, resolved: str) -> bool:
+        """``written`` names a project value (``pkg.hooks.send``, ``pkg.make_hooks().send``)
+        that resolved to an attribute of an instance of an open class (``_OPEN``:
+        ``types.SimpleNamespace.send``), whose module the catalogue calls pure."""
+        if not resolved.startswith(_OPEN) or not self.index.in_project(written):
+            return False
+        owner = resolved.rpartition(".")[0]
+        return "." in owner and owner.rpartition(".")[2][:1].isupper()
 
     def _project_made(self, returned_from: str) -> bool:
         """``pkg.pool.get_client()``: a value a project function (or a project class's

@@ -116,3 +116,52 @@ def test_a_module_a_function_returns_keeps_its_own_functions(scan_project: Scann
     [job] = [j for j in inventory.jobs if j.qualname.endswith(".notify")]
     assert job.idempotency is Idempotency.UNKNOWN
     assert [u.call for u in job.unexplained] == ["plugin.notify"]
+
+
+def test_a_namespace_or_base_class_returned_types_no_method(scan_project: Scanner) -> None:
+    """``-> SimpleNamespace`` (or ``-> abc.ABC``, ``-> enum.Enum``): the value's attributes
+    are the project's own callables, not methods of that library class, whose module the
+    catalogue calls pure (``types.*``): ``hooks.send(x)`` must stay a gap, never a pure call."""
+    hooks = (
+        "import abc\nimport types\n\nimport requests\n\n\n"
+        "def make_hooks() -> types.SimpleNamespace:\n"
+        "    return types.SimpleNamespace(send=lambda x: requests.post('https://h.example', json=x))\n\n\n"
+        "def make_base() -> abc.ABC:\n    return build_anything()\n"
+    )
+    jobs = (
+        "import threading\n\nfrom app.hooks import make_base, make_hooks\n\n\n"
+        "def through_namespace(x):\n    hooks = make_hooks()\n    hooks.send(x)\n\n\n"
+        "def through_base(x):\n    base = make_base()\n    base.deliver(x)\n\n\n"
+        "def view(request):\n"
+        "    threading.Thread(target=through_namespace, args=(1,)).start()\n"
+        "    threading.Thread(target=through_base, args=(1,)).start()\n"
+    )
+    inventory = scan_project({"app/__init__.py": "", "app/hooks.py": hooks, "app/jobs.py": jobs})
+    verdicts = {j.qualname.rsplit(".", 1)[-1]: j.idempotency for j in inventory.jobs}
+    assert verdicts["through_namespace"] is Idempotency.UNKNOWN
+    assert verdicts["through_base"] is Idempotency.UNKNOWN
+
+
+def test_a_namespace_made_at_import_or_called_in_one_expression_is_no_pure_call(
+    scan_project: Scanner,
+) -> None:
+    """The same hole through the older paths: ``make_hooks().send(x)`` written in one
+    expression, and ``hooks = make_hooks()`` at module level imported elsewhere, were read as
+    ``types.SimpleNamespace.send`` (pure), so a job posting through them was `idempotent`."""
+    hooks = (
+        "import types\n\nimport requests\n\n\n"
+        "def make_hooks() -> types.SimpleNamespace:\n"
+        "    return types.SimpleNamespace(send=lambda x: requests.post('https://h.example', json=x))\n\n\n"
+        "hooks = make_hooks()\n"
+    )
+    jobs = (
+        "import threading\n\nfrom app.hooks import hooks, make_hooks\n\n\n"
+        "def inline(x):\n    make_hooks().send(x)\n\n\n"
+        "def module_level(x):\n    hooks.send(x)\n\n\n"
+        "def view(request):\n"
+        "    threading.Thread(target=inline, args=(1,)).start()\n"
+        "    threading.Thread(target=module_level, args=(1,)).start()\n"
+    )
+    inventory = scan_project({"app/__init__.py": "", "app/hooks.py": hooks, "app/jobs.py": jobs})
+    verdicts = {j.qualname.rsplit(".", 1)[-1]: j.idempotency for j in inventory.jobs}
+    assert verdicts == {"inline": Idempotency.UNKNOWN, "module_level": Idempotency.UNKNOWN}
