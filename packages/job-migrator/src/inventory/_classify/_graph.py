@@ -91,6 +91,7 @@ _LOOKUP = "lookup "  # ``fn = TABLE.get(k); fn()`` (``values._facts.LOOKUP``)
 # ``Any``. The catalogue calls these modules pure (``types.*``); what is called on such a
 # value is the project's own callable, not theirs.
 _OPEN = ("types.", "typing.", "abc.", "enum.", "builtins.object.")
+_QUALIFIERS = frozenset({"Final", "ClassVar", "Annotated"})
 
 
 def dispatch_table(fact: Fact) -> list[str] | None:
@@ -682,7 +683,9 @@ class CallGraph:
         if not resolved.startswith(_OPEN) or not self.index.in_project(written):
             return False
         owner = resolved.rpartition(".")[0]
-        return "." in owner and owner.rpartition(".")[2][:1].isupper()
+        cls = owner.rpartition(".")[2]
+        # ``__version__: Final = "1.2"``: a qualifier of the value's own type, not its class
+        return "." in owner and cls[:1].isupper() and cls not in _QUALIFIERS
 
     def _project_made(self, returned_from: str) -> bool:
         """``pkg.pool.get_client()``: a value a project function (or a project class's

@@ -165,3 +165,19 @@ def test_a_namespace_made_at_import_or_called_in_one_expression_is_no_pure_call(
     inventory = scan_project({"app/__init__.py": "", "app/hooks.py": hooks, "app/jobs.py": jobs})
     verdicts = {j.qualname.rsplit(".", 1)[-1]: j.idempotency for j in inventory.jobs}
     assert verdicts == {"inline": Idempotency.UNKNOWN, "module_level": Idempotency.UNKNOWN}
+
+
+def test_a_final_constant_keeps_its_own_methods(scan_project: Scanner) -> None:
+    """``__version__: Final = "1.2"``: ``Final`` qualifies the value's type (a str), it is
+    no open class: ``__version__.endswith(...)`` stays a pure call."""
+    const = 'from typing import Final\n\n__version__: Final = "2025.1.4"\n'
+    jobs = (
+        "import threading\n\nimport requests\n\nfrom app.const import __version__\n\n\n"
+        "def check(x):\n"
+        "    if __version__.endswith('dev'):\n        return\n"
+        "    requests.get('https://updates.example', params={'v': x})\n\n\n"
+        "def view(request):\n    threading.Thread(target=check, args=(1,)).start()\n"
+    )
+    inventory = scan_project({"app/__init__.py": "", "app/const.py": const, "app/jobs.py": jobs})
+    [job] = [j for j in inventory.jobs if j.qualname.endswith(".check")]
+    assert job.idempotency is Idempotency.IDEMPOTENT
