@@ -85,13 +85,11 @@ _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 _PARAMETER = "parameter "  # ``cb(x)`` on a parameter (``values._facts``)
 _LOOKUP = "lookup "  # ``fn = TABLE.get(k); fn()`` (``values._facts.LOOKUP``)
-# Declared classes whose instances' attributes are not methods of the class: a module
+# Declared classes whose instances' attributes say nothing of what they are: a module
 # (``async_import_module(...) -> ModuleType``: ``mod.get_info`` is the module's function), a
-# namespace (``-> SimpleNamespace``), a base (``-> abc.ABC``, ``-> enum.Enum``), ``object`` or
-# ``Any``. The catalogue calls these modules pure (``types.*``); what is called on such a
-# value is the project's own callable, not theirs.
-_OPEN = ("types.", "typing.", "abc.", "enum.", "builtins.object.")
-_QUALIFIERS = frozenset({"Final", "ClassVar", "Annotated"})
+# namespace (``-> SimpleNamespace``) or ``object``: what is called on such a value stays a
+# call on a receiver of unknown type.
+_OPAQUE = ("types.ModuleType.", "types.SimpleNamespace.", "builtins.object.")
 
 
 def dispatch_table(fact: Fact) -> list[str] | None:
@@ -605,10 +603,6 @@ class CallGraph:
         found = self.index.resolve(name)
         if name.startswith(_LOADED):
             name = found.name  # a model looked up by name: what it resolved to is the name
-        if self._open_member(name, found.name):
-            # ``hooks = make_hooks()`` declared ``-> SimpleNamespace``, then ``hooks.send(x)``:
-            # the project's own callable, no method of the library class: a gap
-            return CallTarget(call, name, SymbolKind.EXTERNAL, None)
         if found.kind == SymbolKind.EXTERNAL or self.index.is_library(found.name):
             found = self._outside(call, name, found)
         elif found.kind == SymbolKind.MEMBER:
@@ -663,7 +657,7 @@ class CallGraph:
             if typed and self.explained(call, typed):
                 return CallTarget(call, typed, SymbolKind.EXTERNAL, None)
             typed_by_project = library and self._project_made(call.returned_from)
-            if typed_by_project and "()" not in found.name and not found.name.startswith(_OPEN):
+            if typed_by_project and "()" not in found.name and not found.name.startswith(_OPAQUE):
                 # ``client = get_client(); client.post(...)`` with the project's
                 # ``def get_client() -> httpx.Client``: that class's method, as the same
                 # call written in one expression (``get_client().post(...)``) resolves
@@ -675,17 +669,6 @@ class CallGraph:
         if self.index.is_library(found.name):
             found = self._outside(call, found.name, found)
         return CallTarget(call, found.name, found.kind, self._runs(found))
-
-    def _open_member(self, written: str, resolved: str) -> bool:
-        """``written`` names a project value (``pkg.hooks.send``, ``pkg.make_hooks().send``)
-        that resolved to an attribute of an instance of an open class (``_OPEN``:
-        ``types.SimpleNamespace.send``), whose module the catalogue calls pure."""
-        if not resolved.startswith(_OPEN) or not self.index.in_project(written):
-            return False
-        owner = resolved.rpartition(".")[0]
-        cls = owner.rpartition(".")[2]
-        # ``__version__: Final = "1.2"``: a qualifier of the value's own type, not its class
-        return "." in owner and cls[:1].isupper() and cls not in _QUALIFIERS
 
     def _project_made(self, returned_from: str) -> bool:
         """``pkg.pool.get_client()``: a value a project function (or a project class's

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from inventory import EffectKind, Idempotency, Inventory
+from inventory._extract import extract_source
 
 Scanner = Callable[[dict[str, str]], Inventory]
 
@@ -175,6 +176,32 @@ def test_a_final_constant_keeps_its_own_methods(scan_project: Scanner) -> None:
         "import threading\n\nimport requests\n\nfrom app.const import __version__\n\n\n"
         "def check(x):\n"
         "    if __version__.endswith('dev'):\n        return\n"
+        "    requests.get('https://updates.example', params={'v': x})\n\n\n"
+        "def view(request):\n    threading.Thread(target=check, args=(1,)).start()\n"
+    )
+    inventory = scan_project({"app/__init__.py": "", "app/const.py": const, "app/jobs.py": jobs})
+    [job] = [j for j in inventory.jobs if j.qualname.endswith(".check")]
+    assert job.idempotency is Idempotency.IDEMPOTENT
+
+
+def test_final_and_classvar_with_a_type_are_that_type(scan_project: Scanner) -> None:
+    """``V: Final[str]`` and ``n: ClassVar[int]`` (PEP 591, 526) are a str and an int: a
+    qualifier is no class, so neither value is typed as ``typing.Final`` / ``ClassVar``
+    (whose methods the catalogue never lists) nor left untyped."""
+    const = (
+        "from typing import ClassVar, Final\n\n"
+        'CHANNEL: Final[str] = "stable"\n\n\n'
+        "class Limits:\n    retries: ClassVar[int] = 3\n    label: Final = 'x'\n"
+    )
+    summary = extract_source(const, "app/const.py", "app.const")
+    assert summary.assignments["CHANNEL"].endswith(".str")
+    [limits] = summary.classes
+    assert limits.attributes["retries"].endswith(".int")
+    assert "label" not in limits.attributes  # typed by nothing: a bare Final says no class
+    jobs = (
+        "import threading\n\nimport requests\n\nfrom app.const import CHANNEL\n\n\n"
+        "def check(x):\n"
+        "    if CHANNEL.upper() == 'DEV':\n        return\n"
         "    requests.get('https://updates.example', params={'v': x})\n\n\n"
         "def view(request):\n    threading.Thread(target=check, args=(1,)).start()\n"
     )

@@ -753,6 +753,15 @@ def _model_from_arg(call: ast.Call, resolver: Resolver) -> str:
 
 # Annotations that say nothing about the value: a receiver typed ``Any`` is untyped.
 _UNTYPED = frozenset({"typing.Any", "typing_extensions.Any", "builtins.object"})
+# Type qualifiers (PEP 526, 591, 593): ``x: Final = 3``, ``n: ClassVar[int]``,
+# ``Annotated[T, meta]`` say how a name is bound, not its class: ``Q[T]`` is a ``T``, and a
+# bare ``Final`` leaves the class to the value (``__version__: Final = "1.2"`` is a str).
+_QUALIFIERS = frozenset(
+    f"{module}.{name}"
+    for module in ("typing", "typing_extensions")
+    for name in ("Final", "ClassVar", "Annotated", "Optional", "Required", "NotRequired")
+    + ("ReadOnly",)
+)
 
 
 # SQLAlchemy 2's declarative annotations: ``config: Mapped[Config] = mapped_column(...)``
@@ -791,7 +800,7 @@ def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
         return annotation_type(node.left, resolver) or annotation_type(node.right, resolver)
     if isinstance(node, ast.Subscript):
         head = resolver.dotted(node.value) or ""
-        if head.endswith(("Optional", "Annotated")) or head in _MAPPED:
+        if head.endswith(("Optional", "Annotated")) or head in _MAPPED or head in _QUALIFIERS:
             args = type_args(node)
             return annotation_type(args[0], resolver) if args else ""
         return statement_class(head) if _generic_class(head) else ""
@@ -799,7 +808,7 @@ def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
         return ""
     found = resolver.dotted(node) or ""
     # ``query: Select`` with ``from sqlalchemy import Select``: the scan's statement name
-    return "" if found in _UNTYPED else statement_class(found)
+    return "" if found in _UNTYPED or found in _QUALIFIERS else statement_class(found)
 
 
 def _string_annotation(text: str, resolver: Resolver) -> str:
