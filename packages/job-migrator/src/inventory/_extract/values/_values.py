@@ -759,8 +759,15 @@ _UNTYPED = frozenset({"typing.Any", "typing_extensions.Any", "builtins.object"})
 _QUALIFIERS = frozenset(
     f"{module}.{name}"
     for module in ("typing", "typing_extensions")
-    for name in ("Final", "ClassVar", "Annotated", "Optional", "Required", "NotRequired")
-    + ("ReadOnly",)
+    for name in (
+        "Final",
+        "ClassVar",
+        "Annotated",
+        "Optional",
+        "Required",
+        "NotRequired",
+        "ReadOnly",
+    )
 )
 
 
