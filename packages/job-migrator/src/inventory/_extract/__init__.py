@@ -77,17 +77,25 @@ def parse_module(source: str, path: str = "<unknown>") -> ast.Module:
 
 
 def _parse(source: str, path: str) -> tuple[ast.Module, SourceText]:
-    """The tree, and the text it was parsed from: PEP 695 syntax rewritten on an older
-    interpreter (``_grammar``), lines and names kept, segments still cut from ``source``."""
+    """The tree, and the text it was parsed from: Python 3.12 syntax rewritten on an older
+    interpreter, lines kept: PEP 695 token by token (``_grammar``: names kept, segments
+    still cut from ``source``), else the whole file through libcst (``_lower``: a PEP 701
+    f-string reusing its quotes, which 3.11's tokenizer cannot even split)."""
     try:
         return ast.parse(source, filename=path), SourceText(source)
     except SyntaxError:
-        plain = normalised(source)
-        newer = rewrite(plain) if sys.version_info < (3, 12) else None
-        if newer is None:
+        if sys.version_info >= (3, 12):
             raise
-    try:
-        return ast.parse(newer[0], filename=path), SourceText(newer[0], plain, newer[1])
-    except SyntaxError:
-        pass
+    plain = normalised(source)
+    newer = rewrite(plain)
+    if newer is not None:
+        try:
+            return ast.parse(newer[0], filename=path), SourceText(newer[0], plain, newer[1])
+        except SyntaxError:
+            pass
+    from inventory._extract._lower import lower  # libcst, only on this failure path
+
+    lowered = lower(plain)
+    if lowered is not None:
+        return ast.parse(lowered, filename=path), SourceText(lowered)
     return ast.parse(source, filename=path), SourceText(source)  # raises the original error

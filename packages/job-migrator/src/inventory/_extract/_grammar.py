@@ -7,7 +7,9 @@ does not parse, although nothing the analyzer reads depends on type parameters.
 plain assignment, token by token, so every line keeps its number and every other
 token its column: the summary points at the real source. PEP 701 f-strings (a quote or a
 backslash reused inside an f-string's expression) become a plain string literal of
-the same lines: the file is read, that f-string's expressions are not.
+the same lines: the file is read, that f-string's expressions are not. Where tokens cannot
+do it (3.11's tokenizer splits an f-string reusing its quotes), ``_lower`` re-spells the
+whole file through libcst.
 """
 
 from __future__ import annotations

@@ -117,8 +117,9 @@ def _syntax_reason(exc: SyntaxError, text: str) -> str:
         return reason
     return (
         f"needs Python >= 3.12 to parse ({reason} under Python "
-        f"{sys.version_info.major}.{sys.version_info.minor}: a PEP 701 f-string reusing its "
-        "quotes inside its braces): run migrator under Python 3.12 or later"
+        f"{sys.version_info.major}.{sys.version_info.minor}, in a form the scan cannot "
+        "rewrite for it, such as a backslash or a comment inside an f-string's braces): "
+        "run migrator under Python 3.12 or later"
     )
 
 
