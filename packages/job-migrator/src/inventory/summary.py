@@ -52,6 +52,10 @@ class ReceiverKind(StrEnum):
     UNKNOWN = "unknown"  # ``obj.save()`` with obj of unknown type: ``target`` is ``?.save``
 
 
+# A call of a named function: ``send(x)``, or ``mail.send(x)`` of an imported module.
+FUNCTION_CALLS = (ReceiverKind.NONE, ReceiverKind.MODULE)
+
+
 # The pydantic mypy plugin gives __init__ a ``**kwargs`` that clashes with the ``kwargs``
 # field (pydantic/pydantic#3125); renaming the field would change the cached JSON.
 class CallInfo(BaseModel):  # type: ignore[no-redef]

@@ -8,7 +8,7 @@ from inventory._extract._resolve import Resolved, Resolver, public_name
 from inventory._extract._scopes import SPREAD, BindingKind
 from inventory._extract._source import SourceText, clean, span_of
 from inventory._extract.values._values import class_of
-from inventory.summary import CallInfo, ReceiverKind
+from inventory.summary import FUNCTION_CALLS, CallInfo
 
 Literal = str | int | float | bool | None
 EXPR = "<expr>"
@@ -99,7 +99,7 @@ def _callable_of(node: ast.expr, resolver: Resolver, module: str) -> str:
     if root is not node and binding.kind is not BindingKind.IMPORT:
         return ""  # ``f.attr``: an attribute of a function, not a function
     resolved = resolver.expr(node)
-    if resolved.receiver not in (ReceiverKind.NONE, ReceiverKind.MODULE) or not resolved.target:
+    if resolved.receiver not in FUNCTION_CALLS or not resolved.target:
         return ""
     return public_name(resolved.target, module)
 

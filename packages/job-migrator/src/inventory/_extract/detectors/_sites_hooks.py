@@ -81,7 +81,7 @@ def decorator_site(
     found = _decorator_kind(decorator, dotted, outer.resolver, frameworks)
     if found is None:
         return None
-    pattern, detail = found
+    pattern, detail, to_confirm = found
     if pattern is Pattern.SIGNAL_RECEIVER and only_imports(node):
         return None  # registration plumbing: imports a module so its tasks register
     function = f"{outer.resolver.scope.prefix}.{node.name}"
@@ -100,9 +100,7 @@ def decorator_site(
         sender=_decorated_sender(decorator, outer.resolver)
         if pattern is Pattern.SIGNAL_RECEIVER
         else "",
-        signal_to_confirm=pattern is Pattern.SIGNAL_RECEIVER
-        and _imported_connect(decorator, outer.resolver)
-        and blinker_decorator(decorator, outer.resolver, frameworks) is None,
+        signal_to_confirm=to_confirm,
     )
 
 
@@ -129,19 +127,21 @@ def _decorated_signals(decorator: ast.expr, resolver: Resolver) -> list[str]:
 
 def _decorator_kind(
     decorator: ast.expr, dotted: str, resolver: Resolver, frameworks: set[Framework]
-) -> tuple[Pattern, str] | None:
+) -> tuple[Pattern, str, bool] | None:
+    """The site's pattern, its detail, and whether the classifier must confirm the signal
+    (``@sig.connect`` on an object imported from another module)."""
     text = resolver.text
     blinker = blinker_decorator(decorator, resolver, frameworks)
     if blinker is not None:
-        return Pattern.SIGNAL_RECEIVER, blinker
+        return Pattern.SIGNAL_RECEIVER, blinker, False
     if isinstance(decorator, ast.Attribute) and _imported_connect(decorator, resolver):
-        return Pattern.SIGNAL_RECEIVER, f"connected to {text.segment(decorator.value)}"
+        return Pattern.SIGNAL_RECEIVER, f"connected to {text.segment(decorator.value)}", True
     if dotted in RECEIVER_DECORATORS:
         if _lifecycle_only(decorator):
             return None
-        return Pattern.SIGNAL_RECEIVER, f"receiver of {_signals(decorator, text)}"
+        return Pattern.SIGNAL_RECEIVER, f"receiver of {_signals(decorator, text)}", False
     if scheduler_decorator(decorator, dotted):
-        return Pattern.SCHEDULER, f"scheduled by {text.segment(decorator)}"
+        return Pattern.SCHEDULER, f"scheduled by {text.segment(decorator)}", False
     return None
 
 

@@ -24,7 +24,7 @@ from inventory._extract._source import SourceText, clean
 from inventory._extract.values._args import argument
 from inventory._extract.values._values import PARTIALS
 from inventory.models import Argument
-from inventory.summary import ReceiverKind, TargetKind
+from inventory.summary import FUNCTION_CALLS, ReceiverKind, TargetKind
 
 _BOUND = (ReceiverKind.SELF, ReceiverKind.INSTANCE, ReceiverKind.UNKNOWN)
 # ``Context.run(f, *args)`` calls ``f`` inside a copy of the context variables.
@@ -34,7 +34,6 @@ _LOCALS = (BindingKind.OTHER, BindingKind.CALLABLE)
 _MAX_DEPTH = 8  # local callables built from local callables...
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _MANAGERS = frozenset({"contextlib.contextmanager", "contextlib.asynccontextmanager"})
-_FUNCTION_CALL = (ReceiverKind.NONE, ReceiverKind.MODULE)
 _ENTERED = "bound to what a with statement's context manager gives"
 _CALL_RESULT = re.compile(r"[\w.]+\(\)")  # ``pkg.make()``: what a named callable returns
 
@@ -197,7 +196,7 @@ def _entered(
         assert isinstance(value, _Entered)
         call = value.manager
         resolved = resolver.expr(call.func) if isinstance(call, ast.Call) else None
-        if resolved is None or resolved.receiver not in _FUNCTION_CALL or not resolved.target:
+        if resolved is None or resolved.receiver not in FUNCTION_CALLS or not resolved.target:
             return _dynamic(source, f"{unknown}, {_ENTERED}: only known at run time")
         managers.add(resolved.target)
     if len(managers) > 1:
