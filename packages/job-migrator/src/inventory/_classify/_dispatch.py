@@ -184,6 +184,19 @@ _KEEPS = frozenset(
 )  # fmt: skip
 
 
+# Functions of the standard library that call their function argument here, in this
+# process (the docs of builtins, functools, itertools): ``list(map(notify, users))`` runs
+# ``notify`` for each user, although ``map`` shares its name with an executor's ``map``,
+# which hands the function to other threads (``_KEEPS``: a spawn site of its own).
+_CALLS_HERE = frozenset(
+    {
+        "map", "filter", "sorted", "min", "max",  # builtins, named as the catalogue names them
+        "functools.reduce", "itertools.starmap", "itertools.filterfalse",
+        "itertools.takewhile", "itertools.dropwhile", "itertools.groupby",
+        "itertools.accumulate",
+    }
+)  # fmt: skip
+
 # Names of APIs that register a function for an event (Flask's ``before_request``,
 # ``teardown_appcontext``, Starlette's ``add_event_handler``, asyncio's ``add_reader``...).
 _REGISTERING = ("add_", "on_", "before_", "after_", "teardown_", "register", "set_", "connect")
@@ -209,10 +222,14 @@ def callbacks(
             passed = handed_function(index, fn, spawn.written or "")
             found += [passed] if passed is not None and passed != fn.qualname else []
             continue
-        if _keeps(call.target):
+        here = target.name in _CALLS_HERE
+        if not here and _keeps(call.target):
             continue
         for source in [*call.arg_sources, *call.kwarg_sources.values()]:
-            passed = _project_function(index, fn, source)
+            # ``reduce(lambda acc, u: notify(u), users)``: what such a function calls runs
+            passed = (
+                handed_function(index, fn, source) if here else _project_function(index, fn, source)
+            )
             if passed is not None and passed != fn.qualname:
                 found.append(passed)
     return found

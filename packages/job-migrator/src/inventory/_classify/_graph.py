@@ -85,6 +85,7 @@ _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 _PARAMETER = "parameter "  # ``cb(x)`` on a parameter (``values._facts``)
 _LOOKUP = "lookup "  # ``fn = TABLE.get(k); fn()`` (``values._facts.LOOKUP``)
+_PARTIAL = "partial "  # ``partial(f, x)()`` (``values._facts.PARTIAL``)
 # Declared classes whose instances' attributes say nothing of what they are: a module
 # (``async_import_module(...) -> ModuleType``: ``mod.get_info`` is the module's function), a
 # namespace (``-> SimpleNamespace``) or ``object``: what is called on such a value stays a
@@ -550,6 +551,8 @@ class CallGraph:
         if fact.target.startswith(_LOOKUP):  # ``fn = TABLE.get(k); fn()``
             values = self.index.table(fact.target.removeprefix(_LOOKUP))
             return [f"{v[:-2]}.__call__" if v.endswith("()") else v for v in values or []] or None
+        if fact.target.startswith(_PARTIAL):  # ``partial(notify, user)()`` runs notify
+            return [fact.target.removeprefix(_PARTIAL)]
         if fact.target.startswith(_PARAMETER):
             # ``cb(x)`` on a parameter every project call hands one function
             passed = self.passed_callable(qualname, fact.target.removeprefix(_PARAMETER))

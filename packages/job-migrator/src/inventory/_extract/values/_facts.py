@@ -37,6 +37,10 @@ _QUEUE_NAMES = frozenset({"q", "inbox", "jobs", "tasks", "work", "events", "mess
 # retry's would be), like the imports at start-up; what the job then calls on the module is
 # a call of its own (a gap when the module's name is computed).
 _DYNAMIC_CALLS = frozenset({"builtins.eval", "builtins.exec"})
+# Library calls whose result, called, calls what their arguments name (their docs):
+# ``partial(notify, user)()`` runs ``notify``, ``methodcaller("deliver")(order)`` runs
+# ``order.deliver()``. The catalogue calls the first call pure; the second is a dispatch.
+_CALLING_RESULTS = frozenset({"functools.partial", "operator.methodcaller"})
 
 
 def sql_fact(text: str, node: Located) -> Fact | None:
@@ -190,6 +194,8 @@ def dispatch_fact(
         target = text.segment(func.value)
     elif resolved.target in _DYNAMIC_CALLS:
         target = resolved.target
+    elif isinstance(func, ast.Call) and _calling_result(func, resolver):
+        target = _partial_of(func, resolver) or text.segment(func)
     elif isinstance(func, ast.Name) and resolved.receiver is ReceiverKind.UNKNOWN:
         bound = resolved.binding.node if resolved.binding is not None else None
         if _is_getattr(bound) and _on_logger(bound, resolver):
@@ -206,6 +212,25 @@ def dispatch_fact(
     return Fact(
         kind=FactKind.DYNAMIC_DISPATCH, span=span_of(node), text=text.segment(node), target=target
     )
+
+
+def _calling_result(inner: ast.Call, resolver: Resolver | None) -> bool:
+    if resolver is None:
+        return False
+    return resolver.expr(inner.func).target in _CALLING_RESULTS
+
+
+# ``partial(notify, user)()``: ``PARTIAL + "pkg.mail.notify"``, the function the call runs,
+# which the call graph follows as a call of it.
+PARTIAL = "partial "
+
+
+def _partial_of(inner: ast.Call, resolver: Resolver | None) -> str:
+    if resolver is None or resolver.expr(inner.func).target != "functools.partial":
+        return ""
+    first = inner.args[0] if inner.args else None
+    named = resolver.dotted(first) if isinstance(first, ast.Name | ast.Attribute) else None
+    return f"{PARTIAL}{named}" if named else ""
 
 
 # ``fn = TABLE.get(k); fn()``: ``LOOKUP + "pkg.mod.TABLE[*]"``, the table (of this module, or
