@@ -420,4 +420,77 @@ EXAMPLES: list[RuleExample] = [
         "read as a class (PEP 8); an upper-case one (`HANDLERS[kind]`) stays an item of a "
         "table, whose values are followed as a table's are.",
     ),
+    RuleExample(
+        title="non_idempotent: a function handed to map(), reduce() or partial() runs here",
+        files={
+            "shop/__init__.py": "",
+            "shop/jobs.py": """
+                import functools
+
+                import requests
+
+                def post_receipt(order_id):
+                    requests.post("https://mail.example/send", json={"order": order_id})
+
+                def send_receipts(order_ids):
+                    list(map(post_receipt, order_ids))
+                    functools.reduce(lambda _, i: post_receipt(i), order_ids, None)
+                    functools.partial(post_receipt, order_ids[0])()
+            """,
+            "shop/views.py": """
+                import threading
+                from shop.jobs import send_receipts
+
+                def view(request):
+                    threading.Thread(target=send_receipts, args=([1, 2],)).start()
+            """,
+        },
+        job="shop.jobs.send_receipts",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="The builtins' `map`, `filter`, `sorted`, `min` and `max`, `functools.reduce` and "
+        "`itertools.starmap` and its kin call their function argument in this process (a "
+        "lambda's calls too), whereas an executor's `map` hands it to other threads (a spawn "
+        "site of its own); `partial(post_receipt, x)()` runs `post_receipt`, and "
+        '`operator.methodcaller("deliver")(order)` a method chosen by name, a gap.',
+    ),
+    RuleExample(
+        title="unknown: a value declared with a TypeVar (or Any, a Callable) has no typing methods",
+        files={
+            "shop/__init__.py": "",
+            "shop/jobs.py": """
+                from typing import TypeVar
+
+                ApiT = TypeVar("ApiT")
+
+                class Device:
+                    api: ApiT
+
+                    def refresh(self):
+                        self.api.auth()
+
+                device = Device()
+
+                def refresh_device(user_id):
+                    device.refresh()
+            """,
+            "shop/views.py": """
+                import threading
+                from shop.jobs import refresh_device
+
+                def view(request):
+                    threading.Thread(target=refresh_device, args=(request.user.id,)).start()
+            """,
+        },
+        job="shop.jobs.refresh_device",
+        expected_verdict=V.UNKNOWN,
+        expected_effect_kinds=set(),
+        why="The catalogue's typing, typing_extensions, types, abc and enum entries are "
+        "those modules' functions, the classes they make and those classes' own methods, "
+        "not every attribute of a value declared with one of them: `self.api.auth()` on a "
+        "`TypeVar`, a `Callable` called, a method of `Any` or of a `SimpleNamespace` run "
+        "the project's own code, which the declaration does not name. `Final`, `ClassVar` "
+        "and `Annotated` qualify a type (`Final[str]` is a str; a bare `Final` leaves the "
+        "class to the value).",
+    ),
 ]
