@@ -170,6 +170,14 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
             "of any subclass, so a subclass's override of the method may run."
         ),
     )
+    entered: str = Field(
+        default="",
+        description=(
+            "'with' or 'async with' when the call's result is the context manager of that "
+            "statement (``with Audit(order):``): the statement runs its class's ``__enter__`` "
+            "and ``__exit__`` (``__aenter__`` and ``__aexit__``), as the data model says."
+        ),
+    )
 
 
 class FactKind(StrEnum):

@@ -86,6 +86,8 @@ _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 _PARAMETER = "parameter "  # ``cb(x)`` on a parameter (``values._facts``)
 _LOOKUP = "lookup "  # ``fn = TABLE.get(k); fn()`` (``values._facts.LOOKUP``)
 _PARTIAL = "partial "  # ``partial(f, x)()`` (``values._facts.PARTIAL``)
+_ENTERED = ("__enter__", "__exit__")
+_ASYNC_ENTERED = ("__aenter__", "__aexit__")
 # Declared classes whose instances' attributes say nothing of what they are: a module
 # (``async_import_module(...) -> ModuleType``: ``mod.get_info`` is the module's function), a
 # namespace (``-> SimpleNamespace``) or ``object``: what is called on such a value stays a
@@ -196,9 +198,26 @@ class CallGraph:
                 if fn
                 else []
             )
-            found = frozenset([*called, *self.dispatched(qualname), *guessed, *handed])
+            entered = [m for t in self.targets(qualname) for m in self._entered(t)]
+            found = frozenset([*called, *self.dispatched(qualname), *guessed, *handed, *entered])
             self._called[qualname] = found
         return found
+
+    def _entered(self, target: CallTarget) -> list[str]:
+        """``with Audit(order):`` runs ``Audit.__enter__`` and ``Audit.__exit__`` (``async
+        with``: ``__aenter__`` and ``__aexit__``), inherited ones included, when the call
+        builds a project class; a library's context manager is the catalogue's matter."""
+        if not target.call.entered or target.kind != SymbolKind.CLASS:
+            return []
+        if not self.index.in_project(target.name) or self.index.is_library(target.name):
+            return []
+        names = _ASYNC_ENTERED if target.call.entered == "async with" else _ENTERED
+        found = [self.index.resolve(f"{target.name}.{name}") for name in names]
+        return [
+            r.name
+            for r in found
+            if r.kind == SymbolKind.FUNCTION and not self.index.is_library(r.name)
+        ]
 
     def sites_in(self, qualname: str) -> set[int]:
         """The lines of the job sites written in ``qualname``."""

@@ -493,4 +493,41 @@ EXAMPLES: list[RuleExample] = [
         "and `Annotated` qualify a type (`Final[str]` is a str; a bare `Final` leaves the "
         "class to the value).",
     ),
+    RuleExample(
+        title="non_idempotent: a project context manager's __exit__ runs at the end of the with",
+        files={
+            "shop/__init__.py": "",
+            "shop/jobs.py": """
+                import requests
+
+                class Ledger:
+                    def __init__(self, order_id):
+                        self.order_id = order_id
+
+                    def __enter__(self):
+                        return self
+
+                    def __exit__(self, *exc):
+                        requests.post("https://ledger.example/close", json={"order": self.order_id})
+
+                def settle(order_id):
+                    with Ledger(order_id):
+                        pass
+            """,
+            "shop/views.py": """
+                import threading
+                from shop.jobs import settle
+
+                def view(request):
+                    threading.Thread(target=settle, args=(request.user.id,)).start()
+            """,
+        },
+        job="shop.jobs.settle",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="`with Ledger(order_id):` runs `Ledger.__enter__` and `Ledger.__exit__` (the "
+        "data model; `async with`: `__aenter__` and `__aexit__`), an inherited one too, "
+        "when the call builds a project class; a library's context manager (`open`, "
+        "`transaction.atomic`, a lock) is the catalogue's matter, as before.",
+    ),
 ]

@@ -484,16 +484,24 @@ class FlowMixin(WalkerBase):
             self.state.loops[-1].broken = True
 
     def visit_with(self, node: ast.With | ast.AsyncWith) -> None:
+        statement = "async with" if isinstance(node, ast.AsyncWith) else "with"
         for item in node.items:
-            self._enter(item)
+            self._enter(item, statement)
         for stmt in node.body:
             self.visit(stmt)
 
-    def _enter(self, item: ast.withitem) -> None:
+    def _enter(self, item: ast.withitem, statement: str) -> None:
         expr, var = item.context_expr, item.optional_vars
         if isinstance(expr, ast.Call) and isinstance(var, ast.Name):
             self.mark(expr, UseKind.WITH, var.id)
+        before = len(self.state.calls)
         self.visit(expr)
+        if isinstance(expr, ast.Call):
+            # ``with Audit(order):``: the statement runs what the call made, entered and left
+            where = span_of(expr)
+            for info in self.state.calls[before:]:
+                if info.span == where:
+                    info.entered = statement
         if isinstance(var, ast.Name):
             binding = binding_for_value(expr, self.state.resolver)
             if binding.kind is BindingKind.INSTANCE:
