@@ -175,7 +175,9 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
         description=(
             "'with' or 'async with' when the call's result is the context manager of that "
             "statement (``with Audit(order):``): the statement runs its class's ``__enter__`` "
-            "and ``__exit__`` (``__aenter__`` and ``__aexit__``), as the data model says."
+            "and ``__exit__`` (``__aenter__`` and ``__aexit__``), as the data model says; "
+            "'for' or 'async for' when a loop iterates it (``__iter__`` and ``__next__``, "
+            "``__aiter__`` and ``__anext__``)."
         ),
     )
 

@@ -86,8 +86,13 @@ _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
 _PARAMETER = "parameter "  # ``cb(x)`` on a parameter (``values._facts``)
 _LOOKUP = "lookup "  # ``fn = TABLE.get(k); fn()`` (``values._facts.LOOKUP``)
 _PARTIAL = "partial "  # ``partial(f, x)()`` (``values._facts.PARTIAL``)
-_ENTERED = ("__enter__", "__exit__")
-_ASYNC_ENTERED = ("__aenter__", "__aexit__")
+# What a statement runs of the object a call made (the data model): ``with``, ``for``.
+_PROTOCOLS = {
+    "with": ("__enter__", "__exit__"),
+    "async with": ("__aenter__", "__aexit__"),
+    "for": ("__iter__", "__next__"),
+    "async for": ("__aiter__", "__anext__"),
+}
 # Declared classes whose instances' attributes say nothing of what they are: a module
 # (``async_import_module(...) -> ModuleType``: ``mod.get_info`` is the module's function), a
 # namespace (``-> SimpleNamespace``) or ``object``: what is called on such a value stays a
@@ -205,13 +210,14 @@ class CallGraph:
 
     def _entered(self, target: CallTarget) -> list[str]:
         """``with Audit(order):`` runs ``Audit.__enter__`` and ``Audit.__exit__`` (``async
-        with``: ``__aenter__`` and ``__aexit__``), inherited ones included, when the call
-        builds a project class; a library's context manager is the catalogue's matter."""
-        if not target.call.entered or target.kind != SymbolKind.CLASS:
+        with``: ``__aenter__`` and ``__aexit__``; ``for entry in Feed(url)``: ``__iter__``
+        and ``__next__``), inherited ones included, when the call builds a project class; a
+        library's context manager or iterator is the catalogue's matter."""
+        names = _PROTOCOLS.get(target.call.entered, ())
+        if not names or target.kind != SymbolKind.CLASS:
             return []
         if not self.index.in_project(target.name) or self.index.is_library(target.name):
             return []
-        names = _ASYNC_ENTERED if target.call.entered == "async with" else _ENTERED
         found = [self.index.resolve(f"{target.name}.{name}") for name in names]
         return [
             r.name

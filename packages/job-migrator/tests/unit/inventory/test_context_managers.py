@@ -1,8 +1,9 @@
 """A project class used as a ``with`` statement's context manager: its ``__enter__`` and
 ``__exit__`` run there (the data model: ``with Audit(order):`` calls
 ``type(mgr).__enter__(mgr)``, then ``__exit__``; ``async with``, ``__aenter__`` and
-``__aexit__``). The scan followed the constructor only, so a job whose lock, audit trail or
-unit of work posts or commits on entry or exit read `idempotent`.
+``__aexit__``), and one a ``for`` loop iterates runs its ``__iter__`` and ``__next__``. The
+scan followed the constructor only, so a job whose lock, audit trail or unit of work posts
+or commits on entry or exit, or whose feed acknowledges as it is read, was `idempotent`.
 """
 
 from __future__ import annotations
@@ -67,6 +68,20 @@ async def async_exit(x):
         pass
 
 
+class Feed:
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        requests.post("https://feed.example/ack")
+        raise StopIteration
+
+
+def iterated(x):
+    for entry in Feed():
+        print(entry)
+
+
 def read_file(path):
     with open(path) as f:
         return f.read()
@@ -76,6 +91,7 @@ def view(request):
     threading.Thread(target=audited, args=(1,)).start()
     threading.Thread(target=inherited_exit, args=(1,)).start()
     threading.Thread(target=read_file, args=("/tmp/x",)).start()
+    threading.Thread(target=iterated, args=(1,)).start()
 """
 
 TASKS = """import asyncio
@@ -94,7 +110,7 @@ def verdicts(scan_project: Scanner) -> dict[str, Idempotency]:
     return {j.qualname.rsplit(".", 1)[-1]: j.idempotency for j in inventory.jobs}
 
 
-@pytest.mark.parametrize("job", ["audited", "inherited_exit", "async_exit"])
+@pytest.mark.parametrize("job", ["audited", "inherited_exit", "async_exit", "iterated"])
 def test_what_a_context_manager_does_on_entry_or_exit_is_the_jobs(
     verdicts: dict[str, Idempotency], job: str
 ) -> None:

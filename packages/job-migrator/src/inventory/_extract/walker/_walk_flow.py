@@ -377,7 +377,11 @@ class FlowMixin(WalkerBase):
         if stream and self.in_function and not self.state.loops:  # read a stream to its end
             self.state.facts.append(stream_fact(node, self.text))
         self._iterate(node.iter, node.target)
+        before = len(self.state.calls)
         self.visit(node.iter)
+        if isinstance(node.iter, ast.Call):
+            # ``for entry in Feed(url):``: the loop runs what the call made, iterated
+            self._mark_entered(node.iter, before, "async for" if stream else "for")
         self._bind_unknown(node.target)
         self._bind_element(node.iter, node.target)
         self.visit(node.target)
@@ -498,10 +502,7 @@ class FlowMixin(WalkerBase):
         self.visit(expr)
         if isinstance(expr, ast.Call):
             # ``with Audit(order):``: the statement runs what the call made, entered and left
-            where = span_of(expr)
-            for info in self.state.calls[before:]:
-                if info.span == where:
-                    info.entered = statement
+            self._mark_entered(expr, before, statement)
         if isinstance(var, ast.Name):
             binding = binding_for_value(expr, self.state.resolver)
             if binding.kind is BindingKind.INSTANCE:
@@ -517,6 +518,14 @@ class FlowMixin(WalkerBase):
                 )
         if var is not None:
             self.visit(var)
+
+    def _mark_entered(self, call: ast.Call, before: int, statement: str) -> None:
+        """The call recorded for ``call`` since ``before``: its result is what ``statement``
+        (``with``, ``async with``, ``for``, ``async for``) enters or iterates."""
+        where = span_of(call)
+        for info in self.state.calls[before:]:
+            if info.span == where:
+                info.entered = statement
 
     def visit_import(self, node: ast.Import | ast.ImportFrom) -> None:
         scope = self.state.resolver.scope
