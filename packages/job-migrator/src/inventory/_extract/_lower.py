@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from typing import TypeVar
 
 import libcst as cst
 
@@ -86,20 +87,12 @@ class _Lowering(cst.CSTTransformer):
     def leave_FunctionDef(
         self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef
     ) -> cst.FunctionDef:
-        if updated_node.type_parameters is None:
-            return updated_node
-        return updated_node.with_changes(
-            type_parameters=None, whitespace_after_type_parameters=cst.SimpleWhitespace("")
-        )
+        return _without_type_parameters(updated_node)
 
     def leave_ClassDef(
         self, original_node: cst.ClassDef, updated_node: cst.ClassDef
     ) -> cst.ClassDef:
-        if updated_node.type_parameters is None:
-            return updated_node
-        return updated_node.with_changes(
-            type_parameters=None, whitespace_after_type_parameters=cst.SimpleWhitespace("")
-        )
+        return _without_type_parameters(updated_node)
 
     def leave_TypeAlias(
         self, original_node: cst.TypeAlias, updated_node: cst.TypeAlias
@@ -129,6 +122,18 @@ class _Lowering(cst.CSTTransformer):
                 parts = [_requoted(part, other) for part in updated_node.parts]
                 return updated_node.with_changes(parts=parts, start=head + other, end=other)
         raise _Unlowerable
+
+
+_Generic = TypeVar("_Generic", cst.FunctionDef, cst.ClassDef)
+
+
+def _without_type_parameters(node: _Generic) -> _Generic:
+    """``def first[T](...)`` / ``class Box[T]:`` without its type parameters (PEP 695)."""
+    if node.type_parameters is None:
+        return node
+    return node.with_changes(
+        type_parameters=None, whitespace_after_type_parameters=cst.SimpleWhitespace("")
+    )
 
 
 def _contents(

@@ -753,21 +753,14 @@ def _model_from_arg(call: ast.Call, resolver: Resolver) -> str:
 
 # Annotations that say nothing about the value: a receiver typed ``Any`` is untyped.
 _UNTYPED = frozenset({"typing.Any", "typing_extensions.Any", "builtins.object"})
-# Type qualifiers (PEP 526, 591, 593): ``x: Final = 3``, ``n: ClassVar[int]``,
-# ``Annotated[T, meta]`` say how a name is bound, not its class: ``Q[T]`` is a ``T``, and a
-# bare ``Final`` leaves the class to the value (``__version__: Final = "1.2"`` is a str).
+# Type qualifiers (PEP 526, 591, 593, 655, 705): ``x: Final = 3``, ``n: ClassVar[int]``,
+# ``Annotated[T, meta]``, ``Required[T]`` say how a name is bound, not its class: ``Q[T]`` is
+# a ``T``, and a bare ``Final`` leaves the class to the value (``__version__: Final = "1.2"``
+# is a str).
 _QUALIFIERS = frozenset(
     f"{module}.{name}"
     for module in ("typing", "typing_extensions")
-    for name in (
-        "Final",
-        "ClassVar",
-        "Annotated",
-        "Optional",
-        "Required",
-        "NotRequired",
-        "ReadOnly",
-    )
+    for name in ("Final", "ClassVar", "Annotated", "Required", "NotRequired", "ReadOnly")
 )
 
 
