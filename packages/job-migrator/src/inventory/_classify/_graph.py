@@ -93,6 +93,8 @@ _PROTOCOLS = {
     "for": ("__iter__", "__next__"),
     "async for": ("__aiter__", "__anext__"),
 }
+# What a generated ``__init__`` calls after setting the fields (dataclasses, attrs, pydantic).
+_POST_INIT = ("__post_init__", "__attrs_post_init__", "model_post_init")
 # Declared classes whose instances' attributes say nothing of what they are: a module
 # (``async_import_module(...) -> ModuleType``: ``mod.get_info`` is the module's function), a
 # namespace (``-> SimpleNamespace``) or ``object``: what is called on such a value stays a
@@ -203,7 +205,9 @@ class CallGraph:
                 if fn
                 else []
             )
-            entered = [m for t in self.targets(qualname) for m in self._entered(t)]
+            entered = [
+                m for t in self.targets(qualname) for m in (*self._entered(t), *self._post_init(t))
+            ]
             found = frozenset([*called, *self.dispatched(qualname), *guessed, *handed, *entered])
             self._called[qualname] = found
         return found
@@ -224,6 +228,17 @@ class CallGraph:
             for r in found
             if r.kind == SymbolKind.FUNCTION and not self.index.is_library(r.name)
         ]
+
+    def _post_init(self, target: CallTarget) -> list[str]:
+        """``Receipt(order_id)`` of a project dataclass: the ``__init__`` dataclasses write
+        calls ``__post_init__`` (attrs: ``__attrs_post_init__``, pydantic:
+        ``model_post_init``), when the project writes no ``__init__`` of its own."""
+        if target.kind != SymbolKind.CLASS or target.function is not None:
+            return []
+        if not self.index.in_project(target.name) or self.index.is_library(target.name):
+            return []
+        found = [self.index.method(target.name, hook) for hook in _POST_INIT]
+        return [f for f in found if f is not None and not self.index.is_library(f)]
 
     def sites_in(self, qualname: str) -> set[int]:
         """The lines of the job sites written in ``qualname``."""
