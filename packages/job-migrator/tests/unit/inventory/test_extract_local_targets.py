@@ -93,12 +93,25 @@ def test_partial_of_a_partial_numbers_positions_on() -> None:
     assert [(a.name, a.source) for a in site.arguments] == [("#0", "a"), ("#1", "b")]
 
 
+def test_context_run_handed_with_its_function_runs_it() -> None:
+    """``pool.submit(ctx.run, work, x)``: ``Context.run`` calls ``work(x)`` in the thread."""
+    site = _one(
+        """
+        def run(x):
+            ctx = contextvars.copy_context()
+            pool.submit(ctx.run, work, x)
+        """
+    )
+    assert (site.target, site.target_kind) == ("app.work", TargetKind.FUNCTION)
+    assert [a.source for a in site.arguments] == ["x"]
+
+
 def test_bare_context_run_is_not_the_job() -> None:
     site = _one(
         """
-        def run():
+        def run(jobs):
             ctx = contextvars.copy_context()
-            pool.submit(ctx.run, work)
+            pool.submit(ctx.run, *jobs)
         """
     )
     assert site.target_kind is TargetKind.DYNAMIC

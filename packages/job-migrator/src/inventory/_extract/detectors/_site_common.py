@@ -158,6 +158,6 @@ def evaluated_in_caller(node: ast.expr, job: JobTarget) -> bool:
     """``pool.submit(log(x))`` / ``Thread(target=f(x))``: the call runs in the caller at
     once and only its result (usually None) is handed over: a look-alike, not a hand-off.
     ``partial(f, x)`` resolves to ``f`` and ``getattr(o, name)`` stays a dynamic target."""
-    if not isinstance(node, ast.Call) or job.kind is not TargetKind.DYNAMIC:
-        return False
+    if not isinstance(node, ast.Call) or job.kind is not TargetKind.DYNAMIC or job.param:
+        return False  # ``partial(func, x)`` of a parameter: the wrapper's callable, handed over
     return not (isinstance(node.func, ast.Name) and node.func.id == "getattr")

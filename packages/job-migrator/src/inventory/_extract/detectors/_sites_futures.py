@@ -28,7 +28,12 @@ from inventory._extract.detectors._sites_schedulers import (
     partial_registration,
     registration_handed,
 )
-from inventory._extract.detectors._targets import JobTarget, call_arguments, job_target
+from inventory._extract.detectors._targets import (
+    JobTarget,
+    call_arguments,
+    job_target,
+    unwrap_runner,
+)
 from inventory.models import Pattern
 from inventory.summary import ReceiverKind, TargetKind
 
@@ -105,10 +110,13 @@ def executor_call(call: CallSite) -> Candidate | None:
     if note is None or target_node is None:
         return None
     resolver = call.state.resolver
+    rest = call.node.args[1:]
+    if call.method == "submit":  # ``pool.submit(ctx.run, f, x)`` runs f(x)
+        target_node, rest = unwrap_runner(target_node, rest, resolver)
     job = job_target(target_node, resolver)
     if evaluated_in_caller(target_node, job):
         return None
-    arguments = call_arguments(call.node.args[1:], call.node.keywords, resolver)
+    arguments = call_arguments(rest, call.node.keywords, resolver)
     found = candidate(Pattern.EXECUTOR_SUBMIT, call.node, job, call, arguments, note)
     found.waits, found.drop_when_waited, found.iterator = _FUTURE_WAITS, True, call.method == "map"
     return found
@@ -291,6 +299,8 @@ def thread_call(call: CallSite) -> Candidate | None:
         return scheduled  # sync_to_async(scheduler.add_job)(f): a registration, in a thread
     resolver = call.state.resolver
     _waits_by_reference(target_node, call)
+    if call.method == "run_in_executor":  # ``run_in_executor(None, ctx.run, f, x)`` runs f(x)
+        target_node, rest = unwrap_runner(target_node, rest, resolver)
     job = job_target(target_node, resolver)
     if evaluated_in_caller(target_node, job):
         return None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from inventory._extract._nodes import own_nodes
 from inventory._extract._resolve import Resolver, public_name
@@ -48,6 +48,11 @@ class JobTarget:
     # A bound method ``?.m`` of a receiver that is what a call returned (``m = make(); Thread(
     # target=m.run)``): that call (``pkg.make()``), for the index to type (RawSite.returned_from).
     returned: str = ""
+    # The parameter of the enclosing function the callable is or wraps (``func``,
+    # ``partial(func, x)``, ``lambda: ctx.run(func)``, a local bound to one of them): what
+    # makes the function a spawn wrapper, whose callers name the job (``_classify._wrappers``
+    # reads it from the source, written here rooted at the parameter).
+    param: str = ""
 
 
 def job_target(node: ast.expr, resolver: Resolver, depth: int = 0) -> JobTarget:
@@ -73,8 +78,10 @@ class _Entered:
     manager: ast.expr
 
 
-def _dynamic(source: str, reason: str, arguments: list[Argument] | None = None) -> JobTarget:
-    return JobTarget(None, TargetKind.DYNAMIC, source, reason, arguments or [])
+def _dynamic(
+    source: str, reason: str, arguments: list[Argument] | None = None, param: str = ""
+) -> JobTarget:
+    return JobTarget(None, TargetKind.DYNAMIC, source, reason, arguments or [], param=param)
 
 
 def _reference(
@@ -83,7 +90,8 @@ def _reference(
     if isinstance(node, ast.Name):
         binding = resolver.scope.lookup(node.id)
         if binding is not None and binding.kind is BindingKind.PARAM:
-            return _dynamic(source, f"target is the parameter '{node.id}': only known at run time")
+            reason = f"target is the parameter '{node.id}': only known at run time"
+            return _dynamic(source, reason, param=node.id)
         if binding is not None and binding.kind in _LOCALS:
             return _local(node, resolver, source, depth)
     if _context_run(node, resolver):
@@ -106,11 +114,13 @@ def _lambda(node: ast.Lambda, resolver: Resolver, source: str, depth: int) -> Jo
         # ``lambda: ctx.run(f, x)`` calls ``f(x)``
         inner = job_target(args[0], resolver, depth + 1)
         args = args[1:]
+        if inner.param:  # written as what it runs: ``lambda: f(x)``
+            source = f"lambda: {inner.source}({_written(args, body.keywords, resolver)})"
     else:
         inner = job_target(body.func, resolver, depth + 1)
     arguments = call_arguments(args, body.keywords, resolver)
     if inner.target is None:
-        return _dynamic(source, inner.reason, arguments)
+        return _dynamic(source, inner.reason, arguments, inner.param)
     kind = TargetKind.YIELDED if inner.kind is TargetKind.YIELDED else TargetKind.LAMBDA
     return JobTarget(inner.target, kind, source, "", arguments)
 
@@ -124,15 +134,29 @@ def _call(node: ast.Call, resolver: Resolver, source: str, depth: int) -> JobTar
         return _dynamic(
             source, f"target is the result of calling '{resolver.text.segment(node.func)}'"
         )
-    if len(args) > 1 and not isinstance(args[1], ast.Starred) and _context_run(args[0], resolver):
+    through_context = (
+        len(args) > 1 and not isinstance(args[1], ast.Starred) and _context_run(args[0], resolver)
+    )
+    if through_context:
         args = args[1:]  # ``partial(ctx.run, f, x)`` calls ``f(x)`` in the copied context
     inner = job_target(args[0], resolver, depth + 1)
     bound = sum(1 for a in inner.arguments if a.name.startswith("#"))
     arguments = [*inner.arguments, *call_arguments(args[1:], node.keywords, resolver, bound)]
     if inner.target is None:
-        return _dynamic(source, inner.reason, arguments)
+        if through_context and inner.param:  # written as what it runs: ``partial(f, x)``
+            source = f"partial({_written(args, node.keywords, resolver)})"
+        return _dynamic(source, inner.reason, arguments, inner.param)
     kind = TargetKind.YIELDED if inner.kind is TargetKind.YIELDED else TargetKind.PARTIAL
     return JobTarget(inner.target, kind, source, "", arguments)
+
+
+def _written(args: list[ast.expr], keywords: list[ast.keyword], resolver: Resolver) -> str:
+    """The source of a call's arguments, ``f, *a, k=v, **kw``."""
+    segment = resolver.text.segment
+    return ", ".join(
+        [segment(a) for a in args]
+        + [f"{k.arg}={segment(k.value)}" if k.arg else f"**{segment(k.value)}" for k in keywords]
+    )
 
 
 def unwrap_runner(
@@ -173,6 +197,10 @@ def _local(node: ast.Name, resolver: Resolver, source: str, depth: int) -> JobTa
     ]
     unresolved = next((job for job in jobs if job.target is None), None)
     if unresolved is not None:
+        if unresolved.param and all(job == unresolved for job in jobs):
+            # ``func_call = partial(ctx.run, func, *args)`` (``asyncio.to_thread``'s own body):
+            # the parameter handed on, written so that the function reads as a spawn wrapper
+            return replace(unresolved, reason=f"{unknown}: {unresolved.reason}")
         return _dynamic(source, f"{unknown}: {unresolved.reason}")
     if len({(job.target, job.kind) for job in jobs}) > 1:
         return _dynamic(source, f"{unknown}, assigned different callables: only known at run time")
