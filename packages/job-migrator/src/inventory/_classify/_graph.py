@@ -110,6 +110,17 @@ def dispatch_table(fact: Fact) -> list[str] | None:
     return values.split()
 
 
+_SUPER = "super()"  # the receiver of ``super().m()`` as written
+_SUPER_CHAIN = 8  # cooperative overrides followed along one order, at most
+
+
+def _calls_super(fn: FunctionInfo, method: str) -> bool:
+    """``super().method(...)`` is called in ``fn``."""
+    return any(
+        c.receiver_source == _SUPER and c.target.rpartition(".")[2] == method for c in fn.calls
+    )
+
+
 class CallGraph:
     def __init__(
         self,
@@ -289,6 +300,7 @@ class CallGraph:
             if looked_up is not None:
                 return looked_up
             found = self._overridden(self.resolve_call(call, caller), caller)
+            found += self._cooperative(call, found)
             saved = self._saved_model(call, caller)
             if saved is None:
                 return found
@@ -541,6 +553,48 @@ class CallGraph:
             rest = f"{found.owner}.{method}"
             kept.append(CallTarget(target.call, rest, SymbolKind.FUNCTION, None, found.more))
         return kept
+
+    def _cooperative(self, call: CallInfo, found: list[CallTarget]) -> list[CallTarget]:
+        """``gallery.save()`` on a ``class Gallery(Displayable, RichText, BaseGallery)``
+        runs ``Displayable.save``, whose ``super().save()`` runs the next ``save`` of
+        *Gallery's* method resolution order: ``BaseGallery.save``, a class ``Displayable``
+        does not inherit from (cooperative ``super()``). Read where the receiver's class is
+        known, at the call: each method the call runs that calls ``super().m()`` hands on to
+        the next project definition after its class in that order, beside what its own
+        ``super()`` resolves to (its class's first base, the same for a plain instance)."""
+        owner, _, method = call.target.rpartition(".")
+        if not owner or not method.isidentifier() or method.startswith("__"):
+            return []
+        cls = self.index.resolve(owner)
+        if cls.kind != SymbolKind.CLASS or cls.name not in self.index.classes:
+            return []
+        order = self.index.mro(cls.name)
+        known = {t.function for t in found if t.function}
+        extra: list[CallTarget] = []
+        for target in found:
+            current = target.function
+            for _ in range(_SUPER_CHAIN):
+                fn = self.index.functions.get(current or "")
+                here = (current or "").rpartition(".")[0]
+                if fn is None or here not in order or not _calls_super(fn, method):
+                    break
+                current = self._next_definition(order, here, method)
+                if current is None or self.index.is_library(current):
+                    break
+                own = self._next_definition(self.index.mro(here), here, method)
+                if current not in known and current != own:  # ``own``: its super() edge
+                    known.add(current)
+                    runs = self._runs(Resolved(SymbolKind.FUNCTION, current))
+                    extra.append(CallTarget(call, current, SymbolKind.FUNCTION, runs))
+        return extra
+
+    def _next_definition(self, order: list[str], cls: str, method: str) -> str | None:
+        """The first ``method`` defined after ``cls`` in ``order`` (a project or a read
+        library function), None when no class after it defines one the index knows."""
+        after = order[order.index(cls) + 1 :] if cls in order else []
+        return next(
+            (f"{o}.{method}" for o in after if f"{o}.{method}" in self.index.functions), None
+        )
 
     def _declared_class(self, target: CallTarget) -> str | None:
         """The project class a receiver is declared as (``declared_receiver``), else None:

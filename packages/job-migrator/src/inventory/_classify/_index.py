@@ -939,7 +939,11 @@ class SymbolIndex:
         return None
 
     def mro(self, cls: str) -> list[str]:
-        """C, then its bases depth-first (MRO-ish): project class names and external names."""
+        """C, then its bases in Python's method resolution order (C3, as ``type.mro``):
+        project class names and external names, an external class ending its own line (its
+        bases are unknown unless the library's source was read). ``class Gallery(Displayable,
+        RichText, BaseGallery)`` with each on ``models.Model``: ``models.Model`` comes last,
+        after ``BaseGallery``, not after ``Displayable`` as a depth-first walk puts it."""
         done = self._mro_done.get(cls)
         if done is not None:
             return list(done)
@@ -956,6 +960,32 @@ class SymbolIndex:
         return list(order)
 
     def _linearise(self, cls: str) -> list[str]:
+        done: dict[str, list[str] | None] = {}
+        return self._c3(cls, done, set()) or self._depth_first(cls)
+
+    def _c3(self, cls: str, done: dict[str, list[str] | None], busy: set[str]) -> list[str] | None:
+        """C3 (the merge of the bases' orders and the bases themselves, each next class the
+        first head no other order holds in its tail); None for a cycle, an order C3 refuses
+        (as Python would: "Cannot create a consistent method resolution order") or one
+        past 64 classes: the caller walks depth-first instead."""
+        if cls in done:
+            return done[cls]
+        info = self.classes.get(cls)
+        if info is None or not info.bases:
+            return [cls]
+        if cls in busy:
+            return None
+        busy.add(cls)
+        bases = list(dict.fromkeys(self._base_name(b) for b in info.bases))
+        orders = [self._c3(base, done, busy) for base in bases]
+        busy.discard(cls)
+        known = [o for o in orders if o is not None]
+        merged = _merge([*known, bases]) if len(known) == len(orders) else None
+        found = [cls, *merged] if merged is not None and len(merged) < 64 else None
+        done[cls] = found
+        return found
+
+    def _depth_first(self, cls: str) -> list[str]:
         order: list[str] = []
         stack = [cls]
         while stack and len(order) < 64:
@@ -1041,3 +1071,18 @@ class SymbolIndex:
     def function_path(self, qualname: str) -> str:
         summary = self.home.get(qualname)
         return summary.path if summary else ""
+
+
+def _merge(orders: list[list[str]]) -> list[str] | None:
+    """C3's merge: repeatedly take the first head that is in no order's tail."""
+    pending = [list(order) for order in orders if order]
+    merged: list[str] = []
+    while pending:
+        head = next(
+            (o[0] for o in pending if not any(o[0] in other[1:] for other in pending)), None
+        )
+        if head is None:
+            return None
+        merged.append(head)
+        pending = [rest for o in pending if (rest := o[1:] if o[0] == head else o)]
+    return merged

@@ -53,7 +53,54 @@ _CHANNELS = """
         return ["slack", "mattermost"]
 """
 
+_GALLERY = """
+    import requests
+    from django.db import models
+
+    class Displayable(models.Model):
+        title = models.CharField(max_length=100)
+
+        class Meta:
+            abstract = True
+
+        def save(self, *args, **kwargs):
+            self.title = self.title.strip()
+            super().save(*args, **kwargs)
+
+    class BaseGallery(models.Model):
+        zip_url = models.URLField()
+
+        class Meta:
+            abstract = True
+
+        def save(self, *args, **kwargs):
+            super().save(*args, **kwargs)
+            requests.post("https://thumbs.example/render", json={"zip": self.zip_url})
+
+    class Gallery(Displayable, BaseGallery):
+        pass
+"""
+
 EXAMPLES: list[RuleExample] = [
+    example(
+        "cooperative super(): a mixin's super().save() runs a sibling mixin's save",
+        """
+        from shop.models import Gallery
+
+        def publish(gallery_id):
+            Gallery.objects.get(pk=gallery_id).save()
+        """,
+        "publish",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST, K.DB_OVERWRITE, K.DB_READ},
+        "Classes are ordered as Python orders them (C3, `type.mro`: `Gallery`, `Displayable`, "
+        "`BaseGallery`, `Model`, the shared base last), and `super()` runs the next method of "
+        "the *instance's* order: `Displayable.save`'s `super().save()` runs `BaseGallery.save` "
+        "for a `Gallery`, a class `Displayable` does not inherit from. Read at the call, where "
+        "the receiver's class is known: for a plain `Displayable` subclass the same `super()` "
+        "reaches Django's `save` only. Before, `gallery.save()` read `idempotent`.",
+        more_files={"shop/models.py": _GALLERY},
+    ),
     example(
         "subclass dispatch: a receiver typed as a project base class",
         """
