@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 from itertools import pairwise
 
+from inventory._classify._admin import ADMIN_DEFAULTS, DEFAULT_HOOKS
 from inventory._classify._dispatch import (
     SelfDispatch,
     callbacks,
@@ -301,6 +302,7 @@ class CallGraph:
                 return looked_up
             found = self._overridden(self.resolve_call(call, caller), caller)
             found += self._cooperative(call, found)
+            found += self._admin_default(call, caller, found)
             saved = self._saved_model(call, caller)
             if saved is None:
                 return found
@@ -587,6 +589,31 @@ class CallGraph:
                     runs = self._runs(Resolved(SymbolKind.FUNCTION, current))
                     extra.append(CallTarget(call, current, SymbolKind.FUNCTION, runs))
         return extra
+
+    def _admin_default(
+        self, call: CallInfo, caller: FunctionInfo | None, found: list[CallTarget]
+    ) -> list[CallTarget]:
+        """``super().save_model(request, obj, form, change)`` in a project ``ModelAdmin``:
+        Django's default calls ``obj.save()`` (``delete_model``: ``obj.delete()``), so the
+        project model's own ``save`` runs, ``obj`` being typed by the admin's registration
+        (``_admin``). Nothing when ``obj`` is not known to be one project model."""
+        hook = next((t.name for t in found if t.name in DEFAULT_HOOKS), None)
+        if hook is None or caller is None:
+            return []
+        params = [*call.arg_params[1:2], call.kwarg_params.get("obj", "")]
+        model = next(
+            (m for p in params if p and (m := self.parameter_type(caller.qualname, p))), None
+        )
+        method = (
+            self.index.method(model, ADMIN_DEFAULTS[hook.rpartition(".")[2]]) if model else None
+        )
+        if method is None or self.index.is_library(method):
+            return []
+        return [
+            CallTarget(
+                call, method, SymbolKind.FUNCTION, self._runs(Resolved(SymbolKind.FUNCTION, method))
+            )
+        ]
 
     def _next_definition(self, order: list[str], cls: str, method: str) -> str | None:
         """The first ``method`` defined after ``cls`` in ``order`` (a project or a read

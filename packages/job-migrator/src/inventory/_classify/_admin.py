@@ -1,0 +1,114 @@
+"""Django's admin: the model each ``ModelAdmin`` is registered for, and what its hooks do.
+
+A ``ModelAdmin``'s ``save_model(request, obj, form, change)`` and ``delete_model(request,
+obj)`` run inside the admin's change-form and delete requests (``_handlers.ADMIN_METHODS``
+makes them handlers); ``obj`` is an instance of the model the class is registered for,
+with ``admin.site.register(Model, ModelAdmin)``, ``@admin.register(Model)`` or a custom
+``AdminSite``'s ``register`` (Django's admin documentation). The defaults the documentation
+gives run the model's own method: "The default implementation of ``save_model`` calls
+``obj.save()``", ``delete_model`` ``obj.delete()``. So ``super().save_model(request, obj,
+form, change)`` in a project admin runs the registered model's ``save`` override.
+"""
+
+from __future__ import annotations
+
+import re
+
+from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory.summary import CallInfo, FileSummary
+
+# ``ModelAdmin`` hook -> the model method its default implementation calls on ``obj``.
+ADMIN_DEFAULTS = {"save_model": "save", "delete_model": "delete"}
+# Where the hooks are defined in Django (re-exported as ``django.contrib.admin.ModelAdmin``).
+_MODEL_ADMINS = ("django.contrib.admin.ModelAdmin", "django.contrib.admin.options.ModelAdmin")
+DEFAULT_HOOKS = frozenset(f"{a}.{hook}" for a in _MODEL_ADMINS for hook in ADMIN_DEFAULTS)
+# ``admin.site.register(...)`` / ``@admin.register(...)``, and an ``AdminSite``'s own.
+_REGISTERS = frozenset(
+    {
+        "django.contrib.admin.site.register",
+        "django.contrib.admin.sites.site.register",
+        "django.contrib.admin.register",
+        "django.contrib.admin.decorators.register",
+    }
+)
+_SITES = frozenset({"django.contrib.admin.AdminSite", "django.contrib.admin.sites.AdminSite"})
+_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
+
+
+def admin_models(summaries: list[FileSummary], index: SymbolIndex) -> dict[str, list[str]]:
+    """Project ``ModelAdmin`` class -> the project models it is registered for."""
+    found: dict[str, list[str]] = {}
+    for summary in summaries:
+        classes = sorted(summary.classes, key=lambda c: c.span.line)
+        for call in summary.module_calls:
+            if not _registers(call, index):
+                continue
+            models = _models(call, summary, index)
+            if _is_decorator(call):
+                # ``@admin.register(Model)``: the class defined right below the decorator
+                below = next((c for c in classes if c.span.line > call.span.line), None)
+                admin = below.qualname if below is not None else None
+            else:
+                admin = _class(call.arg_sources[1], summary, index) if len(call.args) > 1 else None
+            if admin is None:
+                continue
+            for model in models:
+                found.setdefault(admin, [])
+                if model not in found[admin]:
+                    found[admin].append(model)
+    return found
+
+
+def admin_parameters(
+    index: SymbolIndex, registered: dict[str, list[str]]
+) -> list[tuple[str, str, str]]:
+    """(hook function, ``obj``, model) for each hook an instance of a registered admin runs,
+    when the hook is the project's; a hook shared by admins of several models is typed once
+    per model (the graph keeps a parameter typed only when every registration agrees)."""
+    found = []
+    for admin, models in sorted(registered.items()):
+        for hook in ADMIN_DEFAULTS:
+            function = index.method(admin, hook)
+            fn = index.functions.get(function or "")
+            if fn is None or index.is_library(fn.qualname) or "obj" not in fn.params:
+                continue
+            found += [(fn.qualname, "obj", model) for model in models]
+    return found
+
+
+def _registers(call: CallInfo, index: SymbolIndex) -> bool:
+    if call.target in _REGISTERS:
+        return True
+    owner, _, method = call.target.rpartition(".")
+    if method != "register" or not owner:
+        return False
+    site = index.resolve(owner)
+    return site.kind == SymbolKind.CLASS and any(b in _SITES for b in index.mro(site.name))
+
+
+def _models(call: CallInfo, summary: FileSummary, index: SymbolIndex) -> list[str]:
+    """``register(Model, admin)``, ``register([A, B], admin)``, ``@admin.register(A, B)``."""
+    written = call.arg_sources if _is_decorator(call) else call.arg_sources[:1]
+    names: list[str] = []
+    for text in (t.strip() for t in written):
+        if text.startswith(("[", "(")) and text.endswith(("]", ")")):
+            names += [part.strip() for part in text[1:-1].split(",") if part.strip()]
+        else:
+            names.append(text)
+    models = [_class(name, summary, index) for name in names]
+    return [m for m in models if m is not None and index.is_model(m)]
+
+
+def _is_decorator(call: CallInfo) -> bool:
+    """``@admin.register(...)`` (not ``admin.site.register``): it names models only."""
+    return call.target.endswith(("admin.register", "decorators.register"))
+
+
+def _class(written: str, summary: FileSummary, index: SymbolIndex) -> str | None:
+    """The project class a module-level name stands for, None for anything else."""
+    if not _NAME.match(written):
+        return None
+    found = index.resolve(f"{summary.module}.{written}")
+    if found.kind != SymbolKind.CLASS or found.name not in index.classes:
+        return None
+    return None if index.is_library(found.name) else found.name

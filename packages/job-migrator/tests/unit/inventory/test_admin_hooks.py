@@ -1,0 +1,162 @@
+"""Django admin hooks run the registered model's own methods.
+
+``save_model(request, obj, form, change)`` and ``delete_model(request, obj)`` of a
+``ModelAdmin`` run inside the admin's requests, ``obj`` being an instance of the model the
+admin is registered for (``admin.site.register(Model, Admin)``, ``@admin.register(Model)``,
+a custom ``AdminSite``'s ``register``); Django's defaults call ``obj.save()`` and
+``obj.delete()`` (its admin documentation). The scan knew the hooks as handlers but not
+``obj``'s class, so ``super().save_model(...)`` reached Django's ``save`` and a model whose
+``save`` posts a webhook was no site (found in a hand-read census sample: mezzanine's
+page admins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from inventory import Idempotency, Inventory, Pattern
+
+Scanner = Callable[[dict[str, str]], Inventory]
+
+MODELS = """import requests
+from django.db import models
+
+
+class Album(models.Model):
+    name = models.CharField(max_length=10)
+
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        requests.post("https://hooks.example.com/album", json={"id": self.pk})
+
+    def delete(self, *args, **kwargs):
+        requests.post("https://hooks.example.com/album-gone", json={"id": self.pk})
+        super().delete(*args, **kwargs)
+
+
+class Photo(models.Model):
+    title = models.CharField(max_length=10)
+
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        requests.post("https://hooks.example.com/photo", json={"id": self.pk})
+"""
+
+
+def _sites(scan_project: Scanner, admin: str) -> dict[tuple[str, int], str]:
+    inventory = scan_project(
+        {"app/__init__.py": "", "app/models.py": MODELS, "app/admin.py": admin}
+    )
+    assert all(j.idempotency is not Idempotency.IDEMPOTENT for j in inventory.jobs)
+    return {
+        (s.enclosing_function or "", s.location.line): s.job
+        for s in inventory.sites
+        if s.pattern is Pattern.DIRECT_CALL
+    }
+
+
+def test_super_save_model_runs_the_registered_models_save(scan_project: Scanner) -> None:
+    sites = _sites(
+        scan_project,
+        """from django.contrib import admin
+
+from app.models import Album
+
+
+@admin.register(Album)
+class AlbumAdmin(admin.ModelAdmin):
+    def save_model(self, request, obj, form, change):
+        obj.name = obj.name.strip()
+        super().save_model(request, obj, form, change)
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+""",
+    )
+    assert sites[("app.admin.AlbumAdmin.save_model", 10)] == "app.models.Album.save"
+    assert sites[("app.admin.AlbumAdmin.delete_model", 13)] == "app.models.Album.delete"
+
+
+def test_obj_is_typed_by_a_site_register_call_and_by_a_custom_site(
+    scan_project: Scanner,
+) -> None:
+    sites = _sites(
+        scan_project,
+        """from django.contrib import admin
+from django.contrib.admin import AdminSite
+
+from app.models import Album, Photo
+
+
+class ShopAdminSite(AdminSite):
+    site_header = "Shop"
+
+
+shop_site = ShopAdminSite()
+
+
+class AlbumAdmin(admin.ModelAdmin):
+    def save_model(self, request, obj, form, change):
+        obj.save()
+
+
+class PhotoAdmin(admin.ModelAdmin):
+    def save_model(self, request, obj, form, change):
+        obj.title = obj.title.strip()
+        obj.save()
+
+
+admin.site.register(Album, AlbumAdmin)
+shop_site.register(Photo, PhotoAdmin)
+""",
+    )
+    assert sites[("app.admin.AlbumAdmin.save_model", 16)] == "app.models.Album.save"
+    assert sites[("app.admin.PhotoAdmin.save_model", 22)] == "app.models.Photo.save"
+
+
+def test_a_hook_shared_by_admins_of_two_models_is_not_given_one_of_them(
+    scan_project: Scanner,
+) -> None:
+    """One ``save_model`` for an Album admin and a Photo admin: ``obj`` is either, so it is
+    typed as neither (no site names one model's save for the other's requests)."""
+    sites = _sites(
+        scan_project,
+        """from django.contrib import admin
+
+from app.models import Album, Photo
+
+
+class StampedAdmin(admin.ModelAdmin):
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+
+
+admin.site.register(Album, StampedAdmin)
+admin.site.register(Photo, StampedAdmin)
+""",
+    )
+    assert "app.models.Album.save" not in sites.values()
+    assert "app.models.Photo.save" not in sites.values()
+
+
+def test_a_registration_of_a_library_or_unknown_class_types_nothing(
+    scan_project: Scanner,
+) -> None:
+    sites = _sites(
+        scan_project,
+        """from django.contrib import admin
+from django.contrib.auth.models import Group
+
+from app.models import Album
+
+
+class GroupAdmin(admin.ModelAdmin):
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+
+
+admin.site.register(Group, GroupAdmin)
+admin.site.register(ALBUM_MODEL, GroupAdmin)
+""",
+    )
+    assert not [job for job in sites.values() if job.startswith("app.models.")]
