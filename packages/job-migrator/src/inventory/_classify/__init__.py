@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from inventory._catalogue import Catalogue
-from inventory._classify._admin import admin_models, admin_parameters
+from inventory._classify._admin import admin_hooks, admin_models
 from inventory._classify._arguments import caller_types
 from inventory._classify._changes import ParameterChanges
 from inventory._classify._effects import EffectAnalysis
@@ -59,8 +59,8 @@ def classify(
     register_handlers(ordered, index)  # views registered in another module than their own
     catalogue = catalogue.typing_arguments(lambda call: with_statement_types(call, index))
     graph = CallGraph(index, catalogue.names_exactly(index.functions), catalogue.explains)
-    for hook, param, model in admin_parameters(index, admin_models(ordered, index)):
-        graph.type_parameter(hook, param, model)  # ``obj`` of a registered ModelAdmin's hooks
+    hooks = admin_hooks(index, admin_models(ordered, index))
+    graph.set_admin_objects(hooks)  # ``obj`` of a registered ModelAdmin's hooks
     sites = _raw_sites(ordered, index, graph) + periodic_sites(index)
     sites, wrapped = with_wrapped_calls(sites, ordered, index, graph)  # project spawn wrappers
     caller_types(index, graph, sites)  # unannotated parameters, from callers

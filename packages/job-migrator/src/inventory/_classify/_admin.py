@@ -59,20 +59,19 @@ def admin_models(summaries: list[FileSummary], index: SymbolIndex) -> dict[str, 
     return found
 
 
-def admin_parameters(
-    index: SymbolIndex, registered: dict[str, list[str]]
-) -> list[tuple[str, str, str]]:
-    """(hook function, ``obj``, model) for each hook an instance of a registered admin runs,
-    when the hook is the project's; a hook shared by admins of several models is typed once
-    per model (the graph keeps a parameter typed only when every registration agrees)."""
-    found = []
+def admin_hooks(index: SymbolIndex, registered: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Hook function -> the models its ``obj`` may be: every project ``save_model`` /
+    ``delete_model`` along a registered admin's MRO (an override's ``super()`` hands ``obj``
+    on), with the models of every admin that runs it (a base admin's hook serves many)."""
+    found: dict[str, list[str]] = {}
     for admin, models in sorted(registered.items()):
         for hook in ADMIN_DEFAULTS:
-            function = index.method(admin, hook)
-            fn = index.functions.get(function or "")
-            if fn is None or index.is_library(fn.qualname) or "obj" not in fn.params:
-                continue
-            found += [(fn.qualname, "obj", model) for model in models]
+            for owner in index.mro(admin):
+                fn = index.functions.get(f"{owner}.{hook}")
+                if fn is None or index.is_library(fn.qualname) or "obj" not in fn.params:
+                    continue
+                kept = found.setdefault(fn.qualname, [])
+                kept += [m for m in models if m not in kept]
     return found
 
 

@@ -150,6 +150,7 @@ class CallGraph:
         self._site_lines: dict[str, set[int]] | None = None  # function -> its sites' lines
         # signal -> its project receivers, each with its sender filter ("" none, "?" unknown)
         self._receivers: dict[str, list[tuple[str, str]]] | None = None
+        self._admin_objects: dict[str, list[str]] = {}  # ModelAdmin hook -> its obj models
 
     def library_gap(self, top_level: str) -> str | None:
         """Why a library's source was not read (for a gap's evidence), None if it was."""
@@ -161,6 +162,14 @@ class CallGraph:
     def add_site_edge(self, enclosing: str, job: str) -> None:
         """Work started in-process by ``enclosing`` (a thread, a task...) is part of what it does."""
         self._site_edges.setdefault(enclosing, []).append(job)
+
+    def set_admin_objects(self, hooks: dict[str, list[str]]) -> None:
+        """The models a ``ModelAdmin`` hook's ``obj`` may be (``_admin.admin_hooks``): typed
+        as the one model where there is one; Django's default hook runs each one's method."""
+        self._admin_objects = hooks
+        for function, models in hooks.items():
+            if len(models) == 1:
+                self.type_parameter(function, "obj", models[0])
 
     def type_parameter(self, function: str, param: str, cls: str) -> None:
         types = self._param_types.setdefault(function, {})
@@ -595,24 +604,21 @@ class CallGraph:
     ) -> list[CallTarget]:
         """``super().save_model(request, obj, form, change)`` in a project ``ModelAdmin``:
         Django's default calls ``obj.save()`` (``delete_model``: ``obj.delete()``), so the
-        project model's own ``save`` runs, ``obj`` being typed by the admin's registration
-        (``_admin``). Nothing when ``obj`` is not known to be one project model."""
+        project model's own ``save`` runs, for each model the hook's admins are registered
+        for (``_admin``). Nothing when the call hands on anything but the hook's ``obj``."""
         hook = next((t.name for t in found if t.name in DEFAULT_HOOKS), None)
         if hook is None or caller is None:
             return []
-        params = [*call.arg_params[1:2], call.kwarg_params.get("obj", "")]
-        model = next(
-            (m for p in params if p and (m := self.parameter_type(caller.qualname, p))), None
-        )
-        method = (
-            self.index.method(model, ADMIN_DEFAULTS[hook.rpartition(".")[2]]) if model else None
-        )
-        if method is None or self.index.is_library(method):
+        if "obj" not in (*call.arg_params[1:2], call.kwarg_params.get("obj", "")):
             return []
+        default = ADMIN_DEFAULTS[hook.rpartition(".")[2]]
+        methods = [
+            self.index.method(m, default) for m in self._admin_objects.get(caller.qualname, [])
+        ]
         return [
-            CallTarget(
-                call, method, SymbolKind.FUNCTION, self._runs(Resolved(SymbolKind.FUNCTION, method))
-            )
+            CallTarget(call, m, SymbolKind.FUNCTION, self._runs(Resolved(SymbolKind.FUNCTION, m)))
+            for m in dict.fromkeys(methods)
+            if m is not None and not self.index.is_library(m)
         ]
 
     def _next_definition(self, order: list[str], cls: str, method: str) -> str | None:
