@@ -440,6 +440,7 @@ class CallGraph:
         name = (
             self._through_attribute(call, caller)
             or self._typed_parameter(call, caller)
+            or self._on_returned_class(call)
             or call.target
         )
         head, _, method = name.rpartition(".")
@@ -486,6 +487,22 @@ class CallGraph:
             if info.form_model:
                 return info.form_model
         return None
+
+    def _on_returned_class(self, call: CallInfo) -> str | None:
+        """``article = form.save(commit=False); article.save()``: the call on the class a
+        project class's method returns (``SymbolIndex.returned_class``: a ModelForm's
+        ``save`` returns its model's instance), for a receiver otherwise untyped."""
+        made = call.returned_from
+        if not call.target.startswith(_UNKNOWN_PREFIX) or not made.endswith("()"):
+            return None
+        owner, _, method = made[:-2].rpartition(".")
+        if "()" in owner or not owner:
+            return None
+        cls = self.index.resolve(owner)
+        returned = (
+            self.index.returned_class(cls.name, method) if cls.kind == SymbolKind.CLASS else None
+        )
+        return f"{returned}.{call.target.rpartition('.')[2]}" if returned else None
 
     def _meta_model(self, cls: str) -> str | None:
         """The ``Meta.model`` a project form class declares or inherits from a project base."""

@@ -821,6 +821,8 @@ class SymbolIndex:
     def returned_class(self, cls: str, method: str) -> str | None:
         """What method ``method`` of ``cls`` (or the base defining it) is known to return."""
         defining = self._defining(cls, method)
+        if method == "save" and (defining is None or self.is_library(defining[0].module)):
+            return self._form_instance(cls)  # Django's own ModelForm.save, read or not
         if defining is None:
             return None
         summary, local = defining
@@ -832,6 +834,22 @@ class SymbolIndex:
             # method is called on (``Special.load()`` is a Special), not only of its definer.
             return cls
         return found.removesuffix("()")
+
+    def _form_instance(self, cls: str) -> str | None:
+        """``form.save(commit=False)`` on a project ``ModelForm`` that inherits Django's
+        ``save``: "This method creates and saves a database object from the data bound to
+        the form ... returns the model instance" (``commit=False``: one not saved yet), an
+        instance of its ``Meta.model``. None for a form whose project classes define ``save``
+        (``_defining`` reads what that override returns) or no project model."""
+        for owner in self.mro(cls):
+            info = self.classes.get(owner)
+            if info is None or self.is_library(owner):
+                return None
+            if info.form_model:
+                found = self.resolve(info.form_model)
+                model = found.kind == SymbolKind.CLASS and self.is_model(found.name)
+                return found.name if model else None
+        return None
 
     def element_class(self, cls: str, method: str) -> str | None:
         """What iterating the result of method ``method`` of ``cls`` (or the base defining
