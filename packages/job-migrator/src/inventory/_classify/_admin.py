@@ -94,8 +94,11 @@ def _models(call: CallInfo, summary: FileSummary, index: SymbolIndex) -> list[st
             names += [part.strip() for part in text[1:-1].split(",") if part.strip()]
         else:
             names.append(text)
+    # Not ``index.is_model``: asked this early (before the classifier reads a library
+    # base's source) it would settle the index's set of models too soon; the admin's
+    # ``register`` takes models only, and a class without a project ``save`` adds nothing.
     models = [_class(name, summary, index) for name in names]
-    return [m for m in models if m is not None and index.is_model(m)]
+    return [m for m in models if m is not None]
 
 
 def _is_decorator(call: CallInfo) -> bool:
