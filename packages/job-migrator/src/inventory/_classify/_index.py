@@ -821,7 +821,7 @@ class SymbolIndex:
     def returned_class(self, cls: str, method: str) -> str | None:
         """What method ``method`` of ``cls`` (or the base defining it) is known to return."""
         defining = self._defining(cls, method)
-        if method == "save" and (defining is None or self.is_library(defining[0].module)):
+        if method == "save" and (defining is None or defining[0].module in self.library_modules):
             return self._form_instance(cls)  # Django's own ModelForm.save, read or not
         if defining is None:
             return None
@@ -840,15 +840,17 @@ class SymbolIndex:
         ``save``: "This method creates and saves a database object from the data bound to
         the form ... returns the model instance" (``commit=False``: one not saved yet), an
         instance of its ``Meta.model``. None for a form whose project classes define ``save``
-        (``_defining`` reads what that override returns) or no project model."""
+        (``_defining`` reads what that override returns) or no project class as its model."""
         for owner in self.mro(cls):
             info = self.classes.get(owner)
             if info is None or self.is_library(owner):
                 return None
             if info.form_model:
+                # ``Meta.model`` names a model by Django's contract; not ``is_model``, which
+                # asked before the classifier reads a library base would settle too soon
                 found = self.resolve(info.form_model)
-                model = found.kind == SymbolKind.CLASS and self.is_model(found.name)
-                return found.name if model else None
+                project = found.kind == SymbolKind.CLASS and found.name in self.classes
+                return found.name if project else None
         return None
 
     def element_class(self, cls: str, method: str) -> str | None:
