@@ -115,11 +115,9 @@ _SUPER = "super()"  # the receiver of ``super().m()`` as written
 _SUPER_CHAIN = 8  # cooperative overrides followed along one order, at most
 
 
-def _calls_super(fn: FunctionInfo, method: str) -> bool:
-    """``super().method(...)`` is called in ``fn``."""
-    return any(
-        c.receiver_source == _SUPER and c.target.rpartition(".")[2] == method for c in fn.calls
-    )
+def _super_calls(fn: FunctionInfo) -> frozenset[str]:
+    """The methods ``fn`` calls as ``super().method(...)``."""
+    return frozenset(c.target.rpartition(".")[2] for c in fn.calls if c.receiver_source == _SUPER)
 
 
 class CallGraph:
@@ -151,6 +149,8 @@ class CallGraph:
         # signal -> its project receivers, each with its sender filter ("" none, "?" unknown)
         self._receivers: dict[str, list[tuple[str, str]]] | None = None
         self._admin_objects: dict[str, list[str]] = {}  # ModelAdmin hook -> its obj models
+        self._supers: dict[str, frozenset[str]] = {}  # function -> methods it calls on super()
+        self._every_super: frozenset[str] | None = None  # methods called on super() anywhere
 
     def library_gap(self, top_level: str) -> str | None:
         """Why a library's source was not read (for a gap's evidence), None if it was."""
@@ -591,8 +591,8 @@ class CallGraph:
         the next project definition after its class in that order, beside what its own
         ``super()`` resolves to (its class's first base, the same for a plain instance)."""
         owner, _, method = call.target.rpartition(".")
-        if not owner or not method.isidentifier() or method.startswith("__"):
-            return []
+        if method not in self._super_methods() or not owner or method.startswith("__"):
+            return []  # the cheap test first: few methods are ever called on super()
         cls = self.index.resolve(owner)
         if cls.kind != SymbolKind.CLASS or cls.name not in self.index.classes:
             return []
@@ -604,7 +604,7 @@ class CallGraph:
             for _ in range(_SUPER_CHAIN):
                 fn = self.index.functions.get(current or "")
                 here = (current or "").rpartition(".")[0]
-                if fn is None or here not in order or not _calls_super(fn, method):
+                if fn is None or here not in order or method not in self._calls_on_super(fn):
                     break
                 current = self._next_definition(order, here, method)
                 if current is None or self.index.is_library(current):
@@ -616,6 +616,25 @@ class CallGraph:
                     extra.append(CallTarget(call, current, SymbolKind.FUNCTION, runs))
         return extra
 
+    def _super_methods(self) -> frozenset[str]:
+        """Every method name a project function calls on ``super()`` (not a library's:
+        which library modules are read by then depends on the order calls are met)."""
+        if self._every_super is None:
+            functions = list(self.index.functions.values())
+            self._every_super = frozenset(
+                m
+                for fn in functions
+                if not self.index.is_library(fn.qualname)
+                for m in self._calls_on_super(fn)
+            )
+        return self._every_super
+
+    def _calls_on_super(self, fn: FunctionInfo) -> frozenset[str]:
+        found = self._supers.get(fn.qualname)
+        if found is None:
+            found = self._supers[fn.qualname] = _super_calls(fn)
+        return found
+
     def _admin_default(
         self, call: CallInfo, caller: FunctionInfo | None, found: list[CallTarget]
     ) -> list[CallTarget]:
@@ -623,8 +642,10 @@ class CallGraph:
         Django's default calls ``obj.save()`` (``delete_model``: ``obj.delete()``), so the
         project model's own ``save`` runs, for each model the hook's admins are registered
         for (``_admin``). Nothing when the call hands on anything but the hook's ``obj``."""
+        if call.target.rpartition(".")[2] not in ADMIN_DEFAULTS or caller is None:
+            return []  # the cheap test first
         hook = next((t.name for t in found if t.name in DEFAULT_HOOKS), None)
-        if hook is None or caller is None:
+        if hook is None:
             return []
         if "obj" not in (*call.arg_params[1:2], call.kwarg_params.get("obj", "")):
             return []

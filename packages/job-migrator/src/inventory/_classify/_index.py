@@ -990,6 +990,9 @@ class SymbolIndex:
         past 64 classes: the caller walks depth-first instead."""
         if cls in done:
             return done[cls]
+        settled = self._mro_done.get(cls)  # a base already ordered as a class of its own
+        if settled is not None:
+            return list(settled)
         info = self.classes.get(cls)
         if info is None or not info.bases:
             return [cls]
