@@ -990,9 +990,8 @@ class SymbolIndex:
         past 64 classes: the caller walks depth-first instead."""
         if cls in done:
             return done[cls]
-        settled = self._mro_done.get(cls)  # a base already ordered as a class of its own
-        if settled is not None:
-            return list(settled)
+        # Not ``_mro_done``: a base's order kept there may predate reading its library bases
+        # (redis-py's command mixins), which only the outermost class's order is redone for.
         info = self.classes.get(cls)
         if info is None or not info.bases:
             return [cls]
