@@ -474,7 +474,7 @@ class CallGraph:
             and caller.is_method
             and library
         ):
-            return self._meta_model(caller.qualname.rpartition(".")[0])
+            return self.index.meta_model(caller.qualname.rpartition(".")[0])
         found = self.index.resolve(head) if head else None
         if found is None or found.kind != SymbolKind.CLASS or self.index.is_library(found.name):
             return None
@@ -503,16 +503,6 @@ class CallGraph:
             self.index.returned_class(cls.name, method) if cls.kind == SymbolKind.CLASS else None
         )
         return f"{returned}.{call.target.rpartition('.')[2]}" if returned else None
-
-    def _meta_model(self, cls: str) -> str | None:
-        """The ``Meta.model`` a project form class declares or inherits from a project base."""
-        for owner in self.index.mro(cls):
-            info = self.index.classes.get(owner)
-            if info is None or self.index.is_library(owner):
-                return None
-            if info.form_model:
-                return info.form_model
-        return None
 
     def _signal_key(self, name: str) -> str:
         """One name per signal object, whichever module it is imported through (re-exports

@@ -841,16 +841,23 @@ class SymbolIndex:
         the form ... returns the model instance" (``commit=False``: one not saved yet), an
         instance of its ``Meta.model``. None for a form whose project classes define ``save``
         (``_defining`` reads what that override returns) or no project class as its model."""
+        declared = self.meta_model(cls)
+        if not declared:
+            return None
+        # ``Meta.model`` names a model by Django's contract; not ``is_model``, which asked
+        # before the classifier reads a library base would settle too soon
+        found = self.resolve(declared)
+        return found.name if found.kind == SymbolKind.CLASS and found.name in self.classes else None
+
+    def meta_model(self, cls: str) -> str | None:
+        """The ``Meta.model`` a project form class declares or inherits from a project base
+        (locally resolved, as written), None past the first library class."""
         for owner in self.mro(cls):
             info = self.classes.get(owner)
             if info is None or self.is_library(owner):
                 return None
             if info.form_model:
-                # ``Meta.model`` names a model by Django's contract; not ``is_model``, which
-                # asked before the classifier reads a library base would settle too soon
-                found = self.resolve(info.form_model)
-                project = found.kind == SymbolKind.CLASS and found.name in self.classes
-                return found.name if project else None
+                return info.form_model
         return None
 
     def element_class(self, cls: str, method: str) -> str | None:
