@@ -67,7 +67,8 @@ def unregistered(runtime: Runtime) -> list[str]:
 class Ticker:
     """One worker's ticker of the periodic jobs in ``pools``."""
 
-    interval = 1.0
+    interval = 1.0  # the longest wait between rounds (a switch is read at least this often)
+    margin = 0.005  # seconds after a tick falls: the round that wakes for it sees it due
 
     def __init__(
         self,
@@ -92,8 +93,17 @@ class Ticker:
                 log.warning("periodic round skipped (%s: %s)", type(exc).__name__, exc)
             except _ROUND_ERRORS:
                 log.exception("periodic round failed")  # keep ticking: the next round may work
-            if stop.wait(self.interval):
+            if stop.wait(self.pause(self._clock())):
                 return
+
+    def pause(self, now: datetime) -> float:
+        """Seconds to the next round: just after the earliest next tick, at most ``interval``.
+
+        Waking on the tick, not every ``interval`` after the last round, keeps a
+        one-second schedule from drifting past a tick (a round's own time added to
+        each wait would, now and then, step over one) and enqueues a tick as it falls."""
+        soonest = min(p.schedule.next_after(now) for p in self.jobs)
+        return min(self.interval, max((soonest - now).total_seconds(), 0.0) + self.margin)
 
     def tick(self) -> int:
         """Enqueue each job's latest due tick not yet seen here; the number this call created.
@@ -107,8 +117,11 @@ class Ticker:
         created = 0
         for periodic in self.jobs:
             due = periodic.schedule.latest(now)
-            if self._done.get(periodic.name) != due:
+            seen = self._done.get(periodic.name)
+            if seen != due:
                 if periodic.name not in disabled:
+                    if seen is not None:
+                        _report_skipped(periodic, seen, due)
                     created += self._enqueue(periodic.job, due)
                 self._done[periodic.name] = due
         return created
@@ -129,6 +142,32 @@ class Ticker:
         if created:
             log.info("periodic %s: enqueued the tick of %s", job.name, tick.isoformat())
         return int(created)
+
+
+def skipped_ticks(schedule: Schedule, seen: datetime, due: datetime, limit: int = 1000) -> int:
+    """How many ticks fell strictly between ``seen`` and ``due`` (at most ``limit``)."""
+    count, at = 0, schedule.next_after(seen)
+    while at < due and count < limit:
+        count, at = count + 1, schedule.next_after(at)
+    return count
+
+
+def _report_skipped(periodic: PeriodicJob, seen: datetime, due: datetime) -> None:
+    """One warning when ticks came due that this worker never saw: its ticker did not run
+    for a while (the process stalled, a round waited on the database). The catch-up rule
+    enqueues the latest only; the others are skipped, and an operator reads it here."""
+    limit = 1000
+    missed = skipped_ticks(periodic.schedule, seen, due, limit)
+    if missed:
+        log.warning(
+            "periodic %s: %s tick(s) after %s skipped: this worker's ticker did not run while"
+            " they fell (the catch-up rule runs the latest only);"
+            " the latest, %s, is enqueued",
+            periodic.name,
+            f"{missed}" if missed < limit else f"{limit} or more",
+            seen.isoformat(),
+            due.isoformat(),
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ rule (the latest due tick once, older ones skipped), config beating code.
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -17,7 +18,7 @@ from queue_runtime.errors import ConfigError
 from queue_runtime.periodic import Schedule, parse_every, tick_key
 from queue_runtime.registry import Registry
 from queue_runtime.testing import memory_runtime
-from queue_runtime.worker._periodic import Ticker, next_runs
+from queue_runtime.worker._periodic import Ticker, next_runs, skipped_ticks
 
 jobs = Registry()
 T0 = datetime(2026, 3, 29, 0, 58, 30, tzinfo=UTC)
@@ -93,6 +94,46 @@ def test_the_ticker_enqueues_the_latest_due_tick_once_and_skips_older_missed_one
         tick_key("tests.periodic.beat", datetime(2026, 3, 29, 0, 55, tzinfo=UTC)),
         tick_key("tests.periodic.beat", datetime(2026, 3, 29, 1, 55, tzinfo=UTC)),
     }
+
+
+def test_skipped_ticks_are_reported_once_with_their_count(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    runtime = memory_runtime(Settings(mode=Mode.QUEUE), registry=jobs)
+    clock = Clock()
+    ticker = Ticker(runtime, ["batch"], clock)
+    with caplog.at_level(logging.WARNING, logger="queue_runtime.worker"):
+        ticker.tick()  # a worker's first round: nothing was seen before, nothing is "skipped"
+        clock.now = T0 + timedelta(minutes=5)
+        ticker.tick()  # 01:00, the next tick: none skipped
+        assert caplog.messages == []
+        clock.now = T0 + timedelta(hours=1, minutes=5)  # 01:05 .. 01:55 fell unseen
+        ticker.tick()
+        ticker.tick()
+    (warning,) = caplog.messages
+    assert "11 tick(s) after 2026-03-29T01:00:00+00:00 skipped" in warning
+    assert "2026-03-29T02:00:00+00:00" in warning  # the latest, enqueued
+    assert (
+        skipped_ticks(Schedule.of(None, "*/5 * * * *"), T0, T0 + timedelta(hours=1)) == 12
+    )  # 01:00 .. 01:55
+
+
+def test_the_ticker_wakes_just_after_the_next_tick_not_a_fixed_interval_later() -> None:
+    fast = Registry()
+
+    @job(name="tests.periodic.second", pool="batch", registry=fast, every=timedelta(seconds=1))
+    def second() -> None: ...
+
+    runtime = memory_runtime(Settings(mode=Mode.QUEUE), registry=fast)
+    ticker = Ticker(runtime, ["batch"], Clock())
+    # A round that ends 0.3 s into a second waits 0.7 s (and a hair), not a full second:
+    # with a fixed wait the rounds drift, and one in a few hundred steps over a tick.
+    assert ticker.pause(T0 + timedelta(seconds=0.3)) == pytest.approx(0.7 + ticker.margin)
+    assert ticker.pause(T0) == pytest.approx(1.0)  # on the tick: the next one, capped
+    # A slow schedule still rounds every interval (a switch is read at least that often).
+    assert Ticker(memory_runtime(Settings(mode=Mode.QUEUE), registry=jobs), ["batch"]).pause(
+        T0
+    ) == pytest.approx(Ticker.interval)
 
 
 def test_config_declares_and_beats_code_and_status_lists_the_next_runs() -> None:
