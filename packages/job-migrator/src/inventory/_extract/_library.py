@@ -282,17 +282,115 @@ _ATTRIBUTES = {
 }
 
 
+# Flask-SQLAlchemy's ``SQLAlchemy.__getattr__`` (3.x, ``extension.py``): a public name
+# the extension object does not define itself is looked up in ``sqlalchemy`` and then
+# ``sqlalchemy.orm`` ("db.select", "db.func", "db.aliased": the docs' "the db object ...
+# provides access to the names in sqlalchemy and sqlalchemy.orm"), ``db.event`` is
+# ``sqlalchemy.event``, and its ``relationship`` / ``dynamic_loader`` / ``relation`` wrap
+# the ORM's with the query class set. The ORM's public names that ``sqlalchemy`` itself
+# lacks (SQLAlchemy 2.x) go to ``sqlalchemy.orm``; every other name to ``sqlalchemy``.
+_FSA_OWN = frozenset(
+    {"Model", "Query", "Table", "session", "metadata", "engine", "engines", "get_engine"}
+    | {"get_or_404", "first_or_404", "one_or_404", "paginate", "init_app"}
+    | {"create_all", "drop_all", "reflect"}
+)
+_FSA_ORM = frozenset(
+    [
+        "add_mapped_attribute",
+        "aliased",
+        "as_declarative",
+        "attribute_keyed_dict",
+        "backref",
+        "Bundle",
+        "class_mapper",
+        "clear_mappers",
+        "close_all_sessions",
+        "column_keyed_dict",
+        "column_property",
+        "composite",
+        "configure_mappers",
+        "contains_alias",
+        "contains_eager",
+        "create_session",
+        "declarative_base",
+        "declarative_mixin",
+        "declared_attr",
+        "defaultload",
+        "defer",
+        "deferred",
+        "dynamic_loader",
+        "foreign",
+        "immediateload",
+        "joinedload",
+        "keyfunc_mapping",
+        "lazyload",
+        "Load",
+        "load_only",
+        "make_transient",
+        "make_transient_to_detached",
+        "Mapped",
+        "mapped_column",
+        "mapper",
+        "noload",
+        "object_mapper",
+        "object_session",
+        "polymorphic_union",
+        "query_expression",
+        "raiseload",
+        "reconstructor",
+        "registry",
+        "relationship",
+        "remote",
+        "scoped_session",
+        "selectin_polymorphic",
+        "selectinload",
+        "Session",
+        "sessionmaker",
+        "subqueryload",
+        "synonym",
+        "undefer",
+        "undefer_group",
+        "validates",
+        "was_deleted",
+        "with_expression",
+        "with_loader_criteria",
+        "with_parent",
+        "with_polymorphic",
+    ]
+)
+_FSA_RENAMED = {"relation": "sqlalchemy.orm.relationship", "event": "sqlalchemy.event"}
+_FSA_CLASSES = ("flask_sqlalchemy.SQLAlchemy", "flask_sqlalchemy.extension.SQLAlchemy")
+
+
+def _sqlalchemy_name(name: str) -> str:
+    """``flask_sqlalchemy.SQLAlchemy.select().where`` -> ``sqlalchemy.select().where``:
+    a name the extension object hands on to SQLAlchemy; ``name`` itself otherwise."""
+    for cls in _FSA_CLASSES:
+        if name.startswith(f"{cls}."):
+            rest = name[len(cls) + 1 :]
+            head, dot, tail = rest.partition(".")
+            attr = head.removesuffix("()")
+            if attr in _FSA_OWN or attr.startswith("_") or not attr.isidentifier():
+                return name
+            called = head[len(attr) :]
+            module = "sqlalchemy.orm" if attr in _FSA_ORM else "sqlalchemy"
+            moved = _FSA_RENAMED.get(attr, f"{module}.{attr}")
+            return f"{moved}{called}{dot}{tail}"
+    return name
+
+
 def library_attribute(name: str) -> str:
     """``flask_sqlalchemy.SQLAlchemy.session.add`` -> ``sqlalchemy.orm.Session.add``,
     ``pathlib.Path.parent.parent.resolve`` -> ``pathlib.Path.resolve``: a name through
-    attributes whose class is known, on that class; ``name`` itself otherwise."""
+    attributes whose class is known, on that class; ``flask_sqlalchemy.SQLAlchemy.func.count``
+    -> ``sqlalchemy.func.count``, a name the extension hands on; ``name`` itself otherwise."""
     for _ in range(8):  # each step shortens the name by one attribute
         for prefix, cls in _ATTRIBUTES.items():
             if name.startswith(f"{prefix}."):
                 name = f"{cls}{name[len(prefix) :]}"
                 break
         else:
-            return name
+            return _sqlalchemy_name(name)
     return name
 
 
