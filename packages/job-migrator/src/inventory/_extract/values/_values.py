@@ -803,7 +803,11 @@ def annotation_type(node: ast.expr | None, resolver: Resolver) -> str:
         if head.endswith(("Optional", "Annotated")) or head in _MAPPED or head in _QUALIFIERS:
             args = type_args(node)
             return annotation_type(args[0], resolver) if args else ""
-        return statement_class(head) if _generic_class(head) else ""
+        if _generic_class(head):
+            return statement_class(head)
+        # ``set[KeyT]``, ``dict[str, int]``, ``List[Job]`` (PEP 585 / typing): the builtin
+        # container itself, as a bare ``set`` or ``dict`` annotation is
+        return container_annotation(node, resolver)[0]
     if isinstance(node, ast.Constant) and node.value is None:
         return ""
     found = resolver.dotted(node) or ""
