@@ -5,7 +5,9 @@ PEP 585 (``set[KeyT]``, ``dict[str, int]``, ``list[Job]``) and ``typing``'s alia
 their parameters, as a bare ``set`` or ``dict`` annotation does. Before, only the bare
 spelling was typed: ``locked.add(k)`` on ``locked: set[KeyT]`` was an unresolved call and
 the job ``unknown`` (found in the census: dstack's ``locking.py``, modern annotated code
-everywhere). A project generic class subscripted (``Box[int]``) stays that class."""
+everywhere). A function annotated ``-> set[str]`` returns a set (``s = f(); s.add(x)``),
+in its module or another. A project generic class subscripted (``Box[int]``) stays that
+class."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ Scanner = Callable[[dict[str, str]], Inventory]  # the scan_project fixture (con
 APP = """import threading
 from typing import Dict, Generic, List, Optional, Set, TypeVar
 
+import helpers
 import requests
 
 KeyT = TypeVar("KeyT")
@@ -47,21 +50,54 @@ def boxed(box: Box[int]) -> None:
     box.add(1)
 
 
+def pending() -> set[str]:
+    return set(load())
+
+
+def load():
+    return []
+
+
+def returned() -> None:
+    names = pending()
+    names.add("x")
+    settings = defaults()
+    settings.update({"b": 2})
+
+
+def returned_elsewhere() -> None:
+    options = helpers.options()
+    options.setdefault("a", 1)
+
+
 def view():
     threading.Thread(target=mark, args=(set(), [], {})).start()
     threading.Thread(target=typed_aliases, args=([], None, {})).start()
     threading.Thread(target=boxed, args=(Box(),)).start()
+    threading.Thread(target=returned).start()
+    threading.Thread(target=returned_elsewhere).start()
+
+
+def defaults() -> "Dict[str, int]":
+    return dict(load())
+"""
+HELPERS = """from typing import Any
+
+
+def options() -> dict[str, Any]:
+    return dict(flag=True)
 """
 
 
 def test_builtin_containers_subscripted_are_typed(scan_project: Scanner) -> None:
-    jobs = {j.qualname: j for j in scan_project({"app.py": APP}).jobs}
-    for name in ("app.mark", "app.typed_aliases"):
+    jobs = {j.qualname: j for j in scan_project({"app.py": APP, "helpers.py": HELPERS}).jobs}
+    for name in ("app.mark", "app.typed_aliases", "app.returned", "app.returned_elsewhere"):
         assert jobs[name].idempotency is Idempotency.IDEMPOTENT, jobs[name].evidence
         assert not any("unresolved" in e.message for e in jobs[name].evidence)
 
 
 def test_a_project_generic_class_subscripted_is_still_that_class(scan_project: Scanner) -> None:
-    boxed = {j.qualname: j for j in scan_project({"app.py": APP}).jobs}["app.boxed"]
+    jobs = scan_project({"app.py": APP, "helpers.py": HELPERS}).jobs
+    boxed = {j.qualname: j for j in jobs}["app.boxed"]
     assert "requests.post" in {e.api for e in boxed.effects}
     assert boxed.idempotency is Idempotency.NON_IDEMPOTENT

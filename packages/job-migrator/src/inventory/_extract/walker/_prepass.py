@@ -147,6 +147,8 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
 
 
 _UNTYPED_RETURNS = ("builtins.", "typing.", "collections.", "?")
+# The builtin containers an annotated return stands for (``annotation_type``'s spellings).
+_BUILTIN_CONTAINERS = frozenset({"builtins.dict", "builtins.list", "builtins.set"})
 _SELF = frozenset({"typing.Self", "typing_extensions.Self"})
 
 
@@ -260,6 +262,10 @@ def _return_type(
         found = returned_attribute(body, own[0], own[1])  # ``return self._mail``
     stored = found.startswith(APP_OBJECT) or (own is not None and found.startswith(f"{own[1]}."))
     if found and (capitalised(found) or stored) and not found.startswith(_UNTYPED_RETURNS):
+        resolver.returns[qualname] = found
+    elif found in _BUILTIN_CONTAINERS and node.returns is not None:
+        # ``-> set[str]``, ``-> dict[str, Any]``: the annotation says so, whatever the body
+        # builds; ``s = f(); s.add(x)`` is the set's add.
         resolver.returns[qualname] = found
     # ``-> tuple[Session, Query]``, else ``return query, conditions``: each item's class
     items = _annotated_items(node.returns, resolver)
