@@ -20,6 +20,7 @@ from inventory._extract.detectors._site_common import (
 from inventory._extract.detectors._targets import (
     JobTarget,
     call_arguments,
+    coroutine_run,
     job_target,
     packed_arguments,
 )
@@ -116,7 +117,13 @@ def thread_constructor(call: CallSite) -> Candidate | None:
     target_node = argument_node(call.node, spec[1], spec[2]) if spec else None
     if spec is None or target_node is None:
         return None
-    job = job_target(target_node, call.state.resolver)
+    resolver = call.state.resolver
+    packed = argument_node(call.node, spec[3], "args")
+    handed = list(packed.elts) if isinstance(packed, ast.Tuple | ast.List) else []
+    made = coroutine_run(target_node, handed, resolver)
+    if made is not None:  # Thread(target=asyncio.run, args=(refresh(x),)): refresh runs there
+        target_node = made.func
+    job = job_target(target_node, resolver)
     if evaluated_in_caller(target_node, job):
         return None  # Thread(target=f(x)): f runs here, the thread gets its result
     if job.target is not None and job.target.endswith(_LOOP_RUNNERS):
@@ -128,7 +135,12 @@ def thread_constructor(call: CallSite) -> Candidate | None:
     if inherited_server_loop(job.target, call):
         return None  # Thread(target=self.run) on a uvicorn.Server subclass: a server
     daemon = "daemon" if keyword_true(call.node, "daemon") else ""
-    found = candidate(spec[0], call.node, job, call, _packed(call, spec[3], "kwargs"), daemon)
+    arguments = (
+        call_arguments(made.args, [], resolver)
+        if made is not None
+        else _packed(call, spec[3], "kwargs")
+    )
+    found = candidate(spec[0], call.node, job, call, arguments, daemon)
     found.waits = _THREAD_WAITS
     found.site.result_used = False  # start() returns nothing; only join() makes the caller wait
     if call.use is not None and call.use.kind is UseKind.RECEIVER and call.use.name == "start":

@@ -167,7 +167,31 @@ def unwrap_runner(
     arguments); unchanged for any other target."""
     if following and not isinstance(following[0], ast.Starred) and _context_run(target, resolver):
         return following[0], following[1:]
+    made = coroutine_run(target, following, resolver)
+    if made is not None:
+        return made.func, list(made.args)
     return target, following
+
+
+# ``asyncio.run(coro)`` "runs the passed coroutine" in a new event loop, on the thread that
+# calls it: handed to a thread or an executor with a coroutine made in the caller
+# (``submit(asyncio.run, self.refresh())``), it is that coroutine function's work that
+# runs there.
+_COROUTINE_RUNNERS = frozenset({"asyncio.run", "asyncio.runners.run"})
+
+
+def coroutine_run(
+    target: ast.expr, following: list[ast.expr], resolver: Resolver
+) -> ast.Call | None:
+    """The coroutine call handed to ``asyncio.run`` (its first argument, made in the
+    caller: ``f(x)``), None for any other runner or argument (a call with keyword arguments
+    included: the job's arguments are read by position)."""
+    if not following or not isinstance(following[0], ast.Call):
+        return None
+    made = following[0]
+    if made.keywords or any(isinstance(a, ast.Starred) for a in made.args):
+        return None
+    return made if resolver.expr(target).target in _COROUTINE_RUNNERS else None
 
 
 def _context_run(node: ast.expr, resolver: Resolver) -> bool:
