@@ -28,6 +28,7 @@ from inventory._classify._index import (
     CALLABLE,
     FIELD_VALUES,
     MANAGER,
+    MEMO_METHODS,
     TABLE,
     Resolved,
     SymbolIndex,
@@ -1013,7 +1014,12 @@ class CallGraph:
         if not call.receiver_source.startswith(_SELF_PREFIX):
             return None
         attr = call.receiver_source[len(_SELF_PREFIX) :]
-        owner = self.index.classes.get(caller.qualname.rsplit(".", 1)[0])
+        cls = caller.qualname.rsplit(".", 1)[0]
+        owner = self.index.classes.get(cls)
+        method = call.target.rsplit(".", 1)[-1]
+        memo = method in MEMO_METHODS and owner and attr not in owner.attributes
+        if memo and self.index.method(cls, attr) is not None:
+            return f"{cls}.{attr}.{method}"  # ``self.entries.cache_clear()``: the memo's
         ctor = owner.attributes.get(attr) if owner else None
         if ctor is None:
             # ``self.client = client`` in ``__init__``, typed by ``__init__``'s callers

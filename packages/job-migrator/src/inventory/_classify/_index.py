@@ -165,6 +165,13 @@ class Resolved:
     name: str
 
 
+# functools.lru_cache / cache: "the wrapped function is instrumented with a cache_parameters()
+# function ... cache_info() ... cache_clear() for clearing or invalidating the cache".
+_MEMOISERS = ("functools.lru_cache", "functools.cache", "cachetools.func.")
+MEMO_METHODS = frozenset({"cache_clear", "cache_info", "cache_parameters"})
+_MEMO_WRAPPER = "functools._lru_cache_wrapper"
+
+
 class SymbolIndex:
     """module -> FileSummary, qualname -> FunctionInfo / ClassInfo, and resolution."""
 
@@ -577,6 +584,21 @@ class SymbolIndex:
             return Resolved(SymbolKind.EXTERNAL, ".".join([module, *rest]))
         return Resolved(SymbolKind.MISSING, ".".join([module, *rest]))
 
+    def _memo_call(self, owner: str, tail: list[str]) -> Resolved | None:
+        """``load.cache_clear()``, ``self.settings.cache_info()`` on a function or method
+        decorated with ``functools.lru_cache`` / ``functools.cache`` (or cachetools'
+        ``cachetools.func`` decorators, which add the same three): the wrapper's own
+        methods on its in-process memo, functools'."""
+        if tail[-1] not in MEMO_METHODS or len(tail) > 2:
+            return None
+        function: str | None = owner
+        if len(tail) == 2:
+            function = self.method(owner, tail[0]) if owner in self.classes else None
+        info = self.functions.get(function or "")
+        if info is None or not any(d.startswith(_MEMOISERS) for d in info.decorators):
+            return None
+        return Resolved(SymbolKind.EXTERNAL, f"{_MEMO_WRAPPER}.{tail[-1]}")
+
     def _submodule(self, module: str, head: str) -> bool:
         """``module.head`` is an installed module not read yet (``flask.globals``)."""
         library = self.library
@@ -625,6 +647,9 @@ class SymbolIndex:
     def _member(self, owner: str, tail: list[str]) -> Resolved:
         """``C.m`` through the bases of C; anything else is a member we cannot see into."""
         name = ".".join([owner, *tail])
+        memo = self._memo_call(owner, tail)
+        if memo is not None:
+            return memo
         if len(tail) > 1 and tail[0].endswith("()") and owner in self.classes:
             # ``Session.current().close``: the class ``current`` returns, then the rest on it.
             returned = self.returned_class(owner, tail[0][:-2])
