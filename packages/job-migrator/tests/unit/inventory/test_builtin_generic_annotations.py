@@ -6,7 +6,8 @@ their parameters, as a bare ``set`` or ``dict`` annotation does. Before, only th
 spelling was typed: ``locked.add(k)`` on ``locked: set[KeyT]`` was an unresolved call and
 the job ``unknown`` (found in the census: dstack's ``locking.py``, modern annotated code
 everywhere). A function annotated ``-> set[str]`` returns a set (``s = f(); s.add(x)``),
-in its module or another. A project generic class subscripted (``Box[int]``) stays that
+in its module or another, and ``-> tuple[Lock, set]`` one in each position (dstack's
+``lock, lockset = self.get_lockset(ns)``). A project generic class subscripted (``Box[int]``) stays that
 class."""
 
 from __future__ import annotations
@@ -65,6 +66,15 @@ def returned() -> None:
     settings.update({"b": 2})
 
 
+def pair() -> tuple[Box[int], set]:
+    return Box(), set()
+
+
+def unpacked(keys) -> None:
+    _box, held = pair()
+    held.difference_update(keys)
+
+
 def returned_elsewhere() -> None:
     options = helpers.options()
     options.setdefault("a", 1)
@@ -76,6 +86,7 @@ def view():
     threading.Thread(target=boxed, args=(Box(),)).start()
     threading.Thread(target=returned).start()
     threading.Thread(target=returned_elsewhere).start()
+    threading.Thread(target=unpacked, args=([],)).start()
 
 
 def defaults() -> "Dict[str, int]":
@@ -91,7 +102,8 @@ def options() -> dict[str, Any]:
 
 def test_builtin_containers_subscripted_are_typed(scan_project: Scanner) -> None:
     jobs = {j.qualname: j for j in scan_project({"app.py": APP, "helpers.py": HELPERS}).jobs}
-    for name in ("app.mark", "app.typed_aliases", "app.returned", "app.returned_elsewhere"):
+    typed = ("app.mark", "app.typed_aliases", "app.returned", "app.returned_elsewhere")
+    for name in (*typed, "app.unpacked"):
         assert jobs[name].idempotency is Idempotency.IDEMPOTENT, jobs[name].evidence
         assert not any("unresolved" in e.message for e in jobs[name].evidence)
 

@@ -318,7 +318,9 @@ def _annotated_items(node: ast.expr | None, resolver: Resolver) -> dict[int, str
     found: dict[int, str] = {}
     for position, arg in enumerate(args):
         item = annotation_type(arg, resolver)
-        if item and capitalised(item) and not item.startswith(_UNTYPED_RETURNS):
+        # a class, or a builtin container as a return is (``-> tuple[Lock, set]``)
+        a_class = capitalised(item) and not item.startswith(_UNTYPED_RETURNS)
+        if item and (a_class or item in _BUILTIN_CONTAINERS):
             found[position] = item
     return found
 
