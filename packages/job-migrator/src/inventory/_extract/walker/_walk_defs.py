@@ -228,7 +228,7 @@ class DefsMixin(WalkerBase):
         )
 
     def _class_ctx(self, node: ast.ClassDef, qualname: str, resolver: Resolver) -> ClassCtx:
-        bases = [_base_name(b, resolver) for b in node.bases]
+        bases = [name for b in node.bases for name in _base_names(b, resolver)]
         methods = frozenset(s.name for s in node.body if isinstance(s, _DEFS))
         ctx = ClassCtx(qualname, bases, class_attributes(node, resolver, qualname), methods)
         ctx.thread_like = thread_like(bases, self.classes)
@@ -305,6 +305,24 @@ def _bind_handed(node: FunctionNode, scope: Scope, handed: dict[str, str]) -> No
 
 def _decorator_name(node: ast.expr, resolver: Resolver) -> str:
     return resolver.expr(node.func if isinstance(node, ast.Call) else node).target
+
+
+def _base_names(node: ast.expr, resolver: Resolver) -> list[str]:
+    """A class's base as written, or the two a Django ``Manager.from_queryset(QS)`` stands
+    for: Django's docs, ``from_queryset()`` "returns a subclass of your base Manager with a
+    copy of the custom QuerySet methods", so the queryset class comes first (its methods are
+    the new class's own), then the manager class
+    (``class M(BaseManager.from_queryset(RestrictedQS))``)."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "from_queryset"
+        and node.args
+        and resolver.dotted(node.args[0])
+        and resolver.dotted(node.func.value)
+    ):
+        return [_base_name(node.args[0], resolver), _base_name(node.func.value, resolver)]
+    return [_base_name(node, resolver)]
 
 
 def _base_name(node: ast.expr, resolver: Resolver) -> str:
