@@ -317,7 +317,7 @@ EXAMPLES: list[RuleExample] = [
         """,
         "schedule",
         V.NEEDS_KEY,
-        {K.DB_INSERT},
+        {K.DB_INSERT, K.CACHE_SET},  # the claim sets its key
         "A repeat finds the claim and skips, but a claim expires and two runs can race: the "
         "dedup guard makes the job safe only conditionally, so it needs a key.",
         more_files={
@@ -431,7 +431,7 @@ EXAMPLES: list[RuleExample] = [
         """,
         "run_hook_once",
         V.NEEDS_KEY,
-        {K.DYNAMIC_CALL},
+        {K.DYNAMIC_CALL, K.CACHE_SET},  # the claim sets its key
         "What `callback` does is only known at run time, but a repeat never reaches it while the "
         "`cache.add` claim holds; the claim can expire, so the job needs a key. A check-then-create "
         "(`filter().exists()` then `create`) covers inserts of its model only, not a callback.",
