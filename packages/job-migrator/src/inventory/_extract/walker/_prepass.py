@@ -880,6 +880,7 @@ def _containers_of(node: ast.ClassDef, resolver: Resolver) -> dict[str, tuple[st
     (``self.logs = cache.get(key)`` elsewhere could make it anything)."""
     declared: dict[str, tuple[str, str]] = {}
     made: dict[str, set[str]] = {}
+    holds: dict[str, set[str]] = {}  # the values' class, per assignment from a parameter
     for stmt in node.body:
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             kind, held = container_annotation(stmt.annotation, resolver)
@@ -888,6 +889,7 @@ def _containers_of(node: ast.ClassDef, resolver: Resolver) -> dict[str, tuple[st
         if not isinstance(stmt, _DEFS) or not stmt.args.args:
             continue
         self_name = stmt.args.args[0].arg
+        params = _container_params(stmt, resolver)
         for inner in statements(stmt.body):
             if isinstance(inner, ast.AnnAssign):
                 name = _attribute_name(inner.target, self_name)
@@ -904,13 +906,34 @@ def _containers_of(node: ast.ClassDef, resolver: Resolver) -> dict[str, tuple[st
                         name = _attribute_name(part, self_name)
                         if name is None:
                             continue
+                        value = inner.value if part is target else None
+                        if isinstance(value, ast.Name) and value.id in params:
+                            # ``self.jobs = jobs`` with ``jobs: list[Job]``: its container
+                            kind, held = params[value.id]
+                            made.setdefault(name, set()).add(kind)
+                            holds.setdefault(name, set()).add(held)
+                            continue
                         kind = _literal_kind(inner.value, resolver) if part is target else ""
                         made.setdefault(name, set()).add(kind)
     found = dict(declared)
     for name, kinds in made.items():
         if name not in found and len(kinds) == 1 and "" not in kinds:
-            found[name] = (kinds.pop(), "")
+            # every assignment agrees on the builtin; the values' class when every
+            # assignment from an annotated parameter names the same one (and no literal
+            # assignment adds others: a literal ``[]`` holds nothing yet)
+            held_classes = holds.get(name, {""})
+            found[name] = (kinds.pop(), held_classes.pop() if len(held_classes) == 1 else "")
     return found
+
+
+def _container_params(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, resolver: Resolver
+) -> dict[str, tuple[str, str]]:
+    """The parameters annotated with a builtin container: (container, class of its values)."""
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    found = {a.arg: container_annotation(a.annotation, resolver) for a in every if a.annotation}
+    return {name: pair for name, pair in found.items() if pair[0]}
 
 
 def _literal_kind(value: ast.expr, resolver: Resolver) -> str:

@@ -653,6 +653,9 @@ def same_elements(node: ast.expr, resolver: Resolver) -> ast.expr | None:
         return None
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
         return node.value
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2:
+        # ``for job in jobs or []``: jobs' elements, or none at all
+        return node.values[0] if _empty(node.values[1], resolver) else None
     if (
         isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp)
         and len(node.generators) == 1
@@ -663,6 +666,18 @@ def same_elements(node: ast.expr, resolver: Resolver) -> ast.expr | None:
         if plain and ast.unparse(target) == ast.unparse(element) and not generator.is_async:
             return generator.iter
     return None
+
+
+_EMPTY_CALLS = frozenset({"builtins.list", "builtins.tuple", "builtins.set", "builtins.frozenset"})
+
+
+def _empty(node: ast.expr, resolver: Resolver) -> bool:
+    """``[]``, ``()``, ``set()``, ``list()``: an empty sequence (a dict iterates its keys)."""
+    if isinstance(node, ast.List | ast.Tuple):
+        return not node.elts
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        return resolver.expr(node.func).target in _EMPTY_CALLS
+    return False
 
 
 def made_elements(value: ast.expr, resolver: Resolver) -> Binding | None:
