@@ -189,6 +189,11 @@ def capitalised(dotted: str) -> bool:
     return bool(last) and last[0].isupper()
 
 
+_CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
+# ``cast(Any, x)``, ``cast(Optional[...], x)``: typing's own names say nothing of the class.
+_CAST_UNTYPED = ("typing.", "typing_extensions.", "builtins.object")
+
+
 class Resolver:
     """Resolves expressions in one scope of one file."""
 
@@ -420,6 +425,16 @@ class Resolver:
             found.declared = len(attrs) == 1
             return found
         inner = self.expr(root.func)
+        if inner.target in _CASTS:
+            # ``typing.cast(Job, x).run()``: x as the declared class (or a subclass); a cast
+            # to what the scan cannot name is a value of unknown type, never typing's own.
+            declared = self._cast_class(root)
+            if not declared:
+                return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+            rtype = declared if len(attrs) == 1 else None
+            found = Resolved(".".join([declared, *attrs]), ReceiverKind.INSTANCE, source, rtype)
+            found.declared = len(attrs) == 1
+            return found
         lookup = isinstance(root.func, ast.Attribute) and root.func.attr in _LOOKUP_METHODS
         held = _HELD[0](root, self) if lookup and _HELD else ""
         if held and (inner.receiver is ReceiverKind.UNKNOWN or not held.endswith("]")):
@@ -460,6 +475,24 @@ class Resolver:
             found.made_at = root.lineno if constructed else 0  # ``C(...).save()``
             return found
         return Resolved(".".join([f"{inner.target}()", *attrs]), inner.receiver, source)
+
+    def _cast_class(self, call: ast.Call) -> str:
+        """The class ``cast(T, value)`` names: ``Job``, ``"Job"``, ``Box[int]`` -> Box; ""
+        for anything else (``Any``, a union, a call with other arguments)."""
+        if len(call.args) != 2 or call.keywords or isinstance(call.args[0], ast.Starred):
+            return ""
+        node: ast.expr | None = call.args[0]
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value.strip(), mode="eval").body
+            except SyntaxError:
+                return ""
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        named = self.dotted(node) if node is not None else None
+        if not named or not capitalised(named) or named.startswith(_CAST_UNTYPED):
+            return ""
+        return named
 
     def made_by_cls(self, call: ast.Call) -> str:
         """``cls(...)`` in a classmethod (``type(self)(...)`` in a method), or one of
