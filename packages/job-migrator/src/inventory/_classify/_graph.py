@@ -121,6 +121,17 @@ def _super_calls(fn: FunctionInfo) -> frozenset[str]:
     return frozenset(c.target.rpartition(".")[2] for c in fn.calls if c.receiver_source == _SUPER)
 
 
+# Decorators that make a method an attribute: reading it runs the method.
+_PROPERTIES = frozenset(
+    {
+        "property",
+        "functools.cached_property",
+        "cached_property",
+        "django.utils.functional.cached_property",
+    }
+)
+
+
 class CallGraph:
     def __init__(
         self,
@@ -999,6 +1010,13 @@ class CallGraph:
                 return None
         return None
 
+    def _property(self, cls: str, attr: str) -> bool:
+        """``attr`` of ``cls`` is a method made a property (``@property``,
+        ``functools.cached_property``), so ``self.attr`` is what it returns."""
+        found = self.index.method(cls, attr)
+        info = self.index.functions.get(found) if found else None
+        return info is not None and any(d in _PROPERTIES for d in info.decorator_sources)
+
     def _relation(self, cls: str, attr: str) -> bool:
         """``attr`` of model ``cls`` is a related manager (many-to-many, reverse ForeignKey)."""
         if self.index.many_model(cls, attr) is not None:
@@ -1020,6 +1038,11 @@ class CallGraph:
         memo = method in MEMO_METHODS and owner and attr not in owner.attributes
         if memo and self.index.method(cls, attr) is not None:
             return f"{cls}.{attr}.{method}"  # ``self.entries.cache_clear()``: the memo's
+        if owner and attr not in owner.attributes and self._property(cls, attr):
+            # ``self.client.post()`` with ``@property def client(self) -> Session``: the
+            # getter runs on the attribute read, and its result is what is called
+            returned = self.index.returned_class(cls, attr)
+            return f"{returned}.{method}" if returned else None
         ctor = owner.attributes.get(attr) if owner else None
         if ctor is None:
             # ``self.client = client`` in ``__init__``, typed by ``__init__``'s callers
