@@ -190,6 +190,12 @@ def capitalised(dotted: str) -> bool:
 
 
 _CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
+# Library functions whose result is their first argument or a copy of it (copy's docs;
+# typing's assert_type / reveal_type "return the value unchanged").
+_SAME_VALUE = frozenset(
+    {"copy.copy", "copy.deepcopy", "copy.replace", "typing.assert_type", "typing.reveal_type"}
+    | {"typing_extensions.assert_type", "typing_extensions.reveal_type"}
+)
 # ``cast(Any, x)``, ``cast(Optional[...], x)``: typing's own names say nothing of the class.
 _CAST_UNTYPED = ("typing.", "typing_extensions.", "builtins.object")
 
@@ -435,6 +441,10 @@ class Resolver:
             found = Resolved(".".join([declared, *attrs]), ReceiverKind.INSTANCE, source, rtype)
             found.declared = len(attrs) == 1
             return found
+        if inner.target in _SAME_VALUE:
+            # ``copy.copy(job).run()``: a copy of the argument, of its class; the library's
+            # pure function says nothing of what the copy's methods do.
+            return self._same_value(root, attrs, source)
         lookup = isinstance(root.func, ast.Attribute) and root.func.attr in _LOOKUP_METHODS
         held = _HELD[0](root, self) if lookup and _HELD else ""
         if held and (inner.receiver is ReceiverKind.UNKNOWN or not held.endswith("]")):
@@ -475,6 +485,16 @@ class Resolver:
             found.made_at = root.lineno if constructed else 0  # ``C(...).save()``
             return found
         return Resolved(".".join([f"{inner.target}()", *attrs]), inner.receiver, source)
+
+    def _same_value(self, call: ast.Call, attrs: list[str], source: str) -> Resolved:
+        """``f(x).m`` for a function returning ``x`` or a copy of it: ``x.m``, resolved as
+        written; a value of unknown type when ``x`` is no plain expression."""
+        unknown = Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
+        if not call.args or isinstance(call.args[0], ast.Starred) or len(attrs) != 1:
+            return unknown
+        read = ast.copy_location(ast.Attribute(call.args[0], attrs[0], ast.Load()), call)
+        found = self.expr(read)
+        return found if found.receiver is not ReceiverKind.UNKNOWN else unknown
 
     def _cast_class(self, call: ast.Call) -> str:
         """The class ``cast(T, value)`` names: ``Job``, ``"Job"``, ``Box[int]`` -> Box; ""

@@ -196,6 +196,8 @@ def dispatch_fact(
         target = resolved.target
     elif isinstance(func, ast.Call) and _calling_result(func, resolver):
         target = _partial_of(func, resolver) or text.segment(func)
+    elif isinstance(func, ast.Call) and _got_callable(func, resolver):
+        target = text.segment(func)  # ``attrgetter("run")(job)()``: job.run, called
     elif isinstance(func, ast.Name) and resolved.receiver is ReceiverKind.UNKNOWN:
         bound = resolved.binding.node if resolved.binding is not None else None
         if _is_getattr(bound) and _on_logger(bound, resolver):
@@ -218,6 +220,18 @@ def _calling_result(inner: ast.Call, resolver: Resolver | None) -> bool:
     if resolver is None:
         return False
     return resolver.expr(inner.func).target in _CALLING_RESULTS
+
+
+# ``operator.attrgetter(name)(obj)`` / ``itemgetter(key)(table)`` read a value; called in
+# turn (``attrgetter("run")(job)()``), what runs is that value: only known at run time.
+_GETTERS = frozenset({"operator.attrgetter", "operator.itemgetter"})
+
+
+def _got_callable(call: ast.Call, resolver: Resolver | None) -> bool:
+    inner = call.func
+    if resolver is None or not isinstance(inner, ast.Call):
+        return False
+    return resolver.expr(inner.func).target in _GETTERS
 
 
 # ``partial(notify, user)()``: ``PARTIAL + "pkg.mail.notify"``, the function the call runs,
