@@ -196,6 +196,9 @@ _SAME_VALUE = frozenset(
     {"copy.copy", "copy.deepcopy", "copy.replace", "typing.assert_type", "typing.reveal_type"}
     | {"typing_extensions.assert_type", "typing_extensions.reveal_type"}
 )
+_BUILTIN_TYPES = frozenset(
+    f"builtins.{t}" for t in ("dict", "list", "set", "frozenset", "tuple", "str", "bytes", "int")
+)
 # ``cast(Any, x)``, ``cast(Optional[...], x)``: typing's own names say nothing of the class.
 _CAST_UNTYPED = ("typing.", "typing_extensions.", "builtins.object")
 
@@ -510,6 +513,8 @@ class Resolver:
         if isinstance(node, ast.Subscript):
             node = node.value
         named = self.dotted(node) if node is not None else None
+        if named in _BUILTIN_TYPES:
+            return named  # ``cast(dict, payload).get(k)``: the builtin's own methods
         if not named or not capitalised(named) or named.startswith(_CAST_UNTYPED):
             return ""
         return named

@@ -38,10 +38,15 @@ def anything(x):
     cast(Any, x).run()
 
 
+def builtin(payload):
+    return cast(dict, payload).get("a")
+
+
 def view():
     threading.Thread(target=named, args=(1,)).start()
     threading.Thread(target=quoted, args=(1,)).start()
     threading.Thread(target=anything, args=(1,)).start()
+    threading.Thread(target=builtin, args=({},)).start()
 """
 
 
@@ -56,3 +61,8 @@ def test_a_cast_to_any_is_a_gap_not_a_pure_call(scan_project: Scanner) -> None:
     anything = {j.qualname: j for j in scan_project({"app.py": APP}).jobs}["app.anything"]
     assert anything.idempotency is not Idempotency.IDEMPOTENT
     assert any("unresolved" in e.message for e in anything.evidence)
+
+
+def test_a_cast_to_a_builtin_is_that_builtin(scan_project: Scanner) -> None:
+    builtin = {j.qualname: j for j in scan_project({"app.py": APP}).jobs}["app.builtin"]
+    assert builtin.idempotency is Idempotency.IDEMPOTENT, builtin.evidence
