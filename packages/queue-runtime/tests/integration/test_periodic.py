@@ -49,6 +49,16 @@ def _ticks(settings: Settings) -> list[datetime]:
     return sorted(datetime.fromisoformat(key.removeprefix(f"periodic:{JOB}:")) for (key,) in rows)
 
 
+def _ticking(
+    settings: Settings, spawner: Spawner, count: int
+) -> tuple[Settings, list[subprocess.Popen[bytes]]]:
+    """``count`` workers of ``periodic_app`` (short leases, fast polls), and their settings."""
+    tuned = settings.model_copy(update={"lease_ttl": 2.0, "poll_interval": 0.1})
+    fault_app.create_tables(tuned.database_url or "", tuned.schema_name)
+    spawner.app = "tests.integration.periodic_app"
+    return tuned, [spawner.start(tuned) for _ in range(count)]
+
+
 def _ran(settings: Settings) -> list[int]:
     return [e.job_id for e in executions(settings)]
 
@@ -56,10 +66,7 @@ def _ran(settings: Settings) -> list[int]:
 def test_three_workers_enqueue_each_tick_once_also_after_one_is_killed(
     settings: Settings, spawner: Spawner
 ) -> None:
-    tuned = settings.model_copy(update={"lease_ttl": 2.0, "poll_interval": 0.1})
-    fault_app.create_tables(tuned.database_url or "", tuned.schema_name)
-    spawner.app = "tests.integration.periodic_app"
-    workers = [spawner.start(tuned) for _ in range(3)]
+    tuned, workers = _ticking(settings, spawner, 3)
 
     wait_until(lambda: len(_ran(tuned)) >= 3, timeout=30, message="three ticks run")
     spawner.kill(workers[0])
@@ -99,10 +106,7 @@ def test_three_workers_enqueue_each_tick_once_also_after_one_is_killed(
 def test_workers_frozen_past_several_ticks_run_the_latest_once_and_say_what_they_skipped(
     settings: Settings, spawner: Spawner
 ) -> None:
-    tuned = settings.model_copy(update={"lease_ttl": 2.0, "poll_interval": 0.1})
-    fault_app.create_tables(tuned.database_url or "", tuned.schema_name)
-    spawner.app = "tests.integration.periodic_app"
-    workers = [spawner.start(tuned) for _ in range(2)]
+    tuned, workers = _ticking(settings, spawner, 2)
     wait_until(lambda: len(_ticks(tuned)) >= 2, timeout=30, message="two ticks stored")
     for proc in workers:  # a stalled host: no ticker runs while three ticks fall
         proc.send_signal(signal.SIGSTOP)

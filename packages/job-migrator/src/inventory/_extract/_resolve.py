@@ -189,7 +189,8 @@ def capitalised(dotted: str) -> bool:
     return bool(last) and last[0].isupper()
 
 
-_CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
+# ``typing.cast(T, value)``: the resolver types an inline cast, values.py an assigned one.
+CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
 # Library functions whose result is their first argument or a copy of it (copy's docs;
 # typing's assert_type / reveal_type "return the value unchanged").
 _SAME_VALUE = frozenset(
@@ -434,7 +435,7 @@ class Resolver:
             found.declared = len(attrs) == 1
             return found
         inner = self.expr(root.func)
-        if inner.target in _CASTS:
+        if inner.target in CASTS:
             # ``typing.cast(Job, x).run()``: x as the declared class (or a subclass); a cast
             # to what the scan cannot name is a value of unknown type, never typing's own.
             declared = self._cast_class(root)

@@ -19,6 +19,7 @@ from inventory._extract._library import (
     typed_method,
 )
 from inventory._extract._resolve import (
+    CASTS,
     LOADED_CLASS,
     MODEL_LOADED,
     ORM_ROW,
@@ -200,9 +201,6 @@ def _self_attribute_type(value: ast.expr, resolver: Resolver) -> str:
     return cls.attributes.get(value.attr, "") if cls else ""
 
 
-_CASTS = frozenset({"typing.cast", "typing_extensions.cast"})
-
-
 def _module_partial(
     call: ast.Call, target: str, resolver: Resolver
 ) -> ast.Name | ast.Attribute | None:
@@ -279,7 +277,7 @@ def _cast_type(call: ast.Call, resolver: Resolver) -> str:
     """``typing.cast(Page, obj)`` / ``cast("Page", obj)``: the declared class, "" otherwise."""
     if len(call.args) != 2 or call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
         return ""
-    if resolver.expr(call.func).target not in _CASTS:
+    if resolver.expr(call.func).target not in CASTS:
         return ""
     return annotation_type(call.args[0], resolver)
 
