@@ -12,7 +12,6 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from fnmatch import translate
 from functools import cache, cached_property
 from importlib import resources
 from typing import Annotated, Any, TypeVar
@@ -36,6 +35,41 @@ def _compiles(pattern: str) -> str:
     except re.error as exc:
         raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from exc
     return pattern
+
+
+def glob_regex(pattern: str) -> str:
+    """The regex of a catalogue glob: fnmatch's ``*``, ``?`` and ``[...]``, except that a
+    wildcard does not cross a call's result unless the entry spells one.
+
+    A resolved target names each call it goes through: ``typing.cast().run`` is the
+    ``run`` of what ``cast`` handed back (``_extract/_resolve.py``). fnmatch's ``*``
+    matches anything, so the pure glob ``typing.[a-z_]*`` read ``typing.cast().run``, a job's
+    own method, as pure, and ``copy.*`` did the same to ``copy.copy(job).run()``. Here
+    ``*`` and ``?`` stop at ``(`` and ``)``: ``json.*`` is every function of ``json``, not
+    what ``json.loads()`` returns. An entry about what a call returns says so with ``()``
+    (``sqlalchemy.select().*``); after the last ``()`` it spells, its wildcards go on through
+    further calls (a builder's chain, ``select().where().order_by``) as the entry means.
+    """
+    chained = pattern.rfind("()")
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        free = chained >= 0 and i > chained  # after the last "()" the entry spells
+        if char == "*":
+            out.append(".*" if free else "[^()]*")
+        elif char == "?":
+            out.append("." if free else "[^()]")
+        elif char == "[" and (close := pattern.find("]", i + 2)) > 0:
+            body = pattern[i + 1 : close]
+            negated = body.startswith("!")
+            body = body[1:] if negated else body
+            out.append(f"[{'^' if negated else ''}{body.replace(chr(92), chr(92) * 2)}]")
+            i = close
+        else:
+            out.append(re.escape(char))
+        i += 1
+    return "(?s:" + "".join(out) + r")\Z"
 
 
 # Checked when the catalogue is read, so a typo in pyproject.toml is a config error.
@@ -275,7 +309,7 @@ class Catalogue:
                 tail = re.split(r"[*?\]]", e.call)[-1]
                 first = head.split(".", 1)[0] if "." in head else None
                 last = tail.rsplit(".", 1)[1] if "." in tail else None
-                glob = (i, head, tail, re.compile(translate(e.call)))
+                glob = (i, head, tail, re.compile(glob_regex(e.call)))
                 self._globs.setdefault((first, last), []).append(glob)
         self._by_method: dict[str, list[EffectEntry]] = {}
         for entry in spec.effect:
@@ -414,7 +448,7 @@ class _PureIndex:
         # Pure only when an argument says so (``open(p)``, ``open(p, "rb")``), per call.
         self._conditional = {e.call: e.when for e in entries if not e.is_suffix and e.when}
         self._literal = frozenset(c for c in exact if not _GLOB.search(c))
-        globs = [translate(c) for c in exact if _GLOB.search(c)]
+        globs = [glob_regex(c) for c in exact if _GLOB.search(c)]
         self._glob = re.compile("|".join(f"(?:{g})" for g in globs)) if globs else None
         self._methods: dict[str, list[PureEntry]] = {}
         for entry in entries:

@@ -494,6 +494,7 @@ _REGEX = {
 # pathlib (docs.python.org/3/library/pathlib.html): "Path.home(): Return a new path object
 # representing the user's home directory", cwd() the same for the working directory, and
 # the path arithmetic returns "a new path": a chain (`Path.home().resolve()`) stays a Path.
+TRAVERSABLE = "importlib.resources.abc.Traversable"
 _PATHS = {
     f"pathlib.Path.{m}": "pathlib.Path"
     for m in (
@@ -634,6 +635,17 @@ FACTORIES = {
             *(("urldefrag", "DefragResult"),),
         )
     },
+    # A named tuple's _replace "Return[s] a new instance of the named tuple replacing
+    # specified fields with new values" (collections.namedtuple): the same class.
+    **{
+        f"urllib.parse.{made}._replace": f"urllib.parse.{made}"
+        for made in ("ParseResult", "SplitResult", "DefragResult")
+    },
+    # importlib.resources.files(anchor) "Returns a Traversable object representing the
+    # resource container"; a Traversable's joinpath "Return Traversable child in self"
+    # (importlib.resources.abc). What it reads is the catalogue's importlib.resources.*.
+    "importlib.resources.files": TRAVERSABLE,
+    f"{TRAVERSABLE}.joinpath": TRAVERSABLE,
     **_sqlalchemy(),
     **_http_responses(),
 }
