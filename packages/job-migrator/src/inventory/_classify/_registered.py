@@ -5,7 +5,8 @@ Each file records the views it registers (``FileSummary.routes`` and ``view_clas
 ``router.register("orders", OrderViewSet)``, ``Route("/", Home)``). Here those names are
 resolved across modules (re-exports included): a function becomes a handler of the
 framework that registered it; for a class, the methods its framework hands a request to
-(HTTP verbs, DRF actions and hooks, ``dispatch_request``: ``VIEW_METHODS``), found on the
+(HTTP verbs, DRF actions and hooks, ``dispatch_request``: ``VIEW_METHODS``; for Django, the
+hooks its generic views call in the request: ``FRAMEWORK_VIEW_HOOKS``), found on the
 class or inherited from a project base. What a handler reaches (its calls on ``self``
 included) is then reported the same way as for a decorated handler: only where slow work
 is reached, once per call of the handler. A name that resolves to a library view, or to nothing, adds nothing.
@@ -14,7 +15,7 @@ is reached, once per call of the handler. A name that resolves to a library view
 from __future__ import annotations
 
 from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
-from inventory._extract.detectors._handlers import VIEW_METHODS
+from inventory._extract.detectors._handlers import FRAMEWORK_VIEW_HOOKS, VIEW_METHODS
 from inventory.models import Framework
 from inventory.summary import FileSummary
 
@@ -29,7 +30,7 @@ def register_handlers(summaries: list[FileSummary], index: SymbolIndex) -> None:
             for function in _handlers_of(index, name, classes=False):
                 _mark(index, function, framework, marked)
         for name, framework in summary.view_classes.items():
-            for function in _handlers_of(index, name, classes=True):
+            for function in _handlers_of(index, name, classes=True, framework=framework):
                 _mark(index, function, framework, marked)
     for summary in summaries:
         for site in summary.sites:
@@ -37,13 +38,16 @@ def register_handlers(summaries: list[FileSummary], index: SymbolIndex) -> None:
                 site.handler = marked[site.enclosing_function]
 
 
-def _handlers_of(index: SymbolIndex, name: str, *, classes: bool) -> list[str]:
+def _handlers_of(
+    index: SymbolIndex, name: str, *, classes: bool, framework: Framework | None = None
+) -> list[str]:
     found = _resolve(index, name)
     if found.kind is SymbolKind.FUNCTION:
         return [found.name]
     if found.kind is not SymbolKind.CLASS or not classes:
         return []
-    methods = (index.method(found.name, verb) for verb in sorted(VIEW_METHODS))
+    hooks = FRAMEWORK_VIEW_HOOKS if framework is Framework.DJANGO else frozenset()
+    methods = (index.method(found.name, verb) for verb in sorted(VIEW_METHODS | hooks))
     return [m for m in methods if m is not None]
 
 

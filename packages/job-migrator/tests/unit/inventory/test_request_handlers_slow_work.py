@@ -134,6 +134,93 @@ def test_under_the_frameworks_own_base_only_known_hooks_are_handlers() -> None:
     assert found["Contact.render_extra"] is None
 
 
+def test_the_hooks_djangos_generic_views_call_in_the_request_are_handlers() -> None:
+    """Django's method flowcharts: TemplateView.get calls get_context_data, CreateView's get
+    and post call get_initial and get_form_kwargs, DRF's generic views get_queryset and
+    get_serializer_context. An override of one runs inside the request."""
+    found = handlers(
+        """
+        from django.views.generic import CreateView, TemplateView
+        from rest_framework.generics import ListAPIView
+
+        class Events(TemplateView):
+            def get_context_data(self, **kwargs): ...
+            def latest(self): ...
+
+        class NewProvider(CreateView):
+            def get_initial(self): ...
+            def get_form_kwargs(self): ...
+            def get_success_url(self): ...
+
+        class Orders(ListAPIView):
+            def get_queryset(self): ...
+            def get_serializer_context(self): ...
+        """
+    )
+    assert found["Events.get_context_data"] is Framework.DJANGO
+    assert found["Events.latest"] is None
+    for hook in ("get_initial", "get_form_kwargs", "get_success_url"):
+        assert found[f"NewProvider.{hook}"] is Framework.DJANGO, hook
+    assert found["Orders.get_queryset"] is Framework.DJANGO
+    assert found["Orders.get_serializer_context"] is Framework.DJANGO
+
+
+def test_djangos_hook_names_are_not_hooks_of_a_flask_view() -> None:
+    found = handlers(
+        """
+        from flask.views import MethodView
+
+        class Page(MethodView):
+            def get(self): ...
+            def get_context_data(self): ...
+        """
+    )
+    assert found["Page.get"] is Framework.FLASK
+    assert found["Page.get_context_data"] is None
+
+
+def test_slow_work_in_a_generic_views_hook_is_reported(tmp_path: Path) -> None:
+    """ephios' ExternalEventListView fetches other instances' events in get_context_data, and
+    its URLconf registers it in another module: the fetch is slow work in the request."""
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "__init__.py").write_text("")
+    (tmp_path / "shop" / "views.py").write_text(
+        textwrap.dedent(
+            """
+            import requests
+            from django.views.generic import TemplateView
+
+            from shop.mixins import StaffMixin
+
+
+            class Events(StaffMixin, TemplateView):
+                template_name = "events.html"
+
+                def get_context_data(self, **kwargs):
+                    context = super().get_context_data(**kwargs)
+                    context["events"] = requests.get("https://peer.example.com/api/events").json()
+                    return context
+            """
+        )
+    )
+    (tmp_path / "shop" / "mixins.py").write_text("class StaffMixin:\n    pass\n")
+    (tmp_path / "shop" / "urls.py").write_text(
+        "from django.urls import path\n\nfrom shop import views\n\n"
+        'urlpatterns = [path("events/", views.Events.as_view())]\n'
+    )
+    found = scan(tmp_path, use_cache=False, jobs=1)
+    fetches = [
+        s for s in found.sites if s.enclosing_function == "shop.views.Events.get_context_data"
+    ]
+    assert fetches, [(s.job, s.enclosing_function) for s in found.sites]
+    assert all(s.handler is Framework.DJANGO for s in fetches), [
+        (s.job, s.pattern) for s in fetches
+    ]
+    assert [(s.pattern, s.target_source) for s in fetches] == [
+        (Pattern.DIRECT_CALL, "requests.get")
+    ]
+
+
 # -- what a view's parameters are ------------------------------------------------------
 
 

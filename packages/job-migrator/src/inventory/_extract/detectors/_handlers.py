@@ -48,6 +48,28 @@ VIEW_METHODS = frozenset(
         "dispatch",
     }
 )
+# The hooks Django's generic class-based views and DRF's generic views call while they
+# handle a request, each documented: Django's "Method Flowchart" of each generic view
+# (docs.djangoproject.com, ref/class-based-views: View.setup/dispatch, TemplateView's
+# get_context_data, RedirectView.get_redirect_url, the single- and multiple-object mixins'
+# get_queryset/get_object/paginate_queryset, FormMixin's get_initial ... form_invalid,
+# SuccessMessageMixin.get_success_message) and DRF's GenericAPIView and APIView
+# (www.django-rest-framework.org, api-guide/generic-views, views: "get_queryset",
+# "get_serializer_context", "initial", "finalize_response", "check_permissions"...).
+# A method of that name on a view overrides the one the framework calls, in the request.
+FRAMEWORK_VIEW_HOOKS = frozenset(
+    {
+        *("setup", "http_method_not_allowed", "get_context_data", "get_template_names"),
+        *("render_to_response", "get_redirect_url"),
+        *("get_queryset", "get_object", "get_slug_field", "get_context_object_name"),
+        *("get_ordering", "paginate_queryset", "get_paginate_by", "get_paginator"),
+        *("get_allow_empty", "get_initial", "get_prefix", "get_form_class", "get_form"),
+        *("get_form_kwargs", "get_success_url", "form_invalid", "get_success_message"),
+        *("get_serializer", "get_serializer_class", "get_serializer_context"),
+        *("filter_queryset", "get_paginated_response", "initial", "finalize_response"),
+        *("check_permissions", "check_object_permissions", "handle_exception"),
+    }
+)
 _PREFIXES = (
     ("fastapi", Framework.FASTAPI),
     ("starlette", Framework.STARLETTE),
@@ -285,7 +307,7 @@ def function_handler(
         if found is not None:
             return found
     hook = cls is not None and _hook(name, bound, foreign_base, imported)
-    if cls is not None and cls.view and (name in VIEW_METHODS or hook):
+    if cls is not None and cls.view and (name in VIEW_METHODS or hook or _view_hook(name, cls)):
         return Framework(cls.view)
     if cls is not None and cls.admin and (name in ADMIN_METHODS or name in cls.admin_actions):
         return Framework.DJANGO
@@ -317,6 +339,11 @@ def _hook(name: str, bound: bool, foreign: bool, imported: set[Framework]) -> bo
     are handlers when a handler calls them (``_reached_helpers``). Only in a file importing a
     web framework, since a base merely named ``...View`` makes a class a view too."""
     return bound and foreign and bool(imported) and not name.startswith("_")
+
+
+def _view_hook(name: str, cls: ClassCtx) -> bool:
+    """A Django or DRF view's override of a hook its generic base calls in the request."""
+    return cls.view == Framework.DJANGO and name in FRAMEWORK_VIEW_HOOKS
 
 
 def _takes_the_request(params: list[str], cls: ClassCtx | None, bound: bool) -> bool:
