@@ -433,6 +433,15 @@ class FileSummary(BaseModel):
             "framework. The classifier makes them request handlers (a class named so is not)."
         ),
     )
+    installed: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Code this file's Django settings install to run in the request, by dotted path "
+            "(``MIDDLEWARE``, context processors, authentication backends, DRF's default "
+            "authentication / permission / throttle classes and exception handler) -> what "
+            "it is installed as (``_extract.detectors._installed.Installed``)."
+        ),
+    )
     view_classes: dict[str, Framework] = Field(
         default_factory=dict,
         description=(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
 from inventory._extract.detectors._handlers import FRAMEWORK_VIEW_HOOKS, VIEW_METHODS
+from inventory._extract.detectors._installed import HOOKS, Installed
 from inventory.models import Framework
 from inventory.summary import FileSummary
 
@@ -32,6 +33,9 @@ def register_handlers(summaries: list[FileSummary], index: SymbolIndex) -> None:
         for name, framework in summary.view_classes.items():
             for function in _handlers_of(index, name, classes=True, framework=framework):
                 _mark(index, function, framework, marked)
+        for name, kind in summary.installed.items():
+            for function in _installed(index, name, Installed(kind)):
+                _mark(index, function, Framework.DJANGO, marked)
     for summary in summaries:
         for site in summary.sites:
             if site.handler is None and site.enclosing_function in marked:
@@ -49,6 +53,23 @@ def _handlers_of(
     hooks = FRAMEWORK_VIEW_HOOKS if framework is Framework.DJANGO else frozenset()
     methods = (index.method(found.name, verb) for verb in sorted(VIEW_METHODS | hooks))
     return [m for m in methods if m is not None]
+
+
+def _installed(index: SymbolIndex, name: str, kind: Installed) -> list[str]:
+    """What Django runs in the request of the code a setting names: a class's hooks
+    (``HOOKS``), inherited ones included; a function itself (a context processor), or, for
+    a middleware factory (called once at start-up), the functions defined inside it, one of
+    which it returns to be called with each request."""
+    found = _resolve(index, name)
+    if found.kind is SymbolKind.CLASS and kind in HOOKS:
+        methods = (index.method(found.name, hook) for hook in sorted(HOOKS[kind]))
+        return [m for m in methods if m is not None]
+    if found.kind is not SymbolKind.FUNCTION:
+        return []
+    if kind is not Installed.MIDDLEWARE:
+        return [found.name]
+    inner = f"{found.name}.<locals>."
+    return [f for f in index.functions if f.startswith(inner) and "." not in f[len(inner) :]]
 
 
 def _resolve(index: SymbolIndex, name: str) -> Resolved:

@@ -46,6 +46,7 @@ import sys
 from inventory._extract._grammar import rewrite
 from inventory._extract._source import SourceText, normalised
 from inventory._extract.detectors._guards import atomic_requests
+from inventory._extract.detectors._installed import installed
 from inventory._extract.walker._walker import Walker
 from inventory._heap import bulk_work
 from inventory.summary import FileSummary
@@ -66,6 +67,7 @@ def _extract(source: str, path: str, module: str, is_package: bool) -> FileSumma
     summary = FileSummary(path=path, module=module, is_package=is_package, lines=len(text.lines))
     Walker(tree, text, summary).run(tree)
     summary.atomic_requests = atomic_requests(tree, source)
+    summary.installed = {path: kind.value for path, kind in installed(tree, source).items()}
     return summary
 
 

@@ -48,6 +48,24 @@ VIEW_METHODS = frozenset(
         "dispatch",
     }
 )
+# Functions an app or blueprint registers to run in every request (or every failed one),
+# by the frameworks' documented decorators: Flask's before_request, after_request,
+# teardown_request, context_processor, errorhandler, url_value_preprocessor (and a
+# blueprint's app-wide twins, "before_app_request" ...; teardown_appcontext, popped after
+# each request), flask.palletsprojects.com/api; FastAPI's and Starlette's
+# ``@app.middleware("http")`` ("a function that ... receives the request ... call_next")
+# and ``@app.exception_handler(...)``.
+_FLASK_HOOKS = (
+    *("before_request", "after_request", "teardown_request", "context_processor"),
+    *("errorhandler", "url_value_preprocessor", "teardown_appcontext"),
+    *("before_app_request", "after_app_request", "teardown_app_request"),
+    *("app_context_processor", "app_errorhandler", "app_url_value_preprocessor"),
+)
+REQUEST_HOOKS: dict[str, tuple[Framework, ...]] = {
+    **{name: (Framework.FLASK,) for name in _FLASK_HOOKS},
+    "middleware": (Framework.FASTAPI, Framework.STARLETTE),
+    "exception_handler": (Framework.FASTAPI, Framework.STARLETTE),
+}
 # The hooks Django's generic class-based views and DRF's generic views call while they
 # handle a request, each documented: Django's "Method Flowchart" of each generic view
 # (docs.djangoproject.com, ref/class-based-views: View.setup/dispatch, TemplateView's
@@ -234,6 +252,8 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
         return Framework.DJANGO
     if last in _FAB_EXPOSE and dotted.startswith("flask_appbuilder."):
         return Framework.FLASK
+    if last in REQUEST_HOOKS:
+        return _request_hook(head, last, imported)
     if last not in ROUTE_VERBS:
         return None
     known = framework_of(head)
@@ -247,6 +267,19 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
     if Framework.FLASK in imported and last in ("route", "get", "post", "put", "patch", "delete"):
         return Framework.FLASK
     return None
+
+
+def _request_hook(head: str, last: str, imported: set[Framework]) -> Framework | None:
+    """``@app.before_request`` on a Flask app or blueprint, ``@app.middleware("http")`` on a
+    FastAPI or Starlette app: the framework whose documented hook the name is."""
+    known = framework_of(head)
+    frameworks = REQUEST_HOOKS[last]
+    if known is not None:
+        return known if known in frameworks else None
+    if not head:
+        return None
+    # The app is defined in another module: trust the framework the file imports.
+    return next((f for f in frameworks if f in imported), None)
 
 
 def class_view(bases: list[str], classes: dict[str, ClassCtx]) -> str | None:

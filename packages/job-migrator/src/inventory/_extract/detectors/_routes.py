@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from inventory._extract._resolve import Resolver
 from inventory._extract._source import span_of
-from inventory._extract.detectors._handlers import decorator_framework
+from inventory._extract.detectors._handlers import REQUEST_HOOKS, decorator_framework
 from inventory._extract.detectors._site_common import argument_node
 from inventory.models import Framework, Pattern
 from inventory.summary import RawSite, TargetKind
@@ -76,6 +76,20 @@ REGISTRARS = {
     "django.conf.urls.url": _DJANGO_VIEW,
     "django.conf.urls.re_path": _DJANGO_VIEW,
 }
+# Flask's request hooks registered by a call (``app.before_request(load_user)``, as the
+# decorators of ``_handlers.REQUEST_HOOKS`` do), and Starlette's / FastAPI's
+# ``add_middleware(cls)``, whose ``BaseHTTPMiddleware`` subclass ``dispatch``es each request.
+_FLASK_HOOK = Registrar(0, "f", Framework.FLASK)
+_HOOK_NAMES = tuple(n for n, fs in REQUEST_HOOKS.items() if Framework.FLASK in fs)
+REGISTRARS |= {
+    f"flask.{owner}.{hook}": _FLASK_HOOK for owner in ("Flask", "Blueprint") for hook in _HOOK_NAMES
+}
+REGISTRARS |= {
+    "fastapi.FastAPI.add_middleware": Registrar(0, "middleware_class", Framework.FASTAPI, True),
+    "starlette.applications.Starlette.add_middleware": Registrar(
+        0, "middleware_class", Framework.STARLETTE, True
+    ),
+}
 # Registering methods on a receiver of unknown type -> (where the endpoint is, the package
 # prefixes one of whose imports names the framework). ``flask_`` covers the extensions that
 # subclass Flask's Blueprint and Api (flask_smorest, flask_restful, flask_restx, ...).
@@ -84,6 +98,11 @@ _METHODS: dict[str, tuple[Registrar, tuple[str, ...]]] = {
     "add_resource": (Registrar(0, "resource", Framework.FLASK, True), ("flask_", "flask.")),
     "add_api_route": (_FASTAPI_ROUTE, ("fastapi",)),
     "register": (Registrar(1, "viewset", Framework.DJANGO, True), ("rest_framework",)),
+    **{hook: (_FLASK_HOOK, ("flask", "apiflask")) for hook in _HOOK_NAMES},
+    "add_middleware": (
+        Registrar(0, "middleware_class", Framework.FASTAPI, True),
+        ("fastapi",),
+    ),
 }
 _ADD_ROUTE = {"fastapi": Framework.FASTAPI, "starlette": Framework.STARLETTE}
 # Class-based views become callables through these (Django, DRF, Flask; Starlette's

@@ -1,0 +1,232 @@
+"""Code a framework runs in every request without a route naming it is a request handler.
+
+Django installs it by dotted path in settings (``MIDDLEWARE``, context processors,
+``AUTHENTICATION_BACKENDS``, DRF's ``REST_FRAMEWORK`` classes and exception handler); Flask
+by its hook decorators or calls (``before_request``, ``after_app_request``...); FastAPI and
+Starlette by ``@app.middleware("http")``, ``add_middleware`` and ``exception_handler``.
+Slow work there is slow work inside the request, like a view's. What runs once at start-up
+(a middleware's ``__init__``, a middleware factory's own body) and methods the framework
+never calls are not handlers."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from inventory import Inventory
+from inventory._extract.detectors._installed import Installed, installed
+from inventory.models import Framework, Pattern
+
+Scanner = Callable[[dict[str, str]], Inventory]
+
+SETTINGS = """DEBUG = True
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "site.hooks.AuditMiddleware",
+]
+if DEBUG:
+    MIDDLEWARE += ["site.hooks.timing_middleware"]
+MIDDLEWARE.insert(0, "site.hooks.LegacyMiddleware")
+TEMPLATES = [{"BACKEND": "x", "OPTIONS": {"context_processors": ["site.hooks.weather"]}}]
+AUTHENTICATION_BACKENDS = ("site.hooks.LdapBackend",)
+REST_FRAMEWORK = {
+    "DEFAULT_PERMISSION_CLASSES": ["site.hooks.Quota"],
+    "EXCEPTION_HANDLER": "site.hooks.report",
+}
+"""
+
+HOOKS = """import requests
+
+
+class AuditMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+        requests.get("https://start.example.com/audit")
+
+    def __call__(self, request):
+        requests.post("https://audit.example.com", json={"path": request.path})
+        return self.get_response(request)
+
+
+class Base:
+    def process_request(self, request):
+        requests.post("https://legacy.example.com")
+
+
+class LegacyMiddleware(Base):
+    pass
+
+
+def timing_middleware(get_response):
+    requests.get("https://start.example.com/timing")
+
+    def middleware(request):
+        requests.post("https://timing.example.com")
+        return get_response(request)
+
+    return middleware
+
+
+def weather(request):
+    return {"weather": requests.get("https://weather.example.com").json()}
+
+
+class LdapBackend:
+    def authenticate(self, request, username=None, password=None):
+        requests.post("https://ldap.example.com", data={"u": username})
+
+    def sync(self):
+        requests.get("https://never.example.com/sync")
+
+
+class Quota:
+    def has_permission(self, request, view):
+        return requests.get("https://quota.example.com").ok
+
+
+def report(exc, context):
+    requests.post("https://errors.example.com")
+
+
+def unused(request):
+    requests.get("https://never.example.com/unused")
+"""
+
+
+def handled(inventory: Inventory) -> dict[str, Framework | None]:
+    """Enclosing function -> handler, of the direct calls of slow work."""
+    return {
+        s.enclosing_function or "": s.handler
+        for s in inventory.sites
+        if s.pattern is Pattern.DIRECT_CALL
+    }
+
+
+def test_what_django_settings_install_runs_in_the_request(scan_project: Scanner) -> None:
+    found = handled(
+        scan_project(
+            {
+                "site/__init__.py": "",
+                "site/settings.py": SETTINGS,
+                "site/hooks.py": HOOKS,
+            }
+        )
+    )
+    assert found == {
+        "site.hooks.AuditMiddleware.__call__": Framework.DJANGO,
+        "site.hooks.Base.process_request": Framework.DJANGO,
+        "site.hooks.timing_middleware.<locals>.middleware": Framework.DJANGO,
+        "site.hooks.weather": Framework.DJANGO,
+        "site.hooks.LdapBackend.authenticate": Framework.DJANGO,
+        "site.hooks.Quota.has_permission": Framework.DJANGO,
+        "site.hooks.report": Framework.DJANGO,
+    }
+
+
+def test_without_the_settings_nothing_there_is_a_handler(scan_project: Scanner) -> None:
+    found = handled(scan_project({"site/__init__.py": "", "site/hooks.py": HOOKS}))
+    assert found == {}
+
+
+def test_settings_are_read_only_from_module_level_string_paths() -> None:
+    source = """
+MIDDLEWARE = ["a.b.One", "not a path", 3]
+def configure():
+    MIDDLEWARE.append("a.b.InsideAFunction")
+class Config:
+    MIDDLEWARE = ["a.b.InAClass"]
+try:
+    import debug_toolbar
+    MIDDLEWARE.append("a.b.Debug")
+except ImportError:
+    pass
+TEMPLATES = []
+TEMPLATES[0]["OPTIONS"]["context_processors"] += ["a.b.more"]
+"""
+    assert installed(ast.parse(source), source) == {
+        "a.b.One": Installed.MIDDLEWARE,
+        "a.b.Debug": Installed.MIDDLEWARE,
+        "a.b.more": Installed.CONTEXT_PROCESSOR,
+    }
+
+
+APP = """import requests
+from fastapi import FastAPI
+from flask import Blueprint, Flask
+from starlette.middleware.base import BaseHTTPMiddleware
+
+app = Flask(__name__)
+bp = Blueprint("b", __name__)
+api = FastAPI()
+
+
+@app.before_request
+def load_geo():
+    requests.get("https://geo.example.com")
+
+
+@bp.after_app_request
+def audit(response):
+    requests.post("https://audit.example.com")
+    return response
+
+
+def track(error):
+    requests.post("https://track.example.com")
+
+
+app.teardown_request(track)
+
+
+@api.middleware("http")
+async def timing(request, call_next):
+    requests.post("https://timing.example.com")
+    return await call_next(request)
+
+
+class Metrics(BaseHTTPMiddleware):
+    async def dispatch(self, request, call_next):
+        requests.post("https://metrics.example.com")
+        return await call_next(request)
+
+    def flush(self):
+        requests.get("https://never.example.com/flush")
+
+
+api.add_middleware(Metrics)
+
+
+@api.exception_handler(ValueError)
+async def on_error(request, exc):
+    requests.post("https://errors.example.com")
+
+
+def plain():
+    requests.get("https://never.example.com/plain")
+"""
+
+
+def test_flask_and_fastapi_request_hooks_are_handlers(scan_project: Scanner) -> None:
+    assert handled(scan_project({"app.py": APP})) == {
+        "app.load_geo": Framework.FLASK,
+        "app.audit": Framework.FLASK,
+        "app.track": Framework.FLASK,
+        "app.timing": Framework.FASTAPI,
+        "app.Metrics.dispatch": Framework.FASTAPI,
+        "app.on_error": Framework.FASTAPI,
+    }
+
+
+def test_a_hook_name_on_another_frameworks_app_is_no_hook(scan_project: Scanner) -> None:
+    """``errorhandler`` is Flask's; on a FastAPI app it is nothing the framework calls."""
+    source = """import requests
+from fastapi import FastAPI
+
+api = FastAPI()
+
+
+@api.errorhandler(404)
+def missing(error):
+    requests.get("https://never.example.com")
+"""
+    assert handled(scan_project({"app.py": source})) == {}
