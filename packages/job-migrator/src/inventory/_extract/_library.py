@@ -644,6 +644,25 @@ FACTORIES = {
     # importlib.resources.files(anchor) "Returns a Traversable object representing the
     # resource container"; a Traversable's joinpath "Return Traversable child in self"
     # (importlib.resources.abc). What it reads is the catalogue's importlib.resources.*.
+    # prometheus_client: a metric's labels(...) "returns the child" time series, a metric
+    # of the same kind, whose inc / set / observe the catalogue's prometheus_client.* know.
+    **{
+        f"prometheus_client.{module}{metric}.labels": f"prometheus_client.{metric}"
+        for module in ("", "metrics.")
+        for metric in ("Counter", "Gauge", "Summary", "Histogram", "Info", "Enum")
+    },
+    # Pillow's ImageOps: each of these "Returns: An image" (pillow.readthedocs.io, ImageOps).
+    **{
+        f"PIL.ImageOps.{f}": "PIL.Image.Image"
+        for f in (
+            *("autocontrast", "colorize", "contain", "cover", "crop", "scale", "deform"),
+            *("equalize", "expand", "fit", "flip", "grayscale", "invert", "mirror", "pad"),
+            *("posterize", "solarize", "exif_transpose"),
+        )
+    },
+    # random: getrandbits(k) "Returns a non-negative Python integer with k random bits".
+    "random.getrandbits": "builtins.int",
+    "random.Random.getrandbits": "builtins.int",
     "importlib.resources.files": TRAVERSABLE,
     f"{TRAVERSABLE}.joinpath": TRAVERSABLE,
     **_sqlalchemy(),

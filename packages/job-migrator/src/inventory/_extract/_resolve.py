@@ -197,6 +197,7 @@ _SAME_VALUE = frozenset(
     {"copy.copy", "copy.deepcopy", "copy.replace", "typing.assert_type", "typing.reveal_type"}
     | {"typing_extensions.assert_type", "typing_extensions.reveal_type"}
 )
+_MANAGER_COPIES = (".objects.db_manager",)
 _BUILTIN_TYPES = frozenset(
     f"builtins.{t}" for t in ("dict", "list", "set", "frozenset", "tuple", "str", "bytes", "int")
 )
@@ -445,6 +446,14 @@ class Resolver:
             found = Resolved(".".join([declared, *attrs]), ReceiverKind.INSTANCE, source, rtype)
             found.declared = len(attrs) == 1
             return found
+        if inner.target.endswith(_MANAGER_COPIES) and isinstance(root.func, ast.Attribute):
+            # Django: a manager's ``db_manager(using)`` "returns a copy of the manager bound to
+            # the database": ``ContentType.objects.db_manager(db).get_for_model(m)`` is the
+            # manager's ``get_for_model``, read as ``ContentType.objects.get_for_model``.
+            read = ast.copy_location(ast.Attribute(root.func.value, attrs[0], ast.Load()), root)
+            if len(attrs) == 1:
+                return self.expr(read)
+            return Resolved(f"?.{attrs[-1]}", ReceiverKind.UNKNOWN, source)
         if inner.target in _SAME_VALUE:
             # ``copy.copy(job).run()``: a copy of the argument, of its class; the library's
             # pure function says nothing of what the copy's methods do.

@@ -84,3 +84,60 @@ def test_a_job_using_what_a_pure_module_returns_is_a_gap(scan_project: Scanner) 
     deliver = jobs["app.deliver"]
     assert deliver.idempotency is Idempotency.UNKNOWN, deliver.evidence
     assert [u.call for u in deliver.unexplained] == ["acme.connect().send"]
+
+
+RESULTS = """import random
+import threading
+
+import sqlalchemy as sa
+from django.contrib.contenttypes.models import ContentType
+from PIL import ImageOps
+from prometheus_client import Counter
+from sqlalchemy import func
+from sqlalchemy.sql.expression import exists
+
+HITS = Counter("hits", "Hits", ["kind"])
+
+
+def token():
+    return random.getrandbits(64).to_bytes(8, "big")
+
+
+def count():
+    HITS.labels("x").inc()
+
+
+def thumb(img):
+    return ImageOps.fit(img, (10, 10)).convert("RGB")
+
+
+def ctype(db):
+    return ContentType.objects.db_manager(db).get_by_natural_key("auth", "user")
+
+
+def query(table, name):
+    return sa.select(table).where(func.lower(table.c.name).like(name), exists().where(table.c.id > 1))
+
+
+def view():
+    threading.Thread(target=token).start()
+    threading.Thread(target=count).start()
+    threading.Thread(target=thumb, args=(1,)).start()
+    threading.Thread(target=ctype, args=("default",)).start()
+    threading.Thread(target=query, args=(1, "a")).start()
+"""
+
+
+def test_what_documented_calls_return_is_typed_not_globbed(scan_project: Scanner) -> None:
+    """The chains the crossing glob used to explain, each typed from its documentation:
+    getrandbits returns an int, a metric's labels() its child metric, ImageOps.fit an
+    Image, a manager's db_manager() the manager; SQLAlchemy's expression constructors
+    and ``func.<name>()`` build SQL up to the end of the chain."""
+    jobs = {j.qualname: j for j in scan_project({"app.py": RESULTS}).jobs}
+    for name in ("token", "thumb", "ctype", "query"):
+        job = jobs[f"app.{name}"]
+        assert job.idempotency is Idempotency.IDEMPOTENT, (name, job.unexplained)
+    assert {e.api for e in jobs["app.count"].effects} == {"prometheus_client.Counter.inc"}
+    assert {e.api for e in jobs["app.ctype"].effects} == {
+        "django.contrib.contenttypes.models.ContentType.objects.get_by_natural_key"
+    }
