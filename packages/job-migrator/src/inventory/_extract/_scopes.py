@@ -98,4 +98,6 @@ class ClassCtx:
     admin: bool = False  # a Django ModelAdmin: save_model and its actions run in a request
     admin_actions: frozenset[str] = frozenset()  # names in ``actions = [...]`` of the body
     form: str | None = None  # a form, field or serializer class: its ``FormFamily`` value
+    # A DRF serializer's ``SerializerMethodField`` methods (``get_<field>`` or ``method_name``)
+    method_fields: frozenset[str] = frozenset()
     template_node: bool = False  # a Django template Node: its render() runs while a page renders

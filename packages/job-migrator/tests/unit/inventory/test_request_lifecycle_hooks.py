@@ -230,3 +230,31 @@ def missing(error):
     requests.get("https://never.example.com")
 """
     assert handled(scan_project({"app.py": source})) == {}
+
+
+SERIALIZER = """import requests
+from rest_framework import serializers
+
+
+class OrderSerializer(serializers.ModelSerializer):
+    status = serializers.SerializerMethodField()
+    rate = serializers.SerializerMethodField(method_name="fetch_rate")
+
+    def get_status(self, obj):
+        return requests.get("https://status.example.com").json()
+
+    def fetch_rate(self, obj):
+        return requests.get("https://rates.example.com").json()
+
+    def get_other(self, obj):
+        return requests.get("https://never.example.com").json()
+"""
+
+
+def test_a_serializer_method_fields_method_runs_in_the_request(scan_project: Scanner) -> None:
+    """DRF calls ``get_<field>`` (or ``method_name``) of each ``SerializerMethodField`` while
+    it serializes a response; a ``get_`` method no field names is not called by DRF."""
+    assert handled(scan_project({"api.py": SERIALIZER})) == {
+        "api.OrderSerializer.get_status": Framework.DJANGO,
+        "api.OrderSerializer.fetch_rate": Framework.DJANGO,
+    }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Callable
 from enum import StrEnum
 
 from inventory._extract._scopes import ClassCtx
@@ -210,6 +212,31 @@ _FORM_BASES = (
 )
 
 
+def method_fields(body: list[ast.stmt], dotted: Callable[[ast.expr], str | None]) -> frozenset[str]:
+    """The methods a DRF serializer's ``SerializerMethodField``s call when it serializes:
+    "By default [the method] is get_<field_name>", or the ``method_name`` given
+    (www.django-rest-framework.org, api-guide/fields). ``dotted``: the resolver's name."""
+    found: set[str] = set()
+    for stmt in body:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+        ):
+            continue
+        name = dotted(stmt.value.func) or ""
+        if not (name.startswith("rest_framework.") and name.endswith(".SerializerMethodField")):
+            continue
+        given = [k.value for k in stmt.value.keywords if k.arg == "method_name"]
+        given += stmt.value.args[:1]
+        literal = [
+            g.value for g in given if isinstance(g, ast.Constant) and isinstance(g.value, str)
+        ]
+        found.add(literal[0] if literal else f"get_{stmt.targets[0].id}")
+    return frozenset(found)
+
+
 def form_class(bases: list[str], classes: dict[str, ClassCtx]) -> str | None:
     """The ``FormFamily`` of a class deriving from a framework's form, field or serializer,
     directly or through a class of this file."""
@@ -347,6 +374,8 @@ def function_handler(
     if cls is not None and cls.template_node and name == "render" and bound:
         return Framework.DJANGO
     form = form_hook(name, cls.form, imported) if cls is not None and cls.form and bound else None
+    if cls is not None and bound and name in cls.method_fields:
+        form = Framework.DJANGO
     if form is not None:
         return form
     if top_level and views_module and params[:1] == ["request"]:

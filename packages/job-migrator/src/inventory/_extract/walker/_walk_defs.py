@@ -18,12 +18,14 @@ from inventory._extract._source import span_of
 from inventory._extract._state import FunctionState
 from inventory._extract.detectors._guards import guards
 from inventory._extract.detectors._handlers import (
+    FormFamily,
     admin_class,
     class_view,
     foreign_view_base,
     form_class,
     function_handler,
     is_views_module,
+    method_fields,
     template_node,
 )
 from inventory._extract.detectors._routes import class_route
@@ -236,6 +238,8 @@ class DefsMixin(WalkerBase):
         ctx.view = class_view(bases, self.classes)
         ctx.admin = admin_class(bases, self.classes)
         ctx.form = form_class(bases, self.classes)
+        if ctx.form == FormFamily.DRF:
+            ctx.method_fields = method_fields(node.body, resolver.dotted)
         ctx.template_node = template_node(bases, self.classes)
         if ctx.admin:
             ctx.admin_actions = self._admin_actions(node, resolver)
