@@ -258,3 +258,55 @@ def test_a_serializer_method_fields_method_runs_in_the_request(scan_project: Sca
         "api.OrderSerializer.get_status": Framework.DJANGO,
         "api.OrderSerializer.fetch_rate": Framework.DJANGO,
     }
+
+
+DEPENDENCIES = """
+from __future__ import annotations
+
+from typing import Annotated
+
+import requests
+from fastapi import APIRouter, Depends, FastAPI, Security
+
+
+def current_user(token: str):
+    return requests.get("https://auth.example.com/me", headers={"t": token}).json()
+
+
+def audit():
+    requests.post("https://audit.example.com")
+
+
+def scoped(user=Depends(current_user)):
+    requests.get("https://scopes.example.com")
+    return user
+
+
+def quota():
+    requests.get("https://quota.example.com")
+
+
+def unused():
+    requests.get("https://never.example.com")
+
+
+app = FastAPI(dependencies=[Depends(audit)])
+router = APIRouter()
+
+
+@router.get("/items", dependencies=[Depends(quota)])
+async def items(user: Annotated[dict, Security(scoped, scopes=["items"])]):
+    return []
+"""
+
+
+def test_fastapi_dependencies_run_in_the_request(scan_project: Scanner) -> None:
+    """A dependency declared as a parameter's default, in ``Annotated``, in a decorator's or
+    the app's ``dependencies=[...]``, or by another dependency, is called by FastAPI for
+    each request of the path operation; a function no declaration names is not."""
+    assert handled(scan_project({"app.py": DEPENDENCIES})) == {
+        "app.current_user": Framework.FASTAPI,
+        "app.audit": Framework.FASTAPI,
+        "app.scoped": Framework.FASTAPI,
+        "app.quota": Framework.FASTAPI,
+    }

@@ -90,6 +90,17 @@ REGISTRARS |= {
         0, "middleware_class", Framework.STARLETTE, True
     ),
 }
+# FastAPI's dependencies: "FastAPI will call your dependency function" for each request of
+# a path operation declaring it, as a parameter's default or in ``Annotated`` (``Depends(f)``,
+# ``Security(f, scopes=...)``), or in ``dependencies=[Depends(f)]`` of the decorator, the
+# router or the app (fastapi.tiangolo.com, tutorial/dependencies); dependencies of
+# dependencies alike. A class given to Depends is constructed, which is not followed here.
+_DEPENDENCY = Registrar(0, "dependency", Framework.FASTAPI)
+REGISTRARS |= {
+    f"fastapi.{module}{name}": _DEPENDENCY
+    for module in ("", "params.", "param_functions.")
+    for name in ("Depends", "Security")
+}
 # Registering methods on a receiver of unknown type -> (where the endpoint is, the package
 # prefixes one of whose imports names the framework). ``flask_`` covers the extensions that
 # subclass Flask's Blueprint and Api (flask_smorest, flask_restful, flask_restx, ...).
