@@ -310,3 +310,36 @@ def test_fastapi_dependencies_run_in_the_request(scan_project: Scanner) -> None:
         "app.scoped": Framework.FASTAPI,
         "app.quota": Framework.FASTAPI,
     }
+
+
+LOGIN = """
+import requests
+from flask_login import LoginManager
+
+login_manager = LoginManager()
+
+
+@login_manager.user_loader
+def load_user(user_id):
+    return requests.get(f"https://users.example.com/{user_id}").json()
+
+
+def from_header(request):
+    return requests.get("https://tokens.example.com").json()
+
+
+login_manager.request_loader(from_header)
+
+
+def unrelated():
+    requests.get("https://never.example.com")
+"""
+
+
+def test_flask_logins_loaders_run_in_the_request(scan_project: Scanner) -> None:
+    """Flask-Login calls ``user_loader`` to reload the session's user in each request, and
+    ``request_loader`` to load one from the request (decorated or called)."""
+    assert handled(scan_project({"auth.py": LOGIN})) == {
+        "auth.load_user": Framework.FLASK,
+        "auth.from_header": Framework.FLASK,
+    }

@@ -63,8 +63,17 @@ _FLASK_HOOKS = (
     *("before_app_request", "after_app_request", "teardown_app_request"),
     *("app_context_processor", "app_errorhandler", "app_url_value_preprocessor"),
 )
+# Flask-Login's LoginManager callbacks: user_loader "is used to reload the user object from
+# the user ID stored in the session" on each request; request_loader / header_loader load
+# one from the request; unauthorized_handler / needs_refresh_handler answer a request that
+# must log in (flask-login.readthedocs.io).
+_LOGIN_LOADERS = (
+    *("user_loader", "request_loader", "header_loader"),
+    *("unauthorized_handler", "needs_refresh_handler"),
+)
+_FLASK_LOGIN = ("flask_login.", "flask_security.")
 REQUEST_HOOKS: dict[str, tuple[Framework, ...]] = {
-    **{name: (Framework.FLASK,) for name in _FLASK_HOOKS},
+    **{name: (Framework.FLASK,) for name in (*_FLASK_HOOKS, *_LOGIN_LOADERS)},
     "middleware": (Framework.FASTAPI, Framework.STARLETTE),
     "exception_handler": (Framework.FASTAPI, Framework.STARLETTE),
 }
@@ -299,6 +308,8 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
 def _request_hook(head: str, last: str, imported: set[Framework]) -> Framework | None:
     """``@app.before_request`` on a Flask app or blueprint, ``@app.middleware("http")`` on a
     FastAPI or Starlette app: the framework whose documented hook the name is."""
+    if last in _LOGIN_LOADERS and head.startswith(_FLASK_LOGIN):
+        return Framework.FLASK
     known = framework_of(head)
     frameworks = REQUEST_HOOKS[last]
     if known is not None:

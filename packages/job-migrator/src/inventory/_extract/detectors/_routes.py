@@ -109,7 +109,10 @@ _METHODS: dict[str, tuple[Registrar, tuple[str, ...]]] = {
     "add_resource": (Registrar(0, "resource", Framework.FLASK, True), ("flask_", "flask.")),
     "add_api_route": (_FASTAPI_ROUTE, ("fastapi",)),
     "register": (Registrar(1, "viewset", Framework.DJANGO, True), ("rest_framework",)),
-    **{hook: (_FLASK_HOOK, ("flask", "apiflask")) for hook in _HOOK_NAMES},
+    **{
+        hook: (_FLASK_HOOK, ("flask", "apiflask", "flask_login", "flask_security"))
+        for hook in _HOOK_NAMES
+    },
     "add_middleware": (
         Registrar(0, "middleware_class", Framework.FASTAPI, True),
         ("fastapi",),
