@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from inventory._catalogue import Catalogue
+from inventory._catalogue import Catalogue, api_name
 from inventory._classify._gaps import Gaps
 from inventory._classify._graph import CallGraph
 from inventory._classify._index import MANAGER, RELATED_MANAGER
@@ -106,12 +106,21 @@ _CHANGES_OBJECT = frozenset(
 )
 
 
+_USER_RELATIONS = frozenset({"groups", "user_permissions"})
+_RELATION_EDITS = frozenset({"add", "remove", "clear", "set"})
+
+
 def _other_rows(name: str) -> bool:
-    """A write through one of the object's relations (``order.tags.add(tag)``, Django's
+    """``name``: the call as the catalogue names it (``api_name``). A write through one of the object's relations (``order.tags.add(tag)``, Django's
     related manager; ``order.lines.filter(...).delete()``, the related model's query): rows
     of the relation are written in the database, the object in memory is as it was."""
     # ``Leaf.objects.filter().update``: a query of a model's rows
-    return name.startswith(f"{RELATED_MANAGER}.") or f"{MANAGER}." in name
+    if name.startswith(f"{RELATED_MANAGER}.") or f"{MANAGER}." in name:
+        return True
+    # ``instance.user_permissions.add(p)`` on a user the scan could not type: the catalogue's
+    # relation edits of Django's user relations (PermissionsMixin's groups, user_permissions)
+    *_, relation, method = name.split(".") if name.count(".") >= 2 else ("", "", "")
+    return relation in _USER_RELATIONS and method in _RELATION_EDITS
 
 
 @dataclass(frozen=True)
@@ -244,7 +253,7 @@ class ParameterChanges:
             return self._in_place(call, name, here, function, param)
         match = self.catalogue.match_call(call, name)
         if match is not None:
-            changes = match.kind in _CHANGES_OBJECT and not _other_rows(name)
+            changes = match.kind in _CHANGES_OBJECT and not _other_rows(api_name(call, name))
             return _Found(_written(call), here, (function,)) if changes else None
         gap = self.gaps.of(target, fn, path)
         if gap is None:
@@ -262,7 +271,7 @@ class ParameterChanges:
         a list's, or a related manager's, which writes rows and leaves the object as it was)
         a call that may change it, left to the runtime as any call the scan could not
         follow. The ``**`` dict the function receives is made for the call: not the caller's."""
-        if call.target.rpartition(".")[2] not in _MUTATORS or _other_rows(name):
+        if call.target.rpartition(".")[2] not in _MUTATORS or _other_rows(api_name(call, name)):
             return None
         if param == self.index.functions[function].kwarg:
             return None

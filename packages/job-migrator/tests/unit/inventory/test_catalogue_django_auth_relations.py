@@ -58,3 +58,14 @@ def test_a_users_groups_and_permissions_are_relation_edits(scan_project: Scanner
         assert [e.kind for e in job.effects] == [kind], (name, job.unexplained)
         assert job.idempotency is Idempotency.IDEMPOTENT, (name, job.evidence)
     assert jobs["app.Box.put"].effects == []
+
+
+def test_a_relation_edit_is_no_change_of_the_user_it_is_called_on(
+    scan_project: Scanner,
+) -> None:
+    """Rows of the relation are written in the database; the user object the caller holds is
+    as it was, so ``apply``'s rule for jobs that change their caller's object does not hold
+    the receiver back."""
+    jobs = {j.qualname: j for j in scan_project({"app.py": APP}).jobs}
+    for name in ("app.user_saved", "app.join", "app.leave"):
+        assert jobs[name].changes == [], (name, jobs[name].changes)
