@@ -715,6 +715,9 @@ class SymbolIndex:
             related = self._through_relation(owner, tail)
             if related is not None:
                 return related
+        if owner in self.classes:
+            # ``db.desc(...)`` / ``db.session.flush()`` with ``db = AppDB()``, ``class
+            # AppDB(flask_sqlalchemy.SQLAlchemy)``: what the library class hands on.
             inherited = self._library_attribute(owner, tail)
             if inherited is not None:
                 return inherited

@@ -111,3 +111,41 @@ def test_a_project_subclass_that_defines_the_name_is_read_as_written(
     apis = {e.api for e in jobs["app.project_select"].effects}
     assert "requests.post" in apis and "sqlalchemy.select" not in apis
     assert jobs["app.project_select"].idempotency is Idempotency.NON_IDEMPOTENT
+
+
+CORE = """from flask_sqlalchemy import SQLAlchemy
+
+
+class IndicoSQLAlchemy(SQLAlchemy):
+    def enforce_constraints(self):
+        pass
+
+
+db = IndicoSQLAlchemy()
+"""
+
+JOBS = """import threading
+
+from app.core import db
+
+
+def newest(model):
+    return db.select(model).order_by(db.desc(model.id)).limit(1)
+
+
+def view():
+    threading.Thread(target=newest, args=(1,)).start()
+"""
+
+
+def test_names_an_imported_project_subclass_inherits_are_sqlalchemys(
+    scan_project: Scanner,
+) -> None:
+    """indico's ``db = IndicoSQLAlchemy(...)``, imported through its package: ``db.desc`` and
+    ``db.select`` are not the subclass's own, so the extension hands them on (before, only
+    attributes of attributes, ``db.session.flush``, were; a method called on ``db`` was a
+    gap)."""
+    inventory = scan_project({"app/__init__.py": "", "app/core.py": CORE, "app/jobs.py": JOBS})
+    job = inventory.job("app.jobs.newest")
+    assert job is not None and not job.unexplained, job and job.unexplained
+    assert job.idempotency is Idempotency.IDEMPOTENT
