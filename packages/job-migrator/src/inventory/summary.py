@@ -438,7 +438,8 @@ class FileSummary(BaseModel):
         description=(
             "Code this file's Django settings install to run in the request, by dotted path "
             "(``MIDDLEWARE``, context processors, authentication backends, DRF's default "
-            "authentication / permission / throttle classes and exception handler) -> what "
+            "authentication / permission / throttle classes and exception handler), and "
+            "the middleware classes of Starlette's and FastAPI's ``add_middleware`` -> what "
             "it is installed as (``_extract.detectors._installed.Installed``)."
         ),
     )

@@ -10,13 +10,16 @@ hooks its generic views call in the request: ``FRAMEWORK_VIEW_HOOKS``), found on
 class or inherited from a project base. What a handler reaches (its calls on ``self``
 included) is then reported the same way as for a decorated handler: only where slow work
 is reached, once per call of the handler. A name that resolves to a library view, or to nothing, adds nothing.
+Code installed to run in each request (Django's settings, Starlette's and FastAPI's
+``add_middleware``: ``FileSummary.installed``) is resolved the same way, its class's hooks
+(``_installed.HOOKS``: a middleware's ``dispatch``, not an HTTP verb) becoming handlers.
 """
 
 from __future__ import annotations
 
 from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
 from inventory._extract.detectors._handlers import FRAMEWORK_VIEW_HOOKS, VIEW_METHODS
-from inventory._extract.detectors._installed import HOOKS, Installed
+from inventory._extract.detectors._installed import FACTORIES, FRAMEWORK, HOOKS, Installed
 from inventory.models import Framework
 from inventory.summary import FileSummary
 
@@ -33,9 +36,10 @@ def register_handlers(summaries: list[FileSummary], index: SymbolIndex) -> None:
         for name, framework in summary.view_classes.items():
             for function in _handlers_of(index, name, classes=True, framework=framework):
                 _mark(index, function, framework, marked)
-        for name, kind in summary.installed.items():
-            for function in _installed(index, name, Installed(kind)):
-                _mark(index, function, Framework.DJANGO, marked)
+        for name, value in summary.installed.items():
+            kind = Installed(value)
+            for function in _installed(index, name, kind):
+                _mark(index, function, FRAMEWORK.get(kind, Framework.DJANGO), marked)
     for summary in summaries:
         for site in summary.sites:
             if site.handler is None and site.enclosing_function in marked:
@@ -51,25 +55,29 @@ def _handlers_of(
     if found.kind is not SymbolKind.CLASS or not classes:
         return []
     hooks = FRAMEWORK_VIEW_HOOKS if framework is Framework.DJANGO else frozenset()
-    methods = (index.method(found.name, verb) for verb in sorted(VIEW_METHODS | hooks))
-    return [m for m in methods if m is not None]
+    return _methods_of(index, found.name, VIEW_METHODS | hooks)
 
 
 def _installed(index: SymbolIndex, name: str, kind: Installed) -> list[str]:
-    """What Django runs in the request of the code a setting names: a class's hooks
-    (``HOOKS``), inherited ones included; a function itself (a context processor), or, for
-    a middleware factory (called once at start-up), the functions defined inside it, one of
-    which it returns to be called with each request."""
+    """What the framework runs in the request of the code a setting or ``add_middleware``
+    names: a class's hooks (``HOOKS``), inherited ones included; a function itself (a context
+    processor), or, for a middleware factory (called once at start-up), the functions
+    defined inside it, one of which it returns to be called with each request."""
     found = _resolve(index, name)
     if found.kind is SymbolKind.CLASS and kind in HOOKS:
-        methods = (index.method(found.name, hook) for hook in sorted(HOOKS[kind]))
-        return [m for m in methods if m is not None]
+        return _methods_of(index, found.name, HOOKS[kind])
     if found.kind is not SymbolKind.FUNCTION:
         return []
-    if kind is not Installed.MIDDLEWARE:
+    if kind not in FACTORIES:
         return [found.name]
     inner = f"{found.name}.<locals>."
     return [f for f in index.functions if f.startswith(inner) and "." not in f[len(inner) :]]
+
+
+def _methods_of(index: SymbolIndex, cls: str, names: frozenset[str]) -> list[str]:
+    """The methods of ``cls`` (its own or inherited from a project base) named in ``names``."""
+    methods = (index.method(cls, name) for name in sorted(names))
+    return [m for m in methods if m is not None]
 
 
 def _resolve(index: SymbolIndex, name: str) -> Resolved:

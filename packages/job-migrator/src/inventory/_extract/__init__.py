@@ -67,7 +67,8 @@ def _extract(source: str, path: str, module: str, is_package: bool) -> FileSumma
     summary = FileSummary(path=path, module=module, is_package=is_package, lines=len(text.lines))
     Walker(tree, text, summary).run(tree)
     summary.atomic_requests = atomic_requests(tree, source)
-    summary.installed = {path: kind.value for path, kind in installed(tree, source).items()}
+    for path, kind in installed(tree, source).items():  # the walker's add_middleware first
+        summary.installed.setdefault(path, kind.value)
     return summary
 
 

@@ -217,6 +217,49 @@ def test_flask_and_fastapi_request_hooks_are_handlers(scan_project: Scanner) -> 
     }
 
 
+def test_a_middleware_class_runs_its_middleware_hooks_not_view_methods(
+    scan_project: Scanner,
+) -> None:
+    """``add_middleware(cls)`` installs a middleware, not a view: its ``dispatch`` (a
+    ``BaseHTTPMiddleware``) or ``__call__`` (a pure ASGI middleware) runs in each request; a
+    method it happens to call ``get`` is no HTTP handler. Installed from another module."""
+    middleware = """import requests
+from starlette.middleware.base import BaseHTTPMiddleware
+
+
+class Timing(BaseHTTPMiddleware):
+    async def dispatch(self, request, call_next):
+        requests.post("https://timing.example.com")
+        return await call_next(request)
+
+    def get(self, key):
+        requests.get("https://never.example.com/get")
+
+
+class Raw:
+    def __init__(self, app):
+        self.app = app
+        requests.get("https://never.example.com/start")
+
+    async def __call__(self, scope, receive, send):
+        requests.post("https://raw.example.com")
+        await self.app(scope, receive, send)
+"""
+    app = """from starlette.applications import Starlette
+from fastapi import FastAPI
+from site_mw import Raw, Timing
+
+api = FastAPI()
+api.add_middleware(Timing)
+star = Starlette()
+star.add_middleware(Raw)
+"""
+    assert handled(scan_project({"site_mw.py": middleware, "app.py": app})) == {
+        "site_mw.Timing.dispatch": Framework.FASTAPI,
+        "site_mw.Raw.__call__": Framework.STARLETTE,
+    }
+
+
 def test_a_hook_name_on_another_frameworks_app_is_no_hook(scan_project: Scanner) -> None:
     """``errorhandler`` is Flask's; on a FastAPI app it is nothing the framework calls."""
     source = """import requests

@@ -72,7 +72,9 @@ _LOGIN_LOADERS = (
     *("unauthorized_handler", "needs_refresh_handler"),
 )
 _FLASK_LOGIN = ("flask_login.", "flask_security.")
-REQUEST_HOOKS: dict[str, tuple[Framework, ...]] = {
+# Hooks registered once on an app, blueprint or login manager that then run in every request
+# (not ``_walk_defs.REQUEST_HOOKS``, which act on the one request being served).
+APP_HOOKS: dict[str, tuple[Framework, ...]] = {
     **{name: (Framework.FLASK,) for name in (*_FLASK_HOOKS, *_LOGIN_LOADERS)},
     "middleware": (Framework.FASTAPI, Framework.STARLETTE),
     "exception_handler": (Framework.FASTAPI, Framework.STARLETTE),
@@ -288,8 +290,8 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
         return Framework.DJANGO
     if last in _FAB_EXPOSE and dotted.startswith("flask_appbuilder."):
         return Framework.FLASK
-    if last in REQUEST_HOOKS:
-        return _request_hook(head, last, imported)
+    if last in APP_HOOKS:
+        return _app_hook(head, last, imported)
     if last not in ROUTE_VERBS:
         return None
     known = framework_of(head)
@@ -305,13 +307,13 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
     return None
 
 
-def _request_hook(head: str, last: str, imported: set[Framework]) -> Framework | None:
+def _app_hook(head: str, last: str, imported: set[Framework]) -> Framework | None:
     """``@app.before_request`` on a Flask app or blueprint, ``@app.middleware("http")`` on a
     FastAPI or Starlette app: the framework whose documented hook the name is."""
     if last in _LOGIN_LOADERS and head.startswith(_FLASK_LOGIN):
         return Framework.FLASK
     known = framework_of(head)
-    frameworks = REQUEST_HOOKS[last]
+    frameworks = APP_HOOKS[last]
     if known is not None:
         return known if known in frameworks else None
     if not head:

@@ -31,6 +31,8 @@ from __future__ import annotations
 import ast
 from enum import StrEnum
 
+from inventory.models import Framework
+
 
 class Installed(StrEnum):
     """What Django does with the code a setting names; ``HOOKS`` gives its methods."""
@@ -42,6 +44,10 @@ class Installed(StrEnum):
     DRF_PERMISSION = "drf_permission"
     DRF_THROTTLE = "drf_throttle"
     DRF_EXCEPTION_HANDLER = "drf_exception_handler"
+    # Starlette's and FastAPI's ``app.add_middleware(cls)``: not a setting, registered by a
+    # call (``_routes.REGISTRARS``), recorded here so that the class's hooks are found alike.
+    FASTAPI_MIDDLEWARE = "fastapi_middleware"
+    STARLETTE_MIDDLEWARE = "starlette_middleware"
 
 
 # The methods of a named class that run in the request; a kind not here names a function.
@@ -56,7 +62,20 @@ HOOKS: dict[Installed, frozenset[str]] = {
     Installed.DRF_AUTHENTICATION: frozenset({"authenticate"}),
     Installed.DRF_PERMISSION: frozenset({"has_permission", "has_object_permission"}),
     Installed.DRF_THROTTLE: frozenset({"allow_request"}),
+    # A ``BaseHTTPMiddleware`` subclass ``dispatch``es each request; a pure ASGI middleware
+    # class is called with each request's scope (starlette.io/middleware).
+    Installed.FASTAPI_MIDDLEWARE: frozenset({"dispatch", "__call__"}),
+    Installed.STARLETTE_MIDDLEWARE: frozenset({"dispatch", "__call__"}),
 }
+# The framework whose request runs what a kind installs (Django's settings otherwise).
+FRAMEWORK: dict[Installed, Framework] = {
+    Installed.FASTAPI_MIDDLEWARE: Framework.FASTAPI,
+    Installed.STARLETTE_MIDDLEWARE: Framework.STARLETTE,
+}
+# Kinds whose function is a factory called once at start-up, returning the per-request one.
+FACTORIES = frozenset(
+    {Installed.MIDDLEWARE, Installed.FASTAPI_MIDDLEWARE, Installed.STARLETTE_MIDDLEWARE}
+)
 
 _SETTINGS = {
     "MIDDLEWARE": Installed.MIDDLEWARE,

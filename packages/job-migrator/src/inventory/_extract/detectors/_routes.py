@@ -28,7 +28,8 @@ from typing import NamedTuple
 
 from inventory._extract._resolve import Resolver
 from inventory._extract._source import span_of
-from inventory._extract.detectors._handlers import REQUEST_HOOKS, decorator_framework
+from inventory._extract.detectors._handlers import APP_HOOKS, decorator_framework
+from inventory._extract.detectors._installed import Installed
 from inventory._extract.detectors._site_common import argument_node
 from inventory.models import Framework, Pattern
 from inventory.summary import RawSite, TargetKind
@@ -36,21 +37,25 @@ from inventory.summary import RawSite, TargetKind
 
 class Registrar(NamedTuple):
     """Where the endpoint is in the registering call, whose API that call is, and whether
-    the API takes a class as it is (a viewset, a resource, an ``HTTPEndpoint``)."""
+    the API takes a class as it is (a viewset, a resource, an ``HTTPEndpoint``); ``installs``:
+    the endpoint is no view but code the framework runs in each request (a middleware)."""
 
     position: int
     keyword: str
     framework: Framework
     takes_class: bool = False
+    installs: Installed | None = None
 
 
 class Route(NamedTuple):
     """A registered view: ``name`` is locally resolved; ``view_class``: it may be a class
-    whose HTTP-method handlers serve the route (else only a function is a handler)."""
+    whose HTTP-method handlers serve the route (else only a function is a handler);
+    ``installs``: what it is installed as, when it is no view (``Registrar.installs``)."""
 
     name: str
     framework: Framework
     view_class: bool
+    installs: Installed | None = None
 
 
 _DJANGO_VIEW = Registrar(1, "view", Framework.DJANGO)
@@ -77,17 +82,20 @@ REGISTRARS = {
     "django.conf.urls.re_path": _DJANGO_VIEW,
 }
 # Flask's request hooks registered by a call (``app.before_request(load_user)``, as the
-# decorators of ``_handlers.REQUEST_HOOKS`` do), and Starlette's / FastAPI's
+# decorators of ``_handlers.APP_HOOKS`` do), and Starlette's / FastAPI's
 # ``add_middleware(cls)``, whose ``BaseHTTPMiddleware`` subclass ``dispatch``es each request.
 _FLASK_HOOK = Registrar(0, "f", Framework.FLASK)
-_HOOK_NAMES = tuple(n for n, fs in REQUEST_HOOKS.items() if Framework.FLASK in fs)
+_HOOK_NAMES = tuple(n for n, fs in APP_HOOKS.items() if Framework.FLASK in fs)
 REGISTRARS |= {
     f"flask.{owner}.{hook}": _FLASK_HOOK for owner in ("Flask", "Blueprint") for hook in _HOOK_NAMES
 }
+_FASTAPI_MIDDLEWARE = Registrar(
+    0, "middleware_class", Framework.FASTAPI, True, Installed.FASTAPI_MIDDLEWARE
+)
 REGISTRARS |= {
-    "fastapi.FastAPI.add_middleware": Registrar(0, "middleware_class", Framework.FASTAPI, True),
+    "fastapi.FastAPI.add_middleware": _FASTAPI_MIDDLEWARE,
     "starlette.applications.Starlette.add_middleware": Registrar(
-        0, "middleware_class", Framework.STARLETTE, True
+        0, "middleware_class", Framework.STARLETTE, True, Installed.STARLETTE_MIDDLEWARE
     ),
 }
 # FastAPI's dependencies: "FastAPI will call your dependency function" for each request of
@@ -113,10 +121,7 @@ _METHODS: dict[str, tuple[Registrar, tuple[str, ...]]] = {
         hook: (_FLASK_HOOK, ("flask", "apiflask", "flask_login", "flask_security"))
         for hook in _HOOK_NAMES
     },
-    "add_middleware": (
-        Registrar(0, "middleware_class", Framework.FASTAPI, True),
-        ("fastapi",),
-    ),
+    "add_middleware": (_FASTAPI_MIDDLEWARE, ("fastapi",)),
 }
 _ADD_ROUTE = {"fastapi": Framework.FASTAPI, "starlette": Framework.STARLETTE}
 # Class-based views become callables through these (Django, DRF, Flask; Starlette's
@@ -153,7 +158,7 @@ def registered_endpoint(
         return None
     endpoint = argument_node(call, spec.position, spec.keyword)
     dotted = endpoint_name(endpoint, resolver) if endpoint is not None else None
-    return Route(dotted, spec.framework, spec.takes_class) if dotted else None
+    return Route(dotted, spec.framework, spec.takes_class, spec.installs) if dotted else None
 
 
 def _registrar(target: str, imports: Collection[str]) -> Registrar | None:

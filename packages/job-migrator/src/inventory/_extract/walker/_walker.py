@@ -144,6 +144,9 @@ class Walker(DefsMixin, FlowMixin):
         imports = self.summary.imports.values()
         route = route_of(node, resolved.target, state.resolver, imports, self.frameworks)
         if route is not None:
+            if route.installs is not None:
+                self.summary.installed[route.name] = route.installs.value
+                return
             self.routes[route.name] = route.framework
             registered = self.summary.view_classes if route.view_class else self.summary.routes
             registered[route.name] = route.framework
