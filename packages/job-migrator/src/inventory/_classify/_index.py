@@ -616,6 +616,13 @@ class SymbolIndex:
                 onward = ".".join([table[head], *tail])
                 self._via.setdefault(".".join([local, *tail]), onward)
                 return self.resolve(onward)
+        imported = summary.imports.get(head.removesuffix("()")) if head.endswith("()") else None
+        if imported is not None and tail:
+            # ``pkg.get_client().send`` where ``pkg/__init__.py`` re-exports get_client from the
+            # module that defines it (``from ._client import get_client``): what it returns there.
+            onward = ".".join([f"{imported}()", *tail])
+            self._via.setdefault(".".join([local, *tail]), onward)
+            return self.resolve(onward)
         if head.endswith(_ELEMENT) and tail:
             # ``iter_stats()[]`` of a function known to return a queryset: a row of its model.
             element = _element_of(summary.assignments.get(head.removesuffix("[]"), ""))
