@@ -316,6 +316,7 @@ def _run_inside(f: _Facts) -> _Decided:
 def _verdict(f: _Facts) -> _Decided:
     # decided before the job's definition is read (a dry run reads few files)
     reason = _verdict_reason(f.known, f.options) or _request_hook_reason(f.known)
+    reason = reason or _process_state_reason(f.known, f.options)
     return _skip(f.site, reason) if reason else None
 
 
@@ -841,6 +842,27 @@ def _request_hook_reason(job: Job) -> str | None:
         "serves no request (with a server name it runs in a blank one whose response nobody "
         "gets), so what it does to that request would be lost; keep it in-process, or move the "
         "work that does not touch the request into a job of its own, and apply again"
+    )
+
+
+def _process_state_reason(job: Job, options: ApplyOptions) -> str | None:
+    """The job changes state its process holds in memory (``TASKS.pop(task_id)``, ``CACHE[k]
+    = v``): run by a worker, it changes the worker's copy, and the process that served the
+    request never sees it. Not a retry risk, so the verdict may be idempotent; moved only
+    when named (a per-process cache any process may fill is the user's call)."""
+    changes = [e for e in job.effects if e.kind is EffectKind.PROCESS_STATE]
+    if not changes or job.qualname in options.jobs:
+        return None
+    first = changes[0]
+    where = f"{first.location.path}:{first.location.line}"
+    via = f", reached through {' -> '.join(first.chain)}" if len(first.chain) > 1 else ""
+    more = f" (and {len(changes) - 1} more)" if len(changes) > 1 else ""
+    return (
+        f"the job changes state this process holds in memory (`{first.api}` at {where}{via})"
+        f"{more}: a worker would change its own copy and this process would never see it; "
+        "keep it in-process, or keep that state in a shared store (the cache, the database) "
+        "and apply again; if it is only a cache any process may fill, name the job "
+        f"(--job {job.qualname}) to move it anyway"
     )
 
 

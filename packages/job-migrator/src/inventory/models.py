@@ -16,10 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 # 1.4: EffectKind.SOCKET_EMIT; 1.5: CallSite.result_kept_in, EffectKind.REQUEST_HOOK;
 # 1.6: CallSite.surroundings, Inventory.atomic_requests (what apply reads, once in codemods)
 # 1.7: Job.changes; 1.8: CallSite.run_inside (a job the framework runs inside the call written)
-SCHEMA_VERSION = "1.8"
+# 1.9: EffectKind.PROCESS_STATE (state of this process a worker would change its own copy of)
+SCHEMA_VERSION = "1.9"
 # The oldest Inventory ``migrator apply`` acts on: an older one lacks facts its rules read
 # (a missing fact would read as "nothing around the call"), so apply scans again instead.
-APPLY_SCHEMA = (1, 8)
+APPLY_SCHEMA = (1, 9)
 
 
 class Pattern(StrEnum):
@@ -99,6 +100,7 @@ class EffectKind(StrEnum):
     MESSAGE_PUBLISH = "message_publish"  # SQS/SNS/Kafka/pubsub sends
     SOCKET_EMIT = "socket_emit"  # Socket.IO / websocket messages to connected clients
     REQUEST_HOOK = "request_hook"  # acts on the request being served: after_this_request, flash
+    PROCESS_STATE = "process_state"  # changes a module-level container or global of this process
     ENQUEUE = "enqueue"  # hands further work to a queue (celery delay, ...)
     CACHE_SET = "cache_set"
     CACHE_INCR = "cache_incr"  # INCR / LPUSH / XADD / RPUSH: grows on repeat

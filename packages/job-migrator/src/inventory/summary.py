@@ -194,6 +194,7 @@ class FactKind(StrEnum):
     LOOP_FOREVER = "loop_forever"  # while True: without a break (long-lived consumer)
     STREAM_LOOP = "stream_loop"  # async for x in stream(): in the body, not nested in a loop
     SERVICE_LOOP = "service_loop"  # while <liveness check>: waiting each round (a monitor)
+    MODULE_STATE = "module_state"  # TASKS.pop(k), CACHE[k] = v: a module-level container
 
 
 class GuardKind(StrEnum):

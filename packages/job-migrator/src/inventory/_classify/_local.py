@@ -444,6 +444,13 @@ class LocalEffects:
             )
         if fact.kind in (FactKind.AUGASSIGN_GLOBAL, FactKind.AUGASSIGN_SUBSCRIPT):
             return _in_memory(fact, fn, path)
+        if fact.kind == FactKind.MODULE_STATE:
+            detail = (
+                f"changes {fact.target}, held in this process's memory: run by a worker, the "
+                "job would change the worker's copy and this process would not see it"
+            )
+            api = _short(fact.target)
+            return Found(_effect(EffectKind.PROCESS_STATE, path, fact.span, api, fn, detail))
         if fact.kind != FactKind.AUGASSIGN_ATTR:
             return None
         receiver, attr = augassign_parts(fact)

@@ -84,6 +84,8 @@ _WHAT = {
     K.SOCKET_EMIT: "sends a message to connected clients (Socket.IO): a retry sends it again",
     K.REQUEST_HOOK: "acts on the request being served (a hook on its response, a flashed "
     "message): only the process serving it can",
+    K.PROCESS_STATE: "changes state this process holds in memory (a module-level container or "
+    "global): a worker would change its own copy",
     K.ENQUEUE: "enqueues further work: a retry enqueues it twice",
     K.CACHE_SET: "sets a cache key",
     K.CACHE_INCR: "grows a cache value (incr/push): a retry grows it twice",

@@ -245,11 +245,13 @@ EXAMPLES: list[RuleExample] = [
         """,
         "report_once",
         V.IDEMPOTENT,
-        set(),
+        {K.PROCESS_STATE},
         "`REPORTED = set()` at module level is a set as `REPORTED: set[str] = set()` says with "
         "an annotation: `REPORTED.add(x)` converges (twice is once) and touches nothing outside "
         "the process, so it is no gap. A module-level list is not typed so (a buffer that "
-        "grows: a repeating effect).",
+        "grows: a repeating effect). `KNOWN_HOSTS.discard(host)` changes this process's set "
+        "(a `process_state` effect: a worker would change its own copy, so `apply` keeps the "
+        "job in-process unless named); `REPORTED.add` after reading it is a memo, not counted.",
     ),
     example(
         "types: each row of a queryset is an instance of its model",

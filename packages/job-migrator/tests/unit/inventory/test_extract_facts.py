@@ -36,6 +36,8 @@ def test_augmented_assignments() -> None:
         (FactKind.AUGASSIGN_SUBSCRIPT, "counts[key]"),
         (FactKind.AUGASSIGN_GLOBAL, "counter"),
         (FactKind.AUGASSIGN_ATTR, "order.visits"),
+        # the module's global, changed in this process (``_process_state``)
+        (FactKind.MODULE_STATE, "app.counter"),
     ]
 
 

@@ -350,8 +350,10 @@ def test_create_task_on_a_loop_fetched_in_place() -> None:
 
 def test_a_spawn_inside_a_lambda_is_a_site_but_not_the_functions_call() -> None:
     """``task.add_done_callback(lambda t: asyncio.create_task(cleanup(t)))`` starts work
-    in-process when the lambda runs: a site (its value is the lambda's, so read as used);
-    the lambda's calls are still not the enclosing function's own calls."""
+    in-process when the lambda runs: a site. Its value is the lambda's, which a done callback
+    discards (asyncio ignores what a callback returns), so the result is unused; a lambda
+    stored for a caller the scan cannot see returns it to that caller (read as used). The
+    lambda's calls are still not the enclosing function's own calls."""
     summary = extract_source(
         textwrap.dedent(
             """
@@ -362,6 +364,7 @@ def test_a_spawn_inside_a_lambda_is_a_site_but_not_the_functions_call() -> None:
             async def view(task, subscriptions, task_id):
                 task.add_done_callback(lambda t: asyncio.create_task(cleanup(task_id)))
                 subscriptions[task_id] = lambda: asyncio.ensure_future(cleanup(task_id))
+                asyncio.get_running_loop().add_signal_handler(15, lambda: asyncio.ensure_future(cleanup(1)))
             """
         ),
         "x.py",
@@ -369,8 +372,13 @@ def test_a_spawn_inside_a_lambda_is_a_site_but_not_the_functions_call() -> None:
     )
     found = [(s.span.line, s.pattern, s.target, s.result_used) for s in summary.sites]
     assert found == [
-        (7, Pattern.ASYNCIO_TASK, "app.cleanup", True),
+        (7, Pattern.ASYNCIO_TASK, "app.cleanup", False),
         (8, Pattern.ASYNCIO_TASK, "app.cleanup", True),
+        (9, Pattern.ASYNCIO_TASK, "app.cleanup", False),
     ]
     (view,) = [f for f in summary.functions if f.name == "view"]
-    assert {c.target for c in view.calls} == {"?.add_done_callback"}
+    assert {c.target for c in view.calls} == {
+        "?.add_done_callback",
+        "asyncio.get_running_loop",
+        "asyncio.AbstractEventLoop.add_signal_handler",
+    }

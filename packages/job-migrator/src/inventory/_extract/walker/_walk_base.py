@@ -28,6 +28,7 @@ class WalkerBase:
     # view class qualname -> {parameter name: the class the framework builds it from}
     handed: dict[str, dict[str, str]]
     consumers: set[str]  # functions running a ``while True`` loop over a queue or socket
+    containers: frozenset[str]  # module-level names bound to an in-memory container
     uses: dict[int, Use]  # id(node) -> what its parent does with its value
     state: FunctionState
     lambda_depth: int

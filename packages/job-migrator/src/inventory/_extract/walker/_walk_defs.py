@@ -34,6 +34,7 @@ from inventory._extract.detectors._sites_hooks import decorator_site
 from inventory._extract.detectors._sites_signals import gives_value, only_vetoes
 from inventory._extract.detectors._targets import yielded_callable
 from inventory._extract.values._facts import unique_keys
+from inventory._extract.values._process_state import process_state_facts
 from inventory._extract.values._values import HELD, annotation_type, held_binding
 from inventory._extract.walker._prepass import (
     class_attributes,
@@ -80,6 +81,7 @@ class DefsMixin(WalkerBase):
         state = FunctionState(info, resolver, info.handler, frozenset(params))
         self._walk_body(node.body, state)
         info.calls, info.facts = state.calls, state.facts
+        info.facts += process_state_facts(node, self.containers, self.module, self.text, resolver)
         info.yields_callable = yielded_callable(node, decorators, resolver)
         self.summary.functions.append(info)
         if state.consumer or watches_first(node.body, params):

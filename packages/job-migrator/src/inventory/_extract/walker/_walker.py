@@ -15,6 +15,7 @@ from inventory._extract.detectors._site_common import CallSite
 from inventory._extract.detectors._sites import detect, may_be_site, settle
 from inventory._extract.detectors._sites_threads import runs_a_server
 from inventory._extract.values._facts import blocks, consumes, dispatch_fact
+from inventory._extract.values._process_state import module_containers
 from inventory._extract.walker._prepass import gather_module
 from inventory._extract.walker._walk_base import visitor
 from inventory._extract.walker._walk_defs import DefsMixin
@@ -40,6 +41,20 @@ _ITERATING_NAMES += ("any", "all", "max", "min")
 ITERATING = frozenset(f"builtins.{name}" for name in _ITERATING_NAMES)
 COLLECTING = frozenset({"append", "add", "extend", "appendleft"})
 _DISCARDED = (UseKind.DISCARDED, UseKind.AWAITED_DISCARDED)
+# Callbacks whose return value the caller documents it ignores: a future's done callback,
+# the event loop's scheduled callbacks and signal handlers (docs.python.org, asyncio-future,
+# asyncio-eventloop, concurrent.futures), by method name (the receiver is seldom typed),
+# and ``atexit.register``, ``threading.Timer`` / ``Thread(target=)``, ``signal.signal``,
+# ``weakref.finalize``, Django's ``transaction.on_commit``. A lambda given to one of them
+# discards the value of its body.
+_CALLBACK_METHODS = frozenset(
+    {"add_done_callback", "call_soon", "call_soon_threadsafe", "call_later", "call_at"}
+    | {"add_signal_handler", "add_reader", "add_writer"}
+)
+_CALLBACK_TAKERS = frozenset(
+    {"atexit.register", "threading.Timer", "threading.Thread", "signal.signal"}
+    | {"weakref.finalize", "django.db.transaction.on_commit"}
+)
 _THREADED = (Pattern.THREAD, Pattern.PROCESS)
 
 
@@ -55,6 +70,7 @@ class Walker(DefsMixin, FlowMixin):
         scope = Scope(ScopeKind.MODULE, summary.module)
         resolver = Resolver(summary.module, scope, self.classes, text)
         gather_module(tree, summary, scope, resolver)
+        self.containers = module_containers(tree, resolver)
         self.frameworks = {
             f for t in summary.imports.values() if (f := framework_of(t)) is not None
         }
@@ -97,10 +113,13 @@ class Walker(DefsMixin, FlowMixin):
             # Not the function's own call (the lambda runs when called, often later), but
             # work started in-process all the same when it is a spawn: ``add_done_callback(
             # lambda t: asyncio.create_task(cleanup(t)))`` is a site (its value is the
-            # lambda's, so read as used).
+            # lambda's, so read as used unless the lambda is a callback whose value is
+            # ignored: ``_CALLBACK_METHODS``).
             resolved = state.resolver.expr(func)
+            self._discard_callback_values(node, method, resolved.target)
             if may_be_site(method, resolved.target):
-                site = CallSite(node, resolved, method, None, state, self.classes, self.frameworks)
+                use = self.uses.get(id(node))
+                site = CallSite(node, resolved, method, use, state, self.classes, self.frameworks)
                 found = detect(site)
                 if found is not None:
                     state.candidates.append(found)
@@ -112,6 +131,7 @@ class Walker(DefsMixin, FlowMixin):
         info = call_info(node, resolved, used, self.module, self.text)
         typed_arguments(node, state.resolver, self.module, info)
         state.calls.append(info)
+        self._discard_callback_values(node, method, resolved.target)
         self._note_call(node, resolved, method)
         if may_be_site(method, resolved.target) or isinstance(func, ast.Call):
             site = CallSite(node, resolved, method, use, state, self.classes, self.frameworks)
@@ -124,6 +144,15 @@ class Walker(DefsMixin, FlowMixin):
         else:
             for arg in [*node.args, *(k.value for k in node.keywords)]:
                 self.visit(arg)
+
+    def _discard_callback_values(self, node: ast.Call, method: str, target: str) -> None:
+        """``task.add_done_callback(lambda t: asyncio.create_task(cleanup(t)))``: nothing reads
+        what the lambda returns, so its body's value is discarded, not used."""
+        if method not in _CALLBACK_METHODS and target not in _CALLBACK_TAKERS:
+            return
+        for arg in [*node.args, *(k.value for k in node.keywords)]:
+            if isinstance(arg, ast.Lambda):
+                self.mark(arg.body, UseKind.DISCARDED)
 
     def _note_call(self, node: ast.Call, resolved: Resolved, method: str) -> None:
         """What a call tells beyond itself: dispatch facts, consumer loops, waits."""

@@ -1,0 +1,185 @@
+"""Writes to state this process holds in memory: what a worker would change its own copy of.
+
+``TASKS.pop(task_id)``, ``CACHE[key] = value``, ``del SESSIONS[sid]``, ``os.environ["X"] =
+v``, ``global _ready; _ready = True``: the function changes a module-level container (a
+dict, list, set, deque... built at import) or a module global. In the process serving the
+request, later requests see the change; run by a queue's worker, the job changes the
+worker's copy and the web process never sees it (a task never forgotten, a registration
+never made, a cache never invalidated). That is not a retry risk (a repeat converges) but
+it decides whether the job may move (``codemods``: refused unless named), so each such
+write is a ``MODULE_STATE`` fact, classified as a ``process_state`` effect.
+
+A memo is not counted: a function that also reads the container or global it adds to
+(``if key not in CACHE: CACHE[key] = load(key)``; ``global _client; if _client is None:
+_client = connect()``) fills a per-process cache any process may fill, and what it returns
+does not depend on which one did. A removal (``pop``, ``del``, ``clear``...) always counts:
+an entry evicted in a worker stays in the web process. Only names of this module (and
+``os.environ``) are known to be containers here; the function's own locals and
+parameters, and nested functions and lambdas, are not its writes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from inventory._extract._resolve import Resolver
+from inventory._extract._source import SourceText, span_of
+from inventory.summary import Fact, FactKind
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+# Methods of the builtin and collections containers that add to them / remove from them.
+_ADDS = frozenset(
+    {"append", "extend", "insert", "appendleft", "extendleft", "add", "update", "setdefault"}
+)
+_REMOVES = frozenset({"pop", "popitem", "popleft", "clear", "remove", "discard"})
+# Constructors of in-memory containers, as the resolver names them.
+_CONSTRUCTORS = frozenset(
+    {f"builtins.{name}" for name in ("dict", "list", "set")}
+    | {f"collections.{name}" for name in ("defaultdict", "OrderedDict", "deque", "Counter")}
+    | {f"weakref.{name}" for name in ("WeakValueDictionary", "WeakKeyDictionary", "WeakSet")}
+)
+_ANNOTATIONS = frozenset(
+    {"dict", "list", "set", "Dict", "List", "Set", "MutableMapping", "MutableSequence"}
+    | {"MutableSet", "DefaultDict", "OrderedDict", "Deque", "Counter", "defaultdict", "deque"}
+)
+# Library containers that are process state: the environment of this process.
+_LIBRARY_STATE = frozenset({"os.environ"})
+_LITERALS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def module_containers(tree: ast.Module, resolver: Resolver) -> frozenset[str]:
+    """Names the module binds, at its top level, to an in-memory container."""
+    found: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and _container(stmt.value, None, resolver):
+            found.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+        elif (
+            isinstance(stmt, ast.AnnAssign)
+            and isinstance(stmt.target, ast.Name)
+            and _container(stmt.value, stmt.annotation, resolver)
+        ):
+            found.add(stmt.target.id)
+    return frozenset(found)
+
+
+def _container(value: ast.expr | None, annotation: ast.expr | None, resolver: Resolver) -> bool:
+    if isinstance(value, _LITERALS):
+        return True
+    if isinstance(value, ast.Call) and resolver.dotted(value.func) in _CONSTRUCTORS:
+        return True
+    if annotation is None:
+        return False
+    head = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    name = head.attr if isinstance(head, ast.Attribute) else getattr(head, "id", "")
+    return name in _ANNOTATIONS
+
+
+def process_state_facts(
+    node: FunctionNode,
+    containers: frozenset[str],
+    module: str,
+    text: SourceText,
+    resolver: Resolver,
+) -> list[Fact]:
+    """The function's own writes to module-level containers and globals (see the module)."""
+    body = list(_own_nodes(node))
+    declared = {n for s in body if isinstance(s, ast.Global) for n in s.names}
+    local = _locals(node, body) - declared
+    writes: list[
+        tuple[ast.stmt | ast.expr, str, bool, ast.AST]
+    ] = []  # (where, name, removes, receiver)
+    for item in body:
+        if not isinstance(item, ast.stmt | ast.expr):
+            continue
+        for name, removes, receiver in _writes(item, declared, resolver):
+            if name in _LIBRARY_STATE or (
+                name not in local and (name in containers or name in declared)
+            ):
+                writes.append((item, name, removes, receiver))
+    if not writes:
+        return []
+    written = {id(receiver) for *_, receiver in writes}
+    read = {n.id for n in body if isinstance(n, ast.Name) and _read(n, written)}
+    facts: list[Fact] = []
+    for item, name, removes, _ in writes:
+        if not removes and name in read:
+            continue  # a memo: filled where it is read
+        target = name if name in _LIBRARY_STATE else f"{module}.{name}"
+        facts.append(
+            Fact(
+                kind=FactKind.MODULE_STATE,
+                span=span_of(item),
+                text=text.segment(item)[:200],
+                target=target,
+            )
+        )
+    return facts
+
+
+def _own_nodes(node: FunctionNode) -> Iterator[ast.AST]:
+    """Every node of the function's body, not inside a nested function, class or lambda."""
+    stack: list[ast.AST] = [*reversed(node.body)]
+    while stack:
+        item = stack.pop()
+        yield item
+        if isinstance(item, _SCOPES):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(item))))
+
+
+def _locals(node: FunctionNode, body: list[ast.AST]) -> set[str]:
+    args = node.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    for item in body:
+        if isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store | ast.Del):
+            names.add(item.id)
+        elif isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(item.name)
+        elif isinstance(item, ast.Import | ast.ImportFrom):
+            names |= {(a.asname or a.name).split(".")[0] for a in item.names}
+        elif isinstance(item, ast.ExceptHandler) and item.name:
+            names.add(item.name)
+    return names
+
+
+def _writes(
+    item: ast.stmt | ast.expr, declared: set[str], resolver: Resolver
+) -> Iterator[tuple[str, bool, ast.AST]]:
+    """(name written, whether it removes, the node naming it) for one node."""
+    if isinstance(item, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
+        targets = item.targets if isinstance(item, ast.Assign | ast.Delete) else [item.target]
+        removes = isinstance(item, ast.Delete)
+        for target in targets:
+            if isinstance(target, ast.Subscript):
+                name = _named(target.value, resolver)
+                if name is not None:
+                    yield name, removes, target.value
+            elif isinstance(target, ast.Name) and target.id in declared:
+                # ``global x; x = ...``: a rebinding reads nothing; ``x += 1`` reads itself,
+                # which is no memo (it counts), so it is a removal-like write.
+                yield target.id, removes or isinstance(item, ast.AugAssign), target
+    elif isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute):
+        method = item.func.attr
+        if method in _ADDS or method in _REMOVES:
+            name = _named(item.func.value, resolver)
+            if name is not None:
+                yield name, method in _REMOVES, item.func.value
+
+
+def _named(receiver: ast.expr, resolver: Resolver) -> str | None:
+    if isinstance(receiver, ast.Name):
+        dotted = resolver.dotted(receiver)  # ``from os import environ``
+        return dotted if dotted in _LIBRARY_STATE else receiver.id
+    if isinstance(receiver, ast.Attribute):
+        dotted = resolver.dotted(receiver)
+        return dotted if dotted in _LIBRARY_STATE else None
+    return None
+
+
+def _read(node: ast.Name, written: set[int]) -> bool:
+    """A load of a name other than as the receiver of one of the writes."""
+    return isinstance(node.ctx, ast.Load) and id(node) not in written

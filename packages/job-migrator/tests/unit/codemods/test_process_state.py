@@ -1,0 +1,189 @@
+"""A job that changes state its process holds in memory stays in-process unless named.
+
+Found by trying to break ``apply``: ``remember(key, value)`` doing ``CACHE[key] = value`` on a
+module-level dict was called idempotent (nothing in it repeats) and moved, so the worker
+filled its own ``CACHE`` and the web process never saw the value. open-webui's
+``cleanup_task`` (``tasks.pop(task_id)`` on the module's task table) is the same shape. The
+scan records each write to a module-level container or global as a ``process_state``
+effect; apply refuses the job, naming the write, unless the job is named with ``--job``.
+A memo (filled where it is read), a local that shadows the module's name, a nested
+function's write and a parameter's container are not the job's process state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemods import ApplyOptions, Status, plan_apply
+from inventory import scan
+from inventory._extract import extract_source
+from inventory.models import EffectKind, Idempotency
+from inventory.summary import FactKind
+
+STATE = """import collections
+import os
+import threading
+
+from django.http import HttpResponse
+
+CACHE = {}
+TASKS: dict[str, object] = {}
+SEEN = collections.deque(maxlen=100)
+READY = False
+_client = None
+
+
+def remember(key, value):
+    CACHE[key] = value
+
+
+def forget(task_id):
+    TASKS.pop(task_id, None)
+
+
+def evict(key):
+    del CACHE[key]
+
+
+def mark_ready():
+    global READY
+    READY = True
+
+
+def configure(level):
+    os.environ["LOG_LEVEL"] = level
+
+
+def note(item):
+    SEEN.append(item)
+
+
+def lookup(key):
+    if key not in CACHE:
+        CACHE[key] = key.upper()
+    return CACHE[key]
+
+
+def connect():
+    global _client
+    if _client is None:
+        _client = object()
+    return _client
+
+
+def shadowed(key, value):
+    CACHE = {}
+    CACHE[key] = value
+    return CACHE
+
+
+def given(store, key, value):
+    store[key] = value
+
+
+def outer(key):
+    def inner():
+        CACHE[key] = 1
+
+    return inner
+"""
+
+VIEWS = """import threading
+
+from django.http import HttpResponse
+
+from app.state import (
+    configure, evict, forget, given, lookup, mark_ready, note, remember, shadowed,
+)
+
+
+def view(request):
+    key = request.GET["k"]
+    threading.Thread(target=remember, args=(key, "v")).start()
+    threading.Thread(target=forget, args=(key,)).start()
+    threading.Thread(target=evict, args=(key,)).start()
+    threading.Thread(target=mark_ready).start()
+    threading.Thread(target=configure, args=("debug",)).start()
+    threading.Thread(target=note, args=(key,)).start()
+    threading.Thread(target=lookup, args=(key,)).start()
+    threading.Thread(target=shadowed, args=(key, "v")).start()
+    threading.Thread(target=given, args=({}, key, "v")).start()
+    return HttpResponse("ok")
+"""
+
+CHANGES = {
+    "remember": ["app.state.CACHE"],
+    "forget": ["app.state.TASKS"],
+    "evict": ["app.state.CACHE"],
+    "mark_ready": ["app.state.READY"],
+    "configure": ["os.environ"],
+    "note": ["app.state.SEEN"],
+}
+
+
+def test_writes_to_module_state_are_facts_and_nothing_else_is() -> None:
+    summary = extract_source(STATE, "app/state.py", "app.state")
+    written = {
+        f.qualname.rsplit(".", 1)[-1]: [
+            x.target for x in f.facts if x.kind is FactKind.MODULE_STATE
+        ]
+        for f in summary.functions
+    }
+    # ``inner``'s write is its own, not ``outer``'s (a nested function runs when called).
+    assert {name: targets for name, targets in written.items() if targets} == {
+        **CHANGES,
+        "inner": ["app.state.CACHE"],
+    }
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("state")
+    (root / "app").mkdir()
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "state.py").write_text(STATE)
+    (root / "app" / "views.py").write_text(VIEWS)
+    return root
+
+
+def test_the_effect_names_the_state_and_leaves_the_verdict(project: Path) -> None:
+    inventory = scan(project, use_cache=False, write=False)
+    jobs = {j.qualname.rsplit(".", 1)[-1]: j for j in inventory.jobs}
+    changes = {
+        name: [e.api for e in job.effects if e.kind is EffectKind.PROCESS_STATE]
+        for name, job in jobs.items()
+    }
+    assert {n: c for n, c in changes.items() if c} == CHANGES
+    # Not a retry risk: setting a value again converges.
+    assert jobs["remember"].idempotency is Idempotency.IDEMPOTENT
+    assert any(
+        "the worker's copy" in e.message or "its own copy" in e.message
+        for e in jobs["remember"].evidence
+    )
+
+
+def test_apply_keeps_jobs_changing_process_state_unless_named(project: Path) -> None:
+    inventory = scan(project, use_cache=False, write=False)
+    outcomes = {
+        o.site.job.rsplit(".", 1)[-1]: o
+        for o in plan_apply(project, inventory, scanner=None).outcomes
+    }
+    refused = outcomes["remember"]
+    assert refused.status is Status.SKIPPED
+    assert refused.reason.startswith(
+        "the job changes state this process holds in memory (`app.state.CACHE` at app/state.py:15)"
+    )
+    assert "--job app.state.remember" in refused.reason
+    mark = outcomes["mark_ready"]
+    assert mark.status is Status.SKIPPED and "`app.state.READY`" in mark.reason
+    # A memo, a shadowing local and a parameter's container are no process state: they move.
+    for name in ("lookup", "shadowed", "given"):
+        assert "holds in memory" not in outcomes[name].reason, name
+    assert outcomes["lookup"].status is Status.REWRITTEN
+
+    named = plan_apply(project, inventory, ApplyOptions(jobs=("app.state.remember",)), scanner=None)
+    moved = {o.site.job: o.status for o in named.outcomes}
+    assert moved["app.state.remember"] is Status.REWRITTEN
+    assert any('.enqueue(key, "v")' in c.after for c in named.changes)
