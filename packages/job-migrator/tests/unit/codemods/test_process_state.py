@@ -187,3 +187,74 @@ def test_apply_keeps_jobs_changing_process_state_unless_named(project: Path) -> 
     moved = {o.site.job: o.status for o in named.outcomes}
     assert moved["app.state.remember"] is Status.REWRITTEN
     assert any('.enqueue(key, "v")' in c.after for c in named.changes)
+
+
+LIBRARY = """import functools
+import importlib
+import threading
+
+from django.contrib.contenttypes.models import ContentType
+from django.contrib.sites.models import Site
+from django.urls import clear_url_caches
+
+import app.urls
+
+
+@functools.lru_cache
+def flags():
+    return {}
+
+
+def refresh_flags():
+    flags.cache_clear()
+
+
+def reload_urls():
+    importlib.reload(app.urls)
+    clear_url_caches()
+
+
+def forget_site():
+    Site.objects.clear_cache()
+
+
+def forget_types():
+    ContentType.objects.clear_cache()
+
+
+def read_flags():
+    return flags.cache_info()
+
+
+def view(request):
+    threading.Thread(target=refresh_flags).start()
+    threading.Thread(target=reload_urls).start()
+    threading.Thread(target=forget_site).start()
+    threading.Thread(target=forget_types).start()
+    threading.Thread(target=read_flags).start()
+"""
+
+
+def test_library_calls_that_change_this_process_are_process_state(tmp_path: Path) -> None:
+    """The documented ones: an lru_cache's ``cache_clear``, ``importlib.reload``, Django's
+    ``clear_url_caches`` and the content-type and site caches' ``clear_cache``. Reading a
+    memo's statistics changes nothing."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "urls.py").write_text("urlpatterns = []\n")
+    (tmp_path / "app" / "jobs.py").write_text(LIBRARY)
+    inventory = scan(tmp_path, use_cache=False, write=False)
+    changes = {
+        j.qualname.rsplit(".", 1)[-1]: sorted(
+            e.api for e in j.effects if e.kind is EffectKind.PROCESS_STATE
+        )
+        for j in inventory.jobs
+    }
+    assert changes == {
+        "refresh_flags": ["functools._lru_cache_wrapper.cache_clear"],
+        "reload_urls": ["django.urls.clear_url_caches", "importlib.reload"],
+        "forget_site": ["django.contrib.sites.models.Site.objects.clear_cache"],
+        "forget_types": ["django.contrib.contenttypes.models.ContentType.objects.clear_cache"],
+        "read_flags": [],
+    }
+    assert {j.idempotency for j in inventory.jobs} == {Idempotency.IDEMPOTENT}
