@@ -51,7 +51,8 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def module_containers(tree: ast.Module, resolver: Resolver) -> frozenset[str]:
-    """Names the module binds, at its top level, to an in-memory container."""
+    """Names the module binds, at its top level, to an in-memory container (not dunders:
+    ``__all__`` is no state)."""
     found: set[str] = set()
     for stmt in tree.body:
         if isinstance(stmt, ast.Assign) and _container(stmt.value, None, resolver):
@@ -62,7 +63,13 @@ def module_containers(tree: ast.Module, resolver: Resolver) -> frozenset[str]:
             and _container(stmt.value, stmt.annotation, resolver)
         ):
             found.add(stmt.target.id)
-    return frozenset(found)
+    return frozenset(n for n in found if not (n.startswith("__") and n.endswith("__")))
+
+
+def may_write_state(containers: frozenset[str], lines: list[str]) -> bool:
+    """Whether any function of the module can write process state: it has containers, or
+    its text names a ``global`` or the environment (else the functions are not walked)."""
+    return bool(containers) or any("global " in line or "environ" in line for line in lines)
 
 
 def _container(value: ast.expr | None, annotation: ast.expr | None, resolver: Resolver) -> bool:

@@ -81,7 +81,10 @@ class DefsMixin(WalkerBase):
         state = FunctionState(info, resolver, info.handler, frozenset(params))
         self._walk_body(node.body, state)
         info.calls, info.facts = state.calls, state.facts
-        info.facts += process_state_facts(node, self.containers, self.module, self.text, resolver)
+        if self.writes_state:
+            info.facts += process_state_facts(
+                node, self.containers, self.module, self.text, resolver
+            )
         info.yields_callable = yielded_callable(node, decorators, resolver)
         self.summary.functions.append(info)
         if state.consumer or watches_first(node.body, params):

@@ -15,7 +15,7 @@ from inventory._extract.detectors._site_common import CallSite
 from inventory._extract.detectors._sites import detect, may_be_site, settle
 from inventory._extract.detectors._sites_threads import runs_a_server
 from inventory._extract.values._facts import blocks, consumes, dispatch_fact
-from inventory._extract.values._process_state import module_containers
+from inventory._extract.values._process_state import may_write_state, module_containers
 from inventory._extract.walker._prepass import gather_module
 from inventory._extract.walker._walk_base import visitor
 from inventory._extract.walker._walk_defs import DefsMixin
@@ -71,6 +71,7 @@ class Walker(DefsMixin, FlowMixin):
         resolver = Resolver(summary.module, scope, self.classes, text)
         gather_module(tree, summary, scope, resolver)
         self.containers = module_containers(tree, resolver)
+        self.writes_state = may_write_state(self.containers, text.lines)
         self.frameworks = {
             f for t in summary.imports.values() if (f := framework_of(t)) is not None
         }
