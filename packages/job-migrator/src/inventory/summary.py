@@ -452,6 +452,15 @@ class FileSummary(BaseModel):
             "``Route(path, X)``. Their HTTP-method handlers become request handlers."
         ),
     )
+    named_signals: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "blinker's named signals this file binds (``done = signal('done')`` at module "
+            "level, ``self.sig = signal('x')`` in a class): ``module.done`` / "
+            "``module.Class.sig`` -> the signal's name. ``signal(name)`` returns the one "
+            "signal of that name, so each is the same object wherever it is made."
+        ),
+    )
     tables: dict[str, list[str]] = Field(
         default_factory=dict,
         description=(

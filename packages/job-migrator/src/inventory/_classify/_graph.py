@@ -45,6 +45,7 @@ from inventory._extract._library import (
     known_type,
     library_type,
 )
+from inventory._extract.detectors._sites_signals import DEFAULT_NAMESPACE, NAMED
 from inventory.models import Pattern
 from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, ReceiverKind
 
@@ -62,6 +63,9 @@ _SENDS = frozenset({"send", "send_robust", "asend", "asend_robust", "send_async"
 # project's receivers of its signal as callees (``_signal_receivers``); a send that reaches
 # one of these has none here, and the body (a loop over whatever is connected at run time)
 # says nothing more: it is a gap of its own (``_effects``), not followed.
+# ``signal("done").send()`` as the scan names its target's head, and the name it gives.
+_NAMED_FACTORIES = frozenset(f"{f}()" for f in DEFAULT_NAMESPACE)
+_SIGNAL_LITERAL = re.compile(r"""^\s*(?:[\w.]+\.)?signal\(\s*(['"])(.*?)\1\s*\)\s*$""")
 SIGNAL_DISPATCH = frozenset(
     {f"django.dispatch.dispatcher.Signal.{m}" for m in ("send", "send_robust", "asend")}
     | {"django.dispatch.dispatcher.Signal.asend_robust"}
@@ -160,6 +164,7 @@ class CallGraph:
         self._site_lines: dict[str, set[int]] | None = None  # function -> its sites' lines
         # signal -> its project receivers, each with its sender filter ("" none, "?" unknown)
         self._receivers: dict[str, list[tuple[str, str]]] | None = None
+        self._named: dict[str, str] | None = None  # FileSummary.named_signals, all modules
         self._admin_objects: dict[str, list[str]] = {}  # ModelAdmin hook -> its obj models
         self._supers: dict[str, frozenset[str]] = {}  # function -> methods it calls on super()
         self._every_super: frozenset[str] | None = None  # methods called on super() anywhere
@@ -344,7 +349,10 @@ class CallGraph:
         head, _, method = call.target.rpartition(".")
         if method not in _SENDS or not head:
             return None
-        if head == "?" or head.startswith(_UNKNOWN_PREFIX):
+        named = self._named_send(call, head, caller)
+        if named is not None:
+            head = named
+        elif head == "?" or head.startswith(_UNKNOWN_PREFIX):
             # ``user_registered.send(...)`` on a module's ``ns.signal("...")`` (a value of
             # no known type): the module-level name as written.
             in_module = self._in_module(call.receiver_source, caller)
@@ -518,15 +526,45 @@ class CallGraph:
 
     def _signal_key(self, name: str) -> str:
         """One name per signal object, whichever module it is imported through (re-exports
-        followed: ``shop.order_paid`` is ``shop.signals.order_paid``)."""
+        followed: ``shop.order_paid`` is ``shop.signals.order_paid``); blinker's named
+        signals by their name (``done = signal("done")``: ``NAMED + "done"``)."""
         for _ in range(8):
             module, _, attr = name.rpartition(".")
             summary = self.index.modules.get(module)
             imported = summary.imports.get(attr) if summary is not None else None
             if imported is None or imported == name:
-                return name
+                break
             name = imported
-        return name
+        named = self.named_signals().get(name)
+        return NAMED + named if named is not None else name
+
+    def named_signals(self) -> dict[str, str]:
+        """Every module's ``FileSummary.named_signals``."""
+        if self._named is None:
+            self._named = {
+                k: v for s in list(self.index.modules.values()) for k, v in s.named_signals.items()
+            }
+        return self._named
+
+    def _named_send(self, call: CallInfo, head: str, caller: FunctionInfo | None) -> str | None:
+        """The signal a send names by blinker's default namespace: ``signal("done").send()``
+        written inline, or ``self.sig.send()`` where the class (or a base) set ``self.sig =
+        signal("done")``. None for any other send."""
+        if head in _NAMED_FACTORIES:
+            found = _SIGNAL_LITERAL.search(call.receiver_source)
+            return NAMED + found.group(2) if found else None
+        source = call.receiver_source
+        if caller is None or caller.class_name is None or not source.startswith(_SELF_PREFIX):
+            return None
+        attr = source.removeprefix(_SELF_PREFIX)
+        if not attr.isidentifier():
+            return None
+        owner = caller.qualname.rpartition(".")[0]
+        named = self.named_signals()
+        for cls in self.index.mro(owner):
+            if f"{cls}.{attr}" in named:
+                return NAMED + named[f"{cls}.{attr}"]
+        return None
 
     def _table_members(self, call: CallInfo) -> list[CallTarget] | None:
         """``EXPORTERS[k].export()`` (``EXPORTERS.get(k)``, ``e = EXPORTERS[k]; e.export()``,

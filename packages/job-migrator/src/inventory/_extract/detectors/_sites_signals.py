@@ -56,6 +56,15 @@ BLINKER_LIBRARIES = (
     "flask_mail.",
     "flask_user.",
 )
+# blinker's default namespace: "signal(name)" returns "the named signal, creating it if
+# needed"; "the same signal is returned for the same name" (blinker.readthedocs.io, named
+# signals), wherever it is asked for. A signal of a ``Namespace()`` is that namespace's.
+DEFAULT_NAMESPACE = frozenset(
+    {"blinker.signal", "blinker.base.signal", "blinker.default_namespace.signal"}
+    | {"blinker.base.default_namespace.signal"}
+)
+# How the scan names a signal of the default namespace, by its name: ``NAMED + "done"``.
+NAMED = "blinker.signal:"
 RECEIVER_DECORATORS = frozenset({"django.dispatch.receiver", "django.dispatch.dispatcher.receiver"})
 # Django signals sent by tests, ``manage.py migrate`` or at import: framework lifecycle
 # hooks, never request-path work (moving "create permissions after migrate" to a worker
@@ -159,7 +168,14 @@ def signal_names(node: ast.expr | None, resolver: Resolver) -> list[str]:
     nodes = node.elts if isinstance(node, ast.List | ast.Tuple) else [node]
     found: list[str] = []
     for one in nodes:
-        if isinstance(one, ast.Name | ast.Attribute):
+        name = named_signal(one, resolver)
+        if name is None and isinstance(one, ast.Name):
+            # ``sig = signal("done")`` in the function, then ``sig.connect(f)``
+            binding = resolver.expr(one).binding
+            name = named_signal(binding.node, resolver) if binding is not None else None
+        if name is not None:
+            found.append(NAMED + name)  # ``@signal("done").connect``
+        elif isinstance(one, ast.Name | ast.Attribute):
             target = resolver.expr(one).target
             if target and not target.startswith("?"):
                 found.append(public_name(target, resolver.module))
@@ -168,6 +184,55 @@ def signal_names(node: ast.expr | None, resolver: Resolver) -> list[str]:
                 # known type, named as the module's own (as a send of it is).
                 found.append(f"{resolver.module}.{one.id}")
     return found
+
+
+def named_signal(node: ast.AST | None, resolver: Resolver) -> str | None:
+    """The name in ``signal("done")`` (blinker's default namespace), else None."""
+    if not isinstance(node, ast.Call) or resolver.dotted(node.func) not in DEFAULT_NAMESPACE:
+        return None
+    first = node.args[0] if node.args else None
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None
+
+
+def named_signals(tree: ast.Module, resolver: Resolver) -> dict[str, str]:
+    """``done = signal("done")`` at module level -> ``module.done``; ``self.sig =
+    signal("x")`` in a method, or ``sig = signal("x")`` in a class body -> ``module.C.sig``:
+    each a name for the default namespace's signal of that name."""
+    module = resolver.module
+    found: dict[str, str] = {}
+    for stmt in tree.body:
+        for target, name in _bound_signals(stmt, resolver):
+            if isinstance(target, ast.Name):
+                found[f"{module}.{target.id}"] = name
+        if not isinstance(stmt, ast.ClassDef):
+            continue
+        for item in stmt.body:
+            for target, name in _bound_signals(item, resolver):
+                if isinstance(target, ast.Name):
+                    found[f"{module}.{stmt.name}.{target.id}"] = name
+            if not isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for inner in ast.walk(item):
+                for target, name in _bound_signals(inner, resolver):
+                    if (
+                        isinstance(target, ast.Attribute)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == "self"
+                    ):
+                        found[f"{module}.{stmt.name}.{target.attr}"] = name
+    return found
+
+
+def _bound_signals(node: ast.AST, resolver: Resolver) -> list[tuple[ast.expr, str]]:
+    if isinstance(node, ast.Assign):
+        name = named_signal(node.value, resolver)
+        return [(t, name) for t in node.targets] if name is not None else []
+    if isinstance(node, ast.AnnAssign):
+        name = named_signal(node.value, resolver)
+        return [(node.target, name)] if name is not None else []
+    return []
 
 
 def _connected_signal(call: CallSite, receiver: ast.expr) -> bool:

@@ -13,6 +13,7 @@ from inventory._extract.detectors._handlers import framework_of
 from inventory._extract.detectors._routes import route_of, unnamed_endpoint
 from inventory._extract.detectors._site_common import CallSite
 from inventory._extract.detectors._sites import detect, may_be_site, settle
+from inventory._extract.detectors._sites_signals import named_signals
 from inventory._extract.detectors._sites_threads import runs_a_server
 from inventory._extract.values._facts import blocks, consumes, dispatch_fact
 from inventory._extract.values._process_state import may_write_state, module_containers
@@ -81,6 +82,7 @@ class Walker(DefsMixin, FlowMixin):
         for stmt in tree.body:
             self.visit(stmt)
         summary = self.summary
+        summary.named_signals = named_signals(tree, self.state.resolver)
         summary.sites.extend(settle(self.state))
         summary.sites = [s for s in summary.sites if not self._runs_a_worker_loop(s)]
         self._apply_routes()
