@@ -111,9 +111,10 @@ _RELATION_EDITS = frozenset({"add", "remove", "clear", "set"})
 
 
 def _other_rows(name: str) -> bool:
-    """``name``: the call as the catalogue names it (``api_name``). A write through one of the object's relations (``order.tags.add(tag)``, Django's
+    """A write through one of the object's relations (``order.tags.add(tag)``, Django's
     related manager; ``order.lines.filter(...).delete()``, the related model's query): rows
-    of the relation are written in the database, the object in memory is as it was."""
+    of the relation are written in the database, the object in memory is as it was.
+    ``name``: the call as the catalogue names it (``api_name``)."""
     # ``Leaf.objects.filter().update``: a query of a model's rows
     if name.startswith(f"{RELATED_MANAGER}.") or f"{MANAGER}." in name:
         return True

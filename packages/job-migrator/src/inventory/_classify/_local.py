@@ -445,6 +445,11 @@ class LocalEffects:
         if fact.kind in (FactKind.AUGASSIGN_GLOBAL, FactKind.AUGASSIGN_SUBSCRIPT):
             return _in_memory(fact, fn, path)
         if fact.kind == FactKind.MODULE_STATE:
+            if self.graph.index.is_library(fn.qualname):
+                # A library's own bookkeeping (SQLAlchemy's creation counter, Django's lazily
+                # loaded serializer registry): an implementation detail, not the job's state;
+                # what a library documents as changing the process is in the catalogue.
+                return None
             detail = (
                 f"changes {fact.target}, held in this process's memory: run by a worker, the "
                 "job would change the worker's copy and this process would not see it"

@@ -21,6 +21,7 @@ from inventory import scan
 from inventory._extract import extract_source
 from inventory.models import EffectKind, Idempotency
 from inventory.summary import FactKind
+from tests.unit.inventory.fake_venv import fake_venv, write_tree
 
 STATE = """import collections
 import os
@@ -258,3 +259,46 @@ def test_library_calls_that_change_this_process_are_process_state(tmp_path: Path
         "read_flags": [],
     }
     assert {j.idempotency for j in inventory.jobs} == {Idempotency.IDEMPOTENT}
+
+
+def test_a_librarys_own_module_state_is_not_the_jobs(tmp_path: Path) -> None:
+    """Read from an installed library, a counter it bumps or a registry it loads lazily
+    (SQLAlchemy's ``_creation_order``, Django's ``_serializers``) is its implementation, not
+    state the job keeps: found on the census (tendenci, timesketch, lightrag), where it
+    would have held back every job saving a model."""
+    library = {
+        "reglib/__init__.py": "",
+        "reglib/core.py": (
+            "_registry = None\n"
+            "_counter = 0\n\n\n"
+            "def _load():\n"
+            "    global _registry\n"
+            "    _registry = {'json': object()}\n\n\n"
+            "def export(value):\n"
+            "    global _counter\n"
+            "    _counter += 1\n"
+            "    _load()\n"
+            "    return str(value)\n"
+        ),
+    }
+    python = fake_venv(tmp_path / "env", library)
+    write_tree(
+        tmp_path / "project",
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": (
+                "import threading\n\n"
+                "import requests\n"
+                "from reglib.core import export\n\n\n"
+                "def publish(value):\n"
+                "    requests.put('https://reports.example.com/1', data=export(value))\n\n\n"
+                "def view(request):\n"
+                "    threading.Thread(target=publish, args=(1,)).start()\n"
+            ),
+        },
+    )
+    inventory = scan(tmp_path / "project", use_cache=False, jobs=1, python=str(python))
+    job = inventory.job("app.jobs.publish")
+    assert job is not None
+    assert not [e for e in job.effects if e.kind is EffectKind.PROCESS_STATE], job.effects
+    assert job.idempotency is Idempotency.IDEMPOTENT, job.evidence
