@@ -72,6 +72,9 @@ class FunctionState:
     iterated: set[str] = field(default_factory=set)
     loops: list[Loop] = field(default_factory=list)
     globals: set[str] = field(default_factory=set)
+    # a name of the module's process state was seen (``Walker.state_names``): only then is
+    # the function read for writes to it (``_process_state``)
+    touches_state: bool = False
     consumer: bool = False  # runs a ``while True`` loop that consumes a queue or socket
     # ``self.coro = coro`` / ``fn = func``: the name as written -> the parameter it holds
     param_aliases: dict[str, str] = field(default_factory=dict)

@@ -66,10 +66,12 @@ def module_containers(tree: ast.Module, resolver: Resolver) -> frozenset[str]:
     return frozenset(n for n in found if not (n.startswith("__") and n.endswith("__")))
 
 
-def may_write_state(containers: frozenset[str], lines: list[str]) -> bool:
-    """Whether any function of the module can write process state: it has containers, or
-    its text names a ``global`` or the environment (else the functions are not walked)."""
-    return bool(containers) or any("global " in line or "environ" in line for line in lines)
+def state_names(containers: frozenset[str], lines: list[str]) -> frozenset[str]:
+    """The names whose use in a function sends it to :func:`process_state_facts` (with a
+    ``global`` statement): the module's containers, and ``os`` / ``environ`` when the module
+    names the environment at all. Other functions are not walked again."""
+    environ = any("environ" in line for line in lines)
+    return containers | {"os", "environ"} if environ else containers
 
 
 def _container(value: ast.expr | None, annotation: ast.expr | None, resolver: Resolver) -> bool:

@@ -29,7 +29,7 @@ class WalkerBase:
     handed: dict[str, dict[str, str]]
     consumers: set[str]  # functions running a ``while True`` loop over a queue or socket
     containers: frozenset[str]  # module-level names bound to an in-memory container
-    writes_state: bool  # whether a function of the module may write process state at all
+    state_names: frozenset[str]  # names whose use sends a function to ``_process_state``
     uses: dict[int, Use]  # id(node) -> what its parent does with its value
     state: FunctionState
     lambda_depth: int

@@ -81,7 +81,7 @@ class DefsMixin(WalkerBase):
         state = FunctionState(info, resolver, info.handler, frozenset(params))
         self._walk_body(node.body, state)
         info.calls, info.facts = state.calls, state.facts
-        if self.writes_state:
+        if state.touches_state or state.globals:
             info.facts += process_state_facts(
                 node, self.containers, self.module, self.text, resolver
             )

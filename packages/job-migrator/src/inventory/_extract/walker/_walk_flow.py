@@ -568,6 +568,8 @@ class FlowMixin(WalkerBase):
             self.visit(link.right)
 
     def visit_name(self, node: ast.Name) -> None:
+        if node.id in self.state_names:
+            self.state.touches_state = True
         if self.sinks and node.id in self.state.params:
             for sink in self.sinks:
                 sink.add(node.id)

@@ -16,7 +16,7 @@ from inventory._extract.detectors._sites import detect, may_be_site, settle
 from inventory._extract.detectors._sites_signals import named_signals
 from inventory._extract.detectors._sites_threads import runs_a_server
 from inventory._extract.values._facts import blocks, consumes, dispatch_fact
-from inventory._extract.values._process_state import may_write_state, module_containers
+from inventory._extract.values._process_state import module_containers, state_names
 from inventory._extract.walker._prepass import gather_module
 from inventory._extract.walker._walk_base import visitor
 from inventory._extract.walker._walk_defs import DefsMixin
@@ -72,7 +72,7 @@ class Walker(DefsMixin, FlowMixin):
         resolver = Resolver(summary.module, scope, self.classes, text)
         gather_module(tree, summary, scope, resolver)
         self.containers = module_containers(tree, resolver)
-        self.writes_state = may_write_state(self.containers, text.lines)
+        self.state_names = state_names(self.containers, text.lines)
         self.frameworks = {
             f for t in summary.imports.values() if (f := framework_of(t)) is not None
         }
@@ -82,7 +82,8 @@ class Walker(DefsMixin, FlowMixin):
         for stmt in tree.body:
             self.visit(stmt)
         summary = self.summary
-        summary.named_signals = named_signals(tree, self.state.resolver)
+        if any(v.startswith("blinker") for v in summary.imports.values()):
+            summary.named_signals = named_signals(tree, self.state.resolver)
         summary.sites.extend(settle(self.state))
         summary.sites = [s for s in summary.sites if not self._runs_a_worker_loop(s)]
         self._apply_routes()
