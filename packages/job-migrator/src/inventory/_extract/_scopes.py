@@ -36,6 +36,9 @@ class Binding:
     # from the ``**`` parameter (``x = kwargs["instance"]``: "instance"); KEYWORDS marks the
     # ``**`` parameter itself. Signal receivers get Django's arguments either way.
     param: str = ""
+    # ``log = partial(report, hass)`` / ``write = atomic if safe else plain`` in a function:
+    # what calling the name calls, each as a call template (``values._values.callable_choices``)
+    choices: tuple[ast.Call, ...] = ()
 
 
 KEYWORDS = "**"

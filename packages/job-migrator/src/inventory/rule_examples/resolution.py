@@ -184,6 +184,35 @@ EXAMPLES: list[RuleExample] = [
         "receiver of unknown type it may be a project method of that name.",
     ),
     example(
+        "a local partial, or a choice of callables, calls what it holds",
+        """
+        from functools import partial
+
+        import requests
+
+        def head(url):
+            return requests.head(url, timeout=5)
+
+        def notify(url, message):
+            requests.post(url, json={"m": message})
+
+        def check(url, quick=False):
+            read = head if quick else requests.get
+            read(url)
+            send = partial(notify, url)
+            send("checked")
+        """,
+        "check",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_GET, K.HTTP_POST},
+        "`send = partial(notify, url)` then `send(...)` calls `notify(url, ...)` (functools: a "
+        "partial called behaves like its function called with the stored arguments first); "
+        "`read = head if quick else requests.get` then `read(url)` calls one of the two (a "
+        "conditional expression is one of its operands), so both are read as if called by "
+        "name. A branch that is a parameter, a lambda or a call's result leaves the call a "
+        "dynamic dispatch, a gap.",
+    ),
+    example(
         "a callable handed to a spawn API that the scan cannot name stays a gap",
         """
         from concurrent.futures import ThreadPoolExecutor

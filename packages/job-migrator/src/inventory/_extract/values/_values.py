@@ -125,6 +125,52 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
     return Binding(BindingKind.OTHER)
 
 
+_MAX_CHOICES = 4  # ``a if x else b if y else c``: at most this many callables followed
+
+
+def callable_choices(value: ast.expr, resolver: Resolver) -> tuple[ast.Call, ...]:
+    """What calling a local bound to ``value`` calls, as call templates (the callable and the
+    arguments it is called with before the call's own), when that is known here:
+
+    - ``log = partial(report, hass, domain)``: ``report`` with ``hass, domain`` first
+      (functools.partial: calling it "behaves like func called with args and keywords",
+      the call's positional arguments appended, its keywords extending the stored ones);
+    - ``write = atomic if safe else plain``: one of the branches, each a named callable
+      (a conditional expression evaluates to one of its operands).
+
+    () for any other value, or when a callable is a name of unknown origin (a parameter, a
+    local of unknown value): the call stays a dynamic dispatch. A method of an object of
+    unknown type (``logger.debug``) is kept: called through the local, it is read as the
+    call written out would be (the catalogue's receiver rules, or a gap naming it)."""
+    if isinstance(value, ast.IfExp):
+        branches = _branches(value)
+        if not branches or len(branches) > _MAX_CHOICES:
+            return ()
+        templates = tuple(ast.Call(func=b, args=[], keywords=[]) for b in branches)
+    elif (
+        isinstance(value, ast.Call)
+        and value.args
+        and isinstance(value.args[0], ast.Name | ast.Attribute)
+        and resolver.expr(value.func).target == "functools.partial"
+    ):
+        template = ast.Call(func=value.args[0], args=value.args[1:], keywords=value.keywords)
+        templates = (template,)
+    else:
+        return ()
+    named = [t.func for t in templates if isinstance(t.func, ast.Name)]
+    known = all(resolver.expr(n).receiver is not ReceiverKind.UNKNOWN for n in named)
+    return templates if known else ()
+
+
+def _branches(value: ast.expr) -> list[ast.Name | ast.Attribute]:
+    """The operands a (nested) conditional expression may evaluate to, [] when one of them
+    is anything but a name or an attribute (a call, a lambda, a literal)."""
+    if isinstance(value, ast.IfExp):
+        body, orelse = _branches(value.body), _branches(value.orelse)
+        return [*body, *orelse] if body and orelse else []
+    return [value] if isinstance(value, ast.Name | ast.Attribute) else []
+
+
 def fresh_container(value: ast.expr, resolver: Resolver) -> str:
     """``seen = set()``, ``out = {}``, ``parts = []`` in a function body: a builtin value made
     by this very call of the function, so its methods change nothing a retry could see

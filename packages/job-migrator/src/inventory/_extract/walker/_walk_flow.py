@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from inventory._extract._imports import bindings_of
 from inventory._extract._library import TASK, THREAD_FUTURE
@@ -34,6 +35,7 @@ from inventory._extract.values._values import (
     ITEM,
     annotation_type,
     binding_for_value,
+    callable_choices,
     elements_of,
     held_binding,
     held_binding_of,
@@ -218,6 +220,9 @@ class FlowMixin(WalkerBase):
             binding = _either(value, resolver) or binding_for_value(value, resolver)
             if binding.kind is BindingKind.OTHER and not binding.param:
                 binding = self._next_of(value) or binding
+            choices = callable_choices(value, resolver)
+            if choices and binding.kind is BindingKind.OTHER:
+                binding = replace(binding, choices=choices)
             resolver.scope.names[target.id] = binding
             keys = literal_keys(value)
             if keys is not None:  # ``kw = {"name": n}``, later ``Model(**kw)``

@@ -132,11 +132,16 @@ class Walker(DefsMixin, FlowMixin):
         resolved = state.resolver.expr(func)
         use = self.uses.get(id(node))
         used = use is None or use.kind not in _DISCARDED
-        info = call_info(node, resolved, used, self.module, self.text)
-        typed_arguments(node, state.resolver, self.module, info)
-        state.calls.append(info)
+        chosen = self._chosen(node)
+        infos = []
+        for call in chosen or [node]:
+            called = resolved if call is node else state.resolver.expr(call.func)
+            info = call_info(call, called, used, self.module, self.text)
+            typed_arguments(call, state.resolver, self.module, info)
+            infos.append(info)
+        state.calls += infos
         self._discard_callback_values(node, method, resolved.target)
-        self._note_call(node, resolved, method)
+        self._note_call(node, resolved, method, dispatch=not chosen)
         if may_be_site(method, resolved.target) or isinstance(func, ast.Call):
             site = CallSite(node, resolved, method, use, state, self.classes, self.frameworks)
             found = detect(site)
@@ -144,10 +149,34 @@ class Walker(DefsMixin, FlowMixin):
                 state.candidates.append(found)
         self.visit(func)
         if state.params:
-            info.uses_param = self._visit_arguments(node)
+            uses_param = self._visit_arguments(node)
+            for info in infos:
+                info.uses_param = uses_param
         else:
             for arg in [*node.args, *(k.value for k in node.keywords)]:
                 self.visit(arg)
+
+    def _chosen(self, node: ast.Call) -> list[ast.Call]:
+        """``log(msg)`` with ``log = partial(report, hass)``, ``write(path)`` with ``write =
+        atomic if safe else plain``: the calls it makes (``report(hass, msg)``; ``atomic(path)``
+        or ``plain(path)``), each placed where it is written, [] for any other call."""
+        func = node.func
+        if not isinstance(func, ast.Name):
+            return []
+        binding = self.state.resolver.scope.lookup(func.id)
+        if binding is None or not binding.choices:
+            return []
+        return [
+            ast.copy_location(
+                ast.Call(
+                    func=template.func,
+                    args=[*template.args, *node.args],
+                    keywords=[*template.keywords, *node.keywords],
+                ),
+                node,
+            )
+            for template in binding.choices
+        ]
 
     def _discard_callback_values(self, node: ast.Call, method: str, target: str) -> None:
         """``task.add_done_callback(lambda t: asyncio.create_task(cleanup(t)))``: nothing reads
@@ -158,11 +187,14 @@ class Walker(DefsMixin, FlowMixin):
             if isinstance(arg, ast.Lambda):
                 self.mark(arg.body, UseKind.DISCARDED)
 
-    def _note_call(self, node: ast.Call, resolved: Resolved, method: str) -> None:
-        """What a call tells beyond itself: dispatch facts, consumer loops, waits."""
+    def _note_call(
+        self, node: ast.Call, resolved: Resolved, method: str, dispatch: bool = True
+    ) -> None:
+        """What a call tells beyond itself: dispatch facts (unless the callee was found
+        through the name's value, ``dispatch=False``), consumer loops, waits."""
         state = self.state
         fact = dispatch_fact(node, resolved, state.params, self.text, state.resolver)
-        if fact is not None:
+        if fact is not None and dispatch:
             state.facts.append(fact)
         if runs_a_server(node, resolved, method) and state.info is not None:
             state.consumer = True  # a wrapper around a server's accept loop: infrastructure
