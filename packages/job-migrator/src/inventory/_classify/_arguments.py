@@ -23,8 +23,14 @@ when:
 A callable is typed the same way: where every project call hands a parameter one and the
 same project function (``run_with(post_hook, x)``, ``Runner(callback=post_hook)``), what the
 callee calls through it (``cb(x)``, or ``self._callback(x)`` after ``self._callback =
-callback``) is that function (``CallGraph.passed_callable``); two callers handing two
-functions leave the call only known at run time.
+callback``) is that function (``CallGraph.passed_callable``). Callers handing it different
+project functions (up to ``_MAX_HANDED``: ``CALLABLE`` + the names joined by ``ONE_OF``)
+each run their own: ``run_with(post_hook, x)`` is a call of ``post_hook`` for that caller,
+``run_with(tidy, x)`` of ``tidy`` for the other (``_owners``: the caller owns what it hands,
+``CallGraph.set_handed``), and ``cb(x)`` in ``run_with`` is explained by them, no longer a
+call of unknown target; a site starting ``run_with`` itself makes it a job run with any of
+them (each followed from it). A caller handing anything else (a parameter of unknown value,
+a lambda, a library function) leaves the call only known at run time.
 
 Types flow through parameters handed on (``def a(o): b(o)``), up to ``_ROUNDS`` rounds:
 each round reads every call again with the types of the round before.
@@ -37,7 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from inventory._classify._index import CALLABLE, SymbolIndex, SymbolKind
+from inventory._classify._index import CALLABLE, ONE_OF, SymbolIndex, SymbolKind
 from inventory.models import CallSite, Pattern
 from inventory.summary import CallInfo, FunctionInfo, ReceiverKind
 
@@ -48,11 +54,15 @@ _ROUNDS = 4
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _BINDING = frozenset({"staticmethod", "classmethod"})
 _UNTYPED = ""  # an observation of a value of unknown type
+# A call that does not pass the parameter (its default holds): no class is learnt from it,
+# but a callable is then not known for every call (the default may be another function).
+_OMITTED = "<omitted>"
 _CLASSES = (SymbolKind.CLASS, SymbolKind.EXTERNAL)
 # Sites whose job is run with arguments the scan does not read: a receiver is handed the
 # signal's (its ``instance`` is typed by the sender instead).
 _OPEN_SITES = frozenset({Pattern.SIGNAL_RECEIVER})
 Types = dict[str, dict[str, str]]  # function -> parameter -> class (or CALLABLE + function)
+_MAX_HANDED = 4  # at most this many different functions handed to one parameter followed
 
 
 @dataclass
@@ -62,7 +72,12 @@ class _Seen:
     passed: dict[str, set[str]] = field(default_factory=dict)
 
     def add(self, param: str, cls: str) -> None:
-        self.passed.setdefault(param, set()).add(cls)
+        found = self.passed.setdefault(param, set())
+        if cls.startswith(CALLABLE) and ONE_OF in cls:
+            # a caller handing on a parameter that is one of several functions
+            found.update(f"{CALLABLE}{f}" for f in cls.removeprefix(CALLABLE).split(ONE_OF))
+        else:
+            found.add(cls)
 
 
 def caller_types(index: SymbolIndex, graph: CallGraph, sites: list[CallSite]) -> Types:
@@ -100,7 +115,47 @@ def caller_types(index: SymbolIndex, graph: CallGraph, sites: list[CallSite]) ->
             break
         types = found
     graph.set_inferred(types)
+    passing = [p for c, call in moving for p in _passing(index, graph, closed, c, call)]
+    graph.set_handed(_owners(index, [*fixed, *passing], types), frozenset(started))
     return types
+
+
+def _owners(index: SymbolIndex, passings: list[_Passing], types: Types) -> dict[str, list[str]]:
+    """Per caller, the functions it hands a parameter that holds one of several
+    (``CALLABLE`` + names joined by ``ONE_OF``): what the callee runs through that parameter
+    is, for this caller, what it hands (its own callers hand the others). A caller handing
+    on a parameter of its own that holds one of several owns none: its callers do."""
+    owners: dict[str, list[str]] = {}
+    for callee, caller, call in passings:
+        several = {
+            p for p, c in types.get(callee, {}).items() if c.startswith(CALLABLE) and ONE_OF in c
+        }
+        if not several:
+            continue
+        fn = index.functions[callee]
+        offset = _bound(call, fn)
+        if offset is None:
+            continue
+        own = types.get(caller.qualname, {})
+        handed = [
+            (fn.params[offset + i], _at(call.arg_callables, i), _at(call.arg_params, i))
+            for i in range(len(call.args))
+            if offset + i < fn.positional
+        ]
+        handed += [
+            (k, call.kwarg_callables.get(k, ""), call.kwarg_params.get(k, "")) for k in call.kwargs
+        ]
+        for param, named, passed_on in handed:
+            if param not in several:
+                continue
+            value = _callable(named, index) or own.get(passed_on, "")
+            if value.startswith(CALLABLE) and ONE_OF not in value:
+                owners.setdefault(caller.qualname, []).append(value.removeprefix(CALLABLE))
+    return owners
+
+
+def _at(values: list[str], i: int) -> str:
+    return values[i] if i < len(values) else ""
 
 
 _Passing = tuple[str, FunctionInfo, CallInfo]  # callee, caller, call
@@ -224,11 +279,21 @@ def _agreed(seen: dict[str, _Seen]) -> Types:
     """The parameters every observation gives one and the same class."""
     found: Types = {}
     for callee, observed in sorted(seen.items()):
-        agreed = {
-            param: next(iter(classes))
-            for param, classes in observed.passed.items()
-            if len(classes) == 1 and _UNTYPED not in classes
-        }
+        agreed: dict[str, str] = {}
+        for param, observations in observed.passed.items():
+            classes = observations - {_OMITTED}
+            omitted = len(classes) < len(observations)
+            if len(classes) == 1 and _UNTYPED not in classes:
+                cls = next(iter(classes))
+                if not (omitted and cls.startswith(CALLABLE)):
+                    agreed[param] = cls
+            elif (
+                not omitted
+                and 1 < len(classes) <= _MAX_HANDED
+                and all(c.startswith(CALLABLE) for c in classes)
+            ):
+                handed = sorted(c.removeprefix(CALLABLE) for c in classes)
+                agreed[param] = CALLABLE + ONE_OF.join(handed)
         if agreed:
             found[callee] = agreed
     return found
@@ -278,6 +343,10 @@ def _observe(
                 name,
                 _class(declared, index) or _callable(named, index) or own.get(param, _UNTYPED),
             )
+    passed = set(callee.params[offset : offset + len(call.args)]) | set(call.kwargs)
+    for param in callee.params[offset:]:
+        if param not in passed:
+            seen.add(param, _OMITTED)
 
 
 def _class(name: str, index: SymbolIndex) -> str:

@@ -29,6 +29,7 @@ from inventory._classify._index import (
     FIELD_VALUES,
     MANAGER,
     MEMO_METHODS,
+    ONE_OF,
     TABLE,
     Resolved,
     SymbolIndex,
@@ -160,6 +161,10 @@ class CallGraph:
         # sender's type above wins over it
         self._inferred: dict[str, dict[str, str]] = {}
         self._callables: dict[str, dict[str, str]] = {}
+        # caller -> the functions it hands a parameter that holds one of several; the
+        # functions some site starts (``_arguments._owners``)
+        self._handed: dict[str, list[str]] = {}
+        self._started: frozenset[str] = frozenset()
         self.dispatch = SelfDispatch(index)
         self._site_lines: dict[str, set[int]] | None = None  # function -> its sites' lines
         # signal -> its project receivers, each with its sender filter ("" none, "?" unknown)
@@ -209,7 +214,31 @@ class CallGraph:
 
     def passed_callable(self, function: str, param: str) -> str | None:
         """The project function every project call hands ``function``'s ``param``."""
-        return self._callables.get(function, {}).get(param)
+        found = self._callables.get(function, {}).get(param)
+        return found if found is not None and ONE_OF not in found else None
+
+    def set_handed(self, owners: dict[str, list[str]], started: frozenset[str]) -> None:
+        """What each caller hands a parameter holding one of several functions (each is
+        the caller's call), and the functions a site starts (a job run with any of them)."""
+        self._handed = owners
+        self._started = started
+        self._targets.clear()
+        self._called.clear()
+
+    def handed_by_callers(self, qualname: str, fact: Fact) -> bool:
+        """``cb(x)`` on a parameter whose callers each hand a named project function, and
+        that no site starts: each caller runs its own (``set_handed``), so nothing here is
+        left unknown and no edge is drawn (no caller borrows another's function)."""
+        if fact.kind != FactKind.DYNAMIC_DISPATCH or not fact.target.startswith(_PARAMETER):
+            return False
+        passed = self.passed_callables(qualname, fact.target.removeprefix(_PARAMETER))
+        return len(passed) > 1 and qualname not in self._started
+
+    def passed_callables(self, function: str, param: str) -> list[str]:
+        """The project functions the project's calls hand ``function``'s ``param``, each
+        call one of them; [] when a call hands anything else (``_arguments``)."""
+        found = self._callables.get(function, {}).get(param)
+        return found.split(ONE_OF) if found else []
 
     def _held_callable(self, call: CallInfo, caller: FunctionInfo | None) -> str | None:
         """``self._callback(x)`` where ``__init__`` did ``self._callback = callback`` and
@@ -246,7 +275,16 @@ class CallGraph:
             entered = [
                 m for t in self.targets(qualname) for m in (*self._entered(t), *self._post_init(t))
             ]
-            found = frozenset([*called, *self.dispatched(qualname), *guessed, *handed, *entered])
+            found = frozenset(
+                [
+                    *called,
+                    *self.dispatched(qualname),
+                    *guessed,
+                    *handed,
+                    *entered,
+                    *self._handed.get(qualname, ()),
+                ]
+            )
             self._called[qualname] = found
         return found
 
@@ -759,9 +797,11 @@ class CallGraph:
         if fact.target.startswith(_PARTIAL):  # ``partial(notify, user)()`` runs notify
             return [fact.target.removeprefix(_PARTIAL)]
         if fact.target.startswith(_PARAMETER):
-            # ``cb(x)`` on a parameter every project call hands one function
-            passed = self.passed_callable(qualname, fact.target.removeprefix(_PARAMETER))
-            return [passed] if passed else None
+            # ``cb(x)`` on a parameter every project call hands one function; one of a few
+            # only in a job a site starts (else each caller runs its own: ``_handed``)
+            passed = self.passed_callables(qualname, fact.target.removeprefix(_PARAMETER))
+            several = len(passed) > 1 and qualname not in self._started
+            return passed if passed and not several else None
         summary = self.index.home.get(qualname)
         fn = self.index.functions.get(qualname)
         if summary is None or fn is None or fact.target in fn.params:

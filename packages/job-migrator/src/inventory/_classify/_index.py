@@ -144,6 +144,7 @@ _RELATION_EDITS = frozenset({"add", "remove", "set", "clear"})
 # ``_arguments.caller_types`` types it: ``CALLABLE + "pkg.post_hook"`` (a callable, not an
 # instance of a class), so that ``cb(x)`` in the callee is a call of post_hook.
 CALLABLE = "def:"
+ONE_OF = "|"  # ``CALLABLE + "a.f|b.g"``: a parameter holding one of these functions
 
 
 def _value_of_a_call(name: str, value: str) -> bool:

@@ -480,6 +480,8 @@ class LocalEffects:
     def _constructs(self, fact: Fact, fn: FunctionInfo) -> bool:
         """``cls(...)`` in a classmethod, ``Point(...)`` with ``Point = namedtuple("Point", ...)``:
         building a value, not a call only known at run time."""
+        if self.graph.handed_by_callers(fn.qualname, fact):
+            return True  # ``cb(x)``: each caller runs the function it hands (its own call)
         table = self.graph.table_of(fn.qualname, fact)
         if table:
             # Every value a project function: followed as calls (CallGraph.dispatched).

@@ -213,6 +213,36 @@ EXAMPLES: list[RuleExample] = [
         "dynamic dispatch, a gap.",
     ),
     example(
+        "a function handed to a helper: each caller runs the one it hands",
+        """
+        import requests
+
+        def post_hook(order_id):
+            requests.post("https://hooks.example.com", json={"id": order_id})
+
+        def tidy(order_id):
+            return str(order_id).strip()
+
+        def run_with(callback, order_id):
+            callback(order_id)
+
+        def announce(order_id):
+            run_with(post_hook, order_id)
+
+        def clean(order_id):
+            run_with(tidy, order_id)
+        """,
+        "clean",
+        V.IDEMPOTENT,
+        set(),
+        "`callback(order_id)` in `run_with` is a call through a parameter; every project call "
+        "of `run_with` hands it a named project function (here two different ones), so each "
+        "caller runs the one it hands: `clean` runs `tidy` and is idempotent, `announce` runs "
+        "`post_hook` and posts; neither borrows the other's. A caller handing a lambda, a "
+        "parameter of unknown value or a library function, more than four different functions, "
+        "or a call leaving the parameter to its default, leaves the call a gap.",
+    ),
+    example(
         "a callable handed to a spawn API that the scan cannot name stays a gap",
         """
         from concurrent.futures import ThreadPoolExecutor
