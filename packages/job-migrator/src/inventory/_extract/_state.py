@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -78,6 +79,19 @@ class FunctionState:
     consumer: bool = False  # runs a ``while True`` loop that consumes a queue or socket
     # ``self.coro = coro`` / ``fn = func``: the name as written -> the parameter it holds
     param_aliases: dict[str, str] = field(default_factory=dict)
+    node: ast.FunctionDef | ast.AsyncFunctionDef | None = None  # the function walked
+    _bound_once: dict[str, bool] = field(default_factory=dict)
+
+    def bound_once(self, name: str) -> bool:
+        """``name`` is bound by exactly one statement of the function (no parameter, no
+        second assignment, no loop or ``with`` target, no ``global`` / ``nonlocal`` rebinding
+        it): what that statement binds is what every later read sees, loops included."""
+        if self.node is None:
+            return False
+        found = self._bound_once.get(name)
+        if found is None:
+            found = self._bound_once[name] = _bindings(self.node, name) == 1
+        return found
 
     @property
     def qualname(self) -> str | None:
@@ -87,3 +101,40 @@ class FunctionState:
         self.watch[name] = name
         self.method_uses.setdefault(name, [])
         self.loads.setdefault(name, [])
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _bindings(node: ast.AST, name: str) -> int:
+    """How many times ``name`` is bound in ``node``'s own scope (2 for "more than once" when
+    a ``global`` or a nested function's ``nonlocal`` takes it over)."""
+    count = 0
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _SCOPES):
+            count += child.name == name
+            rebinds = any(isinstance(n, ast.Nonlocal) and name in n.names for n in ast.walk(child))
+            count += 2 * rebinds
+            continue
+        if isinstance(child, ast.Lambda):
+            continue
+        if isinstance(child, _COMPREHENSIONS):  # its own scope, but ``:=`` binds out here
+            count += sum(
+                isinstance(n, ast.NamedExpr) and n.target.id == name for n in ast.walk(child)
+            )
+            continue
+        if isinstance(child, ast.Name):
+            count += child.id == name and isinstance(child.ctx, ast.Store | ast.Del)
+        elif isinstance(child, ast.arg):
+            count += child.arg == name
+        elif isinstance(child, ast.alias):
+            count += (child.asname or child.name.partition(".")[0]) == name
+        elif isinstance(child, ast.ExceptHandler | ast.MatchAs | ast.MatchStar):
+            count += child.name == name
+        elif isinstance(child, ast.MatchMapping):
+            count += child.rest == name
+        elif isinstance(child, ast.Global | ast.Nonlocal):
+            count += 2 * (name in child.names)
+        count += _bindings(child, name)
+    return count

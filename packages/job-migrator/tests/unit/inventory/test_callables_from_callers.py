@@ -234,3 +234,32 @@ def test_a_call_leaving_a_callable_to_its_default_types_it_for_no_one(
     found = _jobs(scan_project, jobs)
     assert found["defaulted"][0] is not Idempotency.IDEMPOTENT
     assert found["handed"][0] is not Idempotency.IDEMPOTENT
+
+
+def test_a_method_handed_different_functions_by_position_and_by_keyword(
+    scan_project: Scanner,
+) -> None:
+    """The callee is a method (``self`` not passed), handed its callable by position in
+    one caller and by keyword in the other: each caller still runs its own."""
+    jobs = (
+        "import threading\n\n"
+        "from app.hooks import post_hook, tidy\n\n\n"
+        "class Service:\n"
+        "    def run_with(self, x, cb):\n"
+        "        cb(x)\n\n"
+        "    def post(self, x):\n"
+        "        self.run_with(x, post_hook)\n\n"
+        "    def clean(self, x):\n"
+        "        self.run_with(x, cb=tidy)\n\n\n"
+        "SERVICE = Service()\n\n\n"
+        "def posting(x):\n"
+        "    SERVICE.post(x)\n\n\n"
+        "def cleaning(x):\n"
+        "    SERVICE.clean(x)\n\n\n"
+        "def view(request):\n"
+        "    threading.Thread(target=posting, args=(1,)).start()\n"
+        "    threading.Thread(target=cleaning, args=(1,)).start()\n"
+    )
+    found = _jobs(scan_project, jobs)
+    assert found["posting"] == (Idempotency.NON_IDEMPOTENT, {EffectKind.HTTP_POST})
+    assert found["cleaning"] == (Idempotency.IDEMPOTENT, set())

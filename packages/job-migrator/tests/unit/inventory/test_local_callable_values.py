@@ -10,7 +10,9 @@ through a local partial; sqlalchemy's ``asc if ascending else desc``, ``StringIO
 BytesIO``, ``logger.debug if optional else logger.error``...). Each callable is now read as
 if called by name: a project function's body is followed, a library call is looked up in
 the catalogue. A branch of unknown origin (a parameter, a call's result, a lambda), a local
-rebound later, or a partial of something that is not a named callable stays a gap.
+bound by more than one statement (a branch, a loop's next iteration or a closure's
+``nonlocal`` may rebind it), or a partial of something that is not a named callable stays a
+gap.
 """
 
 from __future__ import annotations
@@ -88,6 +90,31 @@ def from_parameter(url, hook):
 def with_lambda(url):
     read = fetch if url else (lambda u: None)
     read(url)
+
+
+def rebound_in_branch(url, hook, quick=False):
+    read = head if quick else fetch
+    if url.startswith("x"):
+        read = hook
+    read(url)
+
+
+def rebound_in_loop(url, hooks):
+    read = head if url else fetch
+    for hook in hooks:
+        read(url)
+        read = hook
+
+
+def rebound_by_closure(url, hook):
+    read = head if url else fetch
+
+    def swap():
+        nonlocal read
+        read = hook
+
+    swap()
+    read(url)
 """
 NAMES = (
     "logged",
@@ -99,6 +126,9 @@ NAMES = (
     "rebound",
     "from_parameter",
     "with_lambda",
+    "rebound_in_branch",
+    "rebound_in_loop",
+    "rebound_by_closure",
 )
 VIEWS = thread_views(NAMES, "(request.GET['a'],)")
 Scanner = Callable[[dict[str, str]], Inventory]
@@ -124,6 +154,10 @@ def test_what_is_not_known_here_stays_a_gap(app_verdicts: Verdicts) -> None:
     assert verdicts["rebound"] == Idempotency.UNKNOWN  # rebound to a parameter's value
     assert verdicts["from_parameter"] == Idempotency.UNKNOWN  # one branch is a parameter
     assert verdicts["with_lambda"] == Idempotency.UNKNOWN  # one branch is a lambda
+    # bound again elsewhere in the function: a read may see the other value (the next
+    # iteration of a loop reads what the previous one bound)
+    for name in ("rebound_in_branch", "rebound_in_loop", "rebound_by_closure"):
+        assert verdicts[name] == Idempotency.UNKNOWN, name
 
 
 def test_the_chosen_callables_effects_are_the_evidence(scan_project: Scanner) -> None:

@@ -78,7 +78,7 @@ class DefsMixin(WalkerBase):
         info = self._function_info(node, qualname, params, decorators, cls)
         info.handler = self._handler(node, decorators, params, cls, parent)
         resolver = outer.resolver.child(scope)
-        state = FunctionState(info, resolver, info.handler, frozenset(params))
+        state = FunctionState(info, resolver, info.handler, frozenset(params), node=node)
         self._walk_body(node.body, state)
         info.calls, info.facts = state.calls, state.facts
         if state.touches_state or state.globals:

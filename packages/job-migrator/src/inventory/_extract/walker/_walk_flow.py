@@ -220,8 +220,10 @@ class FlowMixin(WalkerBase):
             binding = _either(value, resolver) or binding_for_value(value, resolver)
             if binding.kind is BindingKind.OTHER and not binding.param:
                 binding = self._next_of(value) or binding
+            # ``read = a if c else b`` / ``log = partial(f, x)``, bound by this statement only
+            # (a later rebinding, in a loop or a branch, would make a read see another value)
             choices = callable_choices(value, resolver)
-            if choices and binding.kind is BindingKind.OTHER:
+            if choices and binding.kind is BindingKind.OTHER and self.state.bound_once(target.id):
                 binding = replace(binding, choices=choices)
             resolver.scope.names[target.id] = binding
             keys = literal_keys(value)
