@@ -209,8 +209,9 @@ EXAMPLES: list[RuleExample] = [
         "partial called behaves like its function called with the stored arguments first); "
         "`read = head if quick else requests.get` then `read(url)` calls one of the two (a "
         "conditional expression is one of its operands), so both are read as if called by "
-        "name. A branch that is a parameter, a lambda or a call's result leaves the call a "
-        "dynamic dispatch, a gap.",
+        "name. A branch that is a parameter, a lambda or a call's result, or a local the "
+        "function binds more than once (a branch, a loop or a closure may rebind it), leaves "
+        "the call a dynamic dispatch, a gap.",
     ),
     example(
         "a function handed to a helper: each caller runs the one it hands",
