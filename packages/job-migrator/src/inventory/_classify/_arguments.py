@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from inventory._classify._index import CALLABLE, ONE_OF, SymbolIndex, SymbolKind
 from inventory.models import CallSite, Pattern
-from inventory.summary import CallInfo, FunctionInfo, ReceiverKind
+from inventory.summary import CallInfo, FactKind, FunctionInfo, ReceiverKind
 
 if TYPE_CHECKING:
     from inventory._classify._graph import CallGraph
@@ -63,6 +63,7 @@ _CLASSES = (SymbolKind.CLASS, SymbolKind.EXTERNAL)
 _OPEN_SITES = frozenset({Pattern.SIGNAL_RECEIVER})
 Types = dict[str, dict[str, str]]  # function -> parameter -> class (or CALLABLE + function)
 _MAX_HANDED = 4  # at most this many different functions handed to one parameter followed
+_PARAMETER_FACT = "parameter "  # ``cb(x)`` on a parameter (``values._facts.dispatch_fact``)
 
 
 @dataclass
@@ -126,9 +127,12 @@ def _owners(index: SymbolIndex, passings: list[_Passing], types: Types) -> dict[
     is, for this caller, what it hands (its own callers hand the others). A caller handing
     on a parameter of its own that holds one of several owns none: its callers do."""
     owners: dict[str, list[str]] = {}
+    runs = _runs_parameter(index, passings, types)
     for callee, caller, call in passings:
         several = {
-            p for p, c in types.get(callee, {}).items() if c.startswith(CALLABLE) and ONE_OF in c
+            p
+            for p, c in types.get(callee, {}).items()
+            if c.startswith(CALLABLE) and ONE_OF in c and (callee, p) in runs
         }
         if not several:
             continue
@@ -152,6 +156,43 @@ def _owners(index: SymbolIndex, passings: list[_Passing], types: Types) -> dict[
             if value.startswith(CALLABLE) and ONE_OF not in value:
                 owners.setdefault(caller.qualname, []).append(value.removeprefix(CALLABLE))
     return owners
+
+
+def _runs_parameter(
+    index: SymbolIndex, passings: list[_Passing], types: Types
+) -> set[tuple[str, str]]:
+    """The (function, parameter) pairs whose callable the function runs in the call: it
+    calls the parameter (``cb(x)``, a ``parameter cb`` dispatch fact), or hands it on to a
+    function that does. A function that only keeps it (``HOOKS.append(cb)``, ``self.cb =
+    cb``) runs nothing now: its callers own nothing."""
+    runs = {
+        (qualname, fact.target.removeprefix(_PARAMETER_FACT))
+        for qualname in types
+        for fact in index.functions[qualname].facts
+        if fact.kind == FactKind.DYNAMIC_DISPATCH and fact.target.startswith(_PARAMETER_FACT)
+    }
+    handing = [
+        (caller.qualname, callee, call) for callee, caller, call in passings if callee in types
+    ]
+    changed = True
+    while changed:  # hands on to a function that runs it, through any number of callers
+        changed = False
+        for caller, callee, call in handing:
+            fn = index.functions[callee]
+            offset = _bound(call, fn)
+            if offset is None:
+                continue
+            pairs = [
+                (fn.params[offset + i], _at(call.arg_params, i))
+                for i in range(len(call.args))
+                if offset + i < fn.positional
+            ]
+            pairs += [(k, call.kwarg_params.get(k, "")) for k in call.kwargs]
+            for param, own in pairs:
+                if own and (callee, param) in runs and (caller, own) not in runs:
+                    runs.add((caller, own))
+                    changed = True
+    return runs
 
 
 def _at(values: list[str], i: int) -> str:

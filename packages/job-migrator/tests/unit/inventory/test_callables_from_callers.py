@@ -263,3 +263,27 @@ def test_a_method_handed_different_functions_by_position_and_by_keyword(
     found = _jobs(scan_project, jobs)
     assert found["posting"] == (Idempotency.NON_IDEMPOTENT, {EffectKind.HTTP_POST})
     assert found["cleaning"] == (Idempotency.IDEMPOTENT, set())
+
+
+def test_a_function_only_kept_by_the_callee_is_not_run_by_its_caller(
+    scan_project: Scanner,
+) -> None:
+    """``register(post_hook)`` keeps the function for later (a registry, a list of
+    listeners): the caller hands it over but nothing runs it in this call, so the caller
+    does not own its POST, whichever functions the other callers hand."""
+    jobs = (
+        "import threading\n\n"
+        "from app.hooks import post_hook, tidy\n\n"
+        "HOOKS = []\n\n\n"
+        "def register(hook):\n"
+        "    HOOKS.append(hook)\n\n\n"
+        "def plug_post(x):\n"
+        "    register(post_hook)\n\n\n"
+        "def plug_tidy(x):\n"
+        "    register(tidy)\n\n\n"
+        "def view(request):\n"
+        "    threading.Thread(target=plug_post, args=(1,)).start()\n"
+        "    threading.Thread(target=plug_tidy, args=(1,)).start()\n"
+    )
+    found = _jobs(scan_project, jobs)
+    assert EffectKind.HTTP_POST not in found["plug_post"][1]
