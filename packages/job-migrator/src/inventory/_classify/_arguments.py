@@ -141,15 +141,7 @@ def _owners(index: SymbolIndex, passings: list[_Passing], types: Types) -> dict[
         if offset is None:
             continue
         own = types.get(caller.qualname, {})
-        handed = [
-            (fn.params[offset + i], _at(call.arg_callables, i), _at(call.arg_params, i))
-            for i in range(len(call.args))
-            if offset + i < fn.positional
-        ]
-        handed += [
-            (k, call.kwarg_callables.get(k, ""), call.kwarg_params.get(k, "")) for k in call.kwargs
-        ]
-        for param, named, passed_on in handed:
+        for param, named, passed_on in _handed(call, fn, offset):
             if param not in several:
                 continue
             value = _callable(named, index) or own.get(passed_on, "")
@@ -182,17 +174,24 @@ def _runs_parameter(
             offset = _bound(call, fn)
             if offset is None:
                 continue
-            pairs = [
-                (fn.params[offset + i], _at(call.arg_params, i))
-                for i in range(len(call.args))
-                if offset + i < fn.positional
-            ]
-            pairs += [(k, call.kwarg_params.get(k, "")) for k in call.kwargs]
-            for param, own in pairs:
+            for param, _named, own in _handed(call, fn, offset):
                 if own and (callee, param) in runs and (caller, own) not in runs:
                     runs.add((caller, own))
                     changed = True
     return runs
+
+
+def _handed(call: CallInfo, fn: FunctionInfo, offset: int) -> list[tuple[str, str, str]]:
+    """Per argument of ``call`` that lands on a named parameter of ``fn``: the parameter,
+    the function the argument names ("" if none) and the caller's parameter it is ("")."""
+    handed = [
+        (fn.params[offset + i], _at(call.arg_callables, i), _at(call.arg_params, i))
+        for i in range(len(call.args))
+        if offset + i < fn.positional
+    ]
+    named = call.kwarg_callables
+    handed += [(k, named.get(k, ""), call.kwarg_params.get(k, "")) for k in call.kwargs]
+    return handed
 
 
 def _at(values: list[str], i: int) -> str:

@@ -241,7 +241,9 @@ EXAMPLES: list[RuleExample] = [
         "caller runs the one it hands: `clean` runs `tidy` and is idempotent, `announce` runs "
         "`post_hook` and posts; neither borrows the other's. A caller handing a lambda, a "
         "parameter of unknown value or a library function, more than four different functions, "
-        "or a call leaving the parameter to its default, leaves the call a gap.",
+        "or a call leaving the parameter to its default, leaves the call a gap; a helper that "
+        "only keeps the function (a registry, a listener list) runs nothing, so its callers "
+        "own nothing.",
     ),
     example(
         "a callable handed to a spawn API that the scan cannot name stays a gap",
