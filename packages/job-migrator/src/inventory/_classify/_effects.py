@@ -37,6 +37,7 @@ class EffectAnalysis:
         self._traces: dict[str, dict[object, Trace]] = {}
         self._guesses: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         self._possibles: dict[tuple[Found, str], Found] = {}
+        self._one_ofs: dict[tuple[Found, str], Found] = {}
         self._cuts: dict[str, Found] = {}  # guessed callee -> the gap its own guesses leave
         self._super_only: dict[str, frozenset[str]] = {}
 
@@ -130,12 +131,25 @@ class EffectAnalysis:
         return NamedPossible(self._possible(trace, callee), trace.chain)
 
     def _override(self, trace: Trace, callee: str) -> Trace:
-        """``trace`` of an override of the empty method a call resolved to: the receiver's
-        declared type bounds what runs (one of at most ``_WIDE`` classes), so overrides are
-        followed at any depth; what they do may happen, a gap, money aside."""
-        if isinstance(trace, Possible) or trace.kind in MONEY:
+        """``trace`` of an override of the empty method a call resolved to. The receiver's
+        declared type bounds what runs: one of its class's overrides (at most ``_WIDE``,
+        all in the scanned tree), so each is a callee and its effects are effects of the
+        call, marked with the class (``if the receiver is X``) and inexact (the verdict's
+        confidence is medium), as for a concrete base method's overrides
+        (``_graph``'s subclass dispatch). What an override reaches through a guess stays
+        what it was (a gap, money aside)."""
+        if isinstance(trace, Possible) or trace.found.gap:
             return trace
-        return Possible(self._possible(trace, callee), trace.chain)
+        key = (trace.found, callee)
+        found = self._one_ofs.get(key)
+        if found is None:
+            effect = trace.found.effect
+            owner = callee.rsplit(".", 2)[-2]
+            detail = f"if the receiver is {owner}: {effect.detail}".rstrip(": ")
+            update = {"detail": detail}
+            found = replace(trace.found, exact=False, effect=effect.model_copy(update=update))
+            self._one_ofs[key] = found
+        return Trace(found, trace.chain)
 
     def _cut(self, callee: str) -> Found:
         found = self._cuts.get(callee)

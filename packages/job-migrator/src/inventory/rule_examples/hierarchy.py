@@ -125,6 +125,47 @@ EXAMPLES: list[RuleExample] = [
         more_files={"shop/backends.py": _BACKENDS},
     ),
     example(
+        "subclass dispatch: a method with no body runs its overrides",
+        """
+        import json
+
+        from django.core.cache import cache
+
+        class Notifier:
+            def publish(self, event):
+                raise NotImplementedError
+
+        class CacheNotifier(Notifier):
+            def publish(self, event):
+                cache.set(f"event:{event['id']}", event)
+
+        class FileNotifier(Notifier):
+            def publish(self, event):
+                with open(f"/var/events/{event['id']}.json", "w") as f:
+                    f.write(json.dumps(event))
+        """,
+        "Notifier.publish",
+        V.IDEMPOTENT,
+        {K.CACHE_SET, K.FILE_WRITE},
+        "The view starts `notifier.publish` in a thread, `notifier` typed as `Notifier`, whose "
+        "`publish` has no body of its own (`raise NotImplementedError`, `pass`, `...`, "
+        "`@abstractmethod`): the object's class overrides it, so each project override (up to "
+        "six; seven or more are a plugin registry, a gap) is a callee, and the verdict takes "
+        "the worst, as for a concrete base. Both overwrite here. Before, an abstract method's "
+        "overrides were possibilities only (a gap): the job read `unknown`, while overrides "
+        "that did nothing at all read `idempotent`. An override defined outside the scanned "
+        "tree is not seen: scan the tree that holds it.",
+        more_files={
+            "shop/views.py": (
+                "import threading\n\nfrom shop.jobs import Notifier\n"
+                "from shop.lookups import notifier_for\n\n\n"
+                "def view(request):\n"
+                "    notifier: Notifier = notifier_for(request.user.id)\n"
+                "    threading.Thread(target=notifier.publish, args=({'id': 1},)).start()\n"
+            )
+        },
+    ),
+    example(
         "a table of instances: `EXPORTERS[kind].export(rows)`",
         """
         from shop.exporters import EXPORTERS

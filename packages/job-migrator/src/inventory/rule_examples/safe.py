@@ -220,8 +220,8 @@ EXAMPLES: list[RuleExample] = [
         "announce",
         V.UNKNOWN,
         set(),
-        "A call of an empty method runs one of its overrides; up to six are followed (what "
-        "they do may happen: a gap). Seven or more make a plugin registry whose configured "
+        "A call of an empty method runs one of its overrides; up to six are followed (each "
+        "is a callee, and the verdict takes the worst). Seven or more make a plugin registry whose configured "
         "member is only known at run time: the call is a gap of its own, even when the "
         "overrides read look harmless (those past the bound are not read). The same bound "
         "holds for a method name guessed over a family of classes.",

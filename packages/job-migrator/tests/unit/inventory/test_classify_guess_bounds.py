@@ -41,6 +41,16 @@ def messages(job: Job) -> str:
     return "\n".join(e.message for e in job.evidence)
 
 
+def reached(job: Job) -> set[str]:
+    """The functions the job's effects are reached through."""
+    return {q for e in job.effects for q in e.chain}
+
+
+def details(job: Job) -> str:
+    """What the job's effects say of where they happen (``if the receiver is X: ...``)."""
+    return "\n".join(e.detail for e in job.effects)
+
+
 TWO_GUESSES = """
     import threading
 
@@ -305,12 +315,82 @@ def test_super_runs_the_base_hook_not_a_sibling() -> None:
 
 def test_super_in_a_cooperative_hierarchy_may_run_a_sibling() -> None:
     """``class Both(MarkSynced, Notify)``: in a Both, ``super().done()`` in MarkSynced runs
-    Notify.done, which mails: the overrides stay possible."""
+    Notify.done, which mails: the override is a callee, and the mail counts."""
     combined = "    class Both(MarkSynced, Notify):\n        pass\n"
     _, jobs = run(COOPERATIVE.format(combined=combined))
     job = jobs["app.mark"]
+    assert job.idempotency is Idempotency.NON_IDEMPOTENT
+    assert "if the receiver is Notify" in details(job)
+
+
+NOTIFIERS = """
+    import json
+    import threading
+
+    from django.core.cache import cache
+
+    from desk.lookups import notifier_for, vendor_for
+
+    class Notifier:
+        def publish(self, event):
+            raise NotImplementedError
+
+    class CacheNotifier(Notifier):
+        def publish(self, event):
+            cache.set(f"event:{{event['id']}}", event)
+
+    class FileNotifier(Notifier):
+        def publish(self, event):
+            with open(f"/var/events/{{event['id']}}.json", "w") as f:
+                f.write(json.dumps(event))
+
+{more}
+
+    def view(request):
+        notifier: Notifier = notifier_for(request.GET["to"])
+        threading.Thread(target=notifier.publish, args=({{"id": 1}},)).start()
+"""
+
+
+def test_an_abstract_methods_overrides_are_its_callees() -> None:
+    """A thread runs ``notifier.publish``, typed as the abstract ``Notifier``: the job is the
+    method with no body, and one of the project's overrides runs, so the verdict is the
+    worst of theirs, as for a concrete base. Both
+    overwrite: idempotent, each effect reached through its class's override. (Before, their
+    effects were possibilities, a gap: the job read ``unknown``, while overrides that did
+    nothing at all read ``idempotent``.)"""
+    _, jobs = run(NOTIFIERS.format(more=""))
+    job = jobs["app.Notifier.publish"]
+    assert job.idempotency is Idempotency.IDEMPOTENT, messages(job)
+    assert {"app.CacheNotifier.publish", "app.FileNotifier.publish"} <= reached(job)
+    assert {e.kind for e in job.effects} >= {EffectKind.CACHE_SET, EffectKind.FILE_WRITE}
+
+
+def test_one_override_that_posts_makes_the_call_non_idempotent() -> None:
+    webhook = (
+        "    class WebhookNotifier(Notifier):\n"
+        "        def publish(self, event):\n"
+        '            requests.post("https://hooks.example/in", json=event)\n'
+    )
+    source = NOTIFIERS.format(more=webhook).replace(
+        "import json", "import json\n\n    import requests"
+    )
+    _, jobs = run(source)
+    job = jobs["app.Notifier.publish"]
+    assert job.idempotency is Idempotency.NON_IDEMPOTENT
+    assert "app.WebhookNotifier.publish" in reached(job)
+
+
+def test_an_override_that_calls_what_the_scan_cannot_follow_keeps_the_gap() -> None:
+    vendor = (
+        "    class VendorNotifier(Notifier):\n"
+        "        def publish(self, event):\n"
+        "            vendor_for(event).push(event)\n"
+    )
+    _, jobs = run(NOTIFIERS.format(more=vendor))
+    job = jobs["app.Notifier.publish"]
     assert job.idempotency is Idempotency.UNKNOWN
-    assert "send_mail" in messages(job)
+    assert "push" in messages(job)
 
 
 # A library base class defining the method: read from a virtualenv laid out on disk.
