@@ -197,6 +197,11 @@ class FactKind(StrEnum):
     MODULE_STATE = "module_state"  # TASKS.pop(k), CACHE[k] = v: a module-level container
 
 
+# A DYNAMIC_DISPATCH fact's target for ``cb(x)`` where ``cb`` is a parameter: this prefix and
+# the parameter's name (``parameter cb``); a local of unknown value is ``variable cb``.
+PARAMETER_DISPATCH = "parameter "
+
+
 class GuardKind(StrEnum):
     """A block around calls that a caller relies on while they run in it."""
 

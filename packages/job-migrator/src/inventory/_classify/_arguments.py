@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from inventory._classify._index import CALLABLE, ONE_OF, SymbolIndex, SymbolKind
 from inventory.models import CallSite, Pattern
-from inventory.summary import CallInfo, FactKind, FunctionInfo, ReceiverKind
+from inventory.summary import PARAMETER_DISPATCH, CallInfo, FactKind, FunctionInfo, ReceiverKind
 
 if TYPE_CHECKING:
     from inventory._classify._graph import CallGraph
@@ -63,7 +63,6 @@ _CLASSES = (SymbolKind.CLASS, SymbolKind.EXTERNAL)
 _OPEN_SITES = frozenset({Pattern.SIGNAL_RECEIVER})
 Types = dict[str, dict[str, str]]  # function -> parameter -> class (or CALLABLE + function)
 _MAX_HANDED = 4  # at most this many different functions handed to one parameter followed
-_PARAMETER_FACT = "parameter "  # ``cb(x)`` on a parameter (``values._facts.dispatch_fact``)
 
 
 @dataclass
@@ -158,10 +157,10 @@ def _runs_parameter(
     function that does. A function that only keeps it (``HOOKS.append(cb)``, ``self.cb =
     cb``) runs nothing now: its callers own nothing."""
     runs = {
-        (qualname, fact.target.removeprefix(_PARAMETER_FACT))
+        (qualname, fact.target.removeprefix(PARAMETER_DISPATCH))
         for qualname in types
         for fact in index.functions[qualname].facts
-        if fact.kind == FactKind.DYNAMIC_DISPATCH and fact.target.startswith(_PARAMETER_FACT)
+        if fact.kind == FactKind.DYNAMIC_DISPATCH and fact.target.startswith(PARAMETER_DISPATCH)
     }
     handing = [
         (caller.qualname, callee, call) for callee, caller, call in passings if callee in types

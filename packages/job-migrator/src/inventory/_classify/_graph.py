@@ -48,7 +48,14 @@ from inventory._extract._library import (
 )
 from inventory._extract.detectors._sites_signals import DEFAULT_NAMESPACE, NAMED
 from inventory.models import Pattern
-from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, ReceiverKind
+from inventory.summary import (
+    PARAMETER_DISPATCH,
+    CallInfo,
+    Fact,
+    FactKind,
+    FunctionInfo,
+    ReceiverKind,
+)
 
 _UNKNOWN_PREFIX = "?."
 _EVER = 1 << 30  # a column past any line's end
@@ -90,7 +97,6 @@ _Saved = tuple[str, tuple[str, ...], bool]
 _SAVING = _CREATES | _MODEL_SENDS.keys() | {"save"}
 _TABLE = "table "
 _NAMED = "getattr "  # the extractor's ``values._facts.NAMED``
-_PARAMETER = "parameter "  # ``cb(x)`` on a parameter (``values._facts``)
 _LOOKUP = "lookup "  # ``fn = TABLE.get(k); fn()`` (``values._facts.LOOKUP``)
 _PARTIAL = "partial "  # ``partial(f, x)()`` (``values._facts.PARTIAL``)
 # What a statement runs of the object a call made (the data model): ``with``, ``for``.
@@ -229,9 +235,9 @@ class CallGraph:
         """``cb(x)`` on a parameter whose callers each hand a named project function, and
         that no site starts: each caller runs its own (``set_handed``), so nothing here is
         left unknown and no edge is drawn (no caller borrows another's function)."""
-        if fact.kind != FactKind.DYNAMIC_DISPATCH or not fact.target.startswith(_PARAMETER):
+        if fact.kind != FactKind.DYNAMIC_DISPATCH or not fact.target.startswith(PARAMETER_DISPATCH):
             return False
-        passed = self.passed_callables(qualname, fact.target.removeprefix(_PARAMETER))
+        passed = self.passed_callables(qualname, fact.target.removeprefix(PARAMETER_DISPATCH))
         return len(passed) > 1 and qualname not in self._started
 
     def passed_callables(self, function: str, param: str) -> list[str]:
@@ -796,10 +802,10 @@ class CallGraph:
             return [f"{v[:-2]}.__call__" if v.endswith("()") else v for v in values or []] or None
         if fact.target.startswith(_PARTIAL):  # ``partial(notify, user)()`` runs notify
             return [fact.target.removeprefix(_PARTIAL)]
-        if fact.target.startswith(_PARAMETER):
+        if fact.target.startswith(PARAMETER_DISPATCH):
             # ``cb(x)`` on a parameter every project call hands one function; one of a few
             # only in a job a site starts (else each caller runs its own: ``_handed``)
-            passed = self.passed_callables(qualname, fact.target.removeprefix(_PARAMETER))
+            passed = self.passed_callables(qualname, fact.target.removeprefix(PARAMETER_DISPATCH))
             several = len(passed) > 1 and qualname not in self._started
             return passed if passed and not several else None
         summary = self.index.home.get(qualname)

@@ -25,7 +25,16 @@ from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import OPAQUE, REPEATS
 from inventory.models import Effect, EffectKind, Location
-from inventory.summary import CallInfo, Fact, FactKind, FunctionInfo, RawSite, ReceiverKind, Span
+from inventory.summary import (
+    PARAMETER_DISPATCH,
+    CallInfo,
+    Fact,
+    FactKind,
+    FunctionInfo,
+    RawSite,
+    ReceiverKind,
+    Span,
+)
 
 _AUGASSIGN = re.compile(r"\s*([\w.\[\]()]+?)\.(\w+)\s*(?:[-+*/%|&^]?=|$)")
 _UNKNOWN = "?."
@@ -486,7 +495,7 @@ class LocalEffects:
         if table:
             # Every value a project function: followed as calls (CallGraph.dispatched).
             return self.graph.table_followed(table)
-        if fact.target == "parameter cls":
+        if fact.target == f"{PARAMETER_DISPATCH}cls":
             return bool(fn.params) and fn.params[0] == "cls"
         if not fact.target.startswith("variable "):
             return False

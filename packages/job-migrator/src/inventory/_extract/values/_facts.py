@@ -9,7 +9,7 @@ from typing import TypeGuard
 from inventory._extract._resolve import TABLE, Resolved, Resolver, dotted_source
 from inventory._extract._scopes import Binding, BindingKind, ScopeKind
 from inventory._extract._source import Located, SourceText, clean, span_of
-from inventory.summary import Fact, FactKind, ReceiverKind
+from inventory.summary import PARAMETER_DISPATCH, Fact, FactKind, ReceiverKind
 
 # Statements that change data; requiring the second keyword keeps prose ("Update the docs") out.
 _SQL = re.compile(
@@ -202,7 +202,7 @@ def dispatch_fact(
         bound = resolved.binding.node if resolved.binding is not None else None
         if _is_getattr(bound) and _on_logger(bound, resolver):
             return None
-        target = f"parameter {func.id}" if func.id in params else f"variable {func.id}"
+        target = f"{PARAMETER_DISPATCH}{func.id}" if func.id in params else f"variable {func.id}"
         if _is_getattr(bound) and func.id not in params:
             target = named_lookup(bound, resolver) or target  # ``fn = getattr(...); fn()``
         elif func.id not in params and resolved.binding is not None:
