@@ -91,6 +91,12 @@ def _jobs(
     }
 
 
+def _started(*targets: str, args: str = "(1,)", view: str = "view2") -> str:
+    """A request handler starting each of ``targets`` in a thread: what makes them jobs."""
+    starts = "".join(f"    threading.Thread(target={t}, args={args}).start()\n" for t in targets)
+    return f"\n\n\ndef {view}(request):\n{starts}"
+
+
 def test_a_function_every_caller_hands_over_is_what_the_callee_calls(
     scan_project: Scanner,
 ) -> None:
@@ -118,16 +124,17 @@ def test_callers_handing_different_functions_each_run_their_own(
 def test_a_caller_handing_on_its_own_parameter_leaves_it_to_its_callers(
     scan_project: Scanner,
 ) -> None:
-    jobs = JOBS + (
-        "\n\ndef relay(cb, x):\n"
-        "    run_with(cb, x)\n\n\n"
-        "def relayed_post(x):\n"
-        "    relay(post_hook, x)\n\n\n"
-        "def relayed_tidy(x):\n"
-        "    relay(tidy, x)\n\n\n"
-        "def view2(request):\n"
-        "    threading.Thread(target=relayed_post, args=(1,)).start()\n"
-        "    threading.Thread(target=relayed_tidy, args=(1,)).start()\n"
+    jobs = (
+        JOBS
+        + (
+            "\n\ndef relay(cb, x):\n"
+            "    run_with(cb, x)\n\n\n"
+            "def relayed_post(x):\n"
+            "    relay(post_hook, x)\n\n\n"
+            "def relayed_tidy(x):\n"
+            "    relay(tidy, x)\n"
+        )
+        + _started("relayed_post", "relayed_tidy")
     )
     found = _jobs(scan_project, jobs)
     assert found["relayed_post"] == (Idempotency.NON_IDEMPOTENT, {EffectKind.HTTP_POST})
@@ -138,9 +145,7 @@ def test_a_job_a_site_starts_with_a_function_stays_a_gap(scan_project: Scanner) 
     # a site starting run_with itself makes run_with a job run with whatever the site
     # hands it: the scan does not type a site's callable, so run_with, and the jobs that
     # reach what it calls, are unknown again, never idempotent
-    jobs = JOBS + (
-        "\n\ndef view2(request):\n    threading.Thread(target=run_with, args=(tidy, 1)).start()\n"
-    )
+    jobs = JOBS + _started("run_with", args="(tidy, 1)")
     found = _jobs(scan_project, jobs)
     assert found["run_with"][0] is Idempotency.UNKNOWN
     assert found["tidying"][0] is Idempotency.UNKNOWN
@@ -150,15 +155,7 @@ def test_a_job_a_site_starts_with_a_function_stays_a_gap(scan_project: Scanner) 
 def test_too_many_different_functions_leave_the_call_dynamic(scan_project: Scanner) -> None:
     hooks = "".join(f"\n\ndef hook{i}(x):\n    return x\n" for i in range(5))
     calls = "".join(f"    run_with(hook{i}, x)\n" for i in range(5))
-    jobs = (
-        JOBS
-        + hooks
-        + (
-            f"\n\ndef many(x):\n{calls}\n\n"
-            "def view2(request):\n"
-            "    threading.Thread(target=many, args=(1,)).start()\n"
-        )
-    )
+    jobs = JOBS + hooks + f"\n\ndef many(x):\n{calls}" + _started("many")
     found = _jobs(scan_project, jobs)
     assert found["many"][0] is Idempotency.UNKNOWN
     assert found["tidying"][0] is Idempotency.UNKNOWN
@@ -167,11 +164,10 @@ def test_too_many_different_functions_leave_the_call_dynamic(scan_project: Scann
 def test_a_caller_handing_what_the_scan_cannot_name_types_nothing(
     scan_project: Scanner,
 ) -> None:
-    jobs = JOBS + (
-        "\n\ndef dynamic(x, chosen):\n"
-        "    apply_to(x, fn=chosen)\n\n\n"
-        "def view2(request):\n"
-        "    threading.Thread(target=dynamic, args=(1, request.hook)).start()\n"
+    jobs = (
+        JOBS
+        + ("\n\ndef dynamic(x, chosen):\n    apply_to(x, fn=chosen)\n")
+        + _started("dynamic", args="(1, request.hook)")
     )
     found = _jobs(scan_project, jobs)
     # apply_to may now run whatever ``chosen`` is: by_keyword no longer knows it posts
@@ -183,12 +179,7 @@ def test_a_lambda_or_a_bound_method_handed_by_another_caller_types_nothing(
     scan_project: Scanner,
 ) -> None:
     for handed in ("lambda v: post_hook(v)", "Runner(tidy).run"):
-        jobs = JOBS + (
-            "\n\ndef other(x):\n"
-            f"    apply_to(x, {handed})\n\n\n"
-            "def view2(request):\n"
-            "    threading.Thread(target=other, args=(1,)).start()\n"
-        )
+        jobs = JOBS + f"\n\ndef other(x):\n    apply_to(x, {handed})\n" + _started("other")
         assert _jobs(scan_project, jobs)["by_keyword"][0] is Idempotency.UNKNOWN, handed
 
 
