@@ -332,6 +332,39 @@ class Job(BaseModel):
         "did not say (an inventory written by hand or by an older scan).",
     )
 
+    def files_written_here(self) -> list[Effect]:
+        """The job's writes to files where it runs (``open(path, "w")``, ``Path.write_bytes``,
+        PIL's ``save``, ``shutil.move``): moved, they happen on the worker's machine. A Django
+        storage's ``save`` goes through the configured backend and is not one of them."""
+        return [
+            e
+            for e in self.effects
+            if e.kind in _FILE_WRITES
+            and "storage" not in e.api.lower()
+            and "FieldFile" not in e.api
+        ]
+
+
+_FILE_WRITES = frozenset({EffectKind.FILE_WRITE, EffectKind.FILE_APPEND})
+_FILES_SHOWN = 3
+
+
+def files_written_note(job: Job) -> str | None:
+    """What ``migrator plan`` and ``migrator apply`` say of a moving job that writes files
+    where it runs: which calls, and that a worker writes them on its own machine."""
+    writes = job.files_written_here()
+    if not writes:
+        return None
+    shown = ", ".join(
+        f"`{e.api}` at {e.location.path}:{e.location.line}" for e in writes[:_FILES_SHOWN]
+    )
+    more = f" and {len(writes) - _FILES_SHOWN} more" if len(writes) > _FILES_SHOWN else ""
+    return (
+        f"writes files where it runs ({shown}{more}): a worker writes them on its own "
+        "machine, so it must see the files the app reads (a shared volume or the app's "
+        "hosts), or they land where the app never looks"
+    )
+
 
 class ScanErrorKind(StrEnum):
     """Why a file was not summarised."""

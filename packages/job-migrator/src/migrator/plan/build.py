@@ -10,7 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from codemods import api as codemods_api
-from inventory.models import CallSite, Confidence, Effect, EffectKind, Idempotency, Inventory, Job
+from inventory.models import (
+    CallSite,
+    Confidence,
+    Idempotency,
+    Inventory,
+    Job,
+    files_written_note,
+)
 from migrator.plan.config import PlanConfig
 from migrator.plan.keys import SAME_ARGUMENTS, KeySource, key_source, resolve_key
 from migrator.plan.model import (
@@ -203,34 +210,6 @@ def _why(job: Job) -> str:
     return f"why: {reason}{pinned}"
 
 
-_FILE_WRITES = frozenset({EffectKind.FILE_WRITE, EffectKind.FILE_APPEND})
-_FILES_SHOWN = 3
-
-
-def local_files(job: Job) -> str | None:
-    """The plan's warning for a job that writes files where it runs (``open(path, "w")``,
-    ``Path.write_bytes``, PIL's ``save``, ``shutil.move``...), None for any other: moved, the
-    job runs in a worker, which writes on its own machine. A Django storage's ``save`` goes
-    through the configured backend (a bucket, or the media root the storage names), so it
-    is not counted."""
-    writes = [e for e in job.effects if e.kind in _FILE_WRITES and not _through_storage(e)]
-    if not writes:
-        return None
-    shown = ", ".join(
-        f"`{e.api}` at {e.location.path}:{e.location.line}" for e in writes[:_FILES_SHOWN]
-    )
-    more = f" and {len(writes) - _FILES_SHOWN} more" if len(writes) > _FILES_SHOWN else ""
-    return (
-        f"writes files where it runs ({shown}{more}): a worker writes them on its own "
-        "machine, so it must see the files the app reads (a shared volume or the app's "
-        "hosts), or they land where the app never looks"
-    )
-
-
-def _through_storage(effect: Effect) -> bool:
-    return "storage" in effect.api.lower() or "FieldFile" in effect.api
-
-
 def _summary(job: Job, sites: list[CallSite]) -> str:
     count = f"{len(sites)} site" + ("" if len(sites) == 1 else "s")
     return f"{job.idempotency.value}, {job.confidence.value} confidence, {count}"
@@ -248,7 +227,7 @@ def _move_item(job: Job, sites: list[CallSite]) -> PlanItem:
 
 
 def _warnings(job: Job) -> list[str]:
-    found = local_files(job)
+    found = files_written_note(job)
     return [found] if found else []
 
 
