@@ -177,6 +177,32 @@ EXAMPLES: list[RuleExample] = [
         "OpenAI clients out, so the call stays an unexplained gap, not a text message.",
     ),
     example(
+        "look-alike: `self.client.messages.create` without a `to` is not an SMS",
+        """
+        class Summariser:
+            def __init__(self, client):
+                self.client = client
+
+            def summarise(self, text):
+                return self.client.messages.create(
+                    model="m", max_tokens=10, messages=[{"role": "user", "content": text}]
+                )
+
+        def summarise(client, text):
+            Summariser(client).summarise(text)
+
+        def notify(client, phone):
+            client.messages.create(to=phone, from_="+15550000", body="Your order shipped")
+        """,
+        "summarise",
+        V.UNKNOWN,
+        set(),
+        "An untyped `client` leaves only the call's shape: Twilio's `messages.create` sends to "
+        "`to`, its one required parameter, and Anthropic's takes keywords only (`model=`, "
+        "`messages=`), never `to`. So the summariser's call stays an unexplained gap, while "
+        "`notify`'s `client.messages.create(to=phone, ...)` is a text message.",
+    ),
+    example(
         "notifications: mail through SES, Resend, SendGrid and Flask-Mailman",
         """
         import boto3

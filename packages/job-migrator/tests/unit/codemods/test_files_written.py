@@ -49,7 +49,9 @@ def test_apply_says_a_moved_job_writes_files_where_it_runs(
     outcomes = {o.site.job.rsplit(".", 1)[-1]: o for o in result.outcomes}
     thumb = outcomes["make_thumbnail"]
     assert thumb.status is Status.REWRITTEN, thumb.reason
-    assert "writes files where it runs (`PIL.Image.Image.save` at shop/thumbs.py:11)" in thumb.reason
+    assert (
+        "writes files where it runs (`PIL.Image.Image.save` at shop/thumbs.py:11)" in thumb.reason
+    )
     assert "arguments: image_id: JSON" in thumb.reason
     # a Django storage's save goes through the configured backend: no warning
     upload = outcomes["store_upload"]

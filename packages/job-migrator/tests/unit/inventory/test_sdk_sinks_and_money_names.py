@@ -88,6 +88,41 @@ def test_an_sns_publish_to_a_phone_number_is_an_sms() -> None:
 
 
 @pytest.mark.parametrize(
+    ("receiver", "fields", "expected"),
+    [
+        # Twilio on an untyped client: `to` is its one required parameter
+        (
+            "client.messages",
+            {"kwargs": {"to": "<expr>"}, "kwarg_sources": {"to": "phone"}},
+            K.SMS_SEND,
+        ),
+        ("self.twilio.messages", {"args": ["<expr>"], "arg_sources": ["phone"]}, K.SMS_SEND),
+        # Anthropic's keywords, no `to`: no SMS (the call stays a gap)
+        (
+            "self.client.messages",
+            {
+                "kwargs": {"model": "m", "max_tokens": 10, "messages": "<expr>"},
+                "kwarg_sources": {"model": '"m"', "max_tokens": "10", "messages": "msgs"},
+            },
+            None,
+        ),
+        (
+            "client.beta.messages",
+            {"kwargs": {"model": "m"}, "kwarg_sources": {"model": '"m"'}},
+            None,
+        ),
+    ],
+)
+def test_an_untyped_messages_create_is_an_sms_only_when_it_sends_to_someone(
+    receiver: str, fields: dict[str, object], expected: K | None
+) -> None:
+    found = CATALOGUE.match_call(
+        call("?.messages.create", receiver_source=receiver, **fields), "?.messages.create"
+    )
+    assert (found.kind if found else None) == expected
+
+
+@pytest.mark.parametrize(
     ("method", "receiver", "expected"),
     [
         ("create_refund", "order", K.ACCOUNT_STATE),
