@@ -49,6 +49,7 @@ from inventory._classify._graph import CallGraph
 from inventory._classify._index import MANAGER, RELATED_MANAGER
 from inventory._classify._target import CallTarget
 from inventory._classify._trace import location
+from inventory._extract.values._process_state import CONTAINER_ADDS, CONTAINER_REMOVES
 from inventory.models import EffectKind, Location, ParameterChange, UnexplainedCall
 from inventory.summary import CallInfo, ReceiverKind
 
@@ -85,10 +86,11 @@ _CONTAINERS = (
     "collections.defaultdict.",
     "collections.Counter.",
 )
-_MUTATORS = frozenset(
-    {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "popitem"}
-    | {"update", "setdefault", "add", "discard", "difference_update", "intersection_update"}
-    | {"symmetric_difference_update", "appendleft", "extendleft", "popleft", "rotate"}
+_MUTATORS = (
+    CONTAINER_ADDS
+    | CONTAINER_REMOVES
+    | {"reverse", "sort", "rotate", "difference_update", "intersection_update"}
+    | {"symmetric_difference_update"}
 )
 _CHANGES_OBJECT = frozenset(
     {

@@ -29,11 +29,12 @@ from inventory.summary import Fact, FactKind
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
-# Methods of the builtin and collections containers that add to them / remove from them.
-_ADDS = frozenset(
+# Methods of the builtin and collections containers that add to them / remove from them
+# (``_classify._changes`` counts these and the ones that reorder as changing a container).
+CONTAINER_ADDS = frozenset(
     {"append", "extend", "insert", "appendleft", "extendleft", "add", "update", "setdefault"}
 )
-_REMOVES = frozenset({"pop", "popitem", "popleft", "clear", "remove", "discard"})
+CONTAINER_REMOVES = frozenset({"pop", "popitem", "popleft", "clear", "remove", "discard"})
 # Constructors of in-memory containers, as the resolver names them.
 _CONSTRUCTORS = frozenset(
     {f"builtins.{name}" for name in ("dict", "list", "set")}
@@ -173,10 +174,10 @@ def _writes(
                 yield target.id, removes or isinstance(item, ast.AugAssign), target
     elif isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute):
         method = item.func.attr
-        if method in _ADDS or method in _REMOVES:
+        if method in CONTAINER_ADDS or method in CONTAINER_REMOVES:
             name = _named(item.func.value, resolver)
             if name is not None:
-                yield name, method in _REMOVES, item.func.value
+                yield name, method in CONTAINER_REMOVES, item.func.value
 
 
 def _named(receiver: ast.expr, resolver: Resolver) -> str | None:
