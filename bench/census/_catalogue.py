@@ -10,6 +10,7 @@ sleep entries are no sinks here.
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from dataclasses import dataclass
@@ -58,6 +59,20 @@ class MethodSink:
     kind: EffectKind
     source: str  # the catalogue entry, as written
     keyword: bool = False  # a [[keyword]] name rule rather than a ``?.method`` entry
+    # An entry with no effect of its own whose sink comes from ``present = true`` refinements
+    # (``?.messages.create`` is an SMS only when it passes ``to``, by keyword or position 0):
+    # the arguments one of which the call must pass; None when any call counts.
+    passes: tuple[int | str, ...] | None = None
+
+    def counts(self, call: ast.Call) -> bool:
+        """The call passes what the entry's refinements ask for (always, without any)."""
+        if self.passes is None:
+            return True
+        given = {k.arg for k in call.keywords}
+        return any(
+            (isinstance(p, int) and len(call.args) > p) or (isinstance(p, str) and p in given)
+            for p in self.passes
+        )
 
 
 @dataclass(frozen=True)
@@ -93,7 +108,8 @@ def load_sinks(text: str | None = None) -> SinkCatalogue:
         call: str = entry["call"]
         if call.startswith(_SUFFIX):
             name = re.compile(re.escape(call[len(_SUFFIX) :]) + "$")
-            methods.append(MethodSink(name, _regex(entry.get("receiver")), kind, call))
+            receiver = _regex(entry.get("receiver"))
+            methods.append(MethodSink(name, receiver, kind, call, passes=_passes(entry)))
         else:
             exact.append(ExactSink(call, kind))
     for entry in data.get("keyword", []):
@@ -110,6 +126,19 @@ def _sink_kind(entry: dict[str, Any]) -> EffectKind | None:
     kinds = [entry.get("effect")] + [w.get("effect") for w in entry.get("when", [])]
     sinks = [EffectKind(k) for k in kinds if k is not None and EffectKind(k) in SINK_KINDS]
     return sinks[0] if sinks else None
+
+
+def _passes(entry: dict[str, Any]) -> tuple[int | str, ...] | None:
+    """The arguments an entry without an effect of its own needs, when every refinement
+    giving it a sink kind is ``present = true`` on one argument; None otherwise (the
+    finder then counts every call, as the entry's name and receiver say)."""
+    if entry.get("effect") is not None:
+        return None
+    sinks = [w for w in entry.get("when", []) if EffectKind(w["effect"]) in SINK_KINDS]
+    if not sinks or any(w.get("present") is not True for w in sinks):
+        return None
+    found: list[int | str] = [w["kwarg"] if "kwarg" in w else w["arg"] for w in sinks]
+    return tuple(found)
 
 
 def _regex(text: str | None) -> re.Pattern[str] | None:

@@ -186,13 +186,15 @@ class _Finder(ast.NodeVisitor):
             if entry is not None:
                 return entry.kind, dotted, MatchHow.EXACT
         if isinstance(node.func, ast.Attribute):
-            return self._method_match(node.func)
+            return self._method_match(node.func, node)
         return None
 
-    def _method_match(self, func: ast.Attribute) -> tuple[EffectKind, str, MatchHow] | None:
+    def _method_match(
+        self, func: ast.Attribute, call: ast.Call
+    ) -> tuple[EffectKind, str, MatchHow] | None:
         for entry in self.catalogue.methods:
             receiver = _receiver(func, entry)
-            if receiver is None or self._own_method(receiver, func.attr):
+            if receiver is None or self._own_method(receiver, func.attr) or not entry.counts(call):
                 continue
             typed = self.resolve(receiver)
             text = f"{ast.unparse(receiver)} {typed if typed is not None else '?'}"

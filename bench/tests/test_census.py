@@ -130,6 +130,25 @@ def test_the_finder_resolves_aliases_constructors_and_method_names() -> None:
     }
 
 
+SMS = """
+class Summariser:
+    def summarise(self, text):
+        return self.client.messages.create(model="m", max_tokens=10, messages=[text])
+
+
+def notify(client, phone):
+    client.messages.create(to=phone, from_="+15550000", body="shipped")
+    client.messages.create(phone, body="again")
+"""
+
+
+def test_a_sink_the_catalogue_gives_only_when_an_argument_is_passed_needs_it() -> None:
+    """``?.messages.create`` is an SMS only when it sends ``to`` someone (Twilio's shape): the
+    census counts the analyzer's sinks, so an LLM client's ``messages.create`` is none."""
+    found = [(s.line, s.kind) for s in find_sinks(SMS, "app/sms.py", load_sinks())]
+    assert found == [(8, EffectKind.SMS_SEND), (9, EffectKind.SMS_SEND)]
+
+
 def test_a_package_skips_tests_and_its_own_methods_named_like_mail(package: Path) -> None:
     sinks = package_sinks(package, package_files(package, None), load_sinks())
     assert {s.path for s in sinks} == {"app/views.py"}
