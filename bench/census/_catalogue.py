@@ -60,7 +60,8 @@ class MethodSink:
     source: str  # the catalogue entry, as written
     keyword: bool = False  # a [[keyword]] name rule rather than a ``?.method`` entry
     # An entry with no effect of its own whose sink comes from ``present = true`` refinements
-    # (``?.messages.create`` is an SMS only when it passes ``to``, by keyword or position 0):
+    # (``?.messages.create`` is an SMS only when it passes ``to``, by keyword, position 0 or
+    # a ``**`` mapping, which the analyzer records as the keyword ``**``):
     # the arguments one of which the call must pass; None when any call counts.
     passes: tuple[int | str, ...] | None = None
 
@@ -68,7 +69,7 @@ class MethodSink:
         """The call passes what the entry's refinements ask for (always, without any)."""
         if self.passes is None:
             return True
-        given = {k.arg for k in call.keywords}
+        given = {k.arg or "**" for k in call.keywords}
         return any(
             (isinstance(p, int) and len(call.args) > p) or (isinstance(p, str) and p in given)
             for p in self.passes

@@ -139,6 +139,8 @@ class Summariser:
 def notify(client, phone):
     client.messages.create(to=phone, from_="+15550000", body="shipped")
     client.messages.create(phone, body="again")
+    client.messages.create(**send_kwargs)
+    client.beta.messages.create(model="m", messages=[])
 """
 
 
@@ -146,7 +148,7 @@ def test_a_sink_the_catalogue_gives_only_when_an_argument_is_passed_needs_it() -
     """``?.messages.create`` is an SMS only when it sends ``to`` someone (Twilio's shape): the
     census counts the analyzer's sinks, so an LLM client's ``messages.create`` is none."""
     found = [(s.line, s.kind) for s in find_sinks(SMS, "app/sms.py", load_sinks())]
-    assert found == [(8, EffectKind.SMS_SEND), (9, EffectKind.SMS_SEND)]
+    assert found == [(8, EffectKind.SMS_SEND), (9, EffectKind.SMS_SEND), (10, EffectKind.SMS_SEND)]
 
 
 def test_a_package_skips_tests_and_its_own_methods_named_like_mail(package: Path) -> None:

@@ -97,6 +97,12 @@ def test_an_sns_publish_to_a_phone_number_is_an_sms() -> None:
             K.SMS_SEND,
         ),
         ("self.twilio.messages", {"args": ["<expr>"], "arg_sources": ["phone"]}, K.SMS_SEND),
+        # a mapping splatted in may carry `to` (django-two-factor-auth's Twilio gateway)
+        (
+            "self.client.messages",
+            {"kwargs": {"**": "<expr>"}, "kwarg_sources": {"**": "send_kwargs"}},
+            K.SMS_SEND,
+        ),
         # Anthropic's keywords, no `to`: no SMS (the call stays a gap)
         (
             "self.client.messages",
@@ -108,7 +114,7 @@ def test_an_sns_publish_to_a_phone_number_is_an_sms() -> None:
         ),
         (
             "client.beta.messages",
-            {"kwargs": {"model": "m"}, "kwarg_sources": {"model": '"m"'}},
+            {"kwargs": {"**": "<expr>"}, "kwarg_sources": {"**": "request_data"}},
             None,
         ),
     ],
