@@ -26,7 +26,7 @@ from inventory._catalogue import Catalogue
 from inventory._classify import classify
 from inventory._extract import extract_source
 from inventory.config import MigratorConfig
-from inventory.models import CallSite, EffectKind, Idempotency, Job, Pattern
+from inventory.models import CallSite, Confidence, EffectKind, Idempotency, Job, Pattern
 from tests.unit.inventory.fake_venv import fake_venv, write_tree
 
 
@@ -363,6 +363,9 @@ def test_an_abstract_methods_overrides_are_its_callees() -> None:
     job = jobs["app.Notifier.publish"]
     assert job.idempotency is Idempotency.IDEMPOTENT, messages(job)
     assert {"app.CacheNotifier.publish", "app.FileNotifier.publish"} <= reached(job)
+    # which class each effect needs, and a verdict resting on the project's overrides only
+    assert "if the receiver is CacheNotifier" in details(job)
+    assert job.confidence is Confidence.MEDIUM
     assert {e.kind for e in job.effects} >= {EffectKind.CACHE_SET, EffectKind.FILE_WRITE}
 
 
