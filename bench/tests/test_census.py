@@ -140,7 +140,7 @@ def notify(client, phone):
     client.messages.create(to=phone, from_="+15550000", body="shipped")
     client.messages.create(phone, body="again")
     client.messages.create(**send_kwargs)
-    client.beta.messages.create(model="m", messages=[])
+    client.beta.messages.create(**request_data)
 """
 
 
