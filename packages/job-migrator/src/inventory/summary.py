@@ -225,6 +225,13 @@ class Fact(BaseModel):
     text: str = Field(description="The statement or literal, shortened to 200 characters.")
     target: str = ""
 
+    def called_parameter(self) -> str | None:
+        """``cb`` for ``cb(x)`` through the parameter ``cb`` (a dynamic dispatch fact whose
+        target is ``PARAMETER_DISPATCH`` and the name), else None."""
+        if self.kind != FactKind.DYNAMIC_DISPATCH or not self.target.startswith(PARAMETER_DISPATCH):
+            return None
+        return self.target.removeprefix(PARAMETER_DISPATCH)
+
 
 class Store(BaseModel):
     """An assignment, augmented assignment or deletion of an attribute or item of a

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from inventory._classify._index import CALLABLE, ONE_OF, SymbolIndex, SymbolKind
 from inventory.models import CallSite, Pattern
-from inventory.summary import PARAMETER_DISPATCH, CallInfo, FactKind, FunctionInfo, ReceiverKind
+from inventory.summary import CallInfo, FunctionInfo, ReceiverKind
 
 if TYPE_CHECKING:
     from inventory._classify._graph import CallGraph
@@ -157,10 +157,10 @@ def _runs_parameter(
     function that does. A function that only keeps it (``HOOKS.append(cb)``, ``self.cb =
     cb``) runs nothing now: its callers own nothing."""
     runs = {
-        (qualname, fact.target.removeprefix(PARAMETER_DISPATCH))
+        (qualname, param)
         for qualname in types
         for fact in index.functions[qualname].facts
-        if fact.kind == FactKind.DYNAMIC_DISPATCH and fact.target.startswith(PARAMETER_DISPATCH)
+        if (param := fact.called_parameter()) is not None
     }
     handing = [
         (caller.qualname, callee, call) for callee, caller, call in passings if callee in types

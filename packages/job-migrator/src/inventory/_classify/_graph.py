@@ -49,7 +49,6 @@ from inventory._extract._library import (
 from inventory._extract.detectors._sites_signals import DEFAULT_NAMESPACE, NAMED
 from inventory.models import Pattern
 from inventory.summary import (
-    PARAMETER_DISPATCH,
     CallInfo,
     Fact,
     FactKind,
@@ -235,9 +234,10 @@ class CallGraph:
         """``cb(x)`` on a parameter whose callers each hand a named project function, and
         that no site starts: each caller runs its own (``set_handed``), so nothing here is
         left unknown and no edge is drawn (no caller borrows another's function)."""
-        if fact.kind != FactKind.DYNAMIC_DISPATCH or not fact.target.startswith(PARAMETER_DISPATCH):
+        param = fact.called_parameter()
+        if param is None:
             return False
-        passed = self.passed_callables(qualname, fact.target.removeprefix(PARAMETER_DISPATCH))
+        passed = self.passed_callables(qualname, param)
         return len(passed) > 1 and qualname not in self._started
 
     def passed_callables(self, function: str, param: str) -> list[str]:
@@ -802,10 +802,11 @@ class CallGraph:
             return [f"{v[:-2]}.__call__" if v.endswith("()") else v for v in values or []] or None
         if fact.target.startswith(_PARTIAL):  # ``partial(notify, user)()`` runs notify
             return [fact.target.removeprefix(_PARTIAL)]
-        if fact.target.startswith(PARAMETER_DISPATCH):
+        param = fact.called_parameter()
+        if param is not None:
             # ``cb(x)`` on a parameter every project call hands one function; one of a few
             # only in a job a site starts (else each caller runs its own: ``_handed``)
-            passed = self.passed_callables(qualname, fact.target.removeprefix(PARAMETER_DISPATCH))
+            passed = self.passed_callables(qualname, param)
             several = len(passed) > 1 and qualname not in self._started
             return passed if passed and not several else None
         summary = self.index.home.get(qualname)
