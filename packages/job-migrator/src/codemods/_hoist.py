@@ -36,7 +36,14 @@ from codemods._types import Wrapper
 from inventory.models import CallSite, Job, Pattern
 
 _Def = ast.FunctionDef | ast.AsyncFunctionDef
-_SPAWNS = frozenset({Pattern.ON_COMMIT, Pattern.THREAD, Pattern.ASYNCIO_TASK})
+# Where a closure is handed over to run later or elsewhere: a commit callback, a thread, a
+# task, an executor (``pool.submit(inner)``, ``await asyncio.to_thread(inner)``,
+# ``loop.run_in_executor(None, inner, x)``). A direct call of a nested function runs it in
+# place (its site is the handler's own work, not one to lift).
+_SPAWNS = frozenset(
+    {Pattern.ON_COMMIT, Pattern.THREAD, Pattern.ASYNCIO_TASK}
+    | {Pattern.RUN_IN_EXECUTOR, Pattern.EXECUTOR_SUBMIT}
+)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 NESTED = (
     "nested function {name}: a worker cannot import it, and apply cannot lift it to module "
@@ -166,7 +173,7 @@ def _block_reason(path: _Path, line: int) -> str | None:
 def _unsafe(site: CallSite, outer: _Def, inner: _Def) -> list[str] | str:
     """The free variables to pass (in order), or why lifting would change what runs."""
     if site.pattern not in _SPAWNS:
-        return "the call is not a spawn (a commit callback, a thread, a task)"
+        return "the call is not a spawn (a commit callback, a thread, a task, an executor)"
     if inner.decorator_list:
         return "it is decorated"
     args = inner.args

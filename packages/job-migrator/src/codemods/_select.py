@@ -44,6 +44,7 @@ from codemods import (
     _hoist,
     _library,
     _mail,
+    _ordering,
     _service,
     _status_route,
     _storable,
@@ -417,6 +418,18 @@ def _held(source: str) -> bool:
     return isinstance(node, ast.Name)
 
 
+def _files_read_after(f: _Facts) -> _Decided:
+    """The caller waited for the job (a direct call, an awaited hand-off to a thread) and
+    reads, after it, a name it handed over, while the job writes files (``_ordering``)."""
+    wrapper, _ = f.wrapped
+    handed = wrapper.passes if wrapper is not None else ()
+    found = _ordering.read_after(f.site, f.known, handed, f.project)
+    if found is None:
+        return None
+    reason, lines = found
+    return SiteOutcome(site=f.site, status=Status.MANUAL, reason=reason, lines=lines)
+
+
 def _arguments(f: _Facts) -> _Decided:
     site, storable = f.site, f.storable
     if not isinstance(storable, str):
@@ -488,6 +501,7 @@ RULES: tuple[_Rule, ...] = (
     ("result read by the caller", _result_read),
     ("exceptions handled by the caller", _exceptions),
     ("objects the job changes", _changed_objects),
+    ("files the caller reads after the call", _files_read_after),
     ("arguments", _arguments),
     ("result served by a status endpoint", _served_result),
     ("rewrite", _rewrite),
