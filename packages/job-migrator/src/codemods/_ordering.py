@@ -21,15 +21,15 @@ from __future__ import annotations
 import ast
 
 from codemods._project import Project, enclosing_function
-from inventory.models import CallSite, Job, Pattern
+from inventory.models import CallSite, Job, Pattern, files_verb
 
 _HANDOFFS = frozenset({Pattern.RUN_IN_EXECUTOR, Pattern.EXECUTOR_SUBMIT})
 _LINES_SHOWN = 3
 READ_AFTER = (
     "the caller waits for this call to finish ({how}) and reads `{name}` again after it "
-    "({lines}), and the job writes files where it runs ({writes}): enqueued, the caller would "
-    "go on before the files are written, and a worker writes them on its own disk; keep this "
-    "site inline, or move what reads them into the job, and apply again"
+    "({lines}), and the job {verb} files where it runs ({writes}): enqueued, the caller would "
+    "go on before that is done, and a worker does it on its own disk; keep this site inline, "
+    "or move what reads them into the job, and apply again"
 )
 
 
@@ -38,7 +38,7 @@ def read_after(
 ) -> tuple[str, list[int]] | None:
     """The reason and the lines, when the caller waited for a job writing files and reads a
     name it handed over (an argument's name, or ``handed``: what a lifted closure read)."""
-    writes = job.files_written_here()
+    writes = job.files_changed_here()
     if not writes or (site.pattern is not Pattern.DIRECT_CALL and site.pattern not in _HANDOFFS):
         return None
     info = project.module_at(site.location.path)
@@ -61,7 +61,9 @@ def read_after(
                 for e in writes[:_LINES_SHOWN]
             )
             where = ", ".join(f"line {n}" for n in lines[:_LINES_SHOWN])
-            reason = READ_AFTER.format(how=how, name=name, lines=where, writes=shown)
+            reason = READ_AFTER.format(
+                how=how, name=name, lines=where, verb=files_verb(writes), writes=shown
+            )
             return reason, lines
     return None
 

@@ -19,7 +19,7 @@ import libcst as cst
 from pydantic import BaseModel, ConfigDict, Field
 
 from inventory.config import MigrationTarget
-from inventory.models import CallSite, Framework, Job, files_written_note
+from inventory.models import CallSite, Framework, Job, files_changed_note
 
 # A rewritten Django mail call (codemods._mail): what moved of it.
 DELIVERY_NOTE = (
@@ -325,7 +325,7 @@ class Rewritten:
         if self.target.delivery:
             return outcome.model_copy(update={"reason": DELIVERY_NOTE})
         note = outcome.arguments_note()
-        notes = [f"arguments: {note}" if note else "", files_written_note(self.target.job) or ""]
+        notes = [f"arguments: {note}" if note else "", files_changed_note(self.target.job) or ""]
         return outcome.model_copy(update={"reason": "; ".join(n for n in notes if n)})
 
 

@@ -87,6 +87,7 @@ class EffectKind(StrEnum):
     DB_DELETE = "db_delete"
     FILE_WRITE = "file_write"  # overwrite a path (mode "w"/"wb", write_text, PIL save)
     FILE_APPEND = "file_append"
+    FILE_DELETE = "file_delete"  # remove a path (os.remove, Path.unlink, shutil.rmtree)
     HTTP_GET = "http_get"
     HTTP_PUT = "http_put"
     HTTP_DELETE = "http_delete"
@@ -332,38 +333,55 @@ class Job(BaseModel):
         "did not say (an inventory written by hand or by an older scan).",
     )
 
-    def files_written_here(self) -> list[Effect]:
-        """The job's writes to files where it runs (``open(path, "w")``, ``Path.write_bytes``,
-        PIL's ``save``, ``shutil.move``): moved, they happen on the worker's machine. A Django
-        storage's ``save`` goes through the configured backend and is not one of them."""
+    def files_changed_here(self) -> list[Effect]:
+        """The job's writes and deletions of files where it runs (``open(path, "w")``,
+        ``Path.write_bytes``, PIL's ``save``, ``shutil.move``, ``os.remove``,
+        ``shutil.rmtree``): moved, they happen on the worker's machine. A Django storage's
+        ``save`` or ``delete`` goes through the configured backend and is not one of them."""
         return [
             e
             for e in self.effects
-            if e.kind in _FILE_WRITES
+            if e.kind in _LOCAL_FILES
             and "storage" not in e.api.lower()
             and "FieldFile" not in e.api
         ]
 
 
-_FILE_WRITES = frozenset({EffectKind.FILE_WRITE, EffectKind.FILE_APPEND})
+_LOCAL_FILES = frozenset({EffectKind.FILE_WRITE, EffectKind.FILE_APPEND, EffectKind.FILE_DELETE})
 _FILES_SHOWN = 3
 
 
-def files_written_note(job: Job) -> str | None:
-    """What ``migrator plan`` and ``migrator apply`` say of a moving job that writes files
-    where it runs: which calls, and that a worker writes them on its own machine."""
-    writes = job.files_written_here()
-    if not writes:
+def files_verb(effects: list[Effect]) -> str:
+    """``writes``, ``deletes`` or ``writes and deletes``: what the job does to local files."""
+    deletes = any(e.kind is EffectKind.FILE_DELETE for e in effects)
+    writes = any(e.kind is not EffectKind.FILE_DELETE for e in effects)
+    return "writes and deletes" if writes and deletes else "deletes" if deletes else "writes"
+
+
+def files_changed_note(job: Job) -> str | None:
+    """What ``migrator plan`` and ``migrator apply`` say of a moving job that writes or
+    deletes files where it runs: which calls, and that a worker does it on its own machine."""
+    changed = job.files_changed_here()
+    if not changed:
         return None
     shown = ", ".join(
-        f"`{e.api}` at {e.location.path}:{e.location.line}" for e in writes[:_FILES_SHOWN]
+        f"`{e.api}` at {e.location.path}:{e.location.line}" if e.location else f"`{e.api}`"
+        for e in changed[:_FILES_SHOWN]
     )
-    more = f" and {len(writes) - _FILES_SHOWN} more" if len(writes) > _FILES_SHOWN else ""
-    return (
-        f"writes files where it runs ({shown}{more}): a worker writes them on its own "
-        "machine, so it must see the files the app reads (a shared volume or the app's "
-        "hosts), or they land where the app never looks"
-    )
+    more = f" and {len(changed) - _FILES_SHOWN} more" if len(changed) > _FILES_SHOWN else ""
+    verb = files_verb(changed)
+    if verb == "writes":
+        after = (
+            "a worker writes them on its own machine, so it must see the files the app reads "
+            "(a shared volume or the app's hosts), or they land where the app never looks"
+        )
+    else:
+        done = "deletes" if verb == "deletes" else "changes"
+        after = (
+            f"a worker {done} them on its own machine, so it must see the app's files (a "
+            "shared volume or the app's hosts), or the app's own copies stay as they were"
+        )
+    return f"{verb} files where it runs ({shown}{more}): {after}"
 
 
 class ScanErrorKind(StrEnum):

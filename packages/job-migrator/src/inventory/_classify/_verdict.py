@@ -70,6 +70,7 @@ _WHAT = {
     K.DB_DELETE: "deletes: a retry finds nothing left to delete",
     K.FILE_WRITE: "overwrites a file",
     K.FILE_APPEND: "appends to a file: a retry appends again",
+    K.FILE_DELETE: "deletes a file: a retry finds nothing left to delete",
     K.HTTP_GET: "HTTP GET",
     K.HTTP_PUT: "HTTP PUT (idempotent by HTTP semantics)",
     K.HTTP_DELETE: "HTTP DELETE (idempotent by HTTP semantics)",

@@ -103,10 +103,12 @@ EXAMPLES: list[RuleExample] = [
         """,
         "tidy",
         V.IDEMPOTENT,
-        {K.FILE_WRITE},
-        "Moving overwrites the destination, removing a file converges and setting a cookie "
-        "on a response overwrites it: `[[pure]]` and `[[effect]]` "
-        "entries explain them, so none is a gap.",
+        {K.FILE_WRITE, K.FILE_DELETE},
+        "Moving overwrites the destination (`file_write`), removing a file converges "
+        "(`file_delete`: a second run finds nothing left) and setting a cookie on a response "
+        "overwrites it: `[[pure]]` and `[[effect]]` entries explain them, so none is a gap. "
+        "Writes and deletions are work on this machine's disk, which `migrator plan` and "
+        "`apply` say of a job that moves.",
     ),
     example(
         "explained: a literal import_module and a logger method picked by name",

@@ -155,12 +155,12 @@ EXAMPLES: list[RuleExample] = [
         """,
         "index_slugs",
         V.IDEMPOTENT,
-        set(),
+        {K.FILE_DELETE},
         "A loop over `re.finditer` or a pattern's `finditer` gets `re.Match` objects, over "
         "`concurrent.futures.as_completed` the futures, over a `Path`'s `iterdir`, `glob` or "
         "`rglob` paths (each as its documentation says): `m.end()` reads the match, "
-        "`stale.unlink()` deletes a file (a second run finds it gone). A project method of the "
-        "same name stays undecided.",
+        "`stale.unlink()` deletes a file (`file_delete`: a second run finds it gone). A project "
+        "method of the same name stays undecided.",
     ),
     example(
         "types: attributes whose class the library documents",

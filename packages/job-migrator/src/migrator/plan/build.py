@@ -16,7 +16,7 @@ from inventory.models import (
     Idempotency,
     Inventory,
     Job,
-    files_written_note,
+    files_changed_note,
 )
 from migrator.plan.config import PlanConfig
 from migrator.plan.keys import SAME_ARGUMENTS, KeySource, key_source, resolve_key
@@ -227,7 +227,7 @@ def _move_item(job: Job, sites: list[CallSite]) -> PlanItem:
 
 
 def _warnings(job: Job) -> list[str]:
-    found = files_written_note(job)
+    found = files_changed_note(job)
     return [found] if found else []
 
 

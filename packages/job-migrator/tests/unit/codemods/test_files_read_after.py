@@ -84,6 +84,21 @@ def save_setting_in_pool(name: str, value: str):
         Path("/srv/settings", name).write_text(value)
 
     POOL.submit(_store)
+
+
+def drop_export(path: str) -> None:
+    os.remove(path)
+
+
+async def clear_export():
+    path = LATEST
+    await asyncio.to_thread(drop_export, path)
+    return {"gone": not os.path.exists(path)}
+
+
+async def clear_export_blind():
+    await asyncio.to_thread(drop_export, LATEST)
+    return None
 """
 
 API = """from fastapi import FastAPI
@@ -147,6 +162,22 @@ def test_a_handler_calling_the_job_then_serving_its_file_stays(
     )
     later = outcomes["thumbnail_later"]
     assert later.status is Status.REWRITTEN, later.reason
+
+
+def test_a_deletion_the_caller_checks_after_stays_and_one_it_does_not_moves_with_the_note(
+    outcomes: dict[str, SiteOutcome],
+) -> None:
+    checked = outcomes["clear_export"]
+    assert checked.status is Status.MANUAL, checked.reason
+    assert "reads `path` again after it (line 68), and the job deletes files where it runs " in (
+        checked.reason
+    )
+    assert "(`os.remove` at app/views.py:62)" in checked.reason
+    blind = outcomes["clear_export_blind"]
+    assert blind.status is Status.REWRITTEN, blind.reason
+    assert "deletes files where it runs (`os.remove` at app/views.py:62): a worker deletes" in (
+        blind.reason
+    )
 
 
 def test_the_same_job_moves_where_nothing_reads_after_or_the_caller_never_waited(

@@ -55,3 +55,25 @@ def test_the_warning_is_written_into_migration_plan_md() -> None:
     job = make_job("app.thumb", Idempotency.IDEMPOTENT, effects=[_write("open", 25)])
     text = render_markdown(build_plan(inventory([job], [make_site("app.thumb", 10)])))
     assert f"{WARNING} (`open` at app/images.py:25)" in text
+
+
+def test_a_job_deleting_files_where_it_runs_is_warned_of_with_its_own_words() -> None:
+    removed = _write("os.remove", 14, EffectKind.FILE_DELETE)
+    details = _details(Idempotency.IDEMPOTENT, removed)
+    warning = next(d for d in details if "files where it runs" in d)
+    assert "deletes files where it runs (`os.remove` at app/images.py:14)" in warning
+    assert "a worker deletes them on its own machine" in warning
+    assert "the app's own copies stay as they were" in warning
+    assert WARNING not in warning  # it writes nothing
+
+    both = _details(Idempotency.IDEMPOTENT, _write("open", 3), removed)
+    warning = next(d for d in both if "files where it runs" in d)
+    assert "writes and deletes files where it runs (`open` at app/images.py:3, `os.remove`" in (
+        warning
+    )
+    assert "a worker changes them on its own machine" in warning
+
+
+def test_a_job_deleting_through_django_storage_is_not_warned_of() -> None:
+    storage = _write("django.core.files.storage.default_storage.delete", 9, EffectKind.FILE_DELETE)
+    assert not any("files where it runs" in d for d in _details(Idempotency.IDEMPOTENT, storage))
