@@ -38,6 +38,7 @@ each round reads every call again with the types of the round before.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -202,15 +203,20 @@ _Passing = tuple[str, FunctionInfo, CallInfo]  # callee, caller, call
 
 def _using_parameters(index: SymbolIndex, closed: set[str]) -> set[str]:
     """The functions whose parameter types would change what the graph resolves: a call on
-    a parameter (``order.notify()``), a parameter handed on to another call, or one kept
-    as an attribute (``self.client = client``)."""
+    a parameter (``order.notify()``), a call through one (``cb(x)``, ``await coro``), a
+    parameter handed on to another call, or one kept as an attribute (``self.client =
+    client``)."""
     used = {
         held.rpartition(":")[0]
         for info in index.classes.values()
         for held in info.held_parameters.values()
     } & closed
     for qualname in closed - used:
-        for call in index.functions[qualname].calls:
+        fn = index.functions[qualname]
+        if any(fact.called_parameter() is not None for fact in fn.facts):
+            used.add(qualname)  # ``cb(x)``, ``await coro``: runs what its callers hand it
+            continue
+        for call in fn.calls:
             if call.receiver_param or call.arg_params or call.kwarg_params:
                 used.add(qualname)
                 break
@@ -253,7 +259,7 @@ def _started(index: SymbolIndex, sites: list[CallSite], closed: set[str]) -> dic
     seen: dict[str, _Seen] = {}
     for site in sites:
         fn = index.functions.get(site.job)
-        if fn is None or site.job not in closed:
+        if fn is None or site.job not in closed or _written_call(site, fn):
             continue
         observed = seen.setdefault(site.job, _Seen())
         offset = _site_offset(site, fn)
@@ -270,6 +276,21 @@ def _started(index: SymbolIndex, sites: list[CallSite], closed: set[str]) -> dic
             if 0 < at < fn.positional or (at == 0 and not fn.is_method):
                 observed.add(fn.params[at], cls)  # (``self`` is typed by its class)
     return seen
+
+
+def _written_call(site: CallSite, fn: FunctionInfo) -> bool:
+    """``asyncio.create_task(logged(notify(url)))``: the job's own call is written at the
+    site, and the enclosing function's calls hold it with what each argument is (a function
+    handed over, a coroutine of one): read there, not again here as an untyped value."""
+    try:
+        node = ast.parse(site.target_source.strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return bool(name) and name == fn.name
 
 
 def _site_offset(site: CallSite, fn: FunctionInfo) -> int:
@@ -405,12 +426,20 @@ def _class(name: str, index: SymbolIndex) -> str:
 def _callable(name: str, index: SymbolIndex) -> str:
     """``run_with(post_hook, x)``: ``CALLABLE`` + the project function the argument names
     (``CallGraph.passed_callable`` reads it), "" for anything else (a library function's
-    work is not read here, a class is typed by ``_class``)."""
+    work is not read here, a class is typed by ``_class``). ``logged(notify(url))`` hands
+    the coroutine of ``notify``, an ``async def``: awaiting it (``await coro``, a call
+    through the parameter) runs ``notify``, so it counts as ``notify`` handed over; a
+    plain function's call hands whatever it returns, which is not named here."""
     if not name:
         return ""
-    found = index.resolve(name)
+    called = name.removesuffix("()")
+    found = index.resolve(called)
     if found.kind != SymbolKind.FUNCTION or index.is_library(found.name):
         return ""
+    if called != name:
+        fn = index.functions.get(found.name)
+        if fn is None or not fn.is_async:
+            return ""
     return f"{CALLABLE}{found.name}"
 
 

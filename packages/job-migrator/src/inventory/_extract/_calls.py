@@ -85,9 +85,15 @@ _NAMED_CALLABLES = (BindingKind.FUNCTION, BindingKind.IMPORT)
 
 def _callable_of(node: ast.expr, resolver: Resolver, module: str) -> str:
     """``post_hook`` (a def of this module, or an imported name) or ``hooks.post`` (a
-    module's function): the dotted name of the function handed over; "" for anything else
-    (a class, a local, a parameter, a call, a bound method: what they hold is not named
-    here). The classifier checks the name is a project function."""
+    module's function): the dotted name of the function handed over; ``notify(url)``, a
+    call of such a function, gives its name and ``()`` (a coroutine function's call hands
+    over the coroutine, which runs the function's body where it is awaited); "" for
+    anything else (a class, a local, a parameter, a bound method: what they hold is not
+    named here). The classifier checks the name is a project function (and, for a call,
+    an ``async def``)."""
+    if isinstance(node, ast.Call):
+        called = _callable_of(node.func, resolver, module)
+        return f"{called}()" if called else ""
     root = node
     while isinstance(root, ast.Attribute):
         root = root.value

@@ -261,4 +261,75 @@ EXAMPLES: list[RuleExample] = [
         "is `unknown` and its evidence names `hook`, never the spawn API.",
         evidence_mentions="hook",
     ),
+    RuleExample(
+        title="a coroutine awaited through a parameter: the caller's argument is the work",
+        files={
+            "shop/__init__.py": "",
+            "shop/jobs.py": """
+                import logging
+
+                import httpx
+
+                logger = logging.getLogger(__name__)
+
+                async def notify_hook(url):
+                    async with httpx.AsyncClient() as client:
+                        await client.post(url, json={"event": "paid"})
+
+                async def logged(coro):
+                    try:
+                        await coro
+                    except Exception:
+                        logger.exception("background work failed")
+            """,
+            "shop/views.py": """
+                import asyncio
+
+                from shop.jobs import logged, notify_hook
+
+                async def paid(request, url):
+                    asyncio.create_task(logged(notify_hook(url)))
+            """,
+        },
+        job="shop.jobs.logged",
+        expected_verdict=V.NON_IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_POST},
+        why="`await coro` of a parameter runs the coroutine the caller made: "
+        "`logged(notify_hook(url))` hands it `notify_hook`'s, an `async def`, whose body runs "
+        "where it is awaited, so the job posts. A caller handing anything else (a coroutine "
+        "of a library, a task made elsewhere) leaves the await a call known only at run time: "
+        "a gap, `unknown`. Before, the job read `idempotent`, every call it made explained and "
+        "none with an effect: the await was no call at all.",
+    ),
+    RuleExample(
+        title="a coroutine awaited through a parameter, handed from outside the scan",
+        files={
+            "shop/__init__.py": "",
+            "shop/jobs.py": """
+                import logging
+
+                logger = logging.getLogger(__name__)
+
+                async def logged(coro):
+                    try:
+                        await coro
+                    except Exception:
+                        logger.exception("background work failed")
+            """,
+            "shop/views.py": """
+                import asyncio
+
+                from shop.jobs import logged
+
+                async def paid(request, client):
+                    asyncio.create_task(logged(client.sync_ledger()))
+            """,
+        },
+        job="shop.jobs.logged",
+        expected_verdict=V.UNKNOWN,
+        expected_effect_kinds={K.DYNAMIC_CALL},
+        why="`client.sync_ledger()` is a method of an object of unknown type: what `await coro` "
+        "runs is only known at run time, a gap naming the await.",
+        evidence_mentions="await coro",
+    ),
 ]

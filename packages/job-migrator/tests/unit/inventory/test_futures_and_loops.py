@@ -300,16 +300,21 @@ async def other(name, coro):
     return await coro
 
 
+async def tick():
+    return 1
+
+
 async def view(request):
-    asyncio.create_task(labelled("x", asyncio.sleep(0)))
-    asyncio.create_task(other("x", asyncio.sleep(0)))
+    asyncio.create_task(labelled("x", tick()))
+    asyncio.create_task(other("x", tick()))
 """
 
 
 def test_the_running_task_is_a_task(tmp_path: Path) -> None:
     """``asyncio.current_task()`` gives "the currently running Task instance, or None": its
     ``set_name`` and ``cancelled`` are the task's own bookkeeping. A ``task`` that some
-    unknown call returned stays a gap."""
+    unknown call returned stays a gap. (``await coro`` runs the coroutine each caller
+    hands: here a project one that does nothing.)"""
     jobs = _scan_source(tmp_path, CURRENT_TASK)
     labelled = jobs["app.jobs.labelled"]
     assert labelled.idempotency == Idempotency.IDEMPOTENT, _messages(labelled)

@@ -216,6 +216,19 @@ def dispatch_fact(
     )
 
 
+def awaited_parameter_fact(node: ast.Await, param: str, text: SourceText) -> Fact:
+    """``await coro`` where ``coro`` is a parameter: the function runs the coroutine (or
+    waits for the task) its caller hands it, whose work the caller's argument decides
+    (``notice_on_error(self.synchronize(keys))``): a call through the parameter, as
+    ``cb()`` is."""
+    return Fact(
+        kind=FactKind.DYNAMIC_DISPATCH,
+        span=span_of(node),
+        text=text.segment(node),
+        target=f"{PARAMETER_DISPATCH}{param}",
+    )
+
+
 def _calling_result(inner: ast.Call, resolver: Resolver | None) -> bool:
     if resolver is None:
         return False

@@ -20,6 +20,7 @@ from inventory._extract._source import span_of
 from inventory._extract._state import Loop, Use, UseKind
 from inventory._extract.values._facts import (
     augassign_fact,
+    awaited_parameter_fact,
     forever,
     loop_fact,
     self_increment_fact,
@@ -69,6 +70,10 @@ class FlowMixin(WalkerBase):
             self.uses.setdefault(id(inner), Use(UseKind.AWAITED))
         elif isinstance(inner, ast.Name):
             self.consume(inner.id)
+            if inner.id in self.state.params:
+                # ``await coro`` of a parameter runs the coroutine the caller made: work
+                # only the caller's argument names, a call through the parameter.
+                self.state.facts.append(awaited_parameter_fact(node, inner.id, self.text))
         self.visit(inner)
 
     def visit_assign(self, node: ast.Assign) -> None:
