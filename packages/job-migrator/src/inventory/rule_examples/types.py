@@ -254,6 +254,57 @@ EXAMPLES: list[RuleExample] = [
         "job in-process unless named); `REPORTED.add` after reading it is a memo, not counted.",
     ),
     example(
+        "types: a class attribute is state of the process, as a module-level one is",
+        """
+        class EventTypes:
+            _pk_map = {}
+
+            def clear_cache(self):
+                self.__class__._pk_map = {}
+
+            def pk_for(self, name):
+                pk = self.__class__._pk_map.get(name)
+                if pk is None:
+                    pk = self.__class__._pk_map[name] = len(name)
+                return pk
+
+        def forget_event_types():
+            EventTypes().clear_cache()
+        """,
+        "forget_event_types",
+        V.IDEMPOTENT,
+        {K.PROCESS_STATE},
+        "A class is built once per process, at import: `self.__class__._pk_map = {}` (or "
+        "`type(self)._pk_map`, `cls._pk_map` in a classmethod, `EventTypes._pk_map` by name, "
+        "an item of it set or deleted, a container method called on it) changes what every "
+        "instance in this process shares, so it is a `process_state` effect: run by a worker, "
+        "the job would clear the worker's map, and the web process would keep its own (`apply` "
+        "keeps the job in-process unless named). As for a module-level container, a function "
+        "that reads the attribute it fills (`pk_for`, a singleton's `if cls._instance is "
+        "None: cls._instance = cls()`) keeps a memo, not counted.",
+    ),
+    example(
+        "types: a memo on a class attribute is no state a worker would lose",
+        """
+        class Client:
+            _instance = None
+
+            @classmethod
+            def get(cls):
+                if cls._instance is None:
+                    cls._instance = cls()
+                return cls._instance
+
+        def warm_client():
+            Client.get()
+        """,
+        "warm_client",
+        V.IDEMPOTENT,
+        set(),
+        "`cls._instance` is read where it is filled: a per-process singleton any process may "
+        "build, and what `get` returns does not depend on which one did.",
+    ),
+    example(
         "types: each row of a queryset is an instance of its model",
         """
         from shop.models import Tag

@@ -112,3 +112,78 @@ def test_fact_text_is_short() -> None:
     long_sql = "INSERT INTO t (a) VALUES " + ", ".join(["(1)"] * 200)
     (fact,) = facts(f"def view(c):\n    c.execute({long_sql!r})\n")
     assert len(fact.text) == 200
+
+
+def _state(source: str) -> dict[str, list[str]]:
+    """Per function, the targets of its MODULE_STATE facts."""
+    summary = extract_source(textwrap.dedent(source), "app.py", "app")
+    return {
+        fn.qualname: [f.target for f in fn.facts if f.kind == FactKind.MODULE_STATE]
+        for fn in summary.functions
+    }
+
+
+def test_class_attributes_changed_in_any_spelling_are_process_state() -> None:
+    found = _state(
+        """
+        class Registry:
+            items = []
+            by_key = {}
+            count = 0
+
+            @classmethod
+            def reset(cls):
+                cls.by_key = {}
+
+            def forget(self, key):
+                del type(self).by_key[key]
+
+            def bump(self):
+                self.__class__.count += 1
+
+            def remember(self, key, value):
+                self.value = value          # the instance's own: no class state
+                Registry.by_key[key] = value
+
+        def register(x):
+            Registry.items.append(x)
+
+        def shadowed(x):
+            Registry = {}                   # a local of that name: not the class
+            Registry["k"] = x
+        """
+    )
+    assert found["app.Registry.reset"] == ["app.Registry.by_key"]
+    assert found["app.Registry.forget"] == ["app.Registry.by_key"]
+    assert found["app.Registry.bump"] == ["app.Registry.count"]
+    assert found["app.Registry.remember"] == ["app.Registry.by_key"]
+    assert found["app.register"] == ["app.Registry.items"]
+    assert found["app.shadowed"] == []
+
+
+def test_a_class_attribute_read_where_it_is_filled_is_a_memo() -> None:
+    found = _state(
+        """
+        class Client:
+            _instance = None
+            _cache = {}
+
+            @classmethod
+            def get(cls):
+                if cls._instance is None:
+                    cls._instance = cls()
+                return cls._instance
+
+            def lookup(self, key):
+                if key not in type(self)._cache:
+                    type(self)._cache[key] = key.upper()
+                return type(self)._cache[key]
+
+            def evict(self, key):
+                if key in type(self)._cache:
+                    type(self)._cache.pop(key)   # a removal always counts
+        """
+    )
+    assert found["app.Client.get"] == []
+    assert found["app.Client.lookup"] == []
+    assert found["app.Client.evict"] == ["app.Client._cache"]

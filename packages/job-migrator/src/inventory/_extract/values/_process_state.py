@@ -9,6 +9,11 @@ never made, a cache never invalidated). That is not a retry risk (a repeat conve
 it decides whether the job may move (``codemods``: refused unless named), so each such
 write is a ``MODULE_STATE`` fact, classified as a ``process_state`` effect.
 
+A class is module-level state too: ``self.__class__._pk_map = {}``, ``cls._registry[k] =
+v``, ``type(self)._cache.clear()``, ``Settings.loaded = True`` (a class of this module)
+change the class every instance of the process shares, so they are ``MODULE_STATE`` facts
+as well, named ``module.Class.attr``.
+
 A memo is not counted: a function that also reads the container or global it adds to
 (``if key not in CACHE: CACHE[key] = load(key)``; ``global _client; if _client is None:
 _client = connect()``) fills a per-process cache any process may fill, and what it returns
@@ -21,6 +26,7 @@ parameters, and nested functions and lambdas, are not its writes.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from inventory._extract._resolve import Resolver
@@ -93,11 +99,16 @@ def process_state_facts(
     module: str,
     text: SourceText,
     resolver: Resolver,
+    owner: str | None = None,
+    classes: frozenset[str] = frozenset(),
 ) -> list[Fact]:
-    """The function's own writes to module-level containers and globals (see the module)."""
+    """The function's own writes to module-level containers, globals and class attributes
+    (see the module). ``owner``: the qualified name of the class the function is a method
+    of; ``classes``: the classes this module defines at its top level."""
     body = list(_own_nodes(node))
     declared = {n for s in body if isinstance(s, ast.Global) for n in s.names}
     local = _locals(node, body) - declared
+    refs = _class_refs(node, owner, classes - local, module)
     writes: list[
         tuple[ast.stmt | ast.expr, str, bool, ast.AST]
     ] = []  # (where, name, removes, receiver)
@@ -109,15 +120,22 @@ def process_state_facts(
                 name not in local and (name in containers or name in declared)
             ):
                 writes.append((item, name, removes, receiver))
+        if refs:
+            writes += [(item, *found) for found in _class_writes(item, refs)]
     if not writes:
         return []
     written = {id(receiver) for *_, receiver in writes}
     read = {n.id for n in body if isinstance(n, ast.Name) and _read(n, written)}
+    for n in body:
+        if isinstance(n, ast.Attribute) and id(n) not in written and isinstance(n.ctx, ast.Load):
+            attribute = _class_attribute(n, refs)
+            if attribute is not None:
+                read.add(attribute)
     facts: list[Fact] = []
     for item, name, removes, _ in writes:
         if not removes and name in read:
             continue  # a memo: filled where it is read
-        target = name if name in _LIBRARY_STATE else f"{module}.{name}"
+        target = name if name in _LIBRARY_STATE or "." in name else f"{module}.{name}"
         facts.append(
             Fact(
                 kind=FactKind.MODULE_STATE,
@@ -127,6 +145,84 @@ def process_state_facts(
             )
         )
     return facts
+
+
+def class_writes_pattern(classes: frozenset[str]) -> re.Pattern[str] | None:
+    """A pattern finding, in a function's text, an attribute of one of ``classes`` assigned
+    (``Settings.loaded = True``, ``Registry.items[k] = v``) or handed to a container method
+    (``Registry.items.append(x)``); None for a module without classes."""
+    if not classes:
+        return None
+    names = "|".join(sorted(re.escape(c) for c in classes))
+    methods = "|".join(sorted(CONTAINER_ADDS | CONTAINER_REMOVES))
+    return re.compile(rf"\b(?:{names})\.\w+(?:\[[^\]\n]*\])?\s*(?:[+\-]?=(?!=)|\.(?:{methods})\()")
+
+
+def _class_refs(
+    node: FunctionNode, owner: str | None, classes: frozenset[str], module: str
+) -> dict[str, str]:
+    """How the function names a class it may change, and that class's qualified name:
+    ``self.__class__`` / ``type(self)`` / ``cls`` (the first parameter of a method of
+    ``owner``) and the module's own classes by name."""
+    refs = {name: f"{module}.{name}" for name in classes}
+    params = [*node.args.posonlyargs, *node.args.args]
+    if owner is not None and params:
+        first = params[0].arg
+        refs[f"{first}.__class__"] = owner
+        refs[f"type({first})"] = owner
+        if first == "cls":
+            refs["cls"] = owner
+    return refs
+
+
+def _class_attribute(node: ast.Attribute, refs: dict[str, str]) -> str | None:
+    """``module.Class.attr`` when ``node`` is an attribute of a class ``refs`` names."""
+    owner = node.value
+    if isinstance(owner, ast.Name):
+        written = owner.id
+    elif isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name):
+        written = f"{owner.value.id}.{owner.attr}"
+    elif (
+        isinstance(owner, ast.Call)
+        and isinstance(owner.func, ast.Name)
+        and owner.func.id == "type"
+        and len(owner.args) == 1
+        and isinstance(owner.args[0], ast.Name)
+    ):
+        written = f"type({owner.args[0].id})"
+    else:
+        return None
+    cls = refs.get(written)
+    return f"{cls}.{node.attr}" if cls is not None else None
+
+
+def _class_writes(
+    item: ast.stmt | ast.expr, refs: dict[str, str]
+) -> Iterator[tuple[str, bool, ast.AST]]:
+    """(``module.Class.attr``, whether it removes, the node naming it) for a write to a class
+    attribute: assigned, deleted, an item of it set or deleted, a container method called."""
+    if isinstance(item, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete):
+        targets = item.targets if isinstance(item, ast.Assign | ast.Delete) else [item.target]
+        removes = isinstance(item, ast.Delete)
+        for target in targets:
+            named = target.value if isinstance(target, ast.Subscript) else target
+            if isinstance(named, ast.Attribute):
+                name = _class_attribute(named, refs)
+                if name is not None:
+                    # as for a global: ``cls._cache = {}`` counts unless the function also
+                    # reads it (``if cls._client is None: cls._client = connect()``, a
+                    # memo); ``cls.count += 1`` reads itself, and always counts
+                    grows = named is target and isinstance(item, ast.AugAssign)
+                    yield name, removes or grows, named
+    elif isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute):
+        method = item.func.attr
+        receiver = item.func.value
+        if (method in CONTAINER_ADDS or method in CONTAINER_REMOVES) and isinstance(
+            receiver, ast.Attribute
+        ):
+            name = _class_attribute(receiver, refs)
+            if name is not None:
+                yield name, method in CONTAINER_REMOVES, receiver
 
 
 def _own_nodes(node: FunctionNode) -> Iterator[ast.AST]:

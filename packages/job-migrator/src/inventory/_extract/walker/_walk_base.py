@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from typing import TypeVar, cast
 
@@ -30,6 +31,8 @@ class WalkerBase:
     consumers: set[str]  # functions running a ``while True`` loop over a queue or socket
     containers: frozenset[str]  # module-level names bound to an in-memory container
     state_names: frozenset[str]  # names whose use sends a function to ``_process_state``
+    top_classes: frozenset[str]  # the classes the module defines at its top level
+    class_writes: re.Pattern[str] | None  # finds a write to an attribute of one of them
     uses: dict[int, Use]  # id(node) -> what its parent does with its value
     state: FunctionState
     lambda_depth: int

@@ -16,7 +16,11 @@ from inventory._extract.detectors._sites import detect, may_be_site, settle
 from inventory._extract.detectors._sites_signals import named_signals
 from inventory._extract.detectors._sites_threads import runs_a_server
 from inventory._extract.values._facts import blocks, consumes, dispatch_fact
-from inventory._extract.values._process_state import module_containers, state_names
+from inventory._extract.values._process_state import (
+    class_writes_pattern,
+    module_containers,
+    state_names,
+)
 from inventory._extract.walker._prepass import gather_module
 from inventory._extract.walker._walk_base import visitor
 from inventory._extract.walker._walk_defs import DefsMixin
@@ -72,6 +76,8 @@ class Walker(DefsMixin, FlowMixin):
         resolver = Resolver(summary.module, scope, self.classes, text)
         gather_module(tree, summary, scope, resolver)
         self.containers = module_containers(tree, resolver)
+        self.top_classes = frozenset(n.name for n in tree.body if isinstance(n, ast.ClassDef))
+        self.class_writes = class_writes_pattern(self.top_classes)
         self.state_names = state_names(self.containers, text.lines)
         self.frameworks = {
             f for t in summary.imports.values() if (f := framework_of(t)) is not None
