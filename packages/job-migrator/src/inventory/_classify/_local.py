@@ -24,6 +24,7 @@ from inventory._classify._spawned import Spawn, forgets_the_future, handed_root,
 from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import OPAQUE, REPEATS
+from inventory._extract.values._process_state import REQUEST_STATE
 from inventory.models import Effect, EffectKind, Location
 from inventory.summary import (
     PARAMETER_DISPATCH,
@@ -459,11 +460,17 @@ class LocalEffects:
                 # loaded serializer registry): an implementation detail, not the job's state;
                 # what a library documents as changing the process is in the catalogue.
                 return None
+            api = _short(fact.target)
+            if fact.target in REQUEST_STATE:
+                detail = (
+                    f"changes {fact.target}, the session of the request being served (its "
+                    "response's cookie): a worker serves no request, so the change would be lost"
+                )
+                return Found(_effect(EffectKind.REQUEST_HOOK, path, fact.span, api, fn, detail))
             detail = (
                 f"changes {fact.target}, held in this process's memory: run by a worker, the "
                 "job would change the worker's copy and this process would not see it"
             )
-            api = _short(fact.target)
             return Found(_effect(EffectKind.PROCESS_STATE, path, fact.span, api, fn, detail))
         if fact.kind != FactKind.AUGASSIGN_ATTR:
             return None

@@ -84,7 +84,7 @@ _WHAT = {
     K.MESSAGE_PUBLISH: "publishes a message: a retry publishes it twice",
     K.SOCKET_EMIT: "sends a message to connected clients (Socket.IO): a retry sends it again",
     K.REQUEST_HOOK: "acts on the request being served (a hook on its response, a flashed "
-    "message): only the process serving it can",
+    "message, its session): only the process serving it can",
     K.PROCESS_STATE: "changes state this process holds in memory (a module-level container or "
     "global): a worker would change its own copy",
     K.ENQUEUE: "enqueues further work: a retry enqueues it twice",

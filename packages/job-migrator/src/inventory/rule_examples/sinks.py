@@ -53,6 +53,25 @@ EXAMPLES: list[RuleExample] = [
         "`migrator apply` never moves such a job (a worker serves no request).",
     ),
     example(
+        "idempotent, and never moved: the session of the request being served",
+        """
+        from flask import session
+
+        def remember_login(mechanism):
+            session["login_mechanism"] = mechanism
+            session.pop("credentials_seen", None)
+            session.permanent = True
+        """,
+        "remember_login",
+        V.IDEMPOTENT,
+        {K.REQUEST_HOOK},
+        "Flask's (and Quart's) `session` is the current request's (\"works pretty much like an "
+        "ordinary dict\"; its changes go into that response's cookie): an item set or deleted, "
+        "`pop`, `clear`, `update`, `setdefault`, an attribute set (`permanent`, `modified`) "
+        "change it, `request_hook`. Run by a worker, which serves no request, the change would "
+        "be lost, so `migrator apply` keeps the job in-process; reading the session is nothing.",
+    ),
+    example(
         "unsafe: a Stripe subscription started at module level, without a key",
         """
         import stripe

@@ -79,3 +79,65 @@ def test_a_job_acting_on_the_request_is_never_moved(tmp_path: Path) -> None:
         c.path == "app/signals.py" and "login_listener.enqueue" in c.after
         for c in plan_apply(tmp_path, inventory, scanner=None).changes
     )
+
+
+SESSION = """from flask import session
+from flask_login import user_loaded_from_cookie
+
+
+def remember_mechanism(app, user=None):
+    if user:
+        session["login_mechanism"] = "remember_me"
+
+
+def forget_credentials(app, user=None):
+    session.pop("credentials_seen", None)
+
+
+def mark_permanent(app, user=None):
+    session.permanent = True
+
+
+def read_only(app, user=None):
+    print(session.get("login_mechanism"))
+
+
+user_loaded_from_cookie.connect(remember_mechanism)
+user_loaded_from_cookie.connect(forget_credentials)
+user_loaded_from_cookie.connect(mark_permanent)
+user_loaded_from_cookie.connect(read_only)
+"""
+
+
+def test_a_job_changing_the_requests_session_is_never_moved(tmp_path: Path) -> None:
+    """Flask's ``session`` is the current request's (its changes go into that response's
+    cookie): an item set, a method that changes it, an attribute set. A worker has no such
+    request, so apply keeps each receiver in-process, naming where; reading it is nothing."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "signals.py").write_text(SESSION)
+    inventory = scan(tmp_path, use_cache=False, write=False)
+    hooks = {
+        j.qualname.rsplit(".", 1)[1]: [
+            e.api for e in j.effects if e.kind is EffectKind.REQUEST_HOOK
+        ]
+        for j in inventory.jobs
+    }
+    assert hooks["remember_mechanism"] == ["flask.session"]
+    assert hooks["forget_credentials"] == ["flask.session.pop"]
+    assert hooks["mark_permanent"] == ["flask.session"]
+    assert hooks["read_only"] == []  # reading the session changes nothing
+    outcomes = {
+        o.site.job.rsplit(".", 1)[1]: o
+        for o in plan_apply(tmp_path, inventory, scanner=None).outcomes
+    }
+    for name, call, line in (
+        ("remember_mechanism", "flask.session", 7),
+        ("forget_credentials", "flask.session.pop", 11),
+        ("mark_permanent", "flask.session", 15),
+    ):
+        refused = outcomes[name]
+        assert refused.status is Status.SKIPPED, (name, refused.reason)
+        assert refused.reason.startswith(
+            f"the job acts on the request being served (`{call}` at app/signals.py:{line})"
+        ), refused.reason

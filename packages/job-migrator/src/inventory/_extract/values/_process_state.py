@@ -53,6 +53,13 @@ _ANNOTATIONS = frozenset(
 )
 # Library containers that are process state: the environment of this process.
 _LIBRARY_STATE = frozenset({"os.environ"})
+# Library containers that are the request being served: Flask's and Quart's ``session``
+# ("the session object works pretty much like an ordinary dict", of the current request's
+# context). A write to it changes the cookie of that request's response: only the process
+# serving it can, so it is a ``MODULE_STATE`` fact the classifier reads as a
+# ``request_hook`` effect (as ``flash`` and ``after_this_request`` are).
+REQUEST_STATE = frozenset({"flask.session", "quart.session"})
+_NAMED_STATE = _LIBRARY_STATE | REQUEST_STATE
 _LITERALS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -73,12 +80,18 @@ def module_containers(tree: ast.Module, resolver: Resolver) -> frozenset[str]:
     return frozenset(n for n in found if not (n.startswith("__") and n.endswith("__")))
 
 
-def state_names(containers: frozenset[str], lines: list[str]) -> frozenset[str]:
+def state_names(
+    containers: frozenset[str], lines: list[str], imports: dict[str, str] | None = None
+) -> frozenset[str]:
     """The names whose use in a function sends it to :func:`process_state_facts` (with a
-    ``global`` statement): the module's containers, and ``os`` / ``environ`` when the module
-    names the environment at all. Other functions are not walked again."""
+    ``global`` statement): the module's containers, ``os`` / ``environ`` when the module
+    names the environment at all, and the names it binds to a request's session (or to
+    ``flask`` / ``quart`` themselves). Other functions are not walked again."""
     environ = any("environ" in line for line in lines)
-    return containers | {"os", "environ"} if environ else containers
+    found = containers | {"os", "environ"} if environ else containers
+    bound = imports or {}
+    sessions = {n for n, t in bound.items() if t in REQUEST_STATE or t in ("flask", "quart")}
+    return found | sessions
 
 
 def _container(value: ast.expr | None, annotation: ast.expr | None, resolver: Resolver) -> bool:
@@ -116,7 +129,7 @@ def process_state_facts(
         if not isinstance(item, ast.stmt | ast.expr):
             continue
         for name, removes, receiver in _writes(item, declared, resolver):
-            if name in _LIBRARY_STATE or (
+            if name in _NAMED_STATE or (
                 name not in local and (name in containers or name in declared)
             ):
                 writes.append((item, name, removes, receiver))
@@ -135,7 +148,7 @@ def process_state_facts(
     for item, name, removes, _ in writes:
         if not removes and name in read:
             continue  # a memo: filled where it is read
-        target = name if name in _LIBRARY_STATE or "." in name else f"{module}.{name}"
+        target = name if name in _NAMED_STATE or "." in name else f"{module}.{name}"
         facts.append(
             Fact(
                 kind=FactKind.MODULE_STATE,
@@ -264,6 +277,10 @@ def _writes(
                 name = _named(target.value, resolver)
                 if name is not None:
                     yield name, removes, target.value
+            elif isinstance(target, ast.Attribute):
+                name = _named(target.value, resolver)  # ``session.permanent = True``
+                if name in REQUEST_STATE:
+                    yield name, True, target.value
             elif isinstance(target, ast.Name) and target.id in declared:
                 # ``global x; x = ...``: a rebinding reads nothing; ``x += 1`` reads itself,
                 # which is no memo (it counts), so it is a removal-like write.
@@ -272,17 +289,17 @@ def _writes(
         method = item.func.attr
         if method in CONTAINER_ADDS or method in CONTAINER_REMOVES:
             name = _named(item.func.value, resolver)
-            if name is not None:
+            if name is not None and name not in REQUEST_STATE:  # the catalogue says those
                 yield name, method in CONTAINER_REMOVES, item.func.value
 
 
 def _named(receiver: ast.expr, resolver: Resolver) -> str | None:
     if isinstance(receiver, ast.Name):
         dotted = resolver.dotted(receiver)  # ``from os import environ``
-        return dotted if dotted in _LIBRARY_STATE else receiver.id
+        return dotted if dotted in _NAMED_STATE else receiver.id
     if isinstance(receiver, ast.Attribute):
         dotted = resolver.dotted(receiver)
-        return dotted if dotted in _LIBRARY_STATE else None
+        return dotted if dotted in _NAMED_STATE else None
     return None
 
 

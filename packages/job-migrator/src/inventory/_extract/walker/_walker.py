@@ -78,7 +78,7 @@ class Walker(DefsMixin, FlowMixin):
         self.containers = module_containers(tree, resolver)
         self.top_classes = frozenset(n.name for n in tree.body if isinstance(n, ast.ClassDef))
         self.class_writes = class_writes_pattern(self.top_classes)
-        self.state_names = state_names(self.containers, text.lines)
+        self.state_names = state_names(self.containers, text.lines, summary.imports)
         self.frameworks = {
             f for t in summary.imports.values() if (f := framework_of(t)) is not None
         }
