@@ -332,4 +332,35 @@ EXAMPLES: list[RuleExample] = [
         "runs is only known at run time, a gap naming the await.",
         evidence_mentions="await coro",
     ),
+    RuleExample(
+        title="a task awaited through a parameter is waited for, not run",
+        files={
+            "shop/__init__.py": "",
+            "shop/jobs.py": """
+                import asyncio
+
+                async def stop_worker(task: asyncio.Task, stop: asyncio.Event):
+                    stop.set()
+                    task.cancel()
+                    try:
+                        await task
+                    except BaseException:
+                        pass
+            """,
+            "shop/views.py": """
+                import asyncio
+
+                from shop.jobs import stop_worker
+
+                async def disconnect(request, task: asyncio.Task, stop: asyncio.Event):
+                    asyncio.create_task(stop_worker(task, stop))
+            """,
+        },
+        job="shop.jobs.stop_worker",
+        expected_verdict=V.IDEMPOTENT,
+        expected_effect_kinds=set(),
+        why="A parameter annotated as a task or a future (`asyncio.Task`, `asyncio.Future`, "
+        "`concurrent.futures.Future`) holds work already running on its own: awaiting it waits "
+        "for that work to end and runs none of it here, so it is no call through the parameter.",
+    ),
 ]

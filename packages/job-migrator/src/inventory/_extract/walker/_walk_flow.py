@@ -51,6 +51,12 @@ from inventory._extract.walker._walk_base import WalkerBase
 from inventory.summary import ReceiverKind, Store
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
+# What a parameter annotated so holds is work already started: a task runs on its loop, a
+# future is completed by whoever made it.
+_RUNNING = frozenset(
+    {"asyncio.Task", "asyncio.tasks.Task", "asyncio.Future", "asyncio.futures.Future"}
+    | {"concurrent.futures.Future", "concurrent.futures._base.Future"}
+)
 
 
 class FlowMixin(WalkerBase):
@@ -70,11 +76,19 @@ class FlowMixin(WalkerBase):
             self.uses.setdefault(id(inner), Use(UseKind.AWAITED))
         elif isinstance(inner, ast.Name):
             self.consume(inner.id)
-            if inner.id in self.state.params:
+            if inner.id in self.state.params and not self._a_running_task(inner.id):
                 # ``await coro`` of a parameter runs the coroutine the caller made: work
                 # only the caller's argument names, a call through the parameter.
                 self.state.facts.append(awaited_parameter_fact(node, inner.id, self.text))
         self.visit(inner)
+
+    def _a_running_task(self, name: str) -> bool:
+        """A parameter annotated as a task or a future (``task: asyncio.Task``): awaiting it
+        waits for work already running on its own, it does not run it here."""
+        binding = self.state.resolver.scope.lookup(name)
+        if binding is None or binding.kind is not BindingKind.PARAM or not binding.target:
+            return False
+        return binding.target.partition("[")[0] in _RUNNING
 
     def visit_assign(self, node: ast.Assign) -> None:
         if len(node.targets) == 1:
