@@ -281,7 +281,9 @@ EXAMPLES: list[RuleExample] = [
         "the job would clear the worker's map, and the web process would keep its own (`apply` "
         "keeps the job in-process unless named). As for a module-level container, a function "
         "that reads the attribute it fills (`pk_for`, a singleton's `if cls._instance is "
-        "None: cls._instance = cls()`) keeps a memo, not counted.",
+        "None: cls._instance = cls()`) keeps a memo, not counted; so does a helper that only "
+        "sets an item of an attribute another method of the class reads (a getter handing "
+        "`_set(name, pk)` the value to cache). A reset (`= {}`) or a removal always counts.",
     ),
     example(
         "types: a memo on a class attribute is no state a worker would lose",

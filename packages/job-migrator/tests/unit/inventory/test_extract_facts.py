@@ -187,3 +187,35 @@ def test_a_class_attribute_read_where_it_is_filled_is_a_memo() -> None:
     assert found["app.Client.get"] == []
     assert found["app.Client.lookup"] == []
     assert found["app.Client.evict"] == ["app.Client._cache"]
+
+
+def test_a_cache_one_method_reads_and_another_fills_is_a_memo_but_its_reset_counts() -> None:
+    found = _state(
+        """
+        class EventTypes:
+            _pk_map = {}
+
+            def _set(self, name, pk):
+                self.__class__._pk_map[name] = pk
+
+            def clear(self):
+                self.__class__._pk_map = {}
+
+            def pk_for(self, name):
+                pk = self._pk_map.get(name)
+                if pk is None:
+                    pk = len(name)
+                    on_commit(lambda: self._set(name, pk))
+                return pk
+
+
+        class Registry:
+            items = []
+
+            def add(self, item):
+                self.__class__.items.append(item)
+        """
+    )
+    assert found["app.EventTypes._set"] == []  # filled for pk_for, which reads it
+    assert found["app.EventTypes.clear"] == ["app.EventTypes._pk_map"]
+    assert found["app.Registry.add"] == ["app.Registry.items"]  # nothing of it reads it

@@ -114,10 +114,12 @@ def process_state_facts(
     resolver: Resolver,
     owner: str | None = None,
     classes: frozenset[str] = frozenset(),
+    read_by_class: dict[str, frozenset[str]] | None = None,
 ) -> list[Fact]:
     """The function's own writes to module-level containers, globals and class attributes
     (see the module). ``owner``: the qualified name of the class the function is a method
-    of; ``classes``: the classes this module defines at its top level."""
+    of; ``classes``: the classes this module defines at its top level; ``read_by_class``:
+    what each of them reads of itself (:func:`class_reads`)."""
     body = list(_own_nodes(node))
     declared = {n for s in body if isinstance(s, ast.Global) for n in s.names}
     local = _locals(node, body) - declared
@@ -145,9 +147,16 @@ def process_state_facts(
             if attribute is not None:
                 read.add(attribute)
     facts: list[Fact] = []
-    for item, name, removes, _ in writes:
+    for item, name, removes, receiver in writes:
         if not removes and name in read:
             continue  # a memo: filled where it is read
+        cls, _, attribute = name.rpartition(".")
+        if (
+            not removes
+            and not _rebinds(item, receiver)
+            and attribute in (read_by_class or {}).get(cls, ())
+        ):
+            continue  # a cache the class keeps: one method reads it, this one fills it
         target = name if name in _NAMED_STATE or "." in name else f"{module}.{name}"
         facts.append(
             Fact(
@@ -169,6 +178,61 @@ def class_writes_pattern(classes: frozenset[str]) -> re.Pattern[str] | None:
     names = "|".join(sorted(re.escape(c) for c in classes))
     methods = "|".join(sorted(CONTAINER_ADDS | CONTAINER_REMOVES))
     return re.compile(rf"\b(?:{names})\.\w+(?:\[[^\]\n]*\])?\s*(?:[+\-]?=(?!=)|\.(?:{methods})\()")
+
+
+def class_reads(tree: ast.Module, module: str) -> dict[str, frozenset[str]]:
+    """Per class of the module (``module.Class``), the attributes its methods read through
+    the instance or the class (``self._pk_map.get(k)``, ``cls._instance``,
+    ``self.__class__._cache[k]``), other than as the container a write changes. A class
+    attribute one method reads and another only fills (``get_pk_for_name`` reads
+    ``_pk_map`` and hands ``_do_pk_cache_set`` the value to store) is a cache the class
+    keeps: a memo, as one filled where it is read is."""
+    found: dict[str, frozenset[str]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        written: set[int] = set()
+        for item in ast.walk(node):
+            if isinstance(item, ast.Subscript) and isinstance(item.ctx, ast.Store | ast.Del):
+                written.add(id(item.value))
+            elif (
+                isinstance(item, ast.Call)
+                and isinstance(item.func, ast.Attribute)
+                and (item.func.attr in CONTAINER_ADDS or item.func.attr in CONTAINER_REMOVES)
+            ):
+                written.add(id(item.func.value))
+        reads = {
+            item.attr
+            for item in ast.walk(node)
+            if isinstance(item, ast.Attribute)
+            and isinstance(item.ctx, ast.Load)
+            and id(item) not in written
+            and _on_instance_or_class(item.value, node.name)
+        }
+        found[f"{module}.{node.name}"] = frozenset(reads)
+    return found
+
+
+def _rebinds(item: ast.AST, receiver: ast.AST) -> bool:
+    """``cls._cache = {}``: the write binds the attribute itself (a reset), not an item of it."""
+    targets = item.targets if isinstance(item, ast.Assign) else []
+    if isinstance(item, ast.AnnAssign | ast.AugAssign):
+        targets = [item.target]
+    return any(t is receiver for t in targets)
+
+
+def _on_instance_or_class(value: ast.expr, name: str) -> bool:
+    """``self`` / ``cls`` / the class's name, ``self.__class__``, ``type(self)``."""
+    if isinstance(value, ast.Name):
+        return value.id in ("self", "cls", name)
+    if isinstance(value, ast.Attribute):
+        return value.attr == "__class__" and isinstance(value.value, ast.Name)
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "type"
+        and len(value.args) == 1
+    )
 
 
 def _class_refs(

@@ -33,6 +33,7 @@ class WalkerBase:
     state_names: frozenset[str]  # names whose use sends a function to ``_process_state``
     top_classes: frozenset[str]  # the classes the module defines at its top level
     class_writes: re.Pattern[str] | None  # finds a write to an attribute of one of them
+    class_reads: dict[str, frozenset[str]]  # what each of them reads of itself
     uses: dict[int, Use]  # id(node) -> what its parent does with its value
     state: FunctionState
     lambda_depth: int

@@ -84,7 +84,14 @@ class DefsMixin(WalkerBase):
         owner = cls.qualname if cls is not None else None
         if state.touches_state or state.globals or self._names_a_class(node, owner):
             info.facts += process_state_facts(
-                node, self.containers, self.module, self.text, resolver, owner, self.top_classes
+                node,
+                self.containers,
+                self.module,
+                self.text,
+                resolver,
+                owner,
+                self.top_classes,
+                self.class_reads,
             )
         info.yields_callable = yielded_callable(node, decorators, resolver)
         self.summary.functions.append(info)

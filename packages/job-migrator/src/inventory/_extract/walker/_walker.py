@@ -17,6 +17,7 @@ from inventory._extract.detectors._sites_signals import named_signals
 from inventory._extract.detectors._sites_threads import runs_a_server
 from inventory._extract.values._facts import blocks, consumes, dispatch_fact
 from inventory._extract.values._process_state import (
+    class_reads,
     class_writes_pattern,
     module_containers,
     state_names,
@@ -78,6 +79,7 @@ class Walker(DefsMixin, FlowMixin):
         self.containers = module_containers(tree, resolver)
         self.top_classes = frozenset(n.name for n in tree.body if isinstance(n, ast.ClassDef))
         self.class_writes = class_writes_pattern(self.top_classes)
+        self.class_reads = class_reads(tree, summary.module) if self.top_classes else {}
         self.state_names = state_names(self.containers, text.lines, summary.imports)
         self.frameworks = {
             f for t in summary.imports.values() if (f := framework_of(t)) is not None
