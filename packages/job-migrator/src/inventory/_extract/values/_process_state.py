@@ -26,8 +26,7 @@ parameters, and nested functions and lambdas, are not its writes.
 from __future__ import annotations
 
 import ast
-import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from inventory._extract._resolve import Resolver
 from inventory._extract._source import SourceText, span_of
@@ -114,12 +113,13 @@ def process_state_facts(
     resolver: Resolver,
     owner: str | None = None,
     classes: frozenset[str] = frozenset(),
-    read_by_class: dict[str, frozenset[str]] | None = None,
+    read_by_class: Callable[[str], frozenset[str]] | None = None,
 ) -> list[Fact]:
     """The function's own writes to module-level containers, globals and class attributes
     (see the module). ``owner``: the qualified name of the class the function is a method
     of; ``classes``: the classes this module defines at its top level; ``read_by_class``:
-    what each of them reads of itself (:func:`class_reads`)."""
+    what one of them reads of itself, by qualified name (:func:`class_reads`), asked only
+    when an item of a class attribute is set."""
     body = list(_own_nodes(node))
     declared = {n for s in body if isinstance(s, ast.Global) for n in s.names}
     local = _locals(node, body) - declared
@@ -153,8 +153,10 @@ def process_state_facts(
         cls, _, attribute = name.rpartition(".")
         if (
             not removes
+            and read_by_class is not None
+            and "." in cls
             and not _rebinds(item, receiver)
-            and attribute in (read_by_class or {}).get(cls, ())
+            and attribute in read_by_class(cls)
         ):
             continue  # a cache the class keeps: one method reads it, this one fills it
         target = name if name in _NAMED_STATE or "." in name else f"{module}.{name}"
@@ -169,48 +171,30 @@ def process_state_facts(
     return facts
 
 
-def class_writes_pattern(classes: frozenset[str]) -> re.Pattern[str] | None:
-    """A pattern finding, in a function's text, an attribute of one of ``classes`` assigned
-    (``Settings.loaded = True``, ``Registry.items[k] = v``) or handed to a container method
-    (``Registry.items.append(x)``); None for a module without classes."""
-    if not classes:
-        return None
-    names = "|".join(sorted(re.escape(c) for c in classes))
-    methods = "|".join(sorted(CONTAINER_ADDS | CONTAINER_REMOVES))
-    return re.compile(rf"\b(?:{names})\.\w+(?:\[[^\]\n]*\])?\s*(?:[+\-]?=(?!=)|\.(?:{methods})\()")
-
-
-def class_reads(tree: ast.Module, module: str) -> dict[str, frozenset[str]]:
-    """Per class of the module (``module.Class``), the attributes its methods read through
-    the instance or the class (``self._pk_map.get(k)``, ``cls._instance``,
-    ``self.__class__._cache[k]``), other than as the container a write changes. A class
-    attribute one method reads and another only fills (``get_pk_for_name`` reads
-    ``_pk_map`` and hands ``_do_pk_cache_set`` the value to store) is a cache the class
-    keeps: a memo, as one filled where it is read is."""
-    found: dict[str, frozenset[str]] = {}
-    for node in tree.body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        written: set[int] = set()
-        for item in ast.walk(node):
-            if isinstance(item, ast.Subscript) and isinstance(item.ctx, ast.Store | ast.Del):
-                written.add(id(item.value))
-            elif (
-                isinstance(item, ast.Call)
-                and isinstance(item.func, ast.Attribute)
-                and (item.func.attr in CONTAINER_ADDS or item.func.attr in CONTAINER_REMOVES)
-            ):
-                written.add(id(item.func.value))
-        reads = {
-            item.attr
-            for item in ast.walk(node)
-            if isinstance(item, ast.Attribute)
-            and isinstance(item.ctx, ast.Load)
-            and id(item) not in written
-            and _on_instance_or_class(item.value, node.name)
-        }
-        found[f"{module}.{node.name}"] = frozenset(reads)
-    return found
+def class_reads(node: ast.ClassDef) -> frozenset[str]:
+    """The attributes a class's methods read through the instance or the class
+    (``self._pk_map.get(k)``, ``cls._instance``, ``self.__class__._cache[k]``), other than
+    as the container a write changes. A class attribute one method reads and another only
+    fills (``get_pk_for_name`` reads ``_pk_map`` and hands ``_do_pk_cache_set`` the value to
+    store) is a cache the class keeps: a memo, as one filled where it is read is."""
+    written: set[int] = set()
+    for item in ast.walk(node):
+        if isinstance(item, ast.Subscript) and isinstance(item.ctx, ast.Store | ast.Del):
+            written.add(id(item.value))
+        elif (
+            isinstance(item, ast.Call)
+            and isinstance(item.func, ast.Attribute)
+            and (item.func.attr in CONTAINER_ADDS or item.func.attr in CONTAINER_REMOVES)
+        ):
+            written.add(id(item.func.value))
+    return frozenset(
+        item.attr
+        for item in ast.walk(node)
+        if isinstance(item, ast.Attribute)
+        and isinstance(item.ctx, ast.Load)
+        and id(item) not in written
+        and _on_instance_or_class(item.value, node.name)
+    )
 
 
 def _rebinds(item: ast.AST, receiver: ast.AST) -> bool:

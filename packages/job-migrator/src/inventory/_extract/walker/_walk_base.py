@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable
 from typing import TypeVar, cast
 
@@ -32,8 +31,10 @@ class WalkerBase:
     containers: frozenset[str]  # module-level names bound to an in-memory container
     state_names: frozenset[str]  # names whose use sends a function to ``_process_state``
     top_classes: frozenset[str]  # the classes the module defines at its top level
-    class_writes: re.Pattern[str] | None  # finds a write to an attribute of one of them
-    class_reads: dict[str, frozenset[str]]  # what each of them reads of itself
+
+    def class_reads(self, qualname: str) -> frozenset[str]:
+        raise NotImplementedError  # the Walker's, read once per class when asked
+
     uses: dict[int, Use]  # id(node) -> what its parent does with its value
     state: FunctionState
     lambda_depth: int

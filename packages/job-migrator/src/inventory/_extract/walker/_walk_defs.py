@@ -82,7 +82,7 @@ class DefsMixin(WalkerBase):
         self._walk_body(node.body, state)
         info.calls, info.facts = state.calls, state.facts
         owner = cls.qualname if cls is not None else None
-        if state.touches_state or state.globals or self._names_a_class(node, owner):
+        if state.touches_state or state.globals:
             info.facts += process_state_facts(
                 node,
                 self.containers,
@@ -98,18 +98,6 @@ class DefsMixin(WalkerBase):
         if state.consumer or watches_first(node.body, params):
             self.consumers.add(qualname)
         self._decorator_sites(node, decorators, outer)
-
-    def _names_a_class(self, node: FunctionNode, owner: str | None) -> bool:
-        """The function's text names a class it could change: ``__class__``, ``type(``,
-        ``cls.`` in a method, or an attribute of a class of this module assigned or given to
-        a container method (a cheap filter before :func:`process_state_facts` walks it
-        again)."""
-        lines = self.text.lines[node.lineno - 1 : node.end_lineno or node.lineno]
-        source = "\n".join(lines)
-        if owner is not None and ("__class__" in source or "type(" in source or "cls." in source):
-            return True
-        written = self.class_writes
-        return written is not None and written.search(source) is not None
 
     def _applied_here(self, node: FunctionNode, decorators: list[str]) -> None:
         """``@after_this_request`` on a def inside a function is a call the enclosing function

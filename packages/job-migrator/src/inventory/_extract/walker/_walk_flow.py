@@ -82,6 +82,25 @@ class FlowMixin(WalkerBase):
                 self.state.facts.append(awaited_parameter_fact(node, inner.id, self.text))
         self.visit(inner)
 
+    def _of_a_class(self, target: ast.expr) -> bool:
+        """``cls.x``, ``self.__class__.x``, ``type(self).x``, ``Registry.x`` (a class of the
+        module), or an item of one: an attribute of a class, which a write changes for the
+        whole process."""
+        if isinstance(target, ast.Subscript):
+            target = target.value
+        if not isinstance(target, ast.Attribute):
+            return False
+        head = target.value
+        if isinstance(head, ast.Name):
+            return head.id == "cls" or head.id in self.top_classes
+        if isinstance(head, ast.Attribute):
+            return head.attr == "__class__"
+        return (
+            isinstance(head, ast.Call)
+            and isinstance(head.func, ast.Name)
+            and head.func.id == "type"
+        )
+
     def _a_running_task(self, name: str) -> bool:
         """A parameter annotated as a task or a future (``task: asyncio.Task``): awaiting it
         waits for work already running on its own, it does not run it here."""
@@ -122,6 +141,8 @@ class FlowMixin(WalkerBase):
         if isinstance(target, ast.Starred):
             self._note_store(target.value, node)
             return
+        if self._of_a_class(target):
+            self.state.touches_state = True  # ``cls._cache = {}``: _process_state reads it
         param = self._stored_param(target)
         if not param:
             return

@@ -17,8 +17,9 @@ from inventory._extract.detectors._sites_signals import named_signals
 from inventory._extract.detectors._sites_threads import runs_a_server
 from inventory._extract.values._facts import blocks, consumes, dispatch_fact
 from inventory._extract.values._process_state import (
+    CONTAINER_ADDS,
+    CONTAINER_REMOVES,
     class_reads,
-    class_writes_pattern,
     module_containers,
     state_names,
 )
@@ -77,9 +78,11 @@ class Walker(DefsMixin, FlowMixin):
         resolver = Resolver(summary.module, scope, self.classes, text)
         gather_module(tree, summary, scope, resolver)
         self.containers = module_containers(tree, resolver)
-        self.top_classes = frozenset(n.name for n in tree.body if isinstance(n, ast.ClassDef))
-        self.class_writes = class_writes_pattern(self.top_classes)
-        self.class_reads = class_reads(tree, summary.module) if self.top_classes else {}
+        self.class_nodes = {
+            f"{summary.module}.{n.name}": n for n in tree.body if isinstance(n, ast.ClassDef)
+        }
+        self.top_classes = frozenset(n.name for n in self.class_nodes.values())
+        self._class_reads: dict[str, frozenset[str]] = {}
         self.state_names = state_names(self.containers, text.lines, summary.imports)
         self.frameworks = {
             f for t in summary.imports.values() if (f := framework_of(t)) is not None
@@ -97,6 +100,15 @@ class Walker(DefsMixin, FlowMixin):
         self._apply_routes()
         summary.sites.sort(key=lambda s: (s.span.line, s.span.column))
         summary.functions.sort(key=lambda f: (f.span.line, f.span.column))
+
+    def class_reads(self, qualname: str) -> frozenset[str]:
+        """What the module's class ``qualname`` reads of itself (read once, when asked)."""
+        found = self._class_reads.get(qualname)
+        if found is None:
+            node = self.class_nodes.get(qualname)
+            found = class_reads(node) if node is not None else frozenset()
+            self._class_reads[qualname] = found
+        return found
 
     def _apply_routes(self) -> None:
         """Functions registered as endpoints by a call are handlers, and so are their sites."""
@@ -239,6 +251,8 @@ class Walker(DefsMixin, FlowMixin):
 
     def _note_method(self, node: ast.Call, func: ast.Attribute) -> None:
         state, value = self.state, func.value
+        if func.attr in CONTAINER_ADDS | CONTAINER_REMOVES and self._of_a_class(value):
+            state.touches_state = True  # ``Registry.items.append(x)``: _process_state reads it
         if isinstance(value, ast.Call):
             self.mark(value, UseKind.RECEIVER, func.attr)
         elif state.watch:
