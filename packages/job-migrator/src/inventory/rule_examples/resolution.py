@@ -4,6 +4,20 @@ from __future__ import annotations
 
 from inventory.rule_examples._base import K, RuleExample, V, example, starter
 
+# A wrapper awaiting the coroutine it is handed (two examples below).
+_LOGGED = """
+                import logging
+
+                logger = logging.getLogger(__name__)
+
+                async def logged(coro):
+                    try:
+                        await coro
+                    except Exception:
+                        logger.exception("background work failed")
+            """
+
+
 EXAMPLES: list[RuleExample] = [
     example(
         "effects two calls deep, across modules",
@@ -266,21 +280,13 @@ EXAMPLES: list[RuleExample] = [
         files={
             "shop/__init__.py": "",
             "shop/jobs.py": """
-                import logging
-
                 import httpx
-
-                logger = logging.getLogger(__name__)
-
+                """
+            + _LOGGED
+            + """
                 async def notify_hook(url):
                     async with httpx.AsyncClient() as client:
                         await client.post(url, json={"event": "paid"})
-
-                async def logged(coro):
-                    try:
-                        await coro
-                    except Exception:
-                        logger.exception("background work failed")
             """,
             "shop/views.py": """
                 import asyncio
@@ -305,17 +311,7 @@ EXAMPLES: list[RuleExample] = [
         title="a coroutine awaited through a parameter, handed from outside the scan",
         files={
             "shop/__init__.py": "",
-            "shop/jobs.py": """
-                import logging
-
-                logger = logging.getLogger(__name__)
-
-                async def logged(coro):
-                    try:
-                        await coro
-                    except Exception:
-                        logger.exception("background work failed")
-            """,
+            "shop/jobs.py": _LOGGED,
             "shop/views.py": """
                 import asyncio
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from codemods import Status, plan_apply
 from inventory import scan
 from inventory._extract import extract_source
-from inventory.models import EffectKind
+from inventory.models import EffectKind, Inventory
 
 SIGNALS = """from flask import after_this_request, flash, session
 from flask_login import user_logged_in
@@ -47,17 +47,23 @@ def test_a_decorator_applied_inside_a_function_is_its_call() -> None:
     assert calls["app.signals.login_listener.<locals>.regenerate"] == ["flask.session.regenerate"]
 
 
-def test_a_job_acting_on_the_request_is_never_moved(tmp_path: Path) -> None:
-    (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "__init__.py").write_text("")
-    (tmp_path / "app" / "signals.py").write_text(SIGNALS)
-    inventory = scan(tmp_path, use_cache=False, write=False)
+def _scanned(root: Path, source: str) -> tuple[Inventory, dict[str, list[str]]]:
+    """``app/signals.py`` scanned: the inventory, and each job's request hooks by name."""
+    (root / "app").mkdir()
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "signals.py").write_text(source)
+    inventory = scan(root, use_cache=False, write=False)
     hooks = {
         j.qualname.rsplit(".", 1)[1]: [
             e.api for e in j.effects if e.kind is EffectKind.REQUEST_HOOK
         ]
         for j in inventory.jobs
     }
+    return inventory, hooks
+
+
+def test_a_job_acting_on_the_request_is_never_moved(tmp_path: Path) -> None:
+    inventory, hooks = _scanned(tmp_path, SIGNALS)
     assert hooks["login_listener"] == ["flask.after_this_request"]
     assert hooks["greet"] == ["flask.flash"]
 
@@ -113,16 +119,7 @@ def test_a_job_changing_the_requests_session_is_never_moved(tmp_path: Path) -> N
     """Flask's ``session`` is the current request's (its changes go into that response's
     cookie): an item set, a method that changes it, an attribute set. A worker has no such
     request, so apply keeps each receiver in-process, naming where; reading it is nothing."""
-    (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "__init__.py").write_text("")
-    (tmp_path / "app" / "signals.py").write_text(SESSION)
-    inventory = scan(tmp_path, use_cache=False, write=False)
-    hooks = {
-        j.qualname.rsplit(".", 1)[1]: [
-            e.api for e in j.effects if e.kind is EffectKind.REQUEST_HOOK
-        ]
-        for j in inventory.jobs
-    }
+    inventory, hooks = _scanned(tmp_path, SESSION)
     assert hooks["remember_mechanism"] == ["flask.session"]
     assert hooks["forget_credentials"] == ["flask.session.pop"]
     assert hooks["mark_permanent"] == ["flask.session"]
