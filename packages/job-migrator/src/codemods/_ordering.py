@@ -91,17 +91,20 @@ def _names_in(site: CallSite) -> list[str]:
     name or an attribute or item of one (``path``, ``report.path``, ``paths[0]``) gives that
     name. A value made for the call (``f"{folder}/{name}.png"``, ``join(folder, name)``)
     names no file the caller holds, so its parts do not count."""
-    found: list[str] = []
-    for argument in site.arguments:
-        try:
-            node = ast.parse(argument.source.strip(), mode="eval").body
-        except SyntaxError:
-            continue
-        while isinstance(node, ast.Attribute | ast.Subscript):
-            node = node.value
-        if isinstance(node, ast.Name):
-            found.append(node.id)
-    return found
+    roots = (held_root(argument.source) for argument in site.arguments)
+    return [root for root in roots if root is not None]
+
+
+def held_root(source: str) -> str | None:
+    """The name under ``transaction``, ``self.order``, ``rows[0]`` (an object the caller
+    keeps a name for); None for a literal or a value made for the call."""
+    try:
+        node = ast.parse(source.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def _read_after(function: ast.AST, name: str, end: int) -> list[int]:

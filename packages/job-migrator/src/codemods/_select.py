@@ -399,23 +399,12 @@ def _held_objects(site: CallSite, job: Job) -> dict[str, str]:
         if name.startswith("#"):
             index = int(name[1:])
             name = job.parameters[index] if index < len(job.parameters) else ""
-        if name and _held(argument.source):
+        if name and _ordering.held_root(argument.source) is not None:
             held[name] = argument.source
     head = site.target_source.rpartition(".")[0]
-    if head and _held(head):
+    if head and _ordering.held_root(head) is not None:
         held["self"] = head  # ``order.notify`` handed over: the method runs on ``order``
     return held
-
-
-def _held(source: str) -> bool:
-    """``transaction``, ``self.order``, ``rows[0]``: an object the caller keeps a name for."""
-    try:
-        node = ast.parse(source.strip(), mode="eval").body
-    except SyntaxError:
-        return False
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        node = node.value
-    return isinstance(node, ast.Name)
 
 
 def _files_read_after(f: _Facts) -> _Decided:

@@ -195,6 +195,7 @@ class FactKind(StrEnum):
     STREAM_LOOP = "stream_loop"  # async for x in stream(): in the body, not nested in a loop
     SERVICE_LOOP = "service_loop"  # while <liveness check>: waiting each round (a monitor)
     MODULE_STATE = "module_state"  # TASKS.pop(k), CACHE[k] = v: a module-level container
+    REQUEST_STATE = "request_state"  # session["k"] = v: the request being served (Flask's)
 
 
 # A DYNAMIC_DISPATCH fact's target for ``cb(x)`` where ``cb`` is a parameter: this prefix and

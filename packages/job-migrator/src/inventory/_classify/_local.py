@@ -24,7 +24,6 @@ from inventory._classify._spawned import Spawn, forgets_the_future, handed_root,
 from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import OPAQUE, REPEATS
-from inventory._extract.values._process_state import REQUEST_STATE
 from inventory.models import Effect, EffectKind, Location
 from inventory.summary import (
     PARAMETER_DISPATCH,
@@ -454,14 +453,14 @@ class LocalEffects:
             )
         if fact.kind in (FactKind.AUGASSIGN_GLOBAL, FactKind.AUGASSIGN_SUBSCRIPT):
             return _in_memory(fact, fn, path)
-        if fact.kind == FactKind.MODULE_STATE:
+        if fact.kind in (FactKind.MODULE_STATE, FactKind.REQUEST_STATE):
             if self.graph.index.is_library(fn.qualname):
                 # A library's own bookkeeping (SQLAlchemy's creation counter, Django's lazily
                 # loaded serializer registry): an implementation detail, not the job's state;
                 # what a library documents as changing the process is in the catalogue.
                 return None
             api = _short(fact.target)
-            if fact.target in REQUEST_STATE:
+            if fact.kind is FactKind.REQUEST_STATE:
                 detail = (
                     f"changes {fact.target}, the session of the request being served (its "
                     "response's cookie): a worker serves no request, so the change would be lost"

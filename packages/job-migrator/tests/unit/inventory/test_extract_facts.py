@@ -219,3 +219,31 @@ def test_a_cache_one_method_reads_and_another_fills_is_a_memo_but_its_reset_coun
     assert found["app.EventTypes._set"] == []  # filled for pk_for, which reads it
     assert found["app.EventTypes.clear"] == ["app.EventTypes._pk_map"]
     assert found["app.Registry.add"] == ["app.Registry.items"]  # nothing of it reads it
+
+
+def test_the_request_session_written_is_request_state_not_process_state() -> None:
+    """Flask's ``session`` belongs to the request being served, not to the process: its
+    writes are facts of their own kind, so the classifier never reads them as a container."""
+    summary = extract_source(
+        textwrap.dedent(
+            """
+            from flask import session
+
+            CACHE = {}
+
+            def login(user):
+                session["user"] = user.id
+                session.permanent = True
+                CACHE[user.id] = user
+            """
+        ),
+        "app.py",
+        "app",
+    )
+    (login,) = summary.functions
+    found = sorted((f.kind.value, f.target) for f in login.facts)
+    assert found == [
+        ("module_state", "app.CACHE"),
+        ("request_state", "flask.session"),
+        ("request_state", "flask.session"),
+    ]

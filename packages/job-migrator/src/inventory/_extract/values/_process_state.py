@@ -26,6 +26,7 @@ parameters, and nested functions and lambdas, are not its writes.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Callable, Iterator
 
 from inventory._extract._resolve import Resolver
@@ -105,21 +106,28 @@ def _container(value: ast.expr | None, annotation: ast.expr | None, resolver: Re
     return name in _ANNOTATIONS
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class ModuleOfState:
+    """What a module offers the reading of each of its functions: its name and text, its
+    containers (:func:`module_containers`), the classes it defines at its top level, and
+    what one of them reads of itself, by qualified name (:func:`class_reads`, asked only
+    when an item of a class attribute is set)."""
+
+    module: str
+    text: SourceText
+    containers: frozenset[str]
+    classes: frozenset[str] = frozenset()
+    read_by_class: Callable[[str], frozenset[str]] | None = None
+
+
 def process_state_facts(
-    node: FunctionNode,
-    containers: frozenset[str],
-    module: str,
-    text: SourceText,
-    resolver: Resolver,
-    owner: str | None = None,
-    classes: frozenset[str] = frozenset(),
-    read_by_class: Callable[[str], frozenset[str]] | None = None,
+    node: FunctionNode, resolver: Resolver, where: ModuleOfState, owner: str | None = None
 ) -> list[Fact]:
     """The function's own writes to module-level containers, globals and class attributes
     (see the module). ``owner``: the qualified name of the class the function is a method
-    of; ``classes``: the classes this module defines at its top level; ``read_by_class``:
-    what one of them reads of itself, by qualified name (:func:`class_reads`), asked only
-    when an item of a class attribute is set."""
+    of."""
+    containers, module, text = where.containers, where.module, where.text
+    classes, read_by_class = where.classes, where.read_by_class
     body = list(_own_nodes(node))
     declared = {n for s in body if isinstance(s, ast.Global) for n in s.names}
     local = _locals(node, body) - declared
@@ -160,9 +168,10 @@ def process_state_facts(
         ):
             continue  # a cache the class keeps: one method reads it, this one fills it
         target = name if name in _NAMED_STATE or "." in name else f"{module}.{name}"
+        kind = FactKind.REQUEST_STATE if name in REQUEST_STATE else FactKind.MODULE_STATE
         facts.append(
             Fact(
-                kind=FactKind.MODULE_STATE,
+                kind=kind,
                 span=span_of(item),
                 text=text.segment(item)[:200],
                 target=target,

@@ -34,7 +34,7 @@ from inventory._extract.detectors._sites_hooks import decorator_site
 from inventory._extract.detectors._sites_signals import gives_value, only_vetoes
 from inventory._extract.detectors._targets import yielded_callable
 from inventory._extract.values._facts import unique_keys
-from inventory._extract.values._process_state import process_state_facts
+from inventory._extract.values._process_state import ModuleOfState, process_state_facts
 from inventory._extract.values._values import HELD, annotation_type, held_binding
 from inventory._extract.walker._prepass import (
     class_attributes,
@@ -83,16 +83,10 @@ class DefsMixin(WalkerBase):
         info.calls, info.facts = state.calls, state.facts
         owner = cls.qualname if cls is not None else None
         if state.touches_state or state.globals:
-            info.facts += process_state_facts(
-                node,
-                self.containers,
-                self.module,
-                self.text,
-                resolver,
-                owner,
-                self.top_classes,
-                self.class_reads,
+            where = ModuleOfState(
+                self.module, self.text, self.containers, self.top_classes, self.class_reads
             )
+            info.facts += process_state_facts(node, resolver, where, owner)
         info.yields_callable = yielded_callable(node, decorators, resolver)
         self.summary.functions.append(info)
         if state.consumer or watches_first(node.body, params):
