@@ -70,6 +70,10 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("definition not found", r"job definition not found"),
     ("receiver rules", r"the receiver (is itself the job|handles)"),
     ("changes an object the caller holds", r"the job changes the \S+ it is given"),
+    (
+        "nothing to move",
+        r"the caller waits for this call to finish \([^)]*\), and the scan found nothing",
+    ),
     ("files read after the call", r"the caller waits for this call to finish"),
     ("site inside its job", r"the job is \S+, the function this site is in"),
     ("spawn wrapper", r"line \d+ hands the job to"),

@@ -14,6 +14,8 @@ from inventory.models import (
     Argument,
     CallSite,
     Confidence,
+    Effect,
+    EffectKind,
     Inventory,
     Job,
     Location,
@@ -43,11 +45,16 @@ def inventory_for(example: Example, root: Path) -> Inventory:
         idempotency=example.verdict,
         surroundings=surroundings_at(example.before, site_line(example.before, example.site_at)),
     )
+    defined = Location(path="app.py", line=site_line(example.before, f"def {name}("))
+    # The ``...`` of each example's job stands for work the scan found (an image resized):
+    # a job with no effect at all would stay where its caller waits (``_select``'s rule).
+    work = Effect(kind=EffectKind.IMAGE_PROCESS, location=defined, api="PIL.Image.Image.resize")
     job = Job(
         qualname=qualname,
-        location=Location(path="app.py", line=site_line(example.before, f"def {name}(")),
+        location=defined,
         idempotency=example.verdict,
         confidence=Confidence.HIGH,
+        effects=[work],
         parameters=_parameters(example.before, name),
         is_async=f"async def {name}(" in example.before,
     )

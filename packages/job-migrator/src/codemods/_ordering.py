@@ -41,13 +41,10 @@ def read_after(
     writes = job.files_changed_here()
     if not writes or (site.pattern is not Pattern.DIRECT_CALL and site.pattern not in _HANDOFFS):
         return None
-    info = project.module_at(site.location.path)
-    if info is None:
+    found = _located(site, project)
+    if found is None:
         return None
-    function = enclosing_function(info.tree, site.location.line)
-    call = _call_at(function, site) if function is not None else None
-    if function is None or call is None:
-        return None
+    function, call = found
     how = _waited(function, call, site.pattern)
     if how is None:
         return None
@@ -66,6 +63,25 @@ def read_after(
             )
             return reason, lines
     return None
+
+
+def waited(site: CallSite, project: Project) -> str | None:
+    """How the caller waits for the site's call to finish (a direct call, or an ``await`` of
+    the hand-off), or None: a thread, a task, a future no one waits for at the call."""
+    if site.pattern is Pattern.DIRECT_CALL:
+        return "a direct call"
+    found = _located(site, project) if site.pattern in _HANDOFFS else None
+    return _waited(*found, site.pattern) if found is not None else None
+
+
+def _located(site: CallSite, project: Project) -> tuple[ast.AST, ast.Call] | None:
+    """The function holding the site's call, and the call."""
+    info = project.module_at(site.location.path)
+    if info is None:
+        return None
+    function = enclosing_function(info.tree, site.location.line)
+    call = _call_at(function, site) if function is not None else None
+    return (function, call) if function is not None and call is not None else None
 
 
 def _call_at(function: ast.AST, site: CallSite) -> ast.Call | None:

@@ -321,6 +321,33 @@ def _verdict(f: _Facts) -> _Decided:
     return _skip(f.site, reason) if reason else None
 
 
+NO_WORK = (
+    "the caller waits for this call to finish ({how}), and the scan found nothing `{job}` "
+    "does: every call it makes is explained and none has an effect (no database write, "
+    "message, file, request or state change); enqueued, it would save the request no work "
+    "and the caller would no longer see what it raises (a check moved stops checking); if it "
+    "does work the scan did not see (a call its catalogue calls pure, a library it does not "
+    "read), declare that call in [[tool.migrator.catalogue.effect]] and scan again, or name "
+    "the job (--job {job}) to move it anyway"
+)
+
+
+def _work_to_move(f: _Facts) -> _Decided:
+    """A job in which the scan followed every call and found no effect is either dead work
+    or work the scan does not see: where the caller waits for it (a direct call, an awaited
+    hand-off to a thread), its only outcome is what it raises, which an enqueue would lose
+    (``await asyncio.to_thread(validate_upload, path)`` moved stops validating). A job the
+    caller does not wait for (a thread, a task) has no outcome the caller sees, and moves.
+    A verdict pinned after review, or the job named, moves as before."""
+    job = f.known
+    if job.effects or job.unexplained or job.pinned or job.qualname in f.options.jobs:
+        return None
+    if f.site.pattern is Pattern.DIRECT_CALL:
+        return None  # a site only where the scan found slow work: never a job without effect
+    how = _ordering.waited(f.site, f.project)
+    return _skip(f.site, NO_WORK.format(how=how, job=job.qualname)) if how else None
+
+
 def _place(f: _Facts) -> _Decided:
     reason = _place_reason(f.site, f.known, f.defs, f.blocked, f.threaded)
     return _skip(f.site, reason) if reason else None
@@ -489,6 +516,7 @@ RULES: tuple[_Rule, ...] = (
     ("schedule", _schedule),
     ("result read by the caller", _result_read),
     ("exceptions handled by the caller", _exceptions),
+    ("work to move", _work_to_move),
     ("objects the job changes", _changed_objects),
     ("files the caller reads after the call", _files_read_after),
     ("arguments", _arguments),
