@@ -338,10 +338,14 @@ def _work_to_move(f: _Facts) -> _Decided:
     hand-off to a thread), its only outcome is what it raises, which an enqueue would lose
     (``await asyncio.to_thread(validate_upload, path)`` moved stops validating). A job the
     caller does not wait for (a thread, a task) has no outcome the caller sees, and moves.
-    A verdict pinned after review, or the job named, moves as before."""
+    A verdict pinned after review, or the job named, moves as before. Decided last, so that
+    what it says moves the site does (a result read, an object changed, an argument never
+    storable are the earlier rules' and their own reasons)."""
     job = f.known
     if job.effects or job.unexplained or job.pinned or job.qualname in f.options.jobs:
         return None
+    if f.site.result_used:
+        return None  # the result is its outcome: the caller reads it (a 202 answer serves it)
     if f.site.pattern is Pattern.DIRECT_CALL:
         return None  # a site only where the scan found slow work: never a job without effect
     how = _ordering.waited(f.site, f.project)
@@ -516,11 +520,11 @@ RULES: tuple[_Rule, ...] = (
     ("schedule", _schedule),
     ("result read by the caller", _result_read),
     ("exceptions handled by the caller", _exceptions),
-    ("work to move", _work_to_move),
     ("objects the job changes", _changed_objects),
     ("files the caller reads after the call", _files_read_after),
     ("arguments", _arguments),
     ("result served by a status endpoint", _served_result),
+    ("work to move", _work_to_move),
     ("rewrite", _rewrite),
 )
 
