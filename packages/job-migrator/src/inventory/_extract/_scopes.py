@@ -39,6 +39,7 @@ class Binding:
     # ``log = partial(report, hass)`` / ``write = atomic if safe else plain`` in a function:
     # what calling the name calls, each as a call template (``values._values.callable_choices``)
     choices: tuple[ast.Call, ...] = ()
+    none: bool = False  # ``name = None``: a call through it fails before it does anything
 
 
 KEYWORDS = "**"

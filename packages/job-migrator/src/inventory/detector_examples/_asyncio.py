@@ -399,4 +399,35 @@ async def pay(request, order_id):
     await sync_to_async(send_receipt)(order_id)
 """,
     ),
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "A function chosen in branches of an if",
+        [(None, D), (None, D)],
+        "Each branch binds another function, so which one runs is only known at run time: "
+        "dynamic, never the last one written (the rewrite would run that one for every "
+        "request). A name bound to None first and to a function in an if is dynamic too: "
+        "`Thread(target=None)` runs nothing.",
+        """
+import asyncio
+
+def to_csv(rows): ...
+
+def to_tsv(rows): ...
+
+async def export(fmt, rows):
+    if fmt == "csv":
+        writer = to_csv
+    elif fmt == "tsv":
+        writer = to_tsv
+    else:
+        raise ValueError(fmt)
+    await asyncio.to_thread(writer, rows)
+
+async def export_tsv(rows):
+    writer = None
+    if rows:
+        writer = to_tsv
+    await asyncio.to_thread(writer, rows)
+""",
+    ),
 ]

@@ -20,6 +20,52 @@ _LOGGED = """
 
 EXAMPLES: list[RuleExample] = [
     example(
+        "a callable chosen in the branches of an if",
+        """
+        import requests
+
+        def to_csv(rows):
+            requests.post("https://exports.example.com/csv", json=rows)
+
+        def to_tsv(rows):
+            requests.get("https://exports.example.com/tsv", params={"n": len(rows)})
+
+        def export(fmt, rows):
+            if fmt == "csv":
+                writer = to_csv
+            else:
+                writer = to_tsv
+            writer(rows)
+        """,
+        "export",
+        V.UNKNOWN,
+        {K.DYNAMIC_CALL},
+        "Each path binds `writer` to another function: the call runs whichever the request "
+        "chose, so it is a dispatch known only at run time, never the last one written "
+        "(that would read only the GET and call the job idempotent).",
+        evidence_mentions="writer(rows)",
+    ),
+    example(
+        "a callable bound to None, then to a function in an if",
+        """
+        import requests
+
+        def to_csv(rows):
+            requests.post("https://exports.example.com/csv", json=rows)
+
+        def export(fmt, rows):
+            writer = None
+            if fmt == "csv":
+                writer = to_csv
+            writer(rows)
+        """,
+        "export",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST},
+        "A call through `None` fails before it does anything, so what the call can do is "
+        "what `to_csv` does.",
+    ),
+    example(
         "effects two calls deep, across modules",
         """
         from shop.helpers import notify

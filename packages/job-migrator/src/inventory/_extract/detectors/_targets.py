@@ -92,7 +92,7 @@ def _reference(
         if binding is not None and binding.kind is BindingKind.PARAM:
             reason = f"target is the parameter '{node.id}': only known at run time"
             return _dynamic(source, reason, param=node.id)
-        if binding is not None and binding.kind in _LOCALS:
+        if binding is not None and (binding.kind in _LOCALS or _rebound(node, resolver)):
             return _local(node, resolver, source, depth)
     if _context_run(node, resolver):
         return _dynamic(source, f"'{source}' runs the function handed to it after it")
@@ -201,6 +201,14 @@ def _context_run(node: ast.expr, resolver: Resolver) -> bool:
         return False
     resolved = resolver.expr(node)
     return resolved.target in _CONTEXT_RUN or resolved.returned == _CONTEXT
+
+
+def _rebound(node: ast.Name, resolver: Resolver) -> bool:
+    """A local of the function bound by more than one statement (``writer = None`` then
+    ``writer = to_tsv`` in an ``if``): what reaches the spawn depends on the path taken, and
+    ``Thread(target=None)`` runs nothing, so the spawn is read from every binding."""
+    values = _assigned_values(node, resolver)
+    return values is not None and len(values) > 1
 
 
 def _local(node: ast.Name, resolver: Resolver, source: str, depth: int) -> JobTarget:

@@ -95,6 +95,8 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
     """The binding ``name = value`` creates."""
     if isinstance(value, ast.Await):
         value = value.value
+    if isinstance(value, ast.Constant) and value.value is None:
+        return Binding(BindingKind.OTHER, none=True)
     keyword = resolver.keyword(value)
     if keyword:
         return Binding(BindingKind.OTHER, param=keyword)

@@ -401,10 +401,14 @@ class FlowMixin(WalkerBase):
 
     def visit_if(self, node: ast.If) -> None:
         """``if isinstance(obj, Page):``: in the body, ``obj`` is a ``Page`` (as a type
-        checker narrows it); after the ``if`` it is what it was, unless the body rebound it."""
+        checker narrows it); after the ``if`` it is what it was, unless the body rebound it.
+        In a function, each branch starts from the bindings before the ``if``, and a name
+        the branches bind to different callables is one of them after it (:func:`_joined`)."""
         self.visit(node.test)
-        narrowed = narrowing(node.test, self.state.resolver) if self.in_function else {}
+        in_function = self.in_function
+        narrowed = narrowing(node.test, self.state.resolver) if in_function else {}
         names = self.state.resolver.scope.names
+        start = dict(names) if in_function else None
         before = {name: names.get(name) for name in narrowed}
         names.update(narrowed)
         for stmt in node.body:
@@ -416,8 +420,16 @@ class FlowMixin(WalkerBase):
                     names.pop(name, None)
                 else:
                     names[name] = previous
+        if start is None:
+            for stmt in node.orelse:
+                self.visit(stmt)
+            return
+        body = dict(names)
+        names.clear()
+        names.update(start)
         for stmt in node.orelse:
             self.visit(stmt)
+        _join(names, start, body, _ends(node.body), bool(node.orelse) and _ends(node.orelse))
 
     def visit_for(self, node: ast.For | ast.AsyncFor) -> None:
         stream = isinstance(node, ast.AsyncFor) and isinstance(node.iter, ast.Call)
@@ -861,3 +873,70 @@ def method_call(receiver: ast.expr, method: str, like: ast.expr) -> ast.Call:
     where ``like`` is so that anything reading its source text finds a place."""
     attribute = ast.copy_location(ast.Attribute(value=receiver, attr=method, ctx=ast.Load()), like)
     return ast.copy_location(ast.Call(func=attribute, args=[], keywords=[]), like)
+
+
+_CALLABLE_KINDS = frozenset({BindingKind.FUNCTION, BindingKind.ALIAS, BindingKind.CALLABLE})
+_ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _join(
+    names: dict[str, Binding],
+    start: dict[str, Binding],
+    body: dict[str, Binding],
+    body_ends: bool,
+    orelse_ends: bool,
+) -> None:
+    """After an ``if``: ``names`` holds what the ``else`` branch (or no branch) left, ``body``
+    what the body left. A branch that returns, raises, breaks or continues reaches nothing
+    after the ``if``. Where both reach and a name differs, see :func:`_joined`."""
+    if body_ends and not orelse_ends:
+        return  # only the else path (or the path around the body) goes on
+    if orelse_ends and not body_ends:
+        names.clear()
+        names.update(body)
+        return
+    for name in body.keys() | names.keys():
+        mine, theirs = body.get(name), names.get(name)
+        if mine is theirs:
+            continue
+        rebound_here = theirs is not start.get(name)  # the else branch bound it
+        joined = _joined(mine, theirs, rebound_here)
+        if joined is None:
+            names.pop(name, None)
+        else:
+            names[name] = joined
+
+
+def _joined(body: Binding | None, orelse: Binding | None, orelse_bound: bool) -> Binding | None:
+    """One name's binding after an ``if`` whose two paths bound it differently. Unbound on a
+    path, or bound to ``None`` there (a call through it fails before doing anything): the
+    other's. Either a callable (``writer = csv_writer`` in one branch, ``tsv_writer`` in the
+    other): the value is only known at run time, never one of them picked by source order
+    (a spawn of ``writer`` runs whichever the request chose). Any other value: as the last
+    binding in source order (the else branch's, if it bound the name, else the body's)."""
+    if body is None or body.none:
+        return orelse if orelse is not None and not orelse.none else body or orelse
+    if orelse is None or orelse.none:
+        return body
+    if _callable(body) or _callable(orelse):
+        if (body.kind, body.target, body.choices) == (orelse.kind, orelse.target, orelse.choices):
+            return body
+        return Binding(BindingKind.OTHER)
+    return orelse if orelse_bound else body
+
+
+def _callable(binding: Binding) -> bool:
+    return binding.kind in _CALLABLE_KINDS or bool(binding.choices)
+
+
+def _ends(body: list[ast.stmt]) -> bool:
+    """The block leaves the code after it: its last statement returns, raises, breaks,
+    continues, or is ``assert False``."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, _ENDS):
+        return True
+    return (
+        isinstance(last, ast.Assert) and isinstance(last.test, ast.Constant) and not last.test.value
+    )

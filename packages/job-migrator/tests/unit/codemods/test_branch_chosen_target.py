@@ -1,0 +1,84 @@
+"""A spawn whose function an ``if`` chose: never rewritten as one of them.
+
+``writer`` is ``to_csv`` on one path and ``to_tsv`` on the other. The scan used to read it
+as the last one written (``to_tsv``), and apply rewrote the thread into
+``writer.options(...).enqueue(rows)``, which breaks the request that chose ``to_csv`` (not
+a job, it has no ``options``) and would move a non-idempotent call under an idempotent
+verdict; and ``writer = None`` first, then ``to_tsv`` in an ``if``, was read as ``to_tsv``
+although ``Thread(target=None)`` runs nothing (rewritten, the request that left it None
+would fail on ``None.options``). A real scan, then apply's planning, in memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from codemods import Status, plan_apply
+from inventory import scan
+from inventory.models import Idempotency
+
+VIEWS = """import threading
+
+import requests
+
+
+def to_csv(rows):
+    requests.post("https://exports.example/csv", json=rows)
+
+
+def to_tsv(rows):
+    requests.get("https://exports.example/tsv", params={"rows": rows})
+
+
+def export(fmt, rows):
+    if fmt == "csv":
+        writer = to_csv
+    else:
+        writer = to_tsv
+    threading.Thread(target=writer, args=(rows,)).start()
+
+
+def export_later(fmt, rows):
+    if fmt == "csv":
+        writer = to_csv
+    else:
+        writer = to_tsv
+
+    def run():
+        writer(rows)
+
+    threading.Thread(target=run).start()
+
+
+def export_tsv(rows):
+    writer = None
+    if rows:
+        writer = to_tsv
+    threading.Thread(target=writer, args=(rows,)).start()
+"""
+
+
+def test_a_target_an_if_chose_is_unknown_and_apply_leaves_it(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    root = write_files({"app/__init__.py": "", "app/views.py": VIEWS})
+    inventory = scan(root, use_cache=False, write=False, jobs=1)
+    sites = {s.enclosing_function: s for s in inventory.sites}
+
+    chosen = sites["app.views.export"]
+    assert chosen.job == "unknown"
+    assert "assigned different callables: only known at run time" in chosen.unresolved_reason
+    # the closure calls whichever the if chose: its verdict cannot be read from one of them
+    jobs = {j.qualname: j for j in inventory.jobs}
+    assert jobs["app.views.export_later.<locals>.run"].idempotency is Idempotency.UNKNOWN
+    # bound to None first: ``Thread(target=None)`` runs nothing, so the spawn is either
+    # nothing or to_tsv, never to_tsv for sure
+    assert sites["app.views.export_tsv"].job == "unknown"
+
+    result = plan_apply(root, inventory, scanner=None)
+    outcomes = {o.site.enclosing_function: o for o in result.outcomes}
+    assert outcomes["app.views.export"].status is Status.SKIPPED
+    assert outcomes["app.views.export_later"].status is not Status.REWRITTEN
+    assert outcomes["app.views.export_tsv"].status is Status.SKIPPED
+    assert result.changes == []
