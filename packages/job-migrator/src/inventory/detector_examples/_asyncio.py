@@ -430,4 +430,32 @@ async def export_tsv(rows):
     await asyncio.to_thread(writer, rows)
 """,
     ),
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "A module global a set-up function rebinds",
+        [(None, D), ("app.to_tsv", F)],
+        "`global writer; writer = to_csv` in a function makes the module's `writer` whatever "
+        "the last set-up chose: dynamic. A global nobody rebinds is the function it names.",
+        """
+import asyncio
+
+def to_csv(rows): ...
+
+def to_tsv(rows): ...
+
+writer = to_tsv
+reader = to_tsv
+
+def configure(fmt):
+    global writer
+    if fmt == "csv":
+        writer = to_csv
+
+async def export(rows):
+    await asyncio.to_thread(writer, rows)
+
+async def export_fixed(rows):
+    await asyncio.to_thread(reader, rows)
+""",
+    ),
 ]

@@ -46,6 +46,34 @@ EXAMPLES: list[RuleExample] = [
         evidence_mentions="writer(rows)",
     ),
     example(
+        "a module global a set-up function rebinds",
+        """
+        import requests
+
+        def to_csv(rows):
+            requests.post("https://exports.example.com/csv", json=rows)
+
+        def to_tsv(rows):
+            requests.get("https://exports.example.com/tsv", params={"n": len(rows)})
+
+        writer = to_tsv
+
+        def configure(fmt):
+            global writer
+            if fmt == "csv":
+                writer = to_csv
+
+        def export(rows):
+            writer(rows)
+        """,
+        "export",
+        V.UNKNOWN,
+        {K.DYNAMIC_CALL},
+        "`configure` may have swapped the module's `writer` for `to_csv` before the request "
+        "runs: the call is a dispatch known only at run time, not the GET of the first value.",
+        evidence_mentions="writer(rows)",
+    ),
+    example(
         "a callable bound to None, then to a function in an if",
         """
         import requests

@@ -6,7 +6,8 @@ as the last one written (``to_tsv``), and apply rewrote the thread into
 a job, it has no ``options``) and would move a non-idempotent call under an idempotent
 verdict; and ``writer = None`` first, then ``to_tsv`` in an ``if``, was read as ``to_tsv``
 although ``Thread(target=None)`` runs nothing (rewritten, the request that left it None
-would fail on ``None.options``). A real scan, then apply's planning, in memory.
+would fail on ``None.options``); and a module global a set-up function rebinds
+(``global EXPORTER``) was read as its first value. A real scan, then apply's planning, in memory.
 """
 
 from __future__ import annotations
@@ -56,6 +57,19 @@ def export_tsv(rows):
     if rows:
         writer = to_tsv
     threading.Thread(target=writer, args=(rows,)).start()
+
+
+EXPORTER = to_tsv
+
+
+def configure(fmt):
+    global EXPORTER
+    if fmt == "csv":
+        EXPORTER = to_csv
+
+
+def export_configured(rows):
+    threading.Thread(target=EXPORTER, args=(rows,)).start()
 """
 
 
@@ -75,10 +89,15 @@ def test_a_target_an_if_chose_is_unknown_and_apply_leaves_it(
     # bound to None first: ``Thread(target=None)`` runs nothing, so the spawn is either
     # nothing or to_tsv, never to_tsv for sure
     assert sites["app.views.export_tsv"].job == "unknown"
+    # a module global a set-up function rebinds holds whatever the set-up chose
+    configured = sites["app.views.export_configured"]
+    assert configured.job == "unknown"
+    assert "module global 'EXPORTER', which a function rebinds" in configured.unresolved_reason
 
     result = plan_apply(root, inventory, scanner=None)
     outcomes = {o.site.enclosing_function: o for o in result.outcomes}
     assert outcomes["app.views.export"].status is Status.SKIPPED
     assert outcomes["app.views.export_later"].status is not Status.REWRITTEN
     assert outcomes["app.views.export_tsv"].status is Status.SKIPPED
+    assert outcomes["app.views.export_configured"].status is Status.SKIPPED
     assert result.changes == []

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from inventory._extract._nodes import own_nodes
 from inventory._extract._resolve import Resolver, public_name
-from inventory._extract._scopes import BindingKind
+from inventory._extract._scopes import BindingKind, Scope, ScopeKind
 from inventory._extract._source import SourceText, clean
 from inventory._extract.values._args import argument
 from inventory._extract.values._values import PARTIALS
@@ -203,6 +203,16 @@ def _context_run(node: ast.expr, resolver: Resolver) -> bool:
     return resolved.target in _CONTEXT_RUN or resolved.returned == _CONTEXT
 
 
+def _module_global(name: str, resolver: Resolver) -> bool:
+    """``name`` is bound in no function around the use, but at module level."""
+    scope: Scope | None = resolver.scope
+    while scope is not None and scope.kind is not ScopeKind.MODULE:
+        if scope.kind is ScopeKind.FUNCTION and name in scope.names:
+            return False
+        scope = scope.parent
+    return scope is not None and name in scope.names
+
+
 def _rebound(node: ast.Name, resolver: Resolver) -> bool:
     """A local of the function bound by more than one statement (``writer = None`` then
     ``writer = to_tsv`` in an ``if``): what reaches the spawn depends on the path taken, and
@@ -217,6 +227,9 @@ def _local(node: ast.Name, resolver: Resolver, source: str, depth: int) -> JobTa
     name = node.id
     unknown = f"target is the local variable '{name}'"
     values = _assigned_values(node, resolver) if depth < _MAX_DEPTH else None
+    if values is None and _module_global(name, resolver):
+        reason = f"target is the module global '{name}', which a function rebinds: only known"
+        return _dynamic(source, f"{reason} at run time")
     if values is None:
         return _dynamic(source, f"{unknown}: only known at run time")
     if any(isinstance(value, _Entered) for value in values):

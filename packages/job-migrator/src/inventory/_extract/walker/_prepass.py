@@ -119,6 +119,7 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
     for stmt in top:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _assign(stmt, summary, scope, resolver)
+    _rebound_callables(tree, summary, scope)
     if summary.tables or any(k.endswith(TABLE) for k in summary.assignments):
         _drop_registries(tree, summary)
     # ``app.extensions["x"] = self``, ``app.mail = Mail(app)``: for ``current_app`` look-ups
@@ -710,6 +711,42 @@ def _assign(
             # function is (its annotation, or the class every return builds), as a local
             # ``m = make_manager()`` is; the index reads ``make_manager()`` in its module.
             summary.assignments[name] = public_name(binding.target, summary.module)
+
+
+_SWAPPABLE = (BindingKind.ALIAS, BindingKind.CALLABLE, BindingKind.FUNCTION)
+
+
+def _rebound_callables(tree: ast.Module, summary: FileSummary, scope: Scope) -> None:
+    """``writer = to_tsv`` at module level, and ``global writer; writer = to_csv`` in a
+    function (a set-up that picks an implementation): which callable the name holds when a
+    request runs is only known at run time, so it is no alias of the first one (a spawn of
+    it rewritten as the first one's job would break, or run the wrong one)."""
+    rebound = _assigned_globals(tree)
+    for name in rebound:
+        binding = scope.names.get(name)
+        if binding is not None and (binding.kind in _SWAPPABLE or binding.choices):
+            scope.names[name] = Binding(BindingKind.OTHER)
+            summary.assignments.pop(name, None)
+
+
+def _assigned_globals(tree: ast.Module) -> set[str]:
+    """Module names a function declares ``global`` and binds."""
+    nodes = walk(tree)
+    found: set[str] = set()
+    if not any(isinstance(node, ast.Global) for node in nodes):
+        return found
+    for node in nodes:
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        declared = {n for s in own_nodes(node) if isinstance(s, ast.Global) for n in s.names}
+        if not declared:
+            continue
+        found |= {
+            s.id
+            for s in own_nodes(node)
+            if isinstance(s, ast.Name) and isinstance(s.ctx, ast.Store) and s.id in declared
+        }
+    return found
 
 
 def _made_by_call(binding: Binding, scope: Scope) -> bool:
