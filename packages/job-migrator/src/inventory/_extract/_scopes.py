@@ -43,6 +43,11 @@ class Binding:
 
 
 KEYWORDS = "**"
+# In a module's scope, ``name{|}`` marks a name more than one statement binds where one of
+# them is in a block (``try: from fastmail import send`` / ``except ImportError: from .mail
+# import send``, a ``def`` in each branch of an ``if``): which binding holds is decided when
+# the module is imported, so a spawn of it is read as dynamic (``detectors._targets``).
+BRANCHED = "{|}"
 # ``kw = {"name": n}`` in a function: ``kw{**}`` holds its literal keys (comma-separated,
 # ``Binding.target``), read where ``Model(**kw)`` passes it (``CallInfo.spread_keys``).
 SPREAD = "{**}"

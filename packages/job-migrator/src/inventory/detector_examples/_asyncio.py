@@ -458,4 +458,36 @@ async def export_fixed(rows):
     await asyncio.to_thread(reader, rows)
 """,
     ),
+    example(
+        Pattern.RUN_IN_EXECUTOR,
+        "A function the module binds in a try or an if",
+        [(None, D), (None, D), ("app.archive", F)],
+        "`try: from fastmail import send` / `except ImportError: from .mail import send`, "
+        "or a `def` in each branch of an if: which one the module holds is decided when it is "
+        "imported, so the spawn is dynamic (rewritten as the project's one, it would break "
+        "where the other is loaded). A name bound twice at the top level is the last one.",
+        """
+import asyncio
+import sys
+
+try:
+    from fastmail import send
+except ImportError:
+    from .mail import send
+
+if sys.platform == "win32":
+    def notify(to): ...
+else:
+    def notify(to): ...
+
+def archive(to): ...
+
+def archive(to): ...
+
+async def signup(to):
+    await asyncio.to_thread(send, to)
+    await asyncio.to_thread(notify, to)
+    await asyncio.to_thread(archive, to)
+""",
+    ),
 ]

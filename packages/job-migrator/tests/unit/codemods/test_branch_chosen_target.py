@@ -7,7 +7,8 @@ a job, it has no ``options``) and would move a non-idempotent call under an idem
 verdict; and ``writer = None`` first, then ``to_tsv`` in an ``if``, was read as ``to_tsv``
 although ``Thread(target=None)`` runs nothing (rewritten, the request that left it None
 would fail on ``None.options``); and a module global a set-up function rebinds
-(``global EXPORTER``) was read as its first value. A real scan, then apply's planning, in memory.
+(``global EXPORTER``) was read as its first value, and a name imported in a ``try`` and
+again in its ``except ImportError`` as the project's one. A real scan, then apply's planning, in memory.
 """
 
 from __future__ import annotations
@@ -70,13 +71,29 @@ def configure(fmt):
 
 def export_configured(rows):
     threading.Thread(target=EXPORTER, args=(rows,)).start()
+
+
+try:
+    from fastexport import upload
+except ImportError:
+    from app.upload import upload
+
+
+def export_uploaded(rows):
+    threading.Thread(target=upload, args=(rows,)).start()
+"""
+UPLOAD = """import requests
+
+
+def upload(rows):
+    requests.put("https://exports.example/latest", json=rows)
 """
 
 
 def test_a_target_an_if_chose_is_unknown_and_apply_leaves_it(
     write_files: Callable[[dict[str, str]], Path],
 ) -> None:
-    root = write_files({"app/__init__.py": "", "app/views.py": VIEWS})
+    root = write_files({"app/__init__.py": "", "app/views.py": VIEWS, "app/upload.py": UPLOAD})
     inventory = scan(root, use_cache=False, write=False, jobs=1)
     sites = {s.enclosing_function: s for s in inventory.sites}
 
@@ -93,6 +110,10 @@ def test_a_target_an_if_chose_is_unknown_and_apply_leaves_it(
     configured = sites["app.views.export_configured"]
     assert configured.job == "unknown"
     assert "module global 'EXPORTER', which a function rebinds" in configured.unresolved_reason
+    # a name the module imports in a try and again in its except: the library's where installed
+    uploaded = sites["app.views.export_uploaded"]
+    assert uploaded.job == "unknown"
+    assert "bound by more than one statement of the module" in uploaded.unresolved_reason
 
     result = plan_apply(root, inventory, scanner=None)
     outcomes = {o.site.enclosing_function: o for o in result.outcomes}
@@ -100,4 +121,5 @@ def test_a_target_an_if_chose_is_unknown_and_apply_leaves_it(
     assert outcomes["app.views.export_later"].status is not Status.REWRITTEN
     assert outcomes["app.views.export_tsv"].status is Status.SKIPPED
     assert outcomes["app.views.export_configured"].status is Status.SKIPPED
+    assert outcomes["app.views.export_uploaded"].status is Status.SKIPPED
     assert result.changes == []

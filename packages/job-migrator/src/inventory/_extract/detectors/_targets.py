@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from inventory._extract._nodes import own_nodes
 from inventory._extract._resolve import Resolver, public_name
-from inventory._extract._scopes import BindingKind, Scope, ScopeKind
+from inventory._extract._scopes import BRANCHED, BindingKind, Scope, ScopeKind
 from inventory._extract._source import SourceText, clean
 from inventory._extract.values._args import argument
 from inventory._extract.values._values import PARTIALS
@@ -94,6 +94,11 @@ def _reference(
             return _dynamic(source, reason, param=node.id)
         if binding is not None and (binding.kind in _LOCALS or _rebound(node, resolver)):
             return _local(node, resolver, source, depth)
+    if isinstance(node, ast.Name) and _branched(node.id, resolver):
+        reason = f"target '{node.id}' is bound by more than one statement of the module, in a block"
+        return _dynamic(
+            source, f"{reason} (an if, a try): which one holds is only known at run time"
+        )
     if _context_run(node, resolver):
         return _dynamic(source, f"'{source}' runs the function handed to it after it")
     resolved = resolver.expr(node)
@@ -205,12 +210,24 @@ def _context_run(node: ast.expr, resolver: Resolver) -> bool:
 
 def _module_global(name: str, resolver: Resolver) -> bool:
     """``name`` is bound in no function around the use, but at module level."""
+    scope = _module_scope(name, resolver)
+    return scope is not None and name in scope.names
+
+
+def _branched(name: str, resolver: Resolver) -> bool:
+    """``name`` is a module-level name some block binds again (``BRANCHED``)."""
+    scope = _module_scope(name, resolver)
+    return scope is not None and f"{name}{BRANCHED}" in scope.names
+
+
+def _module_scope(name: str, resolver: Resolver) -> Scope | None:
+    """The module's scope, unless a function around the use binds ``name`` itself."""
     scope: Scope | None = resolver.scope
     while scope is not None and scope.kind is not ScopeKind.MODULE:
         if scope.kind is ScopeKind.FUNCTION and name in scope.names:
-            return False
+            return None
         scope = scope.parent
-    return scope is not None and name in scope.names
+    return scope
 
 
 def _rebound(node: ast.Name, resolver: Resolver) -> bool:

@@ -26,7 +26,7 @@ from inventory._extract._resolve import (
     extension_object,
     public_name,
 )
-from inventory._extract._scopes import Binding, BindingKind, ClassCtx, Scope, ScopeKind
+from inventory._extract._scopes import BRANCHED, Binding, BindingKind, ClassCtx, Scope, ScopeKind
 from inventory._extract._source import clean
 from inventory._extract.values._proxies import (
     PROXIES,
@@ -116,6 +116,8 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
     top = list(statements(tree.body))
     for stmt in top:
         _declare(stmt, summary, scope)
+    for name in _branch_bound(tree.body, top, summary.module, summary.is_package):
+        scope.names[f"{name}{BRANCHED}"] = Binding(BindingKind.OTHER)
     for stmt in top:
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _assign(stmt, summary, scope, resolver)
@@ -711,6 +713,34 @@ def _assign(
             # function is (its annotation, or the class every return builds), as a local
             # ``m = make_manager()`` is; the index reads ``make_manager()`` in its module.
             summary.assignments[name] = public_name(binding.target, summary.module)
+
+
+def _branch_bound(
+    body: list[ast.stmt], top: list[ast.stmt], module: str, is_package: bool
+) -> set[str]:
+    """Module names bound by more than one statement, one of them inside a block (see
+    ``BRANCHED``); names bound twice at the top level hold the last one, as Python reads."""
+    outer = {id(stmt) for stmt in body}
+    count: dict[str, int] = {}
+    nested: set[str] = set()
+    for stmt in top:
+        for name in _bound_names(stmt, module, is_package):
+            count[name] = count.get(name, 0) + 1
+            if id(stmt) not in outer:
+                nested.add(name)
+    return {name for name in nested if count[name] > 1}
+
+
+def _bound_names(stmt: ast.stmt, module: str, is_package: bool) -> list[str]:
+    if isinstance(stmt, ast.Import | ast.ImportFrom):
+        return [local for local, _ in bindings_of(stmt, module, is_package) if local != "*"]
+    if isinstance(stmt, (*_DEFS, ast.ClassDef)):
+        return [stmt.name]
+    if isinstance(stmt, ast.Assign):
+        return [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        return [stmt.target.id] if isinstance(stmt.target, ast.Name) else []
+    return []
 
 
 _SWAPPABLE = (BindingKind.ALIAS, BindingKind.CALLABLE, BindingKind.FUNCTION)
