@@ -74,35 +74,6 @@ EXAMPLES: list[RuleExample] = [
         evidence_mentions="writer(rows)",
     ),
     example(
-        "an instance made in the branches of an if",
-        """
-        import smtplib
-
-        import requests
-
-        class ApiMailer:
-            def send(self, to):
-                requests.post("https://mail.example.com/send", json={"to": to})
-
-        class SmtpMailer:
-            def send(self, to):
-                smtplib.SMTP("localhost").sendmail("shop@example.com", [to], "hello")
-
-        def notify(to, use_api):
-            if use_api:
-                mailer = ApiMailer()
-            else:
-                mailer = SmtpMailer()
-            mailer.send(to)
-        """,
-        "notify",
-        V.NON_IDEMPOTENT,
-        {K.HTTP_POST, K.EMAIL_SEND},
-        "`mailer` is an `ApiMailer` on one path and an `SmtpMailer` on the other: the call "
-        "runs either `send`, so the job has both effects (the last one written alone would "
-        "hide the POST).",
-    ),
-    example(
         "a callable bound to None, then to a function in an if",
         """
         import requests

@@ -912,9 +912,8 @@ def _joined(body: Binding | None, orelse: Binding | None, orelse_bound: bool) ->
     path, or bound to ``None`` there (a call through it fails before doing anything): the
     other's. Either a callable (``writer = csv_writer`` in one branch, ``tsv_writer`` in the
     other): the value is only known at run time, never one of them picked by source order
-    (a spawn of ``writer`` runs whichever the request chose). Instances of known classes:
-    their union. Any other value: as the last binding in source order (the else branch's,
-    if it bound the name, else the body's)."""
+    (a spawn of ``writer`` runs whichever the request chose). Any other value: as the last
+    binding in source order (the else branch's, if it bound the name, else the body's)."""
     if body is None or body.none:
         return orelse if orelse is not None and not orelse.none else body or orelse
     if orelse is None or orelse.none:
@@ -923,14 +922,6 @@ def _joined(body: Binding | None, orelse: Binding | None, orelse_bound: bool) ->
         if (body.kind, body.target, body.choices) == (orelse.kind, orelse.target, orelse.choices):
             return body
         return Binding(BindingKind.OTHER)
-    typed = _TYPED_VALUES
-    if body.kind in typed and orelse.kind in typed and body.target and orelse.target:
-        # ``client = SmtpClient()`` / ``else: client = ApiClient()``: one of them, as
-        # ``A() if c else B()`` is (``_either``)
-        union = union_type([body.target, orelse.target])
-        if union:
-            both_orm = body.kind is orelse.kind is BindingKind.ORM
-            return Binding(BindingKind.ORM if both_orm else BindingKind.INSTANCE, union)
     return orelse if orelse_bound else body
 
 
