@@ -38,12 +38,11 @@ EXAMPLES: list[RuleExample] = [
             writer(rows)
         """,
         "export",
-        V.UNKNOWN,
-        {K.DYNAMIC_CALL},
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST, K.HTTP_GET},
         "Each path binds `writer` to another function: the call runs whichever the request "
-        "chose, so it is a dispatch known only at run time, never the last one written "
-        "(that would read only the GET and call the job idempotent).",
-        evidence_mentions="writer(rows)",
+        "chose, so both are followed, as for `to_csv if c else to_tsv`, never only the last "
+        "one written (that would read only the GET and call the job idempotent).",
     ),
     example(
         "a module global a set-up function rebinds",

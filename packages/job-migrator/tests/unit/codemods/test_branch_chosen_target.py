@@ -100,9 +100,9 @@ def test_a_target_an_if_chose_is_unknown_and_apply_leaves_it(
     chosen = sites["app.views.export"]
     assert chosen.job == "unknown"
     assert "assigned different callables: only known at run time" in chosen.unresolved_reason
-    # the closure calls whichever the if chose: its verdict cannot be read from one of them
+    # the closure calls whichever the if chose: both are followed, and the POST decides
     jobs = {j.qualname: j for j in inventory.jobs}
-    assert jobs["app.views.export_later.<locals>.run"].idempotency is Idempotency.UNKNOWN
+    assert jobs["app.views.export_later.<locals>.run"].idempotency is Idempotency.NON_IDEMPOTENT
     # bound to None first: ``Thread(target=None)`` runs nothing, so the spawn is either
     # nothing or to_tsv, never to_tsv for sure
     assert sites["app.views.export_tsv"].job == "unknown"

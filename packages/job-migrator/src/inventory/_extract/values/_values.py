@@ -127,7 +127,7 @@ def binding_for_value(value: ast.expr, resolver: Resolver) -> Binding:
     return Binding(BindingKind.OTHER)
 
 
-_MAX_CHOICES = 4  # ``a if x else b if y else c``: at most this many callables followed
+MAX_CHOICES = 4  # ``a if x else b if y else c``: at most this many callables followed
 
 
 def callable_choices(value: ast.expr, resolver: Resolver) -> tuple[ast.Call, ...]:
@@ -146,7 +146,7 @@ def callable_choices(value: ast.expr, resolver: Resolver) -> tuple[ast.Call, ...
     call written out would be (the catalogue's receiver rules, or a gap naming it)."""
     if isinstance(value, ast.IfExp):
         branches = _branches(value)
-        if not branches or len(branches) > _MAX_CHOICES:
+        if not branches or len(branches) > MAX_CHOICES:
             return ()
         templates = tuple(ast.Call(func=b, args=[], keywords=[]) for b in branches)
     elif (

@@ -34,6 +34,7 @@ from inventory._extract.values._values import (
     ELEMENTS,
     HELD,
     ITEM,
+    MAX_CHOICES,
     annotation_type,
     binding_for_value,
     callable_choices,
@@ -265,6 +266,14 @@ class FlowMixin(WalkerBase):
             choices = callable_choices(value, resolver)
             if choices and binding.kind is BindingKind.OTHER and self.state.bound_once(target.id):
                 binding = replace(binding, choices=choices)
+            elif (
+                binding.kind in _CALLABLE_KINDS
+                and isinstance(value, ast.Name | ast.Attribute)
+                and not self.state.bound_once(target.id)
+            ):
+                # ``func = charge_webhook`` in one branch of several: the callable as written,
+                # so that where the branches meet the name is each of them (``_joined``)
+                binding = replace(binding, choices=(ast.Call(func=value, args=[], keywords=[]),))
             resolver.scope.names[target.id] = binding
             keys = literal_keys(value)
             if keys is not None:  # ``kw = {"name": n}``, later ``Model(**kw)``
@@ -921,8 +930,20 @@ def _joined(body: Binding | None, orelse: Binding | None, orelse_bound: bool) ->
     if _callable(body) or _callable(orelse):
         if (body.kind, body.target, body.choices) == (orelse.kind, orelse.target, orelse.choices):
             return body
-        return Binding(BindingKind.OTHER)
+        return Binding(BindingKind.OTHER, choices=_either_choice(body, orelse))
     return orelse if orelse_bound else body
+
+
+def _either_choice(body: Binding, orelse: Binding) -> tuple[ast.Call, ...]:
+    """The calls a call through the name may make, when each path's callable is written out
+    (``Binding.choices``): every one of them is followed, as for ``a if c else b``. () when
+    one is not (a parameter, a lambda) or there are too many: the call is a dispatch."""
+    if not body.choices or not orelse.choices:
+        return ()
+    found: dict[str, ast.Call] = {}
+    for template in (*body.choices, *orelse.choices):
+        found.setdefault(ast.dump(template), template)
+    return tuple(found.values()) if len(found) <= MAX_CHOICES else ()
 
 
 def _callable(binding: Binding) -> bool:
