@@ -18,10 +18,8 @@ _LOGGED = """
             """
 
 
-EXAMPLES: list[RuleExample] = [
-    example(
-        "a callable chosen in the branches of an if",
-        """
+# Two functions a name may hold: a POST (non_idempotent) and a GET (two examples below).
+_EXPORTERS = """
         import requests
 
         def to_csv(rows):
@@ -30,6 +28,13 @@ EXAMPLES: list[RuleExample] = [
         def to_tsv(rows):
             requests.get("https://exports.example.com/tsv", params={"n": len(rows)})
 
+"""
+
+EXAMPLES: list[RuleExample] = [
+    example(
+        "a callable chosen in the branches of an if",
+        _EXPORTERS
+        + """
         def export(fmt, rows):
             if fmt == "csv":
                 writer = to_csv
@@ -46,15 +51,8 @@ EXAMPLES: list[RuleExample] = [
     ),
     example(
         "a module global a set-up function rebinds",
-        """
-        import requests
-
-        def to_csv(rows):
-            requests.post("https://exports.example.com/csv", json=rows)
-
-        def to_tsv(rows):
-            requests.get("https://exports.example.com/tsv", params={"n": len(rows)})
-
+        _EXPORTERS
+        + """
         writer = to_tsv
 
         def configure(fmt):
