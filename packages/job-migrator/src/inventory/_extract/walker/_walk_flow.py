@@ -411,8 +411,8 @@ class FlowMixin(WalkerBase):
     def visit_if(self, node: ast.If) -> None:
         """``if isinstance(obj, Page):``: in the body, ``obj`` is a ``Page`` (as a type
         checker narrows it); after the ``if`` it is what it was, unless the body rebound it.
-        In a function, each branch starts from the bindings before the ``if``, and a name
-        the branches bind to different callables is one of them after it (:func:`_joined`)."""
+        In a function, each branch starts from the bindings before the ``if``, and where the
+        paths meet a name is what each bound (:func:`_joined`)."""
         self.visit(node.test)
         in_function = self.in_function
         narrowed = narrowing(node.test, self.state.resolver) if in_function else {}
@@ -920,9 +920,10 @@ def _joined(body: Binding | None, orelse: Binding | None, orelse_bound: bool) ->
     """One name's binding after an ``if`` whose two paths bound it differently. Unbound on a
     path, or bound to ``None`` there (a call through it fails before doing anything): the
     other's. Either a callable (``writer = csv_writer`` in one branch, ``tsv_writer`` in the
-    other): the value is only known at run time, never one of them picked by source order
-    (a spawn of ``writer`` runs whichever the request chose). Any other value: as the last
-    binding in source order (the else branch's, if it bound the name, else the body's)."""
+    other): the value is only known at run time, never one of them picked by source order;
+    a call through it follows each (:func:`_either_choice`), a spawn of it is dynamic
+    (``detectors._targets._rebound``). Any other value: as the last binding in source order
+    (the else branch's, if it bound the name, else the body's)."""
     if body is None or body.none:
         return orelse if orelse is not None and not orelse.none else body or orelse
     if orelse is None or orelse.none:
