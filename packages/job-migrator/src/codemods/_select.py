@@ -334,10 +334,12 @@ NO_WORK = (
 
 def _work_to_move(f: _Facts) -> _Decided:
     """A job in which the scan followed every call and found no effect is either dead work
-    or work the scan does not see: where the caller waits for it (a direct call, an awaited
-    hand-off to a thread), its only outcome is what it raises, which an enqueue would lose
-    (``await asyncio.to_thread(validate_upload, path)`` moved stops validating). A job the
-    caller does not wait for (a thread, a task) has no outcome the caller sees, and moves.
+    or work the scan does not see: where the caller waits for it (an awaited hand-off to a
+    thread), its only outcome is what it raises, which an enqueue would lose (``await
+    asyncio.to_thread(validate_upload, path)`` moved stops validating). A direct call is a
+    site only where the scan found slow work, so it never reaches this rule with no effect.
+    A job the caller does not wait for (a thread, a task) has no outcome the caller sees,
+    and moves.
     A verdict pinned after review, or the job named, moves as before. Decided last, so that
     what it says moves the site does (a result read, an object changed, an argument never
     storable are the earlier rules' and their own reasons)."""
