@@ -57,6 +57,7 @@ from codemods._project import Project
 from codemods._types import (
     ApplyOptions,
     ArgumentCrossing,
+    Crossing,
     DefKind,
     SiteOutcome,
     Status,
@@ -110,9 +111,13 @@ _BOUND = (
     "make it a module-level function (or a @staticmethod) taking the data it reads of the "
     "instance, and apply again"
 )
+# A static or class method of a class defined inside a function: no name a worker imports.
+_LOCAL_CLASS = (
+    "{kind} of a class defined inside a function: a worker cannot import it; move the class "
+    "(or the method, as a module-level function) to module level, and apply again"
+)
 _KIND_REASONS = {
     DefKind.METHOD: _BOUND,
-    DefKind.CLASSMETHOD: _BOUND,
     DefKind.NESTED: (
         "nested function: a worker cannot import it; move it to module level (passing what "
         "it reads of the enclosing function as arguments), and apply again"
@@ -694,8 +699,13 @@ def _service_job(
 def _bound_instance(
     site: CallSite, job: Job, defs: dict[str, FunctionDefInfo | None], project: Project
 ) -> tuple[ArgumentCrossing, ...]:
-    """A method moved as itself: how its instance crosses (first, as the runtime passes it)."""
+    """A method moved as itself: how its instance crosses (first, as the runtime passes it);
+    a classmethod's class, by its import path."""
     found = defs.get(job.qualname)
+    if found is not None and found.kind is DefKind.CLASSMETHOD:
+        head = site.target_source.rpartition(".")[0] or found.qualpath.rpartition(".")[0]
+        detail = f"class ({job.qualname.rpartition('.')[0]} or a subclass), by its import path"
+        return (ArgumentCrossing(name="cls", source=head, how=Crossing.CODEC, detail=detail),)
     if found is None or found.kind is not DefKind.METHOD:
         return ()
     instance = _service.on_instance(site, job, project)
@@ -745,6 +755,12 @@ def _place_reason(
     kind = found.kind if found else DefKind.NOT_FOUND
     if kind in (DefKind.METHOD, DefKind.NESTED) and threaded is not None:
         return threaded if isinstance(threaded, str) else None
+    if (
+        found is not None
+        and kind in (DefKind.STATICMETHOD, DefKind.CLASSMETHOD)
+        and "<locals>" in found.qualpath
+    ):
+        return _LOCAL_CLASS.format(kind=f"@{kind.value}")
     return _KIND_REASONS.get(kind)
 
 

@@ -9,7 +9,8 @@ Django safe strings (a rendered template, ``format_html``) and markupsafe's ``Ma
 (Flask, Jinja): marked safe again in the worker, so a template there does not escape
 them twice,
 and model instances BY REFERENCE (Django, SQLAlchemy: model + primary key, read
-again in the worker; a model class by its label). A Django instance marked with
+again in the worker; a model class by its label; any other class of an allowed package,
+a classmethod job's ``cls`` among them, by its import path). A Django instance marked with
 :func:`snapshot` (a row being deleted) travels BY VALUE instead: its label and
 field values, rebuilt in the worker as an unsaved instance, no relation carried. A plain dict that has the
 tag key is escaped (``{"__qr__": "dict", "v": {...}}``), so it round-trips.
@@ -68,6 +69,7 @@ class Tag(StrEnum):
     DJANGO_SAFE = "django.safe"  # "v": the text of a SafeString (mark_safe again on decode)
     MARKUP = "markup"  # "v": the text of a markupsafe.Markup (Flask, Jinja): Markup again
     SQLALCHEMY = "sqlalchemy.model"  # "cls", "pk": [identity]
+    CLASS = "class"  # "cls": module:Qualname, a class itself (a classmethod job's ``cls``)
 
 
 REFERENCES = frozenset({Tag.DJANGO_MODEL.value, Tag.SQLALCHEMY.value})
@@ -246,9 +248,42 @@ def _builtin_subclass(value: Any) -> Any:
     return None
 
 
+def _class_ref(value: Any) -> Any:
+    """A class (not a Django model's: ``_model`` stores those by label) by its import path,
+    when a worker finds this very class there and its package is one payloads may import
+    from (a job's own, or ``allow_modules``): what the worker checks on the way back."""
+    if not isinstance(value, type):
+        return None
+    path = _path(value)
+    module = sys.modules.get(value.__module__)
+    if "<locals>" in value.__qualname__ or _walk(module, value.__qualname__) is not value:
+        raise _unencodable(value, f"the class {path} cannot be imported by that name")
+    if value.__module__.partition(".")[0] not in _allowed:
+        raise _unencodable(
+            value,
+            f"the class {path} is of a package no job is in (allow_modules({value.__module__!r}) "
+            "lets payloads name its classes)",
+        )
+    return {TAG: Tag.CLASS, "cls": path}
+
+
+def _walk(found: Any, qualname: str) -> Any:
+    """``Outer.Inner`` from a module, attribute by attribute (``__dict__`` only: no getattr)."""
+    for part in qualname.split("."):
+        found = found.__dict__.get(part) if hasattr(found, "__dict__") else None
+    return found
+
+
 # Enum before the subclass check: a StrEnum member is a str, but comes back as the member;
-# so does a safe string, marked safe again.
-_ENCODERS: tuple[Callable[[Any], Any], ...] = (_enum, _model, _structured, _safe, _builtin_subclass)
+# so does a safe string, marked safe again. A class last: a model class is _model's.
+_ENCODERS: tuple[Callable[[Any], Any], ...] = (
+    _enum,
+    _model,
+    _structured,
+    _safe,
+    _builtin_subclass,
+    _class_ref,
+)
 
 
 # -- worker side ------------------------------------------------------------------
@@ -324,6 +359,7 @@ _DECODERS: dict[str, Callable[[dict[str, Any]], Any]] = {
     Tag.SQLALCHEMY: lambda o: _refs.load_sqlalchemy_instance(
         _class(o["cls"], Tag.SQLALCHEMY), _items({VALUE: o["pk"]})
     ),
+    Tag.CLASS: lambda o: _class(o["cls"], Tag.CLASS),
 }
 
 
@@ -341,6 +377,8 @@ def _is_kind(cls: Any, tag: Tag) -> bool:
     if tag is Tag.ATTRS:
         attrs = sys.modules.get("attrs")
         return attrs is not None and bool(attrs.has(cls))
+    if tag is Tag.CLASS:  # nothing is called; only a class of an allowed package comes back
+        return cls.__module__.partition(".")[0] in _allowed
     return "sqlalchemy.orm" in sys.modules and _refs.is_mapped_class(cls)
 
 
@@ -355,9 +393,8 @@ def _class(path: Any, tag: Tag) -> Any:
             raise PayloadError(f"{tag} class {path!r}: cannot import {module_name}") from exc
     if module is None:
         raise PayloadError(f"{tag} class {path!r}: module {module_name!r} is not allowed")
-    found: Any = module
-    for part in qualname.split("."):
-        found = found.__dict__.get(part) if hasattr(found, "__dict__") else None
+    found = _walk(module, qualname)
     if not _is_kind(found, tag):
-        raise PayloadError(f"{path!r} is not a {tag} class: refused")
+        kind = "a class of a package payloads may name" if tag is Tag.CLASS else f"a {tag} class"
+        raise PayloadError(f"{path!r} is not {kind}: refused")
     return found

@@ -45,13 +45,22 @@ class JobFunction(Generic[P, R]):
     """A registered job: call it to run inline, ``.enqueue(...)`` to queue it."""
 
     def __init__(
-        self, fn: Callable[P, R], name: str, pool: str | None = None, **options: Any
+        self,
+        fn: Callable[P, R],
+        name: str,
+        pool: str | None = None,
+        *,
+        of_class: bool = False,
+        **options: Any,
     ) -> None:
         """``options``: ``retry``, ``timeout``, ``priority``, ``idempotent``, ``idempotency``,
-        and a schedule (``every``, ``cron``, ``timezone``)."""
+        and a schedule (``every``, ``cron``, ``timezone``). ``of_class``: ``fn`` is a
+        classmethod's function (``@job`` above ``@classmethod``): its first argument is the
+        class it is read from, as a classmethod's is."""
         functools.update_wrapper(self, fn)
         definition = JobDefinition.declare(fn, name, pool, **options)
         self.definition = definition
+        self._of_class = of_class
         self._spec: tuple[Settings, JobSpec] | None = None
         params = definition.codec.signature.parameters
         self._option_names = tuple(o for o in OPTION_NAMES if o not in params)
@@ -65,10 +74,22 @@ class JobFunction(Generic[P, R]):
     def __get__(self, instance: object, owner: type | None = None) -> Any:
         """A job defined as a method, read from an instance: bound to it (:class:`BoundJob`),
         as a plain function would be. Read from the class it stays the job, whose first
-        argument is the instance (``Order.send_receipt.enqueue(order, x)``)."""
+        argument is the instance (``Order.send_receipt.enqueue(order, x)``).
+
+        A classmethod's job is bound to the class it is read from, or the instance's class,
+        as ``classmethod`` binds: ``Catalog.refresh.enqueue(url)`` (or ``cls.refresh``, on a
+        subclass too) queues ``refresh(Catalog, url)``, the class stored by its import path."""
+        if self._of_class:
+            return BoundJob(self, owner if owner is not None else type(instance))
         if instance is None:
             return self
         return BoundJob(self, instance)
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        """A classmethod's job in its class body: a stored class must be ``owner`` or a
+        subclass (a payload naming another class is refused in the worker)."""
+        if self._of_class:
+            self.definition.codec.lead_class = owner
 
     # -- what the definition says (read-only views) ---------------------------
 
@@ -225,7 +246,9 @@ class BoundJob:
         self.__self__ = instance
 
     def __repr__(self) -> str:
-        return f"<job {self._job.name} bound to {type(self.__self__).__name__}>"
+        lead = self.__self__
+        to = lead.__qualname__ if isinstance(lead, type) else type(lead).__name__
+        return f"<job {self._job.name} bound to {to}>"
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._job, name)
@@ -274,6 +297,10 @@ def job(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
 
     ``every=timedelta(minutes=5)`` (or ``"5m"``) or ``cron="*/5 * * * *"`` (in
     ``timezone=``, default UTC) makes it periodic: workers enqueue it once per tick.
+
+    Above ``@classmethod`` it registers the classmethod (named ``module.Class.method``):
+    ``Class.method.enqueue(x)`` stores the class by its import path and the worker calls
+    ``method(Class, x)``; a classmethod job cannot be periodic (a tick has no class to pass).
     """
 
     unknown = sorted(set(options) - JOB_OPTIONS)
@@ -283,8 +310,15 @@ def job(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
     def register(func: Callable[P, R]) -> JobFunction[P, R]:
         opts = dict(options)  # the same decorator may register several functions
         registry: Registry = opts.pop("registry", None) or default_registry
-        name = opts.pop("name", None) or origin(func)
-        jf = JobFunction(func, name, opts.pop("pool", None), **opts)
+        of_class = isinstance(func, classmethod)  # @job above @classmethod
+        fn = func.__func__ if isinstance(func, classmethod) else func
+        name = opts.pop("name", None) or origin(fn)
+        if of_class and (opts.get("every") is not None or opts.get("cron") is not None):
+            raise ConfigError(
+                f"{name}: a classmethod job cannot be periodic (a tick has no class to pass "
+                "it); schedule a module-level function that calls it"
+            )
+        jf = JobFunction(fn, name, opts.pop("pool", None), of_class=of_class, **opts)
         registry.add(jf)
         return jf
 

@@ -109,6 +109,9 @@ class PayloadCodec:
         self._fn = fn
         self._job_name = job_name
         self.signature = inspect.signature(fn)
+        # A classmethod's job (``JobFunction.__set_name__``): its first argument must be this
+        # class or a subclass, checked when it comes back (a payload naming another is refused).
+        self.lead_class: type | None = None
 
     @cached_property
     def _params(self) -> dict[str, _Param]:
@@ -335,6 +338,8 @@ class PayloadCodec:
                     f"{self._job_name}: stored argument {name!r} is not a parameter any more"
                 )
             values[name] = self._load(param, value)
+        if self.lead_class is not None:
+            self._check_lead(values)
         simple = self._simple
         if simple is not None and simple[2] <= values.keys():
             # No *args, **kwargs or positional-only, every required name stored: split as
@@ -373,6 +378,16 @@ class PayloadCodec:
             return decode_value(value)
         except PayloadError as exc:
             raise PayloadError(f"{self._job_name}: parameter {name!r}: {exc.detail}") from exc
+
+    def _check_lead(self, values: dict[str, Any]) -> None:
+        lead = next(iter(self.signature.parameters), None)
+        found = values.get(lead) if lead is not None else None
+        owner = self.lead_class
+        if not (isinstance(found, type) and owner is not None and issubclass(found, owner)):
+            what = found.__qualname__ if isinstance(found, type) else type(found).__name__
+            raise PayloadError(
+                f"{self._job_name}: stored class {what!r} is not {owner!r} or a subclass: refused"
+            )
 
     def decode_result(self, stored: Any) -> Any:
         """A stored JSON result back as the value the function returned (typed when annotated)."""

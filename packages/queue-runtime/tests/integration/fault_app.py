@@ -87,6 +87,28 @@ class Shelf:
         return f"{self.label}#{self.shelf_id}+{count}"
 
 
+class Warehouse:
+    """A classmethod job: the class it is read from crosses by its import path."""
+
+    region = "any"
+
+    @job(pool="batch")
+    @classmethod
+    def recount(cls, count: int) -> str:
+        _finish(_start())
+        return f"{cls.__name__}/{cls.region}+{count}"
+
+
+class NorthWarehouse(Warehouse):
+    region = "north"
+
+
+class Ledger:
+    """Not a Warehouse: a payload naming it for ``Warehouse.recount`` is refused."""
+
+    region = "ledger"
+
+
 @job(pool="transactional")
 def urgent(n: int) -> int:
     _finish(_start())

@@ -104,6 +104,31 @@ def test_a_method_job_runs_on_its_instance_read_back_in_the_worker(
     assert [job_id for job_id, _ in executions(rt)] == [handle.id]
 
 
+def test_a_classmethod_job_runs_on_the_class_it_was_read_from(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    north = fault_app.NorthWarehouse.recount.enqueue(2)
+    base = fault_app.Warehouse.recount.enqueue(5)
+    assert get_job(north.id).record().name == "tests.integration.fault_app.Warehouse.recount"
+    start_worker()
+    assert north.result(timeout=20) == "NorthWarehouse/north+2"  # the subclass, as cls was
+    assert base.result(timeout=20) == "Warehouse/any+5"
+
+
+def test_a_payload_naming_another_class_for_a_classmethod_job_is_dead_lettered(
+    rt: Runtime, start_worker: Callable[..., Worker]
+) -> None:
+    forged = {"cls": {"__qr__": "class", "cls": "tests.integration.fault_app:Ledger"}, "count": 1}
+    job_id = rt.store.enqueue(
+        NewJob(name=fault_app.Warehouse.recount.name, pool="batch", args=forged)
+    )
+    start_worker()
+    wait_until(lambda: finished(job_id), timeout=20, message="forged class in the DLQ")
+    record = get_job(job_id).record()
+    assert record.status is JobStatus.DEAD and "invalid payload" in (record.error or "")
+    assert "Ledger" in (record.error or "") and executions(rt) == []
+
+
 def test_failing_job_is_retried_then_dead_lettered(
     rt: Runtime, start_worker: Callable[..., Worker]
 ) -> None:

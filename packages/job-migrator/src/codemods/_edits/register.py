@@ -4,8 +4,9 @@ With ``[tool.migrator] target = "django-tasks"`` the decorator is Django's
 ``@task(...)`` (``from django.tasks import task``) with the runtime's options as
 its keywords, which Django 6.1 forwards to queue_runtime's backend.
 
-The decorator goes outermost, below ``@staticmethod``/``@classmethod`` only,
-so that ``fn.enqueue`` exists on the object every caller sees. The function
+The decorator goes outermost, below ``@staticmethod`` only, so that ``fn.enqueue``
+exists on the object every caller sees: above ``@classmethod`` it registers the
+classmethod, which the runtime binds to the class it is read from (``cls.fn.enqueue``). The function
 itself stays callable in-process: rolling back is switching the runtime to
 inline mode, not reverting code. ``idempotent=True`` is written only for jobs
 the inventory classifies ``idempotent``: it tells the runtime the verdict the
@@ -28,7 +29,6 @@ DECORATOR = {
     MigrationTarget.QUEUE_RUNTIME: ("queue_runtime", "job"),
     MigrationTarget.DJANGO_TASKS: ("django.tasks", "task"),
 }
-_DESCRIPTORS = frozenset({"staticmethod", "classmethod"})
 
 
 def is_registered(node: cst.FunctionDef) -> bool:
@@ -80,7 +80,7 @@ def _with_job(
 ) -> list[cst.Decorator]:
     new = cst.Decorator(decorator=cst.parse_expression(f"{prefix}({arguments})"))
     at = 0
-    while at < len(decorators) and dotted(decorators[at].decorator) in _DESCRIPTORS:
+    while at < len(decorators) and dotted(decorators[at].decorator) == "staticmethod":
         at += 1
     if at == 0 and decorators:
         # The new first decorator takes over the comments that sat above the old one.

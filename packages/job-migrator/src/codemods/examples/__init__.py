@@ -486,6 +486,15 @@ EXAMPLES: list[Example] = [
         site_at="Images.resize(path)",
     ),
     Example(
+        "classmethod: registered above @classmethod, enqueued through the class",
+        Pattern.DIRECT_CALL,
+        "class Catalog:\n    @classmethod\n    def refresh(cls, url):\n        ...\n\n\ndef save(url):\n    Catalog.refresh(url)\n",
+        'from queue_runtime import job\n\n\nclass Catalog:\n    @job(pool="batch", idempotent=True)\n    @classmethod\n    def refresh(cls, url):\n        ...\n\n\ndef save(url):\n    Catalog.refresh.enqueue(url)\n',
+        site_at="Catalog.refresh(url)",
+        job="Catalog.refresh",
+        target_source="Catalog.refresh",
+    ),
+    Example(
         "periodic registration with arguments: skipped",
         Pattern.SCHEDULER,
         "import schedule\n\n" + _JOB + '\n\nschedule.every(10).minutes.do(resize, "all")\n',

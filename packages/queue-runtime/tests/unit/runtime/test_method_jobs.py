@@ -17,6 +17,7 @@ import pytest
 
 from queue_runtime import InlineShape, Mode, Runtime, Settings, configure, job
 from queue_runtime import runtime as runtime_module
+from queue_runtime.errors import ConfigError, PayloadError
 from queue_runtime.fallbacks import fallback_counts
 from queue_runtime.registry import Registry
 from queue_runtime.store import JobQuery, JobStatus
@@ -49,6 +50,22 @@ class Live:
     def touch(self, n: int) -> int:
         ran.append((self, str(n)))
         return n + 1
+
+
+class Catalog:
+    """A classmethod job: ``@job`` above ``@classmethod``."""
+
+    source = "main"
+
+    @job(name="tests.methods.Catalog.refresh", pool="batch", registry=jobs)
+    @classmethod
+    def refresh(cls, url: str) -> str:
+        ran.append((cls, url))
+        return f"{cls.source}:{url}"
+
+
+class MirrorCatalog(Catalog):
+    source = "mirror"
 
 
 @pytest.fixture(params=[Mode.QUEUE, Mode.INLINE], ids=["queue-mode", "inline-mode"])
@@ -111,3 +128,45 @@ def test_an_instance_no_codec_covers_runs_as_a_direct_call_on_the_same_object(
     after = sum(n for f, n in fallback_counts().items() if f.job == Live.touch.name)
     assert after == before + 1
     assert runtime.inspector.list_jobs(JobQuery()).jobs == ()  # nothing was stored
+
+
+def test_calling_a_classmethod_job_calls_it_on_the_class_read_from() -> None:
+    ran.clear()
+    assert Catalog.refresh("a") == "main:a"
+    assert MirrorCatalog.refresh("b") == "mirror:b"
+    assert MirrorCatalog().refresh("c") == "mirror:c"  # from an instance: its class
+    assert ran == [(Catalog, "a"), (MirrorCatalog, "b"), (MirrorCatalog, "c")]
+    assert Catalog.refresh.name == MirrorCatalog.refresh.name == "tests.methods.Catalog.refresh"
+
+
+def test_a_classmethod_job_queues_the_class_it_was_read_from(runtime: Runtime) -> None:
+    handle = MirrorCatalog.refresh.enqueue("x")
+    keyed = Catalog.refresh.options(idempotency_key="c-1").enqueue("y")
+    if runtime.mode is Mode.QUEUE:
+        assert handle.record().args["cls"] == {
+            "__qr__": "class",
+            "cls": f"{__name__}:MirrorCatalog",
+        }
+        assert drain(runtime, jobs, "batch") == 2
+    assert (handle.result(timeout=1), keyed.result(timeout=1)) == ("mirror:x", "main:y")
+    assert ran == [(MirrorCatalog, "x"), (Catalog, "y")]
+
+
+def test_a_stored_class_that_is_not_the_jobs_class_is_refused() -> None:
+    codec = Catalog.__dict__["refresh"].definition.codec
+    assert codec.decode(dict(codec.encode((MirrorCatalog, "u"), {}, 10_000))) == (
+        [MirrorCatalog, "u"],
+        {},
+    )
+    for forged in (f"{__name__}:Report", "decimal:Decimal", f"{__name__}:Nothing"):
+        with pytest.raises(PayloadError, match="refused"):
+            codec.decode({"cls": {"__qr__": "class", "cls": forged}, "url": "u"})
+
+
+def test_a_classmethod_job_cannot_be_periodic() -> None:
+    with pytest.raises(ConfigError, match="classmethod job cannot be periodic"):
+
+        class Ticker:
+            @job(every="5m", registry=Registry())
+            @classmethod
+            def tick(cls) -> None: ...
