@@ -162,20 +162,21 @@ def test_an_instance_of_undeclared_type_stays_and_the_reason_s_change_moves_it(
     assert outcome.status is Status.REWRITTEN, outcome.reason
 
 
+REBUILD = (
+    "Report.rebuild_all()",
+    Pattern.DIRECT_CALL,
+    "app.reports.Report.rebuild_all",
+    "Report.rebuild_all",
+)
+
+
 def test_a_classmethod_moves_registered_above_classmethod(
     write_files: Callable[[dict[str, str]], Path],
 ) -> None:
     """A classmethod needs no instance: the class is importable, and the runtime binds a job
     registered above ``@classmethod`` to the class it is read from (its ``cls``)."""
     root = _app(write_files)
-    call = (
-        "Report.rebuild_all()",
-        Pattern.DIRECT_CALL,
-        "app.reports.Report.rebuild_all",
-        "Report.rebuild_all",
-    )
-
-    result = plan_apply(root, _inventory(root, call), scanner=None)
+    result = plan_apply(root, _inventory(root, REBUILD), scanner=None)
 
     [outcome] = result.outcomes
     assert outcome.status is Status.REWRITTEN, outcome.reason
@@ -215,13 +216,7 @@ def test_the_moved_classmethod_is_queued_and_runs_on_its_class(
     write_files: Callable[[dict[str, str]], Path],
 ) -> None:
     root = _app(write_files)
-    call = (
-        "Report.rebuild_all()",
-        Pattern.DIRECT_CALL,
-        "app.reports.Report.rebuild_all",
-        "Report.rebuild_all",
-    )
-    result = plan_apply(root, _inventory(root, call), scanner=None)
+    result = plan_apply(root, _inventory(root, REBUILD), scanner=None)
     for change in result.changes:
         (root / change.path).write_text(change.after)
     (root / "app/models.py").write_text("Order = None\n")  # Django models need settings
