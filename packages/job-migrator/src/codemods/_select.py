@@ -361,7 +361,33 @@ def _work_to_move(f: _Facts) -> _Decided:
 
 def _place(f: _Facts) -> _Decided:
     reason = _place_reason(f.site, f.known, f.defs, f.blocked, f.threaded)
+    reason = reason or _class_overridden(f.site, f.known, f.defs, f.project)
     return _skip(f.site, reason) if reason else None
+
+
+def _class_overridden(
+    site: CallSite, job: Job, defs: dict[str, FunctionDefInfo | None], project: Project
+) -> str | None:
+    """A classmethod read from a class that may be a subclass (``cls.refresh``,
+    ``self.refresh``, ``Mirror.refresh``) when a project subclass overrides it: read from
+    that subclass it is the override, a plain classmethod without ``.enqueue``, and the
+    rewritten call would raise. ``Catalog.refresh``, the class named, is the job itself."""
+    found = defs.get(job.qualname)
+    if found is None or found.kind is not DefKind.CLASSMETHOD:
+        return None
+    owner, _, method = job.qualname.rpartition(".")
+    head = site.target_source.rpartition(".")[0]
+    if head == owner.rpartition(".")[2]:
+        return None
+    override = _service.overridden(owner, method, project)
+    if override is None:
+        return None
+    return (
+        f"@classmethod `{site.target_source or method}` is read from a class that may be "
+        f"{override}, which overrides it: there it is a plain classmethod, whose `.enqueue` "
+        f"does not exist; give the override the same `@job`, or call "
+        f"`{owner.rpartition('.')[2]}.{method}` by its class, and apply again"
+    )
 
 
 def _receiver(f: _Facts) -> _Decided:

@@ -304,7 +304,7 @@ def on_instance(site: CallSite, job: Job, project: Project) -> ArgumentCrossing 
             found = replace(found, why=f"`{head}` is a {cls.name}, {_NOT_A_RECORD}")
     else:
         found = declared(node, Where(project, info, function, line=site.location.line))
-    override = _overridden(job_class, method, project) if found.kind in _STORED else None
+    override = overridden(job_class, method, project) if found.kind in _STORED else None
     if override is not None:
         return (
             f"bound method: `{written}` is overridden in {override}: an instance of it would "
@@ -337,8 +337,9 @@ SAVED = (
 _STORED = (Kind.MODEL, Kind.ENCODED)
 
 
-def _overridden(cls: str, method: str, project: Project) -> str | None:
-    """A project class below ``cls`` defining ``method`` again (the first found), else None."""
+def overridden(cls: str, method: str, project: Project) -> str | None:
+    """A project class below ``cls`` defining ``method`` again (the first found) without
+    registering it as a job of its own (``@job``: then its ``.enqueue`` exists), else None."""
     home = project.lookup(cls)
     if home is None:
         return None
@@ -356,7 +357,16 @@ def _overridden(cls: str, method: str, project: Project) -> str | None:
 
 
 def _defines(node: ast.ClassDef, method: str) -> bool:
-    return any(isinstance(s, _Def) and s.name == method for s in node.body)
+    return any(isinstance(s, _Def) and s.name == method and not _registered(s) for s in node.body)
+
+
+def _registered(node: _Def) -> bool:
+    """``@job`` / ``@job(...)`` / ``@queue_runtime.job(...)`` on the definition."""
+    for decorator in node.decorator_list:
+        expr = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if ast.unparse(expr) in ("job", "queue_runtime.job"):
+            return True
+    return False
 
 
 def _own_class(

@@ -363,3 +363,74 @@ def test_a_classmethod_of_a_class_inside_a_function_stays_and_moves_at_module_le
     [outcome] = plan_apply(root, build_inventory(root, [moved]), scanner=None).outcomes
 
     assert outcome.status is Status.REWRITTEN, outcome.reason
+
+
+OVERRIDDEN = """import threading
+
+import requests
+
+
+class Catalog:
+    @classmethod
+    def refresh(cls, url):
+        requests.put(url)
+
+    @classmethod
+    def start(cls, url):
+        threading.Thread(target=cls.refresh, args=(url,)).start()
+
+
+class Mirror(Catalog):
+    @classmethod
+    def refresh(cls, url):
+        requests.put(url + "/mirror")
+"""
+
+
+def test_a_classmethod_a_subclass_overrides_stays_when_read_from_cls_until_the_override_is_a_job(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    """``Mirror.start(url)`` runs ``cls.refresh`` with ``cls`` = Mirror: the override, which
+    has no ``.enqueue``. Giving the override its own ``@job``, the change the reason names,
+    makes the site move."""
+    root = write_files({"app/__init__.py": "", "app/catalog.py": OVERRIDDEN})
+    site = (
+        "app/catalog.py",
+        "Thread(",
+        Pattern.THREAD,
+        "app.catalog.Catalog.refresh",
+        "cls.refresh",
+    )
+
+    [outcome] = plan_apply(root, build_inventory(root, [site]), scanner=None).outcomes
+
+    assert outcome.status is Status.SKIPPED
+    assert "`cls.refresh` is read from a class that may be app.catalog.Mirror" in outcome.reason
+    assert "give the override the same `@job`" in outcome.reason
+
+    registered = "from queue_runtime import job\n" + OVERRIDDEN.replace(
+        "class Mirror(Catalog):\n    @classmethod",
+        'class Mirror(Catalog):\n    @job(pool="batch", idempotent=True)\n    @classmethod',
+    )
+    root = write_files({"app/catalog.py": registered})
+    [outcome] = plan_apply(root, build_inventory(root, [site]), scanner=None).outcomes
+
+    assert outcome.status is Status.REWRITTEN, outcome.reason
+
+
+def test_a_classmethod_called_by_its_own_class_moves_though_a_subclass_overrides_it(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    views = OVERRIDDEN + "\n\ndef view(url):\n    Catalog.refresh(url)\n"
+    root = write_files({"app/__init__.py": "", "app/catalog.py": views})
+    site = (
+        "app/catalog.py",
+        "Catalog.refresh(url)",
+        Pattern.DIRECT_CALL,
+        "app.catalog.Catalog.refresh",
+        "Catalog.refresh",
+    )
+
+    [outcome] = plan_apply(root, build_inventory(root, [site]), scanner=None).outcomes
+
+    assert outcome.status is Status.REWRITTEN, outcome.reason
