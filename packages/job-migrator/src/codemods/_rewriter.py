@@ -93,6 +93,13 @@ _SNAPSHOT = Import("queue_runtime.codecs", signal_receiver.SNAPSHOT)
 NOT_FOUND = (
     "not found at the recorded position (line {line}): the code there has another shape; rescan"
 )
+# A direct call through a local name for the job (``w = send; w(x)``), or for one of the
+# callables the paths before it bind: the call is found, but it is not written as the job.
+THROUGH_NAME = (
+    "line {line} calls the job through `{name}`, a local name bound to `{job}` (or to one of "
+    "several callables, chosen on the paths before the call): apply rewrites a call written "
+    "as the job; call `{job}(...)` by its name where it is chosen, and apply again"
+)
 # The scan reached the job through a call apply has no rewrite for: a project's own
 # function or method that spawns what it is handed (a spawn wrapper, docs/scan.md).
 VIA_WRAPPER = (
@@ -449,6 +456,9 @@ def _unmatched(source: str, target: Target) -> str:
     callee = re.match(r"\s*(?:await\s+)?([A-Za-z_][\w.]*)\(", text)
     if names and callee and callee.group(1).rsplit(".", 1)[-1] not in names:
         return VIA_WRAPPER.format(line=where.line, callee=callee.group(1))
+    job = target.site.target_source or target.job.qualname.rpartition(".")[2]
+    if not names and callee and callee.group(1).isidentifier() and callee.group(1) != job:
+        return THROUGH_NAME.format(line=where.line, name=callee.group(1), job=job)
     return NOT_FOUND.format(line=where.line)
 
 

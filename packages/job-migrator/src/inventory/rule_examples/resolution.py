@@ -50,6 +50,26 @@ EXAMPLES: list[RuleExample] = [
         "one written (that would read only the GET and call the job idempotent).",
     ),
     example(
+        "a callable bound in a try and again in its except",
+        _EXPORTERS
+        + """
+        def export(request, rows):
+            try:
+                writer = to_tsv
+                request.validate()
+            except ValueError:
+                writer = to_csv
+            writer(rows)
+        """,
+        "export",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST, K.HTTP_GET},
+        "`writer` is `to_tsv` when the body ran to its end and `to_csv` when `validate` "
+        "raised: a handler starts from what the body may have bound before it raised, and "
+        "where the paths meet the call follows both, never only the handler's binding (the "
+        "last written, which would read only the POST here, or only the GET the other way).",
+    ),
+    example(
         "a module global a set-up function rebinds",
         _EXPORTERS
         + """

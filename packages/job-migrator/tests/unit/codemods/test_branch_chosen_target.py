@@ -123,3 +123,60 @@ def test_a_target_an_if_chose_is_unknown_and_apply_leaves_it(
     assert outcomes["app.views.export_configured"].status is Status.SKIPPED
     assert outcomes["app.views.export_uploaded"].status is Status.SKIPPED
     assert result.changes == []
+
+
+TRIED = """import requests
+
+
+def to_csv(rows):
+    requests.post("https://exports.example/csv", json=rows)
+
+
+def to_tsv(rows):
+    requests.get("https://exports.example/tsv", params={"rows": rows})
+
+
+def export(request, rows):
+    try:
+        writer = to_csv
+        request.validate()
+    except ValueError:
+        writer = to_tsv
+    writer(rows)
+
+
+def export_tsv(request, rows):
+    w = to_tsv
+    w(rows)
+"""
+
+
+def test_a_call_through_a_name_a_try_and_its_handler_bind_follows_both_and_stays(
+    write_files: Callable[[dict[str, str]], Path],
+) -> None:
+    """``writer`` is ``to_csv`` when the body ran to its end and ``to_tsv`` when it raised:
+    the call is found for both (the POST, non-idempotent, among them), and neither moves.
+    A call through a local name bound once stays too, with a reason that is true (the call
+    is there, written through another name): called by the job's name, it moves."""
+    root = write_files({"app/__init__.py": "", "app/views.py": TRIED})
+    inventory = scan(root, use_cache=False, write=False, jobs=1)
+    found = {(s.enclosing_function, s.job) for s in inventory.sites}
+    assert ("app.views.export", "app.views.to_csv") in found
+    assert ("app.views.export", "app.views.to_tsv") in found
+
+    outcomes = plan_apply(root, inventory, scanner=None).outcomes
+    by_site = {(o.site.enclosing_function, o.site.job): o for o in outcomes}
+    assert all(o.status is not Status.REWRITTEN for o in outcomes)
+    through = by_site[("app.views.export_tsv", "app.views.to_tsv")].reason
+    assert through.startswith("line 23 calls the job through `w`, a local name bound to `to_tsv`")
+
+    root = write_files(
+        {"app/views.py": TRIED.replace("    w = to_tsv\n    w(rows)", "    to_tsv(rows)")}
+    )
+    inventory = scan(root, use_cache=False, write=False, jobs=1)
+    by_site = {
+        o.site.enclosing_function: o for o in plan_apply(root, inventory, scanner=None).outcomes
+    }
+    assert by_site["app.views.export_tsv"].status is Status.REWRITTEN, by_site[
+        "app.views.export_tsv"
+    ].reason

@@ -440,6 +440,39 @@ class FlowMixin(WalkerBase):
             self.visit(stmt)
         _join(names, start, body, _ends(node.body), bool(node.orelse) and _ends(node.orelse))
 
+    def visit_try(self, node: ast.Try | ast.TryStar) -> None:
+        """In a function, where the paths through a ``try`` meet a name is what each bound
+        (:func:`_joined`): the body then the ``else``, and each handler, which starts from
+        what the body may have bound before it raised (the bindings before the ``try`` or
+        after the body: either); a path that returns, raises, breaks or continues reaches
+        nothing after it. The ``finally`` runs after every path, from the joined bindings."""
+        if not self.in_function:
+            self.visit_children(node)
+            return
+        names = self.state.resolver.scope.names
+        start = dict(names)
+        for stmt in node.body:
+            self.visit(stmt)
+        after_body = dict(names)
+        raised = dict(start)  # a handler's start: before the body, or after it
+        _join(raised, start, after_body, False, False)
+        for stmt in node.orelse:
+            self.visit(stmt)
+        ends = _ends(node.body) or _ends(node.orelse)
+        for handler in node.handlers:
+            path = dict(names)
+            names.clear()
+            names.update(raised)
+            self.visit(handler)  # its type, its ``as`` name, its body
+            handled = dict(names)
+            names.clear()
+            names.update(path)
+            handler_ends = _ends(handler.body)
+            _join(names, start, handled, handler_ends, ends)
+            ends = ends and handler_ends
+        for stmt in node.finalbody:
+            self.visit(stmt)
+
     def visit_for(self, node: ast.For | ast.AsyncFor) -> None:
         stream = isinstance(node, ast.AsyncFor) and isinstance(node.iter, ast.Call)
         if stream and self.in_function and not self.state.loops:  # read a stream to its end

@@ -318,6 +318,8 @@ Walker.dispatch = dict(
         visitor(ast.Delete, Walker.visit_delete),
         visitor(ast.Return, Walker.visit_return),
         visitor(ast.If, Walker.visit_if),
+        visitor(ast.Try, Walker.visit_try),
+        visitor(ast.TryStar, Walker.visit_try),
         visitor(ast.For, Walker.visit_for),
         visitor(ast.AsyncFor, Walker.visit_for),
         visitor(ast.comprehension, Walker.visit_comprehension),
