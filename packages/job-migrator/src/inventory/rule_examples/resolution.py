@@ -70,6 +70,26 @@ EXAMPLES: list[RuleExample] = [
         "last written, which would read only the POST here, or only the GET the other way).",
     ),
     example(
+        "a callable chosen by the cases of a match",
+        _EXPORTERS
+        + """
+        def export(fmt, rows):
+            writer = to_tsv
+            match fmt:
+                case "csv":
+                    writer = to_csv
+                case "tsv":
+                    pass
+            writer(rows)
+        """,
+        "export",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST, K.HTTP_GET},
+        "Each `case` starts from the bindings before the `match`, and so does the path where "
+        "no case matches (there is no `case _:`): `writer` is `to_csv` or `to_tsv` after it, "
+        "and the call follows both.",
+    ),
+    example(
         "a module global a set-up function rebinds",
         _EXPORTERS
         + """

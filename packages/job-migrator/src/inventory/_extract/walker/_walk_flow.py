@@ -460,18 +460,43 @@ class FlowMixin(WalkerBase):
             self.visit(stmt)
         ends = _ends(node.body) or _ends(node.orelse)
         for handler in node.handlers:
-            path = dict(names)
+            path = dict(names)  # the body's path and the handlers before this one
             names.clear()
             names.update(raised)
             self.visit(handler)  # its type, its ``as`` name, its body
-            handled = dict(names)
-            names.clear()
-            names.update(path)
             handler_ends = _ends(handler.body)
-            _join(names, start, handled, handler_ends, ends)
+            # the handler is written after: its binding of any other value is kept
+            _join(names, start, path, ends, handler_ends)
             ends = ends and handler_ends
         for stmt in node.finalbody:
             self.visit(stmt)
+
+    def visit_match(self, node: ast.Match) -> None:
+        """In a function, each ``case`` starts from the bindings before the ``match``, and
+        where the paths meet a name is what each bound (:func:`_joined`), the path where no
+        case matched included unless a case always matches (``case _:``, ``case x:``)."""
+        self.visit(node.subject)
+        if not self.in_function:
+            for case in node.cases:
+                self.visit(case)
+            return
+        names = self.state.resolver.scope.names
+        start = dict(names)
+        paths: list[tuple[dict[str, Binding], bool]] = []
+        if not any(_always(case) for case in node.cases):
+            paths.append((start, False))
+        for case in node.cases:
+            names.clear()
+            names.update(start)
+            self.visit(case)  # its pattern's captures, its guard, its body
+            paths.append((dict(names), _ends(case.body)))
+        # the last written first: a later case's binding of any other value is kept
+        last, ends = paths[-1]
+        names.clear()
+        names.update(last)
+        for path, path_ends in reversed(paths[:-1]):
+            _join(names, start, path, path_ends, ends)
+            ends = ends and path_ends
 
     def visit_for(self, node: ast.For | ast.AsyncFor) -> None:
         stream = isinstance(node, ast.AsyncFor) and isinstance(node.iter, ast.Call)
@@ -978,6 +1003,12 @@ def _either_choice(body: Binding, orelse: Binding) -> tuple[ast.Call, ...]:
     for template in (*body.choices, *orelse.choices):
         found.setdefault(ast.dump(template), template)
     return tuple(found.values()) if len(found) <= MAX_CHOICES else ()
+
+
+def _always(case: ast.match_case) -> bool:
+    """``case _:`` or ``case name:`` without a guard: every subject matches it."""
+    pattern = case.pattern
+    return case.guard is None and isinstance(pattern, ast.MatchAs) and pattern.pattern is None
 
 
 def _callable(binding: Binding) -> bool:

@@ -320,6 +320,7 @@ Walker.dispatch = dict(
         visitor(ast.If, Walker.visit_if),
         visitor(ast.Try, Walker.visit_try),
         visitor(ast.TryStar, Walker.visit_try),
+        visitor(ast.Match, Walker.visit_match),
         visitor(ast.For, Walker.visit_for),
         visitor(ast.AsyncFor, Walker.visit_for),
         visitor(ast.comprehension, Walker.visit_comprehension),
