@@ -79,3 +79,15 @@ def test_a_receiver_labelled_on_its_def_is_found_on_its_decorator() -> None:
     assert apply_why.match(label, [on_decorator], text) is on_decorator
     unlabelled = apply_why.Label(**{**label.__dict__, "span": frozenset({2})})
     assert apply_why.match(unlabelled, [on_decorator], text) is None
+
+
+def test_the_class_and_local_name_reasons_have_kinds_of_their_own() -> None:
+    from codemods._rewriter import THROUGH_NAME
+    from codemods._select import _LOCAL_CLASS
+
+    through = THROUGH_NAME.format(line=4, name="w", job="send")
+    assert apply_why.kind_of(_outcome(through)) == "through a local name"
+    local = _LOCAL_CLASS.format(kind="@classmethod")
+    assert apply_why.kind_of(_outcome(local)) == "class inside a function"
+    overridden = "@classmethod `cls.refresh` is read from a class that may be app.Mirror, which"
+    assert apply_why.kind_of(_outcome(overridden)) == "classmethod overridden"
