@@ -179,6 +179,18 @@ class ParameterChanges:
                 )
         return found
 
+    def self_change(self, method: str) -> str | None:
+        """What ``method`` does to ``self`` that surely changes it (a store, a container of it
+        changed in place), written as in its body; None when it changes nothing of it, or
+        only may (a call the scan could not follow)."""
+        fn = self.index.functions.get(method)
+        if fn is None or not fn.is_method or fn.params[:1] != [_SELF]:
+            return None
+        found = self._changed(method, _SELF, 0, frozenset())
+        if found is None or found.unexplained is not None:
+            return None
+        return found.innermost
+
     def _keywords(self, function: str, parameters: list[str]) -> list[str]:
         """Values the function reads from its ``**`` parameter by key and changes or calls
         methods on (``kwargs["instance"].title = ""``): a signal receiver's ``instance``

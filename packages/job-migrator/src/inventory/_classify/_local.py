@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from inventory._catalogue import CallMatch, Catalogue
+from inventory._classify._changes import ParameterChanges
 from inventory._classify._collectors import Collectors
 from inventory._classify._dispatch import handed_function
 from inventory._classify._gaps import Gaps
@@ -99,6 +100,7 @@ class LocalEffects:
         self.state = MoneyState(catalogue)
         self.gaps = Gaps(catalogue, graph.library_gap, graph.index)  # the soundness rule
         self.collectors = Collectors(graph.index)
+        self.changes = ParameterChanges(graph, catalogue, self.gaps)  # what a method does to self
         # (caller, callee) where the caller passes the callee's SQL as a literal.
         self.sql_bound: set[tuple[str, str]] = set()
         self._sql_param_memo: dict[str, set[str]] = {}
@@ -114,6 +116,7 @@ class LocalEffects:
         calls += [self._money_word(t, fn, path) for t in targets if t.function is not None]
         calls += [self._new_instance_save(t, fn, path) for t in targets if t.function is not None]
         calls += [self._sql_passed(t, fn, path) for t in targets if t.function is not None]
+        calls += [self._held_instance(t, fn, path) for t in targets if t.function is not None]
         # One call may have several targets (``self.m()`` and its overrides): once per call.
         calls += [self.state.of_call(c, fn, path) for c in _distinct(t.call for t in targets)]
         traces = [t for t in calls if t is not None]
@@ -124,6 +127,37 @@ class LocalEffects:
         traces += [billing] if billing is not None else []
         guarded = _guarded(_post_process(traces, fn), fn, self.guards(fn.qualname))
         return [Trace(f, (fn.qualname,)) for f in guarded]
+
+    def _held_instance(self, target: CallTarget, fn: FunctionInfo, path: str) -> Found | None:
+        """``cache.set(key, data)`` on ``cache = Cache()``, an object a project module makes
+        at import: a method of it that changes ``self`` (a store into it, a container of it
+        changed in place, read from the method's body as a job's parameters are) changes
+        state this process holds, as a write to a module-level dict does. Run by a worker,
+        the job would fill the worker's copy and this process would never see it."""
+        call = target.call
+        if call.receiver is not ReceiverKind.MODULE:
+            return None
+        head, _, method = call.target.rpartition(".")
+        module, _, name = head.rpartition(".")
+        index = self.graph.index
+        summary = index.modules.get(module)
+        made = summary.assignments.get(name) if summary is not None and name else None
+        if made is None or made.endswith(")") or index.is_library(target.function or ""):
+            return None
+        if name[:1].isupper() and not name.isupper():
+            return None  # ``Alias = SomeClass``: a class, not an instance made at import
+        cls = index.resolve(made)
+        if cls.kind is not SymbolKind.CLASS or index.is_library(cls.name):
+            return None
+        found = self.changes.self_change(target.function or "")
+        if found is None:
+            return None
+        detail = (
+            f"changes {head}, a {cls.name.rpartition('.')[2]} this process made at import "
+            f"(its {method} stores into it: `{found}`): run by a worker, the job would change "
+            "the worker's copy and this process would not see it"
+        )
+        return Found(_effect(EffectKind.PROCESS_STATE, path, call.span, head, fn, detail))
 
     def guards(self, qualname: str) -> list[Guard]:
         found = self._guards.get(qualname)

@@ -405,10 +405,12 @@ EXAMPLES: list[RuleExample] = [
         """,
         "record_upload",
         V.NON_IDEMPOTENT,
-        {K.CACHE_INCR},
+        {K.CACHE_INCR, K.PROCESS_STATE},
         "`collector` is a module-level instance: what its methods append to `self._events` "
         "outlives the job and is flushed later, so a retry ships another event. The same holds "
-        "for `PENDING.append(x)` on a module-level list; a local list dies with the job.",
+        "for `PENDING.append(x)` on a module-level list; a local list dies with the job. It is "
+        "also state of this process (`process_state`): a worker would append to its own "
+        "collector.",
         more_files={
             "shop/telemetry.py": (
                 "class Collector:\n"

@@ -286,6 +286,38 @@ EXAMPLES: list[RuleExample] = [
         "`_set(name, pk)` the value to cache). A reset (`= {}`) or a removal always counts.",
     ),
     example(
+        "types: an object a module makes at import, changed through its methods",
+        """
+        import requests
+
+        from shop.cache import cache
+
+        def refresh_catalog(url):
+            cache.set("catalog", requests.get(url).json())
+        """,
+        "refresh_catalog",
+        V.IDEMPOTENT,
+        {K.HTTP_GET, K.RANDOM_ID, K.PROCESS_STATE},
+        "`cache = Cache()` in `shop/cache.py` is one object per process, made at import; "
+        "`Cache.set` stores into `self` (its body is read, as a job's parameters' methods "
+        "are), so the call changes state this process holds, as `CACHE[key] = v` on a "
+        "module-level dict does: run by a worker, the refresh would fill the worker's cache "
+        "and this process would keep serving its own (`apply` keeps the job in-process "
+        "unless named). A library's object made at import (Django's `cache`, a `requests."
+        "Session()`) is not read so: what it does is the catalogue's.",
+        more_files={
+            "shop/cache.py": (
+                "import time\n\n\n"
+                "class Cache:\n"
+                "    def __init__(self):\n"
+                "        self._values = {}\n\n"
+                "    def set(self, key, value):\n"
+                "        self._values[key] = (value, time.time())\n\n\n"
+                "cache = Cache()\n"
+            )
+        },
+    ),
+    example(
         "types: a memo on a class attribute is no state a worker would lose",
         """
         class Client:
