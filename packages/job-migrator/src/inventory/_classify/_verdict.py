@@ -57,7 +57,11 @@ REPEATS = frozenset(
 )
 OPAQUE = frozenset({K.DYNAMIC_CALL, K.SUBPROCESS})
 # What is not work of its own: next to any other effect, metric counts are instrumentation.
-_NOT_WORK = frozenset({K.METRIC_INCR, K.DB_READ, K.HTTP_GET, K.SLEEP, K.RANDOM_ID} | OPAQUE)
+# A change of this process's memory is none either (an entry evicted from an in-process
+# cache): what a retry would repeat of a job that counts and evicts is its count.
+_NOT_WORK = frozenset(
+    {K.METRIC_INCR, K.DB_READ, K.HTTP_GET, K.SLEEP, K.RANDOM_ID, K.PROCESS_STATE} | OPAQUE
+)
 # Repeats a duplicate makes visible but harmless: the fast track ignores them.
 HARMLESS = NOTIFY | {K.METRIC_INCR}
 

@@ -318,6 +318,36 @@ EXAMPLES: list[RuleExample] = [
         },
     ),
     example(
+        "types: a job that counts and evicts from this process's memory repeats its count",
+        """
+        from prometheus_client import Counter
+
+        from shop.cache import cache
+
+        EVICTIONS = Counter("evictions", "entries evicted")
+
+        def evict(key):
+            cache.drop(key)
+            EVICTIONS.inc()
+        """,
+        "evict",
+        V.NON_IDEMPOTENT,
+        {K.METRIC_INCR, K.PROCESS_STATE},
+        "Next to real work (a write, a send) a metric count is instrumentation; a change of "
+        "this process's memory is no such work (it is no outcome a retry repeats elsewhere), "
+        "so the count is all a retry repeats, as for a job that only counts.",
+        more_files={
+            "shop/cache.py": (
+                "class Cache:\n"
+                "    def __init__(self):\n"
+                "        self._values = {}\n\n"
+                "    def drop(self, key):\n"
+                "        self._values.pop(key, None)\n\n\n"
+                "cache = Cache()\n"
+            )
+        },
+    ),
+    example(
         "types: a memo on a class attribute is no state a worker would lose",
         """
         class Client:
