@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -10,6 +12,23 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from codemods._syntax import dotted
 from codemods._types import DefKind
 from inventory.models import Job
+
+# The decorators that register a job (queue_runtime's ``@job``, Django's ``@task``), by the name
+# a definition spells them with: a function carrying one has its ``.enqueue`` already, so apply
+# does not decorate it again, and an override carrying one is a job of its own.
+REGISTERING = frozenset({"job", "queue_runtime.job", "task", "django.tasks.task"})
+
+
+def registers(decorators: Iterable[str | None]) -> bool:
+    """One of ``decorators`` (dotted names, a call's callee for ``@job(...)``) registers a job."""
+    return any(name in REGISTERING for name in decorators)
+
+
+def registered_def(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``@job`` / ``@job(...)`` / ``@task(...)`` on an ``ast`` definition."""
+    return registers(
+        ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list
+    )
 
 
 @dataclass(frozen=True)

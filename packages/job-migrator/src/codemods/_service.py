@@ -23,6 +23,7 @@ import ast
 from dataclasses import dataclass, replace
 
 from codemods._declared import Kind, annotation, declared
+from codemods._jobdefs import registered_def
 from codemods._project import ModuleInfo, Project, enclosing_function
 from codemods._resolve import Where, derives, resolve, resolve_expr
 from codemods._types import ArgumentCrossing, Crossing, Wrapper
@@ -357,16 +358,9 @@ def overridden(cls: str, method: str, project: Project) -> str | None:
 
 
 def _defines(node: ast.ClassDef, method: str) -> bool:
-    return any(isinstance(s, _Def) and s.name == method and not _registered(s) for s in node.body)
-
-
-def _registered(node: _Def) -> bool:
-    """``@job`` / ``@job(...)`` / ``@queue_runtime.job(...)`` on the definition."""
-    for decorator in node.decorator_list:
-        expr = decorator.func if isinstance(decorator, ast.Call) else decorator
-        if ast.unparse(expr) in ("job", "queue_runtime.job"):
-            return True
-    return False
+    return any(
+        isinstance(s, _Def) and s.name == method and not registered_def(s) for s in node.body
+    )
 
 
 def _own_class(

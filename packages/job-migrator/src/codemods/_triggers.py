@@ -25,6 +25,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from codemods._jobdefs import registered_def
 from codemods._project import Project
 from codemods._syntax import dotted, last_name
 from codemods._types import SiteOutcome, Status, Target
@@ -84,8 +85,7 @@ def _registered(job: Job, project: Project) -> bool:
     """The job's definition already carries ``@job(...)``: apply would not decorate it again."""
     info = project.module_at(job.location.path) if job.location else None
     func = info.functions.get(job.qualname.rsplit(".", 1)[-1]) if info else None
-    calls = [d.func for d in func.decorator_list if isinstance(d, ast.Call)] if func else []
-    return any(ast.unparse(f) in ("job", "queue_runtime.job") for f in calls)
+    return func is not None and registered_def(func)
 
 
 def one_schedule_per_job(

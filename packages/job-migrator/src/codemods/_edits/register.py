@@ -20,10 +20,10 @@ from collections.abc import Sequence
 import libcst as cst
 
 from codemods._edits.imports import add_import
+from codemods._jobdefs import registers
 from codemods._syntax import dotted
 from inventory.config import MigrationTarget
 
-_REGISTERED = frozenset({"job", "queue_runtime.job", "task", "django.tasks.task"})
 # The decorator each API registers with: (its package, its name).
 DECORATOR = {
     MigrationTarget.QUEUE_RUNTIME: ("queue_runtime", "job"),
@@ -32,12 +32,10 @@ DECORATOR = {
 
 
 def is_registered(node: cst.FunctionDef) -> bool:
-    for decorator in node.decorators:
-        expr = decorator.decorator
-        name = dotted(expr.func) if isinstance(expr, cst.Call) else dotted(expr)
-        if name in _REGISTERED:
-            return True
-    return False
+    return registers(
+        dotted(d.decorator.func) if isinstance(d.decorator, cst.Call) else dotted(d.decorator)
+        for d in node.decorators
+    )
 
 
 class AddJobDecoratorTransformer(cst.CSTTransformer):

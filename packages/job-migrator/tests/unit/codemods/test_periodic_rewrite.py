@@ -80,9 +80,14 @@ def _apply(tmp_path: Path, example: Example, *extra: Example) -> tuple[list[str]
     return [f"{o.status}: {o.reason}" for o in result.outcomes], after
 
 
-def test_an_already_registered_job_is_left_with_the_schedule_to_add(tmp_path: Path) -> None:
+@pytest.mark.parametrize("decorator", ["@job(pool='batch')", "@job"])
+def test_an_already_registered_job_is_left_with_the_schedule_to_add(
+    tmp_path: Path, decorator: str
+) -> None:
+    # Bare ``@job`` registers as ``@job(...)`` does: apply would not decorate it again, so the
+    # schedule would be lost if the site were counted as moved.
     before = (
-        "import schedule\nfrom queue_runtime import job\n\n\n@job(pool='batch')\n"
+        f"import schedule\nfrom queue_runtime import job\n\n\n{decorator}\n"
         + _TICK
         + "\n\nschedule.every(10).minutes.do(refresh)\n"
     )
