@@ -79,7 +79,7 @@ from inventory.models import (
 )
 from inventory.project import dotted_source
 
-MOVED = "already moved: enqueues a queue_runtime @job"
+MOVED = "enqueues a queue_runtime @job"  # the status says "already moved"
 _VALUE_PATTERNS = frozenset({Pattern.DIRECT_CALL, Pattern.RUN_IN_EXECUTOR})
 
 _NEVER = {

@@ -88,7 +88,7 @@ def classify(
     enqueued = EnqueuedTasks(index, analysis)
     jobs = [build_job(index.functions[n], index, analysis, settings, enqueued) for n in names]
     jobs += _library_jobs(sites, index, analysis, settings, enqueued)
-    jobs = _with_changes(jobs, ParameterChanges(graph, catalogue, local.gaps))
+    jobs = _with_changes(jobs, local.changes)  # the one reading of what each job changes
     sites = _site_jobs(sites)
     verdicts = {job.qualname: job.idempotency for job in jobs}
     sites = [

@@ -36,13 +36,10 @@ def _site(outcome: SiteOutcome) -> SitePreview:
     why = outcome.reason
     if outcome.status is Status.REWRITTEN and outcome.crossings:
         why = "arguments: " + outcome.arguments_note()
-    label = _OUTCOME[outcome.status]
-    if why.startswith(f"{label}: "):  # "already moved: enqueues ...": said once
-        why = why[len(label) + 2 :]
     return SitePreview(
         site=f"{where.path}:{where.line}",
         job=outcome.site.job,
         pattern=outcome.site.pattern.value,
-        outcome=label,
+        outcome=_OUTCOME[outcome.status],
         why=why,
     )

@@ -84,3 +84,25 @@ def test_a_file_changed_since_the_scan_is_said_so_not_guessed(tmp_path: Path) ->
     section = (root / "MIGRATION_PLAN.md").read_text().split("site by site")[1]
     assert "**moves**" not in section
     assert "changed since the scan" in section
+
+
+def test_an_already_moved_site_says_so_once(tmp_path: Path) -> None:
+    (tmp_path / "tasks.py").write_text(
+        "from queue_runtime import job\n\n\n@job(idempotent=True)\ndef resize(path):\n"
+        "    return path\n"
+    )
+    (tmp_path / "views.py").write_text(
+        "import tasks\n\n\ndef upload(path):\n    tasks.resize.enqueue(path)\n"
+    )
+    inventory = build_inventory(
+        tmp_path, [("views.py", "tasks.resize.enqueue(path)", Pattern.ENQUEUE, "tasks.resize")]
+    )
+    (tmp_path / ".migrator").mkdir()
+    (tmp_path / ".migrator" / "inventory.json").write_text(inventory.model_dump_json())
+
+    run_plan(tmp_path)
+
+    text = (tmp_path / "MIGRATION_PLAN.md").read_text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("- `views.py:5`"))
+    assert "`tasks.resize`: **already moved**: enqueues a queue_runtime @job <!--" in line
+    assert text.count("already moved: ") == 0
