@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from inventory._catalogue import Catalogue
 from inventory._classify._admin import admin_hooks, admin_models
-from inventory._classify._arguments import caller_types
+from inventory._classify._arguments import caller_types, sent_types
 from inventory._classify._changes import ParameterChanges
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._enqueued import EnqueuedTasks
@@ -63,6 +63,7 @@ def classify(
     graph.set_admin_objects(hooks)  # ``obj`` of a registered ModelAdmin's hooks
     sites = _raw_sites(ordered, index, graph) + periodic_sites(index)
     sites, wrapped = with_wrapped_calls(sites, ordered, index, graph)  # project spawn wrappers
+    sent_types(index, graph)  # a receiver's keywords, from its signal's sends
     caller_types(index, graph, sites)  # unannotated parameters, from callers
     dynamic = _dynamic_by_function(ordered)
     local = LocalEffects(graph, catalogue, dynamic)

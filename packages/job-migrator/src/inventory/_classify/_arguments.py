@@ -33,7 +33,10 @@ them (each followed from it). A caller handing anything else (a parameter of unk
 a lambda, a library function) leaves the call only known at run time.
 
 Types flow through parameters handed on (``def a(o): b(o)``), up to ``_ROUNDS`` rounds:
-each round reads every call again with the types of the round before.
+each round reads every call again with the types of the round before. A parameter its
+function's registration types (a receiver's ``instance`` by ``sender=``, a ModelAdmin hook's
+``obj``, a receiver's keywords by its signal's sends: :func:`sent_types`) is handed on typed
+the same way (``sync(instance)`` in a receiver of ``sender=Order`` passes an ``Order``).
 """
 
 from __future__ import annotations
@@ -44,7 +47,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from inventory._classify._graph import SENDS
 from inventory._classify._index import CALLABLE, ONE_OF, SymbolIndex, SymbolKind
+from inventory._extract.detectors._sites_signals import NAMED
 from inventory.models import CallSite, Pattern
 from inventory.summary import CallInfo, FunctionInfo, ReceiverKind
 
@@ -107,11 +112,13 @@ def caller_types(index: SymbolIndex, graph: CallGraph, sites: list[CallSite]) ->
     settled = [p for p in fixed if not (p[2].arg_params or p[2].kwarg_params)]
     base = _round(index, settled, {}, started)
     handing = [p for p in fixed if p[2].arg_params or p[2].kwarg_params]
+    declared = graph.declared_types()
     types: Types = {}
     for _ in range(_ROUNDS):
         graph.set_inferred(types)
         passing = [p for c, call in moving for p in _passing(index, graph, closed, c, call)]
-        found = _agreed(_round(index, [*handing, *passing], types, base))
+        known = _with_declared(declared, types)
+        found = _agreed(_round(index, [*handing, *passing], known, base))
         if found == types:
             break
         types = found
@@ -119,6 +126,69 @@ def caller_types(index: SymbolIndex, graph: CallGraph, sites: list[CallSite]) ->
     passing = [p for c, call in moving for p in _passing(index, graph, closed, c, call)]
     graph.set_handed(_owners(index, [*fixed, *passing], types), frozenset(started))
     return types
+
+
+def sent_types(index: SymbolIndex, graph: CallGraph) -> None:
+    """A receiver of the project's own signal is handed what the signal's sends pass:
+    Django's ``Signal.send(sender, **named)`` and blinker's ``send(sender, **kwargs)`` call
+    every connected receiver with those keywords. Where every send in the project that runs
+    a receiver passes ``instance=`` (or any keyword but ``sender``) a value of one and the
+    same class, the receiver's parameter of that name (or its ``kwargs["instance"]``) holds
+    that class (``CallGraph.type_parameter``), and the calls on it resolve.
+
+    Only for a receiver every signal of which is defined in the project (or a blinker signal
+    named by a string) and sent by it: a model signal (``post_save``) is sent by Django for
+    whatever is saved, its ``instance`` typed by ``sender=``; a library's signal is sent
+    where the scan does not look (and by Django itself, for a model signal the project also
+    sends by hand). A send spreading ``**kwargs`` types only the keywords it names."""
+    listens: dict[str, set[str]] = {}
+    for key, pairs in graph.receivers().items():
+        for receiver, _ in pairs:
+            listens.setdefault(receiver, set()).add(key)
+    sends: dict[str, list[CallInfo]] = {}
+    heard: dict[str, set[str]] = {}  # receiver -> the signals a project send of runs it
+    for caller in _callers(index):
+        for call in caller.calls:
+            if call.target.rpartition(".")[2] not in SENDS:
+                continue
+            sent = graph.sent(call, caller)
+            if sent is None:
+                continue
+            key, receivers = sent
+            for receiver in receivers:
+                sends.setdefault(receiver, []).append(call)
+                heard.setdefault(receiver, set()).add(key)
+    for receiver, calls in sorted(sends.items()):
+        keys = listens.get(receiver, set())
+        fn = index.functions.get(receiver)
+        if fn is None or heard[receiver] != keys or not all(_own(index, k) for k in keys):
+            continue
+        for name in sorted({n for call in calls for n in call.kwargs} - {"sender"}):
+            if name not in fn.params and not fn.kwarg:
+                continue
+            classes = {
+                _class(call.kwarg_types.get(name, ""), index) if name in call.kwargs else ""
+                for call in calls
+            }
+            if len(classes) == 1 and _UNTYPED not in classes:
+                graph.type_parameter(receiver, name, classes.pop())
+
+
+def _own(index: SymbolIndex, signal: str) -> bool:
+    """A signal the project defines, or a blinker signal named by a string."""
+    return signal.startswith(NAMED) or index.in_project(signal)
+
+
+def _with_declared(declared: Types, types: Types) -> Types:
+    """What a caller's parameters hold, as it hands them on: the inferred types, and those
+    its registration declares (a receiver's ``instance``: ``sync(instance)`` in a receiver
+    of ``sender=Order`` passes an ``Order``), which win where both are known."""
+    if not declared:
+        return types
+    merged = {f: dict(params) for f, params in types.items()}
+    for function, params in declared.items():
+        merged.setdefault(function, {}).update(params)
+    return merged
 
 
 def _owners(index: SymbolIndex, passings: list[_Passing], types: Types) -> dict[str, list[str]]:

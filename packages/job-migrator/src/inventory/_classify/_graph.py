@@ -65,7 +65,7 @@ _LOADED = "__model__."  # the extractor's name for a model looked up at run time
 _SELF_PREFIX = "self."
 # Django's Signal.send / send_robust / asend / asend_robust and blinker's send /
 # send_async: each runs the receivers connected to the signal, in the caller.
-_SENDS = frozenset({"send", "send_robust", "asend", "asend_robust", "send_async"})
+SENDS = frozenset({"send", "send_robust", "asend", "asend_robust", "send_async"})
 # Django's and blinker's dispatch methods themselves. The call graph gives a send the
 # project's receivers of its signal as callees (``_signal_receivers``); a send that reaches
 # one of these has none here, and the body (a loop over whatever is connected at run time)
@@ -201,6 +201,16 @@ class CallGraph:
     def type_parameter(self, function: str, param: str, cls: str) -> None:
         types = self._param_types.setdefault(function, {})
         types[param] = cls if types.get(param, cls) == cls else None
+
+    def declared_types(self) -> dict[str, dict[str, str]]:
+        """The parameters typed by how the function is registered (a receiver's ``instance``
+        by its sender, a ModelAdmin hook's ``obj`` by its model, a receiver's keywords by
+        its signal's sends), those of one class only."""
+        found = {
+            f: {p: c for p, c in params.items() if c is not None}
+            for f, params in self._param_types.items()
+        }
+        return {f: params for f, params in found.items() if params}
 
     def set_inferred(self, types: dict[str, dict[str, str]]) -> None:
         """Parameter types read from the callers (``_arguments.caller_types``); what was
@@ -390,8 +400,26 @@ class CallGraph:
         connected to the signal then and there, so each project receiver of it is a callee
         of the call. None when the call sends no signal the project has receivers for (a
         signal whose receivers live elsewhere stays what it was)."""
+        sent = self.sent(call, caller)
+        if sent is None:
+            return None
+        _, run = sent
+        return [
+            CallTarget(
+                call,
+                r,
+                SymbolKind.FUNCTION,
+                self._runs(Resolved(SymbolKind.FUNCTION, r)),
+                run_inside=True,  # the receiver runs inside the send, which is not its call
+            )
+            for r in run
+        ]
+
+    def sent(self, call: CallInfo, caller: FunctionInfo | None) -> tuple[str, list[str]] | None:
+        """The signal ``call`` sends (``_signal_key``) and the project receivers it runs, or
+        None when it is no send of a signal the project has receivers for (for this sender)."""
         head, _, method = call.target.rpartition(".")
-        if method not in _SENDS or not head:
+        if method not in SENDS or not head:
             return None
         named = self._named_send(call, head, caller)
         if named is not None:
@@ -403,23 +431,15 @@ class CallGraph:
             if in_module is None:
                 return None
             head = in_module
-        found = self.receivers().get(self._signal_key(head))
+        key = self._signal_key(head)
+        found = self.receivers().get(key)
         if not found:
             return None
         sent_by = self._sent_by(call, caller)
         run = sorted({r for r, sender in found if sent_by is None or sender in ("", "?", sent_by)})
         if not run:
             return None  # receivers for other senders only: as a signal nobody here receives
-        return [
-            CallTarget(
-                call,
-                r,
-                SymbolKind.FUNCTION,
-                self._runs(Resolved(SymbolKind.FUNCTION, r)),
-                run_inside=True,  # the receiver runs inside the send, which is not its call
-            )
-            for r in run
-        ]
+        return key, run
 
     def _sent_by(self, call: CallInfo, caller: FunctionInfo | None) -> str | None:
         """The project class a send names as ``sender=`` (``sender=Ticket``): a receiver

@@ -65,6 +65,28 @@ class Block(Base):
     label: Mapped[str] = mapped_column()
 """
 
+_TRACKED = """
+import requests
+from django.db import models
+
+from shop.signals import order_shipped
+
+class Order(models.Model):
+    code = models.CharField(max_length=10)
+
+    def tracking_url(self):
+        return "https://carrier.example/track/" + self.code
+
+    def ship(self):
+        self.save()
+        order_shipped.send(sender=Order, order=self)
+
+class Parcel(models.Model):
+    def tracking_url(self):
+        requests.post("https://carrier.example/parcels")
+        return ""
+"""
+
 EXAMPLES: list[RuleExample] = [
     example(
         "types: containers a job builds for itself",
@@ -1382,6 +1404,73 @@ EXAMPLES: list[RuleExample] = [
                 "        requests.post('https://hooks.example.com/voucher', json={'id': self.pk})\n"
             ),
         },
+    ),
+    RuleExample(
+        title="types: what a receiver is handed: a model signal's instance, and its helpers",
+        files={
+            "shop/__init__.py": "",
+            "shop/signals.py": "from django.dispatch import Signal\n\norder_shipped = Signal()\n",
+            "shop/models.py": _TRACKED,
+            "shop/carrier.py": """
+                import requests
+
+                def sync(order):
+                    requests.put(order.tracking_url(), json={"state": "saved"})
+            """,
+            "shop/receivers.py": """
+                from django.db.models.signals import post_save
+                from django.dispatch import receiver
+
+                from shop.carrier import sync
+                from shop.models import Order
+
+                @receiver(post_save, sender=Order)
+                def on_saved(sender, instance, **kwargs):
+                    sync(instance)
+            """,
+        },
+        job="shop.receivers.on_saved",
+        expected_verdict=V.IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_PUT},
+        why="A receiver connected with `sender=Order` is handed the saved `Order` as "
+        '`instance` (read as `kwargs["instance"]` too). Handed on (`sync(instance)`), it '
+        "types the helper's parameter as a caller's own typed parameter does: "
+        "`order.tracking_url()` is `Order.tracking_url`, which builds a string, and the PUT "
+        "converges. Without it `tracking_url` would be a method of an unknown receiver, and "
+        "`Parcel.tracking_url` posts: the verdict would be `unknown`. A helper another caller "
+        "hands another class stays untyped.",
+    ),
+    RuleExample(
+        title="types: a receiver of the project's own signal is handed what its sends pass",
+        files={
+            "shop/__init__.py": "",
+            "shop/signals.py": """
+                from django.dispatch import Signal
+
+                order_shipped = Signal()
+            """,
+            "shop/models.py": _TRACKED,
+            "shop/receivers.py": """
+                import requests
+                from django.dispatch import receiver
+
+                from shop.signals import order_shipped
+
+                @receiver(order_shipped)
+                def notify_carrier(sender, order, **kwargs):
+                    requests.put(order.tracking_url(), json={"state": "shipped"})
+            """,
+        },
+        job="shop.receivers.notify_carrier",
+        expected_verdict=V.IDEMPOTENT,
+        expected_effect_kinds={K.HTTP_PUT},
+        why="Django's `Signal.send(sender, **named)` (and blinker's `send`) calls every "
+        "receiver with the keywords the send passes. Where every send of the project's own "
+        "signal that runs the receiver passes `order=` a value of one class (here `self` in "
+        '`Order.ship`), the receiver\'s `order` (or its `kwargs["order"]`) is that class. '
+        "Nothing is typed when sends disagree or leave the keyword out, when the receiver "
+        "also hears a signal the project never sends (another package's, or a model signal "
+        "Django sends for every save, even one also sent by hand), or for `sender`.",
     ),
     example(
         "types: regular expressions, patterns and matches",
