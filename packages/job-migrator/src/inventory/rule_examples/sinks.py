@@ -11,6 +11,26 @@ from inventory.rule_examples._base import K, RuleExample, V, example
 
 EXAMPLES: list[RuleExample] = [
     example(
+        "idempotent: a request by method name has that method's semantics",
+        """
+        import requests
+
+        def mirror(url, body):
+            requests.request("PUT", url, data=body)
+            requests.request(method="DELETE", url=url + "/draft")
+
+        def purge(url):
+            requests.request("PURGE", url)
+        """,
+        "mirror",
+        V.IDEMPOTENT,
+        {K.HTTP_PUT, K.HTTP_DELETE},
+        "`requests.request(method, url)` (a Session's, httpx's, aiohttp's and urllib3's "
+        "too) does what its method does (RFC 9110): `GET`, `HEAD` and `OPTIONS` read, `PUT` "
+        "and `DELETE` are idempotent by the protocol, `PATCH` is not. Any other method "
+        "(`PURGE`), or one only known at run time, is read as a `POST`: a retry posts again.",
+    ),
+    example(
         "non_idempotent: a Socket.IO emit to connected clients",
         """
         from flask_socketio import SocketIO, emit
