@@ -338,6 +338,12 @@ class ClassInfo(BaseModel):
         description="``class Meta: model = X`` in the class body (a Django ModelForm): X, the "
         "model whose instance ``form.save()`` saves, locally resolved; '' when none.",
     )
+    view_model: str = Field(
+        default="",
+        description="``model = X`` or ``queryset = X.objects...`` in the class body (a Django "
+        "or DRF generic view): X, the model whose row ``self.get_object()`` returns, locally "
+        "resolved; '' when none.",
+    )
 
 
 class TargetKind(StrEnum):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -24,6 +25,15 @@ if TYPE_CHECKING:
     from inventory._thirdparty import Library
 
 _T = TypeVar("_T")
+# The library views whose ``get_object()`` returns a row of the view's model: Django's
+# ``SingleObjectMixin`` and the generic views built on it, DRF's ``GenericAPIView``, its
+# generic views and its generic viewsets (``ViewSet`` alone has no ``get_object``).
+_GET_OBJECT = re.compile(
+    r"django\.views\.generic\.(?:detail\.|edit\.)?"
+    r"(?:SingleObjectMixin|(?:Base)?(?:Detail|Update|Delete)View)"
+    r"|rest_framework\.generics\.\w*APIView"
+    r"|rest_framework\.viewsets\.(?:GenericViewSet|ReadOnlyModelViewSet|ModelViewSet)"
+)
 _MAX_DEPTH = 16
 _MAX_NAMED = 16  # ``getattr(mod, f"send_to_{x}")``: at most this many fitting names followed
 _BUILTINS = frozenset(dir(builtins))
@@ -859,6 +869,10 @@ class SymbolIndex:
         defining = self._defining(cls, method)
         if method == "save" and (defining is None or defining[0].module in self.library_modules):
             return self._form_instance(cls)  # Django's own ModelForm.save, read or not
+        if method == "get_object" and (
+            defining is None or defining[0].module in self.library_modules
+        ):
+            return self._view_object(cls)  # Django's or DRF's generic view's, read or not
         if defining is None:
             return None
         summary, local = defining
@@ -882,6 +896,26 @@ class SymbolIndex:
             return None
         # ``Meta.model`` names a model by Django's contract; not ``is_model``, which asked
         # before the classifier reads a library base would settle too soon
+        found = self.resolve(declared)
+        return found.name if found.kind == SymbolKind.CLASS and found.name in self.classes else None
+
+    def _view_object(self, cls: str) -> str | None:
+        """``self.get_object()`` in a view deriving from Django's ``SingleObjectMixin``
+        (``DetailView``, ``UpdateView``, ``DeleteView``) or DRF's ``GenericAPIView`` (its
+        generic views and viewsets), which it does not override: "Returns the single object
+        that this view will display" (Django), a row of ``get_queryset()``, which is
+        ``queryset`` or ``model._default_manager.all()``; DRF's reads ``queryset``. An
+        instance of the ``model`` (or ``queryset = X.objects...``'s X) the view or a project
+        base declares. None for another class, or no project model named."""
+        declared, generic = None, False
+        for owner in self.mro(cls):
+            info = self.classes.get(owner)
+            if info is None or self.is_library(owner):
+                generic = generic or _GET_OBJECT.fullmatch(owner) is not None
+                continue
+            declared = declared or info.view_model or None
+        if not generic or not declared:
+            return None
         found = self.resolve(declared)
         return found.name if found.kind == SymbolKind.CLASS and found.name in self.classes else None
 

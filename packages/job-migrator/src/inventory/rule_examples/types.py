@@ -1472,6 +1472,48 @@ EXAMPLES: list[RuleExample] = [
         "also hears a signal the project never sends (another package's, or a model signal "
         "Django sends for every save, even one also sent by hand), or for `sender`.",
     ),
+    RuleExample(
+        title="types: a generic view's get_object() is a row of its model",
+        files={
+            "shop/__init__.py": "",
+            "shop/models.py": _TRACKED,
+            "shop/signals.py": "from django.dispatch import Signal\n\norder_shipped = Signal()\n",
+            "shop/views.py": """
+                import requests
+                from django.http import HttpResponse
+                from django.views.generic import DetailView
+
+                from shop.models import Order
+
+                class TrackOrder(DetailView):
+                    model = Order
+
+                    def post(self, request, *args, **kwargs):
+                        order = self.get_object()
+                        requests.put(order.tracking_url(), json={"state": "asked"})
+                        return HttpResponse("ok")
+            """,
+            "shop/urls.py": """
+                from django.urls import path
+
+                from shop.views import TrackOrder
+
+                urlpatterns = [path("orders/<int:pk>/track", TrackOrder.as_view())]
+            """,
+        },
+        job="shop.views.TrackOrder.post",
+        expected_verdict=V.IDEMPOTENT,
+        expected_effect_kinds={K.DB_READ, K.HTTP_PUT},
+        why="Django's `SingleObjectMixin.get_object()` (`DetailView`, `UpdateView`, "
+        '`DeleteView`) "returns the single object that this view will display", a row of '
+        "`get_queryset()`: `queryset`, else `model._default_manager.all()`; DRF's "
+        "`GenericAPIView.get_object()` (its generic views and viewsets) reads `queryset`. So "
+        "in a view that does not override it, `self.get_object()` is an instance of the "
+        "`model` (or `queryset = X.objects...`'s `X`) the view or a project base declares: "
+        "`order.tracking_url()` is `Order.tracking_url`; the library's `get_object` itself is a "
+        "read of one row. A view that is no generic view (a plain `View`, DRF's `ViewSet`) is "
+        "not typed by a `model` attribute.",
+    ),
     example(
         "types: regular expressions, patterns and matches",
         """

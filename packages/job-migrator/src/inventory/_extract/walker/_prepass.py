@@ -1334,5 +1334,41 @@ def form_model(node: ast.ClassDef, resolver: Resolver) -> str:
     return ""
 
 
+# What a generic view's default ``get_queryset`` reads (Django's ``SingleObjectMixin``:
+# ``self.queryset``, else ``self.model._default_manager.all()``; DRF's ``GenericAPIView``:
+# ``self.queryset``), and the managers a ``queryset = X.objects.filter(...)`` starts from.
+_VIEW_MODEL = "model"
+_VIEW_QUERYSET = "queryset"
+_MANAGERS = frozenset({"objects", "_default_manager"})
+
+
+def view_model(node: ast.ClassDef, resolver: Resolver) -> str:
+    """``model = Order`` or ``queryset = Order.objects.filter(...)`` in a class body (a
+    generic view's): the model whose row its ``get_object()`` returns, locally resolved;
+    "" when there is none (``model`` wins, as ``get_queryset`` reads ``queryset`` first but
+    both name one model in practice)."""
+    found = {}
+    for stmt in node.body:
+        if not (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id in (_VIEW_MODEL, _VIEW_QUERYSET)
+        ):
+            continue
+        value: ast.expr = stmt.value
+        if stmt.targets[0].id == _VIEW_QUERYSET:
+            while isinstance(value, ast.Call | ast.Attribute) and not (
+                isinstance(value, ast.Attribute) and value.attr in _MANAGERS
+            ):
+                value = value.func if isinstance(value, ast.Call) else value.value
+            if not isinstance(value, ast.Attribute):
+                continue
+            value = value.value
+        if isinstance(value, ast.Name | ast.Attribute):
+            found[stmt.targets[0].id] = resolver.dotted(value) or ""
+    return found.get(_VIEW_MODEL) or found.get(_VIEW_QUERYSET) or ""
+
+
 def thread_like(bases: list[str], classes: dict[str, ClassCtx]) -> bool:
     return any(b == "threading.Thread" or (b in classes and classes[b].thread_like) for b in bases)

@@ -44,6 +44,7 @@ from inventory._extract.walker._prepass import (
     returned_attributes,
     reverse_relations,
     thread_like,
+    view_model,
 )
 from inventory._extract.walker._walk_base import WalkerBase
 from inventory.models import Framework
@@ -216,6 +217,7 @@ class DefsMixin(WalkerBase):
         # ``self.store = get_store()``: typed by the index (what get_store returns).
         attributes = {**returned_attributes(node, self.state.resolver), **ctx.attributes}
         model = form_model(node, self.state.resolver)
+        viewed = view_model(node, self.state.resolver)
         return ClassInfo(
             qualname=ctx.qualname,
             name=node.name,
@@ -226,6 +228,7 @@ class DefsMixin(WalkerBase):
             held_parameters=held_parameters(node, ctx.qualname),
             unique_keys=unique_keys(node),
             form_model=public_name(model, self.module) if model else "",
+            view_model=public_name(viewed, self.module) if viewed else "",
             related={
                 k: public_name(v, self.module)
                 for k, v in reverse_relations(node, ctx.qualname, self.state.resolver).items()
