@@ -906,7 +906,10 @@ class SymbolIndex:
         that this view will display" (Django), a row of ``get_queryset()``, which is
         ``queryset`` or ``model._default_manager.all()``; DRF's reads ``queryset``. An
         instance of the ``model`` (or ``queryset = X.objects...``'s X) the view or a project
-        base declares. None for another class, or no project model named."""
+        base declares. A ``get_queryset`` the project overrides is trusted to return rows of
+        that model, as the frameworks do elsewhere (Django's ``UpdateView`` builds its form
+        from ``model``, DRF's model permissions and router read ``queryset.model``). None for
+        another class, or no project model named."""
         declared, generic = None, False
         for owner in self.mro(cls):
             info = self.classes.get(owner)

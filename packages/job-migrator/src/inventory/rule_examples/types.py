@@ -1511,8 +1511,10 @@ EXAMPLES: list[RuleExample] = [
         "in a view that does not override it, `self.get_object()` is an instance of the "
         "`model` (or `queryset = X.objects...`'s `X`) the view or a project base declares: "
         "`order.tracking_url()` is `Order.tracking_url`; the library's `get_object` itself is a "
-        "read of one row. A view that is no generic view (a plain `View`, DRF's `ViewSet`) is "
-        "not typed by a `model` attribute.",
+        "read of one row. An overridden `get_queryset` is trusted to return rows of that "
+        "model, as the frameworks assume (an `UpdateView` builds its form from `model`, DRF "
+        "reads `queryset.model`). A view that is no generic view (a plain `View`, DRF's "
+        "`ViewSet`) is not typed by a `model` attribute.",
     ),
     example(
         "types: regular expressions, patterns and matches",

@@ -47,6 +47,21 @@ HELPERS = (
 )
 
 
+def _notify_carrier(*signals: str, params: str = "sender, order, **kwargs") -> str:
+    """A receiver module: ``notify_carrier`` connected to each of ``signals`` (names in
+    ``app.signals``, or ``post_save``), calling ``order.tracking_url()``."""
+    own = [s for s in signals if s != "post_save"]
+    return (
+        "import requests\n"
+        + ("from django.db.models.signals import post_save\n" if "post_save" in signals else "")
+        + "from django.dispatch import receiver\n"
+        + f"from app.signals import {', '.join(own)}\n\n\n"
+        + "".join(f"@receiver({s})\n" for s in signals)
+        + f"def notify_carrier({params}):\n"
+        + "    requests.put(order.tracking_url())\n"
+    )
+
+
 def test_a_model_signal_s_instance_types_the_helper_it_is_handed_to(
     app_verdicts: Verdicts,
 ) -> None:
@@ -94,14 +109,7 @@ def test_sends_that_disagree_type_nothing(app_verdicts: Verdicts) -> None:
         "def lose(parcel_id):\n"
         "    order_shipped.send(sender=None, order=Parcel.objects.get(pk=parcel_id))\n"
     )
-    receivers = (
-        "import requests\n"
-        "from django.dispatch import receiver\n"
-        "from app.signals import order_shipped\n\n\n"
-        "@receiver(order_shipped)\n"
-        "def notify_carrier(sender, order, **kwargs):\n"
-        "    requests.put(order.tracking_url())\n"
-    )
+    receivers = _notify_carrier("order_shipped")
 
     verdicts = app_verdicts(models=MODELS, signals=SIGNALS, parcels=parcels, receivers=receivers)
 
@@ -114,14 +122,7 @@ def test_a_send_spreading_kwargs_types_nothing_it_does_not_name(app_verdicts: Ve
         "def forward(**extra):\n"
         "    order_shipped.send(sender=None, **extra)\n"
     )
-    receivers = (
-        "import requests\n"
-        "from django.dispatch import receiver\n"
-        "from app.signals import order_shipped\n\n\n"
-        "@receiver(order_shipped)\n"
-        "def notify_carrier(sender, order, **kwargs):\n"
-        "    requests.put(order.tracking_url())\n"
-    )
+    receivers = _notify_carrier("order_shipped")
 
     verdicts = app_verdicts(models=MODELS, signals=SIGNALS, parcels=parcels, receivers=receivers)
 
@@ -133,16 +134,7 @@ def test_a_receiver_also_hearing_a_model_signal_is_not_typed_by_the_project_s_se
 ) -> None:
     # post_save hands `order=` to nobody: Django sends it for every saved row, with
     # keywords the project's sends of order_shipped say nothing about.
-    receivers = (
-        "import requests\n"
-        "from django.db.models.signals import post_save\n"
-        "from django.dispatch import receiver\n"
-        "from app.signals import order_shipped\n\n\n"
-        "@receiver(order_shipped)\n"
-        "@receiver(post_save)\n"
-        "def notify_carrier(sender, order=None, **kwargs):\n"
-        "    requests.put(order.tracking_url())\n"
-    )
+    receivers = _notify_carrier("order_shipped", "post_save", params="sender, order=None, **kwargs")
 
     verdicts = app_verdicts(models=MODELS, signals=SIGNALS, receivers=receivers)
 
@@ -152,15 +144,7 @@ def test_a_receiver_also_hearing_a_model_signal_is_not_typed_by_the_project_s_se
 def test_a_signal_the_project_never_sends_types_nothing(app_verdicts: Verdicts) -> None:
     # parcel_lost is sent by other packages, if at all: its keywords are unknown here,
     # even though order_shipped (heard too) is sent with an Order.
-    receivers = (
-        "import requests\n"
-        "from django.dispatch import receiver\n"
-        "from app.signals import order_shipped, parcel_lost\n\n\n"
-        "@receiver(order_shipped)\n"
-        "@receiver(parcel_lost)\n"
-        "def notify_carrier(sender, order, **kwargs):\n"
-        "    requests.put(order.tracking_url())\n"
-    )
+    receivers = _notify_carrier("order_shipped", "parcel_lost")
 
     verdicts = app_verdicts(models=MODELS, signals=SIGNALS, receivers=receivers)
 
