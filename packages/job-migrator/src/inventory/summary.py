@@ -170,6 +170,13 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
             "of any subclass, so a subclass's override of the method may run."
         ),
     )
+    failure_path: bool = Field(
+        default=False,
+        description=(
+            "The call is written in an ``except`` handler of its function: it runs only "
+            "when something in the ``try`` body raised (a retry's back-off sleep)."
+        ),
+    )
     entered: str = Field(
         default="",
         description=(

@@ -221,7 +221,7 @@ class LocalEffects:
             model = made is not None and (self._is_model(owner) or ".models." in f".{owner}.")
             if matched.effect.kind == EffectKind.DB_OVERWRITE and made is not None and model:
                 return replace(matched, effect=_insert(matched.effect, call, made[0]))
-            return matched
+            return _backoff(matched, call)
         if target.kind == SymbolKind.MISSING and (
             self._local_variable(call, fn) or self.graph.index.module_variable_member(target.name)
         ):
@@ -718,6 +718,17 @@ def _effect(
     return Effect(
         kind=kind, location=location(path, span), api=api, chain=[fn.qualname], detail=detail
     )
+
+
+def _backoff(found: Found, call: CallInfo) -> Found:
+    """``except OperationalError: await asyncio.sleep(delay); continue``: a sleep written in
+    an ``except`` handler is a retry's back-off. It runs only when the work before it
+    raised, so the call that reaches it does no slow work on its normal path; the effect
+    stays in the evidence (a sleep is harmless on retry), marked."""
+    if found.effect.kind is not EffectKind.SLEEP or not call.failure_path:
+        return found
+    detail = "a back-off: written in an except handler, it runs only when the work before it failed"
+    return replace(found, effect=_with(found.effect, detail=detail), backoff=True)
 
 
 def _sql_before(fn: FunctionInfo, line: int) -> str | None:

@@ -426,13 +426,15 @@ def _is_slow(graph: CallGraph, traces: list[Trace]) -> bool:
     return any(
         t.kind in SLOW
         and (t.is_effect or t.gap)  # a gap: slow work behind a guessed call
+        and not t.found.backoff  # a retry's back-off sleep: only when the work failed
         and not graph.crosses_site_edge(t.chain)
         for t in traces
     )
 
 
 def _inline_slow(trace: Trace, handler: str) -> bool:
-    return trace.kind in SLOW and trace.chain == (handler,) and trace.is_effect
+    slow = trace.kind in SLOW and not trace.found.backoff
+    return slow and trace.chain == (handler,) and trace.is_effect
 
 
 def _written(target: CallTarget) -> str:

@@ -69,6 +69,9 @@ class Found:
     # and for ``?.method`` the ``receiver`` regex that keeps it to this receiver as written.
     entry: str | None = None
     entry_receiver: str | None = None
+    # A sleep written in an ``except`` handler: a retry's back-off, which runs only when the
+    # work before it failed (``_local._backoff``): no slow work of the call's normal path.
+    backoff: bool = False
 
     @cached_property
     def summary_key(self) -> tuple[object, ...]:
@@ -83,6 +86,7 @@ class Found:
             self.note,
             self.exact,
             self.guard,
+            self.backoff,
         )
 
 

@@ -80,6 +80,8 @@ class FunctionState:
     # ``self.coro = coro`` / ``fn = func``: the name as written -> the parameter it holds
     param_aliases: dict[str, str] = field(default_factory=dict)
     node: ast.FunctionDef | ast.AsyncFunctionDef | None = None  # the function walked
+    # how many ``except`` handlers of this function enclose the statement being walked
+    handlers: int = 0
     _bound_once: dict[str, bool] = field(default_factory=dict)
 
     def bound_once(self, name: str) -> bool:

@@ -420,4 +420,67 @@ def signup():
     return "", 201
 """,
     ),
+    example(
+        Pattern.DIRECT_CALL,
+        "INVALID: a retry's back-off sleep is no slow work of the request",
+        [],
+        "A sleep written in an `except` handler runs only when the work before it raised (here "
+        "a deadlock, retried): the request's normal path never waits, so the helper that "
+        "holds it is not slow work to move. Slow work written in a handler (a request posted "
+        "when a lookup fails) still is, and so is a sleep on the normal path.",
+        """
+import asyncio
+
+from fastapi import FastAPI
+from sqlalchemy.exc import OperationalError
+
+app = FastAPI()
+
+async def create_row(session, row):
+    for attempt in range(3):
+        try:
+            session.add(row)
+            await session.commit()
+            return row
+        except OperationalError:
+            await session.rollback()
+            await asyncio.sleep(0.1 * 2**attempt)
+
+@app.post("/rows")
+async def add_row(session, row: dict):
+    await create_row(session, row)
+    return {}
+""",
+    ),
+    example(
+        Pattern.DIRECT_CALL,
+        "Slow work in an except handler, and a sleep on the normal path",
+        [("app.report_missing", F), ("app.wait_for_build", F)],
+        "Only a sleep is a back-off: a request posted in a handler is slow work whenever the "
+        "lookup before it fails, and a sleep written outside every handler makes each "
+        "request wait.",
+        """
+import time
+
+import requests
+from flask import Flask
+
+app = Flask(__name__)
+
+def report_missing(payload):
+    try:
+        return payload["id"]
+    except KeyError:
+        requests.post("https://errors.example.com", json=payload)
+
+def wait_for_build():
+    time.sleep(2)
+
+@app.post("/items")
+def add_item():
+    report_missing({})
+    wait_for_build()
+    return "", 201
+""",
+    ),
 ]

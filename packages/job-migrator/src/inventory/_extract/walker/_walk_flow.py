@@ -463,7 +463,9 @@ class FlowMixin(WalkerBase):
             path = dict(names)  # the body's path and the handlers before this one
             names.clear()
             names.update(raised)
+            self.state.handlers += 1  # the calls of its body run only when the body raised
             self.visit(handler)  # its type, its ``as`` name, its body
+            self.state.handlers -= 1
             handler_ends = _ends(handler.body)
             # the handler is written after: its binding of any other value is kept
             _join(names, start, path, ends, handler_ends)

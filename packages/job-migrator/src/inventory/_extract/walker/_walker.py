@@ -158,6 +158,7 @@ class Walker(DefsMixin, FlowMixin):
             called = resolved if call is node else state.resolver.expr(call.func)
             info = call_info(call, called, used, self.module, self.text)
             typed_arguments(call, state.resolver, self.module, info)
+            info.failure_path = state.handlers > 0
             infos.append(info)
         state.calls += infos
         self._discard_callback_values(node, method, resolved.target)
