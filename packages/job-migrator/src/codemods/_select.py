@@ -890,8 +890,10 @@ def _handlers_around(site: CallSite) -> list[int]:
     value, and raises, into the caller) inside ``try:`` hands the job's
     exceptions to those handlers: a message to the user, a fallback, a log line.
     An enqueue raises none of them, so the handler would never run when the job
-    fails. A handler that only re-raises (``except X: raise``) handles nothing
-    (``CallSite.surroundings``, read by the scan).
+    fails. A handler that only re-raises (``except X: raise``), passes or records the
+    failure (a log line, a print, an error tracker) handles nothing: the request goes on
+    the same way whether the job failed or not, and once queued the runtime records the
+    failure (``CallSite.surroundings``, read by the scan).
     """
     return site.surroundings.caught_at if site.pattern in _VALUE_PATTERNS else []
 

@@ -223,7 +223,7 @@ class Guard(BaseModel):
     last: int = Field(description="Last line of the guarded body.")
     lines: list[int] = Field(
         description="Where the guard is written: the handlers' `except` lines (not one that "
-        "only re-raises), the `with` line or the decorator's line."
+        "only re-raises, logs or passes), the `with` line or the decorator's line."
     )
 
 

@@ -22,9 +22,13 @@ MAIL = """def send_otp(email: str):
     ...
 """
 
-VIEWS = """from django.contrib import messages
+VIEWS = """import logging
+
+from django.contrib import messages
 
 from shop.mail import send_otp
+
+logger = logging.getLogger(__name__)
 
 
 def handled(request, email: str):
@@ -57,6 +61,23 @@ def outside(request, email: str):
     except ValueError:
         pass
     send_otp(email)  # outside
+
+
+def logged(request, email: str):
+    try:
+        send_otp(email)  # logged
+    except ConnectionRefusedError:
+        logger.exception("could not send the code")
+    return None
+
+
+def logged_and_told(request, email: str):
+    try:
+        send_otp(email)  # told
+    except ConnectionRefusedError:
+        logger.exception("could not send the code")
+        messages.error(request, "The mail service is down")
+    return None
 """
 
 
@@ -80,12 +101,22 @@ def test_a_call_whose_failure_the_caller_reports_stays_manual_with_the_handler_l
     status, reason, lines = _apply(root, "handled")
 
     assert status is Status.MANUAL
-    assert lines == [9]  # the except that tells the user; the re-raising one handles nothing
+    # the except that tells the user; the re-raising one handles nothing
+    assert lines == [VIEWS.splitlines().index("    except ConnectionRefusedError:") + 1]
     assert "the caller handles the job's exceptions" in reason
     assert "would no longer happen" in reason
 
 
-@pytest.mark.parametrize("marker", ["reraised", "cleaned", "outside"])
+def test_a_handler_that_logs_and_tells_the_user_still_holds_it(root: Path) -> None:
+    """Only a clause that records the failure and goes on handles nothing: one that also
+    shows the user a message depends on the call failing here."""
+    status, reason, lines = _apply(root, "told")
+
+    assert status is Status.MANUAL, reason
+    assert lines == [VIEWS.splitlines().index("def logged_and_told(request, email: str):") + 4]
+
+
+@pytest.mark.parametrize("marker", ["reraised", "cleaned", "outside", "logged"])
 def test_a_handler_that_only_reraises_a_finally_or_a_try_elsewhere_does_not_hold_it(
     root: Path, marker: str
 ) -> None:

@@ -122,3 +122,87 @@ def test_surroundings_at_a_line_of_a_source_is_what_scan_gives_a_site_there() ->
     nested = Surroundings(atomic_at=[_line("with transaction.atomic()")])
     assert surroundings_at(source, _line("# nested")) == nested
     assert surroundings_at(source, 2) == Surroundings()  # module level
+
+
+CLAUSES = """
+import logging
+import traceback
+
+import requests
+import sentry_sdk
+from django.contrib import messages
+
+logger = logging.getLogger(__name__)
+
+
+def notify(user_id):
+    requests.post("https://hooks.example/notify", json={"user": user_id})
+
+
+def view(request, handler):
+    try:
+        notify(1)  # the call
+    {handler}
+    return None
+"""
+
+
+@pytest.mark.parametrize(
+    "handler",
+    [
+        "except OSError:\n        pass",
+        "except OSError:\n        logger.exception('notify failed')",
+        "except OSError as exc:\n        logging.warning('notify failed: %s', exc)",
+        "except OSError:\n        request.app.logger.error('notify failed')",
+        "except OSError:\n        traceback.print_exc()",
+        "except OSError as exc:\n        sentry_sdk.capture_exception(exc)",
+        "except OSError as exc:\n        print(exc)",
+        "except OSError:\n        logger.error('notify failed')\n        raise",
+        "except OSError:\n        '''best effort'''\n        ...",
+    ],
+    ids=[
+        "pass",
+        "logger",
+        "logging",
+        "app-logger",
+        "traceback",
+        "sentry",
+        "print",
+        "log-raise",
+        "docstring",
+    ],
+)
+def test_a_clause_that_only_records_the_failure_handles_nothing(
+    tmp_path: Path, handler: str
+) -> None:
+    """The request goes on the same way whether the call failed or not: nothing to hold."""
+    _write(tmp_path, {"app/views.py": CLAUSES.replace("{handler}", handler)})
+    inventory = scan(tmp_path, use_cache=False, jobs=1)
+    [site] = [s for s in inventory.sites if s.job == "app.views.notify"]
+    assert site.surroundings == Surroundings()
+
+
+@pytest.mark.parametrize(
+    "handler",
+    [
+        "except OSError:\n        logger.exception('notify failed')\n        return False",
+        "except OSError:\n        logger.exception('notify failed')\n        failed = True",
+        "except OSError:\n        messages.error(request, 'The hook is down')",
+        "except OSError:\n        logger.exception('x')\n        notify(2)",
+        "except OSError:\n        dialog.error('notify failed')",
+        "except OSError:\n        logger.exception('x')\n        raise ValueError('no hook')",
+    ],
+    ids=["log-return", "log-flag", "message", "log-fallback", "not-a-logger", "log-raise-other"],
+)
+def test_a_clause_that_does_anything_else_handles_the_failure(tmp_path: Path, handler: str) -> None:
+    _write(tmp_path, {"app/views.py": CLAUSES.replace("{handler}", handler)})
+    inventory = scan(tmp_path, use_cache=False, jobs=1)
+    site = next(
+        s for s in inventory.sites if s.location.line == _clause_line(handler, "# the call")
+    )
+    assert site.surroundings.caught_at == [_clause_line(handler, "except OSError")]
+
+
+def _clause_line(handler: str, fragment: str) -> int:
+    lines = textwrap.dedent(CLAUSES.replace("{handler}", handler)).splitlines()
+    return next(n for n, text in enumerate(lines, 1) if fragment in text)

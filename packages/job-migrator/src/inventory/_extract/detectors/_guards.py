@@ -32,7 +32,7 @@ def guards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Guard]:
         found.append(Guard(kind=GuardKind.ATOMIC, first=node.lineno, last=_end(node), lines=atomic))
     for part in own_nodes(node):
         if isinstance(part, ast.Try | ast.TryStar) and part.body:
-            handlers = [h.lineno for h in part.handlers if not _reraises(h)]
+            handlers = [h.lineno for h in part.handlers if not handles_nothing(h)]
             if handlers:
                 first, last = part.body[0].lineno, _end(part.body[-1])
                 found.append(Guard(kind=GuardKind.CAUGHT, first=first, last=last, lines=handlers))
@@ -73,10 +73,63 @@ def _atomic(node: ast.With | ast.AsyncWith) -> bool:
     return any(named(item.context_expr, "atomic") for item in node.items)
 
 
-def _reraises(handler: ast.ExceptHandler) -> bool:
-    """``except X: raise``: handles nothing."""
+# Methods of the standard ``logging`` API (``Logger`` and the module's own functions).
+_LOG_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
+)
+# Names a logger goes by: ``logger``, ``log``, ``_LOGGER``, ``app.logger``, ``logging``,
+# ``audit_log`` (``endswith``: ``request_logger``, ``_log``).
+_LOGGERS = frozenset({"log", "logging"})
+_LOGGER_ENDINGS = ("logger", "_log")
+# Calls that only report an exception: print it, or hand it to an error tracker.
+_REPORTS = frozenset(
+    {
+        "print",
+        "traceback.print_exc",
+        "traceback.print_exception",
+        "sentry_sdk.capture_exception",
+        "sentry_sdk.capture_message",
+    }
+)
+
+
+def handles_nothing(handler: ast.ExceptHandler) -> bool:
+    """``except X: raise``, ``except X: pass`` and ``except X: logger.exception("...")``:
+    the clause changes nothing the caller does next. It re-raises, or it only records the
+    failure (a log line, a print, an error tracker) and goes on as the ``try`` would have
+    gone on without it, so what follows the block runs the same whether the call failed or
+    not. A clause with any other statement (a return, an assignment, a message to the user,
+    ``continue``, another call) handles the failure."""
     body = handler.body
-    return len(body) == 1 and isinstance(body[0], ast.Raise) and body[0].exc is None
+    if len(body) == 1 and isinstance(body[0], ast.Raise) and body[0].exc is None:
+        return True
+    *records, last = body
+    if isinstance(last, ast.Raise) and last.exc is None:
+        body = records  # log, then re-raise: the caller's caller handles it, if anyone
+    return all(_records_only(stmt) for stmt in body)
+
+
+def _records_only(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Pass):
+        return True
+    if not isinstance(stmt, ast.Expr):
+        return False
+    value = stmt.value
+    if isinstance(value, ast.Constant):
+        return True  # a docstring or ``...``
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Name):
+        return func.id in _REPORTS
+    if not isinstance(func, ast.Attribute):
+        return False
+    owner = func.value
+    name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+    logger = name.lower()
+    if func.attr in _LOG_METHODS and (logger in _LOGGERS or logger.endswith(_LOGGER_ENDINGS)):
+        return True
+    return isinstance(owner, ast.Name) and f"{owner.id}.{func.attr}" in _REPORTS
 
 
 def _end(node: ast.stmt) -> int:
