@@ -34,9 +34,15 @@ def literal(node: ast.expr) -> Literal:
 
 
 def call_info(
-    node: ast.Call, resolved: Resolved, used: bool, module: str, text: SourceText
+    node: ast.Call,
+    resolved: Resolved,
+    used: bool,
+    module: str,
+    text: SourceText,
+    failure_path: bool = False,
 ) -> CallInfo:
-    """``uses_param`` is filled by the walker while it visits the arguments."""
+    """``uses_param`` is filled by the walker while it visits the arguments;
+    ``failure_path``: the call is written in an ``except`` handler of its function."""
     args = [literal(a) for a in node.args]
     kwargs = {(k.arg or "**"): literal(k.value) for k in node.keywords}
     return CallInfo(
@@ -54,6 +60,7 @@ def call_info(
         receiver_declared=resolved.declared,
         receiver_made_at=resolved.made_at,
         receiver_loaded=resolved.loaded,
+        failure_path=failure_path,
     )
 
 

@@ -156,9 +156,8 @@ class Walker(DefsMixin, FlowMixin):
         infos = []
         for call in chosen or [node]:
             called = resolved if call is node else state.resolver.expr(call.func)
-            info = call_info(call, called, used, self.module, self.text)
+            info = call_info(call, called, used, self.module, self.text, state.handlers > 0)
             typed_arguments(call, state.resolver, self.module, info)
-            info.failure_path = state.handlers > 0
             infos.append(info)
         state.calls += infos
         self._discard_callback_values(node, method, resolved.target)
