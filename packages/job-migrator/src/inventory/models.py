@@ -176,7 +176,8 @@ class Surroundings(BaseModel):
     caught_at: list[int] = Field(
         default_factory=list,
         description="Lines of the `except` clauses of the `try` blocks around the call (one "
-        "that only re-raises, logs or passes handles nothing and is left out).",
+        "that only re-raises, or only logs or passes in a `try` without `else`, handles nothing "
+        "and is left out).",
     )
     atomic_at: list[int] = Field(
         default_factory=list,

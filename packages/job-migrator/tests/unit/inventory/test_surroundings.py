@@ -191,8 +191,17 @@ def test_a_clause_that_only_records_the_failure_handles_nothing(
         "except OSError:\n        logger.exception('x')\n        notify(2)",
         "except OSError:\n        dialog.error('notify failed')",
         "except OSError:\n        logger.exception('x')\n        raise ValueError('no hook')",
+        "except OSError:\n        logger.exception('x')\n    else:\n        messages.info(request, 'sent')",
     ],
-    ids=["log-return", "log-flag", "message", "log-fallback", "not-a-logger", "log-raise-other"],
+    ids=[
+        "log-return",
+        "log-flag",
+        "message",
+        "log-fallback",
+        "not-a-logger",
+        "log-raise-other",
+        "log-with-else",
+    ],
 )
 def test_a_clause_that_does_anything_else_handles_the_failure(tmp_path: Path, handler: str) -> None:
     _write(tmp_path, {"app/views.py": CLAUSES.replace("{handler}", handler)})

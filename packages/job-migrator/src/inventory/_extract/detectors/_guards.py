@@ -32,7 +32,13 @@ def guards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Guard]:
         found.append(Guard(kind=GuardKind.ATOMIC, first=node.lineno, last=_end(node), lines=atomic))
     for part in own_nodes(node):
         if isinstance(part, ast.Try | ast.TryStar) and part.body:
-            handlers = [h.lineno for h in part.handlers if not handles_nothing(h)]
+            # with an ``else:`` (run only when the body raised nothing) the block tells success
+            # from failure: a clause that only logs still decides which branch runs
+            handlers = [
+                h.lineno
+                for h in part.handlers
+                if not (_reraises(h) or (not part.orelse and handles_nothing(h)))
+            ]
             if handlers:
                 first, last = part.body[0].lineno, _end(part.body[-1])
                 found.append(Guard(kind=GuardKind.CAUGHT, first=first, last=last, lines=handlers))
@@ -94,19 +100,22 @@ _REPORTS = frozenset(
 
 
 def handles_nothing(handler: ast.ExceptHandler) -> bool:
-    """``except X: raise``, ``except X: pass`` and ``except X: logger.exception("...")``:
-    the clause changes nothing the caller does next. It re-raises, or it only records the
-    failure (a log line, a print, an error tracker) and goes on as the ``try`` would have
-    gone on without it, so what follows the block runs the same whether the call failed or
-    not. A clause with any other statement (a return, an assignment, a message to the user,
+    """``except X: pass``, ``except X: logger.exception("...")``, then perhaps ``raise``:
+    the clause only records the failure (a log line, a print, an error tracker) and goes
+    on as the ``try`` would have gone on without it (or re-raises), so, in a ``try``
+    without ``else``, what follows the block runs the same whether the call failed or not.
+    A clause with any other statement (a return, an assignment, a message to the user,
     ``continue``, another call) handles the failure."""
     body = handler.body
-    if len(body) == 1 and isinstance(body[0], ast.Raise) and body[0].exc is None:
-        return True
-    *records, last = body
-    if isinstance(last, ast.Raise) and last.exc is None:
-        body = records  # log, then re-raise: the caller's caller handles it, if anyone
+    if isinstance(body[-1], ast.Raise) and body[-1].exc is None:
+        body = body[:-1]  # re-raised: the caller's caller handles it, if anyone
     return all(_records_only(stmt) for stmt in body)
+
+
+def _reraises(handler: ast.ExceptHandler) -> bool:
+    """``except X: raise``: the failure goes on to the caller's caller."""
+    body = handler.body
+    return len(body) == 1 and isinstance(body[0], ast.Raise) and body[0].exc is None
 
 
 def _records_only(stmt: ast.stmt) -> bool:
