@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from inventory._classify._dispatch import empty_method
 from inventory._classify._index import SymbolKind
+from inventory._extract._library import LOG_METHODS
 from inventory.models import CallSite, Idempotency
 
 if TYPE_CHECKING:
@@ -36,8 +37,7 @@ _FEW = 3  # deeper down, a name defined by at most this many classes is followed
 # configured runs: a plain gap, not the union of every plugin's work.
 _WIDE = 6
 _CONTAINER_METHODS = frozenset(
-    {n for t in (dict, list, str, set, bytes, tuple, int, float) for n in dir(t)}
-    | {"info", "debug", "warning", "warn", "error", "exception", "critical", "log"}
+    {n for t in (dict, list, str, set, bytes, tuple, int, float) for n in dir(t)} | LOG_METHODS
 )
 
 Explained = Callable[["CallInfo", str], bool]  # does the catalogue say what a call does?

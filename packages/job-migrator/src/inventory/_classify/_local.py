@@ -25,6 +25,7 @@ from inventory._classify._spawned import Spawn, forgets_the_future, handed_root,
 from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, Trace, location
 from inventory._classify._verdict import OPAQUE, REPEATS
+from inventory._extract._library import LOG_METHODS
 from inventory.models import Effect, EffectKind, Location
 from inventory.summary import (
     PARAMETER_DISPATCH,
@@ -48,7 +49,7 @@ _CALLABLE_ATTRS = frozenset(
 # Method names of builtins and loggers: a call of one on an unknown receiver is not a gap.
 _PLAIN_METHODS = frozenset(
     {n for t in (dict, list, str, set, bytes, tuple, int, float) for n in dir(t)}
-    | {"info", "debug", "warning", "warn", "error", "exception", "critical", "log"}
+    | LOG_METHODS
     | {"get", "save", "delete", "update", "create", "filter", "exclude", "all", "first"}
     | {"close", "open", "read", "write", "flush", "send", "run", "start", "stop", "join"}
     | {"render", "clean", "validate", "is_valid", "full_clean", "as_view", "dispatch"}

@@ -31,6 +31,7 @@ from inventory._classify._library_call import (
 from inventory._classify._spawned import REFERENCE as _REFERENCE
 from inventory._classify._spawned import WRAPPED as _WRAPPED
 from inventory._classify._trace import location
+from inventory._extract._library import LOG_METHODS
 from inventory._extract.detectors._sites_threads import SERVER_RUNNERS
 from inventory.models import CallSite, Pattern
 from inventory.summary import (
@@ -52,9 +53,7 @@ _JOINED = (Pattern.THREAD, Pattern.PROCESS)  # result_use_lines of these are the
 _FUTURES = (Pattern.EXECUTOR_SUBMIT, Pattern.ASYNCIO_TASK)
 _FUTURE_WAITS = frozenset({"result", "exception", "wait"})
 _NOT_POSITIONAL = ("staticmethod",)
-_LOG_METHODS = frozenset(
-    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "success"}
-)
+_LOG_METHODS = LOG_METHODS | {"success"}  # loguru's ``success`` too
 _SLEEPS = frozenset({"asyncio.sleep", "time.sleep", "anyio.sleep", "trio.sleep", "gevent.sleep"})
 _QUEUE_GETS = frozenset(
     {

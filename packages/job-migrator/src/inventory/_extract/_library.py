@@ -11,6 +11,10 @@ what the call at the end of the chain does to the rows.
 from __future__ import annotations
 
 EVENT_LOOP = "asyncio.AbstractEventLoop"
+# The methods of Python's ``logging`` API (a ``Logger``'s, and the module's own functions).
+LOG_METHODS = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
+)
 
 # The scan's canonical names (what ``inventory/catalogue.toml`` matches).
 SESSION = "sqlalchemy.orm.Session"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 
+from inventory._extract._library import LOG_METHODS
 from inventory._extract._nodes import own_nodes
 from inventory.summary import Guard, GuardKind
 
@@ -79,10 +80,8 @@ def _atomic(node: ast.With | ast.AsyncWith) -> bool:
     return any(named(item.context_expr, "atomic") for item in node.items)
 
 
-# Methods of the standard ``logging`` API (``Logger`` and the module's own functions).
-_LOG_METHODS = frozenset(
-    {"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"}
-)
+# The logging API's methods, and ``fatal`` (an alias of ``critical``).
+_LOG_METHODS = LOG_METHODS | {"fatal"}
 # Names a logger goes by: ``logger``, ``log``, ``_LOGGER``, ``app.logger``, ``logging``,
 # ``audit_log`` (``endswith``: ``request_logger``, ``_log``).
 _LOGGERS = frozenset({"log", "logging"})
