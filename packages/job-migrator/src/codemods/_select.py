@@ -2,7 +2,10 @@
 
 By default only ``idempotent`` jobs move. A ``needs_key`` job moves only
 once the user has declared where its idempotency key comes from; the rewrite
-then passes ``idempotency_key=``. ``unknown`` jobs never move.
+then passes ``idempotency_key=``. An ``unknown`` job moves only when named
+with ``--job``, and then *held*: registered ``@job(idempotency="unknown")``, which
+the runtime's gate runs inline until its verdict is decided ``idempotent`` or a load
+test certifies it (``held_note`` says what decides it).
 
 ``non_idempotent`` and ``unsafe`` jobs (and a ``needs_key`` job whose verdict
 is ``non_idempotent`` without its declared key) are **guarded** jobs: never by
@@ -245,6 +248,8 @@ class _Facts:
     @functools.cached_property
     def answers_202(self) -> bool:
         site = self.site
+        if self.known.idempotency is Idempotency.UNKNOWN:
+            return False  # a 202 answer changes the response even inline: never for a held job
         return site.result_used and (
             (self.accept_202 and _can_answer_202(site)) or self.route is not None
         )
@@ -535,6 +540,7 @@ def _rewrite(f: _Facts) -> _Decided:
         if trigger is not None and not isinstance(trigger, str)
         else "",
         crossings=(*instance, *storable.crossings),
+        held=held_note(job) if job.idempotency is Idempotency.UNKNOWN else "",
     )
     return _for_api(target, f.options)
 
@@ -800,7 +806,9 @@ def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
             f'([tool.migrator.jobs."{job.qualname}"] idempotency, reason) first'
         )
     if job.idempotency is Idempotency.UNKNOWN:
-        return unknown_reason(job)
+        if job.qualname in options.jobs:
+            return None  # named: moves held, ``@job(idempotency="unknown")`` (held_note)
+        return unknown_reason(job) + _HOLD_HINT.format(job=job.qualname)
     if job.idempotency in _NEVER:
         return _NEVER[job.idempotency]
     if job.idempotency is Idempotency.NEEDS_KEY and job.qualname not in options.keys:
@@ -812,9 +820,28 @@ def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
     return None
 
 
+_HOLD_HINT = (
+    "; or name the job (--job {job}) to move it held: registered undecided, the gate runs it "
+    "inline, as now, until its verdict is decided or a load test certifies it"
+)
+HELD = (
+    "held: the scan could not decide the job's verdict, so it is registered "
+    '`@job(idempotency="unknown")` and the gate runs it inline, as the site ran it before, '
+    "until its verdict is decided `idempotent` (the runtime reads the inventory at "
+    "inventory_path) or a load test certifies it; to decide it: {why}"
+)
+
+
+def held_note(job: Job) -> str:
+    """What a moved ``unknown`` job's outcome says: held inline, and what decides it."""
+    why = unknown_reason(job).removeprefix("job idempotency is unknown").lstrip(" :")
+    return HELD.format(why=why)
+
+
 def unknown_reason(job: Job) -> str:
-    """Why an ``unknown`` job stays, naming what the scan could not follow and the change
-    that decides it: a catalogue entry per call, or a verdict pinned after review."""
+    """Why an ``unknown`` job's verdict is undecided, naming what the scan could not follow
+    and the change that decides it: a catalogue entry per call, or a verdict pinned after
+    review."""
     pin = (
         f'pin the verdict after review ([tool.migrator.jobs."{job.qualname}"] idempotency = '
         '"idempotent", reason = "...") and scan again'

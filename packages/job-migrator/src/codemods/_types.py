@@ -261,6 +261,7 @@ class Target:
     )
     delivery: bool = False  # Django's mail call: only its delivery moves (codemods._mail)
     crossings: tuple[ArgumentCrossing, ...] = ()  # how each argument crosses (codemods._storable)
+    held: str = ""  # an ``unknown`` job: why the gate holds it inline, and what decides it
     api: MigrationTarget = MigrationTarget.QUEUE_RUNTIME  # the API the rewrite writes
 
     @property
@@ -325,7 +326,11 @@ class Rewritten:
         if self.target.delivery:
             return outcome.model_copy(update={"reason": DELIVERY_NOTE})
         note = outcome.arguments_note()
-        notes = [f"arguments: {note}" if note else "", files_changed_note(self.target.job) or ""]
+        notes = [
+            self.target.held,
+            f"arguments: {note}" if note else "",
+            files_changed_note(self.target.job) or "",
+        ]
         return outcome.model_copy(update={"reason": "; ".join(n for n in notes if n)})
 
 

@@ -149,8 +149,12 @@ def _decorations(targets: list[Target], opts: ApplyOptions) -> dict[str, str]:
 
 
 def _decoration(job: Job, pool: str, opts: ApplyOptions) -> str:
-    """``@job(...)``'s arguments; a guarded job declares its verdict so the gate holds it inline."""
+    """``@job(...)``'s arguments; a guarded job declares its verdict so the gate holds it
+    inline, and so does a job the scan could not decide (``idempotency="unknown"``: held
+    until the inventory the runtime reads says ``idempotent``, or a load test certifies it)."""
     guarded = guarded_verdict(job)
+    if guarded is None and job.idempotency is Idempotency.UNKNOWN:
+        guarded = Idempotency.UNKNOWN
     idempotent = job.idempotency is Idempotency.IDEMPOTENT
     if opts.target is MigrationTarget.DJANGO_TASKS:
         arguments = task_arguments(pool, opts.default_pool, idempotent)

@@ -267,6 +267,66 @@ def test_the_inventory_verdict_gates_an_undeclared_job(settings: Settings, tmp_p
         rt.close()
 
 
+@job(name="tests.gate.undecided", idempotency="unknown", registry=jobs)
+def undecided(n: int) -> int:
+    ran.append(n)
+    return n + 1
+
+
+@pytest.mark.parametrize("verdict", [None, "unknown", "needs_key", "non_idempotent", "unsafe"])
+def test_a_job_declared_unknown_runs_inline_until_the_inventory_says_idempotent(
+    settings: Settings, tmp_path: Path, verdict: str | None
+) -> None:
+    """``migrator apply`` moves a job the scan could not decide as ``idempotency="unknown"``:
+    at ``async`` it still runs in-process until its verdict is decided ``idempotent``."""
+    inventory = _inventory(tmp_path, undecided.name, verdict) if verdict else None
+    rt = configure(settings, inventory_path=inventory)
+    try:
+        ran.clear()
+        set_rollout(rt, undecided.name, RolloutMode.ASYNC, who="test")
+        before = gate_inline_counts().get(undecided.name, 0)
+        handle = undecided.enqueue(4)
+        assert isinstance(handle, InlineHandle) and handle.result() == 5
+        assert ran == [4]
+        assert queued(settings, undecided.name) == 0
+        assert gate_inline_counts()[undecided.name] == before + 1
+        decision = gate_decision(rt, undecided)
+        assert not decision.run_async and "not certified" in decision.reason
+        if verdict in (None, "unknown"):
+            assert "decide it" in decision.reason  # says what opens it
+    finally:
+        rt.close()
+
+
+def test_a_job_declared_unknown_goes_async_once_decided_or_certified(
+    settings: Settings, tmp_path: Path
+) -> None:
+    rt = configure(settings, inventory_path=_inventory(tmp_path, undecided.name, "idempotent"))
+    try:
+        set_rollout(rt, undecided.name, RolloutMode.ASYNC, who="test")
+        assert not isinstance(undecided.enqueue(1), InlineHandle)  # decided: not held
+        assert queued(settings, undecided.name) == 1
+    finally:
+        rt.close()
+    rt = configure(settings)  # no verdict to read: held, until a load test certifies it
+    try:
+        assert isinstance(undecided.enqueue(2), InlineHandle)
+        certify(rt, undecided.name, fingerprint(undecided), FIGURES, who="loadtest")
+        assert not isinstance(undecided.enqueue(3), InlineHandle)
+        assert queued(settings, undecided.name) == 2
+    finally:
+        rt.close()
+
+
+def test_a_job_declared_unknown_in_raise_mode_raises(settings: Settings) -> None:
+    rt = configure(settings, gate_action=GateAction.RAISE)
+    try:
+        with pytest.raises(GateClosed, match="moved before the analyzer decided"):
+            undecided.enqueue(1)
+    finally:
+        rt.close()
+
+
 def test_enqueue_many_routes_each_call(runtime: Runtime) -> None:
     ran.clear()
     handles = charge.enqueue_many([((n,), {}) for n in range(3)])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from codemods._select import guarded_verdict
 from codemods._types import ApplyResult, SiteOutcome, Status
-from inventory.models import Inventory, Job, Location
+from inventory.models import Idempotency, Inventory, Job, Location
 
 ROLLBACK = """## Rollback
 
@@ -38,6 +38,18 @@ certifies the job for its current code (`migrator loadtest JOB --sandbox ...
 --chaos kill-workers,redis-restart,pg-terminate`) *and* its rollout mode is
 raised (`migrator rollout set JOB 25%`, then `async`). Changing the job's code
 closes the gate again until it is re-certified.
+"""
+
+HELD_UNKNOWN = """## Jobs moved before their verdict was decided: held inline
+
+The scan could not decide whether {jobs} {verb} safe to run twice (what each job's
+sites say it could not follow is listed below). {Pronoun} {verb} registered
+`@job(..., idempotency="unknown")`, and the gate keeps such a job **inline**: `enqueue`
+runs it at once, in the caller's process, the way the site ran it before. It goes to
+a worker only once its verdict is decided `idempotent` (explain the calls the scan
+could not follow, or pin the verdict after review, then `migrator scan`; the runtime
+reads the verdict from `inventory_path`) or a load test certifies its current code,
+*and* its rollout mode is raised.
 """
 
 DELIVERY = """## Django mail: built in the request, delivered by a worker
@@ -125,6 +137,22 @@ def render(
                 jobs=", ".join(f"`{q}`" for q in guarded),
                 verb="are" if many else "is",
                 pronoun="they" if many else "it",
+            )
+        )
+    held = [
+        q
+        for q in jobs
+        if q not in delivered
+        and (j := job_record(result, inventory, q)) is not None
+        and j.idempotency is Idempotency.UNKNOWN
+    ]
+    if held:
+        many = len(held) > 1
+        parts.append(
+            HELD_UNKNOWN.format(
+                jobs=", ".join(f"`{q}`" for q in held),
+                verb="are" if many else "is",
+                Pronoun="They" if many else "It",
             )
         )
     if delivered:

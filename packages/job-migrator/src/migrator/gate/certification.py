@@ -23,6 +23,7 @@ from queue_runtime.gate import (
     certify,
     classification,
     current_fingerprint,
+    is_gated,
     revoke,
     rollouts,
 )
@@ -69,7 +70,7 @@ def _row(
     else:
         try:
             level = classification(runtime, jf)
-            verdict, gated = level.value, level.value in {"non_idempotent", "unsafe"}
+            verdict, gated = level.value, is_gated(runtime, jf)
         except QueueError as exc:
             verdict, gated = f"conflict: {exc}", True
     runs = rollout.label

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from codemods import ApplyOptions, plan_apply
+from codemods import ApplyOptions, Status, plan_apply
 from codemods._changes.pr import render
 from codemods._config import KeyDoesNotFit
-from inventory.models import Idempotency, Inventory, Pattern
+from inventory.models import Idempotency, Inventory, Pattern, UnexplainedCall
 from migrator.cli.apply import apply
 
 N, U, K = Idempotency.NON_IDEMPOTENT, Idempotency.UNSAFE, Idempotency.NEEDS_KEY
@@ -144,15 +144,44 @@ def test_unsafe_is_refused_without_a_recorded_sign_off_then_accepted_with_one_an
     assert '@job(pool="batch", idempotency="unsafe")' in after
 
 
-def test_unknown_is_never_moved_even_when_named(
-    project: Path, build_inventory: Callable[..., Inventory]
-) -> None:
-    inventory = inventory_of(project)
+def undecided(root: Path) -> Inventory:
+    """The fixture's inventory with ``app.send_welcome`` undecided: one call not followed."""
+    inventory = inventory_of(root)
     job = inventory.job("app.send_welcome")
     assert job is not None
     job.idempotency = Idempotency.UNKNOWN
-    options = ApplyOptions(jobs=("app.send_welcome",), keys={"app.send_welcome": "w:{user_id}"})
-    assert not plan_apply(project, inventory, options).changes
+    job.unexplained = [
+        UnexplainedCall(
+            call="profile.rebuild_badges", entry="?.rebuild_badges", receiver="^profile$"
+        )
+    ]
+    return inventory
+
+
+def test_an_unknown_job_stays_unless_named(project: Path) -> None:
+    """By default an undecided job is never touched: it may be non-idempotent behind the call
+    the scan could not follow. The reason says what decides it, and that naming it moves it held."""
+    result = plan_apply(project, undecided(project), ApplyOptions())
+    assert not result.changes
+    (outcome,) = [o for o in result.outcomes if o.site.job == "app.send_welcome"]
+    assert outcome.status is Status.SKIPPED
+    assert outcome.reason.startswith("job idempotency is unknown: the scan could not follow")
+    assert "--job app.send_welcome) to move it held" in outcome.reason
+
+
+def test_an_unknown_job_named_moves_held_inline_by_the_gate(project: Path) -> None:
+    """Moved, never async on its own: declared ``unknown`` (the runtime holds it inline until
+    its verdict is decided or a load test certifies it), and the outcome says what decides it."""
+    inventory = undecided(project)
+    result = plan_apply(project, inventory, ApplyOptions(jobs=("app.send_welcome",)))
+    after = result.changes[0].after
+    assert "    send_welcome.enqueue(user.id)" in after
+    assert '@job(pool="batch", idempotency="unknown")\ndef send_welcome' in after
+    (moved,) = [o for o in result.outcomes if o.status is Status.REWRITTEN]
+    assert moved.reason.startswith("held: ")
+    assert "`profile.rebuild_badges`" in moved.reason and "receiver = '^profile$'" in moved.reason
+    text = render("migrate/welcome", ["app.send_welcome"], result, inventory)
+    assert "## Jobs moved before their verdict was decided: held inline" in text
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from codemods import ApplyResult, Status, plan_apply, write
-from inventory.models import Argument, Framework, Inventory, Pattern
+from codemods import ApplyOptions, ApplyResult, Status, plan_apply, write
+from inventory.models import Argument, Framework, Idempotency, Inventory, Pattern
 from tools.apply_docs import site_line
 
 Build = Callable[..., Inventory]
@@ -66,6 +66,33 @@ def _ruff_f_clean(root: Path) -> str:
         check=False,
     )
     return found.stdout if found.returncode else ""
+
+
+def test_a_view_reading_the_result_of_a_job_moved_undecided_keeps_its_response(
+    write_files: Files, build_inventory: Build
+) -> None:
+    """A job the scan could not decide, named, moves held inline by the gate, but a 202 answer
+    would change the response even while it runs inline: such a site stays, for a human."""
+    root = write_files({"acme/__init__.py": "", "acme/views.py": FLASK_VIEWS})
+    inventory = build_inventory(
+        root,
+        [
+            (
+                "acme/views.py",
+                "report = export_report",
+                Pattern.DIRECT_CALL,
+                "acme.views.export_report",
+            )
+        ],
+        {"acme.views.export_report": Idempotency.UNKNOWN},
+        handler=Framework.FLASK,
+        result_used=True,
+    )
+    named = ApplyOptions(jobs=("acme.views.export_report",))
+    result = plan_apply(root, inventory, named, scanner=None)
+    [outcome] = result.outcomes
+    assert outcome.status is Status.MANUAL and "the caller uses the result" in outcome.reason
+    assert not result.changes
 
 
 def test_flask_blueprint_view_answers_202_and_gets_a_status_route(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from codemods import SiteOutcome, Status, plan_apply
+from codemods import ApplyOptions, SiteOutcome, Status, plan_apply
 from inventory import Idempotency, scan
 from migrator.cli.apply import apply
 
@@ -145,3 +145,26 @@ def test_an_unknown_verdict_with_nothing_to_catalogue_asks_for_a_pin(tmp_path: P
     assert "subprocess.run" in outcome.reason
     assert "catalogue" not in outcome.reason
     assert '[tool.migrator.jobs."app.convert"] idempotency' in outcome.reason
+
+
+def test_an_unknown_job_named_moves_held_and_following_its_reason_decides_it(
+    tmp_path: Path,
+) -> None:
+    """``--job`` moves an undecided job held (inline until decided); the catalogue entry its
+    outcome names decides the verdict, and the next apply registers it ``idempotent=True``."""
+    (tmp_path / "app.py").write_text(FOLLOWED, encoding="utf-8")
+    inventory = scan(tmp_path, use_cache=False, jobs=1)
+    named = ApplyOptions(jobs=("app.refresh",))
+    result = plan_apply(tmp_path, inventory, named, scanner=None)
+    (moved,) = [o for o in result.outcomes if o.status is Status.REWRITTEN]
+    assert moved.site.job == "app.refresh" and moved.reason.startswith("held: ")
+    assert '@job(pool="batch", idempotency="unknown")' in result.changes[0].after
+    badges = _entry(moved.reason, "profile.rebuild_badges")
+    (tmp_path / "pyproject.toml").write_text(
+        f"[[tool.migrator.catalogue.pure]]\n{badges}\n", encoding="utf-8"
+    )
+    inventory = scan(tmp_path, use_cache=False, jobs=1)
+    result = plan_apply(tmp_path, inventory, named, scanner=None)
+    (moved,) = [o for o in result.outcomes if o.status is Status.REWRITTEN]
+    assert not moved.reason.startswith("held")
+    assert '@job(pool="batch", idempotent=True)' in result.changes[0].after

@@ -11,8 +11,9 @@ In order:
    runs in-process; ``percent`` sends that share async (deterministic per
    idempotency key, random without one); ``async`` sends all.
 3. The gate, for enqueues that would go async: a gated job (non_idempotent or
-   unsafe) needs a valid certification for its current fingerprint; without
-   one it runs inline (``gate_action = "inline"``, counted in
+   unsafe, or declared ``idempotency="unknown"`` while the inventory does not say
+   ``idempotent``: ``migrator apply`` moves a job the analyzer could not decide that way)
+   needs a valid certification for its current fingerprint; without one it runs inline (``gate_action = "inline"``, counted in
    ``gate_inline_total{job}``) or :class:`GateClosed` is raised.
 """
 
@@ -31,7 +32,14 @@ from queue_runtime.config import GateAction, Idempotency, RolloutMode
 from queue_runtime.definition import Defined, JobDefinition
 from queue_runtime.errors import ConfigError
 from queue_runtime.gate._metrics import count_gate_inline
-from queue_runtime.gate._model import GATED, ClassificationConflict, Decision, GateClosed
+from queue_runtime.gate._model import (
+    GATED,
+    ClassificationConflict,
+    Decision,
+    GateClosed,
+    held,
+    level_of,
+)
 from queue_runtime.gate.fingerprint import fingerprint
 
 if TYPE_CHECKING:
@@ -106,14 +114,11 @@ def _classify(runtime: Runtime, jf: JobDefinition) -> Idempotency:
                 f'fix the job, or set [tool.queue_runtime.jobs."{jf.name}"] override_reason = "why"'
             )
         return Idempotency.IDEMPOTENT
-    for level in (Idempotency.UNSAFE, Idempotency.NON_IDEMPOTENT):
-        if level in (code, verdict):
-            return level  # the stricter of the declaration and the verdict
-    return code or verdict or Idempotency.UNKNOWN
+    return level_of(code, verdict) or Idempotency.UNKNOWN
 
 
 def is_gated(runtime: Runtime, job: Defined) -> bool:
-    return classification(runtime, job) in GATED
+    return held(declared(job), classification(runtime, job))
 
 
 def gate_decision(runtime: Runtime, job: Defined, idempotency_key: str | None = None) -> Decision:
@@ -136,10 +141,17 @@ def gate_decision(runtime: Runtime, job: Defined, idempotency_key: str | None = 
     fp = current_fingerprint(job_function)
     if cache.certified(job_function.name, fp):
         return Decision(True, f"{reason}; certified at {fp[:12]}")
+    level = classification(runtime, job_function)
     closed = (
-        f"gate closed: {job_function.name} is {classification(runtime, job_function)} "
+        f"gate closed: {job_function.name} is {level} "
         f"and not certified for its current code (fingerprint {fp[:12]})"
     )
+    if level is Idempotency.UNKNOWN:
+        closed += (
+            ": it was moved before the analyzer decided its verdict; decide it (a catalogue "
+            "entry or a pinned verdict, then `migrator scan`, with inventory_path set) or "
+            "certify it with `migrator loadtest`"
+        )
     if runtime.settings.gate_action is GateAction.RAISE:
         raise GateClosed(closed)
     count_gate_inline(job_function.name)

@@ -14,7 +14,8 @@ takes that entry's verdict when exactly one entry ends so.
 Each row says what an enqueue of the job does now and why, as the gate
 decides it (``queue_runtime.gate._decide``): the rollout first (inline, a
 percentage, async, stored or the configured default), then for a gated job
-(non_idempotent or unsafe) the certification of its loaded code: without
+(non_idempotent or unsafe, or declared ``unknown`` and not yet decided ``idempotent``
+by the inventory: ``gate._model.held``) the certification of its loaded code: without
 one, the enqueues the rollout sends async run inline (or are refused, with
 ``gate_action = "raise"``). ``certified`` is ``n/a`` for a job that is not
 gated, as ``migrator gate status`` says.
@@ -30,7 +31,7 @@ from typing import Any
 from queue_runtime.config import GateAction, Idempotency, RolloutMode
 from queue_runtime.errors import ConfigError
 from queue_runtime.gate._decide import current_fingerprint
-from queue_runtime.gate._model import GATED
+from queue_runtime.gate._model import GATED, held, level_of
 from queue_runtime.gate.api import default_rollout
 from queue_runtime.runtime import Runtime
 from queue_runtime.store import Certification, Rollout
@@ -66,11 +67,12 @@ class MigrationRow:
     stored: bool  # False: no stored mode, the configured default applies
     current: str | None = None  # the fingerprint of the loaded code (registered jobs only)
     level: Idempotency | None = None  # the stricter of the code's declaration and the verdict
+    declared: Idempotency | None = None  # what the registered job's code declares
     gate_action: GateAction = GateAction.INLINE
 
     @property
     def gated(self) -> bool:
-        return self.level in GATED
+        return held(self.declared, self.level)
 
     @property
     def fingerprint(self) -> str:
@@ -94,7 +96,7 @@ class MigrationRow:
         if rollout.mode is RolloutMode.INLINE:
             return "inline", f"{source}: inline"
         sent = "async" if rollout.mode is RolloutMode.ASYNC else f"{rollout.percent}% async"
-        if self.level is None:
+        if self.level is None and not self.gated:
             return f"{sent} unless gated", f"{source}: {rollout.label}; its class is unknown here"
         if not self.gated:
             return sent, f"{source}: {rollout.label}; {self.level}: not gated"
@@ -174,6 +176,7 @@ def migration_rows(runtime: Runtime, inventory: dict[str, Verdict]) -> list[Migr
             stored=name in stored,
             current=current.get(name),
             level=_level(runtime, name, verdicts.get(name) or inventory.get(name)),
+            declared=_declared(runtime, name),
             gate_action=runtime.settings.gate_action,
         )
         for name in names
@@ -190,18 +193,20 @@ def _matching_any(
 
 def _level(runtime: Runtime, name: str, verdict: Verdict | None) -> Idempotency | None:
     """The stricter of the code's declaration (registered jobs) and the inventory's verdict."""
-    declared = None
-    if name in runtime.registry.names():
-        declared = runtime.registry.definition(name).idempotency
+    declared = _declared(runtime, name)
     found = _idempotency(verdict.verdict) if verdict else None
     if declared is Idempotency.IDEMPOTENT and found in GATED:
         config = runtime.settings.jobs.get(name)
         if config is not None and (config.override_reason or "").strip():
             return declared  # the conflict is explained: the declaration wins, as at enqueue
-    for level in (Idempotency.UNSAFE, Idempotency.NON_IDEMPOTENT):
-        if level in (declared, found):
-            return level
-    return declared or found
+    return level_of(declared, found) or declared  # declared unknown, no verdict: unknown
+
+
+def _declared(runtime: Runtime, name: str) -> Idempotency | None:
+    """What a registered job's code declares (None: undeclared, or not registered here)."""
+    return (
+        runtime.registry.definition(name).idempotency if name in runtime.registry.names() else None
+    )
 
 
 def _idempotency(text: str) -> Idempotency | None:

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from queue_runtime.store import JobStatus, ListState, Minute
+from queue_runtime.config import Idempotency, RolloutMode
+from queue_runtime.store import JobStatus, ListState, Minute, Rollout
 from queue_runtime.web import WebExtraMissing, make_wsgi_app
 from queue_runtime.web._charts import bar_chart, hbar_chart, jobs_per_minute, nice_ticks, percent
-from queue_runtime.web._migration import read_inventory
+from queue_runtime.web._migration import MigrationRow, read_inventory
 from queue_runtime.web._series import SeriesCache
 from queue_runtime.web.command import is_loopback
 
@@ -124,3 +125,29 @@ def test_every_runtime_status_is_a_filter_of_the_jobs_page() -> None:
     ``scheduled``: a status added to ``JobStatus`` without a filter would leave its jobs
     unlistable on the jobs page."""
     assert {s.value for s in JobStatus} | {"scheduled"} == {s.value for s in ListState}
+
+
+@pytest.mark.parametrize(
+    ("declared", "level", "runs"),
+    [
+        (Idempotency.UNKNOWN, Idempotency.UNKNOWN, "inline"),  # moved undecided: held
+        (Idempotency.UNKNOWN, Idempotency.NEEDS_KEY, "inline"),  # decided, but not idempotent
+        (Idempotency.UNKNOWN, Idempotency.IDEMPOTENT, "async"),  # decided idempotent: opened
+        (None, Idempotency.UNKNOWN, "async"),  # nobody classified it: the gate is not asked
+    ],
+)
+def test_the_jobs_page_says_a_job_moved_undecided_runs_inline_until_decided(
+    declared: Idempotency | None, level: Idempotency | None, runs: str
+) -> None:
+    row = MigrationRow(
+        job="app.refresh",
+        verdict=None,
+        certification=None,
+        rollout=Rollout(job="app.refresh", mode=RolloutMode.ASYNC),
+        stored=True,
+        current="f" * 64,
+        level=level,
+        declared=declared,
+    )
+    assert row.runs[0] == runs
+    assert row.gated is (runs == "inline")
