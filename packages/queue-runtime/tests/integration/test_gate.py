@@ -318,6 +318,22 @@ def test_a_job_declared_unknown_goes_async_once_decided_or_certified(
         rt.close()
 
 
+def test_another_jobs_verdict_or_certification_does_not_open_a_held_job(
+    settings: Settings, tmp_path: Path
+) -> None:
+    """Adversary: the inventory decides a job of another name, a certification is for another
+    job or other code: the job moved undecided stays inline."""
+    rt = configure(settings, inventory_path=_inventory(tmp_path, thumbnail.name, "idempotent"))
+    try:
+        set_rollout(rt, undecided.name, RolloutMode.ASYNC, who="test")
+        certify(rt, charge.name, fingerprint(charge), FIGURES, who="loadtest")
+        certify(rt, undecided.name, fingerprint(charge), FIGURES, who="loadtest")
+        assert isinstance(undecided.enqueue(1), InlineHandle)
+        assert queued(settings, undecided.name) == 0
+    finally:
+        rt.close()
+
+
 def test_a_job_declared_unknown_in_raise_mode_raises(settings: Settings) -> None:
     rt = configure(settings, gate_action=GateAction.RAISE)
     try:

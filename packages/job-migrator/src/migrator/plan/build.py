@@ -77,7 +77,9 @@ PHASES: dict[PhaseId, tuple[str, str]] = {
     PhaseId.UNKNOWN: (
         "Unknown: no verdict yet",
         "The scanner could not decide. What is missing is listed per job; once reviewed, "
-        'pin a verdict with its reason in `[tool.migrator.jobs."<job>"]` and scan again.',
+        'pin a verdict with its reason in `[tool.migrator.jobs."<job>"]` and scan again. '
+        "To move the code first, `migrator apply --job <job>` moves it held: the gate runs "
+        "it inline, as now, until its verdict is decided or a load test certifies it.",
     ),
 }
 
