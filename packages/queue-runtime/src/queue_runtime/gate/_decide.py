@@ -12,8 +12,9 @@ In order:
    idempotency key, random without one); ``async`` sends all.
 3. The gate, for enqueues that would go async: a gated job (non_idempotent or
    unsafe, or declared ``idempotency="unknown"`` while the inventory does not say
-   ``idempotent``: ``migrator apply`` moves a job the analyzer could not decide that way)
-   needs a valid certification for its current fingerprint; without one it runs inline (``gate_action = "inline"``, counted in
+   ``idempotent``: ``migrator apply --job`` moves a job the analyzer could not decide
+   that way; ``gate._model.held``) needs a valid certification for its current
+   fingerprint; without one it runs inline (``gate_action = "inline"``, counted in
    ``gate_inline_total{job}``) or :class:`GateClosed` is raised.
 """
 
