@@ -3,9 +3,10 @@
 By default only ``idempotent`` jobs move. A ``needs_key`` job moves only
 once the user has declared where its idempotency key comes from; the rewrite
 then passes ``idempotency_key=``. An ``unknown`` job moves only when named
-with ``--job``, and then *held*: registered ``@job(idempotency="unknown")``, which
-the runtime's gate runs inline until its verdict is decided ``idempotent`` or a load
-test certifies it (``held_note`` says what decides it).
+with ``--job`` (or with ``--hold-unknown``, every one), and then *held*: registered
+``@job(idempotency="unknown")``, which the runtime's gate runs inline until its
+verdict is decided ``idempotent`` or a load test certifies it (``held_note`` says
+what decides it).
 
 ``non_idempotent`` and ``unsafe`` jobs (and a ``needs_key`` job whose verdict
 is ``non_idempotent`` without its declared key) are **guarded** jobs: never by
@@ -806,7 +807,7 @@ def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
             f'([tool.migrator.jobs."{job.qualname}"] idempotency, reason) first'
         )
     if job.idempotency is Idempotency.UNKNOWN:
-        if job.qualname in options.jobs:
+        if job.qualname in options.jobs or options.hold_unknown:
             return None  # named: moves held, ``@job(idempotency="unknown")`` (held_note)
         return unknown_reason(job) + _HOLD_HINT.format(job=job.qualname)
     if job.idempotency in _NEVER:
@@ -821,8 +822,9 @@ def _verdict_reason(job: Job, options: ApplyOptions) -> str | None:
 
 
 _HOLD_HINT = (
-    "; or name the job (--job {job}) to move it held: registered undecided, the gate runs it "
-    "inline, as now, until its verdict is decided or a load test certifies it"
+    "; or name the job (--job {job}, or --hold-unknown for every such job) to move it held: "
+    "registered undecided, the gate runs it inline, as now, until its verdict is decided or a "
+    "load test certifies it"
 )
 HELD = (
     "held: the scan could not decide the job's verdict, so it is registered "

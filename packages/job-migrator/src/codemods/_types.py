@@ -71,6 +71,12 @@ class ApplyOptions(BaseModel):
     allow_dirty: bool = False
     max_sites: int | None = Field(default=None, ge=1)
     rescan: bool = Field(default=True, description="Rescan stale files; refuse them when False.")
+    hold_unknown: bool = Field(
+        default=False,
+        description="Also move every job the scan could not decide, held: registered "
+        '`@job(idempotency="unknown")`, run inline by the gate until decided or certified '
+        "(as --job does for one).",
+    )
     target: MigrationTarget = Field(
         default=MigrationTarget.QUEUE_RUNTIME,
         description="The API written: queue_runtime's @job, or Django's @task ([tool.migrator] target).",

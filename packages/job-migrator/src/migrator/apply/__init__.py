@@ -46,6 +46,7 @@ class ApplyRequest:
     branch: str | None = None  # with Output.BRANCH: the branches' name
     max_sites: int | None = None
     allow_dirty: bool = False
+    hold_unknown: bool = False  # also move every undecided job, held (--hold-unknown)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ def run_apply(request: ApplyRequest) -> ApplyOutcome:
         allow_dirty=request.allow_dirty,
         max_sites=request.max_sites,
         signoffs=_signoffs(request.root),
+        hold_unknown=request.hold_unknown,
     )
     inventory = load_inventory(request.root)
     result, branches = _run(request, inventory, options)

@@ -57,6 +57,12 @@ def _parse_keys(
     callback=_parse_keys,
     help="Idempotency key template for a needs_key job, e.g. shop.pay.capture=capture-{order_id}.",
 )
+@click.option(
+    "--hold-unknown",
+    is_flag=True,
+    help="Also move every job the scan could not decide, held: the gate runs it inline, as "
+    "now, until its verdict is decided or a load test certifies it.",
+)
 def apply(
     path: Path,
     jobs: tuple[str, ...],
@@ -65,6 +71,7 @@ def apply(
     max_sites: int | None,
     allow_dirty: bool,
     keys: dict[str, str],
+    hold_unknown: bool,
 ) -> None:
     """Rewrite call sites of idempotent jobs (and keyed needs_key jobs) to enqueue."""
     request = ApplyRequest(
@@ -75,6 +82,7 @@ def apply(
         branch=branch,
         max_sites=max_sites,
         allow_dirty=allow_dirty,
+        hold_unknown=hold_unknown,
     )
     outcome = run_apply(request)
     render_outcome(stdout_console(), outcome)

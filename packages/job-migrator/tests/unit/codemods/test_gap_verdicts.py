@@ -168,3 +168,18 @@ def test_an_unknown_job_named_moves_held_and_following_its_reason_decides_it(
     (moved,) = [o for o in result.outcomes if o.status is Status.REWRITTEN]
     assert not moved.reason.startswith("held")
     assert '@job(pool="batch", idempotent=True)' in result.changes[0].after
+
+
+def test_hold_unknown_moves_every_undecided_job_held_and_the_decided_ones_as_before(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "app.py").write_text(APP, encoding="utf-8")
+    scan(tmp_path, use_cache=False, jobs=1)
+    plain = CliRunner().invoke(apply, [str(tmp_path)], env={"COLUMNS": "250"})
+    assert "--hold-unknown for every such job" in plain.output, plain.output
+    assert "report.options(" not in plain.output
+    held_run = CliRunner().invoke(apply, [str(tmp_path), "--hold-unknown"], env={"COLUMNS": "250"})
+    out = held_run.output
+    assert '@job(pool="batch", idempotency="unknown")\n def report' in out, out
+    assert '@job(pool="batch", idempotent=True)\n def tidy' in out
+    assert "report.options(inline=InlineShape.THREAD).enqueue(" in out
