@@ -107,6 +107,17 @@ Under pytest, queue_runtime's plugin runs jobs inline on in-memory stores per te
 """
 
 
+def _about(template: str, jobs: list[str]) -> str:
+    """A section about ``jobs``, its verbs and pronouns agreeing with how many there are."""
+    many = len(jobs) > 1
+    return template.format(
+        jobs=", ".join(f"`{q}`" for q in jobs),
+        verb="are" if many else "is",
+        pronoun="they" if many else "it",
+        Pronoun="They" if many else "It",
+    )
+
+
 def render(
     name: str, jobs: list[str], result: ApplyResult, inventory: Inventory, base: str | None = None
 ) -> str:
@@ -123,38 +134,13 @@ def render(
         parts.append(f"Based on `{base}`: merge that one first.\n")
     parts.append("## What moved and why it is safe\n")
     parts.extend(_job_section(job_record(result, inventory, q), q) for q in jobs)
-    guarded = [
-        q
-        for q in jobs
-        if q not in delivered
-        and (j := job_record(result, inventory, q)) is not None
-        and guarded_verdict(j)
-    ]
+    records = {q: j for q in jobs if q not in delivered and (j := job_record(result, inventory, q))}
+    guarded = [q for q, j in records.items() if guarded_verdict(j)]
     if guarded:
-        many = len(guarded) > 1
-        parts.append(
-            GUARDED.format(
-                jobs=", ".join(f"`{q}`" for q in guarded),
-                verb="are" if many else "is",
-                pronoun="they" if many else "it",
-            )
-        )
-    held = [
-        q
-        for q in jobs
-        if q not in delivered
-        and (j := job_record(result, inventory, q)) is not None
-        and j.idempotency is Idempotency.UNKNOWN
-    ]
+        parts.append(_about(GUARDED, guarded))
+    held = [q for q, j in records.items() if j.idempotency is Idempotency.UNKNOWN]
     if held:
-        many = len(held) > 1
-        parts.append(
-            HELD_UNKNOWN.format(
-                jobs=", ".join(f"`{q}`" for q in held),
-                verb="are" if many else "is",
-                Pronoun="They" if many else "It",
-            )
-        )
+        parts.append(_about(HELD_UNKNOWN, held))
     if delivered:
         many = len(delivered) > 1
         parts.append(
