@@ -334,6 +334,18 @@ def test_another_jobs_verdict_or_certification_does_not_open_a_held_job(
         rt.close()
 
 
+def test_a_percentage_rollout_does_not_open_a_held_job(settings: Settings) -> None:
+    """The other mode: at 100% every enqueue falls in the async share, and still runs inline."""
+    rt = configure(settings)
+    try:
+        set_rollout(rt, undecided.name, "100%", who="test")
+        assert all(isinstance(undecided.enqueue(n), InlineHandle) for n in range(5))
+        assert queued(settings, undecided.name) == 0
+        assert not gate_decision(rt, undecided).run_async
+    finally:
+        rt.close()
+
+
 def test_a_job_declared_unknown_in_raise_mode_raises(settings: Settings) -> None:
     rt = configure(settings, gate_action=GateAction.RAISE)
     try:
