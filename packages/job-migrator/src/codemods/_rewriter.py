@@ -40,6 +40,7 @@ from codemods._rewrites import (
     flask_202,
     on_commit,
     periodic,
+    rekey,
     signal_connect,
     signal_receiver,
     thread,
@@ -80,6 +81,7 @@ REWRITERS: dict[Pattern, Rewrite] = {
     Pattern.ON_COMMIT: on_commit.rewrite,
     Pattern.SIGNAL_RECEIVER: signal_receiver.rewrite,
     Pattern.SCHEDULER: periodic.rewrite,
+    Pattern.ENQUEUE: rekey.rewrite,  # a moved site whose job now needs its key
 }
 
 # A handler that answers with the job's result: the 202 rewrite of its framework.
@@ -304,7 +306,9 @@ class RewriteCallSitesTransformer(cst.CSTTransformer):
         done = isinstance(self.outcomes.get(i), Rewritten)
         if done and target.site.pattern is not Pattern.SIGNAL_RECEIVER:
             return None  # a receiver may call its job several times; other sites are one call
-        if already_enqueues(block.statements[index], target):
+        if target.site.pattern is not Pattern.ENQUEUE and already_enqueues(
+            block.statements[index], target
+        ):
             self.outcomes.setdefault(i, Skipped(target, already_reason(target), Status.ALREADY))
             return None
         if target.site.pattern is Pattern.SIGNAL_RECEIVER and signal_connect.is_connect(

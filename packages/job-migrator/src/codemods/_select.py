@@ -271,10 +271,54 @@ _Rule = tuple[str, Callable[[_Facts], _Decided]]
 
 
 def _moved(f: _Facts) -> _Decided:
+    if f.site.pattern is not Pattern.ENQUEUE:
+        return None
+    return _rekeyed(f) or SiteOutcome(site=f.site, status=Status.ALREADY, reason=MOVED)
+
+
+_KEYED = frozenset({Idempotency.NON_IDEMPOTENT, Idempotency.UNSAFE, Idempotency.NEEDS_KEY})
+REKEYED = (
+    "key added: `{job}` is {level} now, decided after this site was moved (a job moved "
+    "held, or one whose code changed): the enqueue passes `idempotency_key=` built from the "
+    "declared key `{key}`, so the runtime's execution guard runs one call once however often "
+    "it is retried or enqueued again"
+)
+
+
+def _rekeyed(f: _Facts) -> Target | None:
+    """A moved site of a job whose verdict now needs a key (moved held, then decided
+    ``non_idempotent``; moved ``idempotent``, now ``needs_key``): with its key declared and
+    the verdict rule letting the job move with it (named, signed off), the enqueue gets its
+    ``idempotency_key=`` (``codemods._rewrites.rekey``); else the site stays as it is."""
+    job = f.job
+    if job is None or job.idempotency not in _KEYED or job.django_task:
+        return None  # Django's task.enqueue() takes no queue options: no key to add
+    key = f.options.keys.get(job.qualname)
+    refused = _verdict_reason(job, f.options) if key is not None else _no_key(job)
+    found = f.defs.get(job.qualname)
+    note = REKEYED.format(job=job.qualname, level=job.idempotency.value, key=key)
+    return Target(
+        f.site,
+        job,
+        found.kind if found is not None else DefKind.FUNCTION,
+        None if refused else key,  # no key: the rewrite leaves an enqueue without one, saying why
+        qualpath=found.qualpath if found is not None else "",
+        rekey=NO_KEY_YET.format(job=job.qualname, why=refused) if refused else note,
+    )
+
+
+NO_KEY_YET = (
+    "already moved, and this enqueue passes no idempotency_key while `{job}`'s verdict needs "
+    "one (decided after the site was moved): {why}; apply then adds the key here"
+)
+
+
+def _no_key(job: Job) -> str:
+    hint = f" (suggested: {job.suggested_key})" if job.suggested_key else ""
+    named = f" --job {job.qualname}" if guarded_verdict(job) else ""
     return (
-        SiteOutcome(site=f.site, status=Status.ALREADY, reason=MOVED)
-        if (f.site.pattern is Pattern.ENQUEUE)
-        else None
+        f'declare its key ([tool.migrator.jobs."{job.qualname}"] key = ..., or '
+        f"--key {job.qualname}=TEMPLATE{hint}) and run `migrator apply{named}`"
     )
 
 

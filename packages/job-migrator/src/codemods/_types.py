@@ -268,6 +268,7 @@ class Target:
     delivery: bool = False  # Django's mail call: only its delivery moves (codemods._mail)
     crossings: tuple[ArgumentCrossing, ...] = ()  # how each argument crosses (codemods._storable)
     held: str = ""  # an ``unknown`` job: why the gate holds it inline, and what decides it
+    rekey: str = ""  # a moved site given its key (codemods._rewrites.rekey): why
     api: MigrationTarget = MigrationTarget.QUEUE_RUNTIME  # the API the rewrite writes
 
     @property
@@ -333,6 +334,7 @@ class Rewritten:
             return outcome.model_copy(update={"reason": DELIVERY_NOTE})
         note = outcome.arguments_note()
         notes = [
+            self.target.rekey,
             self.target.held,
             f"arguments: {note}" if note else "",
             files_changed_note(self.target.job) or "",

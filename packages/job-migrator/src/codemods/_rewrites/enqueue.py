@@ -174,7 +174,7 @@ def enqueue_call(
         if options or "idempotency_key" in target.job.parameters:
             options = [key_arg, *options]
         else:
-            args = _append_arg(args, key_arg)
+            args = append_arg(args, key_arg)
     attr = cst.Attribute(value=_with_options(func, options), attr=cst.Name("enqueue"))
     if like is None:
         return cst.Call(func=attr, args=args)
@@ -197,7 +197,7 @@ def _edited(arg: cst.Arg, target: Target) -> cst.Arg:
     return arg
 
 
-def _append_arg(args: list[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
+def append_arg(args: list[cst.Arg], new: cst.Arg) -> list[cst.Arg]:
     if not args or isinstance(args[-1].comma, cst.MaybeSentinel):
         return [*args, new]
     # A trailing comma means the call is laid out one argument per line: keep that layout.
