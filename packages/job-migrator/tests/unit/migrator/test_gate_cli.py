@@ -39,6 +39,11 @@ def charge(order: int) -> int:
 @job(name="{app}.resize", idempotent=True)
 def resize(image: int) -> int:
     return image
+
+
+@job(name="{app}.notify", idempotency="unknown")
+def notify(user: int) -> int:
+    return user
 """
 
 
@@ -138,6 +143,36 @@ def test_status_shows_the_gate_closed_until_certified(project: Project, tmp_path
     code, out = project.run("gate", "status", "--app", project.app)
     charge = next(line for line in out.splitlines() if job in line)
     assert "revoked" in charge and "inline (gate closed)" in charge
+
+
+def test_status_holds_a_job_moved_undecided_until_the_inventory_decides_it(
+    project: Project, tmp_path: Path
+) -> None:
+    """``idempotency="unknown"`` (apply's held move): gated while the inventory the runtime
+    reads has no verdict for it, or one that is not ``idempotent`` (another job's verdict
+    does not count); open once it says ``idempotent``."""
+    job, other = f"{project.app}.notify", f"{project.app}.resize"
+    set_to = project.run("rollout", "set", job, "async", "--app", project.app)
+    assert set_to[0] == 0, set_to[1]
+
+    def row(verdicts: dict[str, str]) -> str:
+        inventory = tmp_path / "inventory.json"
+        jobs = [{"qualname": q, "idempotency": v} for q, v in verdicts.items()]
+        inventory.write_text(json.dumps({"jobs": jobs}))
+        with (project.root / "pyproject.toml").open() as f:
+            table = f.read().split("inventory_path")[0].rstrip("\n") + "\n"
+        table += f'inventory_path = "{inventory}"\n'
+        (project.root / "pyproject.toml").write_text(table)
+        code, out = project.run("gate", "status", "--app", project.app)
+        assert code == 0, out
+        return next(line for line in out.splitlines() if job in line)
+
+    assert "inline (gate closed)" in row({})
+    assert "inline (gate closed)" in row({other: "idempotent"})
+    closed = row({job: "non_idempotent"})
+    assert "non_idempotent" in closed and "inline (gate closed)" in closed
+    opened = row({job: "idempotent"})
+    assert "gate closed" not in opened and "async" in opened
 
 
 def test_certify_needs_a_known_job_and_readable_figures(project: Project, tmp_path: Path) -> None:
