@@ -11,7 +11,7 @@ import re
 from typing import TYPE_CHECKING
 
 from inventory._catalogue import Catalogue
-from inventory._classify._admin import admin_hooks, admin_models
+from inventory._classify._admin import admin_hooks, admin_models, admin_saved
 from inventory._classify._arguments import caller_types, sent_types
 from inventory._classify._changes import ParameterChanges
 from inventory._classify._effects import EffectAnalysis
@@ -24,7 +24,7 @@ from inventory._classify._jobs import build_job
 from inventory._classify._library_call import LIBRARY_JOB, NO_PROJECT_FUNCTION
 from inventory._classify._local import LocalEffects
 from inventory._classify._moved import periodic_sites, registered_names
-from inventory._classify._registered import register_handlers
+from inventory._classify._registered import mark_handlers, register_handlers
 from inventory._classify._sites import (
     SiteTarget,
     direct_call_sites,
@@ -38,7 +38,7 @@ from inventory._classify._statements import with_statement_types
 from inventory._classify._surroundings import with_surroundings
 from inventory._classify._wrappers import with_wrapped_calls
 from inventory.config import JobSetting, MigratorConfig
-from inventory.models import CallSite, Evidence, Job, Pattern
+from inventory.models import CallSite, Evidence, Framework, Job, Pattern
 from inventory.summary import FileSummary, RawSite, Span, TargetKind
 
 if TYPE_CHECKING:
@@ -57,9 +57,12 @@ def classify(
     ordered = sorted(summaries, key=lambda s: s.path)
     index = SymbolIndex(ordered, library)
     register_handlers(ordered, index)  # views registered in another module than their own
+    admins = admin_models(ordered, index)
+    # A model's save/delete the admin's requests run (Django's default ModelAdmin hooks).
+    mark_handlers(ordered, index, admin_saved(index, admins), Framework.DJANGO)
     catalogue = catalogue.typing_arguments(lambda call: with_statement_types(call, index))
     graph = CallGraph(index, catalogue.names_exactly(index.functions), catalogue.explains)
-    hooks = admin_hooks(index, admin_models(ordered, index))
+    hooks = admin_hooks(index, admins)
     graph.set_admin_objects(hooks)  # ``obj`` of a registered ModelAdmin's hooks
     sites = _raw_sites(ordered, index, graph) + periodic_sites(index)
     sites, wrapped = with_wrapped_calls(sites, ordered, index, graph)  # project spawn wrappers

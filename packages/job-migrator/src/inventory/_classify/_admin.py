@@ -33,10 +33,13 @@ _REGISTERS = frozenset(
 )
 _SITES = frozenset({"django.contrib.admin.AdminSite", "django.contrib.admin.sites.AdminSite"})
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")
+# The admin of ``admin.site.register(Model)``, without a ModelAdmin of the project's.
+DEFAULT_ADMIN = _MODEL_ADMINS[0]
 
 
 def admin_models(summaries: list[FileSummary], index: SymbolIndex) -> dict[str, list[str]]:
-    """Project ``ModelAdmin`` class -> the project models it is registered for."""
+    """Project ``ModelAdmin`` class -> the project models it is registered for
+    (``DEFAULT_ADMIN``: the models registered without one)."""
     found: dict[str, list[str]] = {}
     for summary in summaries:
         classes = sorted(summary.classes, key=lambda c: c.span.line)
@@ -48,8 +51,10 @@ def admin_models(summaries: list[FileSummary], index: SymbolIndex) -> dict[str, 
                 # ``@admin.register(Model)``: the class defined right below the decorator
                 below = next((c for c in classes if c.span.line > call.span.line), None)
                 admin = below.qualname if below is not None else None
+            elif len(call.args) > 1:
+                admin = _class(call.arg_sources[1], summary, index)
             else:
-                admin = _class(call.arg_sources[1], summary, index) if len(call.args) > 1 else None
+                admin = DEFAULT_ADMIN  # ``admin.site.register(Model)``: Django's own ModelAdmin
             if admin is None:
                 continue
             for model in models:
@@ -59,12 +64,41 @@ def admin_models(summaries: list[FileSummary], index: SymbolIndex) -> dict[str, 
     return found
 
 
+def admin_saved(index: SymbolIndex, registered: dict[str, list[str]]) -> list[str]:
+    """The project model methods the admin's requests run through its default hooks: for
+    each model registered with an admin whose ``save_model`` (``delete_model``) is Django's
+    own, no project override along its MRO, the model's ``save`` (``delete``), its own or a
+    project base's. An override that calls ``super().save_model(...)`` reaches the model's
+    method through the call graph instead (``CallGraph``); one that does not, decides."""
+    found: list[str] = []
+    for admin, models in sorted(registered.items()):
+        for hook, method in ADMIN_DEFAULTS.items():
+            if admin != DEFAULT_ADMIN and _project_hook(index, admin, hook) is not None:
+                continue
+            for model in models:
+                qualname = index.method(model, method)
+                library = qualname is None or index.is_library(qualname)
+                if qualname is not None and not library and qualname not in found:
+                    found.append(qualname)
+    return found
+
+
+def _project_hook(index: SymbolIndex, admin: str, hook: str) -> str | None:
+    for owner in index.mro(admin):
+        fn = index.functions.get(f"{owner}.{hook}")
+        if fn is not None and not index.is_library(fn.qualname):
+            return fn.qualname
+    return None
+
+
 def admin_hooks(index: SymbolIndex, registered: dict[str, list[str]]) -> dict[str, list[str]]:
     """Hook function -> the models its ``obj`` may be: every project ``save_model`` /
     ``delete_model`` along a registered admin's MRO (an override's ``super()`` hands ``obj``
     on), with the models of every admin that runs it (a base admin's hook serves many)."""
     found: dict[str, list[str]] = {}
     for admin, models in sorted(registered.items()):
+        if admin == DEFAULT_ADMIN:
+            continue  # Django's own hooks: ``admin_saved``
         for hook in ADMIN_DEFAULTS:
             for owner in index.mro(admin):
                 fn = index.functions.get(f"{owner}.{hook}")

@@ -23,7 +23,7 @@ from inventory._extract.detectors._installed import FACTORIES, FRAMEWORK, HOOKS,
 from inventory.models import Framework
 from inventory.summary import FileSummary
 
-__all__ = ["register_handlers"]
+__all__ = ["mark_handlers", "register_handlers"]
 
 
 def register_handlers(summaries: list[FileSummary], index: SymbolIndex) -> None:
@@ -40,6 +40,21 @@ def register_handlers(summaries: list[FileSummary], index: SymbolIndex) -> None:
             kind = Installed(value)
             for function in _installed(index, name, kind):
                 _mark(index, function, FRAMEWORK.get(kind, Framework.DJANGO), marked)
+    _mark_sites(summaries, marked)
+
+
+def mark_handlers(
+    summaries: list[FileSummary], index: SymbolIndex, functions: list[str], framework: Framework
+) -> None:
+    """Mark ``functions`` as handlers of ``framework`` (and the sites inside them): what a
+    registration elsewhere makes the framework run in a request (``_admin.admin_saved``)."""
+    marked: dict[str, Framework] = {}
+    for function in functions:
+        _mark(index, function, framework, marked)
+    _mark_sites(summaries, marked)
+
+
+def _mark_sites(summaries: list[FileSummary], marked: dict[str, Framework]) -> None:
     for summary in summaries:
         for site in summary.sites:
             if site.handler is None and site.enclosing_function in marked:

@@ -196,6 +196,38 @@ urlpatterns = [path("orders/<int:pk>/", order_status)]
     ),
     example(
         Pattern.DIRECT_CALL,
+        "Django admin: a model registered with Django's own ModelAdmin hooks",
+        [("app.Gallery.save", F)],
+        "`admin.site.register(Gallery)` (or a `ModelAdmin` without `save_model`): the "
+        "admin's change form saves through Django's default `save_model`, which calls "
+        "`obj.save()` (Django's admin documentation), so the model's `save` override runs in "
+        "that request and its slow work (a thumbnail rendered) is a site whose job is `save`. "
+        "A project `save_model` replaces the default: what it calls decides.",
+        """
+from django.db import models
+from PIL import Image
+
+class Gallery(models.Model):
+    image = models.ImageField()
+
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        thumb = Image.open(self.image.path)
+        thumb.thumbnail((200, 200))
+        thumb.save(self.image.path + ".thumb.png")
+""",
+        {
+            "admin.py": """
+from django.contrib import admin
+
+from app import Gallery
+
+admin.site.register(Gallery)
+"""
+        },
+    ),
+    example(
+        Pattern.DIRECT_CALL,
         "INVALID: `register` on a plugin registry, not a router",
         [],
         "DRF registers viewsets on routers; a `register` call on another object, even in a "

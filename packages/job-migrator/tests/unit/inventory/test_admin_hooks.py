@@ -195,3 +195,109 @@ admin.site.register(ALBUM_MODEL, GroupAdmin)
 """,
     )
     assert not [job for job in sites.values() if job.startswith("app.models.")]
+
+
+def _in_model(sites: dict[tuple[str, int, str], str]) -> set[str]:
+    """The model methods with sites of their own: those the admin's requests run."""
+    return {where for (where, _, _) in sites if where.startswith("app.models.")}
+
+
+def test_a_model_registered_without_an_admin_is_saved_and_deleted_in_the_admins_requests(
+    scan_project: Scanner,
+) -> None:
+    """``admin.site.register(Album)``: Django's own ModelAdmin, whose ``save_model`` calls
+    ``obj.save()`` and ``delete_model`` ``obj.delete()``: each override is a handler, its
+    slow call a site whose job is the method. Photo is registered nowhere: no site."""
+    sites = _sites(
+        scan_project,
+        """from django.contrib import admin
+
+from app.models import Album
+
+admin.site.register(Album)
+""",
+    )
+    assert _in_model(sites) == {"app.models.Album.save", "app.models.Album.delete"}
+    assert ("app.models.Album.save", 10, "app.models.Album.save") in sites
+    assert ("app.models.Album.delete", 13, "app.models.Album.delete") in sites
+
+
+def test_an_admin_class_without_hooks_runs_djangos_and_so_the_models_save(
+    scan_project: Scanner,
+) -> None:
+    sites = _sites(
+        scan_project,
+        """from django.contrib import admin
+
+from app.models import Album, Photo
+
+
+@admin.register(Photo)
+class PhotoAdmin(admin.ModelAdmin):
+    list_display = ["title"]
+
+
+class AlbumAdmin(admin.ModelAdmin):
+    search_fields = ["name"]
+
+
+admin.site.register(Album, AlbumAdmin)
+""",
+    )
+    assert _in_model(sites) == {
+        "app.models.Photo.save",
+        "app.models.Album.save",
+        "app.models.Album.delete",
+    }
+
+
+def test_a_project_hook_decides_what_runs_instead_of_djangos(scan_project: Scanner) -> None:
+    """A ``save_model`` of the project's replaces Django's: one that never saves ``obj``
+    makes no site in ``save``; one that calls ``super()`` reaches it through the hook (the
+    site is the hook's call), never a second site in the model. Its ``delete_model`` is
+    still Django's: ``delete`` runs in the admin's delete request."""
+    sites = _sites(
+        scan_project,
+        """from django.contrib import admin
+
+from app.models import Album, Photo
+
+
+class AlbumAdmin(admin.ModelAdmin):
+    def save_model(self, request, obj, form, change):
+        obj.name = obj.name.strip()
+
+
+class PhotoAdmin(admin.ModelAdmin):
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+
+    def delete_model(self, request, obj):
+        pass
+
+
+admin.site.register(Album, AlbumAdmin)
+admin.site.register(Photo, PhotoAdmin)
+""",
+    )
+    assert _in_model(sites) == {"app.models.Album.delete"}
+    assert ("app.admin.PhotoAdmin.save_model", 13, "app.models.Photo.save") in sites
+
+
+def test_a_library_model_or_a_model_without_slow_work_registered_adds_nothing(
+    scan_project: Scanner,
+) -> None:
+    inventory = scan_project(
+        {
+            "app/__init__.py": "",
+            "app/models.py": "from django.db import models\n\n\nclass Tag(models.Model):\n"
+            "    name = models.CharField(max_length=10)\n\n"
+            "    def save(self, *args, **kwargs):\n"
+            "        self.name = self.name.lower()\n"
+            "        super().save(*args, **kwargs)\n",
+            "app/admin.py": "from django.contrib import admin\n"
+            "from django.contrib.auth.models import Group\n\nfrom app.models import Tag\n\n"
+            "admin.site.register(Group)\nadmin.site.register(Tag)\n",
+        }
+    )
+    assert inventory.sites == []
