@@ -351,6 +351,11 @@ class ClassInfo(BaseModel):
         "or DRF generic view): X, the model whose row ``self.get_object()`` returns, locally "
         "resolved; '' when none.",
     )
+    inlines: list[str] = Field(
+        default_factory=list,
+        description="``inlines = [PhotoInline, ...]`` in a Django ``ModelAdmin``'s body: the "
+        "inline classes whose models the admin's change form saves, locally resolved.",
+    )
 
 
 class TargetKind(StrEnum):

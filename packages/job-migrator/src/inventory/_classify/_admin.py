@@ -75,12 +75,42 @@ def admin_saved(index: SymbolIndex, registered: dict[str, list[str]]) -> list[st
         for hook, method in ADMIN_DEFAULTS.items():
             if admin != DEFAULT_ADMIN and _project_hook(index, admin, hook) is not None:
                 continue
-            for model in models:
-                qualname = index.method(model, method)
-                library = qualname is None or index.is_library(qualname)
-                if qualname is not None and not library and qualname not in found:
-                    found.append(qualname)
+            _add_methods(index, models, method, found)
+        if admin != DEFAULT_ADMIN and _project_hook(index, admin, _FORMSET_HOOK) is None:
+            # Django's save_formset: formset.save() saves each inline row (its form's
+            # instance.save()) and deletes the rows marked for deletion (obj.delete()).
+            inline_models = _inline_models(index, admin)
+            for method in ADMIN_DEFAULTS.values():
+                _add_methods(index, inline_models, method, found)
     return found
+
+
+_FORMSET_HOOK = "save_formset"
+
+
+def _add_methods(index: SymbolIndex, models: list[str], method: str, found: list[str]) -> None:
+    for model in models:
+        qualname = index.method(model, method)
+        library = qualname is None or index.is_library(qualname)
+        if qualname is not None and not library and qualname not in found:
+            found.append(qualname)
+
+
+def _inline_models(index: SymbolIndex, admin: str) -> list[str]:
+    """The models of the admin's ``inlines`` (its own, or a project base's): each inline
+    class's ``model = X``, a project model."""
+    inlines = next(
+        (i.inlines for owner in index.mro(admin) if (i := index.classes.get(owner)) and i.inlines),
+        [],
+    )
+    models: list[str] = []
+    for name in inlines:
+        inline = index.resolve(name)
+        info = index.classes.get(inline.name) if inline.kind == SymbolKind.CLASS else None
+        model = index.resolve(info.view_model) if info is not None and info.view_model else None
+        if model is not None and model.kind == SymbolKind.CLASS and model.name in index.classes:
+            models.append(model.name)
+    return models
 
 
 def _project_hook(index: SymbolIndex, admin: str, hook: str) -> str | None:

@@ -301,3 +301,48 @@ def test_a_library_model_or_a_model_without_slow_work_registered_adds_nothing(
         }
     )
     assert inventory.sites == []
+
+
+INLINE_ADMIN = """from django.contrib import admin
+
+from app.models import Album, Photo
+
+
+class PhotoInline(admin.TabularInline):
+    model = Photo
+
+
+class BaseAlbumAdmin(admin.ModelAdmin):
+    inlines = [PhotoInline]
+
+
+@admin.register(Album)
+class AlbumAdmin(BaseAlbumAdmin):
+    def save_model(self, request, obj, form, change):
+        obj.name = obj.name.strip()
+"""
+
+
+def test_an_inline_models_rows_are_saved_by_the_admins_change_form(
+    scan_project: Scanner,
+) -> None:
+    """``inlines = [PhotoInline]`` (here on a project base admin): Django's default
+    ``save_formset`` calls ``formset.save()``, which saves each inline row and deletes the
+    rows marked for deletion: Photo's ``save`` runs in Album's change-form request. Album's
+    own ``save`` does not (the project ``save_model`` never saves); its ``delete`` does
+    (Django's ``delete_model``)."""
+    sites = _sites(scan_project, INLINE_ADMIN)
+    assert _in_model(sites) == {"app.models.Photo.save", "app.models.Album.delete"}
+
+
+def test_a_project_save_formset_decides_what_the_inline_rows_run(
+    scan_project: Scanner,
+) -> None:
+    admin = INLINE_ADMIN.replace(
+        "    inlines = [PhotoInline]\n",
+        "    inlines = [PhotoInline]\n\n"
+        "    def save_formset(self, request, form, formset, change):\n"
+        "        formset.save(commit=False)\n",
+    )
+    sites = _sites(scan_project, admin)
+    assert "app.models.Photo.save" not in _in_model(sites)

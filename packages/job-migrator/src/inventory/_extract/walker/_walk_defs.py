@@ -229,6 +229,7 @@ class DefsMixin(WalkerBase):
             unique_keys=unique_keys(node),
             form_model=public_name(model, self.module) if model else "",
             view_model=public_name(viewed, self.module) if viewed else "",
+            inlines=[public_name(i, self.module) for i in _inlines(node, ctx, self.state.resolver)],
             related={
                 k: public_name(v, self.module)
                 for k, v in reverse_relations(node, ctx.qualname, self.state.resolver).items()
@@ -274,6 +275,21 @@ class DefsMixin(WalkerBase):
                 elif (dotted := resolver.dotted(element)) is not None:
                     self.routes[dotted] = Framework.DJANGO
         return frozenset(names)
+
+
+def _inlines(node: ast.ClassDef, ctx: ClassCtx, resolver: Resolver) -> list[str]:
+    """``inlines = [PhotoInline, ...]`` in a ModelAdmin's body, each name resolved."""
+    if not ctx.admin:
+        return []
+    found: list[str] = []
+    for stmt in node.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "inlines" for t in stmt.targets)
+            and isinstance(stmt.value, ast.List | ast.Tuple)
+        ):
+            found = [d for e in stmt.value.elts if (d := resolver.dotted(e)) is not None]
+    return found
 
 
 def _reached_helpers(cls: str, defined: list[FunctionInfo]) -> None:
