@@ -585,7 +585,9 @@ def _rewrite(f: _Facts) -> _Decided:
         if trigger is not None and not isinstance(trigger, str)
         else "",
         crossings=(*instance, *storable.crossings),
-        held=held_note(job) if job.idempotency is Idempotency.UNKNOWN else "",
+        held=held_note(job, _registered_as(wrapper))
+        if job.idempotency is Idempotency.UNKNOWN
+        else "",
     )
     return _for_api(target, f.options)
 
@@ -878,20 +880,31 @@ HELD = (
 )
 
 
-def held_note(job: Job) -> str:
-    """What a moved ``unknown`` job's outcome says: held inline, and what decides it."""
-    why = unknown_reason(job).removeprefix("job idempotency is unknown").lstrip(" :")
+def held_note(job: Job, registered: str | None = None) -> str:
+    """What a moved ``unknown`` job's outcome says: held inline, and what decides it.
+    ``registered``: the wrapper job apply writes to run it (a library callable, a Thread
+    subclass, a service method, a lifted nested function), the name the runtime and the
+    next scan know it by, so the pin the note offers names that job."""
+    why = unknown_reason(job, registered).removeprefix("job idempotency is unknown").lstrip(" :")
     return HELD.format(why=why)
 
 
-def unknown_reason(job: Job) -> str:
+def _registered_as(wrapper: Wrapper | None) -> str | None:
+    """The name a wrapper job is registered under (``module.function``, as ``@job`` names it)."""
+    return f"{wrapper.module}.{wrapper.name}" if wrapper is not None else None
+
+
+def unknown_reason(job: Job, registered: str | None = None) -> str:
     """Why an ``unknown`` job's verdict is undecided, naming what the scan could not follow
     and the change that decides it: a catalogue entry per call, or a verdict pinned after
-    review."""
+    review (on ``registered``, the wrapper job that runs it once moved, when there is one)."""
+    pinned = registered or job.qualname
     pin = (
-        f'pin the verdict after review ([tool.migrator.jobs."{job.qualname}"] idempotency = '
+        f'pin the verdict after review ([tool.migrator.jobs."{pinned}"] idempotency = '
         '"idempotent", reason = "...") and scan again'
     )
+    if registered is not None:
+        pin += f" (`{registered}` is the job apply writes to run `{job.qualname}`)"
     explainable = [u for u in job.unexplained if u.entry is not None]
     others = [u.call for u in job.unexplained if u.entry is None]
     if not job.unexplained:
