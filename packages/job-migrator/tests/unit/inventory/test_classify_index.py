@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from inventory._classify._index import SymbolIndex, SymbolKind
-from inventory._env import find_environment
-from inventory._thirdparty import Library
 from inventory.summary import ClassInfo, Span
 from tests.unit.inventory.classify_builders import fn, module
 
@@ -95,21 +91,3 @@ def test_unimported_builtins_are_external() -> None:
     found = INDEX.resolve("pkg.mail.open")
     assert (found.kind, found.name) == (SymbolKind.EXTERNAL, "open")
     assert INDEX.resolve("pkg.mail.nothing_here").kind == SymbolKind.MISSING
-
-
-def test_a_class_order_read_before_its_library_base_is_redone_after(tmp_path: Path) -> None:
-    """``class Member(AbstractUser)``: asked for before Django's source is read, Member's
-    order ends at ``AbstractUser``, opaque. Once the scan reads that module (any later
-    lookup may), the order goes on through Django's bases, as Python's does: the kept one
-    is dropped, not served stale (it hid ``PermissionsMixin.groups`` from a receiver)."""
-    member = module(
-        "app.models",
-        imports={"AbstractUser": "django.contrib.auth.models.AbstractUser"},
-        classes=[cls("app.models.Member", "django.contrib.auth.models.AbstractUser")],
-    )
-    env = find_environment(tmp_path, None, None, remember=False)
-    index = SymbolIndex([member], Library(env, tmp_path))
-    early = index.mro("app.models.Member")
-    assert early == ["app.models.Member", "django.contrib.auth.models.AbstractUser"]
-    index.resolve_in_library("django.contrib.auth.models.AbstractUser")
-    assert "django.contrib.auth.models.PermissionsMixin" in index.mro("app.models.Member")
