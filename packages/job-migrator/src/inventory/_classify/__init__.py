@@ -57,9 +57,11 @@ def classify(
     ordered = sorted(summaries, key=lambda s: s.path)
     index = SymbolIndex(ordered, library)
     register_handlers(ordered, index)  # views registered in another module than their own
-    admins = admin_models(ordered, index)
-    # A model's save/delete the admin's requests run (Django's default ModelAdmin hooks).
-    mark_handlers(ordered, index, admin_saved(index, admins), Framework.DJANGO)
+    with index.provisional_orders():  # asked before the libraries the classes use are read
+        admins = admin_models(ordered, index)
+        # A model's save/delete the admin's requests run (Django's default ModelAdmin hooks).
+        saved = admin_saved(index, admins)
+    mark_handlers(ordered, index, saved, Framework.DJANGO)
     catalogue = catalogue.typing_arguments(lambda call: with_statement_types(call, index))
     graph = CallGraph(index, catalogue.names_exactly(index.functions), catalogue.explains)
     hooks = admin_hooks(index, admins)

@@ -10,9 +10,10 @@ Python and must not hang the scanner.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, TypeVar
@@ -1103,6 +1104,18 @@ class SymbolIndex:
     def _base_name(self, base: str) -> str:
         found = self.resolve(base)
         return found.name
+
+    @contextlib.contextmanager
+    def provisional_orders(self) -> Iterator[None]:
+        """Lookups made inside keep no class order they linearise: for those made before the
+        classifier has read the libraries the classes derive from. A kept order would end
+        at such a base for the rest of the scan (reading the library drops the order of the
+        class read, not of the project classes deriving from it)."""
+        kept = dict(self._mro_done)
+        try:
+            yield
+        finally:
+            self._mro_done = kept
 
     def method(self, cls: str, name: str) -> str | None:
         """The qualname of method ``name`` as found on ``cls`` or its project bases. On a

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from inventory._classify._index import SymbolIndex, SymbolKind
+from inventory._env import find_environment
+from inventory._thirdparty import Library
 from inventory.summary import ClassInfo, Span
 from tests.unit.inventory.classify_builders import fn, module
 
@@ -91,3 +95,24 @@ def test_unimported_builtins_are_external() -> None:
     found = INDEX.resolve("pkg.mail.open")
     assert (found.kind, found.name) == (SymbolKind.EXTERNAL, "open")
     assert INDEX.resolve("pkg.mail.nothing_here").kind == SymbolKind.MISSING
+
+
+def test_class_orders_asked_for_provisionally_are_not_kept(tmp_path: Path) -> None:
+    """``class Member(AbstractUser)``: asked for before Django's source is read, Member's
+    order ends at ``AbstractUser``, opaque. Reading Django later drops the kept order of
+    ``AbstractUser``, not of Member: a lookup that early (the admin's registered models, at
+    the start of classification) must keep no order, so Member's is linearised again once
+    Django is read and goes on through ``PermissionsMixin`` (whose ``groups`` a receiver's
+    ``instance.groups.add(g)`` is; found on the census, geonode's ``profile_post_save``)."""
+    member = module(
+        "app.models",
+        imports={"AbstractUser": "django.contrib.auth.models.AbstractUser"},
+        classes=[cls("app.models.Member", "django.contrib.auth.models.AbstractUser")],
+    )
+    env = find_environment(tmp_path, None, None, remember=False)
+    index = SymbolIndex([member], Library(env, tmp_path))
+    with index.provisional_orders():
+        early = index.mro("app.models.Member")
+    assert early == ["app.models.Member", "django.contrib.auth.models.AbstractUser"]
+    index.resolve_in_library("django.contrib.auth.models.AbstractUser")
+    assert "django.contrib.auth.models.PermissionsMixin" in index.mro("app.models.Member")
