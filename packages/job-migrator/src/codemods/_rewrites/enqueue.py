@@ -306,12 +306,12 @@ def already_enqueues(stmt: cst.CSTNode, target: Target) -> bool:
     """A second run: the statement already calls ``<job>.enqueue(...)``."""
     for call in m.findall(stmt, m.Call(func=m.Attribute(attr=m.Name("enqueue")))):
         assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-        if is_job_ref(_without_options(call.func.value), target):
+        if is_job_ref(without_options(call.func.value), target):
             return True
     return False
 
 
-def _without_options(expr: cst.BaseExpression) -> cst.BaseExpression:
+def without_options(expr: cst.BaseExpression) -> cst.BaseExpression:
     """``fn`` of ``fn.options(...)`` (what ``.enqueue`` is called on), else ``expr``."""
     if (
         isinstance(expr, cst.Call)

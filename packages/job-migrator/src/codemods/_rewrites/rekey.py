@@ -4,8 +4,8 @@ A job moved before its verdict was decided (``--job`` / ``--hold-unknown``: held
 moved idempotent and later found to need a key, keeps the sites the first apply
 wrote. Once its key is declared and the verdict rule lets it move with that key
 (``codemods._select._rekeyed``), a later apply gives each of those enqueues the
-key (until then, each says what is missing), built from the call's own arguments exactly as for a site moved keyed
-(:func:`codemods._rewrites.enqueue.key_expression`). ``.options(...)`` takes the key
+key (until then, each says what is missing), built from the call's own arguments
+exactly as for a site moved keyed (:func:`codemods._rewrites.enqueue.key_expression`). ``.options(...)`` takes the key
 when the call already binds options, or when the job has a parameter of that name.
 An enqueue that already passes a key, or an ``enqueue_many`` (whose keys are a
 list, ``idempotency_keys=``), is left with the reason.
@@ -16,8 +16,13 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from codemods._rewrites.enqueue import KEYWORD_EQUAL, append_arg, key_expression
-from codemods._syntax import dotted
+from codemods._rewrites.enqueue import (
+    KEYWORD_EQUAL,
+    append_arg,
+    is_job_ref,
+    key_expression,
+    without_options,
+)
 from codemods._types import Block, Edit, Skip, Status, Target
 
 KEYED = "already passes idempotency_key: its key stays as written"
@@ -44,7 +49,7 @@ def rewrite(block: Block, index: int, target: Target) -> Edit | Skip | None:
             return Skip(KEYED, Status.ALREADY)
         if target.key_template is None:  # the key is not declared, or the job not named
             return Skip(target.rekey, Status.ALREADY)
-        job = _job_of(owner)
+        job = without_options(owner)
         key = key_expression(target.key_template, call.args, target.job.parameters, job)
         if isinstance(key, Skip):
             return key
@@ -67,16 +72,7 @@ def _enqueues(call: cst.CSTNode, target: Target) -> bool:
     assert isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
     if call.func.attr.value not in ("enqueue", "enqueue_many"):
         return False
-    name = dotted(_job_of(call.func.value))
-    return name is not None and name.rpartition(".")[2] == target.name
-
-
-def _job_of(owner: cst.BaseExpression) -> cst.BaseExpression:
-    """``job`` of ``job.options(...)``, else ``owner`` itself."""
-    options = _options(owner)
-    if options is not None and isinstance(options.func, cst.Attribute):
-        return options.func.value
-    return owner
+    return is_job_ref(without_options(call.func.value), target)
 
 
 def _options(expr: cst.BaseExpression) -> cst.Call | None:
