@@ -212,6 +212,9 @@ class SymbolIndex:
         self._by_method: dict[str, list[str]] | None = None
         self._mro_busy: set[str] = set()  # re-entrancy guard for pathological base cycles
         self._mro_done: dict[str, list[str]] = {}  # dropped for a class when its bases are read
+        # Top package -> classes whose kept order holds a class of it: read later (a library),
+        # such a class is no longer an opaque end of the order, so those orders are redone.
+        self._mro_tops: dict[str, set[str]] = {}
         self._bases_read: set[str] = set()  # classes whose bases' modules were all read
         self._named: dict[str, list[str]] | None = None  # class name -> project classes
         self._models: frozenset[str] | None = None  # project classes that are ORM models
@@ -310,9 +313,13 @@ class SymbolIndex:
         for site in summary.sites:
             if site.enclosing_function and site.target and site.pattern != Pattern.SIGNAL_RECEIVER:
                 self.library_starts.setdefault(site.enclosing_function, []).append(site.target)
-        # Names of this library resolved before it was read may now resolve further.
-        for stale in self._external_by_top.pop(summary.module.split(".", 1)[0], []):
+        # Names of this library resolved before it was read may now resolve further, and
+        # class orders that ended at one of its classes may now go on through its bases.
+        top = summary.module.split(".", 1)[0]
+        for stale in self._external_by_top.pop(top, []):
             self._memo.pop(stale, None)
+        for cls in self._mro_tops.pop(top, set()):
+            self._mro_done.pop(cls, None)
 
     def _union(self, name: str, members: list[str]) -> Resolved:
         """A name on a union as one symbol: what every member resolves to when they agree
@@ -1058,6 +1065,8 @@ class SymbolIndex:
             self._mro_busy.discard(cls)
         if outermost:
             self._mro_done[cls] = order
+            for top in {name.split(".", 1)[0] for name in order[1:]}:
+                self._mro_tops.setdefault(top, set()).add(cls)
         return list(order)
 
     def _linearise(self, cls: str) -> list[str]:

@@ -116,3 +116,21 @@ def test_class_orders_asked_for_provisionally_are_not_kept(tmp_path: Path) -> No
     assert early == ["app.models.Member", "django.contrib.auth.models.AbstractUser"]
     index.resolve_in_library("django.contrib.auth.models.AbstractUser")
     assert "django.contrib.auth.models.PermissionsMixin" in index.mro("app.models.Member")
+
+
+def test_a_class_order_read_before_its_library_base_is_redone_after(tmp_path: Path) -> None:
+    """``class Member(AbstractUser)``: asked for before Django's source is read, Member's
+    order ends at ``AbstractUser``, opaque. Once the scan reads that module (any later
+    lookup may), the order goes on through Django's bases, as Python's does: the kept one
+    is dropped, not served stale (it hid ``PermissionsMixin.groups`` from a receiver)."""
+    member = module(
+        "app.models",
+        imports={"AbstractUser": "django.contrib.auth.models.AbstractUser"},
+        classes=[cls("app.models.Member", "django.contrib.auth.models.AbstractUser")],
+    )
+    env = find_environment(tmp_path, None, None, remember=False)
+    index = SymbolIndex([member], Library(env, tmp_path))
+    early = index.mro("app.models.Member")
+    assert early == ["app.models.Member", "django.contrib.auth.models.AbstractUser"]
+    index.resolve_in_library("django.contrib.auth.models.AbstractUser")
+    assert "django.contrib.auth.models.PermissionsMixin" in index.mro("app.models.Member")
