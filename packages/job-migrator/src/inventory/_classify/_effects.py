@@ -17,6 +17,7 @@ from dataclasses import replace
 from inventory._classify._dispatch import empty_method
 from inventory._classify._graph import SIGNAL_DISPATCH, CallGraph
 from inventory._classify._guesses import (
+    all_overrides,
     guessed_callees,
     overrides_of_abstract,
     too_many_overrides,
@@ -102,7 +103,7 @@ class EffectAnalysis:
             for trace in list(self._traces.get(callee, {}).values()):
                 if trace.found.sql_param and (qualname, callee) in bound:
                     continue  # the caller passes the SQL as a literal: its own effect says what
-                if callee in through_super and self._via_override(trace):
+                if callee in through_super and self._via_override(trace, callee):
                     continue  # ``super().hook()`` runs the base's empty hook, no override
                 candidate = self._behind_guard(qualname, callee, trace)
                 if callee in named:
@@ -236,16 +237,21 @@ class EffectAnalysis:
             )
         return found
 
-    def _via_override(self, trace: Trace) -> bool:
-        """``trace`` (of an empty method) comes from one of the method's overrides."""
+    def _via_override(self, trace: Trace, callee: str) -> bool:
+        """``trace`` (of the empty method ``callee``) comes from one of its overrides, or is
+        the gap its too many overrides leave (``_plugin_hook``): both stand for what an
+        override does, and ``super()`` runs none."""
         chain = trace.chain
+        if chain == (callee,):
+            return trace.found.gap and trace.found.why_unresolved is GapReason.OVERRIDES
         return len(chain) > 1 and chain[1] in self._guessed(chain[0])[1]
 
     def _no_sibling(self, owner: str, base_method: str) -> bool:
         """``owner`` calls ``super().m()`` to the empty ``base_method``: no project class
-        puts another override of it after ``owner`` in its MRO."""
+        puts another override of it after ``owner`` in its MRO (however many there are: a
+        plugin hook's too)."""
         index = self.graph.index
-        overrides = overrides_of_abstract(index, base_method)
+        overrides = all_overrides(index, base_method)
         others = {o.rsplit(".", 1)[0] for o in overrides} - {owner}
         if not overrides or not others:
             return bool(overrides)

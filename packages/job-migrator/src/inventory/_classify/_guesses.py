@@ -97,6 +97,11 @@ def plugin_overrides(index: SymbolIndex, qualname: str) -> list[str]:
     return found[:_MAX_CANDIDATES] if len(found) > _WIDE else []
 
 
+def all_overrides(index: SymbolIndex, qualname: str) -> list[str]:
+    """Every project override of an empty method, however many (none for a dunder)."""
+    return _overrides(index, qualname)
+
+
 def _overrides(index: SymbolIndex, qualname: str) -> list[str]:
     fn = index.functions.get(qualname)
     if fn is None or fn.class_name is None or not empty_method(fn):

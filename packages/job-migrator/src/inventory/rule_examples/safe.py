@@ -149,6 +149,66 @@ EXAMPLES: list[RuleExample] = [
         },
     ),
     example(
+        "idempotent: super().clean() runs the base's hook even when many classes override it",
+        """
+        from django.core.cache import cache
+        from shop.models import AuditEntry
+
+        class Form:
+            def clean(self):
+                return self.data
+
+        class ProfileForm(Form):
+            def clean(self):
+                data = super().clean()
+                cache.set("profile", data)
+                return data
+
+        class AuditForm(Form):
+            def clean(self):
+                AuditEntry.objects.create(data=self.data)
+
+        class NameForm(Form):
+            def clean(self):
+                return {"name": self.data}
+
+        class CityForm(Form):
+            def clean(self):
+                return {"city": self.data}
+
+        class ZipForm(Form):
+            def clean(self):
+                return {"zip": self.data}
+
+        class MailForm(Form):
+            def clean(self):
+                return {"mail": self.data}
+
+        class PhoneForm(Form):
+            def clean(self):
+                return {"phone": self.data}
+
+        def save_profile(user_id):
+            form = ProfileForm()
+            form.data = user_id
+            form.clean()
+        """,
+        "save_profile",
+        V.IDEMPOTENT,
+        {K.CACHE_SET},
+        "A hook with no body of its own that many classes override (a form's `clean`, a "
+        "plugin's method) is a gap when called: which override runs is only known at run "
+        "time. Called through `super()`, it is not: `super().clean()` in `ProfileForm` runs "
+        "`Form.clean` itself, so neither that gap nor `AuditForm`'s insert is reached. A "
+        "project class that puts another override after `ProfileForm` in its order "
+        "(cooperative `super()`) keeps the gap.",
+        more_files={
+            "shop/models.py": (
+                "from django.db import models\n\nclass AuditEntry(models.Model):\n    pass\n"
+            )
+        },
+    ),
+    example(
         "unknown: a guessed call is followed one level, never through a further guess",
         """
         import stripe

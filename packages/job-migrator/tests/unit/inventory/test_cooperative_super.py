@@ -205,3 +205,24 @@ def test_the_chain_is_read_for_the_class_the_call_is_made_on(scan_project: Scann
     verdicts = {j.qualname.rsplit(".", 1)[-1]: j.idempotency for j in inventory.jobs}
     assert verdicts["purge_both"] is Idempotency.NON_IDEMPOTENT
     assert verdicts["purge_local"] is Idempotency.IDEMPOTENT
+
+
+def test_a_plugin_hook_reached_through_super_keeps_its_gap_when_a_sibling_may_run() -> None:
+    """``super().clean()`` of a hook many classes override runs the base's own hook, not a
+    gap (the rule example); but once a project class puts another override after the
+    caller's class in its order (``class Both(ProfileForm, AuditForm)``), the same
+    ``super()`` runs ``AuditForm.clean`` for a ``Both``: the gap stays, never idempotent."""
+    from inventory.rule_examples import EXAMPLES
+    from tests.unit.inventory.test_rule_examples import classify_example
+
+    base = next(e for e in EXAMPLES if e.title.startswith("idempotent: super().clean()"))
+    assert classify_example(base).idempotency is Idempotency.IDEMPOTENT
+    jobs = base.files["shop/jobs.py"].replace(
+        "        def save_profile(user_id):",
+        "        class Both(ProfileForm, AuditForm):\n"
+        "            pass\n\n"
+        "        def save_profile(user_id):",
+    )
+    cooperative = base.model_copy(update={"files": {**base.files, "shop/jobs.py": jobs}})
+    assert "class Both(ProfileForm, AuditForm)" in cooperative.sources()["shop/jobs.py"]
+    assert classify_example(cooperative).idempotency is Idempotency.UNKNOWN
