@@ -15,10 +15,23 @@ from __future__ import annotations
 from codemods._types import Crossing, DefKind, Target
 
 KEEP = '; keep it on queue_runtime\'s API (target = "queue-runtime")'
+TASK_ITSELF = (
+    "; the job is a Django task, so it moves through Django's `enqueue` only (pass values "
+    "the scan proves JSON: a literal, a parameter or attribute declared `str`, `int`...)"
+)
 
 
 def refusal(target: Target) -> str | None:
-    """Why Django's task API cannot express this site's move; None when it can."""
+    """Why Django's task API cannot express this site's move; None when it can. A job that
+    is a Django task itself has no other API: the reason then says so instead of naming
+    queue_runtime's."""
+    found = _refusal(target)
+    if found is None or not target.job.django_task:
+        return found
+    return found.removesuffix(KEEP) + TASK_ITSELF
+
+
+def _refusal(target: Target) -> str | None:
     if target.kind is not DefKind.FUNCTION or "." in target.qualpath:
         return "Django tasks must be module-level functions" + KEEP
     if target.key_template is not None:

@@ -73,6 +73,7 @@ from codemods._types import (
 from inventory.config import MigrationTarget
 from inventory.models import (
     DISPATCHED,
+    TASK_RUNS_HERE,
     CallSite,
     EffectKind,
     Framework,
@@ -326,6 +327,48 @@ def _unresolved(f: _Facts) -> _Decided:
     if f.job is not None and not f.site.unresolved_reason.startswith(DISPATCHED):
         return None
     return _skip(f.site, f.site.unresolved_reason or "the job this site runs is not resolved")
+
+
+TASK_RUN_HERE = (
+    "`{job}` is a task of {broker}, and `.{method}(...)` runs it here on purpose, with no "
+    "broker: its own queue already takes it out of the request ({enqueue}, once the worker "
+    "has what it reads); apply does not put another queue's task on this one"
+)
+# How each broker's own API enqueues the task (calling a Huey task enqueues it).
+_ITS_ENQUEUE = {
+    "celery": "`{name}.delay(...)`",
+    "huey": "`{name}(...)`",
+    "dramatiq": "`{name}.send(...)`",
+}
+ASYNC_DJANGO_CALL = (
+    "`{job}` is a Django task awaited through `.acall(...)`: its move is "
+    "`await {name}.aenqueue(...)`, which apply does not write; make that change by hand"
+)
+
+
+def _task_run_here(f: _Facts) -> _Decided:
+    """A task of another queue run in the caller (Celery's ``.apply``, Huey's
+    ``.call_local``, Dramatiq's ``.fn``): never stacked on a second queue. A Django task's
+    ``.call(...)`` moves (its rewrite writes ``.enqueue(...)``); its ``.acall`` does not."""
+    site, job = f.site, f.known
+    written = _called_name(site.target_source)
+    name, _, method = written.rpartition(".")
+    if job.task_of and method in TASK_RUNS_HERE:
+        broker = job.task_of if job.task_of.startswith("a ") else job.task_of.capitalize()
+        enqueue = _ITS_ENQUEUE.get(job.task_of, "its own enqueue").format(name=name)
+        reason = TASK_RUN_HERE.format(
+            job=job.qualname, broker=broker, method=method, enqueue=enqueue
+        )
+        return _skip(site, reason)
+    if job.django_task and method == "acall":
+        return _skip(site, ASYNC_DJANGO_CALL.format(job=job.qualname, name=name))
+    return None
+
+
+def _called_name(written: str) -> str:
+    """The callee of a site as written: ``t.apply`` of ``t.apply((1,))``, else as it is."""
+    head, paren, _ = written.partition("(")
+    return head.strip() if paren and head.strip().replace(".", "").isidentifier() else written
 
 
 def _django_mail(f: _Facts) -> _Decided:
@@ -597,6 +640,7 @@ def _rewrite(f: _Facts) -> _Decided:
 RULES: tuple[_Rule, ...] = (
     ("already moved", _moved),
     ("job resolved", _unresolved),
+    ("task of another queue run here", _task_run_here),
     ("Django mail delivery", _django_mail),
     ("call inside its own job", _inside),
     ("job run inside the call", _run_inside),
@@ -637,8 +681,13 @@ def _decide(
 
 
 def _for_api(target: Target, options: ApplyOptions) -> Target | SiteOutcome:
-    """The target for the API the options write; a site Django's API cannot carry is skipped."""
-    if options.target is not MigrationTarget.DJANGO_TASKS:
+    """The target for the API the options write; a site Django's API cannot carry is skipped.
+    A Django task run in the caller (``send.call(x)``) moves through Django's API whatever
+    the target: its task object has no other (``send.options(...)`` is no method of it)."""
+    django_call = target.job.django_task and _called_name(target.site.target_source).endswith(
+        ".call"
+    )
+    if options.target is not MigrationTarget.DJANGO_TASKS and not django_call:
         return target
     refused = _django_target.refusal(target)
     if refused is not None:

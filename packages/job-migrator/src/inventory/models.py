@@ -17,10 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field
 # 1.6: CallSite.surroundings, Inventory.atomic_requests (what apply reads, once in codemods)
 # 1.7: Job.changes; 1.8: CallSite.run_inside (a job the framework runs inside the call written)
 # 1.9: EffectKind.PROCESS_STATE (state of this process a worker would change its own copy of)
-SCHEMA_VERSION = "1.9"
+# 1.10: Job.task_of (a broker's task: a site running it in the caller does so on purpose)
+SCHEMA_VERSION = "1.10"
 # The oldest Inventory ``migrator apply`` acts on: an older one lacks facts its rules read
 # (a missing fact would read as "nothing around the call"), so apply scans again instead.
-APPLY_SCHEMA = (1, 9)
+APPLY_SCHEMA = (1, 10)
 
 
 class Pattern(StrEnum):
@@ -191,6 +192,18 @@ class Surroundings(BaseModel):
     )
 
 
+# A task framework's call that runs the task's function in the caller, with no broker (each
+# framework's documentation): Celery's ``Task.apply`` ("execute this task locally, by
+# blocking until the task returns") and ``Task.run`` (the task's body), Huey's
+# ``call_local``, Dramatiq's ``actor.fn``. Method -> the framework (``Job.task_of``).
+TASK_RUNS_HERE: dict[str, str] = {
+    "apply": "celery",
+    "run": "celery",
+    "call_local": "huey",
+    "fn": "dramatiq",
+}
+
+
 # ``CallSite.unresolved_reason`` of a direct call through a table of functions
 # (``ENGINES[name](x)``): the site's job is one value of the table, which the call does not
 # name, so ``migrator apply`` cannot enqueue it there.
@@ -326,6 +339,12 @@ class Job(BaseModel):
         description="The job is a Django task (`@task` of `django.tasks` or the `django_tasks` "
         "backport): its `.enqueue()` runs it where settings.TASKS sends it (in the caller under "
         "the default ImmediateBackend).",
+    )
+    task_of: str = Field(
+        default="",
+        description="The broker whose task the job is (`celery`, `huey`, `dramatiq`, or `a task "
+        "queue` when the decorator could be either of two), from its decorators, else empty: such a job already has a queue, and a site that runs it in the "
+        "caller (`.apply`, `.run`, `.call_local`, `.fn`) runs it on purpose.",
     )
     changes: list[ParameterChange] | None = Field(
         default=None,

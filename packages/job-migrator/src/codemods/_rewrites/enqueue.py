@@ -153,6 +153,7 @@ def enqueue_call(
     """
     if target.wrapper is not None:
         func = cst.Name(target.wrapper.name)
+    func = _task_itself(func, target)
     args = [_edited(arg, target) for arg in args]
     if target.wrapper is not None and target.wrapper.passes:
         # A lifted nested function: what it read of the enclosing function, passed by name.
@@ -179,6 +180,19 @@ def enqueue_call(
     if like is None:
         return cst.Call(func=attr, args=args)
     return like.with_changes(func=attr, args=args)
+
+
+def _task_itself(func: cst.BaseExpression, target: Target) -> cst.BaseExpression:
+    """A Django task run in the caller as ``send.call(a)`` moves as ``send.enqueue(a)``:
+    ``call`` is the task's synchronous run, not the job (``send.call.enqueue`` is no API)."""
+    if (
+        target.job.django_task
+        and isinstance(func, cst.Attribute)
+        and func.attr.value == "call"
+        and target.name != "call"
+    ):
+        return func.value
+    return func
 
 
 def _with_options(func: cst.BaseExpression, options: list[cst.Arg]) -> cst.BaseExpression:

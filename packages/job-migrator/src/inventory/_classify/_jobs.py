@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._enqueued import EnqueuedTasks
 from inventory._classify._index import SymbolIndex
-from inventory._classify._tasks import DJANGO_TASK_DECORATORS
+from inventory._classify._tasks import DJANGO_TASK_DECORATORS, broker_of
 from inventory._classify._trace import location
 from inventory._classify._verdict import Enqueues, Verdict, decide
 from inventory.config import JobSetting, ScanConfigError, key_mismatch
@@ -55,6 +55,7 @@ def build_job(
         keyless_idempotency=verdict.keyless,
         unexplained=list(verdict.unexplained),
         django_task=bool(DJANGO_TASK_DECORATORS.intersection(fn.decorators)),
+        task_of=broker_of(index, fn.decorators),
     )
 
 

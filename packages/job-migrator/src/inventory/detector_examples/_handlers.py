@@ -77,6 +77,40 @@ class SignupView(BaseSignupView):
     ),
     example(
         Pattern.DIRECT_CALL,
+        "A Celery task run in the request with apply",
+        [("app.render_thumbnail", F)],
+        "Celery documents `Task.apply` as running the task locally, blocking until it "
+        "returns (Huey's `call_local` and Dramatiq's `actor.fn` are the same): no broker is "
+        "involved, so the thumbnail is rendered inside the request, as a plain call of "
+        "`render_thumbnail` would. Only `.delay` and `.apply_async` leave the process.",
+        """
+from celery import shared_task
+from django.http import JsonResponse
+from PIL import Image
+
+@shared_task
+def render_thumbnail(path):
+    with Image.open(path) as image:
+        image.thumbnail((128, 128))
+        image.save(path + ".thumb.png")
+
+def upload(request):
+    path = request.POST["path"]
+    render_thumbnail.apply((path,))
+    return JsonResponse({"ok": True})
+""",
+        modules={
+            "urls.py": """
+from django.urls import path
+
+from app import upload
+
+urlpatterns = [path("upload/", upload)]
+"""
+        },
+    ),
+    example(
+        Pattern.DIRECT_CALL,
         "Django FormView: the form is the view's form_class",
         [("app.InviteForm.save", F), ("app.InviteForm.save", F)],
         "`form_valid(form)` receives an instance of `form_class`, so `form.save()` is "
