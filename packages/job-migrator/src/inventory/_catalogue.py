@@ -358,6 +358,19 @@ class Catalogue:
     def _keywords(self) -> list[tuple[KeywordEntry, re.Pattern[str], re.Pattern[str]]]:
         return [(e, re.compile(e.name), re.compile(e.receiver)) for e in self.spec.keyword]
 
+    def _keywords_named(self, name: str) -> list[tuple[KeywordEntry, re.Pattern[str]]]:
+        """The keyword entries whose name pattern matches the method name ``name``, each
+        with its receiver pattern: a method name recurs across thousands of calls."""
+        found = self._keywords_memo.get(name)
+        if found is None:
+            found = [(e, rx) for e, name_rx, rx in self._keywords if name_rx.search(name)]
+            self._keywords_memo[name] = found
+        return found
+
+    @cached_property
+    def _keywords_memo(self) -> dict[str, list[tuple[KeywordEntry, re.Pattern[str]]]]:
+        return {}
+
     @cached_property
     def _sql(self) -> list[tuple[re.Pattern[str], EffectKind]]:
         return [(re.compile(rule.matches), rule.effect) for rule in self.spec.sql]
@@ -416,9 +429,7 @@ class Catalogue:
         """Money words (``gateway.charge``) on receivers that look like payment APIs."""
         name = target.rsplit(".", 1)[-1]
         where = ""
-        for entry, name_rx, receiver_rx in self._keywords:
-            if not name_rx.search(name):
-                continue
+        for entry, receiver_rx in self._keywords_named(name):
             where = where or f"{written(call)} {target.rsplit('.', 1)[0]}"
             if receiver_rx.search(where):
                 api = api_name(call, target)

@@ -255,7 +255,8 @@ class EffectAnalysis:
         others = {o.rsplit(".", 1)[0] for o in overrides} - {owner}
         if not overrides or not others:
             return bool(overrides)
-        for cls in index.classes:
+        # Only ``owner`` and the classes below it have ``owner`` in their order.
+        for cls in (owner, *self.graph.dispatch.below(owner)):
             mro = index.mro(cls)
             if owner in mro and any(o in mro[mro.index(owner) + 1 :] for o in others):
                 return False
