@@ -177,6 +177,14 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
             "when something in the ``try`` body raised (a retry's back-off sleep)."
         ),
     )
+    when_param: str = Field(
+        default="",
+        description=(
+            "A parameter of the calling function, never rebound there, under whose truth the "
+            "call is written (``if synchronous: run_job.apply(...)``, the call in the ``if`` "
+            "body): a caller that leaves it at a falsy default never reaches the call."
+        ),
+    )
     entered: str = Field(
         default="",
         description=(
@@ -266,6 +274,11 @@ class FunctionInfo(BaseModel):
         default=-1,
         description="How many of ``params`` a caller may pass by position (those before a "
         "``*`` parameter or marker), ``self`` included; -1 when not read.",
+    )
+    falsy_defaults: list[str] = Field(
+        default_factory=list,
+        description="Parameters whose default is a falsy literal (``None``, ``False``, ``0``, "
+        "``''``): left out by a caller, they are falsy in the body.",
     )
     decorators: list[str] = Field(
         default_factory=list, description="Locally resolved dotted names."

@@ -24,9 +24,11 @@ from inventory._classify._guesses import (
 )
 from inventory._classify._index import SymbolIndex
 from inventory._classify._local import LocalEffects, repeats_on_retry
+from inventory._classify._param_guards import ParamGuards
 from inventory._classify._trace import Found, GapReason, Trace, location
 from inventory._classify._verdict import MONEY
 from inventory.models import Effect, EffectKind
+from inventory.summary import CallInfo
 
 _SUPER = "super()"
 
@@ -41,11 +43,21 @@ class EffectAnalysis:
         self._one_ofs: dict[tuple[Found, str], Found] = {}
         self._cuts: dict[str, Found] = {}  # guessed callee -> the gap its own guesses leave
         self._super_only: dict[str, frozenset[str]] = {}
+        self.guards = ParamGuards(graph)
 
     def traces(self, qualname: str) -> list[Trace]:
         """The traces of an analysed function, sorted by location."""
         found = self._traces.get(qualname, {})
         return sorted(found.values(), key=_order)
+
+    def traces_of_call(self, call: CallInfo, qualname: str) -> list[Trace]:
+        """What one call of ``qualname`` may do: its traces but those that start under a
+        flag the call leaves at its falsy default (``_param_guards``)."""
+        unset = self.guards.left_out([call], qualname)
+        traces = self.traces(qualname)
+        return (
+            [t for t in traces if self.guards.needs(qualname, t) not in unset] if unset else traces
+        )
 
     def analyse(self, roots: Iterable[str]) -> None:
         """Compute traces for every project function reachable from ``roots``."""
@@ -100,9 +112,12 @@ class EffectAnalysis:
         named, overrides = self._guessed(qualname)
         through_super = self._through_super(qualname)
         for callee in self.graph.callees(qualname):
+            unset = self.guards.unset(qualname, callee)
             for trace in list(self._traces.get(callee, {}).values()):
                 if trace.found.sql_param and (qualname, callee) in bound:
                     continue  # the caller passes the SQL as a literal: its own effect says what
+                if unset and self.guards.needs(callee, trace) in unset:
+                    continue  # ``if synchronous: ...`` in the callee, a flag the caller leaves out
                 if callee in through_super and self._via_override(trace, callee):
                     continue  # ``super().hook()`` runs the base's empty hook, no override
                 candidate = self._behind_guard(qualname, callee, trace)

@@ -330,7 +330,9 @@ def direct_call_sites(
     sites = [
         _direct(handler, path, t.call, t.function, _written(t), t.run_inside)
         for t in targets
-        if t.function and t.function != handler.qualname and _slow_call(graph, analysis, t.function)
+        if t.function
+        and t.function != handler.qualname
+        and _slow_call(graph, analysis, t.function, t.call)
     ]
     sites += guessed_sites(
         handler,
@@ -409,11 +411,15 @@ def _within(span: Span | Location, outer: list[Span]) -> bool:
     )
 
 
-def _slow_call(graph: CallGraph, analysis: EffectAnalysis, function: str) -> bool:
-    """The handler's call of ``function`` does slow work inline. An empty method with more
+def _slow_call(
+    graph: CallGraph, analysis: EffectAnalysis, function: str, call: CallInfo | None = None
+) -> bool:
+    """The handler's call of ``function`` does slow work inline (with ``call``: what that
+    call can reach, not what runs only under a flag it leaves out). An empty method with more
     overrides than the effects follow (a plugin hook: a gap for the verdict) is slow when
     one of its overrides is: one of them runs inside the request."""
-    if _is_slow(graph, analysis.traces(function)):
+    traces = analysis.traces(function) if call is None else analysis.traces_of_call(call, function)
+    if _is_slow(graph, traces):
         return True
     overrides = plugin_overrides(graph.index, function)
     analysis.analyse(overrides)

@@ -82,6 +82,8 @@ class FunctionState:
     node: ast.FunctionDef | ast.AsyncFunctionDef | None = None  # the function walked
     # how many ``except`` handlers of this function enclose the statement being walked
     handlers: int = 0
+    # the parameter an enclosing ``if p:`` of this function tests (``CallInfo.when_param``)
+    guard: str = ""
     _bound_once: dict[str, bool] = field(default_factory=dict)
 
     def bound_once(self, name: str) -> bool:

@@ -111,6 +111,44 @@ urlpatterns = [path("upload/", upload)]
     ),
     example(
         Pattern.DIRECT_CALL,
+        "INVALID: work a helper does only under a flag the view leaves out",
+        [],
+        "`enqueue_report` runs the report in the caller only `if synchronous:`, a parameter "
+        "whose default is `False` and that it never rebinds; the view calls it without the "
+        "flag, so that branch never runs in this request (the `.delay` does: work leaving the "
+        "process). A call that passes the flag (by name, by position, or through `**options`) "
+        "is a site of `enqueue_report`; the helper's own verdict still counts both branches.",
+        """
+from celery import shared_task
+from django.core.mail import send_mail
+from django.http import HttpResponse
+
+@shared_task
+def run_report(pk):
+    send_mail("Report", str(pk), "a@example.com", ["b@example.com"])
+
+def enqueue_report(pk, synchronous=False):
+    if synchronous:
+        run_report.apply((pk,))
+    else:
+        run_report.delay(pk)
+
+def report(request, pk):
+    enqueue_report(pk)
+    return HttpResponse()
+""",
+        modules={
+            "urls.py": """
+from django.urls import path
+
+from app import report
+
+urlpatterns = [path("report/<int:pk>", report)]
+"""
+        },
+    ),
+    example(
+        Pattern.DIRECT_CALL,
         "Django FormView: the form is the view's form_class",
         [("app.InviteForm.save", F), ("app.InviteForm.save", F)],
         "`form_valid(form)` receives an instance of `form_class`, so `form.save()` is "

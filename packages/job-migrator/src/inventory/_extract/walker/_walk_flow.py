@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from inventory._extract._imports import bindings_of
 from inventory._extract._library import TASK, THREAD_FUTURE
+from inventory._extract._nodes import own_nodes
 from inventory._extract._resolve import Resolver, attribute_chain, capitalised, dotted_source
 from inventory._extract._scopes import (
     KEYWORDS,
@@ -17,7 +18,7 @@ from inventory._extract._scopes import (
     literal_keys,
 )
 from inventory._extract._source import span_of
-from inventory._extract._state import Loop, Use, UseKind
+from inventory._extract._state import FunctionState, Loop, Use, UseKind
 from inventory._extract.values._facts import (
     augassign_fact,
     awaited_parameter_fact,
@@ -420,8 +421,12 @@ class FlowMixin(WalkerBase):
         start = dict(names) if in_function else None
         before = {name: names.get(name) for name in narrowed}
         names.update(narrowed)
+        state = self.state
+        outer_guard = state.guard
+        state.guard = outer_guard or (_param_guard(node.test, state) if in_function else "")
         for stmt in node.body:
             self.visit(stmt)
+        state.guard = outer_guard
         for name, binding in narrowed.items():
             if names.get(name) is binding:  # not rebound in the body
                 previous = before[name]
@@ -1028,3 +1033,15 @@ def _ends(body: list[ast.stmt]) -> bool:
     return (
         isinstance(last, ast.Assert) and isinstance(last.test, ast.Constant) and not last.test.value
     )
+
+
+def _param_guard(test: ast.expr, state: FunctionState) -> str:
+    """``if p:`` on a parameter ``p`` the function never rebinds: the body runs only when
+    the caller passed a true ``p`` (or its default is true), else ""."""
+    if not isinstance(test, ast.Name) or test.id not in state.params or state.node is None:
+        return ""
+    rebound = any(
+        isinstance(n, ast.Name) and n.id == test.id and isinstance(n.ctx, ast.Store | ast.Del)
+        for n in own_nodes(state.node)
+    )
+    return "" if rebound else test.id

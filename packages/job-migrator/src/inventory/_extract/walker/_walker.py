@@ -157,6 +157,7 @@ class Walker(DefsMixin, FlowMixin):
         for call in chosen or [node]:
             called = resolved if call is node else state.resolver.expr(call.func)
             info = call_info(call, called, used, self.module, self.text, state.handlers > 0)
+            info.when_param = state.guard
             typed_arguments(call, state.resolver, self.module, info)
             infos.append(info)
         state.calls += infos

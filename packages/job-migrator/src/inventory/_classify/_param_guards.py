@@ -1,0 +1,94 @@
+"""Calls a function makes only when its caller sets a flag: ``if synchronous: task.apply()``.
+
+The effects analysis is path-insensitive: what a function may do is everything its body
+may reach, whoever calls it. A flag parameter with a falsy default is the one branch a
+caller decides by what it writes: ``def enqueue_job(..., synchronous=False)`` runs the job
+in the caller only under ``if synchronous:``, and a view that calls
+``enqueue_job(job, user)`` never takes that branch. So, one call level deep, a trace of
+the callee that starts at a call written under ``if p:`` (``CallInfo.when_param``, for a
+parameter never rebound in the callee) is not the caller's when every call the caller
+makes of it leaves ``p`` out and ``p``'s default is falsy (``FunctionInfo.falsy_defaults``).
+A call that passes ``p``, by name, by position, or possibly through ``*args`` / ``**kw``,
+keeps the trace; an edge with no call of the caller's (a site, a callback, an override)
+keeps it too.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from inventory._classify._graph import CallGraph
+    from inventory._classify._trace import Trace
+    from inventory.summary import CallInfo, FunctionInfo
+
+
+class ParamGuards:
+    """Which of a callee's traces a caller's calls cannot reach, memoised per pair."""
+
+    def __init__(self, graph: CallGraph) -> None:
+        self.graph = graph
+        self._starts: dict[str, tuple[dict[str, str], dict[tuple[int, int], str]]] = {}
+        self._unset: dict[tuple[str, str], frozenset[str]] = {}
+
+    def unset(self, caller: str, callee: str) -> frozenset[str]:
+        """The guard parameters of ``callee`` that no call of ``caller``'s passes."""
+        key = (caller, callee)
+        found = self._unset.get(key)
+        if found is None:
+            calls = [t.call for t in self.graph.targets(caller) if t.function == callee]
+            found = self._unset[key] = self.left_out(calls, callee)
+        return found
+
+    def left_out(self, calls: list[CallInfo], callee: str) -> frozenset[str]:
+        """The guard parameters of ``callee`` that every one of ``calls`` leaves at a falsy
+        default; none without a call (the edge is not a call the caller writes)."""
+        fn = self.graph.index.functions.get(callee)
+        if fn is None or not calls or not fn.falsy_defaults:
+            return frozenset()
+        guards = {c.when_param for c in fn.calls if c.when_param} & set(fn.falsy_defaults)
+        return frozenset(p for p in guards if not any(_passes(c, fn, p) for c in calls))
+
+    def needs(self, callee: str, trace: Trace) -> str:
+        """The guard parameter under which ``callee`` starts ``trace``, else ""."""
+        by_next, by_place = self._starts_of(callee)
+        if len(trace.chain) > 1:
+            return by_next.get(trace.chain[1], "")
+        where = trace.found.effect.location
+        return by_place.get((where.line, where.column), "")
+
+    def _starts_of(self, callee: str) -> tuple[dict[str, str], dict[tuple[int, int], str]]:
+        """For ``callee``: the function each guarded call runs (when every call of it is
+        under the same guard), and each guarded call's place."""
+        found = self._starts.get(callee)
+        if found is None:
+            by_next: dict[str, set[str]] = {}
+            for target in self.graph.targets(callee):
+                if target.function:
+                    by_next.setdefault(target.function, set()).add(target.call.when_param)
+            fn = self.graph.index.functions.get(callee)
+            places = {
+                (c.span.line, c.span.column): c.when_param
+                for c in (fn.calls if fn else [])
+                if c.when_param
+            }
+            single = {f: next(iter(g)) for f, g in by_next.items() if len(g) == 1 and "" not in g}
+            found = self._starts[callee] = (single, places)
+        return found
+
+
+def _passes(call: CallInfo, fn: FunctionInfo, param: str) -> bool:
+    """``call`` may set ``param`` of ``fn``: by name, through ``**`` or ``*``, or by position
+    (for a method, counted as if ``self`` / ``cls`` were bound, so ``Class.m(obj, ...)``
+    never hides a passed one)."""
+    if param in call.kwargs or "**" in call.kwargs:
+        return True
+    if any(source.startswith("*") for source in call.arg_sources):
+        return True
+    index = fn.params.index(param) if param in fn.params else -1
+    if index < 0:
+        return True  # not a parameter as read: keep what the callee does
+    if 0 <= fn.positional <= index:
+        return False  # keyword-only: only a keyword passes it
+    bound = 1 if fn.is_method and fn.params and fn.params[0] in ("self", "cls") else 0
+    return len(call.args) > index - bound

@@ -1,0 +1,153 @@
+"""A call its function makes only under a flag the caller leaves out is not the caller's.
+
+``def enqueue_job(job, synchronous=False)`` runs the job in the caller only under
+``if synchronous:`` and enqueues it otherwise; a view that calls ``enqueue_job(job)`` never
+runs it inline (found on the census: nautobot's 24 views of ``JobResult.enqueue_job``). A
+view that passes the flag, by name, by position, or through ``**options``, still does; so
+does one where the flag's default is true, where the callee rebinds it before the test, or
+where the work is written outside the ``if``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from inventory import Idempotency, Inventory, Pattern
+
+Scanner = Callable[[dict[str, str]], Inventory]
+
+JOBS = """\
+from celery import shared_task
+from django.core.mail import send_mail
+
+
+@shared_task
+def run_report(pk):
+    send_mail("Report", str(pk), "a@example.com", ["b@example.com"])
+
+
+def enqueue_report(pk, synchronous=False):
+    if synchronous:
+        run_report.apply((pk,))
+    else:
+        run_report.delay(pk)
+
+
+def enqueue_report_eager(pk, synchronous=True):
+    if synchronous:
+        run_report.apply((pk,))
+    else:
+        run_report.delay(pk)
+
+
+def enqueue_report_rebound(pk, synchronous=False):
+    synchronous = synchronous or pk == 0
+    if synchronous:
+        run_report.apply((pk,))
+    else:
+        run_report.delay(pk)
+
+
+class Report:
+    @classmethod
+    def queue_up(cls, pk, *args, synchronous=False):
+        if synchronous:
+            run_report.apply((pk,))
+        else:
+            run_report.delay(pk)
+
+    def run(self, pk, now=False):
+        if now:
+            run_report.apply((pk,))
+
+
+def notify(pk, mail=None):
+    if mail:
+        send_mail("Done", str(pk), "a@example.com", [mail])
+    return pk
+"""
+
+URLS = (
+    "from django.urls import path\n\n"
+    "from app.views import report\n\n"
+    'urlpatterns = [path("report/<int:pk>", report)]\n'
+)
+
+
+def views(call: str) -> str:
+    return (
+        "from django.http import HttpResponse\n\n"
+        "from app import jobs\n\n\n"
+        "def report(request, pk: int, **options):\n"
+        f"    {call}\n"
+        "    return HttpResponse()\n"
+    )
+
+
+def direct_sites(scan_project: Scanner, call: str) -> list[str]:
+    inventory = scan_project(
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": JOBS,
+            "app/views.py": views(call),
+            "app/urls.py": URLS,
+        }
+    )
+    return [
+        s.job
+        for s in inventory.sites
+        if s.pattern is Pattern.DIRECT_CALL and s.location.path == "app/views.py"
+    ]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "jobs.enqueue_report(pk)",
+        "jobs.enqueue_report(pk=pk)",
+        "jobs.notify(pk)",
+        "jobs.Report.queue_up(pk, 1, 2)",  # keyword-only: no position passes it
+        "jobs.Report().run(pk)",
+    ],
+)
+def test_a_flag_left_at_its_false_default_reaches_nothing_under_it(
+    scan_project: Scanner, call: str
+) -> None:
+    assert direct_sites(scan_project, call) == []
+
+
+@pytest.mark.parametrize(
+    ("call", "job"),
+    [
+        ("jobs.enqueue_report(pk, synchronous=True)", "app.jobs.enqueue_report"),
+        ("jobs.enqueue_report(pk, True)", "app.jobs.enqueue_report"),
+        ("jobs.enqueue_report(pk, **options)", "app.jobs.enqueue_report"),
+        ("jobs.enqueue_report_eager(pk)", "app.jobs.enqueue_report_eager"),
+        ("jobs.enqueue_report_rebound(pk)", "app.jobs.enqueue_report_rebound"),
+        ("jobs.notify(pk, request.user.email)", "app.jobs.notify"),
+        ("jobs.Report.queue_up(pk, synchronous=True)", "app.jobs.Report.queue_up"),
+        ("jobs.Report().run(pk, True)", "app.jobs.Report.run"),
+    ],
+)
+def test_a_flag_that_may_be_set_keeps_what_runs_under_it(
+    scan_project: Scanner, call: str, job: str
+) -> None:
+    assert direct_sites(scan_project, call) == [job]
+
+
+def test_the_callee_alone_keeps_every_branch(scan_project: Scanner) -> None:
+    """The flag is decided per call: the function's own verdict still counts the mail it
+    may send (another caller may pass the flag)."""
+    inventory = scan_project(
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": JOBS,
+            "app/views.py": views("jobs.enqueue_report(pk, synchronous=True)"),
+            "app/urls.py": URLS,
+        }
+    )
+    job = inventory.job("app.jobs.enqueue_report")
+    assert job is not None and job.idempotency is Idempotency.NON_IDEMPOTENT
+    assert any("send_mail" in e.message for e in job.evidence)
