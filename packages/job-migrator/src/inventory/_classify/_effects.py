@@ -24,11 +24,11 @@ from inventory._classify._guesses import (
 )
 from inventory._classify._index import SymbolIndex
 from inventory._classify._local import LocalEffects, repeats_on_retry
-from inventory._classify._param_guards import ParamGuards
+from inventory._classify._param_guards import ParamGuards, written_call
+from inventory._classify._target import CallTarget
 from inventory._classify._trace import Found, GapReason, Trace, location
 from inventory._classify._verdict import MONEY
 from inventory.models import Effect, EffectKind
-from inventory.summary import CallInfo
 
 _SUPER = "super()"
 
@@ -50,11 +50,14 @@ class EffectAnalysis:
         found = self._traces.get(qualname, {})
         return sorted(found.values(), key=_order)
 
-    def traces_of_call(self, call: CallInfo, qualname: str) -> list[Trace]:
+    def traces_of_call(self, target: CallTarget, qualname: str) -> list[Trace]:
         """What one call of ``qualname`` may do: its traces but those that start under a
-        flag the call leaves at its falsy default (``_param_guards``)."""
-        unset = self.guards.left_out([call], qualname)
+        flag the call leaves at its falsy default (``_param_guards``; only for a call
+        written as one of ``qualname``, whose arguments are the function's)."""
         traces = self.traces(qualname)
+        if not written_call(target, qualname):
+            return traces
+        unset = self.guards.left_out([target.call], qualname)
         return (
             [t for t in traces if self.guards.needs(qualname, t) not in unset] if unset else traces
         )

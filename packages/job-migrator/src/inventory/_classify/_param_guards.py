@@ -9,8 +9,8 @@ the callee that starts at a call written under ``if p:`` (``CallInfo.when_param`
 parameter never rebound in the callee) is not the caller's when every call the caller
 makes of it leaves ``p`` out and ``p``'s default is falsy (``FunctionInfo.falsy_defaults``).
 A call that passes ``p``, by name, by position, or possibly through ``*args`` / ``**kw``,
-keeps the trace; an edge with no call of the caller's (a site, a callback, an override)
-keeps it too.
+keeps the trace; an edge with no call of the caller's written as a call of the callee (a
+site, a callback, a receiver a save fires, a task run through ``.apply``) keeps it too.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from inventory._classify._graph import CallGraph
+    from inventory._classify._target import CallTarget
     from inventory._classify._trace import Trace
     from inventory.summary import CallInfo, FunctionInfo
 
@@ -36,7 +37,7 @@ class ParamGuards:
         key = (caller, callee)
         found = self._unset.get(key)
         if found is None:
-            calls = [t.call for t in self.graph.targets(caller) if t.function == callee]
+            calls = [t.call for t in self.graph.targets(caller) if written_call(t, callee)]
             found = self._unset[key] = self.left_out(calls, callee)
         return found
 
@@ -75,6 +76,16 @@ class ParamGuards:
             single = {f: next(iter(g)) for f, g in by_next.items() if len(g) == 1 and "" not in g}
             found = self._starts[callee] = (single, places)
         return found
+
+
+def written_call(target: CallTarget, callee: str) -> bool:
+    """``target`` is a call of ``callee`` written as one, whose arguments are its: not
+    what the framework runs inside another call (``rep.delete()`` firing a receiver,
+    ``Skill.objects.create`` running ``save``), nor a task run through its framework
+    (``report.apply((pk,))``), each of which hands the function arguments of its own."""
+    if target.function != callee or target.run_inside:
+        return False
+    return target.call.target.rpartition(".")[2] == callee.rpartition(".")[2]
 
 
 def _passes(call: CallInfo, fn: FunctionInfo, param: str) -> bool:

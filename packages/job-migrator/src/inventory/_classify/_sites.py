@@ -332,7 +332,7 @@ def direct_call_sites(
         for t in targets
         if t.function
         and t.function != handler.qualname
-        and _slow_call(graph, analysis, t.function, t.call)
+        and _slow_call(graph, analysis, t.function, t)
     ]
     sites += guessed_sites(
         handler,
@@ -412,7 +412,7 @@ def _within(span: Span | Location, outer: list[Span]) -> bool:
 
 
 def _slow_call(
-    graph: CallGraph, analysis: EffectAnalysis, function: str, call: CallInfo | None = None
+    graph: CallGraph, analysis: EffectAnalysis, function: str, call: CallTarget | None = None
 ) -> bool:
     """The handler's call of ``function`` does slow work inline (with ``call``: what that
     call can reach, not what runs only under a flag it leaves out). An empty method with more

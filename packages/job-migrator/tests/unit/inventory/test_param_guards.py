@@ -137,6 +137,60 @@ def test_a_flag_that_may_be_set_keeps_what_runs_under_it(
     assert direct_sites(scan_project, call) == [job]
 
 
+RECEIVER = """\
+from django.core.mail import send_mail
+from django.db import models
+from django.db.models.signals import post_delete
+
+
+class Rep(models.Model):
+    email = models.EmailField()
+
+    def delete(self, *args, **kwargs):
+        super().delete(*args, **kwargs)
+
+
+def rep_removed(sender, instance=None, **kwargs):
+    if instance:
+        send_mail("Removed", "...", "a@example.com", [instance.email])
+
+
+def init_signals():
+    post_delete.connect(rep_removed, sender=Rep)
+"""
+
+
+def test_a_receiver_gets_its_flag_from_the_signal_not_from_the_call_that_fires_it(
+    scan_project: Scanner,
+) -> None:
+    """``rep.delete()`` passes no ``instance``, but Django's signal hands the receiver one:
+    only a call written as a call of the function tells which arguments it gets."""
+    inventory = scan_project(
+        {
+            "app/__init__.py": "",
+            "app/models.py": RECEIVER,
+            "app/apps.py": (
+                "from django.apps import AppConfig\n\n\n"
+                "class ShopConfig(AppConfig):\n"
+                '    name = "app"\n\n'
+                "    def ready(self):\n"
+                "        from app.models import init_signals\n\n"
+                "        init_signals()\n"
+            ),
+            "app/views.py": (
+                "from django.http import HttpResponse\n\n"
+                "from app.models import Rep\n\n\n"
+                "def report(request, pk: int):\n"
+                "    Rep.objects.get(pk=pk).delete()\n"
+                "    return HttpResponse()\n"
+            ),
+            "app/urls.py": URLS,
+        }
+    )
+    sites = [s.job for s in inventory.sites if s.location.path == "app/views.py"]
+    assert sites == ["app.models.rep_removed"], [(s.location, s.job) for s in inventory.sites]
+
+
 def test_the_callee_alone_keeps_every_branch(scan_project: Scanner) -> None:
     """The flag is decided per call: the function's own verdict still counts the mail it
     may send (another caller may pass the flag)."""
