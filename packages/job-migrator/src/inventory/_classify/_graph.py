@@ -159,6 +159,7 @@ class CallGraph:
         self._targets: dict[str, list[CallTarget]] = {}
         self._site_edges: dict[str, list[str]] = {}
         self._called: dict[str, frozenset[str]] = {}
+        self._besides: dict[str, frozenset[str]] = {}
         # function -> parameter -> project class, from ``connect(f, sender=Page)``: ``instance``
         # of a model signal receiver is a Page. None when two senders disagree.
         self._param_types: dict[str, dict[str, str | None]] = {}
@@ -291,9 +292,8 @@ class CallGraph:
             entered = [
                 m for t in self.targets(qualname) for m in (*self._entered(t), *self._post_init(t))
             ]
-            found = frozenset(
+            besides = frozenset(
                 [
-                    *called,
                     *self.dispatched(qualname),
                     *guessed,
                     *handed,
@@ -301,8 +301,17 @@ class CallGraph:
                     *self._handed.get(qualname, ()),
                 ]
             )
-            self._called[qualname] = found
+            self._besides[qualname] = besides
+            found = self._called[qualname] = besides.union(called)
         return found
+
+    def besides_calls(self, qualname: str) -> frozenset[str]:
+        """The functions ``qualname`` reaches by an edge other than a call it writes of
+        them: a table's dispatch, a guessed override, a callback it hands on, a protocol
+        method, a site (thread, executor, receiver), work a library starts."""
+        self.called(qualname)
+        started = [*self._site_edges.get(qualname, []), *self._library_starts(qualname)]
+        return self._besides[qualname].union(started)
 
     def _entered(self, target: CallTarget) -> list[str]:
         """``with Audit(order):`` runs ``Audit.__enter__`` and ``Audit.__exit__`` (``async

@@ -10,7 +10,9 @@ parameter never rebound in the callee) is not the caller's when every call the c
 makes of it leaves ``p`` out and ``p``'s default is falsy (``FunctionInfo.falsy_defaults``).
 A call that passes ``p``, by name, by position, or possibly through ``*args`` / ``**kw``,
 keeps the trace; an edge with no call of the caller's written as a call of the callee (a
-site, a callback, a receiver a save fires, a task run through ``.apply``) keeps it too.
+site, a callback, a receiver a save fires, a task run through ``.apply``) keeps it too, and so
+does a trace through a function the callee also reaches otherwise (a table of functions, a
+callback, a thread): it may start on the unguarded path.
 """
 
 from __future__ import annotations
@@ -73,7 +75,14 @@ class ParamGuards:
                 for c in (fn.calls if fn else [])
                 if c.when_param
             }
-            single = {f: next(iter(g)) for f, g in by_next.items() if len(g) == 1 and "" not in g}
+            # A function also reached otherwise (a table, a callback, a thread) is not
+            # the guard's alone: a trace through it may start on the unguarded path.
+            otherwise = self.graph.besides_calls(callee)
+            single = {
+                f: next(iter(g))
+                for f, g in by_next.items()
+                if len(g) == 1 and "" not in g and f not in otherwise
+            }
             found = self._starts[callee] = (single, places)
         return found
 

@@ -205,3 +205,42 @@ def test_the_callee_alone_keeps_every_branch(scan_project: Scanner) -> None:
     job = inventory.job("app.jobs.enqueue_report")
     assert job is not None and job.idempotency is Idempotency.NON_IDEMPOTENT
     assert any("send_mail" in e.message for e in job.evidence)
+
+
+SPLIT = """\
+from django.core.mail import send_mail
+
+
+def mail_now(pk):
+    send_mail("Now", str(pk), "a@example.com", ["b@example.com"])
+
+
+SENDERS = {"now": mail_now}
+
+
+def remind(pk, kind, now=False):
+    if now:
+        mail_now(pk)
+    SENDERS[kind](pk)
+"""
+
+
+def test_a_function_reached_both_under_the_flag_and_otherwise_stays_the_callers(
+    scan_project: Scanner,
+) -> None:
+    """``remind`` runs ``mail_now`` under ``if now:`` and, whatever the flag, through its
+    table of senders: leaving the flag out removes only the first path, not the mail."""
+    inventory = scan_project(
+        {
+            "app/__init__.py": "",
+            "app/jobs.py": SPLIT,
+            "app/views.py": views('jobs.remind(pk, "now")'),
+            "app/urls.py": URLS,
+        }
+    )
+    sites = [
+        s.job
+        for s in inventory.sites
+        if s.pattern is Pattern.DIRECT_CALL and s.location.path == "app/views.py"
+    ]
+    assert sites == ["app.jobs.remind"], [(s.location, s.job) for s in inventory.sites]
