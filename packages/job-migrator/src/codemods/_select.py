@@ -340,6 +340,12 @@ _ITS_ENQUEUE = {
     "huey": "`{name}(...)`",
     "dramatiq": "`{name}.send(...)`",
 }
+TASK_CALLED_HERE = (
+    "`{job}` is a task of {broker}, run here in the request as a function: its own queue "
+    "takes the call out of the request ({enqueue}, once the worker has what it reads); "
+    "apply does not put another queue's task on this one (`@job` on the task would hide "
+    "its own API, `.delay` and the rest, from every other caller)"
+)
 ASYNC_DJANGO_CALL = (
     "`{job}` is a Django task awaited through `.acall(...)`: its move is "
     "`await {name}.aenqueue(...)`, which apply does not write; make that change by hand"
@@ -348,17 +354,29 @@ ASYNC_DJANGO_CALL = (
 
 def _task_run_here(f: _Facts) -> _Decided:
     """A task of another queue run in the caller (Celery's ``.apply``, Huey's
-    ``.call_local``, Dramatiq's ``.fn``): never stacked on a second queue. A Django task's
-    ``.call(...)`` moves (its rewrite writes ``.enqueue(...)``); its ``.acall`` does not."""
+    ``.call_local``, Dramatiq's ``.fn``, or the task called as a function, which Celery
+    and Dramatiq run in the caller): never stacked on a second queue, whose ``@job`` would
+    hide the task's own API (``.delay``, ``.send``...) from the project's other callers. A
+    Django task's ``.call(...)`` moves (its rewrite writes ``.enqueue(...)``); its
+    ``.acall`` does not."""
     site, job = f.site, f.known
     written = _called_name(site.target_source)
     name, _, method = written.rpartition(".")
-    if job.task_of and method in TASK_RUNS_HERE:
+    if job.task_of:
         broker = job.task_of if job.task_of.startswith("a ") else job.task_of.capitalize()
-        enqueue = _ITS_ENQUEUE.get(job.task_of, "its own enqueue").format(name=name)
-        reason = TASK_RUN_HERE.format(
-            job=job.qualname, broker=broker, method=method, enqueue=enqueue
-        )
+        its_enqueue = _ITS_ENQUEUE.get(job.task_of, "its own enqueue")
+        if method in TASK_RUNS_HERE:
+            reason = TASK_RUN_HERE.format(
+                job=job.qualname,
+                broker=broker,
+                method=method,
+                enqueue=its_enqueue.format(name=name),
+            )
+        else:
+            task = written if written.replace(".", "").isidentifier() else job.qualname
+            reason = TASK_CALLED_HERE.format(
+                job=job.qualname, broker=broker, enqueue=its_enqueue.format(name=task)
+            )
         return _skip(site, reason)
     if job.django_task and method == "acall":
         return _skip(site, ASYNC_DJANGO_CALL.format(job=job.qualname, name=name))

@@ -344,7 +344,8 @@ class Job(BaseModel):
         default="",
         description="The broker whose task the job is (`celery`, `huey`, `dramatiq`, or `a task "
         "queue` when the decorator could be either of two), from its decorators, else empty: such a job already has a queue, and a site that runs it in the "
-        "caller (`.apply`, `.run`, `.call_local`, `.fn`) runs it on purpose.",
+        "caller (`.apply`, `.run`, `.call_local`, `.fn`, or a Celery task or Dramatiq actor called "
+        "as a function) runs it there; a Huey task called as a function is Huey's enqueue.",
     )
     changes: list[ParameterChange] | None = Field(
         default=None,

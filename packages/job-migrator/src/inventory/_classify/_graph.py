@@ -38,7 +38,7 @@ from inventory._classify._index import (
 )
 from inventory._classify._spawned import spawned
 from inventory._classify._target import CallTarget
-from inventory._classify._tasks import immediate_task
+from inventory._classify._tasks import enqueued_by_call, immediate_task
 from inventory._extract._library import (
     SESSION,
     SESSION_RESULTS,
@@ -885,6 +885,9 @@ class CallGraph:
                 call, task, SymbolKind.FUNCTION, self._runs(Resolved(SymbolKind.FUNCTION, task))
             )
         found = self.index.resolve(name)
+        queued = enqueued_by_call(self.index, found.name)  # ``thumb(pk)`` of a Huey task
+        if queued is not None and found.kind == SymbolKind.FUNCTION:
+            return CallTarget(call, queued, SymbolKind.EXTERNAL, None)
         if name.startswith(_LOADED):
             name = found.name  # a model looked up by name: what it resolved to is the name
         if found.kind == SymbolKind.EXTERNAL or self.index.is_library(found.name):

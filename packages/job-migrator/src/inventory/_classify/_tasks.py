@@ -15,7 +15,8 @@ blocking until the task returns") and ``Task.run`` (the task's body), Huey's
 ``call_local`` ("call the function locally, bypassing the queue"), Dramatiq's
 ``actor.fn`` (the decorated function itself). A request that calls one does the task's
 work inline: the call is a call of the function, as a plain ``send_receipt(order_id)``
-is. A function object has no such attribute of its own: the method is read only on a
+is. Huey alone enqueues a task called as a function: that call is Huey's enqueue
+(``HUEY_ENQUEUE``), not a call of the function. A function object has no such attribute of its own: the method is read only on a
 project function one of whose decorators names a task (a Celery app's or
 ``shared_task``, Huey's, Dramatiq's), never on anything else.
 """
@@ -57,6 +58,21 @@ def immediate_task(index: SymbolIndex, name: str) -> str | None:
     if framework and any(_runs_on(d, framework) for d in _decorators(index, fn.decorators)):
         return fn.qualname
     return None
+
+
+# Huey's task, called: "the decorated function, when called, will enqueue a task" (Huey's
+# documentation; ``TaskWrapper.__call__`` is ``self.huey.enqueue(self.s(...))``).
+HUEY_ENQUEUE = "huey.api.TaskWrapper.__call__"
+
+
+def enqueued_by_call(index: SymbolIndex, function: str) -> str | None:
+    """The catalogue's name for a call of the project function ``function`` when calling it
+    is its framework's enqueue, not a run of it (a Huey task); None otherwise. Celery and
+    Dramatiq run a task called as a function in the caller: a call of the function."""
+    fn = index.functions.get(function)
+    if fn is None or not fn.decorators:
+        return None
+    return HUEY_ENQUEUE if broker_of(index, fn.decorators) == "huey" else None
 
 
 def _decorators(index: SymbolIndex, decorators: list[str]) -> list[str]:

@@ -160,3 +160,56 @@ def test_a_brokers_task_run_in_the_request_is_left_on_its_own_queue(
     task = body.split(f".{method}")[0].rpartition("=")[2]
     assert f"`{task}{enqueue}`" in outcome.reason  # its own queue's enqueue, by its name
     assert body in after
+
+
+@pytest.mark.parametrize(
+    ("body", "broker", "enqueue"),
+    [
+        ("tasks.celery_thumbnail(path)", "Celery", "`tasks.celery_thumbnail.delay(...)`"),
+        ("tasks.dramatiq_thumbnail(path)", "Dramatiq", "`tasks.dramatiq_thumbnail.send(...)`"),
+        (
+            "threading.Thread(target=tasks.celery_thumbnail, args=(path,)).start()",
+            "Celery",
+            "`tasks.celery_thumbnail.delay(...)`",
+        ),
+    ],
+)
+def test_a_brokers_task_called_as_a_function_is_not_wrapped_in_a_second_queue(
+    tmp_path: Path, body: str, broker: str, enqueue: str
+) -> None:
+    """Celery and Dramatiq run a task called as a function in the caller. ``@job`` stacked
+    on the task object would hide ``.delay`` / ``.send`` from every other caller of it (an
+    ``AttributeError`` in another request): the task file is left alone, and the reason
+    names its own queue's enqueue."""
+    outcome, after = applied(tmp_path, body, declared=True)
+    assert outcome.status is Status.SKIPPED, outcome.reason
+    assert f"is a task of {broker}, run here in the request as a function" in outcome.reason
+    assert enqueue in outcome.reason
+    assert body in after
+    assert (tmp_path / "app/tasks.py").read_text() == TASKS
+
+
+def test_following_the_reason_takes_the_call_out_of_the_request(tmp_path: Path) -> None:
+    """Written as the reason says, the call is the task's own enqueue: no site is left
+    in the view for apply to move or refuse."""
+    files = {
+        "app/__init__.py": "",
+        "app/tasks.py": TASKS,
+        "app/views.py": view("tasks.celery_thumbnail.delay(path)", declared=True),
+        "app/urls.py": URLS,
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    inventory = scan(tmp_path, use_cache=False, write=False, jobs=1)
+    result = plan_apply(tmp_path, inventory, ApplyOptions())
+    in_view = [o for o in result.outcomes if o.site.location.path == "app/views.py"]
+    assert all(o.status is not Status.REWRITTEN for o in in_view)
+    assert not [
+        s
+        for s in inventory.sites
+        if s.location.path == "app/views.py"
+        and s.job.endswith("celery_thumbnail")
+        and s.pattern.value != "enqueue"
+    ]
+    assert not result.changes

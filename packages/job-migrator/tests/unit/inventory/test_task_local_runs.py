@@ -105,6 +105,9 @@ def scan_call(scan_project: Scanner, call: str) -> list[str]:
         ("tasks.celery_local_app.apply((7,))", "app.tasks.celery_local_app"),
         ("tasks.huey_task.call_local(7)", "app.tasks.huey_task"),
         ("tasks.dramatiq_actor.fn(7)", "app.tasks.dramatiq_actor"),
+        # Celery and Dramatiq run a task called as a function in the caller (Huey enqueues).
+        ("tasks.celery_shared(7)", "app.tasks.celery_shared"),
+        ("tasks.dramatiq_actor(7)", "app.tasks.dramatiq_actor"),
     ],
 )
 def test_a_local_run_of_a_task_is_slow_work_in_the_request(
@@ -123,7 +126,31 @@ def test_a_local_run_of_a_task_is_slow_work_in_the_request(
         "tasks.celery_shared.fn(7)",  # nor Dramatiq's fn
         "tasks.dramatiq_actor.run(7)",
         "tasks.mail.apply((7,))",  # an undecorated function is no task
+        "tasks.huey_task(7)",  # calling a Huey task enqueues it
     ],
 )
 def test_no_other_call_of_a_task_is_read_as_a_local_run(scan_project: Scanner, call: str) -> None:
     assert scan_call(scan_project, call) == []
+
+
+def test_a_huey_task_called_in_a_job_is_an_enqueue_a_retry_repeats(
+    scan_project: Scanner,
+) -> None:
+    """``huey_task(pk)`` hands the work to Huey's queue: a job that calls it does not mail,
+    it enqueues, and a retry of the job enqueues again (as ``.delay`` does)."""
+    inventory = scan_project(
+        {
+            "app/__init__.py": "",
+            "app/celery.py": CELERY_APP,
+            "app/tasks.py": TASKS + "\n\ndef checkout_done(pk):\n    huey_task(pk)\n    mail(pk)\n",
+            "app/views.py": views("tasks.checkout_done(7)"),
+            "app/urls.py": URLS,
+        }
+    )
+    job = inventory.job("app.tasks.checkout_done")
+    assert job is not None
+    messages = [e.message for e in job.evidence]
+    assert (
+        "huey.api.TaskWrapper.__call__: enqueues further work: a retry enqueues it twice"
+        in messages
+    )
