@@ -71,6 +71,12 @@ class JobFunction(Generic[P, R]):
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         return self.fn(*args, **kwargs)
 
+    def __reduce__(self) -> str:
+        """Pickled by reference, its module and qualified name, as the function it
+        decorates was: code that hands it to a process pool or ``multiprocessing`` keeps
+        working (the other process imports the module and finds this job there)."""
+        return self.__qualname__
+
     def __get__(self, instance: object, owner: type | None = None) -> Any:
         """A job defined as a method, read from an instance: bound to it (:class:`BoundJob`),
         as a plain function would be. Read from the class it stays the job, whose first
@@ -252,6 +258,10 @@ class BoundJob:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._job, name)
+
+    def __reduce__(self) -> tuple[Any, tuple[object, str]]:
+        """Pickled as a bound method is: the instance (or class) and the job's name on it."""
+        return getattr, (self.__self__, self._job.__name__)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._job.fn(self.__self__, *args, **kwargs)
