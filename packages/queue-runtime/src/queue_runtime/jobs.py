@@ -58,6 +58,8 @@ class JobFunction(Generic[P, R]):
         classmethod's function (``@job`` above ``@classmethod``): its first argument is the
         class it is read from, as a classmethod's is."""
         functools.update_wrapper(self, fn)
+        # Where the function was defined: a job pickles as a reference to it.
+        self._defined_as = str(getattr(fn, "__qualname__", name))
         definition = JobDefinition.declare(fn, name, pool, **options)
         self.definition = definition
         self._of_class = of_class
@@ -75,7 +77,7 @@ class JobFunction(Generic[P, R]):
         """Pickled by reference, its module and qualified name, as the function it
         decorates was: code that hands it to a process pool or ``multiprocessing`` keeps
         working (the other process imports the module and finds this job there)."""
-        return self.__qualname__
+        return self._defined_as
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:
         """A job defined as a method, read from an instance: bound to it (:class:`BoundJob`),
@@ -261,7 +263,7 @@ class BoundJob:
 
     def __reduce__(self) -> tuple[Any, tuple[object, str]]:
         """Pickled as a bound method is: the instance (or class) and the job's name on it."""
-        return getattr, (self.__self__, self._job.__name__)
+        return getattr, (self.__self__, self._job._defined_as.rpartition(".")[2])
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._job.fn(self.__self__, *args, **kwargs)
