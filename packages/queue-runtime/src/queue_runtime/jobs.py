@@ -12,8 +12,10 @@ with) and adds calling and enqueueing.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import functools
+import inspect
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from datetime import datetime, timedelta
@@ -88,10 +90,14 @@ class JobFunction(Generic[P, R]):
         as ``classmethod`` binds: ``Catalog.refresh.enqueue(url)`` (or ``cls.refresh``, on a
         subclass too) queues ``refresh(Catalog, url)``, the class stored by its import path."""
         if self._of_class:
-            return BoundJob(self, owner if owner is not None else type(instance))
+            return self._bound(self, owner if owner is not None else type(instance))
         if instance is None:
             return self
-        return BoundJob(self, instance)
+        return self._bound(self, instance)
+
+    @property
+    def _bound(self) -> type[BoundJob]:
+        return BoundJob
 
     def __set_name__(self, owner: type, name: str) -> None:
         """A classmethod's job in its class body: a stored class must be ``owner`` or a
@@ -330,8 +336,55 @@ def job(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:
                 f"{name}: a classmethod job cannot be periodic (a tick has no class to pass "
                 "it); schedule a module-level function that calls it"
             )
-        jf = JobFunction(fn, name, opts.pop("pool", None), of_class=of_class, **opts)
+        kind = AsyncJobFunction if inspect.iscoroutinefunction(fn) else JobFunction
+        jf = kind(fn, name, opts.pop("pool", None), of_class=of_class, **opts)
         registry.add(jf)
         return jf
 
     return register(fn) if fn is not None else register
+
+
+def _mark_coroutine_function(obj: object) -> None:
+    """``obj``, a job object standing for an ``async def`` function, is a coroutine
+    function to ``inspect.iscoroutinefunction`` (Python 3.12+: its documented marker)
+    and to ``asyncio.iscoroutinefunction`` (Python 3.11: asyncio's own marker)."""
+    mark = getattr(inspect, "markcoroutinefunction", None)
+    if mark is not None:
+        mark(obj)
+    else:
+        obj._is_coroutine = asyncio.coroutines._is_coroutine  # type: ignore[attr-defined]
+
+
+class AsyncJobFunction(JobFunction[P, R]):
+    """A job whose function is ``async def``, still a coroutine function to whoever asks.
+
+    Frameworks choose how to run a callable by asking: Starlette's background tasks
+    (``inspect.iscoroutinefunction`` of the object or of its ``__call__``), Django's
+    signals and views, asyncio's helpers. Told "sync", they would call it in a thread
+    and drop the coroutine unawaited: the work of a site apply left alone would
+    silently stop once another site of the job moved. So ``__call__`` is ``async`` and
+    the object carries the coroutine-function marker; calling it gives what calling
+    the function gave, a coroutine to await."""
+
+    def __init__(self, fn: Callable[P, R], name: str, pool: str | None = None, **kw: Any) -> None:
+        super().__init__(fn, name, pool, **kw)
+        _mark_coroutine_function(self)
+
+    async def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Any:  # type: ignore[override]
+        return await self.fn(*args, **kwargs)  # type: ignore[misc]
+
+    @property
+    def _bound(self) -> type[BoundJob]:
+        return AsyncBoundJob
+
+
+class AsyncBoundJob(BoundJob):
+    """:class:`BoundJob` of an ``async def`` method: a coroutine function, as the bound
+    method was (see :class:`AsyncJobFunction`)."""
+
+    def __init__(self, job: JobFunction[..., Any], instance: object) -> None:
+        super().__init__(job, instance)
+        _mark_coroutine_function(self)
+
+    async def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return await self._job.fn(self.__self__, *args, **kwargs)
