@@ -75,6 +75,17 @@ class JobFunction(Generic[P, R]):
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         return self.fn(*args, **kwargs)
 
+    def __getattr__(self, name: str) -> Any:
+        """What the job itself does not have, the function it wraps answers: ``@job`` over
+        another decorator keeps that decorator's API (``lru_cache``'s ``cache_clear``, a
+        task object's ``delay``) for code that still calls it. The job's own names come
+        first (``__getattr__`` runs only for a name the job lacks); private names are not
+        forwarded."""
+        wrapped = self.__dict__.get("__wrapped__")  # the decorated object, as written
+        if name.startswith("_") or wrapped is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(wrapped, name)
+
     def __reduce__(self) -> str:
         """Pickled by reference, its module and qualified name, as the function it
         decorates was: code that hands it to a process pool or ``multiprocessing`` keeps
