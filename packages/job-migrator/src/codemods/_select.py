@@ -470,8 +470,28 @@ def _work_to_move(f: _Facts) -> _Decided:
     return _skip(f.site, NO_WORK.format(how=how, job=job.qualname)) if how else None
 
 
+REBOUND = (
+    "`{name}` is bound again after its definition (line {lines}): the name its callers use "
+    "is not the function apply would give `@job`, so `{name}.enqueue(...)` would not exist "
+    "once the module is imported; write that wrapping as a decorator on the definition "
+    "(`@wrapper` above `def {name}`), or drop the other binding, and apply again"
+)
+
+
+def _rebound(f: _Facts) -> str | None:
+    """The job's module binds its name again after the definition (``Job.rebound_at``):
+    ``@job`` on the definition is not what the name holds, unless a wrapper job written by
+    apply calls the name (then it calls whatever the name holds, as the site did)."""
+    wrapper, _ = f.wrapped
+    if not f.known.rebound_at or wrapper is not None:
+        return None
+    lines = ", ".join(str(n) for n in f.known.rebound_at)
+    return REBOUND.format(name=f.known.qualname.rpartition(".")[2], lines=lines)
+
+
 def _place(f: _Facts) -> _Decided:
     reason = _place_reason(f.site, f.known, f.defs, f.blocked, f.threaded)
+    reason = reason or _rebound(f)
     reason = reason or _class_overridden(f.site, f.known, f.defs, f.project)
     return _skip(f.site, reason) if reason else None
 

@@ -18,10 +18,11 @@ from pydantic import BaseModel, ConfigDict, Field
 # 1.7: Job.changes; 1.8: CallSite.run_inside (a job the framework runs inside the call written)
 # 1.9: EffectKind.PROCESS_STATE (state of this process a worker would change its own copy of)
 # 1.10: Job.task_of (a broker's task: a site running it in the caller does so on purpose)
-SCHEMA_VERSION = "1.10"
+# 1.11: Job.rebound_at (the module binds the job's name again after its definition)
+SCHEMA_VERSION = "1.11"
 # The oldest Inventory ``migrator apply`` acts on: an older one lacks facts its rules read
 # (a missing fact would read as "nothing around the call"), so apply scans again instead.
-APPLY_SCHEMA = (1, 10)
+APPLY_SCHEMA = (1, 11)
 
 
 class Pattern(StrEnum):
@@ -339,6 +340,12 @@ class Job(BaseModel):
         description="The job is a Django task (`@task` of `django.tasks` or the `django_tasks` "
         "backport): its `.enqueue()` runs it where settings.TASKS sends it (in the caller under "
         "the default ImmediateBackend).",
+    )
+    rebound_at: list[int] = Field(
+        default_factory=list,
+        description="Lines after the job's definition where its module (or class body) binds "
+        "its name again (`send = logged(send)`, another `def send`, an import of it): the name "
+        "callers use is not that definition, so a decorator on it would not be what they call.",
     )
     task_of: str = Field(
         default="",

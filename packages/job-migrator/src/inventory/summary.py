@@ -453,6 +453,13 @@ class FileSummary(BaseModel):
         default_factory=dict,
         description="Module-level name = dotted name aliases (send = mail.send_email), for resolution.",
     )
+    rebound: dict[str, list[int]] = Field(
+        default_factory=dict,
+        description="A function defined at module level (``send``) or in a class body "
+        "(``Mailer.send``) -> the lines of statements after the definition that bind the name "
+        "again (``send = logged(send)``, another ``def send`` in a later branch, an import of "
+        "it): what the name holds once the module is imported is not that definition.",
+    )
     fresh_returns: dict[str, str] = Field(
         default_factory=dict,
         description=(

@@ -56,7 +56,17 @@ def build_job(
         unexplained=list(verdict.unexplained),
         django_task=bool(DJANGO_TASK_DECORATORS.intersection(fn.decorators)),
         task_of=broker_of(index, fn.decorators),
+        rebound_at=_rebound_at(fn, index),
     )
+
+
+def _rebound_at(fn: FunctionInfo, index: SymbolIndex) -> list[int]:
+    """Where the module binds the function's name again after its definition."""
+    summary = index.home.get(fn.qualname)
+    if summary is None or not summary.rebound:
+        return []
+    local = fn.qualname.removeprefix(f"{summary.module}.")
+    return list(summary.rebound.get(local, []))
 
 
 _LOCALS = ".<locals>."

@@ -122,6 +122,7 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
         if isinstance(stmt, ast.Assign | ast.AnnAssign):
             _assign(stmt, summary, scope, resolver)
     _rebound_callables(tree, summary, scope)
+    summary.rebound = rebound_after_definition(tree, summary.module, summary.is_package)
     if summary.tables or any(k.endswith(TABLE) for k in summary.assignments):
         _drop_registries(tree, summary)
     # ``app.extensions["x"] = self``, ``app.mail = Mail(app)``: for ``current_app`` look-ups
@@ -744,6 +745,54 @@ def _bound_names(stmt: ast.stmt, module: str, is_package: bool) -> list[str]:
 
 
 _SWAPPABLE = (BindingKind.ALIAS, BindingKind.CALLABLE, BindingKind.FUNCTION)
+
+
+def rebound_after_definition(
+    tree: ast.Module, module: str, is_package: bool
+) -> dict[str, list[int]]:
+    """Each function defined at module level or in a top-level class body whose name a later
+    statement of that body binds again (``send = logged(send)``, a second ``def send`` in
+    another branch, ``from x import send``), with those statements' lines. Statements under
+    ``if TYPE_CHECKING:`` never run and do not count."""
+    found: dict[str, list[int]] = {}
+    _rebound_in(tree.body, "", module, is_package, found)
+    for stmt in _running(tree.body):
+        if isinstance(stmt, ast.ClassDef):
+            _rebound_in(stmt.body, f"{stmt.name}.", module, is_package, found)
+    return found
+
+
+def _rebound_in(
+    body: list[ast.stmt], prefix: str, module: str, is_package: bool, found: dict[str, list[int]]
+) -> None:
+    defined: dict[str, int] = {}
+    for stmt in sorted(_running(body), key=lambda s: s.lineno):
+        for name in _bound_names(stmt, module, is_package):
+            first = defined.get(name)
+            if first is not None and stmt.lineno > first:
+                found.setdefault(f"{prefix}{name}", []).append(stmt.lineno)
+        if isinstance(stmt, _DEFS):
+            defined.setdefault(stmt.name, stmt.lineno)
+
+
+def _running(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """:func:`statements` of a body, leaving out what ``if TYPE_CHECKING:`` guards."""
+    for stmt in body:
+        if isinstance(stmt, ast.If) and _type_checking(stmt.test):
+            yield from _running(stmt.orelse)
+            continue
+        yield stmt
+        if isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While):
+            yield from _running(stmt.body)
+            yield from _running(stmt.orelse)
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            yield from _running(stmt.body)
+        elif isinstance(stmt, ast.Try | ast.TryStar):
+            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
+                yield from _running(part)
+        elif isinstance(stmt, ast.Match):
+            for case in stmt.cases:
+                yield from _running(case.body)
 
 
 def _rebound_callables(tree: ast.Module, summary: FileSummary, scope: Scope) -> None:
