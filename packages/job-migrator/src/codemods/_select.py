@@ -471,8 +471,8 @@ def _work_to_move(f: _Facts) -> _Decided:
 
 
 REBOUND = (
-    "`{name}` is bound again after its definition (line {lines}): the name its callers use "
-    "is not the function apply would give `@job`, so `{name}.enqueue(...)` would not exist "
+    "`{name}` is bound again in its module (line {lines}): the name its callers use is not "
+    "(always) the function apply would give `@job`, so `{name}.enqueue(...)` would not exist "
     "once the module is imported; write that wrapping as a decorator on the definition "
     "(`@wrapper` above `def {name}`), or drop the other binding, and apply again"
 )

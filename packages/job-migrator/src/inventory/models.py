@@ -343,9 +343,10 @@ class Job(BaseModel):
     )
     rebound_at: list[int] = Field(
         default_factory=list,
-        description="Lines after the job's definition where its module (or class body) binds "
-        "its name again (`send = logged(send)`, another `def send`, an import of it): the name "
-        "callers use is not that definition, so a decorator on it would not be what they call.",
+        description="Lines of the other statements of its module (or class body) that bind "
+        "the job's name once it is defined (`send = logged(send)`, another `def send` in "
+        "another branch, an import of it): the name callers use is not (always) that "
+        "definition, so a decorator on it would not be what they call.",
     )
     task_of: str = Field(
         default="",

@@ -456,9 +456,10 @@ class FileSummary(BaseModel):
     rebound: dict[str, list[int]] = Field(
         default_factory=dict,
         description="A function defined at module level (``send``) or in a class body "
-        "(``Mailer.send``) -> the lines of statements after the definition that bind the name "
-        "again (``send = logged(send)``, another ``def send`` in a later branch, an import of "
-        "it): what the name holds once the module is imported is not that definition.",
+        "(``Mailer.send``) whose name a later statement binds again (``send = logged(send)``, "
+        "another ``def send`` in a later branch, an import of it) -> the first definition's "
+        "line, then those statements' lines: what the name holds once the module is imported "
+        "is not (always) that definition.",
     )
     fresh_returns: dict[str, str] = Field(
         default_factory=dict,

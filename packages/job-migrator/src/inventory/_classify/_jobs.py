@@ -61,12 +61,13 @@ def build_job(
 
 
 def _rebound_at(fn: FunctionInfo, index: SymbolIndex) -> list[int]:
-    """Where the module binds the function's name again after its definition."""
+    """The other statements of its module (or class body) that bind the function's name:
+    a rebinding after it, or, for a definition in a later branch, the first one."""
     summary = index.home.get(fn.qualname)
     if summary is None or not summary.rebound:
         return []
     local = fn.qualname.removeprefix(f"{summary.module}.")
-    return list(summary.rebound.get(local, []))
+    return [line for line in summary.rebound.get(local, []) if line != fn.span.line]
 
 
 _LOCALS = ".<locals>."

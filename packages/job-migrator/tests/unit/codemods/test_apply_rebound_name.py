@@ -96,7 +96,7 @@ def test_a_name_bound_again_after_its_definition_is_left_with_what_to_write(
     outcome, after, rebound = applied(tmp_path, services)
     assert rebound == [line]
     assert outcome.status is Status.SKIPPED, outcome.reason
-    assert f"bound again after its definition (line {line})" in outcome.reason
+    assert f"bound again in its module (line {line})" in outcome.reason
     assert after["shop/views.py"] == VIEWS
     assert "@job" not in after["shop/services.py"]
 

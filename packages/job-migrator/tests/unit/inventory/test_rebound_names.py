@@ -53,8 +53,15 @@ class Mailer:
 def test_later_bindings_are_found_and_earlier_or_type_checking_ones_are_not() -> None:
     lines = SOURCE.splitlines()
     found = rebound_after_definition(ast.parse(SOURCE), "app.mail", False)
+    # each: the first definition's line, then the later bindings (not the earlier one)
     assert found == {
-        "send": [lines.index("send = wrap(send)") + 1],
-        "render": [len(lines) - lines[::-1].index("    def render(page):")],  # the second
-        "Mailer.deliver": [lines.index("    deliver = traced(deliver)") + 1],
+        "send": [lines.index("def send(to):") + 1, lines.index("send = wrap(send)") + 1],
+        "render": [
+            lines.index("    def render(page):") + 1,
+            len(lines) - lines[::-1].index("    def render(page):"),  # the second one
+        ],
+        "Mailer.deliver": [
+            lines.index("    def deliver(self, message):") + 1,
+            lines.index("    deliver = traced(deliver)") + 1,
+        ],
     }

@@ -752,8 +752,8 @@ def rebound_after_definition(
 ) -> dict[str, list[int]]:
     """Each function defined at module level or in a top-level class body whose name a later
     statement of that body binds again (``send = logged(send)``, a second ``def send`` in
-    another branch, ``from x import send``), with those statements' lines. Statements under
-    ``if TYPE_CHECKING:`` never run and do not count."""
+    another branch, ``from x import send``): the first definition's line, then those
+    statements' lines. Statements under ``if TYPE_CHECKING:`` never run and do not count."""
     found: dict[str, list[int]] = {}
     _rebound_in(tree.body, "", module, is_package, found)
     for stmt in _running(tree.body):
@@ -770,7 +770,7 @@ def _rebound_in(
         for name in _bound_names(stmt, module, is_package):
             first = defined.get(name)
             if first is not None and stmt.lineno > first:
-                found.setdefault(f"{prefix}{name}", []).append(stmt.lineno)
+                found.setdefault(f"{prefix}{name}", [first]).append(stmt.lineno)
         if isinstance(stmt, _DEFS):
             defined.setdefault(stmt.name, stmt.lineno)
 
