@@ -116,9 +116,18 @@ def _suite(tree: AppTree, **env: str) -> tuple[SuiteCounts, set[str]]:
     return counts, set(failed)
 
 
-def test_the_unmigrated_suite_through_the_harness(tree: AppTree) -> None:
+@pytest.fixture(scope="module")
+def unmigrated(tree: AppTree) -> tuple[SuiteCounts, set[str]]:
+    """The app's suite on its pristine tree, run once: the counts and the failing tests
+    both tests below compare with (the apply test ran it a second time, a minute of CI)."""
     uninstall_runtime(tree)
-    counts, failing = _suite(tree)
+    return _suite(tree)
+
+
+def test_the_unmigrated_suite_through_the_harness(
+    unmigrated: tuple[SuiteCounts, set[str]],
+) -> None:
+    counts, failing = unmigrated
     assert counts == SUITE and len(failing) == SUITE.failed
 
 
@@ -128,12 +137,12 @@ def _digest(root: Path) -> str:
 
 
 def test_django_comments_xtd_scan_plan_and_apply(
-    tree: AppTree, monkeypatch: pytest.MonkeyPatch
+    tree: AppTree, unmigrated: tuple[SuiteCounts, set[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     code = tree.src
     monkeypatch.setenv("COLUMNS", "3000")  # each table row of apply's output on one line
+    _, failing_before = unmigrated
     uninstall_runtime(tree)
-    _, failing_before = _suite(tree)
     scan = migrator("scan", ".", cwd=code)
     inventory = json.loads((code / ".migrator" / "inventory.json").read_text())
     (thread,) = [s for s in inventory["sites"] if s["job"] == THREAD_JOB]
