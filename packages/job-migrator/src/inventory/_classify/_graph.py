@@ -160,6 +160,7 @@ class CallGraph:
         self._site_edges: dict[str, list[str]] = {}
         self._called: dict[str, frozenset[str]] = {}
         self._besides: dict[str, frozenset[str]] = {}
+        self._queued: dict[str, str | None] = {}  # function -> its call's enqueue, if any
         # function -> parameter -> project class, from ``connect(f, sender=Page)``: ``instance``
         # of a model signal receiver is a Page. None when two senders disagree.
         self._param_types: dict[str, dict[str, str | None]] = {}
@@ -885,9 +886,12 @@ class CallGraph:
                 call, task, SymbolKind.FUNCTION, self._runs(Resolved(SymbolKind.FUNCTION, task))
             )
         found = self.index.resolve(name)
-        queued = enqueued_by_call(self.index, found.name)  # ``thumb(pk)`` of a Huey task
-        if queued is not None and found.kind == SymbolKind.FUNCTION:
-            return CallTarget(call, queued, SymbolKind.EXTERNAL, None)
+        if found.kind == SymbolKind.FUNCTION:  # ``thumb(pk)`` of a Huey task enqueues
+            if found.name not in self._queued:  # its decorators resolved once per function
+                self._queued[found.name] = enqueued_by_call(self.index, found.name)
+            queued = self._queued[found.name]
+            if queued is not None:
+                return CallTarget(call, queued, SymbolKind.EXTERNAL, None)
         if name.startswith(_LOADED):
             name = found.name  # a model looked up by name: what it resolved to is the name
         if found.kind == SymbolKind.EXTERNAL or self.index.is_library(found.name):

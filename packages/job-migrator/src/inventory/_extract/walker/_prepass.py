@@ -77,37 +77,33 @@ def statements(body: list[ast.stmt]) -> list[ast.stmt]:
     return cached[1]
 
 
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+def _statements(body: list[ast.stmt], checking: bool = True) -> Iterator[ast.stmt]:
+    """Every statement of ``body``, those of nested blocks included (never a nested scope).
+    ``checking=False``: what runs, leaving out the body of ``if TYPE_CHECKING:``."""
     for stmt in body:
         yield stmt
         if isinstance(stmt, ast.If) and _type_checking(stmt.test):
             # ``if TYPE_CHECKING: X = Real`` / ``else: X = Any``: the real type wins.
-            yield from _statements(stmt.orelse)
-            yield from _statements(stmt.body)
+            yield from _statements(stmt.orelse, checking)
+            if checking:
+                yield from _statements(stmt.body)
         elif isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While):
-            yield from _statements(stmt.body)
-            yield from _statements(stmt.orelse)
+            yield from _statements(stmt.body, checking)
+            yield from _statements(stmt.orelse, checking)
         elif isinstance(stmt, ast.With | ast.AsyncWith):
-            yield from _statements(stmt.body)
+            yield from _statements(stmt.body, checking)
         elif isinstance(stmt, ast.Try | ast.TryStar):
-            yield from _try_statements(stmt)
+            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
+                yield from _statements(part, checking)
         elif isinstance(stmt, ast.Match):
             for case in stmt.cases:
-                yield from _statements(case.body)
+                yield from _statements(case.body, checking)
 
 
 def _type_checking(test: ast.expr) -> bool:
     if isinstance(test, ast.Name):
         return test.id == "TYPE_CHECKING"
     return isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-
-
-def _try_statements(stmt: ast.Try | ast.TryStar) -> Iterator[ast.stmt]:
-    yield from _statements(stmt.body)
-    for handler in stmt.handlers:
-        yield from _statements(handler.body)
-    yield from _statements(stmt.orelse)
-    yield from _statements(stmt.finalbody)
 
 
 def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver: Resolver) -> None:
@@ -756,7 +752,7 @@ def rebound_after_definition(
     statements' lines. Statements under ``if TYPE_CHECKING:`` never run and do not count."""
     found: dict[str, list[int]] = {}
     _rebound_in(tree.body, "", module, is_package, found)
-    for stmt in _running(tree.body):
+    for stmt in _statements(tree.body, checking=False):
         if isinstance(stmt, ast.ClassDef):
             _rebound_in(stmt.body, f"{stmt.name}.", module, is_package, found)
     return found
@@ -766,33 +762,13 @@ def _rebound_in(
     body: list[ast.stmt], prefix: str, module: str, is_package: bool, found: dict[str, list[int]]
 ) -> None:
     defined: dict[str, int] = {}
-    for stmt in sorted(_running(body), key=lambda s: s.lineno):
+    for stmt in sorted(_statements(body, checking=False), key=lambda s: s.lineno):
         for name in _bound_names(stmt, module, is_package):
             first = defined.get(name)
             if first is not None and stmt.lineno > first:
                 found.setdefault(f"{prefix}{name}", [first]).append(stmt.lineno)
         if isinstance(stmt, _DEFS):
             defined.setdefault(stmt.name, stmt.lineno)
-
-
-def _running(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """:func:`statements` of a body, leaving out what ``if TYPE_CHECKING:`` guards."""
-    for stmt in body:
-        if isinstance(stmt, ast.If) and _type_checking(stmt.test):
-            yield from _running(stmt.orelse)
-            continue
-        yield stmt
-        if isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While):
-            yield from _running(stmt.body)
-            yield from _running(stmt.orelse)
-        elif isinstance(stmt, ast.With | ast.AsyncWith):
-            yield from _running(stmt.body)
-        elif isinstance(stmt, ast.Try | ast.TryStar):
-            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody):
-                yield from _running(part)
-        elif isinstance(stmt, ast.Match):
-            for case in stmt.cases:
-                yield from _running(case.body)
 
 
 def _rebound_callables(tree: ast.Module, summary: FileSummary, scope: Scope) -> None:
