@@ -7,9 +7,10 @@ in the caller only under ``if synchronous:``, and a view that calls
 ``enqueue_job(job, user)`` never takes that branch. So, one call level deep, a trace of
 the callee that starts at a call written under ``if p:`` (``CallInfo.when_param``, for a
 parameter never rebound in the callee) is not the caller's when every call the caller
-makes of it leaves ``p`` out and ``p``'s default is falsy (``FunctionInfo.falsy_defaults``).
-A call that passes ``p``, by name, by position, or possibly through ``*args`` / ``**kw``,
-keeps the trace; an edge with no call of the caller's written as a call of the callee (a
+makes of it gives ``p`` a false value it can read: leaves ``p`` out while its default is
+falsy (``FunctionInfo.falsy_defaults``), or passes a falsy literal (``notify=False``,
+``None``, ``0``, ``""``), by name or by position. A call that passes anything else for ``p``,
+or possibly passes it through ``*args`` / ``**kw``, keeps the trace; an edge with no call of the caller's written as a call of the callee (a
 site, a callback, a receiver a save fires, a task run through ``.apply``) keeps it too, and so
 does a trace through a function the callee also reaches otherwise (a table of functions, a
 callback, a thread): it may start on the unguarded path.
@@ -47,10 +48,10 @@ class ParamGuards:
         """The guard parameters of ``callee`` that every one of ``calls`` leaves at a falsy
         default; none without a call (the edge is not a call the caller writes)."""
         fn = self.graph.index.functions.get(callee)
-        if fn is None or not calls or not fn.falsy_defaults:
+        if fn is None or not calls:
             return frozenset()
-        guards = {c.when_param for c in fn.calls if c.when_param} & set(fn.falsy_defaults)
-        return frozenset(p for p in guards if not any(_passes(c, fn, p) for c in calls))
+        guards = {c.when_param for c in fn.calls if c.when_param}
+        return frozenset(p for p in guards if not any(_may_set_true(c, fn, p) for c in calls))
 
     def needs(self, callee: str, trace: Trace) -> str:
         """The guard parameter under which ``callee`` starts ``trace``, else ""."""
@@ -97,18 +98,24 @@ def written_call(target: CallTarget, callee: str) -> bool:
     return target.call.target.rpartition(".")[2] == callee.rpartition(".")[2]
 
 
-def _passes(call: CallInfo, fn: FunctionInfo, param: str) -> bool:
-    """``call`` may set ``param`` of ``fn``: by name, through ``**`` or ``*``, or by position
-    (for a method, counted as if ``self`` / ``cls`` were bound, so ``Class.m(obj, ...)``
-    never hides a passed one)."""
-    if param in call.kwargs or "**" in call.kwargs:
-        return True
-    if any(source.startswith("*") for source in call.arg_sources):
+def _may_set_true(call: CallInfo, fn: FunctionInfo, param: str) -> bool:
+    """``call`` may give ``param`` of ``fn`` a true value: a passed value that is not a falsy
+    literal (an expression is any value), a possible pass through ``**`` or ``*``, or
+    leaving it out while its default is not a falsy literal. A method's argument is read
+    at both places it may be (``obj.m(False)``, ``Class.m(obj, False)``): false only when
+    each is."""
+    if param in call.kwargs:
+        return bool(call.kwargs[param])  # ``"<expr>"``, the form of any non-literal, is true
+    if "**" in call.kwargs or any(source.startswith("*") for source in call.arg_sources):
         return True
     index = fn.params.index(param) if param in fn.params else -1
     if index < 0:
         return True  # not a parameter as read: keep what the callee does
-    if 0 <= fn.positional <= index:
-        return False  # keyword-only: only a keyword passes it
+    if 0 <= fn.positional <= index:  # keyword-only: only a keyword passes it
+        return param not in fn.falsy_defaults
     bound = 1 if fn.is_method and fn.params and fn.params[0] in ("self", "cls") else 0
-    return len(call.args) > index - bound
+    # ``obj.m(False)`` or ``Class.m(obj, False)``: either place may hold the value
+    places = {i for i in (index - bound, index) if 0 <= i < len(call.args)}
+    if places:
+        return any(bool(call.args[i]) for i in places)
+    return param not in fn.falsy_defaults

@@ -117,7 +117,8 @@ urlpatterns = [path("upload/", upload)]
         "whose default is `False` and that it never rebinds; the view calls it without the "
         "flag, so that branch never runs in this request (the `.delay` does: work leaving the "
         "process). A call that passes the flag (by name, by position, or through `**options`) "
-        "is a site of `enqueue_report`; the helper's own verdict still counts both branches.",
+        "is a site of `enqueue_report`, unless what it passes is a falsy literal "
+        "(`synchronous=False`); the helper's own verdict still counts both branches.",
         """
 from celery import shared_task
 from django.core.mail import send_mail

@@ -3,9 +3,10 @@
 ``def enqueue_job(job, synchronous=False)`` runs the job in the caller only under
 ``if synchronous:`` and enqueues it otherwise; a view that calls ``enqueue_job(job)`` never
 runs it inline (found on the census: nautobot's 24 views of ``JobResult.enqueue_job``). A
-view that passes the flag, by name, by position, or through ``**options``, still does; so
-does one where the flag's default is true, where the callee rebinds it before the test, or
-where the work is written outside the ``if``.
+view that passes the flag, by name, by position, or through ``**options``, still does,
+unless what it passes is a falsy literal (``synchronous=False``, ``None``, ``0``, ``""``,
+which the branch reads as a false default); so does one where the flag's default is true,
+where the callee rebinds it before the test, or where the work is written outside the ``if``.
 """
 
 from __future__ import annotations
@@ -110,6 +111,16 @@ def direct_sites(scan_project: Scanner, call: str) -> list[str]:
         "jobs.notify(pk)",
         "jobs.Report.queue_up(pk, 1, 2)",  # keyword-only: no position passes it
         "jobs.Report().run(pk)",
+        # a falsy literal passed reads as false as a false default does
+        "jobs.enqueue_report(pk, synchronous=False)",
+        "jobs.enqueue_report(pk, False)",
+        "jobs.enqueue_report_eager(pk, synchronous=False)",  # the true default not used
+        "jobs.enqueue_report_eager(pk, 0)",
+        'jobs.notify(pk, "")',
+        "jobs.notify(pk, mail=None)",
+        "jobs.Report.queue_up(pk, synchronous=False)",
+        "jobs.Report().run(pk, False)",
+        "jobs.Report().run(pk, now=None)",
     ],
 )
 def test_a_flag_left_at_its_false_default_reaches_nothing_under_it(
@@ -129,6 +140,13 @@ def test_a_flag_left_at_its_false_default_reaches_nothing_under_it(
         ("jobs.notify(pk, request.user.email)", "app.jobs.notify"),
         ("jobs.Report.queue_up(pk, synchronous=True)", "app.jobs.Report.queue_up"),
         ("jobs.Report().run(pk, True)", "app.jobs.Report.run"),
+        # any value not a falsy literal may be true: a name, a non-empty literal, 1
+        ("jobs.enqueue_report(pk, synchronous=pk > 3)", "app.jobs.enqueue_report"),
+        ("jobs.enqueue_report(pk, 1)", "app.jobs.enqueue_report"),
+        ('jobs.notify(pk, "ops@example.com")', "app.jobs.notify"),
+        ("jobs.enqueue_report_eager(pk, synchronous=request.GET)", "app.jobs.enqueue_report_eager"),
+        # unbound, the first argument is the instance: the flag's place is unclear, kept
+        ("jobs.Report.run(jobs.Report(), pk, False)", "app.jobs.Report.run"),
     ],
 )
 def test_a_flag_that_may_be_set_keeps_what_runs_under_it(
