@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import weakref
 
-__all__ = ["SCOPES", "own_nodes", "walk"]
+__all__ = ["SCOPES", "falsy_defaults", "own_nodes", "walk"]
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # Fields that never hold a node worth visiting: contexts and operators are empty singletons,
@@ -85,3 +85,17 @@ def _children(node: ast.AST) -> list[ast.AST]:
         elif isinstance(value, ast.AST):
             found.append(value)
     return found
+
+
+def falsy_defaults(args: ast.arguments) -> list[str]:
+    """The parameters whose default is a falsy literal (``None``, ``False``, ``0``, ``''``)."""
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [
+        *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
+        *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d),
+    ]
+    return [
+        a.arg
+        for a, d in pairs
+        if isinstance(d, ast.Constant) and d.value in (None, False, 0, "") and d.value is not True
+    ]

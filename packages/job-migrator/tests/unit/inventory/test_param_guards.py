@@ -5,8 +5,11 @@
 runs it inline (found on the census: nautobot's 24 views of ``JobResult.enqueue_job``). A
 view that passes the flag, by name, by position, or through ``**options``, still does,
 unless what it passes is a falsy literal (``synchronous=False``, ``None``, ``0``, ``""``,
-which the branch reads as a false default); so does one where the flag's default is true,
-where the callee rebinds it before the test, or where the work is written outside the ``if``.
+which the branch reads as a false default). The flag may be one term of an ``and``
+(``if urgent and mail:``), or the test of an early exit in the function's own body
+(``if not mail: return``), after which the rest runs only when it is set. A view still
+reaches the work where the flag's default is true, where the callee rebinds it before the test, or where the work is written outside the ``if`` (or
+after an exit inside a loop, which an empty loop never takes).
 """
 
 from __future__ import annotations
@@ -68,6 +71,38 @@ def notify(pk, mail=None):
     if mail:
         send_mail("Done", str(pk), "a@example.com", [mail])
     return pk
+
+
+def notify_both(pk, mail=None, urgent=True):
+    if urgent and mail:
+        send_mail("Urgent", str(pk), "a@example.com", [mail])
+
+
+def notify_or_leave(pk, mail=None):
+    print("notify", pk)
+    if not mail:
+        return pk
+    send_mail("Done", str(pk), "a@example.com", [mail])
+    return pk
+
+
+def notify_or_raise(pk, mail=None):
+    if not mail:
+        raise ValueError("no address")
+    send_mail("Done", str(pk), "a@example.com", [mail])
+
+
+def notify_each(pks, mail=None):
+    for pk in pks:
+        if not mail:
+            return
+    send_mail("Done", "all", "a@example.com", ["b@example.com"])
+
+
+def notify_unless(pk, mail=None):
+    if mail:
+        return
+    send_mail("Done", str(pk), "a@example.com", ["b@example.com"])
 """
 
 URLS = (
@@ -121,6 +156,11 @@ def direct_sites(scan_project: Scanner, call: str) -> list[str]:
         "jobs.Report.queue_up(pk, synchronous=False)",
         "jobs.Report().run(pk, False)",
         "jobs.Report().run(pk, now=None)",
+        # the flag one term of an ``and``; an early exit unless it is set
+        "jobs.notify_both(pk)",
+        "jobs.notify_both(pk, None, True)",
+        "jobs.notify_or_leave(pk)",
+        "jobs.notify_or_raise(pk, mail=None)",
     ],
 )
 def test_a_flag_left_at_its_false_default_reaches_nothing_under_it(
@@ -147,6 +187,13 @@ def test_a_flag_left_at_its_false_default_reaches_nothing_under_it(
         ("jobs.enqueue_report_eager(pk, synchronous=request.GET)", "app.jobs.enqueue_report_eager"),
         # unbound, the first argument is the instance: the flag's place is unclear, kept
         ("jobs.Report.run(jobs.Report(), pk, False)", "app.jobs.Report.run"),
+        ("jobs.notify_both(pk, request.user.email)", "app.jobs.notify_both"),
+        ("jobs.notify_or_leave(pk, request.user.email)", "app.jobs.notify_or_leave"),
+        ("jobs.notify_or_raise(pk, mail=request.user.email)", "app.jobs.notify_or_raise"),
+        # the exit is inside a loop: with no pks the mail goes out whatever the flag
+        ("jobs.notify_each([pk])", "app.jobs.notify_each"),
+        # the exit is taken when the flag is set: the mail is sent when it is not
+        ("jobs.notify_unless(pk)", "app.jobs.notify_unless"),
     ],
 )
 def test_a_flag_that_may_be_set_keeps_what_runs_under_it(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._nodes import walk
+from inventory._extract._nodes import falsy_defaults, walk
 from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import (
     KEYWORDS,
@@ -162,7 +162,7 @@ class DefsMixin(WalkerBase):
             params=params,
             kwarg=node.args.kwarg.arg if node.args.kwarg else "",
             positional=len(node.args.posonlyargs) + len(node.args.args),
-            falsy_defaults=_falsy_defaults(node.args),
+            falsy_defaults=falsy_defaults(node.args),
             decorators=[public_name(d, self.module) for d in decorators],
             decorator_sources=[self.text.segment(d) for d in node.decorator_list],
             source_hash=self.text.digest(node),
@@ -436,17 +436,3 @@ def watches_first(body: list[ast.stmt], params: list[str]) -> bool:
 
 def _docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-
-
-def _falsy_defaults(args: ast.arguments) -> list[str]:
-    """The parameters whose default is a falsy literal (``None``, ``False``, ``0``, ``''``)."""
-    positional = [*args.posonlyargs, *args.args]
-    pairs = [
-        *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
-        *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d),
-    ]
-    return [
-        a.arg
-        for a, d in pairs
-        if isinstance(d, ast.Constant) and d.value in (None, False, 0, "") and d.value is not True
-    ]

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from inventory._extract._imports import bindings_of
 from inventory._extract._library import TASK, THREAD_FUTURE
-from inventory._extract._nodes import own_nodes
+from inventory._extract._nodes import falsy_defaults, own_nodes
 from inventory._extract._resolve import Resolver, attribute_chain, capitalised, dotted_source
 from inventory._extract._scopes import (
     KEYWORDS,
@@ -444,6 +444,9 @@ class FlowMixin(WalkerBase):
         for stmt in node.orelse:
             self.visit(stmt)
         _join(names, start, body, _ends(node.body), bool(node.orelse) and _ends(node.orelse))
+        if not state.guard and not node.orelse and _leaves_function(node.body):
+            # ``if not p: return`` in the function's own body: what follows runs under ``p``
+            state.guard = _early_exit_guard(node, state)
 
     def visit_try(self, node: ast.Try | ast.TryStar) -> None:
         """In a function, where the paths through a ``try`` meet a name is what each bound
@@ -1022,6 +1025,24 @@ def _callable(binding: Binding) -> bool:
     return binding.kind in _CALLABLE_KINDS or bool(binding.choices)
 
 
+def _leaves_function(body: list[ast.stmt]) -> bool:
+    """The block's last statement returns or raises (a ``break`` leaves only its loop)."""
+    return bool(body) and isinstance(body[-1], ast.Return | ast.Raise)
+
+
+def _early_exit_guard(node: ast.If, state: FunctionState) -> str:
+    """``if not p: return`` (or ``raise``) written in the function's own body, not in a
+    nested block: the statements after it run only when ``p`` is true (:func:`_param_guard`
+    of ``p``); else ""."""
+    test = node.test
+    if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
+        return ""
+    fn = state.node
+    if fn is None or not any(stmt is node for stmt in fn.body):
+        return ""
+    return _param_guard(test.operand, state) if isinstance(test.operand, ast.Name) else ""
+
+
 def _ends(body: list[ast.stmt]) -> bool:
     """The block leaves the code after it: its last statement returns, raises, breaks,
     continues, or is ``assert False``."""
@@ -1036,8 +1057,14 @@ def _ends(body: list[ast.stmt]) -> bool:
 
 
 def _param_guard(test: ast.expr, state: FunctionState) -> str:
-    """``if p:`` on a parameter ``p`` the function never rebinds: the body runs only when
-    the caller passed a true ``p`` (or its default is true), else ""."""
+    """``if p:`` (or ``if p and q:``, ``if q and p:``) on a parameter ``p`` the function
+    never rebinds: the body runs only when the caller passed a true ``p`` (or its default
+    is true), else ""."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        # each term must be true: one guard is kept, a flag defaulting false first
+        found = [g for g in (_param_guard(value, state) for value in test.values) if g]
+        falsy = falsy_defaults(state.node.args) if found and state.node else []
+        return next((g for g in found if g in falsy), found[0] if found else "")
     if not isinstance(test, ast.Name) or test.id not in state.params or state.node is None:
         return ""
     rebound = any(
