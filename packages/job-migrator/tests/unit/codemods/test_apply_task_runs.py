@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from codemods import ApplyOptions, SiteOutcome, Status, plan_apply
-from inventory import scan
+from codemods import ApplyOptions, ApplyResult, SiteOutcome, Status, plan_apply
+from inventory import Inventory, scan
 
 TASKS = """\
 import dramatiq
@@ -77,24 +77,30 @@ URLS = (
 )
 
 
-def applied(
-    root: Path, body: str, is_async: bool = False, declared: bool = False
-) -> tuple[SiteOutcome, str]:
-    """The one site's outcome in the view, and the view as apply would write it."""
+def project(root: Path, views: str) -> tuple[Inventory, ApplyResult]:
+    """The app with ``views`` as its views module, scanned, and apply's plan for it."""
     files = {
         "app/__init__.py": "",
         "app/tasks.py": TASKS,
-        "app/views.py": view(body, is_async, declared),
+        "app/views.py": views,
         "app/urls.py": URLS,
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     inventory = scan(root, use_cache=False, write=False, jobs=1)
-    result = plan_apply(root, inventory, ApplyOptions())
+    return inventory, plan_apply(root, inventory, ApplyOptions())
+
+
+def applied(
+    root: Path, body: str, is_async: bool = False, declared: bool = False
+) -> tuple[SiteOutcome, str]:
+    """The one site's outcome in the view, and the view as apply would write it."""
+    written = view(body, is_async, declared)
+    _, result = project(root, written)
     [outcome] = [o for o in result.outcomes if o.site.location.path == "app/views.py"]
     changed = {c.path: c.after for c in result.changes}
-    after = changed.get("app/views.py", files["app/views.py"])
+    after = changed.get("app/views.py", written)
     ast.parse(after)  # a codemod never writes code that does not parse
     return outcome, after
 
@@ -192,17 +198,7 @@ def test_a_brokers_task_called_as_a_function_is_not_wrapped_in_a_second_queue(
 def test_following_the_reason_takes_the_call_out_of_the_request(tmp_path: Path) -> None:
     """Written as the reason says, the call is the task's own enqueue: no site is left
     in the view for apply to move or refuse."""
-    files = {
-        "app/__init__.py": "",
-        "app/tasks.py": TASKS,
-        "app/views.py": view("tasks.celery_thumbnail.delay(path)", declared=True),
-        "app/urls.py": URLS,
-    }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
-    inventory = scan(tmp_path, use_cache=False, write=False, jobs=1)
-    result = plan_apply(tmp_path, inventory, ApplyOptions())
+    inventory, result = project(tmp_path, view("tasks.celery_thumbnail.delay(path)", declared=True))
     in_view = [o for o in result.outcomes if o.site.location.path == "app/views.py"]
     assert all(o.status is not Status.REWRITTEN for o in in_view)
     assert not [
