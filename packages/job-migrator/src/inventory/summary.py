@@ -28,6 +28,12 @@ from pydantic import BaseModel, Field
 from inventory.models import Argument, Framework, Pattern
 
 SUMMARY_VERSION = "1"
+# ``CallInfo.when_param`` of a call written under ``if p is not None:``: ``p`` and this
+NOT_NONE = " is not None"
+# A call's argument as recorded (``CallInfo.args`` / ``kwargs``): a literal's value, or
+# this for any other expression.
+ArgValue = str | int | float | bool | None
+EXPR = "<expr>"
 # In ``ClassInfo.attributes``: ``attr_class = MirroredFile`` in a FileField subclass, the class
 # of the value a model instance holds for the field (Django's FieldFile unless set), kept under
 # its own key (a class, not an instance); "?" when it is no name the scan can resolve.
@@ -182,7 +188,9 @@ class CallInfo(BaseModel):  # type: ignore[no-redef]
         description=(
             "A parameter of the calling function, never rebound there, under whose truth the "
             "call is written (``if synchronous: run_job.apply(...)``, the call in the ``if`` "
-            "body): a caller that leaves it at a falsy default never reaches the call."
+            "body): a caller that leaves it at a falsy default never reaches the call. "
+            "``p is not None`` when the test is that (``if p is not None:``, or an earlier "
+            "``if p is None: return``)."
         ),
     )
     entered: str = Field(
@@ -279,6 +287,11 @@ class FunctionInfo(BaseModel):
         default_factory=list,
         description="Parameters whose default is a falsy literal (``None``, ``False``, ``0``, "
         "``''``): left out by a caller, they are falsy in the body.",
+    )
+    none_defaults: list[str] = Field(
+        default_factory=list,
+        description="Parameters whose default is ``None``: left out by a caller, they are "
+        "``None`` in the body.",
     )
     decorators: list[str] = Field(
         default_factory=list, description="Locally resolved dotted names."

@@ -18,7 +18,10 @@ callback, a thread): it may start on the unguarded path.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from inventory.summary import EXPR, NOT_NONE, ArgValue
 
 if TYPE_CHECKING:
     from inventory._classify._graph import CallGraph
@@ -51,7 +54,7 @@ class ParamGuards:
         if fn is None or not calls:
             return frozenset()
         guards = {c.when_param for c in fn.calls if c.when_param}
-        return frozenset(p for p in guards if not any(_may_set_true(c, fn, p) for c in calls))
+        return frozenset(g for g in guards if not any(_may_pass(c, fn, g) for c in calls))
 
     def needs(self, callee: str, trace: Trace) -> str:
         """The guard parameter under which ``callee`` starts ``trace``, else ""."""
@@ -98,24 +101,44 @@ def written_call(target: CallTarget, callee: str) -> bool:
     return target.call.target.rpartition(".")[2] == callee.rpartition(".")[2]
 
 
-def _may_set_true(call: CallInfo, fn: FunctionInfo, param: str) -> bool:
-    """``call`` may give ``param`` of ``fn`` a true value: a passed value that is not a falsy
-    literal (an expression is any value), a possible pass through ``**`` or ``*``, or
-    leaving it out while its default is not a falsy literal. A method's argument is read
-    at both places it may be (``obj.m(False)``, ``Class.m(obj, False)``): false only when
-    each is."""
+def _may_pass(call: CallInfo, fn: FunctionInfo, guard: str) -> bool:
+    """``call`` may give ``fn``'s guard parameter a value its test passes: true for
+    ``p``, anything but ``None`` for ``p is not None`` (:data:`NOT_NONE`)."""
+    param = guard.removesuffix(NOT_NONE)
+    if param == guard:
+        return _may_set(call, fn, param, bool, fn.falsy_defaults)
+    return _may_set(call, fn, param, _not_none, fn.none_defaults)
+
+
+def _not_none(value: ArgValue) -> bool:
+    return value is not None
+
+
+def _may_set(
+    call: CallInfo,
+    fn: FunctionInfo,
+    param: str,
+    passes: Callable[[ArgValue], bool],
+    failing_defaults: list[str],
+) -> bool:
+    """``call`` may give ``param`` of ``fn`` a value that ``passes``: a passed literal that
+    does (an expression, ``"<expr>"``, is any value), a possible pass through ``**`` or
+    ``*``, or leaving it out while its default is not one of ``failing_defaults``. A
+    method's argument is read at both places it may be (``obj.m(False)``,
+    ``Class.m(obj, False)``): failing only when each does."""
     if param in call.kwargs:
-        return bool(call.kwargs[param])  # ``"<expr>"``, the form of any non-literal, is true
+        value = call.kwargs[param]
+        return value == EXPR or passes(value)
     if "**" in call.kwargs or any(source.startswith("*") for source in call.arg_sources):
         return True
     index = fn.params.index(param) if param in fn.params else -1
     if index < 0:
         return True  # not a parameter as read: keep what the callee does
     if 0 <= fn.positional <= index:  # keyword-only: only a keyword passes it
-        return param not in fn.falsy_defaults
+        return param not in failing_defaults
     bound = 1 if fn.is_method and fn.params and fn.params[0] in ("self", "cls") else 0
     # ``obj.m(False)`` or ``Class.m(obj, False)``: either place may hold the value
     places = {i for i in (index - bound, index) if 0 <= i < len(call.args)}
     if places:
-        return any(bool(call.args[i]) for i in places)
-    return param not in fn.falsy_defaults
+        return any(call.args[i] == EXPR or passes(call.args[i]) for i in places)
+    return param not in failing_defaults

@@ -8,10 +8,9 @@ from inventory._extract._resolve import Resolved, Resolver, public_name
 from inventory._extract._scopes import SPREAD, BindingKind
 from inventory._extract._source import SourceText, clean, span_of
 from inventory._extract.values._values import class_of
-from inventory.summary import FUNCTION_CALLS, CallInfo
+from inventory.summary import EXPR, FUNCTION_CALLS, ArgValue, CallInfo
 
-Literal = str | int | float | bool | None
-EXPR = "<expr>"
+Literal = ArgValue
 _LITERAL_TYPES = (str, int, float, bool, type(None))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import weakref
 
-__all__ = ["SCOPES", "falsy_defaults", "own_nodes", "walk"]
+__all__ = ["SCOPES", "falsy_defaults", "none_defaults", "own_nodes", "walk"]
 
 SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # Fields that never hold a node worth visiting: contexts and operators are empty singletons,
@@ -89,13 +89,21 @@ def _children(node: ast.AST) -> list[ast.AST]:
 
 def falsy_defaults(args: ast.arguments) -> list[str]:
     """The parameters whose default is a falsy literal (``None``, ``False``, ``0``, ``''``)."""
-    positional = [*args.posonlyargs, *args.args]
-    pairs = [
-        *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
-        *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d),
-    ]
     return [
         a.arg
-        for a, d in pairs
+        for a, d in _defaults(args)
         if isinstance(d, ast.Constant) and d.value in (None, False, 0, "") and d.value is not True
+    ]
+
+
+def none_defaults(args: ast.arguments) -> list[str]:
+    """The parameters whose default is ``None``."""
+    return [a.arg for a, d in _defaults(args) if isinstance(d, ast.Constant) and d.value is None]
+
+
+def _defaults(args: ast.arguments) -> list[tuple[ast.arg, ast.expr]]:
+    positional = [*args.posonlyargs, *args.args]
+    return [
+        *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
+        *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d),
     ]

@@ -7,7 +7,9 @@ view that passes the flag, by name, by position, or through ``**options``, still
 unless what it passes is a falsy literal (``synchronous=False``, ``None``, ``0``, ``""``,
 which the branch reads as a false default). The flag may be one term of an ``and``
 (``if urgent and mail:``), or the test of an early exit in the function's own body
-(``if not mail: return``), after which the rest runs only when it is set. A view still
+(``if not mail: return``), after which the rest runs only when it is set; and
+``if mail is not None:`` (or ``if mail is None: return``) is left only by ``None``, the
+default or passed, never by another false value. A view still
 reaches the work where the flag's default is true, where the callee rebinds it before the test, or where the work is written outside the ``if`` (or
 after an exit inside a loop, which an empty loop never takes).
 """
@@ -99,6 +101,22 @@ def notify_each(pks, mail=None):
     send_mail("Done", "all", "a@example.com", ["b@example.com"])
 
 
+def notify_given(pk, mail=None):
+    if mail is not None:
+        send_mail("Done", str(pk), "a@example.com", [mail])
+
+
+def notify_or_skip(pk, mail=None):
+    if mail is None:
+        return
+    send_mail("Done", str(pk), "a@example.com", [mail])
+
+
+def notify_given_false(pk, mail=False):
+    if mail is not None:
+        send_mail("Done", str(pk), "a@example.com", [mail])
+
+
 def notify_unless(pk, mail=None):
     if mail:
         return
@@ -161,6 +179,11 @@ def direct_sites(scan_project: Scanner, call: str) -> list[str]:
         "jobs.notify_both(pk, None, True)",
         "jobs.notify_or_leave(pk)",
         "jobs.notify_or_raise(pk, mail=None)",
+        # ``is not None``: left at its None default, or passed None
+        "jobs.notify_given(pk)",
+        "jobs.notify_given(pk, None)",
+        "jobs.notify_or_skip(pk)",
+        "jobs.notify_or_skip(pk, mail=None)",
     ],
 )
 def test_a_flag_left_at_its_false_default_reaches_nothing_under_it(
@@ -190,6 +213,12 @@ def test_a_flag_left_at_its_false_default_reaches_nothing_under_it(
         ("jobs.notify_both(pk, request.user.email)", "app.jobs.notify_both"),
         ("jobs.notify_or_leave(pk, request.user.email)", "app.jobs.notify_or_leave"),
         ("jobs.notify_or_raise(pk, mail=request.user.email)", "app.jobs.notify_or_raise"),
+        # ``is not None`` passes for any other value, a false one or a false default
+        ("jobs.notify_given(pk, False)", "app.jobs.notify_given"),
+        ('jobs.notify_given(pk, mail="")', "app.jobs.notify_given"),
+        ("jobs.notify_given(pk, request.user.email)", "app.jobs.notify_given"),
+        ("jobs.notify_or_skip(pk, 0)", "app.jobs.notify_or_skip"),
+        ("jobs.notify_given_false(pk)", "app.jobs.notify_given_false"),
         # the exit is inside a loop: with no pks the mail goes out whatever the flag
         ("jobs.notify_each([pk])", "app.jobs.notify_each"),
         # the exit is taken when the flag is set: the mail is sent when it is not

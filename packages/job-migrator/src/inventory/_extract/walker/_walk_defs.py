@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from inventory._extract._nodes import falsy_defaults, walk
+from inventory._extract._nodes import falsy_defaults, none_defaults, walk
 from inventory._extract._resolve import Resolver, public_name
 from inventory._extract._scopes import (
     KEYWORDS,
@@ -163,6 +163,7 @@ class DefsMixin(WalkerBase):
             kwarg=node.args.kwarg.arg if node.args.kwarg else "",
             positional=len(node.args.posonlyargs) + len(node.args.args),
             falsy_defaults=falsy_defaults(node.args),
+            none_defaults=none_defaults(node.args),
             decorators=[public_name(d, self.module) for d in decorators],
             decorator_sources=[self.text.segment(d) for d in node.decorator_list],
             source_hash=self.text.digest(node),

@@ -50,7 +50,7 @@ from inventory._extract.values._values import (
     union_type,
 )
 from inventory._extract.walker._walk_base import WalkerBase
-from inventory.summary import ReceiverKind, Store
+from inventory.summary import NOT_NONE, ReceiverKind, Store
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
 # What a parameter annotated so holds is work already started: a task runs on its loop, a
@@ -446,6 +446,7 @@ class FlowMixin(WalkerBase):
         _join(names, start, body, _ends(node.body), bool(node.orelse) and _ends(node.orelse))
         if not state.guard and not node.orelse and _leaves_function(node.body):
             # ``if not p: return`` in the function's own body: what follows runs under ``p``
+            # (``if p is None: return``: under ``p is not None``)
             state.guard = _early_exit_guard(node, state)
 
     def visit_try(self, node: ast.Try | ast.TryStar) -> None:
@@ -1035,12 +1036,28 @@ def _early_exit_guard(node: ast.If, state: FunctionState) -> str:
     nested block: the statements after it run only when ``p`` is true (:func:`_param_guard`
     of ``p``); else ""."""
     test = node.test
-    if not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)):
-        return ""
     fn = state.node
     if fn is None or not any(stmt is node for stmt in fn.body):
         return ""
-    return _param_guard(test.operand, state) if isinstance(test.operand, ast.Name) else ""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _param_guard(test.operand, state) if isinstance(test.operand, ast.Name) else ""
+    if _none_test(test, ast.Is):  # ``if p is None: return``
+        assert isinstance(test, ast.Compare)
+        named = _param_guard(test.left, state)
+        return f"{named}{NOT_NONE}" if named else ""
+    return ""
+
+
+def _none_test(test: ast.expr, op: type[ast.cmpop]) -> bool:
+    """``p is None`` (``op``: ``ast.Is``) or ``p is not None`` (``ast.IsNot``), ``p`` a name."""
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], op)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    )
 
 
 def _ends(body: list[ast.stmt]) -> bool:
@@ -1057,14 +1074,18 @@ def _ends(body: list[ast.stmt]) -> bool:
 
 
 def _param_guard(test: ast.expr, state: FunctionState) -> str:
-    """``if p:`` (or ``if p and q:``, ``if q and p:``) on a parameter ``p`` the function
-    never rebinds: the body runs only when the caller passed a true ``p`` (or its default
-    is true), else ""."""
+    """``if p:`` on a parameter ``p`` the function never rebinds: the body runs only when
+    the caller passed a true ``p`` (or its default is true): ``p``. ``if p is not None:``:
+    ``p is not None``. Either may be one term of an ``and``. Else ""."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        # each term must be true: one guard is kept, a flag defaulting false first
+        # each term must hold: one guard is kept, one of a flag defaulting false first
         found = [g for g in (_param_guard(value, state) for value in test.values) if g]
         falsy = falsy_defaults(state.node.args) if found and state.node else []
-        return next((g for g in found if g in falsy), found[0] if found else "")
+        return next((g for g in found if g.partition(" ")[0] in falsy), found[0] if found else "")
+    if _none_test(test, ast.IsNot):
+        assert isinstance(test, ast.Compare)
+        named = _param_guard(test.left, state)
+        return f"{named}{NOT_NONE}" if named else ""
     if not isinstance(test, ast.Name) or test.id not in state.params or state.node is None:
         return ""
     rebound = any(
