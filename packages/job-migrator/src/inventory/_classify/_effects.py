@@ -131,7 +131,7 @@ class EffectAnalysis:
                 if candidate.key in own:
                     continue
                 old = mine.get(candidate.key)
-                if old is None or _rank(candidate) < _rank(old):
+                if old is None or self._rank(qualname, candidate) < self._rank(qualname, old):
                     mine[candidate.key] = candidate
                     changed = True
         return changed
@@ -302,6 +302,15 @@ class EffectAnalysis:
             found = self._possibles[key] = Possible.of(trace, callee).found
         return found
 
+    def _rank(self, owner: str, trace: Trace) -> tuple[bool, bool, int]:
+        """Which of two traces of one key ``owner`` may keep: one that needs no guess, then
+        one that starts with no call under a flag of ``owner``'s (a caller leaving the flag
+        out drops such a trace, so the effect must be kept by a path that does not need
+        it when there is one), then the shorter chain (a strict order over a finite set:
+        the fixpoint still terminates). A NamedPossible is a Guessed."""
+        flagged = bool(self.guards.needs(owner, trace))
+        return isinstance(trace, Guessed), flagged, len(trace.chain)
+
     def _behind_guard(self, caller: str, callee: str, trace: Trace) -> Trace:
         """``trace`` seen from ``caller``: a repeat behind the caller's dedup guard is marked."""
         found = trace.found
@@ -313,10 +322,6 @@ class EffectAnalysis:
         return trace.via(caller)
 
 
-def _rank(trace: Trace) -> tuple[bool, int]:
-    """Which of two traces of one key is kept: one that needs no guess, then the shorter
-    chain (a strict order over a finite set: the fixpoint still terminates)."""
-    return isinstance(trace, Guessed), len(trace.chain)  # a NamedPossible is a Guessed
 
 
 def _order(trace: Trace) -> tuple[str, int, int, str, str]:

@@ -10,7 +10,8 @@ which the branch reads as a false default). The flag may be one term of an ``and
 (``if not mail: return``), after which the rest runs only when it is set; and
 ``if mail is not None:`` (or ``if mail is None: return``) is left only by ``None``, the
 default or passed, never by another false value. A view still
-reaches the work where the flag's default is true, where the callee rebinds it before the test, or where the work is written outside the ``if`` (or
+reaches the work where the flag's default is true, where the same work is also reached on
+a path no flag guards (a reply's mail beside a mention's), where the callee rebinds it before the test, or where the work is written outside the ``if`` (or
 after an exit inside a loop, which an empty loop never takes).
 """
 
@@ -99,6 +100,30 @@ def notify_each(pks, mail=None):
         if not mail:
             return
     send_mail("Done", "all", "a@example.com", ["b@example.com"])
+
+
+def mail_comment(pk):
+    send_mail("Comment", str(pk), "a@example.com", ["b@example.com"])
+
+
+def a_mention(pk):
+    mail_comment(pk)
+
+
+def z_reply(pk):
+    mail_comment(pk)
+
+
+def comment_posted(pk, mentions=None):
+    z_reply(pk)
+    if mentions:
+        a_mention(pk)
+
+
+def comment_posted_first(pk, mentions=None):
+    if mentions:
+        z_reply(pk)
+    a_mention(pk)
 
 
 def notify_given(pk, mail=None):
@@ -219,6 +244,10 @@ def test_a_flag_left_at_its_false_default_reaches_nothing_under_it(
         ("jobs.notify_given(pk, request.user.email)", "app.jobs.notify_given"),
         ("jobs.notify_or_skip(pk, 0)", "app.jobs.notify_or_skip"),
         ("jobs.notify_given_false(pk)", "app.jobs.notify_given_false"),
+        # the mail is also sent on a path no flag guards (a reply beside a mention)
+        ("jobs.comment_posted(pk)", "app.jobs.comment_posted"),
+        ("jobs.comment_posted(pk, mentions=None)", "app.jobs.comment_posted"),
+        ("jobs.comment_posted_first(pk)", "app.jobs.comment_posted_first"),
         # the exit is inside a loop: with no pks the mail goes out whatever the flag
         ("jobs.notify_each([pk])", "app.jobs.notify_each"),
         # the exit is taken when the flag is set: the mail is sent when it is not
