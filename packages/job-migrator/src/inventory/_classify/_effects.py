@@ -322,8 +322,6 @@ class EffectAnalysis:
         return trace.via(caller)
 
 
-
-
 def _order(trace: Trace) -> tuple[str, int, int, str, str]:
     effect = trace.found.effect
     loc = effect.location
