@@ -9,11 +9,14 @@ the callee that starts at a call written under ``if p:`` (``CallInfo.when_param`
 parameter never rebound in the callee) is not the caller's when every call the caller
 makes of it gives ``p`` a false value it can read: leaves ``p`` out while its default is
 falsy (``FunctionInfo.falsy_defaults``), or passes a falsy literal (``notify=False``,
-``None``, ``0``, ``""``), by name or by position. A call that passes anything else for ``p``,
-or possibly passes it through ``*args`` / ``**kw``, keeps the trace; an edge with no call of the caller's written as a call of the callee (a
-site, a callback, a receiver a save fires, a task run through ``.apply``) keeps it too, and so
-does a trace through a function the callee also reaches otherwise (a table of functions, a
-callback, a thread): it may start on the unguarded path.
+``None``, ``0``, ``""``), by name or by position. ``if p is not None:`` is the same guard
+with ``None`` for false (``p is not None`` in ``when_param``). A call that passes anything
+else for ``p``, or possibly passes it through ``*args`` / ``**kw``, keeps the trace; an
+edge with no call of the caller's written as a call of the callee (a site, a callback, a
+receiver a save fires, a task run through ``.apply``) keeps it too, and so does a trace
+through a function the callee also reaches otherwise (a table of functions, a callback, a
+thread): it may start on the unguarded path. And a function keeps, of the traces of one
+effect, one that needs no flag when there is one (``EffectAnalysis._rank``).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ class ParamGuards:
         self._unset: dict[tuple[str, str], frozenset[str]] = {}
 
     def unset(self, caller: str, callee: str) -> frozenset[str]:
-        """The guard parameters of ``callee`` that no call of ``caller``'s passes."""
+        """The guards of ``callee`` that no call of ``caller``'s passes."""
         key = (caller, callee)
         found = self._unset.get(key)
         if found is None:
@@ -48,8 +51,8 @@ class ParamGuards:
         return found
 
     def left_out(self, calls: list[CallInfo], callee: str) -> frozenset[str]:
-        """The guard parameters of ``callee`` that every one of ``calls`` leaves at a falsy
-        default; none without a call (the edge is not a call the caller writes)."""
+        """The guards of ``callee`` (``p``, ``p is not None``) whose test every one of
+        ``calls`` fails; none without a call (the edge is not a call the caller writes)."""
         fn = self.graph.index.functions.get(callee)
         if fn is None or not calls:
             return frozenset()
@@ -57,7 +60,7 @@ class ParamGuards:
         return frozenset(g for g in guards if not any(_may_pass(c, fn, g) for c in calls))
 
     def needs(self, callee: str, trace: Trace) -> str:
-        """The guard parameter under which ``callee`` starts ``trace``, else ""."""
+        """The guard under which ``callee`` starts ``trace``, else ""."""
         by_next, by_place = self._starts_of(callee)
         if len(trace.chain) > 1:
             return by_next.get(trace.chain[1], "")
