@@ -355,7 +355,17 @@ def direct_call_sites(
     call = next((c for c in calls if first and c.span.line == first.location.line), None)
     if first is not None and call is not None:
         sites.append(_direct(handler, path, call, handler.qualname, first.api))
-    return sites
+    return _one_per_call(sites)
+
+
+def _one_per_call(sites: list[CallSite]) -> list[CallSite]:
+    """One site per call and job: ``EXPORTERS[fmt].export(rows)`` over a table of two
+    instances whose classes inherit the same ``export`` resolves once per member, to the
+    same method; the call is one site of that job, not one per member."""
+    seen: dict[tuple[int, int, str], CallSite] = {}
+    for site in sites:
+        seen.setdefault((site.location.line, site.location.column, site.job), site)
+    return list(seen.values())
 
 
 def _dispatched_sites(
