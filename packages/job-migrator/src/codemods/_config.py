@@ -29,7 +29,7 @@ from typing import Any
 
 from codemods._types import ApplyOptions, CodemodError
 from inventory.config import MigratorConfig, ScanConfigError, key_fields, key_function
-from inventory.keys import key_problem
+from inventory.keys import key_problem, shared_key_problems
 from inventory.models import Inventory
 
 
@@ -86,6 +86,8 @@ def check_keys(root: Path, options: ApplyOptions, inventory: Inventory) -> None:
         and _checked_here(options.keys[job.qualname])
         if (problem := key_problem(job.qualname, options.keys[job.qualname], job.parameters, root))
     ]
+    moving = [job.qualname for job in inventory.jobs if not wanted or job.qualname in wanted]
+    problems += shared_key_problems(options.keys, moving)
     if problems:
         raise KeyDoesNotFit("\n".join(problems))
 

@@ -23,6 +23,7 @@ import re
 import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from inventory._classify._suggest import (
@@ -43,6 +44,7 @@ __all__ = [
     "object_parameters",
     "parameters_problem",
     "secret_name",
+    "shared_key_problems",
     "suggest_key",
 ]
 
@@ -86,6 +88,48 @@ def key_problem(job: str, key: str, parameters: list[str], root: Path | None = N
                 f"{', '.join(parameters) or 'none'}); use one of them, or {{*}}"
             )
     return None
+
+
+def shared_key_problems(keys: dict[str, str], moving: Iterable[str]) -> list[str]:
+    """Key templates of two jobs that can give the same key, one line each, for the pairs
+    with a job in ``moving``: ``{order_id}`` of one job and ``{order_id}`` (or ``{user_id}``)
+    of another are the same text around their fields, so order 42 and user 42 take one key.
+    A key names one call, of one job: the runtime refuses it for the other job's call
+    (``KeyReused``, raised at that call's enqueue, in its request). ``{*}`` is a digest over
+    the job's name too, and ``{+}`` is made for each call: neither is ever shared. A key
+    function's keys are its own to keep apart."""
+    wanted = set(moving)
+    by_shape: dict[str, list[str]] = {}
+    for job in sorted(keys):
+        shape = _shape(keys[job])
+        if shape is not None:
+            by_shape.setdefault(shape, []).append(job)
+    problems = []
+    for jobs in by_shape.values():
+        for first, other in pairwise(jobs):
+            if first in wanted or other in wanted:
+                problems.append(
+                    f"keys {keys[first]!r} of {first} and {keys[other]!r} of {other} can be the "
+                    "same key (the same text around their fields), and a key names one call of "
+                    "one job: the runtime would refuse the second job's call (KeyReused, in its "
+                    f"request); give each key text of its own, such as "
+                    f"'{first.rpartition('.')[2]}:{keys[first]}'"
+                )
+    return problems
+
+
+def _shape(key: str) -> str | None:
+    """The template's text with each field a marker; None for a key no other job can share:
+    a key function, a template with ``{*}`` or ``{+}``, or one that does not parse."""
+    if _key_function(key) is not None:
+        return None
+    try:
+        parts = list(string.Formatter().parse(key))
+    except ValueError:
+        return None
+    if any(name in (DIGEST_FIELD, CALL_FIELD) for _, name, _, _ in parts):
+        return None
+    return "".join(text + ("\x00" if name is not None else "") for text, name, _, _ in parts)
 
 
 def _key_function(key: str) -> tuple[str, str] | None:

@@ -240,3 +240,58 @@ def test_the_per_call_key_is_written_as_a_fresh_uuid_made_at_the_call(project: P
     )
     assert "from uuid import uuid4\n" in change.after
     compile(change.after, "views.py", "exec")
+
+
+@pytest.mark.parametrize(
+    ("welcome", "refund"),
+    [
+        ("{user_id}", "{order_id}"),  # the same text around the fields: 42 and 42
+        ("w-{user_id}", "w-{order_id}"),
+    ],
+)
+def test_two_jobs_whose_keys_can_be_equal_are_refused_before_anything_is_written(
+    project: Path, welcome: str, refund: str
+) -> None:
+    """Two jobs keyed ``{user_id}`` and ``{order_id}``: user 42 and order 42 take one key,
+    and the runtime refuses a key taken by another job's call (KeyReused, raised at the
+    enqueue, in that call's request). apply says so, once, and writes nothing."""
+    declare(project, "app.refund", refund)  # declared earlier, in the app's pyproject.toml
+    options = ApplyOptions(jobs=("app.send_welcome",), keys={"app.send_welcome": welcome})
+    with pytest.raises(KeyDoesNotFit) as info:
+        plan_apply(project, inventory_of(project), options)
+    message = str(info.value)
+    assert "app.refund" in message and "app.send_welcome" in message and "\n" not in message
+    assert "KeyReused" in message and "'refund:" in message
+    code, out = run(
+        str(project), "--job", "app.send_welcome", "--key", f"app.send_welcome={welcome}"
+    )
+    assert code != 0 and "can be the same key" in out
+    assert (project / "app.py").read_text() == APP
+
+
+@pytest.mark.parametrize(
+    "refund",
+    ["refund:{order_id}", "{*}", "app.refund:{+}", "app.keys:welcome"],
+)
+def test_keys_that_cannot_meet_another_jobs_are_accepted(project: Path, refund: str) -> None:
+    """Text of its own, a digest (over the job's name too), a key made per call, or a key
+    function: none can be the other job's key."""
+    (project / "app").mkdir()
+    (project / "app" / "keys.py").write_text("def welcome(user_id):\n    return f'w{user_id}'\n")
+    declare(project, "app.refund", refund)
+    options = ApplyOptions(jobs=("app.send_welcome",), keys={"app.send_welcome": "{user_id}"})
+    [change] = plan_apply(project, inventory_of(project), options).changes
+    assert 'idempotency_key=f"{user.id}"' in change.after
+
+
+def test_a_shared_key_of_two_jobs_neither_moving_now_does_not_block_another(
+    project: Path,
+) -> None:
+    """Only keys of the jobs this run moves are compared: a clash between two others is
+    theirs, reported when one of them moves."""
+    declare(project, "app.refund", "{order_id}")
+    declare(project, "app.other", "{order_id}")
+    options = ApplyOptions(
+        jobs=("app.send_welcome",), keys={"app.send_welcome": "welcome:{user_id}"}
+    )
+    assert plan_apply(project, inventory_of(project), options).changes
