@@ -470,4 +470,46 @@ EXAMPLES: list[RuleExample] = [
         "`concurrent.futures.Future`) holds work already running on its own: awaiting it waits "
         "for that work to end and runs none of it here, so it is no call through the parameter.",
     ),
+    example(
+        "a getter of a module-level instance, and a lazy singleton",
+        """
+        from typing import Optional
+
+        import requests
+
+        class Mailer:
+            def send(self, to):
+                requests.post("https://mail.example.com/send", json={"to": to})
+
+        class Audit:
+            def record(self, user_id):
+                requests.put(f"https://audit.example.com/users/{user_id}", json={"seen": True})
+
+        _mailer = Mailer()
+
+        def get_mailer():
+            return _mailer
+
+        _audit: Optional[Audit] = None
+
+        def get_audit():
+            global _audit
+            if _audit is None:
+                _audit = Audit()
+            return _audit
+
+        def welcome(user_id):
+            get_audit().record(user_id)
+            get_mailer().send(user_id)
+        """,
+        "welcome",
+        V.NON_IDEMPOTENT,
+        {K.HTTP_POST, K.HTTP_PUT},
+        "`get_mailer()` returns the module's one `Mailer` (`_mailer = Mailer()`), and "
+        "`get_audit()` the lazy singleton declared `Optional[Audit]` (the `global` it "
+        "assigns is one of that class): each call runs that class's method, so the POST "
+        "decides the verdict. Before, both were guesses by method name and the job was "
+        "`unknown`. A parameter or local of the same name is the function's own, not the "
+        "module's instance.",
+    ),
 ]

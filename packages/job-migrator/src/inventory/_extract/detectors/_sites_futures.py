@@ -268,7 +268,9 @@ def coroutine_target(coro: ast.expr, resolver: Resolver) -> JobTarget:
     if inner.target is None:
         return JobTarget(None, TargetKind.DYNAMIC, source, inner.reason, arguments)
     kind = TargetKind.YIELDED if inner.kind is TargetKind.YIELDED else TargetKind.CALL_RESULT
-    return JobTarget(inner.target, kind, source, "", arguments)
+    # ``layer = get_layer(); create_task(layer.save(x))``: the receiver is what that call
+    # returns, for the index to type, as for the same call written on its own
+    return JobTarget(inner.target, kind, source, "", arguments, returned=inner.returned)
 
 
 def _sync_to_async(call: CallSite) -> bool:

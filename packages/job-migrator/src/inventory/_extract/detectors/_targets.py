@@ -127,7 +127,7 @@ def _lambda(node: ast.Lambda, resolver: Resolver, source: str, depth: int) -> Jo
     if inner.target is None:
         return _dynamic(source, inner.reason, arguments, inner.param)
     kind = TargetKind.YIELDED if inner.kind is TargetKind.YIELDED else TargetKind.LAMBDA
-    return JobTarget(inner.target, kind, source, "", arguments)
+    return JobTarget(inner.target, kind, source, "", arguments, returned=inner.returned)
 
 
 def _call(node: ast.Call, resolver: Resolver, source: str, depth: int) -> JobTarget:
@@ -152,7 +152,7 @@ def _call(node: ast.Call, resolver: Resolver, source: str, depth: int) -> JobTar
             source = f"partial({_written(args, node.keywords, resolver)})"
         return _dynamic(source, inner.reason, arguments, inner.param)
     kind = TargetKind.YIELDED if inner.kind is TargetKind.YIELDED else TargetKind.PARTIAL
-    return JobTarget(inner.target, kind, source, "", arguments)
+    return JobTarget(inner.target, kind, source, "", arguments, returned=inner.returned)
 
 
 def _written(args: list[ast.expr], keywords: list[ast.keyword], resolver: Resolver) -> str:

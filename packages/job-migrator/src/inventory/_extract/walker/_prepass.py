@@ -449,6 +449,11 @@ def _one_class(
         if _own_instance(value, own):
             found.append(own[1] if own is not None else "")
             continue
+        if isinstance(value, ast.Name) and node is not None:
+            module_held = _module_instance(node, value.id, resolver)
+            if module_held:
+                found.append(module_held)  # ``return _client``: the module's one instance
+                continue
         values = _local_values(body, value.id) if isinstance(value, ast.Name) else [value]
         for each in values:
             if isinstance(value, ast.Name) and (
@@ -477,6 +482,25 @@ def _one_class(
     if len(modules) == 1 and not any(k.startswith(f"{module}.") for k in kinds):
         return found[0]
     return ""
+
+
+def _module_instance(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, name: str, resolver: Resolver
+) -> str:
+    """The class of the module-level instance a getter returns by name: ``_client =
+    Client()`` then ``def get_client(): return _client``, or the lazy singleton ``_layer:
+    Optional[Layer] = None`` with ``global _layer; if _layer is None: _layer = ...;
+    return _layer`` (the declared class: what the function assigns is one of it). "" when
+    ``name`` is the function's own (a parameter or a local it binds without ``global``), or
+    the module's binding is no instance of a known class (``_layer = None`` unannotated:
+    the function's own assignments say, as for a local)."""
+    declared = {n for part in own_nodes(node) if isinstance(part, ast.Global) for n in part.names}
+    if name not in declared and name in _local_names(node):
+        return ""
+    binding = resolver.scope.lookup(name)
+    if binding is None or binding.kind is not BindingKind.INSTANCE or not binding.target:
+        return ""
+    return statement_class(binding.target)
 
 
 def _own_instance(value: ast.expr, own: Own | None) -> bool:
