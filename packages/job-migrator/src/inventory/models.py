@@ -46,6 +46,15 @@ class Framework(StrEnum):
     STARLETTE = "starlette"
     FLASK = "flask"
     DJANGO = "django"
+    # Each named from its documented registration API (``_extract.detectors._handlers``).
+    QUART = "quart"
+    SANIC = "sanic"
+    LITESTAR = "litestar"
+    AIOHTTP = "aiohttp"
+    BOTTLE = "bottle"
+    FALCON = "falcon"
+    TORNADO = "tornado"
+    PYRAMID = "pyramid"
 
 
 class Idempotency(StrEnum):

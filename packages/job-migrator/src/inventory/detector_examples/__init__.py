@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from inventory.detector_examples._asyncio import ASYNCIO, RUN_IN_EXECUTOR
 from inventory.detector_examples._executors import EXECUTOR
+from inventory.detector_examples._frameworks import FRAMEWORKS
 from inventory.detector_examples._handlers import DIRECT
 from inventory.detector_examples._hooks import BACKGROUND, ON_COMMIT, SCHEDULER, SIGNALS
 from inventory.detector_examples._model import DetectorExample
@@ -36,7 +37,7 @@ from inventory.models import Pattern
 __all__ = ["EXAMPLES", "DetectorExample", "examples_for"]
 
 EXAMPLES: dict[Pattern, list[DetectorExample]] = {
-    Pattern.DIRECT_CALL: DIRECT + REGISTERED,
+    Pattern.DIRECT_CALL: DIRECT + REGISTERED + FRAMEWORKS,
     Pattern.THREAD: THREAD,
     Pattern.PROCESS: PROCESS,
     Pattern.EXECUTOR_SUBMIT: EXECUTOR,

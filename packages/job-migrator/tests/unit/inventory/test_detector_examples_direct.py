@@ -28,4 +28,5 @@ def test_direct_example_reports_exactly_its_sites(example: DetectorExample) -> N
 
 def test_direct_call_has_valid_and_invalid_examples() -> None:
     assert any(e.valid for e in DIRECT) and any(not e.valid for e in DIRECT)
-    assert 4 <= len(DIRECT) <= 28
+    # Eight more frameworks' handlers (detector_examples._frameworks) took it from 28.
+    assert 4 <= len(DIRECT) <= 34

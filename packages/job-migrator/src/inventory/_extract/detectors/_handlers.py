@@ -107,7 +107,58 @@ _PREFIXES = (
     ("flask", Framework.FLASK),
     ("django", Framework.DJANGO),
     ("rest_framework", Framework.DJANGO),
+    ("quart", Framework.QUART),
+    ("sanic", Framework.SANIC),
+    ("litestar", Framework.LITESTAR),
+    ("aiohttp", Framework.AIOHTTP),
+    ("bottle", Framework.BOTTLE),
+    ("falcon", Framework.FALCON),
+    ("tornado", Framework.TORNADO),
+    ("pyramid", Framework.PYRAMID),
 )
+# Frameworks whose route decorators are methods of an app, blueprint or route table (or,
+# for Litestar and Bottle, functions of the package) named by the HTTP verb, as
+# ``ROUTE_VERBS``: Quart's ``@app.post`` / ``@bp.route`` (Flask's API, quart.palletsprojects.com),
+# Sanic's ``@app.post`` / ``@bp.route`` (sanic.dev, "Routing"), Litestar's ``@post("/x")``
+# route handler decorators (docs.litestar.dev, "Route handlers"), aiohttp's
+# ``routes = web.RouteTableDef(); @routes.post("/x")`` (docs.aiohttp.org, "Web server
+# quickstart"), Bottle's ``@app.post`` / ``@route`` (bottlepy.org, "Request routing").
+_VERB_DECORATED = (
+    Framework.FASTAPI,
+    Framework.STARLETTE,
+    Framework.FLASK,
+    Framework.QUART,
+    Framework.SANIC,
+    Framework.LITESTAR,
+    Framework.AIOHTTP,
+    Framework.BOTTLE,
+)
+# Pyramid: ``@view_config(route_name=...)`` "registers a view callable" for a route, and the
+# special views (not found, forbidden, exceptions) are views of a request too
+# (docs.pylonsproject.org, pyramid "View Configuration").
+_PYRAMID_VIEWS = frozenset(
+    {
+        "pyramid.view.view_config",
+        "pyramid.view.notfound_view_config",
+        "pyramid.view.forbidden_view_config",
+        "pyramid.view.exception_view_config",
+    }
+)
+# Class-based handlers, each framework's own: Tornado's ``RequestHandler`` ("the HTTP verb
+# methods: get, post..." tornadoweb.org, "tornado.web"), aiohttp's ``web.View`` (class based
+# views), Sanic's ``HTTPMethodView``, Quart's ``MethodView`` / ``View`` (Flask's).
+_CLASS_VIEW_BASES = (
+    ("tornado.web.RequestHandler", Framework.TORNADO),
+    ("aiohttp.web.View", Framework.AIOHTTP),
+    ("aiohttp.web_urldispatcher.View", Framework.AIOHTTP),
+    ("sanic.views.HTTPMethodView", Framework.SANIC),
+    ("sanic.HTTPMethodView", Framework.SANIC),
+    ("quart.views.", Framework.QUART),
+)
+# Falcon: "resources" are plain classes whose responders are named ``on_<verb>`` (and
+# ``on_<verb>_<suffix>`` for a route added with ``suffix=``), called with ``(req, resp,
+# **params)`` (falcon.readthedocs.io, "Routing"); ``app.add_route(uri, Resource())``.
+_FALCON_VERBS = ("get", "post", "put", "patch", "delete", "head", "options")
 _DJANGO_DECORATORS = (
     "django.views.decorators.",
     "django.contrib.auth.decorators.",
@@ -290,12 +341,14 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
         return Framework.DJANGO
     if last in _FAB_EXPOSE and dotted.startswith("flask_appbuilder."):
         return Framework.FLASK
+    if dotted in _PYRAMID_VIEWS:
+        return Framework.PYRAMID
     if last in APP_HOOKS:
         return _app_hook(head, last, imported)
     if last not in ROUTE_VERBS:
         return None
     known = framework_of(head)
-    if known in (Framework.FASTAPI, Framework.STARLETTE, Framework.FLASK):
+    if known in _VERB_DECORATED:
         return known
     if known is not None or not head:
         return None
@@ -304,7 +357,9 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
         return Framework.FASTAPI
     if Framework.FLASK in imported and last in ("route", "get", "post", "put", "patch", "delete"):
         return Framework.FLASK
-    return None
+    # aiohttp is as often a file's HTTP client as its server: its import is no evidence here.
+    others = [f for f in _VERB_DECORATED[3:] if f in imported and f is not Framework.AIOHTTP]
+    return others[0] if len(others) == 1 else None
 
 
 def _app_hook(head: str, last: str, imported: set[Framework]) -> Framework | None:
@@ -351,6 +406,9 @@ def admin_class(bases: list[str], classes: dict[str, ClassCtx]) -> bool:
 def _view_base(base: str) -> str | None:
     if base.startswith(_FLASK_VIEW_BASES):
         return Framework.FLASK
+    found = next((f for prefix, f in _CLASS_VIEW_BASES if base.startswith(prefix)), None)
+    if found is not None:
+        return found
     if base.startswith("starlette.endpoints."):
         return Framework.STARLETTE
     last = base.rpartition(".")[2]
@@ -391,6 +449,8 @@ def function_handler(
         form = Framework.DJANGO
     if form is not None:
         return form
+    if cls is not None and bound and Framework.FALCON in imported and falcon_responder(name):
+        return Framework.FALCON
     if top_level and views_module and params[:1] == ["request"]:
         return Framework.DJANGO
     if Framework.DJANGO in imported and _takes_the_request(params, cls, bound):
@@ -431,3 +491,11 @@ def _takes_the_request(params: list[str], cls: ClassCtx | None, bound: bool) -> 
 def is_views_module(module: str) -> bool:
     parts = module.split(".")
     return "views" in parts
+
+
+def falcon_responder(name: str) -> bool:
+    """``on_post``, ``on_get_collection``: a Falcon resource's responder for a verb."""
+    if not name.startswith("on_"):
+        return False
+    verb, _, suffix = name[3:].partition("_")
+    return verb in _FALCON_VERBS and (not suffix or suffix.isidentifier())

@@ -81,6 +81,31 @@ REGISTRARS = {
     "django.conf.urls.url": _DJANGO_VIEW,
     "django.conf.urls.re_path": _DJANGO_VIEW,
 }
+# The other frameworks' documented registering calls:
+# * Quart: Flask's ``add_url_rule(rule, endpoint, view_func)`` on its app and blueprints;
+# * aiohttp: ``app.router.add_post(path, handler)`` (``add_get``... ``add_route(method,
+#   path, handler)``), and the route definitions ``web.post(path, handler)`` handed to
+#   ``app.add_routes([...])`` (docs.aiohttp.org, "Web server quickstart");
+# * Sanic: ``app.add_route(handler, uri)`` (sanic.dev, "Routing");
+# * Pyramid: ``config.add_view(view, route_name=...)`` (pyramid "View Configuration").
+_QUART_VIEW = Registrar(2, "view_func", Framework.QUART)
+_AIOHTTP_ADD = Registrar(1, "handler", Framework.AIOHTTP, takes_class=True)
+_AIOHTTP_VERBS = ("get", "post", "put", "patch", "delete", "head", "view")
+_PYRAMID_VIEW = Registrar(0, "view", Framework.PYRAMID, takes_class=True)
+REGISTRARS |= {
+    "quart.Quart.add_url_rule": _QUART_VIEW,
+    "quart.Blueprint.add_url_rule": _QUART_VIEW,
+    **{f"aiohttp.web.{verb}": _AIOHTTP_ADD for verb in _AIOHTTP_VERBS},
+    "aiohttp.web.route": Registrar(2, "handler", Framework.AIOHTTP, takes_class=True),
+    **{
+        f"aiohttp.web.{owner}.add_{verb}": _AIOHTTP_ADD
+        for owner in ("UrlDispatcher", "Application.router")
+        for verb in _AIOHTTP_VERBS
+    },
+    "sanic.Sanic.add_route": Registrar(0, "handler", Framework.SANIC, takes_class=True),
+    "sanic.Blueprint.add_route": Registrar(0, "handler", Framework.SANIC, takes_class=True),
+    "pyramid.config.Configurator.add_view": _PYRAMID_VIEW,
+}
 # Flask's request hooks registered by a call (``app.before_request(load_user)``, as the
 # decorators of ``_handlers.APP_HOOKS`` do), and Starlette's / FastAPI's
 # ``add_middleware(cls)``, whose ``BaseHTTPMiddleware`` subclass ``dispatch``es each request.
@@ -122,6 +147,8 @@ _METHODS: dict[str, tuple[Registrar, tuple[str, ...]]] = {
         for hook in _HOOK_NAMES
     },
     "add_middleware": (_FASTAPI_MIDDLEWARE, ("fastapi",)),
+    **{f"add_{verb}": (_AIOHTTP_ADD, ("aiohttp",)) for verb in _AIOHTTP_VERBS},
+    "add_view": (_PYRAMID_VIEW, ("pyramid",)),
 }
 _ADD_ROUTE = {"fastapi": Framework.FASTAPI, "starlette": Framework.STARLETTE}
 # Class-based views become callables through these (Django, DRF, Flask; Starlette's
@@ -210,6 +237,8 @@ def _by_method(target: str, imports: Collection[str]) -> Registrar | None:
     if spec is None or head.startswith(("django.", "flask.", "fastapi.", "starlette.")):
         return None  # a known library's own method of that name, not a registrar
     registrar, prefixes = spec
+    if method == "add_url_rule" and any(_imports_package(i, ("quart",)) for i in imports):
+        return _QUART_VIEW
     if method == "register" and "router" not in head.lower():
         return None  # ``admin.site.register``, a template library: DRF registers on routers
     return registrar if any(_imports_package(i, prefixes) for i in imports) else None
@@ -221,7 +250,17 @@ def _add_route(head: str, imports: Collection[str]) -> Registrar | None:
     for package, framework in _ADD_ROUTE.items():
         if any(_imports_package(i, (package,)) for i in imports):
             return Registrar(1, "route", framework, takes_class=True)
+    # aiohttp's ``router.add_route(method, path, handler)``, Sanic's ``add_route(handler, uri)``
+    for package, registrar in _OTHER_ADD_ROUTE.items():
+        if any(_imports_package(i, (package,)) for i in imports):
+            return registrar
     return None
+
+
+_OTHER_ADD_ROUTE = {
+    "aiohttp": Registrar(2, "handler", Framework.AIOHTTP, takes_class=True),
+    "sanic": Registrar(0, "handler", Framework.SANIC, takes_class=True),
+}
 
 
 def _imports_package(dotted: str, prefixes: tuple[str, ...]) -> bool:
