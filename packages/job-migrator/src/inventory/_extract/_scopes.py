@@ -48,6 +48,9 @@ KEYWORDS = "**"
 # import send``, a ``def`` in each branch of an ``if``): which binding holds is decided when
 # the module is imported, so a spawn of it is read as dynamic (``detectors._targets``).
 BRANCHED = "{|}"
+# Marks a module name that functions rebind under ``global``: the writers' node ids, joined
+# by commas (``walker._prepass._mark_global_writers``).
+GLOBAL_WRITERS = "{global}"
 # ``kw = {"name": n}`` in a function: ``kw{**}`` holds its literal keys (comma-separated,
 # ``Binding.target``), read where ``Model(**kw)`` passes it (``CallInfo.spread_keys``).
 SPREAD = "{**}"

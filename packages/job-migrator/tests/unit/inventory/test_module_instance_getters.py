@@ -182,3 +182,119 @@ def test_a_parameter_named_like_the_module_instance_is_not_it() -> None:
     sites, _ = _scan()
     found = sites.get("shadowed", [])
     assert all(s.unresolved_reason for s in found)
+
+
+_REBOUND = """
+from typing import Optional
+
+import requests
+
+
+class Backend:
+    def charge(self, order_id):
+        requests.get(f"https://pay.example.com/orders/{order_id}")
+
+
+class StripeBackend(Backend):
+    def charge(self, order_id):
+        requests.post("https://api.stripe.com/v1/charges", json={"order": order_id})
+
+
+class Fake:
+    def charge(self, order_id):
+        requests.post("https://fake.example.com/charges", json={"order": order_id})
+
+
+_plain = Backend()
+
+
+def get_plain():
+    return _plain
+
+
+def use_fake():
+    global _plain
+    _plain = Fake()
+
+
+_declared: Optional[Backend] = None
+
+
+def get_declared():
+    global _declared
+    if _declared is None:
+        _declared = Backend()
+    return _declared
+
+
+def go_live():
+    global _declared
+    _declared = StripeBackend()
+
+
+if requests.__version__:
+    _branched = Backend()
+else:
+    _branched = Fake()
+
+
+def get_branched():
+    return _branched
+"""
+
+_PAY_VIEWS = """
+from flask import Flask
+
+from app.pay import get_branched, get_declared, get_plain
+
+app = Flask(__name__)
+
+
+@app.post("/plain/<oid>")
+def plain(oid):
+    get_plain().charge(oid)
+    return "ok"
+
+
+@app.post("/declared/<oid>")
+def declared(oid):
+    get_declared().charge(oid)
+    return "ok"
+
+
+@app.post("/branched/<oid>")
+def branched(oid):
+    get_branched().charge(oid)
+    return "ok"
+"""
+
+
+def _pay_sites() -> dict[str, list[CallSite]]:
+    summaries = [
+        extract_source("", "app/__init__.py", "app"),
+        extract_source(textwrap.dedent(_REBOUND), "app/pay.py", "app.pay"),
+        extract_source(textwrap.dedent(_PAY_VIEWS), "app/views.py", "app.views"),
+    ]
+    sites, _ = classify(summaries, MigratorConfig(), Catalogue.load(), None)
+    by_view: dict[str, list[CallSite]] = {}
+    for site in sites:
+        by_view.setdefault(site.enclosing_function.rpartition(".")[2], []).append(site)
+    return by_view
+
+
+def test_a_module_instance_another_function_rebinds_is_not_taken_for_its_first_class() -> None:
+    # use_fake() puts a Fake (no Backend at all) there at run time: calling the getter's
+    # value a Backend would hide Fake's POST. It stays a guess, never idempotent.
+    [site] = _pay_sites()["plain"]
+    assert site.unresolved_reason and site.idempotency is not Idempotency.IDEMPOTENT
+
+
+def test_an_annotated_global_rebound_elsewhere_keeps_its_declared_class_and_overrides() -> None:
+    # go_live() binds a StripeBackend, a Backend as declared: both charges are followed.
+    jobs = {s.job for s in _pay_sites()["declared"]}
+    assert {"app.pay.Backend.charge", "app.pay.StripeBackend.charge"} <= jobs
+
+
+def test_a_module_instance_bound_in_the_branches_of_an_if_is_not_one_class() -> None:
+    [site] = _pay_sites()["branched"]
+    assert site.unresolved_reason and site.idempotency is not Idempotency.IDEMPOTENT

@@ -26,7 +26,15 @@ from inventory._extract._resolve import (
     extension_object,
     public_name,
 )
-from inventory._extract._scopes import BRANCHED, Binding, BindingKind, ClassCtx, Scope, ScopeKind
+from inventory._extract._scopes import (
+    BRANCHED,
+    GLOBAL_WRITERS,
+    Binding,
+    BindingKind,
+    ClassCtx,
+    Scope,
+    ScopeKind,
+)
 from inventory._extract._source import clean
 from inventory._extract.values._proxies import (
     PROXIES,
@@ -125,6 +133,7 @@ def gather_module(tree: ast.Module, summary: FileSummary, scope: Scope, resolver
     stored = app_stores(tree, scope.prefix, resolver, binding_for_value, union_type)
     summary.assignments.update({k: public_name(v, summary.module) for k, v in stored.items()})
     fresh: dict[str, str] = {}
+    _mark_global_writers(tree, scope)
     _return_types(top, scope.prefix, resolver, fresh, summary.is_package)
     for qualname, returned in list(resolver.returns.items()):
         if qualname.endswith(NARROWS):
@@ -450,6 +459,8 @@ def _one_class(
             found.append(own[1] if own is not None else "")
             continue
         if isinstance(value, ast.Name) and node is not None:
+            if _rebound_elsewhere(node, value.id, resolver):
+                return ""  # ``configure()`` rebinds it: which class it holds is set at run time
             module_held = _module_instance(node, value.id, resolver)
             if module_held:
                 found.append(module_held)  # ``return _client``: the module's one instance
@@ -482,6 +493,49 @@ def _one_class(
     if len(modules) == 1 and not any(k.startswith(f"{module}.") for k in kinds):
         return found[0]
     return ""
+
+
+def _mark_global_writers(tree: ast.Module, scope: Scope) -> None:
+    """Module names a function rebinds under ``global`` (``def configure(): global _backend;
+    _backend = StripeBackend()``), with the functions that do (``GLOBAL_WRITERS``). A name
+    the module annotates is left out: its declared class holds whatever is bound."""
+    annotated = {
+        s.target.id
+        for s in tree.body
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+    }
+    writers: dict[str, list[str]] = {}
+    for fn in walk(tree):
+        if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        parts = own_nodes(fn)
+        declared = {n for part in parts if isinstance(part, ast.Global) for n in part.names}
+        for part in parts if declared else ():
+            if isinstance(part, ast.Assign):
+                targets = part.targets
+            elif isinstance(part, ast.AnnAssign | ast.AugAssign):
+                targets = [part.target]
+            else:
+                continue
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id in declared - annotated:
+                    writers.setdefault(target.id, []).append(str(id(fn)))
+    for name, ids in writers.items():
+        scope.names[f"{name}{GLOBAL_WRITERS}"] = Binding(BindingKind.OTHER, ",".join(ids))
+
+
+def _rebound_elsewhere(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, name: str, resolver: Resolver
+) -> bool:
+    """``name`` is a module global (not this function's own) that another function of the
+    module rebinds under ``global``, or that a block of the module binds (``BRANCHED``)."""
+    declared = {n for part in own_nodes(node) if isinstance(part, ast.Global) for n in part.names}
+    if name not in declared and name in _local_names(node):
+        return False
+    if resolver.scope.lookup(f"{name}{BRANCHED}") is not None:
+        return True
+    marker = resolver.scope.lookup(f"{name}{GLOBAL_WRITERS}")
+    return marker is not None and any(w != str(id(node)) for w in marker.target.split(","))
 
 
 def _module_instance(
