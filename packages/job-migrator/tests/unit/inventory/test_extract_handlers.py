@@ -235,3 +235,39 @@ def test_handlers_registered_by_a_call() -> None:
     handlers = {f.name: f.handler for f in summary.functions}
     assert handlers == {"homepage": Framework.STARLETTE, "index": Framework.FLASK, "helper": None}
     assert summary.sites[0].handler is Framework.STARLETTE
+
+
+def test_a_view_base_of_another_frameworks_extension_is_not_djangos() -> None:
+    """``X.*View`` of a package of no known framework is taken for a Django app's view,
+    unless the package's name says which framework it extends: ``flask_admin``,
+    ``flask_classful`` (Flask), ``pyramid_deform`` (Pyramid)."""
+    source = """
+    from extra_views import CreateWithInlinesView
+    from flask_admin import BaseView
+    from flask_classful import FlaskView
+    from pyramid_deform import FormView
+
+    class Orders(CreateWithInlinesView):
+        def post(self, request):
+            return None
+
+    class Stats(BaseView):
+        def post(self):
+            return None
+
+    class Items(FlaskView):
+        def get(self):
+            return None
+
+    class Signup(FormView):
+        def get(self):
+            return None
+    """
+    summary = extract_source(textwrap.dedent(source), "app/views.py", "app.views")
+    handlers = {f.qualname: f.handler for f in summary.functions}
+    assert handlers == {
+        "app.views.Orders.post": Framework.DJANGO,
+        "app.views.Stats.post": Framework.FLASK,
+        "app.views.Items.get": Framework.FLASK,
+        "app.views.Signup.get": Framework.PYRAMID,
+    }

@@ -415,8 +415,18 @@ def _view_base(base: str) -> str | None:
     if base.startswith(("django.views.", "rest_framework.")) or last.endswith("ViewSet"):
         return Framework.DJANGO
     if last in _DJANGO_VIEW_BASES or (last.endswith("View") and framework_of(base) is None):
-        return Framework.DJANGO
+        # A view class of a package of no known framework is taken for a Django app's
+        # (``extra_views.CreateWithInlinesView``), unless the package is an extension of
+        # another framework, by its name: ``flask_admin.BaseView``, ``flask_classful.FlaskView``
+        # (Flask's), ``pyramid_deform.FormView`` (Pyramid's).
+        return _family(base) or Framework.DJANGO
     return None
+
+
+def _family(dotted: str) -> Framework | None:
+    """The framework a package's name says it extends: ``flask_admin`` -> Flask."""
+    top = dotted.partition(".")[0]
+    return framework_of(top.partition("_")[0]) if "_" in top else None
 
 
 def function_handler(
