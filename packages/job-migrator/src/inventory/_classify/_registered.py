@@ -18,7 +18,11 @@ Code installed to run in each request (Django's settings, Starlette's and FastAP
 from __future__ import annotations
 
 from inventory._classify._index import Resolved, SymbolIndex, SymbolKind
-from inventory._extract.detectors._handlers import FRAMEWORK_VIEW_HOOKS, VIEW_METHODS
+from inventory._extract.detectors._handlers import (
+    FALCON_RESPONDERS,
+    FRAMEWORK_VIEW_HOOKS,
+    VIEW_METHODS,
+)
 from inventory._extract.detectors._installed import FACTORIES, FRAMEWORK, HOOKS, Installed
 from inventory.models import Framework
 from inventory.summary import FileSummary
@@ -69,6 +73,8 @@ def _handlers_of(
         return [found.name]
     if found.kind is not SymbolKind.CLASS or not classes:
         return []
+    if framework is Framework.FALCON:
+        return _methods_of(index, found.name, FALCON_RESPONDERS)  # a resource's responders
     hooks = FRAMEWORK_VIEW_HOOKS if framework is Framework.DJANGO else frozenset()
     return _methods_of(index, found.name, VIEW_METHODS | hooks)
 

@@ -152,6 +152,38 @@ def main(global_config, **settings):
     ),
     example(
         Pattern.DIRECT_CALL,
+        "Falcon: a resource registered by add_route in the app's module",
+        [("app.notify", F)],
+        "`app.add_route(uri, OrderResource(db))` takes an instance: the class it builds is "
+        "the resource, and its `on_<verb>` responders serve the route, also when the "
+        "resource's own module does not import falcon. Its other methods are not handlers.",
+        _NOTIFY
+        + """
+class OrderResource:
+    def __init__(self, db):
+        self.db = db
+
+    def on_post(self, req, resp, oid):
+        notify(oid)
+
+    def audit(self, oid):
+        notify(oid)
+""",
+        {
+            "wsgi.py": """
+import falcon
+
+from app import OrderResource
+
+def create_app(db):
+    api = falcon.App()
+    api.add_route("/orders/{oid}", OrderResource(db))
+    return api
+"""
+        },
+    ),
+    example(
+        Pattern.DIRECT_CALL,
         "INVALID: on_post outside Falcon, a verb-named decorator beside an aiohttp client",
         [],
         "`on_post` names a Falcon responder only in a module that imports falcon; aiohttp is as "

@@ -159,6 +159,7 @@ _CLASS_VIEW_BASES = (
 # ``on_<verb>_<suffix>`` for a route added with ``suffix=``), called with ``(req, resp,
 # **params)`` (falcon.readthedocs.io, "Routing"); ``app.add_route(uri, Resource())``.
 _FALCON_VERBS = ("get", "post", "put", "patch", "delete", "head", "options")
+FALCON_RESPONDERS = frozenset(f"on_{verb}" for verb in _FALCON_VERBS)
 _DJANGO_DECORATORS = (
     "django.views.decorators.",
     "django.contrib.auth.decorators.",

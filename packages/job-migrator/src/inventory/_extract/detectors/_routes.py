@@ -45,6 +45,9 @@ class Registrar(NamedTuple):
     framework: Framework
     takes_class: bool = False
     installs: Installed | None = None
+    # The API takes an instance of the view class (Falcon's ``add_route(uri, Resource())``):
+    # the class is the one the call builds.
+    instance: bool = False
 
 
 class Route(NamedTuple):
@@ -92,6 +95,9 @@ _QUART_VIEW = Registrar(2, "view_func", Framework.QUART)
 _AIOHTTP_ADD = Registrar(1, "handler", Framework.AIOHTTP, takes_class=True)
 _AIOHTTP_VERBS = ("get", "post", "put", "patch", "delete", "head", "view")
 _PYRAMID_VIEW = Registrar(0, "view", Framework.PYRAMID, takes_class=True)
+# * Falcon: ``app.add_route(uri_template, resource)`` with an instance of the resource class
+#   (falcon.readthedocs.io, "Routing"), whose ``on_<verb>`` responders serve the route.
+_FALCON_ROUTE = Registrar(1, "resource", Framework.FALCON, takes_class=True, instance=True)
 REGISTRARS |= {
     "quart.Quart.add_url_rule": _QUART_VIEW,
     "quart.Blueprint.add_url_rule": _QUART_VIEW,
@@ -105,6 +111,7 @@ REGISTRARS |= {
     "sanic.Sanic.add_route": Registrar(0, "handler", Framework.SANIC, takes_class=True),
     "sanic.Blueprint.add_route": Registrar(0, "handler", Framework.SANIC, takes_class=True),
     "pyramid.config.Configurator.add_view": _PYRAMID_VIEW,
+    **{f"falcon.{app}.add_route": _FALCON_ROUTE for app in ("App", "API", "asgi.App")},
 }
 # Flask's request hooks registered by a call (``app.before_request(load_user)``, as the
 # decorators of ``_handlers.APP_HOOKS`` do), and Starlette's / FastAPI's
@@ -184,7 +191,10 @@ def registered_endpoint(
     if spec is None:
         return None
     endpoint = argument_node(call, spec.position, spec.keyword)
-    dotted = endpoint_name(endpoint, resolver) if endpoint is not None else None
+    if spec.instance and isinstance(endpoint, ast.Call):
+        dotted = resolver.dotted(endpoint.func)  # ``Resource(db)``: the class
+    else:
+        dotted = endpoint_name(endpoint, resolver) if endpoint is not None else None
     return Route(dotted, spec.framework, spec.takes_class, spec.installs) if dotted else None
 
 
@@ -260,6 +270,7 @@ def _add_route(head: str, imports: Collection[str]) -> Registrar | None:
 _OTHER_ADD_ROUTE = {
     "aiohttp": Registrar(2, "handler", Framework.AIOHTTP, takes_class=True),
     "sanic": Registrar(0, "handler", Framework.SANIC, takes_class=True),
+    "falcon": _FALCON_ROUTE,
 }
 
 
