@@ -462,7 +462,11 @@ def function_handler(
         return form
     if cls is not None and bound and Framework.FALCON in imported and falcon_responder(name):
         return Framework.FALCON
-    if top_level and views_module and params[:1] == ["request"]:
+    # Django's convention (a views module's function taking the request), unless the file
+    # imports another framework and not Django: a Pyramid views module's helper is no view.
+    others = imported - {Framework.DJANGO}
+    django_file = Framework.DJANGO in imported or not others
+    if top_level and views_module and params[:1] == ["request"] and django_file:
         return Framework.DJANGO
     if Framework.DJANGO in imported and _takes_the_request(params, cls, bound):
         return Framework.DJANGO
