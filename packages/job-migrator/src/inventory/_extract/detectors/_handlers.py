@@ -462,11 +462,13 @@ def function_handler(
         return form
     if cls is not None and bound and Framework.FALCON in imported and falcon_responder(name):
         return Framework.FALCON
-    # Django's convention (a views module's function taking the request), unless the file
-    # imports another framework and not Django: a Pyramid views module's helper is no view.
-    others = imported - {Framework.DJANGO}
-    django_file = Framework.DJANGO in imported or not others
-    if top_level and views_module and params[:1] == ["request"] and django_file:
+    if top_level and views_module and params[:1] == ["request"]:
+        # Django's convention, and Pyramid's (a view callable takes the request): a views
+        # module's function taking the request first. Named for the one other framework the
+        # file imports when it imports no Django (kinto's and kotti's Pyramid views).
+        others = imported - {Framework.DJANGO}
+        if Framework.DJANGO not in imported and len(others) == 1:
+            return next(iter(others))
         return Framework.DJANGO
     if Framework.DJANGO in imported and _takes_the_request(params, cls, bound):
         return Framework.DJANGO
