@@ -291,3 +291,54 @@ def test_a_views_module_of_another_framework_names_that_framework() -> None:
     both = "import django\nimport pyramid\n\ndef reset(request):\n    return None\n"
     [mixed] = extract_source(both, "app/views.py", "app.views").functions
     assert mixed.handler is Framework.DJANGO
+
+
+def test_request_hooks_of_the_other_frameworks() -> None:
+    """What runs in every request without a route: Quart's Flask hooks, Sanic's
+    ``on_request`` / ``middleware``, aiohttp's ``@web.middleware``, a Tornado handler's
+    ``prepare`` and ``on_finish``; a Tornado handler's other methods are not hooks."""
+    source = """
+    import tornado.web
+    from aiohttp import web
+    from quart import Quart
+    from sanic import Sanic
+
+    qapp = Quart(__name__)
+    sapp = Sanic("shop")
+
+    @qapp.before_request
+    async def load_user():
+        return None
+
+    @sapp.on_request
+    async def tenant(request):
+        return None
+
+    @sapp.middleware("response")
+    async def stamp(request, response):
+        return None
+
+    @web.middleware
+    async def timing(request, handler):
+        return await handler(request)
+
+    class Orders(tornado.web.RequestHandler):
+        def prepare(self):
+            return None
+
+        def on_finish(self):
+            return None
+
+        def audit(self):
+            return None
+    """
+    summary = extract_source(textwrap.dedent(source), "app/hooks.py", "app.hooks")
+    assert {f.qualname.removeprefix("app.hooks."): f.handler for f in summary.functions} == {
+        "load_user": Framework.QUART,
+        "tenant": Framework.SANIC,
+        "stamp": Framework.SANIC,
+        "timing": Framework.AIOHTTP,
+        "Orders.prepare": Framework.TORNADO,
+        "Orders.on_finish": Framework.TORNADO,
+        "Orders.audit": None,
+    }

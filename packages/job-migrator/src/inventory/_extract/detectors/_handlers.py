@@ -75,8 +75,15 @@ _FLASK_LOGIN = ("flask_login.", "flask_security.")
 # Hooks registered once on an app, blueprint or login manager that then run in every request
 # (not ``_walk_defs.REQUEST_HOOKS``, which act on the one request being served).
 APP_HOOKS: dict[str, tuple[Framework, ...]] = {
-    **{name: (Framework.FLASK,) for name in (*_FLASK_HOOKS, *_LOGIN_LOADERS)},
-    "middleware": (Framework.FASTAPI, Framework.STARLETTE),
+    **{name: (Framework.FLASK,) for name in _LOGIN_LOADERS},
+    # Quart keeps Flask's API: the same hooks on its app and blueprints.
+    **{name: (Framework.FLASK, Framework.QUART) for name in _FLASK_HOOKS},
+    # FastAPI's and Starlette's ``@app.middleware("http")``; Sanic's
+    # ``@app.middleware("request")``, ``@app.on_request``, ``@app.on_response`` (sanic.dev,
+    # "Middleware"): each runs in every request.
+    "middleware": (Framework.FASTAPI, Framework.STARLETTE, Framework.SANIC),
+    "on_request": (Framework.SANIC,),
+    "on_response": (Framework.SANIC,),
     "exception_handler": (Framework.FASTAPI, Framework.STARLETTE),
 }
 # The hooks Django's generic class-based views and DRF's generic views call while they
@@ -144,6 +151,9 @@ _PYRAMID_VIEWS = frozenset(
         "pyramid.view.exception_view_config",
     }
 )
+# aiohttp's ``@web.middleware`` "async def middleware(request, handler)", run around every
+# request's handler (docs.aiohttp.org, "Middlewares").
+_AIOHTTP_MIDDLEWARE = frozenset({"aiohttp.web.middleware", "aiohttp.web_middlewares.middleware"})
 # Class-based handlers, each framework's own: Tornado's ``RequestHandler`` ("the HTTP verb
 # methods: get, post..." tornadoweb.org, "tornado.web"), aiohttp's ``web.View`` (class based
 # views), Sanic's ``HTTPMethodView``, Quart's ``MethodView`` / ``View`` (Flask's).
@@ -344,6 +354,8 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
         return Framework.FLASK
     if dotted in _PYRAMID_VIEWS:
         return Framework.PYRAMID
+    if dotted in _AIOHTTP_MIDDLEWARE:
+        return Framework.AIOHTTP
     if last in APP_HOOKS:
         return _app_hook(head, last, imported)
     if last not in ROUTE_VERBS:
@@ -493,8 +505,17 @@ def _hook(name: str, bound: bool, foreign: bool, imported: set[Framework]) -> bo
     return bound and foreign and bool(imported) and not name.startswith("_")
 
 
+# Tornado's RequestHandler calls ``prepare()`` "at the beginning of a request before
+# get/post/etc." and ``on_finish()`` "after the end of a request" (tornadoweb.org,
+# tornado.web): both run in the process serving it.
+_TORNADO_HOOKS = frozenset({"prepare", "on_finish"})
+
+
 def _view_hook(name: str, cls: ClassCtx) -> bool:
-    """A Django or DRF view's override of a hook its generic base calls in the request."""
+    """A Django or DRF view's override of a hook its generic base calls in the request; a
+    Tornado handler's ``prepare`` and ``on_finish``."""
+    if cls.view == Framework.TORNADO:
+        return name in _TORNADO_HOOKS
     return cls.view == Framework.DJANGO and name in FRAMEWORK_VIEW_HOOKS
 
 
