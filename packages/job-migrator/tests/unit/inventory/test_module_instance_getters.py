@@ -133,11 +133,13 @@ def shadowed(step: dict, other):
 """
 
 
-def _scan() -> tuple[dict[str, list[CallSite]], dict[str, Job]]:
+def _scan(
+    module: str = "services", source: str = _SERVICES, views: str = _VIEWS
+) -> tuple[dict[str, list[CallSite]], dict[str, Job]]:
     summaries = [
         extract_source("", "app/__init__.py", "app"),
-        extract_source(textwrap.dedent(_SERVICES), "app/services.py", "app.services"),
-        extract_source(textwrap.dedent(_VIEWS), "app/views.py", "app.views"),
+        extract_source(textwrap.dedent(source), f"app/{module}.py", f"app.{module}"),
+        extract_source(textwrap.dedent(views), "app/views.py", "app.views"),
     ]
     sites, jobs = classify(summaries, MigratorConfig(), Catalogue.load(), None)
     by_view: dict[str, list[CallSite]] = {}
@@ -270,16 +272,7 @@ def branched(oid):
 
 
 def _pay_sites() -> dict[str, list[CallSite]]:
-    summaries = [
-        extract_source("", "app/__init__.py", "app"),
-        extract_source(textwrap.dedent(_REBOUND), "app/pay.py", "app.pay"),
-        extract_source(textwrap.dedent(_PAY_VIEWS), "app/views.py", "app.views"),
-    ]
-    sites, _ = classify(summaries, MigratorConfig(), Catalogue.load(), None)
-    by_view: dict[str, list[CallSite]] = {}
-    for site in sites:
-        by_view.setdefault(site.enclosing_function.rpartition(".")[2], []).append(site)
-    return by_view
+    return _scan("pay", _REBOUND, _PAY_VIEWS)[0]
 
 
 def test_a_module_instance_another_function_rebinds_is_not_taken_for_its_first_class() -> None:

@@ -140,6 +140,9 @@ _VERB_DECORATED = (
     Framework.AIOHTTP,
     Framework.BOTTLE,
 )
+# Of those, the ones whose import is evidence for a verb decorator on an app imported from
+# elsewhere (FastAPI's and Flask's are read first); aiohttp is as often a file's HTTP client.
+_IMPORT_EVIDENCED = (Framework.QUART, Framework.SANIC, Framework.LITESTAR, Framework.BOTTLE)
 # Pyramid: ``@view_config(route_name=...)`` "registers a view callable" for a route, and the
 # special views (not found, forbidden, exceptions) are views of a request too
 # (docs.pylonsproject.org, pyramid "View Configuration").
@@ -370,8 +373,7 @@ def decorator_framework(dotted: str, imported: set[Framework]) -> Framework | No
         return Framework.FASTAPI
     if Framework.FLASK in imported and last in ("route", "get", "post", "put", "patch", "delete"):
         return Framework.FLASK
-    # aiohttp is as often a file's HTTP client as its server: its import is no evidence here.
-    others = [f for f in _VERB_DECORATED[3:] if f in imported and f is not Framework.AIOHTTP]
+    others = [f for f in _IMPORT_EVIDENCED if f in imported]
     return others[0] if len(others) == 1 else None
 
 

@@ -524,13 +524,18 @@ def _mark_global_writers(tree: ast.Module, scope: Scope) -> None:
         scope.names[f"{name}{GLOBAL_WRITERS}"] = Binding(BindingKind.OTHER, ",".join(ids))
 
 
+def _module_global(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """``name`` in ``node`` is the module's: declared ``global`` there, or not bound there."""
+    declared = {n for part in own_nodes(node) if isinstance(part, ast.Global) for n in part.names}
+    return name in declared or name not in _local_names(node)
+
+
 def _rebound_elsewhere(
     node: ast.FunctionDef | ast.AsyncFunctionDef, name: str, resolver: Resolver
 ) -> bool:
     """``name`` is a module global (not this function's own) that another function of the
     module rebinds under ``global``, or that a block of the module binds (``BRANCHED``)."""
-    declared = {n for part in own_nodes(node) if isinstance(part, ast.Global) for n in part.names}
-    if name not in declared and name in _local_names(node):
+    if not _module_global(node, name):
         return False
     if resolver.scope.lookup(f"{name}{BRANCHED}") is not None:
         return True
@@ -548,8 +553,7 @@ def _module_instance(
     ``name`` is the function's own (a parameter or a local it binds without ``global``), or
     the module's binding is no instance of a known class (``_layer = None`` unannotated:
     the function's own assignments say, as for a local)."""
-    declared = {n for part in own_nodes(node) if isinstance(part, ast.Global) for n in part.names}
-    if name not in declared and name in _local_names(node):
+    if not _module_global(node, name):
         return ""
     binding = resolver.scope.lookup(name)
     if binding is None or binding.kind is not BindingKind.INSTANCE or not binding.target:
