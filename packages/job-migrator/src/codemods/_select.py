@@ -430,6 +430,26 @@ def _run_inside(f: _Facts) -> _Decided:
     )
 
 
+ENDLESS = (
+    "`{job}` never returns: the loop at {where} runs until its process stops, and a worker "
+    "runs a job to its end (it would hold one for good, and run it again on another each time "
+    "its lease ran out); naming the job or giving it a key changes nothing; keep it "
+    "in-process, or make one round of the loop a function of its own, declare that a "
+    'periodic job (`@job(every=timedelta(minutes=1))`, docs/runtime.md "Periodic jobs") in '
+    "place of the loop and its start, and scan again"
+)
+
+
+def _endless(f: _Facts) -> _Decided:
+    """A job that never returns (``Job.endless_loop``: a monitor, a hand-made scheduler) is
+    never enqueued, whatever its verdict, named or held: a worker could not finish it."""
+    loop = f.known.endless_loop
+    if loop is None:
+        return None
+    where = f"{loop.path}:{loop.line}"
+    return _skip(f.site, ENDLESS.format(job=f.known.qualname, where=where))
+
+
 def _verdict(f: _Facts) -> _Decided:
     # decided before the job's definition is read (a dry run reads few files)
     reason = _verdict_reason(f.known, f.options) or _request_hook_reason(f.known)
@@ -682,6 +702,7 @@ RULES: tuple[_Rule, ...] = (
     ("Django mail delivery", _django_mail),
     ("call inside its own job", _inside),
     ("job run inside the call", _run_inside),
+    ("job that returns", _endless),
     ("verdict", _verdict),
     ("worker can import the job", _place),
     ("signal receiver", _receiver),

@@ -19,10 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field
 # 1.9: EffectKind.PROCESS_STATE (state of this process a worker would change its own copy of)
 # 1.10: Job.task_of (a broker's task: a site running it in the caller does so on purpose)
 # 1.11: Job.rebound_at (the module binds the job's name again after its definition)
-SCHEMA_VERSION = "1.11"
+# 1.12: Job.endless_loop (the loop that keeps the job running until its process stops)
+SCHEMA_VERSION = "1.12"
 # The oldest Inventory ``migrator apply`` acts on: an older one lacks facts its rules read
 # (a missing fact would read as "nothing around the call"), so apply scans again instead.
-APPLY_SCHEMA = (1, 11)
+APPLY_SCHEMA = (1, 12)
 
 
 class Pattern(StrEnum):
@@ -356,6 +357,12 @@ class Job(BaseModel):
         "the job's name once it is defined (`send = logged(send)`, another `def send` in "
         "another branch, an import of it): the name callers use is not (always) that "
         "definition, so a decorator on it would not be what they call.",
+    )
+    endless_loop: Location | None = Field(
+        default=None,
+        description="The loop that keeps the job running until its process stops (an unbroken "
+        "`while True`, a loop on a stop flag), in the job or a function it calls: a worker "
+        "could never finish it, so `migrator apply` never enqueues it.",
     )
     task_of: str = Field(
         default="",

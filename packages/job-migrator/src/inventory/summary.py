@@ -216,7 +216,7 @@ class FactKind(StrEnum):
     DYNAMIC_DISPATCH = "dynamic_dispatch"  # getattr(x, name)(), registry[name](), importlib
     LOOP_FOREVER = "loop_forever"  # while True: without a break (long-lived consumer)
     STREAM_LOOP = "stream_loop"  # async for x in stream(): in the body, not nested in a loop
-    SERVICE_LOOP = "service_loop"  # while <liveness check>: waiting each round (a monitor)
+    SERVICE_LOOP = "service_loop"  # while <liveness check>: waiting each round; a consumer loop
     MODULE_STATE = "module_state"  # TASKS.pop(k), CACHE[k] = v: a module-level container
     REQUEST_STATE = "request_state"  # session["k"] = v: the request being served (Flask's)
 

@@ -72,7 +72,7 @@ def test_json_output_is_the_inventory(app: Path) -> None:
         "shop.billing.refund_order",
         "shop.media.thumbnail",
     }
-    assert inventory.schema_version == "1.11"
+    assert inventory.schema_version == "1.12"
 
 
 def test_sarif_and_markdown_written_to_a_file(app: Path, tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from inventory._classify._guesses import guessed_verdict
 from inventory._classify._index import SymbolIndex
 from inventory._classify._jobs import build_job
 from inventory._classify._library_call import LIBRARY_JOB, NO_PROJECT_FUNCTION
+from inventory._classify._lifetime import SPAWNS, is_service
 from inventory._classify._local import LocalEffects
 from inventory._classify._moved import periodic_sites, registered_names
 from inventory._classify._registered import mark_handlers, register_handlers
@@ -141,6 +142,8 @@ def _raw_sites(
             target = resolve_site(index, raw, receivers)
             if target is None:
                 continue
+            if raw.pattern in SPAWNS and target.job and is_service(target.job, index, graph):
+                continue  # a thread or task serving until the process stops: its machinery
             if target.library is not None:
                 target = _register_library_job(index, summary, raw, target)
             if target.job and raw.enclosing_function and raw.pattern != Pattern.SIGNAL_RECEIVER:

@@ -7,11 +7,12 @@ from collections.abc import Mapping
 from inventory._classify._effects import EffectAnalysis
 from inventory._classify._enqueued import EnqueuedTasks
 from inventory._classify._index import SymbolIndex
+from inventory._classify._lifetime import endless_loop
 from inventory._classify._tasks import DJANGO_TASK_DECORATORS, broker_of
 from inventory._classify._trace import location
 from inventory._classify._verdict import Enqueues, Verdict, decide
 from inventory.config import JobSetting, ScanConfigError, key_mismatch
-from inventory.models import Evidence, Job
+from inventory.models import Evidence, Job, Location
 from inventory.summary import FunctionInfo
 
 
@@ -39,13 +40,14 @@ def build_job(
         return decide(task, own.params, traced, settings.get(task), enqueues)
 
     verdict = decide(fn.qualname, fn.params, traces, setting, enqueued.of(traces, task_verdict))
+    loop = _endless_loop(fn, index, analysis)
     return Job(
         qualname=fn.qualname,
         location=location(index.function_path(fn.qualname), fn.span),
         idempotency=verdict.idempotency,
         confidence=verdict.confidence,
         effects=[t.effect for t in traces if t.is_effect],
-        evidence=_with_closure(fn.qualname, verdict.evidence),
+        evidence=_with_loop(loop, _with_closure(fn.qualname, verdict.evidence)),
         suggested_key=verdict.suggested_key,
         pinned=verdict.pinned,
         is_async=fn.is_async,
@@ -57,7 +59,18 @@ def build_job(
         django_task=bool(DJANGO_TASK_DECORATORS.intersection(fn.decorators)),
         task_of=broker_of(index, fn.decorators),
         rebound_at=_rebound_at(fn, index),
+        endless_loop=loop,
     )
+
+
+def _endless_loop(
+    fn: FunctionInfo, index: SymbolIndex, analysis: EffectAnalysis
+) -> Location | None:
+    found = endless_loop(fn.qualname, index, analysis.graph)
+    if found is None:
+        return None
+    holder, fact = found
+    return location(index.function_path(holder.qualname), fact.span)
 
 
 def _rebound_at(fn: FunctionInfo, index: SymbolIndex) -> list[int]:
@@ -68,6 +81,18 @@ def _rebound_at(fn: FunctionInfo, index: SymbolIndex) -> list[int]:
         return []
     local = fn.qualname.removeprefix(f"{summary.module}.")
     return [line for line in summary.rebound.get(local, []) if line != fn.span.line]
+
+
+def _with_loop(loop: Location | None, evidence: list[Evidence]) -> list[Evidence]:
+    """A job that never returns says so (before the verdict's reason)."""
+    if loop is None:
+        return evidence
+    note = Evidence(
+        message="never returns: this loop runs until the process stops; a worker could not "
+        "finish the job (its round could be a periodic job)",
+        location=loop,
+    )
+    return [*evidence[:-1], note, *evidence[-1:]]
 
 
 _LOCALS = ".<locals>."

@@ -28,11 +28,11 @@ from inventory._classify._library_call import (
     library_call,
     value_bound,
 )
+from inventory._classify._lifetime import LOOPS, endless_loop, is_service
 from inventory._classify._spawned import REFERENCE as _REFERENCE
 from inventory._classify._spawned import WRAPPED as _WRAPPED
 from inventory._classify._trace import location
 from inventory._extract._library import LOG_METHODS
-from inventory._extract.detectors._sites_threads import SERVER_RUNNERS
 from inventory.models import CallSite, Pattern
 from inventory.summary import (
     CallInfo,
@@ -47,7 +47,6 @@ from inventory.summary import (
 UNKNOWN_JOB = "unknown"
 _ROUNDS = 4  # wrappers of wrappers...: deeper chains are not seen in real code
 _CALLED = re.compile(r"^([A-Za-z_][\w.]*)\s*\(")
-_LOOPS = (".serve_forever", ".run_forever")
 _JOINED = (Pattern.THREAD, Pattern.PROCESS)  # result_use_lines of these are the joins
 # Futures and tasks waited for by the caller are not background work (as in place).
 _FUTURES = (Pattern.EXECUTOR_SUBMIT, Pattern.ASYNCIO_TASK)
@@ -357,30 +356,17 @@ def _waited_in_caller(call: CallInfo, caller: FunctionInfo) -> bool:
 
 
 def _infrastructure(job: str | None, written: str, index: SymbolIndex, graph: CallGraph) -> bool:
-    """A job that runs until the process stops: a server's or an event loop's
-    ``serve_forever``, a function running one, an unbroken ``while True``, a monitor
+    """A job that runs until the process stops (``_lifetime``): a server's or an event
+    loop's ``serve_forever``, a function running one, an unbroken ``while True``, a monitor
     looping on a liveness check and waiting each round (``while is_active(): ...
     await asyncio.sleep(5)``), or a function that runs one of those in its stead
-    (``await tracker.track(txid, on_event, is_active)``)."""
-    if written.endswith(_LOOPS) or (job or "").endswith(_LOOPS):
+    (``await tracker.track(txid, on_event, is_active)``). A wrapper that runs its job over
+    and over gives it a round; a job that loops itself needs none."""
+    if written.endswith(LOOPS):
         return True
-    fn = index.functions.get(job) if job else None
-    if fn is None:
+    if job is None:
         return False
-    if _runs_long(fn):
-        return True
-    if any(c.target in SERVER_RUNNERS or c.target.endswith(_LOOPS) for c in fn.calls):
-        return True
-    return any(
-        _runs_long(index.functions.get(graph.resolve_call(c, fn).function or "")) for c in fn.calls
-    )
-
-
-_LONG_RUNNING = frozenset({FactKind.LOOP_FOREVER, FactKind.SERVICE_LOOP})
-
-
-def _runs_long(fn: FunctionInfo | None) -> bool:
-    return fn is not None and any(fact.kind in _LONG_RUNNING for fact in fn.facts)
+    return is_service(job, index, graph) or endless_loop(job, index, graph) is not None
 
 
 def _argument(wrapper: Wrapper, call: CallInfo) -> str | None:

@@ -82,13 +82,17 @@ def schedule(coro):
     ),
     example(
         Pattern.ASYNCIO_TASK,
-        "INVALID: awaited or gathered tasks",
+        "INVALID: awaited, gathered, or collected in a list then waited for",
         [],
-        "Awaiting the task waits for it; gather waits for every task.",
+        "Awaiting the task waits for it; gather waits for every task; appending a task to a "
+        "list that asyncio.wait (or gather) is given waits for it too: a fan-out raced in the "
+        "same call, not background work.",
         """
 import asyncio
 
 async def fetch(url): ...
+
+async def ask(model, prompt): ...
 
 async def page(url):
     task = asyncio.create_task(fetch(url))
@@ -97,18 +101,6 @@ async def page(url):
 async def pages(urls):
     tasks = [asyncio.create_task(fetch(u)) for u in urls]
     return await asyncio.gather(*tasks)
-""",
-    ),
-    example(
-        Pattern.ASYNCIO_TASK,
-        "INVALID: tasks collected in a list, then waited for",
-        [],
-        "Appending a task to a list that asyncio.wait (or gather) is given waits for it too: "
-        "a fan-out raced in the same call, not background work.",
-        """
-import asyncio
-
-async def ask(model, prompt): ...
 
 async def fastest(models, prompt):
     pending = []
@@ -117,6 +109,42 @@ async def fastest(models, prompt):
         pending.append(task)
     done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
     return done.pop().result()
+""",
+    ),
+    example(
+        Pattern.ASYNCIO_TASK,
+        "INVALID: a task serving until the process stops",
+        [],
+        "A task reading a stream again each time it ends (`while True:` around `async for "
+        "message in pubsub.listen()`), or looping on a stop flag and waiting each round, is "
+        "the process's own machinery, as the same loop in a thread is: no worker could finish "
+        "it. Read wherever the loop is defined, in this module or another.",
+        """
+import asyncio
+
+async def handle(message): ...
+
+async def listen(redis):
+    while True:
+        pubsub = redis.pubsub()
+        await pubsub.subscribe("commands")
+        async for message in pubsub.listen():
+            await handle(message)
+
+class Peers:
+    def __init__(self):
+        self.closing = False
+
+    async def maintain(self, peer):
+        while not self.closing:
+            await peer.connect()
+            await peer.wait()
+
+    def start(self, peer):
+        asyncio.create_task(self.maintain(peer))
+
+async def lifespan(redis):
+    asyncio.create_task(listen(redis))
 """,
     ),
     example(

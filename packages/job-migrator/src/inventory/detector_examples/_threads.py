@@ -121,26 +121,41 @@ def spawn(hook):
     ),
     example(
         Pattern.THREAD,
-        "INVALID: a server's accept loop",
-        [],
-        "serve_forever is infrastructure, not a job.",
+        "A thread looping forever: reported, never moved",
+        [("app.ping_forever", F)],
+        "An unbroken `while True` that sleeps between rounds is a monitor or a hand-made "
+        "scheduler: its rounds may be work, so the site is reported, but the job never "
+        "returns: the job's `endless_loop` names the loop, and `migrator apply` leaves the "
+        "site (a periodic job can run one round instead).",
         """
 import threading
+import time
 
-def serve(server):
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+import requests
+
+def ping_forever():
+    while True:
+        requests.post("https://hc.example.com/ping", timeout=5)
+        time.sleep(60)
+
+def start():
+    threading.Thread(target=ping_forever, daemon=True).start()
 """,
     ),
     example(
         Pattern.THREAD,
-        "INVALID: a while-True queue consumer",
+        "INVALID: a server's accept loop, a while-True queue consumer",
         [],
-        "A thread looping forever over a queue is an in-process worker, not a job.",
+        "serve_forever is infrastructure, not a job; a thread looping forever over a queue is "
+        "an in-process worker, not a job.",
         """
 import queue
 import threading
 
 jobs = queue.Queue()
+
+def serve(server):
+    threading.Thread(target=server.serve_forever, daemon=True).start()
 
 def consume():
     while True:

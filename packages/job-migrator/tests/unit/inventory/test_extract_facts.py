@@ -105,7 +105,38 @@ def test_loop_forever_only_without_break_or_return() -> None:
                     break
         """
     )
-    assert found == [(FactKind.LOOP_FOREVER, "")]
+    # worker's loop consumes a queue each round: a service, besides a loop forever
+    assert found == [(FactKind.LOOP_FOREVER, ""), (FactKind.SERVICE_LOOP, "")]
+
+
+def test_a_stream_read_again_forever_is_a_service() -> None:
+    """``while True: async for m in pubsub.listen()``: the stream is read again each time it
+    ends; a loop forever reading a stream once per round with a sleep is no different; a
+    stream read once (no loop around it) is a stream fact, not a service."""
+    found = kinds(
+        """
+        async def listen(redis):
+            while True:
+                pubsub = redis.pubsub()
+                async for message in pubsub.listen():
+                    handle(message)
+
+        async def once(client):
+            async for chunk in client.stream():
+                handle(chunk)
+
+        async def ping():
+            while True:
+                await client.post("/ping")
+                await asyncio.sleep(60)
+        """
+    )
+    assert found == [
+        (FactKind.LOOP_FOREVER, ""),
+        (FactKind.SERVICE_LOOP, ""),
+        (FactKind.STREAM_LOOP, ""),
+        (FactKind.LOOP_FOREVER, ""),
+    ]
 
 
 def test_fact_text_is_short() -> None:

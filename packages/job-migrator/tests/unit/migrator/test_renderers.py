@@ -61,4 +61,4 @@ def test_markdown_has_a_section_per_verdict_with_evidence_chains(inventory: Inve
 def test_json_is_the_inventory_contract(inventory: Inventory) -> None:
     data = json.loads(render_json(ReportView(inventory)))
     assert Inventory.model_validate(data) == inventory
-    assert data["schema_version"] == "1.11"
+    assert data["schema_version"] == "1.12"

@@ -395,7 +395,8 @@ def loop_fact(node: ast.While, text: SourceText) -> Fact:
 
 def service_fact(node: ast.While, text: SourceText) -> Fact:
     """``while is_active(): ... await asyncio.sleep(5)``: a monitor that runs until a liveness
-    check says stop, waiting (or consuming) each round."""
+    check says stop, waiting (or consuming) each round; or ``while True:`` consuming a queue
+    or a stream each round (``jobs.get()``, ``async for message in pubsub.listen()``)."""
     return Fact(kind=FactKind.SERVICE_LOOP, span=span_of(node), text=text.segment(node, 80))
 
 

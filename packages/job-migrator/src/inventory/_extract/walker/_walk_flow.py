@@ -513,6 +513,10 @@ class FlowMixin(WalkerBase):
         stream = isinstance(node, ast.AsyncFor) and isinstance(node.iter, ast.Call)
         if stream and self.in_function and not self.state.loops:  # read a stream to its end
             self.state.facts.append(stream_fact(node, self.text))
+        if stream and self.state.loops and self.state.loops[-1].forever:
+            # ``while True: async for message in pubsub.listen():``: the stream is read again
+            # each time it ends, for good: the loop consumes it, as ``queue.get()`` would.
+            self.state.loops[-1].consumes = True
         self._iterate(node.iter, node.target)
         before = len(self.state.calls)
         self.visit(node.iter)
@@ -613,7 +617,8 @@ class FlowMixin(WalkerBase):
         if loop.forever and loop.consumes:
             # A consumer loop, even one that stops on a sentinel: a worker, not a job.
             self.state.consumer = True
-        if loop.service and (loop.consumes or loop.blocks):
+            self.state.facts.append(service_fact(node, self.text))
+        elif loop.service and (loop.consumes or loop.blocks):
             # A flusher or scheduler loop on a stop flag, waiting each round: a service thread.
             self.state.consumer = True
             self.state.facts.append(service_fact(node, self.text))

@@ -62,7 +62,15 @@ _CALLBACK_TAKERS = frozenset(
     {"atexit.register", "threading.Timer", "threading.Thread", "signal.signal"}
     | {"weakref.finalize", "django.db.transaction.on_commit"}
 )
-_THREADED = (Pattern.THREAD, Pattern.PROCESS)
+# Spawns that leave the function running beside the caller: one running a service loop is
+# the process's machinery (``inventory._classify._lifetime`` reads the same across modules).
+_SPAWNED = (
+    Pattern.THREAD,
+    Pattern.PROCESS,
+    Pattern.ASYNCIO_TASK,
+    Pattern.EXECUTOR_SUBMIT,
+    Pattern.RUN_IN_EXECUTOR,
+)
 
 
 class Walker(DefsMixin, FlowMixin):
@@ -120,8 +128,9 @@ class Walker(DefsMixin, FlowMixin):
                 site.handler = self.routes.get(site.enclosing_function)
 
     def _runs_a_worker_loop(self, site: RawSite) -> bool:
-        """A thread running a server's or a queue's ``while True`` loop is infrastructure, not a job."""
-        if site.pattern not in _THREADED or site.target is None:
+        """A thread or task running a server's, a queue's or a stop flag's loop is infrastructure,
+        not a job."""
+        if site.pattern not in _SPAWNED or site.target is None:
             return False
         if site.target_kind is TargetKind.THREAD_SUBCLASS:
             return f"{site.target}.run" in self.consumers
