@@ -452,7 +452,8 @@ def _endless(f: _Facts) -> _Decided:
 
 def _verdict(f: _Facts) -> _Decided:
     # decided before the job's definition is read (a dry run reads few files)
-    reason = _verdict_reason(f.known, f.options) or _request_hook_reason(f.known)
+    # the request first: no verdict, name or key moves a job that acts on it
+    reason = _request_hook_reason(f.known) or _verdict_reason(f.known, f.options)
     reason = reason or _process_state_reason(f.known, f.options)
     return _skip(f.site, reason) if reason else None
 
@@ -1108,7 +1109,7 @@ def _request_hook_reason(job: Job) -> str | None:
     gets, so the hook would never run and the message never shows; it stays."""
     hooks = [e for e in job.effects if e.kind is EffectKind.REQUEST_HOOK]
     if not hooks:
-        return None
+        return _request_read_reason(job)
     first = hooks[0]
     where = f"{first.location.path}:{first.location.line}"
     via = f", reached through {' -> '.join(first.chain)}" if len(first.chain) > 1 else ""
@@ -1118,6 +1119,29 @@ def _request_hook_reason(job: Job) -> str | None:
         "gets), so what it does to that request would be lost; keep it in-process, or move the "
         "work that does not touch the request into a job of its own, and apply again"
     )
+
+
+REQUEST_READ = (
+    "the job reads the request being served (`{api}` at {where}{via}): a worker serves no "
+    'request, so there the read would fail ("Working outside of request context") or '
+    "read a blank request's values, not the caller's; read it in the caller and pass the "
+    "value as an argument (`{name}(..., value)` with the job taking it as a parameter), "
+    "and apply again"
+)
+
+
+def _request_read_reason(job: Job) -> str | None:
+    """The job reads the request being served through a context proxy (Flask's ``request``,
+    ``g.user``, Flask-Login's ``current_user``): a worker serves none, so the read fails
+    there or reads a blank request; it stays, named or not."""
+    reads = [e for e in job.effects if e.kind is EffectKind.REQUEST_READ]
+    if not reads:
+        return None
+    first = reads[0]
+    where = f"{first.location.path}:{first.location.line}"
+    via = f", reached through {' -> '.join(first.chain)}" if len(first.chain) > 1 else ""
+    name = job.qualname.rpartition(".")[2]
+    return REQUEST_READ.format(api=first.api, where=where, via=via, name=name)
 
 
 def _process_state_reason(job: Job, options: ApplyOptions) -> str | None:

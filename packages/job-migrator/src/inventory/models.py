@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 # 1.9: EffectKind.PROCESS_STATE (state of this process a worker would change its own copy of)
 # 1.10: Job.task_of (a broker's task: a site running it in the caller does so on purpose)
 # 1.11: Job.rebound_at (the module binds the job's name again after its definition)
-# 1.12: Job.endless_loop (the loop that keeps the job running until its process stops)
+# 1.12: Job.endless_loop (the loop that keeps the job running until its process stops),
+# EffectKind.REQUEST_READ (a read of the request being served through a context proxy)
 SCHEMA_VERSION = "1.12"
 # The oldest Inventory ``migrator apply`` acts on: an older one lacks facts its rules read
 # (a missing fact would read as "nothing around the call"), so apply scans again instead.
@@ -113,6 +114,7 @@ class EffectKind(StrEnum):
     MESSAGE_PUBLISH = "message_publish"  # SQS/SNS/Kafka/pubsub sends
     SOCKET_EMIT = "socket_emit"  # Socket.IO / websocket messages to connected clients
     REQUEST_HOOK = "request_hook"  # acts on the request being served: after_this_request, flash
+    REQUEST_READ = "request_read"  # reads the request being served: request.args, current_user
     PROCESS_STATE = "process_state"  # changes a module-level container or global of this process
     ENQUEUE = "enqueue"  # hands further work to a queue (celery delay, ...)
     CACHE_SET = "cache_set"

@@ -219,6 +219,7 @@ class FactKind(StrEnum):
     SERVICE_LOOP = "service_loop"  # while <liveness check>: waiting each round; a consumer loop
     MODULE_STATE = "module_state"  # TASKS.pop(k), CACHE[k] = v: a module-level container
     REQUEST_STATE = "request_state"  # session["k"] = v: the request being served (Flask's)
+    REQUEST_READ = "request_read"  # request.args, current_user: reads the request being served
 
 
 # A DYNAMIC_DISPATCH fact's target for ``cb(x)`` where ``cb`` is a parameter: this prefix and

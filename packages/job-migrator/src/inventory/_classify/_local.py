@@ -488,6 +488,14 @@ class LocalEffects:
             )
         if fact.kind in (FactKind.AUGASSIGN_GLOBAL, FactKind.AUGASSIGN_SUBSCRIPT):
             return _in_memory(fact, fn, path)
+        if fact.kind is FactKind.REQUEST_READ:
+            if self.graph.index.is_library(fn.qualname):
+                return None  # Flask's own helpers read the request they are given
+            detail = (
+                f"reads {fact.target}, of the request being served: a worker serves no "
+                "request, so there it would fail or read a blank one"
+            )
+            return Found(_effect(EffectKind.REQUEST_READ, path, fact.span, fact.target, fn, detail))
         if fact.kind in (FactKind.MODULE_STATE, FactKind.REQUEST_STATE):
             if self.graph.index.is_library(fn.qualname):
                 # A library's own bookkeeping (SQLAlchemy's creation counter, Django's lazily

@@ -60,7 +60,9 @@ OPAQUE = frozenset({K.DYNAMIC_CALL, K.SUBPROCESS})
 # A change of this process's memory is none either (an entry evicted from an in-process
 # cache): what a retry would repeat of a job that counts and evicts is its count.
 _NOT_WORK = frozenset(
-    {K.METRIC_INCR, K.DB_READ, K.HTTP_GET, K.SLEEP, K.RANDOM_ID, K.PROCESS_STATE} | OPAQUE
+    {K.METRIC_INCR, K.DB_READ, K.HTTP_GET, K.SLEEP, K.RANDOM_ID, K.PROCESS_STATE}
+    | {K.REQUEST_READ}
+    | OPAQUE
 )
 # Repeats a duplicate makes visible but harmless: the fast track ignores them.
 HARMLESS = NOTIFY | {K.METRIC_INCR}
@@ -89,6 +91,8 @@ _WHAT = {
     K.SOCKET_EMIT: "sends a message to connected clients (Socket.IO): a retry sends it again",
     K.REQUEST_HOOK: "acts on the request being served (a hook on its response, a flashed "
     "message, its session): only the process serving it can",
+    K.REQUEST_READ: "reads the request being served (Flask's request, session or g, the "
+    "current user): only the process serving it can",
     K.PROCESS_STATE: "changes state this process holds in memory (a module-level container or "
     "global): a worker would change its own copy",
     K.ENQUEUE: "enqueues further work: a retry enqueues it twice",

@@ -76,6 +76,9 @@ class FunctionState:
     # a name of the module's process state was seen (``Walker.state_names``): only then is
     # the function read for writes to it (``_process_state``)
     touches_state: bool = False
+    # a name bound to a request proxy was seen (``Walker.request_names``): only then is the
+    # function read again for its reads of the request being served
+    reads_request: bool = False
     consumer: bool = False  # runs a ``while True`` loop that consumes a queue or socket
     # ``self.coro = coro`` / ``fn = func``: the name as written -> the parameter it holds
     param_aliases: dict[str, str] = field(default_factory=dict)

@@ -89,7 +89,40 @@ EXAMPLES: list[RuleExample] = [
         "ordinary dict\"; its changes go into that response's cookie): an item set or deleted, "
         "`pop`, `clear`, `update`, `setdefault`, an attribute set (`permanent`, `modified`) "
         "change it, `request_hook`. Run by a worker, which serves no request, the change would "
-        "be lost, so `migrator apply` keeps the job in-process; reading the session is nothing.",
+        "be lost, so `migrator apply` keeps the job in-process.",
+    ),
+    example(
+        "idempotent, and never moved: a read of the request being served",
+        """
+        import requests
+        from flask import g, request
+        from flask_login import current_user
+
+        def get_db():
+            if "db" not in g:
+                g.db = object()
+            return g.db
+
+        def audit(action):
+            get_db()
+            requests.put(
+                "https://audit.example.com/log",
+                json={"path": request.path, "user": current_user.id, "who": g.user_id},
+                timeout=5,
+            )
+        """,
+        "audit",
+        V.IDEMPOTENT,
+        {K.HTTP_PUT, K.REQUEST_READ},
+        "Flask's `request` and `session` (Quart's, and its `websocket`), Flask-Login's "
+        "`current_user` and django-crum's `get_current_request()` / `get_current_user()` are "
+        "the request being served, and so is an attribute of Flask's `g` the function does not "
+        "set itself (`g.user_id`, filled by a `before_request` hook; `g.db`, set when missing, "
+        "is `get_db()`'s own memo): each read is a `request_read`, through any function the job "
+        "calls. Reading repeats nothing, so the verdict is the PUT's, but a worker serves no "
+        'request: there the read fails ("Working outside of request context") or reads a '
+        "blank request, so `migrator apply` leaves the job and says to pass the value as an "
+        "argument.",
     ),
     example(
         "unsafe: a Stripe subscription started at module level, without a key",

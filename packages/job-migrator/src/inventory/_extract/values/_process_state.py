@@ -128,7 +128,7 @@ def process_state_facts(
     of."""
     containers, module, text = where.containers, where.module, where.text
     classes, read_by_class = where.classes, where.read_by_class
-    body = list(_own_nodes(node))
+    body = list(own_nodes(node))
     declared = {n for s in body if isinstance(s, ast.Global) for n in s.names}
     local = _locals(node, body) - declared
     refs = _class_refs(node, owner, classes - local, module)
@@ -295,7 +295,7 @@ def _class_writes(
                 yield name, method in CONTAINER_REMOVES, receiver
 
 
-def _own_nodes(node: FunctionNode) -> Iterator[ast.AST]:
+def own_nodes(node: FunctionNode) -> Iterator[ast.AST]:
     """Every node of the function's body, not inside a nested function, class or lambda."""
     stack: list[ast.AST] = [*reversed(node.body)]
     while stack:

@@ -30,6 +30,7 @@ class WalkerBase:
     consumers: set[str]  # functions running a ``while True`` loop over a queue or socket
     containers: frozenset[str]  # module-level names bound to an in-memory container
     state_names: frozenset[str]  # names whose use sends a function to ``_process_state``
+    request_names: frozenset[str]  # names whose use sends it to ``_request_reads``
     top_classes: frozenset[str]  # the classes the module defines at its top level
 
     def class_reads(self, qualname: str) -> frozenset[str]:

@@ -35,6 +35,7 @@ from inventory._extract.detectors._sites_signals import gives_value, only_vetoes
 from inventory._extract.detectors._targets import yielded_callable
 from inventory._extract.values._facts import unique_keys
 from inventory._extract.values._process_state import ModuleOfState, process_state_facts
+from inventory._extract.values._request_reads import request_read_facts
 from inventory._extract.values._values import HELD, annotation_type, held_binding
 from inventory._extract.walker._prepass import (
     class_attributes,
@@ -48,7 +49,7 @@ from inventory._extract.walker._prepass import (
 )
 from inventory._extract.walker._walk_base import WalkerBase
 from inventory.models import Framework
-from inventory.summary import ClassInfo, FunctionInfo, ReceiverKind
+from inventory.summary import ClassInfo, FactKind, FunctionInfo, ReceiverKind
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -88,6 +89,9 @@ class DefsMixin(WalkerBase):
                 self.module, self.text, self.containers, self.top_classes, self.class_reads
             )
             info.facts += process_state_facts(node, resolver, where, owner)
+        if state.reads_request:
+            written = frozenset(f.target for f in info.facts if f.kind is FactKind.REQUEST_STATE)
+            info.facts += request_read_facts(node, resolver, self.text, written)
         info.yields_callable = yielded_callable(node, decorators, resolver)
         self.summary.functions.append(info)
         if state.consumer or watches_first(node.body, params):

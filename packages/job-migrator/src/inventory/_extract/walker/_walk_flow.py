@@ -712,6 +712,8 @@ class FlowMixin(WalkerBase):
     def visit_name(self, node: ast.Name) -> None:
         if node.id in self.state_names:
             self.state.touches_state = True
+        if node.id in self.request_names:
+            self.state.reads_request = True
         if self.sinks and node.id in self.state.params:
             for sink in self.sinks:
                 sink.add(node.id)

@@ -23,6 +23,7 @@ from inventory._extract.values._process_state import (
     module_containers,
     state_names,
 )
+from inventory._extract.values._request_reads import request_names
 from inventory._extract.walker._prepass import gather_module
 from inventory._extract.walker._walk_base import visitor
 from inventory._extract.walker._walk_defs import DefsMixin
@@ -92,6 +93,7 @@ class Walker(DefsMixin, FlowMixin):
         self.top_classes = frozenset(n.name for n in self.class_nodes.values())
         self._class_reads: dict[str, frozenset[str]] = {}
         self.state_names = state_names(self.containers, text.lines, summary.imports)
+        self.request_names = request_names(summary.imports)
         self.frameworks = {
             f for t in summary.imports.values() if (f := framework_of(t)) is not None
         }
