@@ -142,7 +142,11 @@ def _raw_sites(
             target = resolve_site(index, raw, receivers)
             if target is None:
                 continue
-            if raw.pattern in SPAWNS and target.job and is_service(target.job, index, graph):
+            if (
+                raw.pattern in SPAWNS
+                and target.job
+                and is_service(target.job, index, graph, callees=False)
+            ):
                 continue  # a thread or task serving until the process stops: its machinery
             if target.library is not None:
                 target = _register_library_job(index, summary, raw, target)

@@ -16,9 +16,9 @@ until its process stops is no such job, whatever it does each round:
   its site is reported, but the job never returns: ``Job.endless_loop`` says where, and
   ``migrator apply`` never enqueues it (its round belongs in a periodic job).
 
-A function counts when its own body has the loop, or when it runs, as one of its own calls,
-a function whose body does (``def start(): run_loop()``), as the spawn-wrapper rule reads
-(``_wrappers``).
+A function loops forever when its own body has the loop, or when it runs, as one of its own
+calls, a function whose body does (``def start(): run_loop()``), as the spawn-wrapper rule
+reads (``_wrappers``); a spawn site is dropped as a service only on its job's own body.
 """
 
 from __future__ import annotations
@@ -58,16 +58,24 @@ def endless_loop(
     fn = index.functions.get(job)
     if fn is None:
         return None
-    for candidate in (fn, *_callees(fn, index, graph)):
-        for fact in candidate.facts:
-            if fact.kind in LONG_RUNNING:
-                return candidate, fact
+    for fact in fn.facts:
+        if fact.kind in LONG_RUNNING:
+            return fn, fact
+    # One link further, only the plain form: a service loop is read from the words of its
+    # condition (``while self.state not in states`` waits for a state, then returns).
+    for callee in _callees(fn, index, graph):
+        for fact in callee.facts:
+            if fact.kind is FactKind.LOOP_FOREVER:
+                return callee, fact
     return None
 
 
-def is_service(job: str, index: SymbolIndex, graph: CallGraph) -> bool:
-    """``job`` (or a function it calls) serves until the process stops: a service loop, a
-    consumer loop, a server's or an event loop's forever."""
+def is_service(job: str, index: SymbolIndex, graph: CallGraph, *, callees: bool = True) -> bool:
+    """``job`` serves until the process stops: a service loop or a consumer loop in its
+    body (or, with ``callees``, in a function it calls), a server's or an event loop's
+    forever. A spawn site is dropped only on its job's own body (``callees=False``): a
+    call of ``bus.wait(state)``, a loop until a state is reached, reads like a service
+    loop, and silence needs more than one link of evidence."""
     if job.endswith(LOOPS):
         return True
     fn = index.functions.get(job)
@@ -75,9 +83,10 @@ def is_service(job: str, index: SymbolIndex, graph: CallGraph) -> bool:
         return False
     if any(c.target in SERVER_RUNNERS or c.target.endswith(LOOPS) for c in fn.calls):
         return True
+    others = _callees(fn, index, graph) if callees else []
     return any(
         fact.kind == FactKind.SERVICE_LOOP
-        for candidate in (fn, *_callees(fn, index, graph))
+        for candidate in (fn, *others)
         for fact in candidate.facts
     )
 

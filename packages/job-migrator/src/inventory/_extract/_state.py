@@ -55,6 +55,8 @@ class Loop:
     consumes: bool = False
     service: bool = False  # ``while not self._stop.is_set()``: runs until the process stops it
     blocks: bool = False  # waits each round: Event.wait, sleep
+    paces: bool = False  # waits each round outside an ``except`` (not a retry's back-off)
+    streams: bool = False  # ``async for x in source():`` in its body: reads a stream each round
 
 
 @dataclass(slots=True)

@@ -78,6 +78,16 @@ class Flusher:
 FLUSHER = Flusher()
 
 
+def wait_started(bus):
+    while bus.state != "started":
+        time.sleep(0.1)
+
+
+def after_start(bus):
+    wait_started(bus)
+    requests.get("https://example.com/warm", timeout=5)
+
+
 async def notify(user_id):
     requests.get(f"https://example.com/users/{user_id}", timeout=5)
 """
@@ -99,6 +109,7 @@ def start():
     threading.Thread(target=loops.start_refresher, daemon=True).start()
     threading.Thread(target=loops.until_done, daemon=True).start()
     threading.Thread(target=loops.FLUSHER.run, daemon=True).start()
+    threading.Thread(target=loops.after_start, args=(object(),), daemon=True).start()
     return "ok"
 
 
@@ -148,8 +159,10 @@ def test_a_job_that_never_returns_names_its_loop(inventory: Inventory) -> None:
     assert refresher.endless_loop.line == _line(LOOPS[run_loop:], "while True:") + LOOPS[
         :run_loop
     ].count("\n")
-    # a loop with a way out returns, and so does a one-shot task
-    for name in ("app.loops.until_done", "app.loops.notify"):
+    # a loop with a way out returns, and so does a one-shot task, and so does a function
+    # calling a wait for a state (a service loop by the words of its condition: one link
+    # further only a plain `while True` counts)
+    for name in ("app.loops.until_done", "app.loops.notify", "app.loops.after_start"):
         job = inventory.job(name)
         assert job is not None and job.endless_loop is None, name
 

@@ -111,15 +111,27 @@ def test_loop_forever_only_without_break_or_return() -> None:
 
 def test_a_stream_read_again_forever_is_a_service() -> None:
     """``while True: async for m in pubsub.listen()``: the stream is read again each time it
-    ends; a loop forever reading a stream once per round with a sleep is no different; a
-    stream read once (no loop around it) is a stream fact, not a service."""
+    ends (a sleep to back off after a failure changes nothing); a loop forever that also
+    sleeps each round polls (``async for page in fetch(): ...; await asyncio.sleep(60)``):
+    a loop forever, not a service; a stream read once (no loop around it) is a stream fact."""
     found = kinds(
         """
+        import asyncio
+
         async def listen(redis):
             while True:
-                pubsub = redis.pubsub()
-                async for message in pubsub.listen():
-                    handle(message)
+                try:
+                    pubsub = redis.pubsub()
+                    async for message in pubsub.listen():
+                        handle(message)
+                except ConnectionError:
+                    await asyncio.sleep(5)
+
+        async def poll(client):
+            while True:
+                async for page in client.pages():
+                    handle(page)
+                await asyncio.sleep(60)
 
         async def once(client):
             async for chunk in client.stream():
@@ -134,6 +146,7 @@ def test_a_stream_read_again_forever_is_a_service() -> None:
     assert found == [
         (FactKind.LOOP_FOREVER, ""),
         (FactKind.SERVICE_LOOP, ""),
+        (FactKind.LOOP_FOREVER, ""),
         (FactKind.STREAM_LOOP, ""),
         (FactKind.LOOP_FOREVER, ""),
     ]
@@ -278,3 +291,55 @@ def test_the_request_session_written_is_request_state_not_process_state() -> Non
         ("request_state", "flask.session"),
         ("request_state", "flask.session"),
     ]
+
+
+def test_loops_that_end_are_neither_forever_nor_services() -> None:
+    """Each of these returns, so none may read as a loop that runs until the process stops
+    (``migrator apply`` would refuse its job as one that never returns): a queue drained
+    until ``queue.Empty`` breaks, an iterator stepped with ``anext`` until it is exhausted,
+    a wait on a state bounded by a deadline; a loop on a stop flag stays a service."""
+    found = kinds(
+        """
+        import asyncio
+        import queue
+        import time
+
+        HELD: queue.Queue = queue.Queue()
+
+        def drain(target):
+            while True:
+                try:
+                    target.put(HELD.get(block=False))
+                except queue.Empty:
+                    break
+
+        async def consume_rest(it):
+            try:
+                while True:
+                    await anext(it)
+            except StopAsyncIteration:
+                return
+
+        async def wait_ready(session):
+            now = time.perf_counter()
+            while "ok" not in session.session_state and time.perf_counter() - now < 5:
+                await asyncio.sleep(0.1)
+
+        async def serve(self):
+            while not self.closing:
+                await asyncio.sleep(1)
+        """
+    )
+    assert found == [(FactKind.SERVICE_LOOP, "")]
+
+
+def test_a_stop_flag_waited_with_a_timeout_is_still_a_service() -> None:
+    """``while not quit.wait(timeout=5)``: the timeout paces the rounds, it bounds nothing."""
+    found = kinds(
+        """
+        def run(self):
+            while not self._quit.wait(timeout=5):
+                self.flush()
+        """
+    )
+    assert found == [(FactKind.SERVICE_LOOP, "")]

@@ -426,10 +426,22 @@ _SERVICE_WORDS = (
 _SLEEPS = frozenset({"time.sleep", "asyncio.sleep", "gevent.sleep", "eventlet.sleep"})
 
 
+# Words of a loop condition that bounds it in time: a wait with a deadline ends.
+_DEADLINE_WORDS = ("time", "deadline", "timeout", "monotonic", "perf_counter", "elapsed")
+
+
 def service_loop(test: ast.expr, text: SourceText) -> bool:
-    """``while not self._stop.is_set()``, ``while self.state != STOPPED``, ``while self.running``."""
+    """``while not self._stop.is_set()``, ``while self.state != STOPPED``, ``while self.running``;
+    not ``while KEY not in session_state and time.perf_counter() - now < TIMEOUT`` (a wait
+    with a deadline ends)."""
     if isinstance(test, ast.Constant):
         return False
+    if any(
+        isinstance(node, ast.Compare)
+        and any(word in text.segment(node).lower() for word in _DEADLINE_WORDS)
+        for node in ast.walk(test)
+    ):
+        return False  # ``time() < time_limit``: compared with a clock, the wait ends
     source = text.segment(test).lower()
     return any(word in source for word in _SERVICE_WORDS)
 

@@ -514,9 +514,7 @@ class FlowMixin(WalkerBase):
         if stream and self.in_function and not self.state.loops:  # read a stream to its end
             self.state.facts.append(stream_fact(node, self.text))
         if stream and self.state.loops and self.state.loops[-1].forever:
-            # ``while True: async for message in pubsub.listen():``: the stream is read again
-            # each time it ends, for good: the loop consumes it, as ``queue.get()`` would.
-            self.state.loops[-1].consumes = True
+            self.state.loops[-1].streams = True  # read again each round (``visit_while``)
         self._iterate(node.iter, node.target)
         before = len(self.state.calls)
         self.visit(node.iter)
@@ -612,12 +610,20 @@ class FlowMixin(WalkerBase):
         for stmt in node.body:
             self.visit(stmt)
         self.state.loops.pop()
+        if loop.forever and loop.streams and not loop.paces:
+            # ``while True: async for message in pubsub.listen():``, sleeping only to back off
+            # after a failure: the stream is read again each time it ends, for good, so the
+            # loop consumes it, as ``queue.get()`` would. A loop that also sleeps each round
+            # (``async for page in fetch(): ...; await asyncio.sleep(60)``) polls instead.
+            loop.consumes = True
         if loop.forever and not loop.broken:
             self.state.facts.append(loop_fact(node, self.text))
         if loop.forever and loop.consumes:
-            # A consumer loop, even one that stops on a sentinel: a worker, not a job.
+            # A consumer loop, even one that stops on a sentinel: a worker, not a job. One
+            # that breaks (drains a queue, then stops) returns: no service of the process.
             self.state.consumer = True
-            self.state.facts.append(service_fact(node, self.text))
+            if not loop.broken:
+                self.state.facts.append(service_fact(node, self.text))
         elif loop.service and (loop.consumes or loop.blocks):
             # A flusher or scheduler loop on a stop flag, waiting each round: a service thread.
             self.state.consumer = True

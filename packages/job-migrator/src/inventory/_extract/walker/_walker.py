@@ -63,6 +63,8 @@ _CALLBACK_TAKERS = frozenset(
     {"atexit.register", "threading.Timer", "threading.Thread", "signal.signal"}
     | {"weakref.finalize", "django.db.transaction.on_commit"}
 )
+# ``next(it)`` / ``anext(it)`` without a default raise Stop(Async)Iteration at the end.
+_ITERATOR_STEPS = frozenset({"next", "anext"})
 # Spawns that leave the function running beside the caller: one running a service loop is
 # the process's machinery (``inventory._classify._lifetime`` reads the same across modules).
 _SPAWNED = (
@@ -231,12 +233,17 @@ class Walker(DefsMixin, FlowMixin):
         if runs_a_server(node, resolved, method) and state.info is not None:
             state.consumer = True  # a wrapper around a server's accept loop: infrastructure
         if state.loops:
+            step = resolved.target.rpartition(".")[2]  # a module's own ``anext`` shim too
+            if step in _ITERATOR_STEPS and len(node.args) == 1 and not node.keywords:
+                # ``while True: await anext(it)``: ends when the iterator does (StopIteration)
+                state.loops[-1].broken = True
             if consumes(method, resolved):
                 for loop in state.loops:
                     loop.consumes = True
             if blocks(method, resolved.target):
                 for loop in state.loops:
                     loop.blocks = True
+                    loop.paces = loop.paces or not state.handlers
         self._note_arguments(node, resolved.target, method)
         imports = self.summary.imports.values()
         route = route_of(node, resolved.target, state.resolver, imports, self.frameworks)
