@@ -69,6 +69,8 @@ KINDS: tuple[tuple[str, str], ...] = (
     ("class inside a function", r"@(static|class)method of a class defined inside a function"),
     ("constructor", r"constructor: "),
     ("request hook", r"the job acts on the request being served"),
+    ("request read", r"the job reads the request being served"),
+    ("never returns", r"`[^`]+` never returns"),
     ("definition not found", r"job definition not found"),
     ("receiver rules", r"the receiver (is itself the job|handles)"),
     ("changes an object the caller holds", r"the job changes the \S+ it is given"),
