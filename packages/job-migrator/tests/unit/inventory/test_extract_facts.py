@@ -328,9 +328,23 @@ def test_loops_that_end_are_neither_forever_nor_services() -> None:
         async def serve(self):
             while not self.closing:
                 await asyncio.sleep(1)
+
+        def watch(self):
+            while self.runtime_state != "stopped":
+                time.sleep(1)
+
+        def pump(self, consumer):
+            while True:
+                handle(consumer.next(5))
         """
     )
-    assert found == [(FactKind.SERVICE_LOOP, "")]
+    # the stop flag, a state whose name merely contains "time", and a consumer's own
+    # ``next(timeout)`` method (no iterator step) run until the process stops
+    assert found == [
+        (FactKind.SERVICE_LOOP, ""),
+        (FactKind.SERVICE_LOOP, ""),
+        (FactKind.LOOP_FOREVER, ""),
+    ]
 
 
 def test_a_stop_flag_waited_with_a_timeout_is_still_a_service() -> None:

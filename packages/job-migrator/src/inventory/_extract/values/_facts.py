@@ -426,8 +426,9 @@ _SERVICE_WORDS = (
 _SLEEPS = frozenset({"time.sleep", "asyncio.sleep", "gevent.sleep", "eventlet.sleep"})
 
 
-# Words of a loop condition that bounds it in time: a wait with a deadline ends.
-_DEADLINE_WORDS = ("time", "deadline", "timeout", "monotonic", "perf_counter", "elapsed")
+# Words of a loop condition that bounds it in time: a wait with a deadline ends. Each must
+# start a word (``time_limit``, ``self.timeout``; not ``runtime_state``, ``uptime``).
+_DEADLINE = re.compile(r"(?<![a-z])(?:time|deadline|timeout|monotonic|perf_counter|elapsed)")
 
 
 def service_loop(test: ast.expr, text: SourceText) -> bool:
@@ -437,8 +438,7 @@ def service_loop(test: ast.expr, text: SourceText) -> bool:
     if isinstance(test, ast.Constant):
         return False
     if any(
-        isinstance(node, ast.Compare)
-        and any(word in text.segment(node).lower() for word in _DEADLINE_WORDS)
+        isinstance(node, ast.Compare) and _DEADLINE.search(text.segment(node).lower()) is not None
         for node in ast.walk(test)
     ):
         return False  # ``time() < time_limit``: compared with a clock, the wait ends

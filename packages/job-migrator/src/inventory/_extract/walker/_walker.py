@@ -233,7 +233,8 @@ class Walker(DefsMixin, FlowMixin):
         if runs_a_server(node, resolved, method) and state.info is not None:
             state.consumer = True  # a wrapper around a server's accept loop: infrastructure
         if state.loops:
-            step = resolved.target.rpartition(".")[2]  # a module's own ``anext`` shim too
+            # ``next(it)``, ``anext(it)``, a module's own ``anext`` shim; not ``x.next(t)``
+            step = node.func.id if isinstance(node.func, ast.Name) else ""
             if step in _ITERATOR_STEPS and len(node.args) == 1 and not node.keywords:
                 # ``while True: await anext(it)``: ends when the iterator does (StopIteration)
                 state.loops[-1].broken = True
