@@ -62,10 +62,15 @@ def request_names(imports: dict[str, str]) -> frozenset[str]:
 
 
 def request_read_facts(
-    node: FunctionNode, resolver: Resolver, text: SourceText, written: frozenset[str]
+    node: FunctionNode,
+    resolver: Resolver,
+    text: SourceText,
+    written: frozenset[str],
+    names: frozenset[str],
 ) -> list[Fact]:
     """The function's own reads of the request being served (see the module); ``written``:
-    the proxies it changes (a ``REQUEST_STATE`` fact says so already)."""
+    the proxies it changes (a ``REQUEST_STATE`` fact says so already); ``names``: the
+    module's :func:`request_names` (only a name or chain rooted at one is resolved)."""
     body = list(own_nodes(node))
     g_set = _g_attributes_set(body, resolver)
     # ``session["user"] = x`` writes the session (a REQUEST_STATE fact), it reads nothing
@@ -75,23 +80,15 @@ def request_read_facts(
         if isinstance(item, ast.Subscript | ast.Attribute)
         and isinstance(item.ctx, ast.Store | ast.Del)
     }
+    called = {id(item.func): item for item in body if isinstance(item, ast.Call)}
     facts: dict[str, Fact] = {}
     for item in body:
         if not isinstance(item, ast.Name | ast.Attribute) or not isinstance(item.ctx, ast.Load):
             continue
-        if id(item) in stored:
+        if id(item) in stored or _root(item) not in names:
             continue
-        proxy = resolver.dotted(item)
-        if proxy in REQUEST_PROXIES:
-            read = proxy
-        elif isinstance(item, ast.Attribute) and resolver.dotted(item.value) in APP_GLOBALS:
-            attr = _g_attribute(item, body)
-            if attr is None or attr in g_set:
-                continue
-            read = f"{resolver.dotted(item.value)}.{attr}"
-        else:
-            continue
-        if read not in facts and read not in written:
+        read = _read(item, resolver, g_set, called)
+        if read is not None and read not in facts and read not in written:
             facts[read] = Fact(
                 kind=FactKind.REQUEST_READ,
                 span=span_of(item),
@@ -101,19 +98,44 @@ def request_read_facts(
     return list(facts.values())
 
 
-def _g_attribute(item: ast.Attribute, body: list[ast.AST]) -> str | None:
-    """``g.user`` -> "user"; ``g.get("user")`` -> "user"; None for other uses of ``g``."""
+def _root(item: ast.expr) -> str | None:
+    while isinstance(item, ast.Attribute):
+        item = item.value
+    return item.id if isinstance(item, ast.Name) else None
+
+
+def _read(
+    item: ast.Name | ast.Attribute,
+    resolver: Resolver,
+    g_set: frozenset[str],
+    called: dict[int, ast.Call],
+) -> str | None:
+    """The request proxy ``item`` reads (``flask.g.user`` for an attribute of ``g`` the
+    function does not set itself), else None."""
+    proxy = resolver.dotted(item)
+    if proxy in REQUEST_PROXIES:
+        return proxy
+    if not isinstance(item, ast.Attribute):
+        return None
+    holder = resolver.dotted(item.value)
+    if holder not in APP_GLOBALS:
+        return None
+    attr = _g_attribute(item, called.get(id(item)))
+    return None if attr is None or attr in g_set else f"{holder}.{attr}"
+
+
+def _g_attribute(item: ast.Attribute, call: ast.Call | None) -> str | None:
+    """``g.user`` -> "user"; ``g.get("user")`` (``call``: the call of ``item``) -> "user";
+    None for other uses of ``g``."""
     if item.attr not in _G_READS:
         return None if item.attr.startswith("__") else item.attr
-    for call in body:
-        if (
-            isinstance(call, ast.Call)
-            and call.func is item
-            and call.args
-            and isinstance(call.args[0], ast.Constant)
-            and isinstance(call.args[0].value, str)
-        ):
-            return call.args[0].value
+    if (
+        call is not None
+        and call.args
+        and isinstance(call.args[0], ast.Constant)
+        and isinstance(call.args[0].value, str)
+    ):
+        return call.args[0].value
     return None
 
 

@@ -91,7 +91,7 @@ class DefsMixin(WalkerBase):
             info.facts += process_state_facts(node, resolver, where, owner)
         if state.reads_request:
             written = frozenset(f.target for f in info.facts if f.kind is FactKind.REQUEST_STATE)
-            info.facts += request_read_facts(node, resolver, self.text, written)
+            info.facts += request_read_facts(node, resolver, self.text, written, self.request_names)
         info.yields_callable = yielded_callable(node, decorators, resolver)
         self.summary.functions.append(info)
         if state.consumer or watches_first(node.body, params):
